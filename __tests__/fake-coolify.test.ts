@@ -1,0 +1,461 @@
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { startFakeCoolify } from '../test/fake-coolify/index.js'
+import type { FakeCoolify, FakeOptions, Scenario } from '../test/fake-coolify/index.js'
+
+let fake: FakeCoolify | undefined
+
+afterEach(async () => {
+  await fake?.close()
+  fake = undefined
+})
+
+async function start(options: FakeOptions): Promise<FakeCoolify> {
+  fake = await startFakeCoolify(options)
+  return fake
+}
+
+interface Answer {
+  status: number
+  headers: Headers
+  text: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any
+}
+
+async function call(
+  method: string,
+  path: string,
+  init: { token?: string; headers?: Record<string, string>; body?: unknown } = {}
+): Promise<Answer> {
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    Authorization: `Bearer ${init.token ?? 'test-token'}`,
+    ...init.headers
+  }
+  if (init.body !== undefined) headers['Content-Type'] = 'application/json'
+  const res = await fetch(`${fake!.url}/api/v1${path}`, {
+    method,
+    headers,
+    redirect: 'manual',
+    body: init.body === undefined ? undefined : JSON.stringify(init.body)
+  })
+  const text = await res.text()
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: res.status, headers: res.headers, text, json }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+
+/** queued → in_progress at 100 ms → finished at 200 ms, one more line at 250 ms. */
+const timed: Scenario = {
+  commit: 'abc123',
+  steps: [
+    { at: 0, status: 'queued' },
+    {
+      at: 100,
+      status: 'in_progress',
+      lines: [
+        'Pulling ghcr.io/acme/web',
+        { output: 'docker ps', command: 'docker ps', hidden: true }
+      ]
+    },
+    { at: 200, status: 'finished', lines: ['Rolling update completed.'] },
+    { at: 250, lines: ['Gracefully shutting down build container'] }
+  ]
+}
+
+const long: Scenario = { steps: [{ at: 0, status: 'in_progress', lines: ['Building.'] }] }
+
+describe('deploy and read, 4x', () => {
+  it('follows the scenario with Coolify 4.x shapes', async () => {
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [timed] }] })
+    const trigger = await call('POST', '/deploy?uuid=web')
+    expect(trigger.status).toBe(200)
+    const [entry] = trigger.json.deployments
+    expect(entry.message).toBe('Application Web deployment queued.')
+    expect(entry.resource_uuid).toBe('web')
+    expect(entry.deployment_uuid).toMatch(/^[a-z][a-z0-9]{23}$/)
+
+    const queued = await call('GET', `/deployments/${entry.deployment_uuid}`)
+    expect(queued.json).toMatchObject({
+      deployment_uuid: entry.deployment_uuid,
+      status: 'queued',
+      commit: 'abc123',
+      application_name: 'Web',
+      logs: null,
+      finished_at: null
+    })
+    expect(queued.json).not.toHaveProperty('uuid')
+    expect(queued.json.deployment_url).toMatch(
+      new RegExp(
+        `^/project/\\w+/environment/\\w+/application/web/deployment/${entry.deployment_uuid}$`
+      )
+    )
+
+    await sleep(150)
+    const running = await call('GET', `/deployments/${entry.deployment_uuid}`)
+    expect(running.json.status).toBe('in_progress')
+    expect(typeof running.json.logs).toBe('string')
+    // PHP's json_encode escapes slashes, inside the logs string too.
+    expect(running.text).toContain('ghcr.io\\\\\\/acme')
+    const logs = JSON.parse(running.json.logs)
+    expect(logs).toHaveLength(2)
+    expect(logs[0]).not.toHaveProperty('order')
+    expect(logs[0]).toMatchObject({
+      output: 'Pulling ghcr.io/acme/web',
+      type: 'stdout',
+      hidden: false
+    })
+    expect(logs[0].timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
+    expect(logs[1]).toMatchObject({ command: 'docker ps', hidden: true, batch: 1, order: 2 })
+
+    await sleep(150)
+    const done = await call('GET', `/deployments/${entry.deployment_uuid}`)
+    expect(done.json.status).toBe('finished')
+    expect(done.json.finished_at).not.toBeNull()
+    const outputs = JSON.parse(done.json.logs).map((l: { output: string }) => l.output)
+    expect(outputs.slice(-2)).toEqual([
+      'Rolling update completed.',
+      'Gracefully shutting down build container'
+    ])
+    expect(fake!.deployments()).toMatchObject([{ appUuid: 'web', status: 'finished' }])
+  })
+
+  it('answers 405 to GET /deploy', async () => {
+    await start({ apps: [{ uuid: 'web', name: 'Web' }] })
+    const res = await call('GET', '/deploy?uuid=web')
+    expect(res.status).toBe(405)
+    expect(res.json).toEqual({ message: 'This endpoint has changed to a POST request.' })
+    expect(fake!.deployments()).toHaveLength(0)
+  })
+
+  it('answers a never-saved uuid when the commit is already queued', async () => {
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [long] }] })
+    const first = (await call('POST', '/deploy?uuid=web')).json.deployments[0]
+    const second = (await call('POST', '/deploy?uuid=web')).json.deployments[0]
+    expect(second.message).toBe('Deployment already queued for this commit.')
+    expect(second.deployment_uuid).toMatch(/^[a-z][a-z0-9]{23}$/)
+    expect(second.deployment_uuid).not.toBe(first.deployment_uuid)
+
+    const placeholder = await call('GET', `/deployments/${second.deployment_uuid}`)
+    expect(placeholder.status).toBe(404)
+    expect(placeholder.json).toEqual({ message: 'Deployment not found.' })
+    const history = await call('GET', '/deployments/applications/web?skip=0&take=10')
+    expect(history.json.count).toBe(1)
+    expect(history.json.deployments[0]).toMatchObject({
+      deployment_uuid: first.deployment_uuid,
+      status: 'in_progress'
+    })
+
+    // force=true queues a new one anyway.
+    const forced = (await call('POST', '/deploy?uuid=web&force=true')).json.deployments[0]
+    expect(forced.message).toBe('Application Web deployment queued.')
+    expect(fake!.deployments().map(d => d.uuid)).toEqual([
+      first.deployment_uuid,
+      forced.deployment_uuid
+    ])
+  })
+
+  it('leaves logs out without read:sensitive', async () => {
+    await start({ abilities: ['deploy', 'read'], apps: [{ uuid: 'web', name: 'Web' }] })
+    const { deployment_uuid } = (await call('POST', '/deploy?uuid=web')).json.deployments[0]
+    const res = await call('GET', `/deployments/${deployment_uuid}`)
+    expect(res.status).toBe(200)
+    expect(res.json.status).toBe('queued')
+    expect(res.json).not.toHaveProperty('logs')
+  })
+
+  it('cancels a running deployment once, then refuses', async () => {
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [long] }] })
+    const { deployment_uuid } = (await call('POST', '/deploy?uuid=web')).json.deployments[0]
+    const cancel = await call('POST', `/deployments/${deployment_uuid}/cancel`)
+    expect(cancel.status).toBe(200)
+    expect(cancel.json).toEqual({
+      message: 'Deployment cancelled successfully.',
+      deployment_uuid,
+      status: 'cancelled-by-user'
+    })
+    const read = await call('GET', `/deployments/${deployment_uuid}`)
+    expect(read.json.status).toBe('cancelled-by-user')
+    expect(JSON.parse(read.json.logs).map((l: { output: string }) => l.output)).toContain(
+      'Deployment cancelled by user via API.'
+    )
+    const again = await call('POST', `/deployments/${deployment_uuid}/cancel`)
+    expect(again.status).toBe(400)
+    expect(again.json).toEqual({
+      message: 'Deployment cannot be cancelled. Current status: cancelled-by-user'
+    })
+    expect((await call('POST', '/deployments/nope/cancel')).status).toBe(404)
+  })
+})
+
+describe('deploy and read, seed', () => {
+  it('serves GET /deploy, a uuid field and newline logs without hidden lines', async () => {
+    await start({ flavor: 'seed', apps: [{ uuid: 'web', name: 'Web', scenarios: [timed] }] })
+    const trigger = await call('GET', '/deploy?uuid=web&force=false')
+    const { deployment_uuid } = trigger.json.deployments[0]
+    await sleep(300)
+    const res = await call('GET', `/deployments/${deployment_uuid}`)
+    expect(res.json).toEqual({
+      uuid: deployment_uuid,
+      status: 'finished',
+      created_at: expect.stringMatching(/Z$/),
+      finished_at: expect.stringMatching(/Z$/),
+      logs: 'Pulling ghcr.io/acme/web\nRolling update completed.\nGracefully shutting down build container'
+    })
+    // Cancelling a finished deployment has no effect.
+    const cancel = await call('POST', `/deployments/${deployment_uuid}/cancel`)
+    expect(cancel.json).toEqual({ message: 'Deployment cancelled.' })
+    expect((await call('GET', `/deployments/${deployment_uuid}`)).json.status).toBe('finished')
+  })
+
+  it('always queues a new deployment and spells cancelled plainly', async () => {
+    await start({ flavor: 'seed', apps: [{ uuid: 'web', name: 'Web', scenarios: [long] }] })
+    await call('POST', '/deploy?uuid=web')
+    const second = (await call('POST', '/deploy?uuid=web')).json.deployments[0]
+    expect(second.message).toBe('Application Web deployment queued.')
+    await call('POST', `/deployments/${second.deployment_uuid}/cancel`)
+    expect(fake!.deployments().map(d => d.status)).toEqual(['in_progress', 'cancelled'])
+    const history = await call('GET', '/deployments/applications/web')
+    expect(history.json.count).toBe(2)
+    expect(history.json.deployments[0]).toEqual({
+      deployment_uuid: second.deployment_uuid,
+      status: 'cancelled',
+      commit: 'HEAD',
+      created_at: expect.any(String)
+    })
+  })
+})
+
+describe('deploy trigger answers', () => {
+  const resources: FakeOptions = {
+    apps: [
+      { uuid: 'web', name: 'Web', tags: ['prod'], previews: [7] },
+      { uuid: 'svc', name: 'Queue', kind: 'service', tags: ['prod'] },
+      { uuid: 'db', name: 'Pg', kind: 'database', tags: ['prod', 'data'] },
+      { uuid: 'locked', name: 'Locked', unauthorized: true }
+    ]
+  }
+
+  it('deploys by tag in the message/details shape', async () => {
+    await start(resources)
+    const res = await call('POST', '/deploy?tag=prod')
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({
+      message: [
+        'Application Web deployment queued.',
+        'Service Queue started. It could take a while, be patient.'
+      ],
+      details: [{ resource_uuid: 'web', deployment_uuid: fake!.deployments()[0].uuid }]
+    })
+    expect((await call('POST', '/deploy?tag=data')).json).toEqual({
+      message: ['No resources found for tag data.']
+    })
+    const none = await call('POST', '/deploy?tag=nope')
+    expect(none.status).toBe(404)
+    expect(none.json).toEqual({ message: 'No resources found with this tag.' })
+  })
+
+  it('skips unknown uuids and has no deployment uuid for services and databases', async () => {
+    await start(resources)
+    const res = await call('POST', '/deploy?uuid=svc,nope,db,locked')
+    expect(res.json).toEqual({
+      deployments: [
+        {
+          message: 'Service Queue started. It could take a while, be patient.',
+          resource_uuid: 'svc'
+        },
+        { message: 'Database Pg started.', resource_uuid: 'db' },
+        { message: 'Unauthorized to deploy this application.', resource_uuid: 'locked' }
+      ]
+    })
+    const none = await call('POST', '/deploy?uuid=nope')
+    expect(none.status).toBe(404)
+    expect(none.json).toEqual({ message: 'No resources found.' })
+  })
+
+  it('checks pull requests and parameters, reading only the query string', async () => {
+    await start(resources)
+    expect((await call('POST', '/deploy?uuid=web&pr=8')).json.deployments).toEqual([
+      { message: 'Pull request 8 not found for this resource.', resource_uuid: 'web' }
+    ])
+    const preview = await call('POST', '/deploy?uuid=web&pull_request_id=7')
+    expect(preview.json.deployments[0].deployment_uuid).toBeDefined()
+    expect(fake!.deployments()).toMatchObject([{ pr: 7 }])
+
+    const both = await call('POST', '/deploy?uuid=web&tag=prod')
+    expect(both.status).toBe(400)
+    expect(both.json).toEqual({ message: 'You can only use uuid or tag, not both.' })
+    const body = await call('POST', '/deploy', { body: { uuid: 'web' } })
+    expect(body.status).toBe(400)
+    expect(body.json).toEqual({ message: 'You must provide uuid or tag.' })
+  })
+})
+
+describe('errors and limits', () => {
+  it('answers auth, permission and setting errors like Coolify', async () => {
+    await start({ abilities: ['read'], apps: [{ uuid: 'web', name: 'Web' }] })
+    const none = await fetch(`${fake!.url}/api/v1/applications`, {
+      headers: { Accept: 'application/json' }
+    })
+    expect(none.status).toBe(401)
+    expect(await none.json()).toEqual({ message: 'Unauthenticated.' })
+    expect((await call('GET', '/applications', { token: 'wrong' })).status).toBe(401)
+    const invalid = await call('GET', '/applications', { token: 'invalid-1|abc' })
+    expect(invalid.status).toBe(400)
+    expect(invalid.json.message).toBe('Invalid token.')
+    const denied = await call('POST', '/deploy?uuid=web')
+    expect(denied.status).toBe(403)
+    expect(denied.json).toEqual({ message: 'Missing required permissions: deploy' })
+    expect((await call('GET', '/applications')).status).toBe(200)
+    const unknown = await call('GET', '/nothing/here', { token: 'wrong' })
+    expect(unknown.status).toBe(404)
+    expect(unknown.json).toEqual({ message: 'Not found.', docs: 'https://coolify.io/docs' })
+  })
+
+  it('answers a disabled API, a blocked IP and Cloudflare Access', async () => {
+    await start({ apiDisabled: true })
+    expect((await call('GET', '/applications')).json).toEqual({
+      success: true,
+      message: 'API is disabled.'
+    })
+    await fake!.close()
+    await start({ ipBlocked: true })
+    const blocked = await call('GET', '/applications')
+    expect(blocked.status).toBe(403)
+    expect(blocked.json.message).toBe('You are not allowed to access the API.')
+    await fake!.close()
+    await start({ requiredHeaders: { 'CF-Access-Client-Id': 'id' } })
+    const login = await call('GET', '/applications')
+    expect(login.status).toBe(302)
+    expect(login.headers.get('location')).toContain('cloudflareaccess.com')
+    expect(login.headers.get('content-type')).toContain('text/html')
+    const through = await call('GET', '/applications', { headers: { 'CF-Access-Client-Id': 'id' } })
+    expect(through.status).toBe(200)
+  })
+
+  it('counts requests per token and answers 429 with Retry-After', async () => {
+    await start({ rateLimit: 3 })
+    const remaining = []
+    for (let i = 0; i < 3; i++) {
+      const res = await call('GET', '/applications')
+      expect(res.headers.get('x-ratelimit-limit')).toBe('3')
+      remaining.push(res.headers.get('x-ratelimit-remaining'))
+    }
+    expect(remaining).toEqual(['2', '1', '0'])
+    const over = await call('GET', '/applications')
+    expect(over.status).toBe(429)
+    expect(over.json).toEqual({ message: 'Too Many Attempts.' })
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0)
+    // Without Accept: application/json Laravel renders an HTML page.
+    const page = await call('GET', '/applications', { headers: { Accept: '*/*' } })
+    expect(page.status).toBe(429)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    // Another token has its own window.
+    expect((await call('GET', '/applications', { token: 'wrong' })).status).toBe(401)
+  })
+
+  it('validates application writes and redirects without Accept', async () => {
+    await start({ abilities: ['root'], apps: [{ uuid: 'web', name: 'Web' }] })
+    const invalid = await call('POST', '/applications/private-deploy-key', {
+      body: { git_repository: 'git@git.example.com:acme/api.git', color: 'red' }
+    })
+    expect(invalid.status).toBe(422)
+    expect(invalid.json.errors.project_uuid).toEqual(['The project uuid field is required.'])
+    expect(invalid.json.errors.color).toEqual(['This field is not allowed.'])
+    const browser = await call('PATCH', '/applications/web', {
+      body: { fqdn: 'https://web.example.com' },
+      headers: { Accept: 'text/html' }
+    })
+    expect(browser.status).toBe(302)
+    expect(browser.headers.get('location')).toBe(fake!.url)
+
+    const created = await call('POST', '/applications/private-deploy-key', {
+      body: {
+        project_uuid: 'p',
+        server_uuid: 's',
+        environment_name: 'production',
+        private_key_uuid: 'k',
+        git_repository: 'git@git.example.com:acme/api.git',
+        git_branch: 'main',
+        build_pack: 'dockerfile',
+        ports_exposes: '3000'
+      }
+    })
+    expect(created.status).toBe(201)
+    expect(created.json.domains).toMatch(/^http:\/\/[a-z0-9]+\.127\.0\.0\.1\.sslip\.io$/)
+    const uuid = created.json.uuid
+    const patched = await call('PATCH', `/applications/${uuid}`, {
+      body: { domains: 'https://api.example.com', environment_variables: 'A=1\nB=x=y' }
+    })
+    expect(patched.json).toEqual({ uuid })
+    const detail = (await call('GET', `/applications/${uuid}`)).json
+    expect(detail).not.toHaveProperty('id')
+    expect(detail.fqdn).toBe('https://api.example.com')
+    expect(detail.environment_variables).toEqual([
+      { key: 'A', value: '1', is_secret: false },
+      { key: 'B', value: 'x=y', is_secret: false }
+    ])
+    expect((await call('DELETE', `/applications/${uuid}`)).json).toEqual({
+      message: 'Application deletion request queued.'
+    })
+    expect((await call('GET', `/applications/${uuid}`)).json).toEqual({
+      message: 'Application not found.'
+    })
+  })
+})
+
+describe('faults', () => {
+  it('resets, answers HTML or a status, and records the fault', async () => {
+    await start({ apps: [{ uuid: 'web', name: 'Web' }] })
+    fake!.inject({ path: '/applications', do: 'reset' })
+    fake!.inject({ method: 'GET', path: /^\/deployments\//, do: 'html' })
+    fake!.inject({ path: '/deploy', skip: 1, do: { status: 503, body: { message: 'busy' } } })
+
+    await expect(call('GET', '/applications')).rejects.toThrow()
+    expect((await call('GET', '/applications')).status).toBe(200)
+    const gateway = await call('GET', '/deployments/abc')
+    expect(gateway.status).toBe(502)
+    expect(gateway.headers.get('content-type')).toBe('text/html')
+    expect(gateway.text).toContain('nginx')
+    expect((await call('POST', '/deploy?uuid=web')).status).toBe(200)
+    const busy = await call('POST', '/deploy?uuid=web&force=true')
+    expect(busy.status).toBe(503)
+    expect(busy.json).toEqual({ message: 'busy' })
+    expect(fake!.requests.map(r => r.fault)).toEqual([
+      'reset',
+      undefined,
+      'html',
+      undefined,
+      'status 503'
+    ])
+    expect(fake!.requests[3]).toMatchObject({
+      method: 'POST',
+      path: '/api/v1/deploy',
+      query: { uuid: 'web' }
+    })
+  })
+
+  it('hangs until the client gives up or the fake closes, and truncates bodies', async () => {
+    await start({})
+    fake!.inject({ path: '/applications', times: 2, do: 'hang' })
+    const url = `${fake!.url}/api/v1/applications`
+    const headers = { Authorization: 'Bearer test-token', Accept: 'application/json' }
+    await expect(fetch(url, { headers, signal: AbortSignal.timeout(50) })).rejects.toThrow()
+    const pending = fetch(url, { headers })
+    await sleep(20)
+    await fake!.close()
+    await expect(pending).rejects.toThrow()
+
+    await start({})
+    fake!.inject({ do: 'truncate' })
+    const res = await fetch(`${fake!.url}/api/v1/applications`, { headers })
+    expect(res.status).toBe(200)
+    await expect(res.text()).rejects.toThrow()
+  })
+})

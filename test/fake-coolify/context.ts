@@ -1,0 +1,90 @@
+/** What a route handler gets, and the request-body checks Coolify's controllers share. */
+import type { IncomingHttpHeaders } from 'node:http'
+import { json } from './reply.js'
+import type { Reply } from './reply.js'
+import type { Store } from './state.js'
+import type { Flavor } from './types.js'
+
+export interface Ctx {
+  flavor: Flavor
+  store: Store
+  method: string
+  /** Captures of the route's pattern, e.g. the uuid. */
+  params: string[]
+  query: Record<string, string>
+  headers: IncomingHttpHeaders
+  body: string
+  abilities: string[]
+  now: number
+}
+
+export function can(abilities: string[], ability: string): boolean {
+  return abilities.includes('root') || abilities.includes(ability)
+}
+
+/** 422 as Coolify's controllers write it: {"message":"Validation failed.","errors":{field:[msg]}}. */
+export function validationFailed(ctx: Ctx, errors: Record<string, string[]>): Reply {
+  return json(ctx.flavor, 422, { message: 'Validation failed.', errors })
+}
+
+/** 422 as Laravel's $request->validate() writes it: the first message, "(and N more errors)". */
+export function laravelValidation(ctx: Ctx, errors: Record<string, string[]>): Reply {
+  const all = Object.values(errors).flat()
+  const more = all.length - 1
+  const message = more > 0 ? `${all[0]} (and ${more} more error${more > 1 ? 's' : ''})` : all[0]
+  return json(ctx.flavor, 422, { message, errors })
+}
+
+/** Coolify's validateIncomingRequest(): a non-empty JSON object with Content-Type application/json. */
+export function jsonBody(ctx: Ctx): { data: Record<string, unknown> } | { error: Reply } {
+  const invalid = (error: string): { error: Reply } => ({
+    error: json(ctx.flavor, 400, { message: 'Invalid request.', error })
+  })
+  if (!String(ctx.headers['content-type'] ?? '').includes('json')) {
+    return invalid('Content-Type must be application/json.')
+  }
+  let data: unknown
+  try {
+    data = JSON.parse(ctx.body)
+  } catch {
+    return invalid('Invalid JSON.')
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    return invalid('Invalid JSON.')
+  if (Object.keys(data).length === 0) return invalid('Empty JSON.')
+  return { data: data as Record<string, unknown> }
+}
+
+/** Laravel's field name in messages: project_uuid → "project uuid". */
+export function attribute(field: string): string {
+  return field.replace(/_/g, ' ')
+}
+
+/**
+ * Checks fields of a JSON body: required ones present, every known one a string, no unknown ones.
+ * Returns Laravel-style errors, empty when the body is valid.
+ */
+export function checkFields(
+  data: Record<string, unknown>,
+  required: string[],
+  optional: string[]
+): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  const add = (field: string, message: string): void => {
+    ;(errors[field] ??= []).push(message)
+  }
+  for (const field of required) {
+    const value = data[field]
+    if (value === undefined || value === null || value === '') {
+      add(field, `The ${attribute(field)} field is required.`)
+    }
+  }
+  for (const [field, value] of Object.entries(data)) {
+    if (!required.includes(field) && !optional.includes(field)) {
+      add(field, 'This field is not allowed.')
+    } else if (value !== undefined && value !== null && typeof value !== 'string') {
+      add(field, `The ${attribute(field)} field must be a string.`)
+    }
+  }
+  return errors
+}

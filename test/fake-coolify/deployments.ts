@@ -1,0 +1,216 @@
+/** /deploy and /deployments: trigger, read, history, cancel. */
+import { can, laravelValidation } from './context.js'
+import type { Ctx } from './context.js'
+import { isoDate, laravelDate } from './format.js'
+import { coolifyLogs, seedLogs } from './logs.js'
+import { json } from './reply.js'
+import type { Reply } from './reply.js'
+import type { AppRecord, DeploymentRecord } from './state.js'
+
+/** Stand-ins for the ids of the project and environment every fake app lives in. */
+const PROJECT_UUID = 'p0jectfakecoolify0000001'
+const ENVIRONMENT_UUID = 'e0vironmentfakecoolify01'
+
+interface Outcome {
+  message: string
+  deploymentUuid?: string
+}
+
+/** Coolify's deploy_resource(): one message per resource, a deployment uuid for applications. */
+function deployResource(ctx: Ctx, app: AppRecord, force: boolean, pr: number): Outcome {
+  if (app.kind === 'service') {
+    if (app.unauthorized) return { message: 'Unauthorized to deploy this service.' }
+    return { message: `Service ${app.name} started. It could take a while, be patient.` }
+  }
+  if (app.kind === 'database') {
+    if (app.unauthorized) return { message: 'Unauthorized to start this database.' }
+    return { message: `Database ${app.name} started.` }
+  }
+  if (app.unauthorized) return { message: 'Unauthorized to deploy this application.' }
+  const queued = ctx.store.queue(app, force, pr, ctx.now)
+  if (queued.kind === 'already-queued') {
+    return {
+      message: 'Deployment already queued for this commit.',
+      deploymentUuid: queued.placeholder
+    }
+  }
+  return {
+    message: `Application ${app.name} deployment queued.`,
+    deploymentUuid: queued.deployment.uuid
+  }
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').filter(s => s !== '')
+}
+
+export function deploy(ctx: Ctx): Reply {
+  if (ctx.flavor === '4x' && ctx.method === 'GET') {
+    return json(ctx.flavor, 405, { message: 'This endpoint has changed to a POST request.' })
+  }
+  // Query string only: older servers never read a body.
+  const { uuid, tag } = ctx.query
+  const force = ctx.query.force === 'true' || ctx.query.force === '1'
+  const prParam = ctx.query.pr || ctx.query.pull_request_id
+  const pr = prParam ? Math.max(parseInt(prParam, 10) || 0, 0) : 0
+  if (uuid && tag) {
+    return json(ctx.flavor, 400, { message: 'You can only use uuid or tag, not both.' })
+  }
+  if (tag && pr) return json(ctx.flavor, 400, { message: 'You can only use tag or pr, not both.' })
+  if (tag) return deployByTags(ctx, list(tag), force)
+  if (uuid) return deployByUuids(ctx, list(uuid), force, pr)
+  return json(ctx.flavor, 400, { message: 'You must provide uuid or tag.' })
+}
+
+function deployByUuids(ctx: Ctx, uuids: string[], force: boolean, pr: number): Reply {
+  if (uuids.length === 0) return json(ctx.flavor, 400, { message: 'No UUIDs provided.' })
+  const deployments: Array<Record<string, string>> = []
+  for (const uuid of uuids) {
+    const app = ctx.store.apps.get(uuid)
+    if (!app) continue // unknown uuids are skipped silently
+    if (pr && !app.previews.includes(pr)) {
+      deployments.push({
+        message: `Pull request ${pr} not found for this resource.`,
+        resource_uuid: uuid
+      })
+      continue
+    }
+    const { message, deploymentUuid } = deployResource(ctx, app, force, pr)
+    deployments.push({
+      message,
+      resource_uuid: uuid,
+      ...(deploymentUuid ? { deployment_uuid: deploymentUuid } : {})
+    })
+  }
+  if (deployments.length === 0) return json(ctx.flavor, 404, { message: 'No resources found.' })
+  return json(ctx.flavor, 200, { deployments })
+}
+
+function deployByTags(ctx: Ctx, tags: string[], force: boolean): Reply {
+  if (tags.length === 0) return json(ctx.flavor, 400, { message: 'No TAGs provided.' })
+  const messages: string[] = []
+  const details: Array<Record<string, string>> = []
+  const resources = [...ctx.store.apps.values()]
+  for (const tag of tags) {
+    const tagged = resources.filter(r => r.tags.includes(tag))
+    if (tagged.length === 0) continue // no such tag
+    // Coolify deploys a tag's applications, then its services; databases are not deployed by tag.
+    const apps = tagged.filter(r => r.kind === 'application')
+    const services = tagged.filter(r => r.kind === 'service')
+    if (apps.length + services.length === 0) {
+      messages.push(`No resources found for tag ${tag}.`)
+      continue
+    }
+    for (const app of [...apps, ...services]) {
+      const { message, deploymentUuid } = deployResource(ctx, app, force, 0)
+      messages.push(message)
+      if (deploymentUuid) details.push({ resource_uuid: app.uuid, deployment_uuid: deploymentUuid })
+    }
+  }
+  if (messages.length === 0) {
+    return json(ctx.flavor, 404, { message: 'No resources found with this tag.' })
+  }
+  return json(ctx.flavor, 200, { message: messages, ...(details.length ? { details } : {}) })
+}
+
+/** The full ApplicationDeploymentQueue row, as 4.x returns it. */
+function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, unknown> {
+  const p = ctx.store.progress(d, ctx.now)
+  return {
+    id: d.id,
+    application_id: String(d.app.id),
+    deployment_uuid: d.uuid,
+    pull_request_id: d.pr,
+    force_rebuild: d.force,
+    commit: d.commit,
+    status: ctx.store.spell(p.phase),
+    is_webhook: false,
+    is_api: true,
+    created_at: laravelDate(d.createdAt),
+    updated_at: laravelDate(p.updatedAt),
+    // Absent, not empty, without read:sensitive.
+    ...(withLogs ? { logs: coolifyLogs(p.entries) } : {}),
+    current_process_id: null,
+    restart_only: false,
+    git_type: null,
+    server_id: 0,
+    application_name: d.app.name,
+    server_name: 'localhost',
+    deployment_url: `/project/${PROJECT_UUID}/environment/${ENVIRONMENT_UUID}/application/${d.app.uuid}/deployment/${d.uuid}`,
+    destination_id: '0',
+    only_this_server: false,
+    rollback: false,
+    commit_message: null,
+    finished_at: p.finishedAt === null ? null : laravelDate(p.finishedAt)
+  }
+}
+
+function deploymentNotFound(ctx: Ctx): Reply {
+  return json(ctx.flavor, 404, { message: 'Deployment not found.' })
+}
+
+export function getDeployment(ctx: Ctx): Reply {
+  const d = ctx.store.deployment(ctx.params[0])
+  if (!d) return deploymentNotFound(ctx)
+  if (ctx.flavor === '4x') {
+    return json(ctx.flavor, 200, row(ctx, d, can(ctx.abilities, 'read:sensitive')))
+  }
+  const p = ctx.store.progress(d, ctx.now)
+  return json(ctx.flavor, 200, {
+    uuid: d.uuid,
+    status: ctx.store.spell(p.phase),
+    created_at: isoDate(d.createdAt),
+    finished_at: p.finishedAt === null ? null : isoDate(p.finishedAt),
+    logs: seedLogs(p.entries)
+  })
+}
+
+export function listDeployments(ctx: Ctx): Reply {
+  const errors: Record<string, string[]> = {}
+  const number = (field: string, min: number, fallback: number): number => {
+    const raw = ctx.query[field]
+    if (raw === undefined || raw === '') return fallback
+    if (!/^-?\d+$/.test(raw)) errors[field] = [`The ${field} field must be an integer.`]
+    else if (Number(raw) < min) errors[field] = [`The ${field} field must be at least ${min}.`]
+    return Number(raw)
+  }
+  const skip = number('skip', 0, 0)
+  const take = number('take', 1, 10)
+  if (Object.keys(errors).length > 0) return laravelValidation(ctx, errors)
+
+  const app = ctx.store.application(ctx.params[0])
+  // Coolify writes this one without a period.
+  if (!app) return json(ctx.flavor, 404, { message: 'Application not found' })
+  const all = ctx.store.deployments.filter(d => d.app === app).reverse()
+  const page = all.slice(skip, skip + take)
+  const items = page.map(d =>
+    ctx.flavor === '4x'
+      ? // 4.x returns whole rows here, logs included whatever the token's abilities.
+        row(ctx, d, true)
+      : {
+          deployment_uuid: d.uuid,
+          status: ctx.store.status(d, ctx.now),
+          commit: d.commit,
+          created_at: isoDate(d.createdAt)
+        }
+  )
+  return json(ctx.flavor, 200, { count: all.length, deployments: items })
+}
+
+export function cancelDeployment(ctx: Ctx): Reply {
+  const d = ctx.store.deployment(ctx.params[0])
+  if (!d) return deploymentNotFound(ctx)
+  const before = ctx.store.status(d, ctx.now)
+  const cancelled = ctx.store.cancel(d, ctx.now)
+  if (ctx.flavor === 'seed') return json(ctx.flavor, 200, { message: 'Deployment cancelled.' })
+  if (!cancelled) {
+    return json(ctx.flavor, 400, {
+      message: `Deployment cannot be cancelled. Current status: ${before}`
+    })
+  }
+  return json(ctx.flavor, 200, {
+    message: 'Deployment cancelled successfully.',
+    deployment_uuid: d.uuid,
+    status: ctx.store.status(d, ctx.now)
+  })
+}

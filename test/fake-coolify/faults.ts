@@ -1,0 +1,71 @@
+/** Injected network and proxy failures: which request gets one, and how it is answered. */
+import type { ServerResponse } from 'node:http'
+import type { Reply } from './reply.js'
+import type { Fault } from './types.js'
+
+interface Armed {
+  fault: Fault
+  skip: number
+  times: number
+}
+
+export class Faults {
+  private armed: Armed[] = []
+
+  add(fault: Fault): void {
+    this.armed.push({ fault, skip: fault.skip ?? 0, times: fault.times ?? 1 })
+  }
+
+  /** The fault for this request, if any; the first armed match that has let enough through. */
+  take(method: string, path: string): Fault['do'] | undefined {
+    for (const a of this.armed) {
+      if (!matches(a.fault, method, path)) continue
+      if (a.skip > 0) {
+        a.skip--
+        continue
+      }
+      a.times--
+      this.armed = this.armed.filter(x => x.times > 0)
+      return a.fault.do
+    }
+    return undefined
+  }
+}
+
+function matches(fault: Fault, method: string, path: string): boolean {
+  if (fault.method && fault.method.toUpperCase() !== method) return false
+  if (fault.path === undefined) return true
+  if (typeof fault.path === 'string') return fault.path === path
+  fault.path.lastIndex = 0 // a /g pattern would otherwise remember where it stopped
+  return fault.path.test(path)
+}
+
+/** Name recorded on the request. */
+export function faultName(action: Fault['do']): string {
+  return typeof action === 'string' ? action : `status ${action.status}`
+}
+
+/** A canned answer for a status fault: JSON unless the body is already a string. */
+export function statusReply(action: Exclude<Fault['do'], string>): Reply {
+  const text = typeof action.body === 'string'
+  return {
+    status: action.status,
+    headers: {
+      'Content-Type': text ? 'text/plain; charset=utf-8' : 'application/json',
+      ...action.headers
+    },
+    body: text
+      ? (action.body as string)
+      : action.body === undefined
+        ? ''
+        : JSON.stringify(action.body)
+  }
+}
+
+/** Headers announcing the whole body, half of it, then the connection drops. */
+export function writeTruncated(res: ServerResponse, reply: Reply): void {
+  const body = Buffer.from(reply.body)
+  res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length) })
+  res.flushHeaders() // also when half the body is nothing
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy())
+}

@@ -1,0 +1,127 @@
+/** What stands between a request and its handler: proxy login, rate limit, token, instance settings. */
+import type { IncomingHttpHeaders } from 'node:http'
+import { errorPage, html, json, redirect } from './reply.js'
+import type { Reply } from './reply.js'
+import type { Flavor } from './types.js'
+
+const WINDOW_MS = 60_000
+
+/** Cloudflare Access sends anyone without its service-token headers to a login page. */
+export function cloudflareAccess(
+  required: Record<string, string>,
+  headers: IncomingHttpHeaders,
+  path: string
+): Reply | undefined {
+  const ok = Object.entries(required).every(
+    ([name, value]) => headers[name.toLowerCase()] === value
+  )
+  if (ok) return undefined
+  const login = 'https://fake-team.cloudflareaccess.com/cdn-cgi/access/login/127.0.0.1'
+  const page = '<html><head><title>Sign in - Cloudflare Access</title></head><body></body></html>'
+  return html(302, page, { Location: `${login}?redirect_url=${encodeURIComponent(path)}` })
+}
+
+export interface RateState {
+  limit: number
+  remaining: number
+  /** Seconds until a request is allowed again, when over the limit. */
+  retryAfter?: number
+}
+
+/** Requests per token in a sliding one-minute window. */
+export class RateLimiter {
+  private readonly hits = new Map<string, number[]>()
+
+  constructor(private readonly limit: number) {}
+
+  hit(key: string, now: number): RateState {
+    const recent = (this.hits.get(key) ?? []).filter(t => t > now - WINDOW_MS)
+    this.hits.set(key, recent)
+    if (recent.length >= this.limit) {
+      // A refused request does not count, as in Laravel's throttle.
+      const retryAfter = Math.max(1, Math.ceil((recent[0] + WINDOW_MS - now) / 1000))
+      return { limit: this.limit, remaining: 0, retryAfter }
+    }
+    recent.push(now)
+    return { limit: this.limit, remaining: this.limit - recent.length }
+  }
+}
+
+export function tooManyAttempts(flavor: Flavor, rate: RateState, now: number): Reply {
+  return json(
+    flavor,
+    429,
+    { message: 'Too Many Attempts.' },
+    {
+      'Retry-After': String(rate.retryAfter),
+      'X-RateLimit-Reset': String(Math.floor(now / 1000) + (rate.retryAfter ?? 0))
+    }
+  )
+}
+
+/** The bearer token, as Laravel reads it ('' when there is none). */
+export function bearerToken(headers: IncomingHttpHeaders): string {
+  const header = headers.authorization ?? ''
+  const at = header.lastIndexOf('Bearer ')
+  return at === -1
+    ? ''
+    : header
+        .slice(at + 7)
+        .split(',')[0]
+        .trim()
+}
+
+/**
+ * 'ok' for the configured token; 'no-team' for tokens starting with 'invalid' (Sanctum accepts
+ * them, the controller then finds no team); a 401 reply otherwise.
+ */
+export function authenticate(
+  flavor: Flavor,
+  token: string,
+  expected: string
+): 'ok' | 'no-team' | Reply {
+  if (token !== '' && token === expected) return 'ok'
+  if (token.startsWith('invalid')) return 'no-team'
+  return json(flavor, 401, { message: 'Unauthenticated.' })
+}
+
+export function invalidToken(flavor: Flavor): Reply {
+  return json(flavor, 400, {
+    message: 'Invalid token.',
+    docs: 'https://coolify.io/docs/api-reference/authorization'
+  })
+}
+
+/** Coolify's ApiAllowed middleware: `success: true` on a 403 is what Coolify sends. */
+export function apiAllowed(
+  flavor: Flavor,
+  settings: { apiDisabled?: boolean; ipBlocked?: boolean }
+): Reply | undefined {
+  if (settings.apiDisabled) return json(flavor, 403, { success: true, message: 'API is disabled.' })
+  if (settings.ipBlocked) {
+    return json(flavor, 403, { success: true, message: 'You are not allowed to access the API.' })
+  }
+  return undefined
+}
+
+/** Laravel's expectsJson(): the first type in Accept is JSON. */
+export function wantsJson(headers: IncomingHttpHeaders): boolean {
+  const first = (headers.accept ?? '').split(',')[0]
+  return first.includes('/json') || first.includes('+json')
+}
+
+/**
+ * Laravel renders some errors for browsers unless the client asks for JSON: validation errors
+ * redirect back, 429 and 500 become HTML pages. Rate-limit headers stay.
+ */
+export function forBrowser(reply: Reply, headers: IncomingHttpHeaders, home: string): Reply {
+  const keep = Object.fromEntries(
+    Object.entries(reply.headers).filter(([k]) => /^(x-ratelimit-|retry-after)/i.test(k))
+  )
+  let page: Reply
+  if (reply.status === 422) page = redirect(headers.referer ?? home)
+  else if (reply.status === 429) page = errorPage(429, 'Too Many Requests')
+  else if (reply.status === 500) page = errorPage(500, 'Server Error')
+  else return reply
+  return { ...page, headers: { ...page.headers, ...keep } }
+}

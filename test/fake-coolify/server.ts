@@ -1,0 +1,88 @@
+/** The HTTP side: read and record each request, apply an injected fault or write the reply. */
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Faults, faultName, statusReply, writeTruncated } from './faults.js'
+import { API_PREFIX } from './pipeline.js'
+import type { Handler } from './pipeline.js'
+import { nginxBadGateway } from './reply.js'
+import type { Reply } from './reply.js'
+import type { RecordedRequest } from './types.js'
+
+export interface Listening {
+  url: string
+  close(): Promise<void>
+}
+
+function write(res: ServerResponse, reply: Reply): void {
+  const body = Buffer.from(reply.body)
+  res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length) })
+  res.end(body)
+}
+
+/** Faults name paths relative to /api/v1. */
+function faultPath(path: string): string {
+  return path === API_PREFIX || path.startsWith(API_PREFIX + '/')
+    ? path.slice(API_PREFIX.length) || '/'
+    : path
+}
+
+export async function listen(
+  handler: Handler,
+  faults: Faults,
+  requests: RecordedRequest[]
+): Promise<Listening> {
+  let home = ''
+
+  function respond(req: IncomingMessage, res: ServerResponse, body: string): void {
+    const url = new URL(req.url ?? '/', home)
+    const method = req.method ?? 'GET'
+    const query = Object.fromEntries(url.searchParams)
+    const recorded: RecordedRequest = {
+      method,
+      path: url.pathname,
+      query,
+      headers: { ...req.headers },
+      body,
+      at: Date.now()
+    }
+    requests.push(recorded)
+    const request = { method, path: url.pathname, query, headers: req.headers, body }
+    const reply = (): Reply => {
+      try {
+        return handler(request, home)
+      } catch (error) {
+        // A bug in the fake, not a scripted failure: make it visible to the test.
+        return { status: 500, headers: {}, body: `fake-coolify: ${String(error)}` }
+      }
+    }
+
+    const fault = faults.take(method, faultPath(url.pathname))
+    if (fault === undefined) return write(res, reply())
+    recorded.fault = faultName(fault)
+    if (fault === 'reset') req.socket.resetAndDestroy()
+    else if (fault === 'hang')
+      return // answered never; close() drops the socket
+    else if (fault === 'html') write(res, nginxBadGateway())
+    else if (fault === 'truncate') writeTruncated(res, reply())
+    else write(res, statusReply(fault))
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => respond(req, res, Buffer.concat(chunks).toString('utf8')))
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  home = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+
+  return {
+    url: home,
+    close: () =>
+      new Promise<void>(resolve => {
+        server.close(() => resolve())
+        // Keep-alive and hanging connections would hold close() open.
+        server.closeAllConnections()
+      })
+  }
+}
