@@ -1,0 +1,172 @@
+import { describe, expect, it } from '@jest/globals'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ActionError } from '../src/errors.js'
+import { parseCoolifyUrl, parseList, readConfig } from '../src/inputs.js'
+
+const BASE = {
+  'coolify-url': 'https://coolify.example.com',
+  token: 'tok-123456',
+  'app-uuid': 'abc123'
+}
+
+function read(inputs: Record<string, string>) {
+  const masked: string[] = []
+  const config = readConfig(
+    name => inputs[name] ?? '',
+    secret => masked.push(secret)
+  )
+  return { config, masked }
+}
+
+function failure(inputs: Record<string, string>): string {
+  try {
+    read(inputs)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ActionError)
+    const message = (error as Error).message
+    expect(message).not.toContain('\n')
+    return message
+  }
+  throw new Error('expected readConfig to fail')
+}
+
+describe('readConfig', () => {
+  it('applies the documented defaults', () => {
+    const { config } = read(BASE)
+    expect(config).toMatchObject({
+      instanceUrl: 'https://coolify.example.com',
+      apiUrl: 'https://coolify.example.com/api/v1',
+      appUuids: ['abc123'],
+      tags: [],
+      force: false,
+      wait: true,
+      timeoutMs: 30 * 60_000,
+      pollIntervalMs: 3000,
+      cancelOnTimeout: true,
+      cancelOnAbort: true,
+      logs: true,
+      debugLogs: false,
+      headers: {}
+    })
+    expect(config.pr).toBeUndefined()
+  })
+
+  it('masks the token, header values and env values before anything else', () => {
+    const { masked } = read({
+      ...BASE,
+      headers: 'CF-Access-Client-Id: id-value\nCF-Access-Client-Secret: secret-value',
+      env: 'VERSION=1.2.3\nAPI_KEY=very-secret'
+    })
+    expect(masked).toEqual(
+      expect.arrayContaining(['tok-123456', 'id-value', 'secret-value', '1.2.3', 'very-secret'])
+    )
+  })
+
+  it('masks header values even when a later input is wrong', () => {
+    const masked: string[] = []
+    expect(() =>
+      readConfig(
+        name => ({ ...BASE, headers: 'X-Secret: hush', timeout: 'soon' })[name] ?? '',
+        secret => masked.push(secret)
+      )
+    ).toThrow(/timeout/)
+    expect(masked).toContain('hush')
+  })
+
+  it('reads booleans in any case and durations in every form', () => {
+    const { config } = read({
+      ...BASE,
+      force: 'TRUE',
+      wait: 'False',
+      timeout: '1h30m',
+      'poll-interval': '500ms'
+    })
+    expect(config.force).toBe(true)
+    expect(config.wait).toBe(false)
+    expect(config.timeoutMs).toBe(5_400_000)
+    expect(config.pollIntervalMs).toBe(500)
+  })
+
+  it('reads lists separated by commas, spaces or newlines', () => {
+    expect(read({ ...BASE, 'app-uuid': 'a1, b2\nc3  d4,a1' }).config.appUuids).toEqual([
+      'a1',
+      'b2',
+      'c3',
+      'd4'
+    ])
+    expect(parseList(' x ,, y ')).toEqual(['x', 'y'])
+  })
+
+  it('reads headers', () => {
+    const { config } = read({
+      ...BASE,
+      headers: '# Cloudflare Access\nCF-Access-Client-Id: a:b\n\nX-Other:  v '
+    })
+    expect(config.headers).toEqual({ 'CF-Access-Client-Id': 'a:b', 'X-Other': 'v' })
+  })
+
+  it('reads a pull request number', () => {
+    expect(read({ ...BASE, pr: '42' }).config.pr).toBe(42)
+  })
+
+  it('reads a CA certificate from its text or a file', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
+    expect(read({ ...BASE, 'ca-certificate': pem }).config.caCertificate).toBe(pem.trim())
+    const file = join(mkdtempSync(join(tmpdir(), 'ca-')), 'ca.pem')
+    writeFileSync(file, pem)
+    expect(read({ ...BASE, 'ca-certificate': file }).config.caCertificate).toBe(pem)
+  })
+
+  it.each([
+    [{ 'coolify-url': '' }, /`coolify-url` is empty/],
+    [{ 'coolify-url': 'coolify.example.com' }, /`coolify-url`.*not an http\(s\) address/],
+    [{ 'coolify-url': 'ftp://coolify.example.com' }, /`coolify-url`/],
+    [{ 'coolify-url': 'https://user:pw@coolify.example.com' }, /user name or password/],
+    [{ token: '  ' }, /`token` is empty/],
+    [{ 'app-uuid': '' }, /`app-uuid`.*`tag`.*both are empty/],
+    [{ tag: 'web' }, /either `app-uuid` or `tag`, not both/],
+    [{ 'app-uuid': 'abc/../x' }, /`app-uuid`: "abc\/\.\.\/x" is not a uuid/],
+    [{ force: 'yes' }, /`force` must be true or false, not "yes"/],
+    [{ wait: '1' }, /`wait` must be true or false/],
+    [{ timeout: '10 minutes' }, /`timeout`: "10 minutes" is not a duration/],
+    [{ timeout: '0' }, /`timeout`/],
+    [{ 'poll-interval': 'fast' }, /`poll-interval`/],
+    [{ pr: 'abc' }, /`pr`: "abc" is not a pull request number/],
+    [{ headers: 'no colon here' }, /`headers`, line 1/],
+    [
+      { headers: 'Authorization: Bearer x' },
+      /`headers`, line 1: Authorization is set by the action/
+    ],
+    [{ 'ca-certificate': '/no/such/file.pem' }, /`ca-certificate`/],
+    [{ env: 'not a pair' }, /`env`, line 1/]
+  ])('refuses %j with one line naming the input', (inputs, expected) => {
+    expect(failure({ ...BASE, ...inputs })).toMatch(expected)
+  })
+
+  it('never echoes a header value in its error', () => {
+    expect(failure({ ...BASE, headers: 'Bad Name: secret-value' })).not.toContain('secret-value')
+  })
+})
+
+describe('parseCoolifyUrl', () => {
+  it.each([
+    'https://coolify.example.com',
+    'https://coolify.example.com/',
+    'https://coolify.example.com/api/v1',
+    'https://coolify.example.com/api/v1/',
+    ' https://coolify.example.com// '
+  ])('accepts %j', text => {
+    expect(parseCoolifyUrl(text)).toEqual({
+      instanceUrl: 'https://coolify.example.com',
+      apiUrl: 'https://coolify.example.com/api/v1'
+    })
+  })
+
+  it('keeps a port and a path prefix', () => {
+    expect(parseCoolifyUrl('http://10.0.0.5:8000/coolify/api/v1').apiUrl).toBe(
+      'http://10.0.0.5:8000/coolify/api/v1'
+    )
+  })
+})

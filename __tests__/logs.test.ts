@@ -1,0 +1,137 @@
+import { describe, expect, it } from '@jest/globals'
+import { LogCursor, type LogLine } from '../src/deploy/logs.js'
+
+interface Entry {
+  command?: string | null
+  output: string
+  type?: string
+  hidden?: boolean
+  batch?: number
+  order?: number
+}
+
+/** A 4.x log as Coolify stores it: the first entry has no `order`, later ones count up. */
+function coolifyLog(entries: Entry[]): string {
+  return JSON.stringify(
+    entries.map((entry, index) => {
+      const full: Record<string, unknown> = {
+        command: null,
+        type: 'stdout',
+        hidden: false,
+        batch: 1,
+        timestamp: '2026-11-21T10:00:00.000Z',
+        ...entry
+      }
+      if (index > 0 && entry.order === undefined) full.order = index + 1
+      return full
+    })
+  )
+}
+
+const texts = (lines: LogLine[]) => lines.map(line => line.text)
+
+describe('LogCursor with 4.x JSON logs', () => {
+  it('returns only the entries added since the last read', () => {
+    const cursor = new LogCursor(false)
+    const entries: Entry[] = [{ output: 'one' }, { output: 'two' }]
+    expect(texts(cursor.next(coolifyLog(entries)))).toEqual(['one', 'two'])
+    expect(cursor.next(coolifyLog(entries))).toEqual([])
+    entries.push({ output: 'three\nfour' })
+    expect(texts(cursor.next(coolifyLog(entries)))).toEqual(['three', 'four'])
+  })
+
+  it('skips hidden entries unless asked, and prints a command once per batch', () => {
+    const entries: Entry[] = [
+      { output: 'Starting deployment.' },
+      { command: 'docker pull x', output: 'secret internals', hidden: true, batch: 2 },
+      { command: 'docker build .', output: 'step 1', batch: 3 },
+      { command: 'docker build .', output: 'step 2', batch: 3 },
+      { command: 'docker build .', output: 'again', batch: 4 }
+    ]
+    expect(new LogCursor(false).next(coolifyLog(entries))).toEqual([
+      { kind: 'stdout', text: 'Starting deployment.' },
+      { kind: 'command', text: 'docker build .' },
+      { kind: 'stdout', text: 'step 1' },
+      { kind: 'stdout', text: 'step 2' },
+      { kind: 'command', text: 'docker build .' },
+      { kind: 'stdout', text: 'again' }
+    ])
+    expect(texts(new LogCursor(true).next(coolifyLog(entries)))).toContain('secret internals')
+  })
+
+  it('keeps stderr, info and warning apart', () => {
+    const lines = new LogCursor(false).next(
+      coolifyLog([
+        { output: 'out' },
+        { output: 'bad', type: 'stderr' },
+        { output: 'note', type: 'info' },
+        { output: 'careful', type: 'warning' }
+      ])
+    )
+    expect(lines.map(line => line.kind)).toEqual(['stdout', 'stderr', 'info', 'warning'])
+  })
+
+  it('orders new entries by batch and order', () => {
+    const log = JSON.stringify([
+      { output: 'b', batch: 1, order: 3 },
+      { output: 'a', batch: 1, order: 2 },
+      { output: 'c', batch: 2, order: 1 }
+    ])
+    expect(texts(new LogCursor(false).next(log))).toEqual(['a', 'b', 'c'])
+  })
+
+  it('prints nothing twice when a stale read returns fewer entries', () => {
+    const cursor = new LogCursor(false)
+    const all: Entry[] = [{ output: 'one' }, { output: 'two' }, { output: 'three' }]
+    expect(texts(cursor.next(coolifyLog(all)))).toEqual(['one', 'two', 'three'])
+    expect(cursor.next(coolifyLog(all.slice(0, 2)))).toEqual([])
+    expect(texts(cursor.next(coolifyLog([...all, { output: 'four' }])))).toEqual(['four'])
+  })
+
+  it('goes on after the last printed entry when older entries were trimmed', () => {
+    const cursor = new LogCursor(false)
+    cursor.next(coolifyLog([{ output: 'one' }, { output: 'two', order: 2 }]))
+    const trimmed = JSON.stringify([
+      { output: 'two', batch: 1, order: 2, command: null },
+      { output: 'three', batch: 1, order: 3, command: null }
+    ])
+    expect(texts(cursor.next(trimmed))).toEqual(['three'])
+  })
+
+  it('waits for a whole array when one arrives cut off', () => {
+    const cursor = new LogCursor(false)
+    const full = coolifyLog([{ output: 'one' }, { output: 'two' }])
+    expect(cursor.next(full.slice(0, full.length - 10))).toEqual([])
+    expect(texts(cursor.next(full))).toEqual(['one', 'two'])
+  })
+
+  it('handles null and empty logs', () => {
+    const cursor = new LogCursor(false)
+    expect(cursor.next(null)).toEqual([])
+    expect(cursor.next(undefined)).toEqual([])
+    expect(cursor.next('[]')).toEqual([])
+  })
+})
+
+describe('LogCursor with newline text (the contract)', () => {
+  it('returns whole new lines and holds a line until it ends', () => {
+    const cursor = new LogCursor(false)
+    expect(texts(cursor.next('one\ntwo\nthr'))).toEqual(['one', 'two'])
+    expect(texts(cursor.next('one\ntwo\nthree\nfour'))).toEqual(['three'])
+    expect(cursor.next('one\ntwo\nthree\nfour')).toEqual([])
+    expect(texts(cursor.flush())).toEqual(['four'])
+    expect(cursor.flush()).toEqual([])
+  })
+
+  it('treats text that starts with a bracket as text', () => {
+    const cursor = new LogCursor(false)
+    expect(texts(cursor.next('[+] Building 2.1s\n[internal] load\n'))).toEqual([
+      '[+] Building 2.1s',
+      '[internal] load'
+    ])
+  })
+
+  it('drops carriage returns', () => {
+    expect(texts(new LogCursor(false).next('a\r\nb\r\n'))).toEqual(['a', 'b'])
+  })
+})

@@ -1,0 +1,65 @@
+import { describe, expect, it } from '@jest/globals'
+import { backoffDelay, parseRetryAfter, RateGate } from '../src/coolify/pacing.js'
+
+const policy = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 30_000 }
+
+describe('backoffDelay', () => {
+  it('doubles from the base, with jitter between half and all of it', () => {
+    expect(backoffDelay(policy, 1, undefined, () => 0)).toBe(500)
+    expect(backoffDelay(policy, 1, undefined, () => 1)).toBe(1000)
+    expect(backoffDelay(policy, 3, undefined, () => 1)).toBe(4000)
+  })
+
+  it('stops growing at the maximum', () => {
+    expect(backoffDelay(policy, 20, undefined, () => 1)).toBe(30_000)
+  })
+
+  it('never goes before Retry-After', () => {
+    expect(backoffDelay(policy, 1, 60_000, () => 1)).toBe(60_000)
+  })
+})
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates', () => {
+    expect(parseRetryAfter('60')).toBe(60_000)
+    expect(parseRetryAfter('0.5')).toBe(500)
+    const now = Date.parse('2026-11-21T10:00:00Z')
+    expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:30 GMT', now)).toBe(30_000)
+    expect(parseRetryAfter(undefined)).toBeUndefined()
+    expect(parseRetryAfter('soon')).toBeUndefined()
+  })
+})
+
+describe('RateGate', () => {
+  it('lets requests through at once while the budget is ample', async () => {
+    let now = 0
+    const gate = new RateGate(() => now)
+    gate.observe('200', '150')
+    await gate.ready()
+    await gate.ready()
+    expect(gate.limitPerMinute).toBe(200)
+    now += 1
+  })
+
+  it('holds every request until Retry-After has passed', async () => {
+    const gate = new RateGate()
+    gate.observe('200', '0', 150)
+    const started = Date.now()
+    await Promise.all([gate.ready(), gate.ready()])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(145)
+  })
+
+  it('spreads requests out when few remain', async () => {
+    const gate = new RateGate()
+    gate.observe('200', '49') // 49 left of 200: one request every 60s / 49 ≈ 1.2s
+    await gate.ready()
+    const controller = new AbortController()
+    const second = gate.ready(controller.signal)
+    let passed = false
+    void second.then(() => (passed = true)).catch(() => undefined)
+    await new Promise(resolve => setTimeout(resolve, 200))
+    expect(passed).toBe(false)
+    controller.abort(new Error('stop'))
+    await expect(second).rejects.toThrow('stop')
+  })
+})

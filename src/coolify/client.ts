@@ -1,0 +1,288 @@
+import { rootCertificates } from 'node:tls'
+import { Agent, request, type Dispatcher } from 'undici'
+import { formatDuration } from '../duration.js'
+import { CoolifyError, describeHttpFailure, describeNetworkFailure } from './errors.js'
+import { backoffDelay, parseRetryAfter, RateGate, sleep, type RetryPolicy } from './pacing.js'
+import type {
+  ApplicationChanges,
+  ApplicationDetail,
+  ApplicationSummary,
+  CreatedApplication,
+  DeployAnswer,
+  DeploymentDetail,
+  DeploymentHistory,
+  DeployRequest,
+  NewApplication
+} from './types.js'
+
+export interface ClientOptions {
+  /** Ends in `/api/v1`. */
+  apiUrl: string
+  token: string
+  /** Extra headers on every request (Cloudflare Access and the like). */
+  headers?: Record<string, string>
+  /** PEM of CAs to trust besides the system's. */
+  caCertificate?: string
+  /** Longest wait for an answer's headers, and for each chunk of its body. */
+  requestTimeoutMs?: number
+  retry?: Partial<RetryPolicy>
+  /** Told of every retry, in one line. */
+  onRetry?: (message: string) => void
+}
+
+interface Call {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  path: string
+  query?: Record<string, string | undefined>
+  body?: unknown
+  /** Repeat on transient failures. Off for requests that must not run twice. */
+  retry: boolean
+  signal?: AbortSignal
+}
+
+const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 30_000 }
+
+/**
+ * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
+ * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
+ */
+export class CoolifyClient {
+  readonly gate = new RateGate()
+  private readonly dispatcher: Dispatcher
+  private readonly headers: Record<string, string>
+  private readonly retry: RetryPolicy
+  private readonly host: string
+
+  constructor(private readonly options: ClientOptions) {
+    const timeout = options.requestTimeoutMs ?? 30_000
+    this.dispatcher = new Agent({
+      connect: {
+        timeout,
+        ...(options.caCertificate ? { ca: [...rootCertificates, options.caCertificate] } : {})
+      },
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      keepAliveTimeout: 10_000
+    })
+    this.headers = {
+      ...options.headers,
+      authorization: `Bearer ${options.token}`,
+      accept: 'application/json',
+      'user-agent': 'deploy-to-coolify-action'
+    }
+    this.retry = { ...DEFAULT_RETRY, ...options.retry }
+    this.host = new URL(options.apiUrl).host
+  }
+
+  listApplications(signal?: AbortSignal): Promise<ApplicationSummary[]> {
+    return this.call({ method: 'GET', path: '/applications', retry: true, signal })
+  }
+
+  getApplication(uuid: string, signal?: AbortSignal): Promise<ApplicationDetail> {
+    return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
+  }
+
+  /** Not retried: a second attempt could create a second application. */
+  createApplication(body: NewApplication, signal?: AbortSignal): Promise<CreatedApplication> {
+    return this.call({
+      method: 'POST',
+      path: '/applications/private-deploy-key',
+      body,
+      retry: false,
+      signal
+    })
+  }
+
+  updateApplication(
+    uuid: string,
+    changes: ApplicationChanges,
+    signal?: AbortSignal
+  ): Promise<unknown> {
+    return this.call({
+      method: 'PATCH',
+      path: `/applications/${enc(uuid)}`,
+      body: changes,
+      retry: true,
+      signal
+    })
+  }
+
+  deleteApplication(uuid: string, signal?: AbortSignal): Promise<unknown> {
+    return this.call({ method: 'DELETE', path: `/applications/${enc(uuid)}`, retry: true, signal })
+  }
+
+  /**
+   * POST /deploy with its parameters in the query string (old servers read no body). `force` is
+   * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
+   * here; the caller decides, since a repeated trigger could start a second deployment.
+   */
+  deploy(request: DeployRequest, signal?: AbortSignal): Promise<DeployAnswer> {
+    const query = {
+      uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
+      tag: request.tags?.length ? request.tags.join(',') : undefined,
+      force: request.force ? 'true' : undefined,
+      pr: request.pr !== undefined ? String(request.pr) : undefined
+    }
+    return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal })
+  }
+
+  listDeployments(appUuid: string, take = 10, signal?: AbortSignal): Promise<DeploymentHistory> {
+    const query = { skip: '0', take: String(take) }
+    return this.call({
+      method: 'GET',
+      path: `/deployments/applications/${enc(appUuid)}`,
+      query,
+      retry: true,
+      signal
+    })
+  }
+
+  getDeployment(uuid: string, signal?: AbortSignal): Promise<DeploymentDetail> {
+    return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal })
+  }
+
+  /** Cancelling twice is harmless, so it is retried like a read. */
+  cancelDeployment(uuid: string, signal?: AbortSignal): Promise<unknown> {
+    return this.call({
+      method: 'POST',
+      path: `/deployments/${enc(uuid)}/cancel`,
+      retry: true,
+      signal
+    })
+  }
+
+  /** Closes idle connections so the process can exit. */
+  async close(): Promise<void> {
+    await this.dispatcher.destroy()
+  }
+
+  private async call<T>(call: Call): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.gate.ready(call.signal)
+        return (await this.send(call)) as T
+      } catch (error) {
+        if (!(error instanceof CoolifyError) || !error.details.transient) throw error
+        if (!call.retry || attempt >= this.retry.attempts || call.signal?.aborted) throw error
+        const delay = backoffDelay(this.retry, attempt, error.details.retryAfterMs)
+        this.options.onRetry?.(
+          `${error.request}: ${error.reason}; trying again in ${formatDuration(delay)} (attempt ${attempt + 1} of ${this.retry.attempts})`
+        )
+        await sleep(delay, call.signal)
+      }
+    }
+  }
+
+  /** One request, one answer: the parsed JSON body, or a CoolifyError. */
+  private async send(call: Call): Promise<unknown> {
+    const label = `${call.method} ${call.path}`
+    const url = new URL(this.options.apiUrl + call.path)
+    for (const [key, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, value)
+    }
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body)
+    const headers =
+      body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' }
+
+    let response: Dispatcher.ResponseData
+    try {
+      response = await request(url, {
+        method: call.method,
+        headers,
+        body,
+        dispatcher: this.dispatcher,
+        signal: call.signal
+      })
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason
+      const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host)
+      throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent })
+    }
+
+    const status = response.statusCode
+    const headerOf = (name: string): string | undefined => {
+      const value = response.headers[name]
+      return Array.isArray(value) ? value[0] : value
+    }
+    const retryAfterMs = parseRetryAfter(headerOf('retry-after'))
+    this.gate.observe(
+      headerOf('x-ratelimit-limit'),
+      headerOf('x-ratelimit-remaining'),
+      status === 429 ? (retryAfterMs ?? 0) : undefined
+    )
+
+    let text: string
+    try {
+      text = await response.body.text()
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason
+      const { reason } = describeNetworkFailure(error, this.host)
+      throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
+        status,
+        transient: true
+      })
+    }
+
+    const json = parseJson(text)
+    const serverMessage = messageOf(json)
+    if (status < 200 || status >= 300) {
+      const described = describeHttpFailure(status, serverMessage, {
+        location: headerOf('location'),
+        'cf-mitigated': headerOf('cf-mitigated')
+      })
+      const fromProxy =
+        json === undefined && status >= 500 && looksLikeHtml(text, headerOf('content-type'))
+      const reason = fromProxy
+        ? `a proxy in front of Coolify answered ${status} with an HTML page`
+        : described.reason
+      throw new CoolifyError(label, reason, described.hint, {
+        status,
+        serverMessage,
+        transient: described.transient,
+        retryAfterMs
+      })
+    }
+    if (json === undefined) {
+      // A 2xx that is not JSON is a proxy's page or a body cut short; neither is Coolify's answer.
+      const html = looksLikeHtml(text, headerOf('content-type'))
+      const reason = html
+        ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
+        : `the answer (${status}) was not valid JSON`
+      throw new CoolifyError(
+        label,
+        reason,
+        html ? 'Check `coolify-url` and any access proxy (`headers`)' : '',
+        {
+          status,
+          transient: true
+        }
+      )
+    }
+    return json
+  }
+}
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment)
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return {}
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** Coolify's short `message`, trimmed to one line; never the rest of the body. */
+function messageOf(json: unknown): string | undefined {
+  const message = (json as { message?: unknown } | undefined)?.message
+  if (typeof message !== 'string') return undefined
+  const line = message.split('\n')[0].trim()
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line
+}
+
+function looksLikeHtml(text: string, contentType: string | undefined): boolean {
+  return /html/i.test(contentType ?? '') || /^\s*</.test(text)
+}

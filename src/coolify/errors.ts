@@ -1,0 +1,209 @@
+import { ActionError } from '../errors.js'
+
+export interface FailureDetails {
+  /** HTTP status, when an answer came back. */
+  status?: number
+  /** Coolify's own `message`, when the answer was Coolify's JSON. */
+  serverMessage?: string
+  /** Worth trying again: the next attempt may well succeed. */
+  transient: boolean
+  /** No answer came back at all, so the server may or may not have acted on the request. */
+  unanswered?: boolean
+  /** The request never left: no connection was made, so the server cannot have acted on it. */
+  unsent?: boolean
+  /** From `Retry-After`: no request before this many milliseconds. */
+  retryAfterMs?: number
+}
+
+/**
+ * A request to Coolify that failed. `message` is one line: the request, what came back, and what to
+ * do about it. Response bodies are never part of it; only Coolify's short `message` field is.
+ */
+export class CoolifyError extends ActionError {
+  override name = 'CoolifyError'
+  constructor(
+    readonly request: string,
+    readonly reason: string,
+    readonly hint: string,
+    readonly details: FailureDetails
+  ) {
+    super(`${request}: ${reason}${hint ? `. ${hint}` : ''}`)
+  }
+
+  get status(): number | undefined {
+    return this.details.status
+  }
+
+  /** The same failure with a hint that knows the context (which uuid, which input). */
+  withHint(hint: string): CoolifyError {
+    return new CoolifyError(this.request, this.reason, hint, this.details)
+  }
+}
+
+const TOKEN_HINT =
+  'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance'
+const ABILITIES = 'deploy and read, plus read:sensitive to see build logs'
+
+/** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
+export function describeHttpFailure(
+  status: number,
+  serverMessage: string | undefined,
+  headers: Record<string, string | undefined>
+): { reason: string; hint: string; transient: boolean } {
+  const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`
+  const answered = `Coolify answered ${said}`
+  if (headers['cf-mitigated']) {
+    return {
+      reason: `Cloudflare stopped the request with a challenge (cf-mitigated: ${headers['cf-mitigated']})`,
+      hint: 'Let the runner through: a WAF skip rule for the API, or a Cloudflare Access service token in `headers`',
+      transient: false
+    }
+  }
+  if (status >= 300 && status < 400) {
+    const location = hostOf(headers.location)
+    return {
+      reason: `got a ${status} redirect${location ? ` to ${location}` : ''} instead of Coolify's API`,
+      hint: 'This looks like Cloudflare Access or a login page in front of Coolify: pass its service token with the `headers` input (CF-Access-Client-Id and CF-Access-Client-Secret), or check `coolify-url`',
+      transient: false
+    }
+  }
+  if (status === 401 || (status === 400 && /invalid token/i.test(serverMessage ?? ''))) {
+    return { reason: `${answered}: the token was refused`, hint: TOKEN_HINT, transient: false }
+  }
+  if (status === 403) {
+    const missing = /missing required permissions?:\s*([\w:, -]+)/i
+      .exec(serverMessage ?? '')?.[1]
+      ?.trim()
+    if (missing) {
+      return {
+        reason: `${answered}`,
+        hint: `The token lacks the \`${missing}\` ability: create a token with ${ABILITIES}`,
+        transient: false
+      }
+    }
+    if (/api is disabled/i.test(serverMessage ?? '')) {
+      return {
+        reason: answered,
+        hint: "The instance's API is turned off: enable API access in Coolify's settings",
+        transient: false
+      }
+    }
+    if (/not allowed to access the api/i.test(serverMessage ?? '')) {
+      return {
+        reason: answered,
+        hint: "This runner's IP address is not on Coolify's API allow-list. GitHub-hosted runners change address: widen the allow-list in Coolify's settings or use a self-hosted runner",
+        transient: false
+      }
+    }
+    return {
+      reason: answered,
+      hint: `The token may not reach this resource: tokens belong to one team and need ${ABILITIES}`,
+      transient: false
+    }
+  }
+  if (status === 405) {
+    return {
+      reason: answered,
+      hint: 'Coolify refused the method: check that `coolify-url` points at a Coolify 4 instance',
+      transient: false
+    }
+  }
+  if (status === 429) {
+    return {
+      reason: `${answered}: too many requests`,
+      hint: "Coolify's rate limit is shared by all of a user's tokens; raise it or deploy less often",
+      transient: true
+    }
+  }
+  if (status >= 500) {
+    return {
+      reason: answered,
+      hint: 'Coolify or a proxy in front of it failed; try again later',
+      transient: true
+    }
+  }
+  return { reason: answered, hint: '', transient: false }
+}
+
+/** Just the host of a redirect target: enough to recognise a login page, nothing of its query. */
+function hostOf(location: string | undefined): string | undefined {
+  if (!location) return undefined
+  try {
+    return new URL(location).host
+  } catch {
+    return undefined
+  }
+}
+
+/** Failures before a connection was made. */
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH'
+])
+
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID'
+])
+
+/** Turns a failure to get any answer into the reason and next step. */
+export function describeNetworkFailure(
+  error: unknown,
+  host: string
+): { reason: string; hint: string; transient: boolean; unsent: boolean } {
+  const code = errorCode(error)
+  const unsent = CONNECT_CODES.has(code) || CERTIFICATE_CODES.has(code)
+  if (CERTIFICATE_CODES.has(code)) {
+    return {
+      reason: `the TLS certificate of ${host} is not trusted (${code})`,
+      hint: 'If the instance uses a private CA, give its certificate with the `ca-certificate` input',
+      transient: false,
+      unsent
+    }
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return {
+      reason: `could not resolve ${host} (${code})`,
+      hint: 'Check `coolify-url`',
+      transient: true,
+      unsent
+    }
+  }
+  if (code === 'ECONNREFUSED') {
+    return {
+      reason: `${host} refused the connection`,
+      hint: 'Check `coolify-url` and that Coolify is up and reachable from GitHub runners',
+      transient: true,
+      unsent
+    }
+  }
+  if (/TIMEOUT/.test(code)) {
+    return { reason: `${host} did not answer in time (${code})`, hint: '', transient: true, unsent }
+  }
+  return {
+    reason: `the connection to ${host} failed (${code || 'no answer'})`,
+    hint: '',
+    transient: true,
+    unsent
+  }
+}
+
+function errorCode(error: unknown): string {
+  let current: unknown = error
+  for (let depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code
+    current = (current as { cause?: unknown }).cause
+  }
+  return (error as { code?: string })?.code ?? ''
+}

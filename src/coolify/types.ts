@@ -1,0 +1,93 @@
+/** Shapes of Coolify's answers, as loose as real servers make them: every field may be missing. */
+
+export interface ApplicationSummary {
+  id?: number
+  uuid: string
+  name?: string
+  status?: string
+  fqdn?: string | null
+  git_repository?: string
+  git_branch?: string
+  build_pack?: string
+}
+
+export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
+  ports_exposes?: string
+  environment_variables?: Array<{ key: string; value: string; is_secret?: boolean }>
+}
+
+export interface NewApplication {
+  project_uuid: string
+  server_uuid: string
+  environment_name: string
+  private_key_uuid: string
+  git_repository: string
+  git_branch: string
+  build_pack: 'dockerfile' | 'nixpacks' | 'static'
+  ports_exposes: string
+  name?: string
+}
+
+export interface CreatedApplication {
+  uuid: string
+  domains?: string
+}
+
+/** The write side of an application: `domains` sets what reads show as `fqdn`. */
+export interface ApplicationChanges {
+  name?: string
+  domains?: string
+  git_branch?: string
+  git_repository?: string
+  /** `KEY=value` entries separated by newlines. */
+  environment_variables?: string
+  dockerfile_location?: string
+}
+
+export interface DeployRequest {
+  uuids?: string[]
+  tags?: string[]
+  force?: boolean
+  pr?: number
+}
+
+/** One entry of a deploy answer, from either shape (`deployments` or tag deploy's `details`). */
+export interface DeployEntry {
+  message?: string
+  resource_uuid?: string
+  deployment_uuid?: string
+}
+
+export interface DeployAnswer {
+  deployments?: DeployEntry[]
+  message?: string | string[]
+  details?: DeployEntry[]
+}
+
+export interface HistoryItem {
+  deployment_uuid: string
+  status?: string
+  commit?: string | null
+  created_at?: string
+}
+
+export interface DeploymentHistory {
+  count?: number
+  deployments: HistoryItem[]
+}
+
+export interface DeploymentDetail {
+  /** 4.x names the id `deployment_uuid`; the contract names it `uuid`. */
+  deployment_uuid?: string
+  uuid?: string
+  status?: string
+  application_name?: string
+  commit?: string | null
+  commit_message?: string | null
+  /** The deployment's page in Coolify's UI, relative to the instance. */
+  deployment_url?: string | null
+  created_at?: string
+  finished_at?: string | null
+  /** Absent without the `read:sensitive` ability; a JSON array in a string (4.x) or plain text. */
+  logs?: string | null
+}

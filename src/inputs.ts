@@ -1,0 +1,259 @@
+import { readFileSync } from 'node:fs'
+import { parseDuration } from './duration.js'
+import { ActionError } from './errors.js'
+
+/** Every input of action.yml, read once and checked. */
+export interface Config {
+  /** The instance as users see it in a browser, without `/api/v1`: the base of UI links. */
+  instanceUrl: string
+  /** `instanceUrl` + `/api/v1`. */
+  apiUrl: string
+  token: string
+  appUuids: string[]
+  tags: string[]
+  force: boolean
+  pr?: number
+  wait: boolean
+  timeoutMs: number
+  pollIntervalMs: number
+  cancelOnTimeout: boolean
+  cancelOnAbort: boolean
+  logs: boolean
+  debugLogs: boolean
+  headers: Record<string, string>
+  /** PEM text of extra CAs to trust. */
+  caCertificate?: string
+  environment?: string
+  githubToken?: string
+  gitBranch?: string
+  domains?: string
+  /** `KEY=value` lines, sent as Coolify's newline-separated string. */
+  env?: string
+}
+
+/** Reads an input by its action.yml name; '' when unset (as `core.getInput` does). */
+export type InputReader = (name: string) => string
+
+const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** Headers the action sets itself; a `headers` line must not replace them. */
+const RESERVED_HEADERS = new Set([
+  'authorization',
+  'accept',
+  'content-type',
+  'content-length',
+  'host'
+])
+
+/**
+ * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
+ * could print them. A bad value throws an ActionError that names the input and what it accepts.
+ */
+export function readConfig(read: InputReader, mask: (secret: string) => void): Config {
+  const token = read('token').trim()
+  if (token) mask(token)
+  const headers = parseHeaders(read('headers'), mask)
+  const githubToken = read('github-token').trim() || undefined
+  if (githubToken) mask(githubToken)
+  const env = read('env').trim() || undefined
+  if (env) maskEnvValues(env, mask)
+
+  const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'))
+  if (!token) {
+    throw new ActionError(
+      'Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.'
+    )
+  }
+
+  const appUuids = parseList(read('app-uuid'))
+  const tags = parseList(read('tag'))
+  if (appUuids.length === 0 && tags.length === 0) {
+    throw new ActionError(
+      'Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.'
+    )
+  }
+  if (appUuids.length > 0 && tags.length > 0) {
+    throw new ActionError(
+      'Give either `app-uuid` or `tag`, not both: Coolify deploys by one or the other.'
+    )
+  }
+  for (const uuid of appUuids) {
+    if (!UUID.test(uuid)) {
+      throw new ActionError(
+        `Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes).`
+      )
+    }
+  }
+  for (const tag of tags) {
+    if (/[/?#&]/.test(tag)) {
+      throw new ActionError(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`)
+    }
+  }
+
+  const config: Config = {
+    instanceUrl,
+    apiUrl,
+    token,
+    appUuids,
+    tags,
+    force: parseBoolean(read, 'force', false),
+    pr: parsePullRequest(read('pr')),
+    wait: parseBoolean(read, 'wait', true),
+    timeoutMs: parseDurationInput(read, 'timeout', '30m'),
+    pollIntervalMs: parseDurationInput(read, 'poll-interval', '3s'),
+    cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', true),
+    cancelOnAbort: parseBoolean(read, 'cancel-on-abort', true),
+    logs: parseBoolean(read, 'logs', true),
+    debugLogs: parseBoolean(read, 'debug-logs', false),
+    headers,
+    caCertificate: readCaCertificate(read('ca-certificate')),
+    environment: read('environment').trim() || undefined,
+    githubToken,
+    gitBranch: read('git-branch').trim() || undefined,
+    domains: read('domains').trim() || undefined,
+    env: env && parseEnv(env)
+  }
+  if (config.pr !== undefined && tags.length > 0) {
+    throw new ActionError(
+      'Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.'
+    )
+  }
+  if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
+    throw new ActionError(
+      'Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.'
+    )
+  }
+  return config
+}
+
+/** Accepts the instance address with or without `/api/v1` and trailing slashes. */
+export function parseCoolifyUrl(text: string): { instanceUrl: string; apiUrl: string } {
+  const value = text.trim()
+  const example = 'like https://coolify.example.com'
+  if (!value)
+    throw new ActionError(
+      `Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`
+    )
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    url = undefined as never
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+    throw new ActionError(
+      `Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`
+    )
+  }
+  if (url.username || url.password) {
+    throw new ActionError(
+      'Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.'
+    )
+  }
+  if (url.search || url.hash) {
+    throw new ActionError(`Input \`coolify-url\`: remove the query or fragment, ${example}.`)
+  }
+  const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '')
+  const instanceUrl = `${url.protocol}//${url.host}${path}`
+  return { instanceUrl, apiUrl: `${instanceUrl}/api/v1` }
+}
+
+/** Commas, spaces or newlines separate items; duplicates are dropped. */
+export function parseList(text: string): string[] {
+  return [...new Set(text.split(/[\s,]+/).filter(Boolean))]
+}
+
+function parseBoolean(read: InputReader, name: string, fallback: boolean): boolean {
+  const value = read(name).trim().toLowerCase()
+  if (value === '') return fallback
+  if (value === 'true') return true
+  if (value === 'false') return false
+  throw new ActionError(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`)
+}
+
+function parseDurationInput(read: InputReader, name: string, fallback: string): number {
+  const text = read(name).trim() || fallback
+  const ms = parseDuration(text)
+  if (ms === undefined || ms <= 0) {
+    throw new ActionError(
+      `Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`
+    )
+  }
+  return ms
+}
+
+function parsePullRequest(text: string): number | undefined {
+  const value = text.trim()
+  if (!value) return undefined
+  if (!/^\d+$/.test(value) || Number(value) === 0) {
+    throw new ActionError(
+      `Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`
+    )
+  }
+  return Number(value)
+}
+
+/** `Name: value` a line. Values are secrets (service tokens), so errors name the line, never the value. */
+export function parseHeaders(text: string, mask: (secret: string) => void): Record<string, string> {
+  const headers: Record<string, string> = {}
+  const lines = text.split(/\r?\n/)
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim()
+    if (!line || line.startsWith('#')) continue
+    const colon = line.indexOf(':')
+    const name = colon > 0 ? line.slice(0, colon).trim() : ''
+    const value = colon > 0 ? line.slice(colon + 1).trim() : ''
+    if (value) mask(value)
+    if (!HEADER_NAME.test(name) || !value) {
+      throw new ActionError(
+        `Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`
+      )
+    }
+    if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw new ActionError(
+        `Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`
+      )
+    }
+    headers[name] = value
+  }
+  return headers
+}
+
+function readCaCertificate(text: string): string | undefined {
+  const value = text.trim()
+  if (!value) return undefined
+  if (value.includes('-----BEGIN CERTIFICATE-----')) return value
+  let pem: string
+  try {
+    pem = readFileSync(value, 'utf8')
+  } catch {
+    throw new ActionError(
+      `Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`
+    )
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ActionError(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`)
+  }
+  return pem
+}
+
+function maskEnvValues(text: string, mask: (secret: string) => void): void {
+  for (const line of text.split(/\r?\n/)) {
+    const value = line.slice(line.indexOf('=') + 1).trim()
+    if (line.includes('=') && value) mask(value)
+  }
+}
+
+/** Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. */
+function parseEnv(text: string): string {
+  const lines: string[] = []
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim()
+    if (!line || line.startsWith('#')) continue
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
+      throw new ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`)
+    }
+    lines.push(line)
+  }
+  return lines.join('\n')
+}

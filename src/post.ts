@@ -1,0 +1,3 @@
+import { runPost } from './cleanup.js'
+
+await runPost()
