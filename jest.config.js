@@ -7,6 +7,5 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }]
   },
   testMatch: ['**/__tests__/**/*.test.ts'],
-  globalSetup: './test/support/global-setup.ts',
   testTimeout: 30000
 }

@@ -98,6 +98,25 @@ describe('LogCursor with 4.x JSON logs', () => {
     expect(texts(cursor.next(trimmed))).toEqual(['three'])
   })
 
+  it('takes each entry once when the server returns them in another order on every read', () => {
+    const cursor = new LogCursor(false)
+    const entry = (order: number, batch = 1) => ({
+      output: `line ${order}`,
+      batch,
+      order,
+      command: null
+    })
+    expect(texts(cursor.next(JSON.stringify([entry(3), entry(1), entry(2)])))).toEqual([
+      'line 1',
+      'line 2',
+      'line 3'
+    ])
+    expect(
+      texts(cursor.next(JSON.stringify([entry(5, 2), entry(2), entry(4, 2), entry(1), entry(3)])))
+    ).toEqual(['line 4', 'line 5'])
+    expect(cursor.next(JSON.stringify([entry(1), entry(2)]))).toEqual([])
+  })
+
   it('waits for a whole array when one arrives cut off', () => {
     const cursor = new LogCursor(false)
     const full = coolifyLog([{ output: 'one' }, { output: 'two' }])

@@ -156,11 +156,11 @@ function report(deployments: Deployment[], config: Config): void {
 }
 
 function failureLine(deployment: Deployment, config: Config): string {
+  const reason = deployment.reason ? `: ${deployment.reason}` : ''
   const link =
     deployment.link ??
-    (deployment.uuid ? `deployment ${deployment.uuid} on ${config.instanceUrl}` : undefined)
-  const reason = deployment.reason ? ` (${deployment.reason})` : ''
-  return `${deployment.name}: ${deployment.status}${reason}${link ? ` — ${link}` : ''}`
+    (deployment.uuid ? `deployment ${deployment.uuid} on ${config.instanceUrl}` : '')
+  return `${deployment.name}: deployment ${deployment.status}${reason}${link ? ` — ${link}` : ''}`
 }
 
 function warnIfPlainHttp(config: Config): void {

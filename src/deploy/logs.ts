@@ -21,13 +21,16 @@ interface Entry {
  * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
  * entries in a string, appended to in order; the contract sends newline-separated text. Either
  * way the log only grows, so the cursor remembers how far it got and looks only past that point:
- * the work per read after parsing grows with the new lines, not with the log.
+ * the work per read after parsing grows with the new lines, not with the log. A 4.x log that did
+ * not just grow (reordered, trimmed, a stale copy) is matched entry by entry instead.
  */
 export class LogCursor {
   /** Entries (4.x) or characters (text) already consumed. */
   private consumed = 0
-  /** The last consumed entry, to recognise the same log on the next read. */
+  /** The last entry of the previous read, to recognise the same log grown on the next read. */
   private lastEntry: Entry | undefined
+  /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
+  private readonly printed = new Set<string>()
   /** The command whose `$ command` line was printed last, with its batch. */
   private lastCommand: string | undefined
   /** Text of an unterminated last line, held until it ends or the deployment does. */
@@ -52,23 +55,27 @@ export class LogCursor {
   }
 
   private nextEntries(entries: Entry[]): LogLine[] {
-    let start = this.consumed
-    if (start > entries.length || (start > 0 && !sameEntry(entries[start - 1], this.lastEntry))) {
-      // The log is not the one seen before plus new entries (trimmed, reordered or a stale copy):
-      // find where the last printed entry is now, and go on from there.
-      start = findAfter(entries, this.lastEntry) ?? this.consumed
-      if (start > entries.length) return []
+    let fresh: Entry[]
+    if (
+      entries.length >= this.consumed &&
+      (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry))
+    ) {
+      // The log seen before plus new entries at its end: the usual case, and the cheap one.
+      fresh = entries.slice(this.consumed)
+    } else {
+      // Reordered, trimmed or stale: take every entry not printed yet, whatever its place.
+      fresh = entries.filter(entry => !this.printed.has(keyOf(entry)))
     }
-    const fresh = entries.slice(start)
     if (fresh.length === 0) return []
-    this.consumed = start + fresh.length
-    this.lastEntry = fresh[fresh.length - 1]
-    // Coolify shows entries by (batch, order); new entries nearly always come in that order
-    // already, and a stable sort of only the new ones keeps their relative order otherwise.
+    this.consumed = entries.length
+    this.lastEntry = entries[entries.length - 1]
+    // Coolify shows entries by (batch, order); a stable sort of the new ones keeps their relative
+    // order otherwise.
     fresh.sort(byBatchAndOrder)
 
     const lines: LogLine[] = []
     for (const entry of fresh) {
+      this.printed.add(keyOf(entry))
       if (entry.hidden && !this.showHidden) continue
       if (entry.command) {
         const key = `${entry.batch ?? 0}\u0000${entry.command}`
@@ -131,10 +138,7 @@ function sameEntry(a: Entry | undefined, b: Entry | undefined): boolean {
   )
 }
 
-/** Index just after `last` in `entries`, searching from the end; undefined when it is gone. */
-function findAfter(entries: Entry[], last: Entry | undefined): number | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    if (sameEntry(entries[i], last)) return i + 1
-  }
-  return undefined
+/** Coolify numbers entries by `order` (the first has none); with `batch` that names one. */
+function keyOf(entry: Entry): string {
+  return `${entry.batch ?? 0}:${entry.order ?? 0}`
 }

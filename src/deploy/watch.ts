@@ -26,6 +26,9 @@ export interface WatchOptions {
 const FIRST_DELAY_MS = 500
 /** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
 const POLL_SHARE = 0.5
+/** Pause before each read for the lines Coolify writes after the final status, and how many. */
+const CLOSING_PAUSE_MS = 1000
+const CLOSING_READS = 3
 /** How long a cancel, and the read after it, may take once the wait is over. */
 const CANCEL_BUDGET_MS = 5000
 
@@ -80,7 +83,10 @@ export class Watcher {
    */
   async cancel(deployment: Deployment, status: 'timeout' | 'cancelled'): Promise<void> {
     const signal = AbortSignal.timeout(CANCEL_BUDGET_MS)
-    let reason = 'cancelled in Coolify'
+    let reason =
+      status === 'timeout'
+        ? 'it outlasted `timeout` and was cancelled in Coolify'
+        : 'cancelled in Coolify'
     try {
       await this.client.cancelDeployment(deployment.uuid!, signal)
     } catch (error) {
@@ -128,8 +134,7 @@ export class Watcher {
         break
       }
       if (deployment.ended) {
-        // Coolify writes a few lines after the final status: one more read picks them up.
-        await this.read(deployment, signal).catch(() => undefined)
+        await this.readClosingLines(deployment, signal)
         break
       }
       try {
@@ -144,12 +149,29 @@ export class Watcher {
     }
   }
 
-  /** Reads the deployment once: status, links and new log lines. */
-  private async read(deployment: Deployment, signal: AbortSignal): Promise<void> {
+  /**
+   * Coolify writes its last lines (cleanup, "Gracefully shutting down build container") up to a
+   * few seconds after the final status: read again until a read brings nothing new.
+   */
+  private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
+    if (!this.options.logs) return
+    const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs)
+    for (let reads = 0; reads < CLOSING_READS; reads++) {
+      try {
+        await sleep(pause, signal)
+        if ((await this.read(deployment, signal)) === 0) return
+      } catch {
+        return
+      }
+    }
+  }
+
+  /** Reads the deployment once: status, links and new log lines. Returns how many lines came. */
+  private async read(deployment: Deployment, signal: AbortSignal): Promise<number> {
     const detail = await this.client.getDeployment(deployment.uuid!, signal)
     const changed = deployment.observe(detail, this.options.instanceUrl)
     if (changed && !deployment.ended) this.announce(deployment, detail)
-    this.printLogs(deployment, detail)
+    return this.printLogs(deployment, detail)
   }
 
   private announce(deployment: Deployment, detail: DeploymentDetail): void {
@@ -162,8 +184,8 @@ export class Watcher {
     }
   }
 
-  private printLogs(deployment: Deployment, detail: DeploymentDetail): void {
-    if (!this.options.logs) return
+  private printLogs(deployment: Deployment, detail: DeploymentDetail): number {
+    if (!this.options.logs) return 0
     if (!('logs' in detail)) {
       if (!this.permissionWarned) {
         this.permissionWarned = true
@@ -171,11 +193,12 @@ export class Watcher {
           'Build logs are hidden from this token: give it the `read:sensitive` ability to see them here. The deployment is followed all the same.'
         )
       }
-      return
+      return 0
     }
     const lines = this.cursors.get(deployment)!.next(detail.logs)
     deployment.remember(lines)
     this.options.printer.lines(deployment, lines)
+    return lines.length
   }
 
   private flush(deployment: Deployment): void {

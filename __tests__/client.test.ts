@@ -1,0 +1,770 @@
+/**
+ * The Coolify client against the fake Coolify over real HTTP on loopback: what goes on the wire,
+ * what comes back, how failures read, and when requests are repeated.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { CoolifyClient } from '../src/coolify/client.js'
+import type { ClientOptions } from '../src/coolify/client.js'
+import { CoolifyError } from '../src/coolify/errors.js'
+import { startFakeCoolify } from '../test/fake-coolify/index.js'
+import type {
+  FakeApp,
+  FakeCoolify,
+  FakeOptions,
+  Fault,
+  Flavor,
+  RecordedRequest,
+  Scenario
+} from '../test/fake-coolify/index.js'
+
+const TOKEN = 'test-token'
+const API = '/api/v1'
+
+/** Stays in progress for a minute, so it can be cancelled. */
+const LONG: Scenario = {
+  commit: 'c0ffee',
+  steps: [
+    { at: 0, status: 'in_progress', lines: ['Starting deployment.', 'Building.'] },
+    { at: 60_000, status: 'finished' }
+  ]
+}
+const WEB: FakeApp = { uuid: 'webuuid0000000000000000a', name: 'web', scenarios: [LONG] }
+const API_APP: FakeApp = {
+  uuid: 'apiuuid0000000000000000b',
+  name: 'api',
+  tags: ['backend'],
+  previews: [7],
+  scenarios: [LONG]
+}
+
+let fake: FakeCoolify | undefined
+let client: CoolifyClient | undefined
+let retries: string[] = []
+
+afterEach(async () => {
+  await client?.close()
+  await fake?.close()
+  client = fake = undefined
+  retries = []
+})
+
+interface Setup {
+  fake?: FakeOptions
+  client?: Partial<ClientOptions>
+}
+
+/** A fake with WEB and API_APP, and a client for it that retries fast and records its retries. */
+async function setup(options: Setup = {}): Promise<{ fake: FakeCoolify; client: CoolifyClient }> {
+  fake = await startFakeCoolify({ apps: [WEB, API_APP], ...options.fake })
+  client = clientFor(fake.url, options.client)
+  return { fake, client }
+}
+
+function clientFor(url: string, options: Partial<ClientOptions> = {}): CoolifyClient {
+  return new CoolifyClient({
+    apiUrl: `${url}${API}`,
+    token: TOKEN,
+    requestTimeoutMs: 5000,
+    onRetry: message => retries.push(message),
+    ...options,
+    retry: { baseDelayMs: 10, maxDelayMs: 50, ...options.retry }
+  })
+}
+
+/** The CoolifyError a call fails with, checked for what every such error must be. */
+async function failure(promise: Promise<unknown>): Promise<CoolifyError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected the call to fail')
+    },
+    (e: unknown) => e
+  )
+  expect(error).toBeInstanceOf(CoolifyError)
+  const coolify = error as CoolifyError
+  expect(coolify.message).not.toMatch(/[\r\n]/)
+  expect(coolify.message).not.toContain(TOKEN)
+  return coolify
+}
+
+/** The one request the fake saw. */
+function onlyRequest(): RecordedRequest {
+  expect(fake!.requests).toHaveLength(1)
+  return fake!.requests[0]
+}
+
+function expectRequest(
+  request: RecordedRequest,
+  method: string,
+  path: string,
+  query: Record<string, string> = {}
+): void {
+  expect({ method: request.method, path: request.path, query: request.query }).toEqual({
+    method,
+    path: API + path,
+    query
+  })
+}
+
+const FLAVORS: Record<
+  Flavor,
+  { appStatus: string; idField: string; cancelled: string; cancelMessage: string }
+> = {
+  '4x': {
+    appStatus: 'running:healthy',
+    idField: 'deployment_uuid',
+    cancelled: 'cancelled-by-user',
+    cancelMessage: 'Deployment cancelled successfully.'
+  },
+  seed: {
+    appStatus: 'running',
+    idField: 'uuid',
+    cancelled: 'cancelled',
+    cancelMessage: 'Deployment cancelled.'
+  }
+}
+
+describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor => {
+  const expected = FLAVORS[flavor]
+  const start = (): ReturnType<typeof setup> => setup({ fake: { flavor, abilities: ['root'] } })
+
+  /** Deploys WEB through the fake's own state, and forgets that request. */
+  async function deployed(c: CoolifyClient): Promise<string> {
+    const answer = await c.deploy({ uuids: [WEB.uuid] })
+    fake!.requests.length = 0
+    return answer.deployments![0].deployment_uuid!
+  }
+
+  it('listApplications: GET /applications, parsed', async () => {
+    const { client } = await start()
+    const apps = await client.listApplications()
+    expectRequest(onlyRequest(), 'GET', '/applications')
+    expect(apps.map(a => a.uuid)).toEqual([WEB.uuid, API_APP.uuid])
+    expect(apps[0]).toMatchObject({
+      name: 'web',
+      status: expected.appStatus,
+      // 4.x escapes slashes (`http:\/\/`); parsing undoes it.
+      fqdn: `http://${WEB.uuid}.127.0.0.1.sslip.io`,
+      build_pack: 'dockerfile'
+    })
+  })
+
+  it('getApplication: GET /applications/{uuid}, escaped in the path', async () => {
+    const { client } = await start()
+    const app = await client.getApplication(WEB.uuid)
+    expectRequest(onlyRequest(), 'GET', `/applications/${WEB.uuid}`)
+    expect(app).toMatchObject({ uuid: WEB.uuid, name: 'web', ports_exposes: '3000' })
+    expect(app).not.toHaveProperty('id')
+
+    const error = await failure(client.getApplication('a/b?c'))
+    expect(fake!.requests[1].path).toBe(`${API}/applications/a%2Fb%3Fc`)
+    expect(error.status).toBe(404)
+  })
+
+  it('createApplication: POST /applications/private-deploy-key with a JSON body', async () => {
+    const { fake, client } = await start()
+    const body = {
+      project_uuid: 'p1',
+      server_uuid: 's1',
+      environment_name: 'production',
+      private_key_uuid: 'k1',
+      git_repository: 'git@github.com:acme/shop.git',
+      git_branch: 'main',
+      build_pack: 'dockerfile' as const,
+      ports_exposes: '8080',
+      name: 'shop'
+    }
+    const created = await client.createApplication(body)
+    const request = onlyRequest()
+    expectRequest(request, 'POST', '/applications/private-deploy-key')
+    expect(request.headers['content-type']).toBe('application/json')
+    expect(JSON.parse(request.body)).toEqual(body)
+    expect(created.uuid).toMatch(/^[a-z][a-z0-9]{23}$/)
+    expect(created.domains).toBe(`http://${created.uuid}.127.0.0.1.sslip.io`)
+    expect(await client.getApplication(created.uuid)).toMatchObject({
+      name: 'shop',
+      git_repository: body.git_repository,
+      ports_exposes: '8080'
+    })
+    expect(fake.requests).toHaveLength(2)
+  })
+
+  it('updateApplication: PATCH /applications/{uuid} with only the changed fields', async () => {
+    const { client } = await start()
+    const changes = { domains: 'https://web.example.com', environment_variables: 'A=1\nB=two' }
+    await client.updateApplication(WEB.uuid, changes)
+    const request = onlyRequest()
+    expectRequest(request, 'PATCH', `/applications/${WEB.uuid}`)
+    expect(request.headers['content-type']).toBe('application/json')
+    expect(JSON.parse(request.body)).toEqual(changes)
+    const app = await client.getApplication(WEB.uuid)
+    expect(app.fqdn).toBe('https://web.example.com')
+    expect(app.environment_variables).toEqual([
+      { key: 'A', value: '1', is_secret: false },
+      { key: 'B', value: 'two', is_secret: false }
+    ])
+  })
+
+  it('deleteApplication: DELETE /applications/{uuid}', async () => {
+    const { client } = await start()
+    expect(await client.deleteApplication(WEB.uuid)).toEqual({
+      message: 'Application deletion request queued.'
+    })
+    const request = onlyRequest()
+    expectRequest(request, 'DELETE', `/applications/${WEB.uuid}`)
+    expect(request.body).toBe('')
+    expect((await failure(client.getApplication(WEB.uuid))).status).toBe(404)
+  })
+
+  it('deploy: POST /deploy with uuids in the query string, no body', async () => {
+    const { fake, client } = await start()
+    const answer = await client.deploy({ uuids: [WEB.uuid, API_APP.uuid] })
+    const request = onlyRequest()
+    expectRequest(request, 'POST', '/deploy', { uuid: `${WEB.uuid},${API_APP.uuid}` })
+    expect(request.body).toBe('')
+    expect(request.headers['content-type']).toBeUndefined()
+    const queued = fake.deployments()
+    expect(queued.map(d => d.appUuid)).toEqual([WEB.uuid, API_APP.uuid])
+    expect(answer.deployments).toEqual([
+      {
+        message: 'Application web deployment queued.',
+        resource_uuid: WEB.uuid,
+        deployment_uuid: queued[0].uuid
+      },
+      {
+        message: 'Application api deployment queued.',
+        resource_uuid: API_APP.uuid,
+        deployment_uuid: queued[1].uuid
+      }
+    ])
+    expect(queued.every(d => !d.force)).toBe(true)
+  })
+
+  it('deploy: force=true, pr and tags go in the query string too', async () => {
+    const { fake, client } = await start()
+    await client.deploy({ uuids: [API_APP.uuid], force: true, pr: 7 })
+    expectRequest(fake.requests[0], 'POST', '/deploy', {
+      uuid: API_APP.uuid,
+      force: 'true',
+      pr: '7'
+    })
+    expect(fake.deployments()[0]).toMatchObject({ appUuid: API_APP.uuid, force: true, pr: 7 })
+
+    const byTag = await client.deploy({ tags: ['backend', 'none'] })
+    expectRequest(fake.requests[1], 'POST', '/deploy', { tag: 'backend,none' })
+    expect(byTag.details).toEqual([
+      { resource_uuid: API_APP.uuid, deployment_uuid: fake.deployments()[1].uuid }
+    ])
+  })
+
+  it('listDeployments: GET /deployments/applications/{uuid}?skip=0&take=N', async () => {
+    const { client } = await start()
+    const id = await deployed(client)
+    const history = await client.listDeployments(WEB.uuid, 5)
+    expectRequest(onlyRequest(), 'GET', `/deployments/applications/${WEB.uuid}`, {
+      skip: '0',
+      take: '5'
+    })
+    expect(history.count).toBe(1)
+    expect(history.deployments).toHaveLength(1)
+    expect(history.deployments[0]).toMatchObject({
+      deployment_uuid: id,
+      status: 'in_progress',
+      commit: 'c0ffee'
+    })
+  })
+
+  it('getDeployment: GET /deployments/{uuid}', async () => {
+    const { client } = await start()
+    const id = await deployed(client)
+    const detail = await client.getDeployment(id)
+    expectRequest(onlyRequest(), 'GET', `/deployments/${id}`)
+    expect(detail).toHaveProperty(expected.idField, id)
+    expect(detail.status).toBe('in_progress')
+    expect(detail.finished_at).toBeNull()
+    expect(detail.logs).toContain('Starting deployment.')
+  })
+
+  it('cancelDeployment: POST /deployments/{uuid}/cancel, no body', async () => {
+    const { fake, client } = await start()
+    const id = await deployed(client)
+    const answer = await client.cancelDeployment(id)
+    const request = onlyRequest()
+    expectRequest(request, 'POST', `/deployments/${id}/cancel`)
+    expect(request.body).toBe('')
+    expect(answer).toMatchObject({ message: expected.cancelMessage })
+    expect(fake.deployments()[0].status).toBe(expected.cancelled)
+  })
+})
+
+describe('request headers and parameters', () => {
+  const access = { 'CF-Access-Client-Id': 'id.access', 'CF-Access-Client-Secret': 'shh' }
+
+  it('sends accept, authorization and the extra headers on every request', async () => {
+    const { fake, client } = await setup({
+      fake: { requiredHeaders: access, abilities: ['root'] },
+      client: { headers: access }
+    })
+    await client.listApplications()
+    await client.updateApplication(WEB.uuid, { name: 'renamed' })
+    const { deployments } = await client.deploy({ uuids: [WEB.uuid] })
+    await client.cancelDeployment(deployments![0].deployment_uuid!)
+    expect(fake.requests).toHaveLength(4)
+    for (const request of fake.requests) {
+      expect(request.fault).toBeUndefined()
+      expect(request.headers).toMatchObject({
+        accept: 'application/json',
+        authorization: `Bearer ${TOKEN}`,
+        'cf-access-client-id': 'id.access',
+        'cf-access-client-secret': 'shh'
+      })
+    }
+    expect(fake.requests.map(r => r.headers['content-type'])).toEqual([
+      undefined,
+      'application/json',
+      undefined,
+      undefined
+    ])
+  })
+
+  it.each([
+    { force: false, query: {} },
+    { force: undefined, query: {} },
+    { force: true, query: { force: 'true' } }
+  ])('deploy({force: $force}) sends $query besides the uuid', async ({ force, query }) => {
+    const { fake, client } = await setup()
+    await client.deploy({ uuids: [WEB.uuid], force })
+    expect(onlyRequest().query).toEqual({ uuid: WEB.uuid, ...query })
+    expect(fake.deployments()[0].force).toBe(force === true)
+  })
+
+  it('deploy leaves out empty lists', async () => {
+    const { client } = await setup()
+    await failure(client.deploy({ uuids: [], tags: [] }))
+    expect(onlyRequest().query).toEqual({})
+  })
+})
+
+interface ErrorCase {
+  name: string
+  fake?: FakeOptions
+  client?: Partial<ClientOptions>
+  fault?: Fault
+  call: (client: CoolifyClient) => Promise<unknown>
+  request: string
+  status: number
+  transient?: boolean
+  /** All must match the message. */
+  says: RegExp[]
+  /** None may appear in the message. */
+  hides?: string[]
+}
+
+const list = (c: CoolifyClient): Promise<unknown> => c.listApplications()
+const deployWeb = (c: CoolifyClient): Promise<unknown> => c.deploy({ uuids: [WEB.uuid] })
+const PAGE = '<html><head><title>Just a moment...</title></head><body>SECRET=abc</body></html>'
+
+const ERROR_CASES: ErrorCase[] = [
+  {
+    name: '401 Unauthenticated',
+    client: { token: 'wrong-token-9f8e' },
+    call: list,
+    request: 'GET /applications',
+    status: 401,
+    says: [/401 "Unauthenticated\."/, /token was refused/, /`token`/],
+    hides: ['wrong-token-9f8e']
+  },
+  {
+    name: '400 Invalid token (a token of no team)',
+    client: { token: 'invalid-token-77' },
+    call: list,
+    request: 'GET /applications',
+    status: 400,
+    says: [/400 "Invalid token\."/, /`token`/],
+    hides: ['invalid-token-77', 'docs']
+  },
+  {
+    name: '403 without the deploy ability',
+    fake: { abilities: ['read'] },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 403,
+    says: [/Missing required permissions: deploy/, /lacks the `deploy` ability/]
+  },
+  {
+    name: '403 without the read ability',
+    fake: { abilities: ['deploy'] },
+    call: list,
+    request: 'GET /applications',
+    status: 403,
+    says: [/lacks the `read` ability/]
+  },
+  {
+    name: '403 API disabled',
+    fake: { apiDisabled: true },
+    call: list,
+    request: 'GET /applications',
+    status: 403,
+    says: [/"API is disabled\."/, /enable API access/]
+  },
+  {
+    name: '403 IP not on the allow-list',
+    fake: { ipBlocked: true },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 403,
+    says: [/not allowed to access the API/, /allow-list/]
+  },
+  {
+    name: '404 unknown application',
+    call: c => c.getApplication('nosuchapp'),
+    request: 'GET /applications/nosuchapp',
+    status: 404,
+    says: [/404 "Application not found\."/]
+  },
+  {
+    name: '404 no resources to deploy',
+    call: c => c.deploy({ uuids: ['nosuchapp'] }),
+    request: 'POST /deploy',
+    status: 404,
+    says: [/404 "No resources found\."/]
+  },
+  {
+    name: '405 method refused',
+    fault: {
+      method: 'POST',
+      path: '/deploy',
+      do: { status: 405, body: { message: 'This endpoint has changed to a POST request.' } }
+    },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 405,
+    says: [/405 "This endpoint has changed/, /Coolify 4/]
+  },
+  {
+    name: '422 validation failed',
+    fake: { abilities: ['root'] },
+    call: c => c.updateApplication(WEB.uuid, { name: 'x', fqdn: 'nope' } as never),
+    request: `PATCH /applications/${WEB.uuid}`,
+    status: 422,
+    says: [/422 "Validation failed\."/],
+    hides: ['fqdn', 'not allowed']
+  },
+  {
+    name: '302 to a Cloudflare Access login page',
+    fake: { requiredHeaders: { 'CF-Access-Client-Id': 'id', 'CF-Access-Client-Secret': 's' } },
+    call: list,
+    request: 'GET /applications',
+    status: 302,
+    says: [/302 redirect to fake-team\.cloudflareaccess\.com/, /Cloudflare Access/, /`headers`/],
+    hides: ['redirect_url', 'Sign in', '<']
+  },
+  {
+    name: '403 Cloudflare challenge (cf-mitigated)',
+    fault: { do: { status: 403, headers: { 'cf-mitigated': 'challenge' }, body: PAGE } },
+    call: list,
+    request: 'GET /applications',
+    status: 403,
+    says: [/Cloudflare/, /cf-mitigated: challenge/, /`headers`/],
+    hides: ['Just a moment', 'SECRET=abc', '<']
+  },
+  {
+    name: '502 HTML page from a proxy',
+    fault: { times: Infinity, do: 'html' },
+    call: list,
+    request: 'GET /applications',
+    status: 502,
+    transient: true,
+    says: [/a proxy in front of Coolify answered 502 with an HTML page/, /try again later/],
+    hides: ['nginx', 'Bad Gateway', '<']
+  },
+  {
+    name: '200 with an HTML page',
+    fault: { times: Infinity, do: { status: 200, body: PAGE } },
+    call: list,
+    request: 'GET /applications',
+    status: 200,
+    transient: true,
+    says: [/HTML page \(200\)/, /proxy or login page/],
+    hides: ['Just a moment', 'SECRET=abc', '<']
+  },
+  {
+    name: '500 whose JSON body carries more than a message',
+    fault: {
+      times: Infinity,
+      do: { status: 500, body: { message: 'Server Error', env: 'SECRET=abc' } }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: 500,
+    transient: true,
+    says: [/500 "Server Error"/],
+    hides: ['SECRET=abc', 'env']
+  },
+  {
+    name: '400 whose message runs over several lines',
+    fault: { do: { status: 400, body: { message: 'Bad request.\nSECRET=abc\n' } } },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 400,
+    says: [/400 "Bad request\."$/],
+    hides: ['SECRET=abc']
+  },
+  {
+    name: '400 whose message is not a string',
+    fault: { do: { status: 400, body: { message: { env: 'SECRET=abc' } } } },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 400,
+    says: [/Coolify answered 400$/],
+    hides: ['SECRET=abc']
+  }
+]
+
+describe('errors', () => {
+  it.each(ERROR_CASES)('$name', async c => {
+    const { fake, client } = await setup({
+      fake: c.fake,
+      client: { ...c.client, retry: { attempts: 1 } }
+    })
+    if (c.fault) fake.inject(c.fault)
+    const error = await failure(c.call(client))
+    expect(error.request).toBe(c.request)
+    expect(error.message.startsWith(`${c.request}: `)).toBe(true)
+    expect(error.status).toBe(c.status)
+    expect(error.details.transient).toBe(c.transient ?? false)
+    for (const pattern of c.says) expect(error.message).toMatch(pattern)
+    for (const text of c.hides ?? []) expect(error.message).not.toContain(text)
+    expect(fake.requests).toHaveLength(1)
+  })
+
+  it('keeps long server messages short', async () => {
+    const { fake, client } = await setup()
+    fake.inject({ do: { status: 400, body: { message: 'x'.repeat(5000) } } })
+    const error = await failure(client.deploy({ uuids: [WEB.uuid] }))
+    expect(error.details.serverMessage).toBe(`${'x'.repeat(200)}…`)
+    expect(error.message.length).toBeLessThan(400)
+  })
+
+  it('succeeds once the required Cloudflare Access headers are given', async () => {
+    const access = { 'CF-Access-Client-Id': 'id', 'CF-Access-Client-Secret': 's' }
+    const { client } = await setup({
+      fake: { requiredHeaders: access },
+      client: { headers: access }
+    })
+    expect(await client.listApplications()).toHaveLength(2)
+  })
+})
+
+describe('retries', () => {
+  it.each<{ name: string; fault: Fault['do']; reason: RegExp }>([
+    { name: 'reset', fault: 'reset', reason: /connection to 127\.0\.0\.1:\d+ failed/ },
+    { name: 'html', fault: 'html', reason: /a proxy in front of Coolify answered 502/ },
+    { name: '503', fault: { status: 503, body: 'Service Unavailable' }, reason: /answered 503/ },
+    { name: 'truncate', fault: 'truncate', reason: /the answer \(200\) was cut short/ }
+  ])('a read gets through two $name faults', async ({ fault, reason }) => {
+    const { fake, client } = await setup()
+    fake.inject({ method: 'GET', path: '/applications', times: 2, do: fault })
+    expect((await client.listApplications()).map(a => a.uuid)).toEqual([WEB.uuid, API_APP.uuid])
+    expect(fake.requests.map(r => r.fault)).toEqual([
+      expect.any(String),
+      expect.any(String),
+      undefined
+    ])
+    expect(retries).toHaveLength(2)
+    retries.forEach((line, i) => {
+      expect(line).not.toContain('\n')
+      expect(line).toMatch(reason)
+      expect(line.startsWith('GET /applications: ')).toBe(true)
+      expect(line).toContain(`(attempt ${i + 2} of 8)`)
+    })
+  })
+
+  it('gives up on a hanging request after requestTimeoutMs and tries again', async () => {
+    const { fake, client } = await setup({ client: { requestTimeoutMs: 300 } })
+    fake.inject({ path: `/deployments/applications/${WEB.uuid}`, do: 'hang' })
+    const started = Date.now()
+    const history = await client.listDeployments(WEB.uuid)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280)
+    expect(history).toEqual({ count: 0, deployments: [] })
+    expect(fake.requests.map(r => r.fault)).toEqual(['hang', undefined])
+    expect(retries).toEqual([expect.stringMatching(/did not answer in time/)])
+  })
+
+  it('throws the last error once all attempts have failed', async () => {
+    const { fake, client } = await setup({ client: { retry: { attempts: 3 } } })
+    fake.inject({ do: { status: 503, body: { message: 'Busy' } }, times: 2 })
+    fake.inject({ do: { status: 504, body: { message: 'Too slow' } }, times: Infinity })
+    const error = await failure(client.getApplication(WEB.uuid))
+    expect(error.status).toBe(504)
+    expect(error.message).toContain('"Too slow"')
+    expect(error.details.transient).toBe(true)
+    expect(fake.requests).toHaveLength(3)
+    expect(retries).toHaveLength(2)
+  })
+
+  it('does not repeat a failure that is not transient', async () => {
+    const { fake, client } = await setup()
+    expect((await failure(client.getApplication('nosuchapp'))).details.transient).toBe(false)
+    expect(fake.requests).toHaveLength(1)
+    expect(retries).toEqual([])
+  })
+
+  it('repeats updates, deletes and cancels, which are safe to run twice', async () => {
+    const { fake, client } = await setup({ fake: { abilities: ['root'] } })
+    const { deployments } = await client.deploy({ uuids: [WEB.uuid] })
+    const id = deployments![0].deployment_uuid!
+    fake.inject({ method: 'PATCH', do: 'reset' })
+    fake.inject({ method: 'POST', path: `/deployments/${id}/cancel`, do: 'reset' })
+    fake.inject({ method: 'DELETE', do: { status: 502, body: 'Bad Gateway' } })
+    await client.updateApplication(WEB.uuid, { name: 'renamed' })
+    await client.cancelDeployment(id)
+    await client.deleteApplication(API_APP.uuid)
+    expect(fake.requests.map(r => `${r.method} ${r.fault ?? 'ok'}`)).toEqual([
+      'POST ok',
+      'PATCH reset',
+      'PATCH ok',
+      'POST reset',
+      'POST ok',
+      'DELETE status 502',
+      'DELETE ok'
+    ])
+    expect(retries).toHaveLength(3)
+  })
+
+  it.each<{ name: string; call: (c: CoolifyClient) => Promise<unknown> }>([
+    { name: 'deploy', call: deployWeb },
+    {
+      name: 'createApplication',
+      call: c =>
+        c.createApplication({
+          project_uuid: 'p',
+          server_uuid: 's',
+          environment_name: 'e',
+          private_key_uuid: 'k',
+          git_repository: 'git@github.com:a/b.git',
+          git_branch: 'main',
+          build_pack: 'static',
+          ports_exposes: '80'
+        })
+    }
+  ])('$name is sent once: a reset leaves it unanswered', async ({ call }) => {
+    const { fake, client } = await setup({ fake: { abilities: ['root'] } })
+    fake.inject({ method: 'POST', do: 'reset', times: Infinity })
+    const error = await failure(call(client))
+    expect(onlyRequest().fault).toBe('reset')
+    expect(error.details).toMatchObject({ transient: true, unanswered: true })
+    expect(error.details.unsent).toBeFalsy()
+    expect(error.status).toBeUndefined()
+    expect(retries).toEqual([])
+    expect(fake.deployments()).toEqual([])
+  })
+
+  it('deploy is sent once on a 503 as well', async () => {
+    const { fake, client } = await setup()
+    fake.inject({ path: '/deploy', do: { status: 503, body: { message: 'Busy' } } })
+    const error = await failure(client.deploy({ uuids: [WEB.uuid] }))
+    expect(error.status).toBe(503)
+    expect(error.details.unanswered).toBeFalsy()
+    expect(fake.requests).toHaveLength(1)
+  })
+
+  it('a refused connection is unsent: nothing reached the server', async () => {
+    const closed = await startFakeCoolify()
+    const url = closed.url
+    await closed.close()
+    client = clientFor(url, { retry: { attempts: 3 } })
+
+    const deployError = await failure(client.deploy({ uuids: [WEB.uuid] }))
+    expect(deployError.details).toMatchObject({ transient: true, unanswered: true, unsent: true })
+    expect(deployError.message).toContain(`${new URL(url).host} refused the connection`)
+    expect(retries).toEqual([])
+
+    const readError = await failure(client.listApplications())
+    expect(readError.details.unsent).toBe(true)
+    expect(retries).toHaveLength(2)
+  })
+})
+
+describe('rate limit', () => {
+  it('waits out Retry-After before trying again', async () => {
+    const { fake, client } = await setup()
+    fake.inject({
+      method: 'GET',
+      do: { status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too Many Attempts.' } }
+    })
+    await client.getApplication(WEB.uuid)
+    const [refused, retried] = fake.requests
+    expect(refused.fault).toBe('status 429')
+    expect(retried.fault).toBeUndefined()
+    expect(retried.at - refused.at).toBeGreaterThanOrEqual(990)
+    expect(retries).toEqual([
+      expect.stringMatching(/429 "Too Many Attempts\.": too many requests.* 1s /)
+    ])
+  })
+
+  it('holds other requests until Retry-After has passed too', async () => {
+    const { fake, client } = await setup()
+    fake.inject({
+      path: '/applications',
+      do: { status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too Many Attempts.' } }
+    })
+    const first = client.listApplications()
+    await new Promise(resolve => setTimeout(resolve, 100))
+    await client.getApplication(WEB.uuid)
+    await first
+    const [refused, second] = fake.requests
+    expect(second.path).toBe(`${API}/applications/${WEB.uuid}`)
+    expect(second.at - refused.at).toBeGreaterThanOrEqual(990)
+  })
+
+  it("learns the limit from the server's X-RateLimit-Limit", async () => {
+    const { client } = await setup({ fake: { rateLimit: 120 } })
+    expect(client.gate.limitPerMinute).toBeUndefined()
+    await client.listApplications()
+    expect(client.gate.limitPerMinute).toBe(120)
+  })
+})
+
+describe('abort signal', () => {
+  const stop = new Error('stopped by the test')
+
+  async function abortedAfter(
+    ms: number,
+    call: (signal: AbortSignal) => Promise<unknown>
+  ): Promise<{ error: unknown; elapsed: number }> {
+    const controller = new AbortController()
+    const started = Date.now()
+    setTimeout(() => controller.abort(stop), ms)
+    const error = await call(controller.signal).catch((e: unknown) => e)
+    return { error, elapsed: Date.now() - started }
+  }
+
+  it('ends a retry loop during its backoff', async () => {
+    const { fake, client } = await setup({
+      client: { retry: { baseDelayMs: 10_000, maxDelayMs: 10_000 } }
+    })
+    fake.inject({ do: 'reset', times: Infinity })
+    const { error, elapsed } = await abortedAfter(150, s => client.listApplications(s))
+    expect(error).toBe(stop)
+    expect(elapsed).toBeLessThan(1000)
+    expect(fake.requests).toHaveLength(1)
+    expect(retries).toHaveLength(1)
+  })
+
+  it('ends a request that hangs', async () => {
+    const { fake, client } = await setup({ client: { requestTimeoutMs: 20_000 } })
+    fake.inject({ do: 'hang' })
+    const { error, elapsed } = await abortedAfter(150, s => client.getDeployment('abc', s))
+    expect(error).toBe(stop)
+    expect(elapsed).toBeLessThan(1000)
+    expect(fake.requests).toHaveLength(1)
+    expect(retries).toEqual([])
+  })
+
+  it('sends nothing when already aborted', async () => {
+    const { fake, client } = await setup()
+    const error = await client.listApplications(AbortSignal.abort(stop)).catch((e: unknown) => e)
+    expect(error).toBe(stop)
+    expect(fake.requests).toEqual([])
+  })
+})

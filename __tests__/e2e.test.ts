@@ -1,0 +1,384 @@
+/**
+ * The committed bundle, run as GitHub's runner runs it, against the fake Coolify in both flavors.
+ * Every test asserts the exit code, the outputs, the build log lines as printed, and the requests
+ * Coolify received.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import type { FakeCoolify, FakeOptions, LogLine, Scenario } from '../test/fake-coolify/index.js'
+import { startFakeCoolify } from '../test/fake-coolify/index.js'
+import { buildLogLines, runAction, type RunOptions } from '../test/support/runner.js'
+
+const TOKEN = 'e2e-secret-token-1234'
+const APP = { uuid: 'web0app0uuid0000000001', name: 'web', fqdn: 'https://web.example.com' }
+
+/**
+ * A build whose log lines arrive over time, with a hidden command and a closing line written after
+ * the final status. Like Coolify, each command's output shares the command's batch.
+ */
+function build(outcome: 'finished' | 'failed', closingAt = 60): Scenario {
+  const hidden: LogLine = {
+    output: 'internal: docker inspect',
+    command: 'docker inspect x',
+    hidden: true
+  }
+  const lastLine: LogLine =
+    outcome === 'failed'
+      ? { output: 'npm ERR! build script failed', type: 'stderr', batch: 4 }
+      : { output: 'Rolling update completed.', batch: 4 }
+  const building = { command: 'docker build .', batch: 2 }
+  return {
+    commit: 'abc1234',
+    steps: [
+      { at: 0, status: 'queued' },
+      { at: 40, status: 'in_progress', lines: ['Starting deployment of web.', hidden] },
+      {
+        at: 120,
+        lines: [
+          { output: 'npm ci', ...building },
+          { output: 'added 312 packages', ...building }
+        ]
+      },
+      {
+        at: 260,
+        lines: [
+          { output: 'warning: deprecated', type: 'stderr', batch: 3 },
+          { output: 'npm run build\nbuilt in 2s', batch: 3 }
+        ]
+      },
+      { at: 400, status: outcome, lines: [lastLine] },
+      {
+        at: 400 + closingAt,
+        lines: [{ output: 'Gracefully shutting down build container', batch: 5 }]
+      }
+    ]
+  }
+}
+
+const VISIBLE = [
+  'Starting deployment of web.',
+  '$ docker build .',
+  'npm ci',
+  'added 312 packages',
+  'warning: deprecated',
+  'npm run build',
+  'built in 2s'
+]
+
+let fake: FakeCoolify | undefined
+afterEach(async () => {
+  await fake?.close()
+  fake = undefined
+})
+
+async function start(options: FakeOptions = {}): Promise<FakeCoolify> {
+  fake = await startFakeCoolify({
+    token: TOKEN,
+    rateLimit: 6000,
+    apps: [{ ...APP, scenarios: [build('finished')] }],
+    ...options
+  })
+  return fake
+}
+
+function run(
+  server: FakeCoolify,
+  inputs: Record<string, string> = {},
+  options: Partial<RunOptions> = {}
+) {
+  return runAction({
+    inputs: {
+      'coolify-url': server.url,
+      token: TOKEN,
+      'app-uuid': APP.uuid,
+      'poll-interval': '100ms',
+      timeout: '20s',
+      ...inputs
+    },
+    ...options
+  })
+}
+
+/** What the fake saw, without the method-independent noise. */
+function requests(server: FakeCoolify): string[] {
+  return server.requests.map(request => `${request.method} ${request.path}`)
+}
+
+function expectEveryRequestAuthenticated(server: FakeCoolify): void {
+  for (const request of server.requests) {
+    expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`)
+    expect(request.headers.accept).toBe('application/json')
+  }
+}
+
+/** The token may appear only where the runner is told to mask it. */
+function expectNoSecret(text: string): void {
+  expect(text.replaceAll(`::add-mask::${TOKEN}`, '')).not.toContain(TOKEN)
+}
+
+describe('the bundled action against Coolify 4.x', () => {
+  it('deploys, streams every visible line once and in order, and succeeds', async () => {
+    const server = await start()
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(buildLogLines(result.stdout)).toEqual([
+      ...VISIBLE,
+      'Rolling update completed.',
+      'Gracefully shutting down build container'
+    ])
+    const [deployment] = server.deployments()
+    expect(result.outputs).toMatchObject({
+      'deployment-uuid': deployment.uuid,
+      status: 'finished',
+      url: APP.fqdn
+    })
+    expect(Number(result.outputs.duration)).toBeGreaterThanOrEqual(0)
+    expect(JSON.parse(result.outputs.deployments)).toEqual([
+      {
+        app_uuid: APP.uuid,
+        name: 'web',
+        deployment_uuid: deployment.uuid,
+        status: 'finished',
+        url: APP.fqdn,
+        duration: expect.any(Number),
+        commit: 'abc1234'
+      }
+    ])
+    expect(result.stdout).toContain('::group::Build log of web')
+    expect(result.stdout).not.toContain('internal: docker inspect')
+
+    const deploy = server.requests.find(request => request.path === '/api/v1/deploy')!
+    expect(deploy.method).toBe('POST')
+    expect(deploy.query).toEqual({ uuid: APP.uuid })
+    expect(requests(server)).not.toContain('GET /api/v1/deploy')
+    expect(requests(server)).toContain(`GET /api/v1/deployments/${deployment.uuid}`)
+    expect(requests(server).filter(r => r.startsWith('POST /api/v1/deployments'))).toEqual([])
+    expectEveryRequestAuthenticated(server)
+    expectNoSecret(result.stdout + result.stderr)
+  })
+
+  it('marks stderr lines so they stand out', async () => {
+    const server = await start()
+    const result = await run(server)
+    expect(result.stdout).toContain('\u001b[31mwarning: deprecated\u001b[0m')
+  })
+
+  it('sends force=true only when forcing', async () => {
+    const server = await start()
+    await run(server, { force: 'true' })
+    expect(server.requests.find(request => request.path === '/api/v1/deploy')!.query).toEqual({
+      uuid: APP.uuid,
+      force: 'true'
+    })
+  })
+
+  it('fails on a failed deployment, naming the application, the status and the link', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [build('failed')] }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('failed')
+    expect(buildLogLines(result.stdout)).toEqual([
+      ...VISIBLE,
+      'npm ERR! build script failed',
+      'Gracefully shutting down build container'
+    ])
+    const [deployment] = server.deployments()
+    const error = result.stdout.split('\n').find(line => line.startsWith('::error'))
+    expect(error).toContain('web: deployment failed')
+    expect(error).toContain('title=web%3A deployment failed')
+    expect(error).toContain(`${server.url}/project/`)
+    expect(error).toContain(`/deployment/${deployment.uuid}`)
+  })
+
+  it('fails when the deployment is cancelled in Coolify', async () => {
+    const forever: Scenario = { steps: [{ at: 0, status: 'in_progress', lines: ['building'] }] }
+    const server = await start({ apps: [{ ...APP, scenarios: [forever] }] })
+    let cancelled = false
+    const result = await run(
+      server,
+      {},
+      {
+        onStdout: stdout => {
+          if (cancelled || !buildLogLines(stdout).includes('building')) return
+          cancelled = true
+          const uuid = server.deployments()[0].uuid
+          void fetch(`${server.url}/api/v1/deployments/${uuid}/cancel`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
+          })
+        }
+      }
+    )
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('cancelled')
+    expect(buildLogLines(result.stdout)).toEqual([
+      'building',
+      'Deployment cancelled by user via API.',
+      'Deployment container stopped.'
+    ])
+    expect(result.stdout).toMatch(/::error.*web: deployment cancelled/)
+  })
+
+  it('cancels the deployment when the timeout passes', async () => {
+    const forever: Scenario = { steps: [{ at: 0, status: 'in_progress', lines: ['building'] }] }
+    const server = await start({ apps: [{ ...APP, scenarios: [forever] }] })
+    const result = await run(server, { timeout: '1s' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('timeout')
+    const [deployment] = server.deployments()
+    expect(requests(server)).toContain(`POST /api/v1/deployments/${deployment.uuid}/cancel`)
+    expect(deployment.status).toBe('cancelled-by-user')
+    expect(buildLogLines(result.stdout)).toEqual([
+      'building',
+      'Deployment cancelled by user via API.',
+      'Deployment container stopped.'
+    ])
+    expect(result.stdout).toMatch(/::error.*web: deployment timeout/)
+  })
+
+  it('leaves the deployment running at the timeout when cancel-on-timeout is false', async () => {
+    const forever: Scenario = { steps: [{ at: 0, status: 'in_progress' }] }
+    const server = await start({ apps: [{ ...APP, scenarios: [forever] }] })
+    const result = await run(server, { timeout: '500ms', 'cancel-on-timeout': 'false' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('timeout')
+    expect(requests(server).some(request => request.endsWith('/cancel'))).toBe(false)
+    expect(server.deployments()[0].status).toBe('in_progress')
+  })
+
+  it('follows the deployment under way when Coolify answers with a placeholder uuid', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
+    // Another run already queued this commit.
+    await fetch(`${server.url}/api/v1/deploy?uuid=${APP.uuid}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
+    })
+    const [real] = server.deployments()
+    const result = await run(server)
+
+    expect(server.deployments()).toHaveLength(1)
+    expect(result.code).toBe(0)
+    expect(result.outputs['deployment-uuid']).toBe(real.uuid)
+    expect(result.outputs.status).toBe('finished')
+    expect(requests(server)).toContain(`GET /api/v1/deployments/applications/${APP.uuid}`)
+    expect(buildLogLines(result.stdout)).toEqual([
+      ...VISIBLE,
+      'Rolling update completed.',
+      'Gracefully shutting down build container'
+    ])
+  })
+
+  it('names the uuid Coolify does not know', async () => {
+    const server = await start()
+    const result = await run(server, { 'app-uuid': 'nosuchapp' })
+
+    expect(result.code).toBe(1)
+    const error = result.stdout.split('\n').filter(line => line.startsWith('::error'))
+    expect(error).toHaveLength(1)
+    expect(error[0]).toContain('"nosuchapp"')
+    expect(error[0]).toContain('`app-uuid`')
+    expect(result.stderr).toBe('')
+  })
+
+  it('says to check the token when Coolify refuses it', async () => {
+    const server = await start()
+    const result = await run(server, { token: 'wrong-token-value' })
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(
+      /::error::POST \/deploy: Coolify answered 401 "Unauthenticated.".*`token`/
+    )
+    expect(result.stdout.replaceAll('::add-mask::wrong-token-value', '')).not.toContain(
+      'wrong-token-value'
+    )
+    expect(server.deployments()).toHaveLength(0)
+  })
+
+  it('names the ability the token lacks', async () => {
+    const server = await start({ abilities: ['read'] })
+    const result = await run(server)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/::error::.*lacks the `deploy` ability/)
+  })
+
+  it('follows the deployment without logs when the token cannot read them, and says why once', async () => {
+    const server = await start({ abilities: ['deploy', 'read'] })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(buildLogLines(result.stdout)).toEqual([])
+    expect(result.stdout.match(/::warning::.*`read:sensitive`/g)).toHaveLength(1)
+  })
+
+  it('prints hidden entries with debug-logs', async () => {
+    const server = await start()
+    const result = await run(server, { 'debug-logs': 'true' })
+    expect(buildLogLines(result.stdout)).toContain('internal: docker inspect')
+    expect(buildLogLines(result.stdout)).toContain('$ docker inspect x')
+  })
+
+  it('prints no build log with logs: false', async () => {
+    const server = await start()
+    const result = await run(server, { logs: 'false' })
+    expect(result.code).toBe(0)
+    expect(buildLogLines(result.stdout)).toEqual([])
+  })
+
+  it('returns at once with wait: false', async () => {
+    const server = await start()
+    const result = await run(server, { wait: 'false' })
+
+    expect(result.code).toBe(0)
+    const [deployment] = server.deployments()
+    expect(result.outputs).toMatchObject({
+      status: 'queued',
+      'deployment-uuid': deployment.uuid,
+      url: APP.fqdn
+    })
+    expect(requests(server)).not.toContain(`GET /api/v1/deployments/${deployment.uuid}`)
+    expect(result.state['pending-deployments'] ?? '[]').toBe('[]')
+  })
+
+  it('refuses a bad input with one line and no request', async () => {
+    const server = await start()
+    const result = await run(server, { timeout: 'forever' })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('::error::Input `timeout`: "forever" is not a duration')
+    expect(result.stderr).toBe('')
+    expect(server.requests).toHaveLength(0)
+  })
+})
+
+describe('the bundled action against the contract (seed flavor)', () => {
+  it('deploys and streams the newline-separated log', async () => {
+    const server = await start({ flavor: 'seed' })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(result.outputs['deployment-uuid']).toBe(server.deployments()[0].uuid)
+    expect(buildLogLines(result.stdout)).toEqual([
+      'Starting deployment of web.',
+      'npm ci',
+      'added 312 packages',
+      'warning: deprecated',
+      'npm run build',
+      'built in 2s',
+      'Rolling update completed.',
+      'Gracefully shutting down build container'
+    ])
+  })
+
+  it('reports a cancelled deployment by its contract spelling', async () => {
+    const forever: Scenario = { steps: [{ at: 0, status: 'in_progress', lines: ['building'] }] }
+    const server = await start({ flavor: 'seed', apps: [{ ...APP, scenarios: [forever] }] })
+    const result = await run(server, { timeout: '800ms' })
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('timeout')
+    expect(server.deployments()[0].status).toBe('cancelled')
+  })
+})

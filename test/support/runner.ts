@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { findNode24 } from './node24.js'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+/** Also right when this file runs compiled from .build/test/support. */
+const PROJECT = ROOT.endsWith('.build') ? dirname(ROOT) : ROOT
+const ENTRIES = { main: join(PROJECT, 'dist/index.js'), post: join(PROJECT, 'dist/post/index.js') }
+
+export interface RunOptions {
+  entry?: 'main' | 'post'
+  /** By action.yml name; turned into INPUT_* variables the way the runner does. */
+  inputs: Record<string, string>
+  /** Saved state from the main step, given to the post step as STATE_* variables. */
+  state?: Record<string, string>
+  env?: Record<string, string>
+  /** Also copy the child's output to this process's, as it comes. */
+  live?: boolean
+  /** Called with everything printed so far, on each chunk: to send a signal at the right moment. */
+  onStdout?: (stdout: string, child: ChildProcess) => void
+  /** Kill the child after this long; a test must never hang. */
+  killAfterMs?: number
+}
+
+export interface RunResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  outputs: Record<string, string>
+  state: Record<string, string>
+  summary: string
+}
+
+/**
+ * Runs the committed bundle as GitHub's runner does: `node dist/index.js` on Node 24 from a
+ * workspace outside the project, inputs in INPUT_* variables (upper-cased, hyphens kept), and
+ * files for outputs, state and the job summary.
+ */
+export async function runAction(options: RunOptions): Promise<RunResult> {
+  const workspace = mkdtempSync(join(tmpdir(), 'coolify-action-'))
+  const files = {
+    GITHUB_OUTPUT: join(workspace, 'output'),
+    GITHUB_STATE: join(workspace, 'state'),
+    GITHUB_STEP_SUMMARY: join(workspace, 'summary.md'),
+    GITHUB_ENV: join(workspace, 'env'),
+    GITHUB_PATH: join(workspace, 'path')
+  }
+  for (const file of Object.values(files)) writeFileSync(file, '')
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? workspace,
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    GITHUB_WORKSPACE: workspace,
+    RUNNER_TEMP: workspace,
+    GITHUB_REPOSITORY: 'octo/app',
+    GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_RUN_ID: '42',
+    ...files,
+    ...options.env
+  }
+  for (const [name, value] of Object.entries(options.inputs))
+    env[`INPUT_${name.toUpperCase()}`] = value
+  for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value
+
+  const child = spawn(findNode24(), [ENTRIES[options.entry ?? 'main']], {
+    cwd: workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+    if (options.live) process.stdout.write(chunk)
+    options.onStdout?.(stdout, child)
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+    if (options.live) process.stderr.write(chunk)
+  })
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000)
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(done =>
+    child.on('close', (exitCode, exitSignal) => done([exitCode, exitSignal]))
+  )
+  clearTimeout(killer)
+  return {
+    code,
+    signal,
+    stdout,
+    stderr,
+    outputs: readFileCommands(files.GITHUB_OUTPUT),
+    state: readFileCommands(files.GITHUB_STATE),
+    summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
+  }
+}
+
+/** `name<<DELIMITER` … `DELIMITER` blocks, as @actions/core writes them; the last value wins. */
+export function readFileCommands(path: string): Record<string, string> {
+  const values: Record<string, string> = {}
+  const lines = readFileSync(path, 'utf8').split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const match = /^([^<]+)<<(.+)$/.exec(lines[i])
+    if (!match) continue
+    const end = lines.indexOf(match[2], i + 1)
+    values[match[1]] = lines.slice(i + 1, end).join('\n')
+    i = end
+  }
+  return values
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g
+
+/**
+ * The build log lines as a reader sees them: what was printed between `stop-commands` markers,
+ * without colors. Prefixes (`name | `) are kept.
+ */
+export function buildLogLines(stdout: string): string[] {
+  const lines: string[] = []
+  let endMarker: string | undefined
+  for (const line of stdout.split('\n')) {
+    if (endMarker === undefined) {
+      const start = /^::stop-commands::(.+)$/.exec(line)
+      if (start) endMarker = `::${start[1]}::`
+    } else if (line === endMarker) {
+      endMarker = undefined
+    } else {
+      lines.push(line.replace(ANSI, ''))
+    }
+  }
+  return lines
+}
