@@ -17,7 +17,7 @@ export interface RunOptions {
   /** Saved state from the main step, given to the post step as STATE_* variables. */
   state?: Record<string, string>
   env?: Record<string, string>
-  /** Also copy the child's output to this process's, as it comes. */
+  /** Also show the child's output, as it comes (stdout as a GitHub job log shows it). */
   live?: boolean
   /** Called with everything printed so far, on each chunk: to send a signal at the right moment. */
   onStdout?: (stdout: string, child: ChildProcess) => void
@@ -75,9 +75,10 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   })
   let stdout = ''
   let stderr = ''
+  const show = createGitHubView(text => process.stdout.write(text))
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk
-    if (options.live) process.stdout.write(chunk)
+    if (options.live) show(chunk)
     options.onStdout?.(stdout, child)
   })
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -114,6 +115,7 @@ export function readFileCommands(path: string): Record<string, string> {
   return values
 }
 
+// eslint-disable-next-line no-control-regex -- ANSI color codes start with ESC
 const ANSI = /\u001b\[[0-9;]*m/g
 
 /**
@@ -134,4 +136,51 @@ export function buildLogLines(stdout: string): string[] {
     }
   }
   return lines
+}
+
+/**
+ * Shows output as a GitHub job log would: workflow commands become what the runner makes of them
+ * (group headers, annotations) or disappear (masks, stop-commands markers). Fed chunks as they
+ * come; whole lines only.
+ */
+export function createGitHubView(write: (text: string) => void): (chunk: string) => void {
+  let partial = ''
+  let stoppedUntil: string | undefined
+  return chunk => {
+    const lines = (partial + chunk).split('\n')
+    partial = lines.pop() ?? ''
+    let text = ''
+    for (const line of lines) {
+      if (stoppedUntil !== undefined) {
+        if (line === stoppedUntil) stoppedUntil = undefined
+        else text += `${line}\n`
+        continue
+      }
+      const command = /^::([a-z-]+)(?: ([^:]*))?::(.*)$/.exec(line)
+      if (!command) {
+        text += `${line}\n`
+        continue
+      }
+      const [, name, properties, message] = command
+      if (name === 'stop-commands') stoppedUntil = `::${message}::`
+      else if (name === 'group') text += `\u001b[1m▼ ${message}\u001b[0m\n`
+      else if (name === 'error')
+        text += `\u001b[31mError: ${decode(properties, message)}\u001b[0m\n`
+      else if (name === 'warning')
+        text += `\u001b[33mWarning: ${decode(properties, message)}\u001b[0m\n`
+    }
+    if (text) write(text)
+  }
+}
+
+function decode(properties: string | undefined, message: string): string {
+  const unescape = (value: string) =>
+    value
+      .replaceAll('%0A', '\n')
+      .replaceAll('%0D', '\r')
+      .replaceAll('%3A', ':')
+      .replaceAll('%2C', ',')
+      .replaceAll('%25', '%')
+  const title = /title=([^,]*)/.exec(properties ?? '')?.[1]
+  return title ? `${unescape(title)}\n${unescape(message)}` : unescape(message)
 }
