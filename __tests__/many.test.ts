@@ -1,0 +1,231 @@
+/**
+ * Several deployments in one step, through the committed bundle: uuid lists, tags, services,
+ * skipped uuids and pull request previews.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import type { FakeApp, FakeCoolify, FakeOptions } from '../test/fake-coolify/index.js'
+import { startFakeCoolify } from '../test/fake-coolify/index.js'
+import { timedBuild } from '../test/support/builds.js'
+import { buildLogLines, runAction } from '../test/support/runner.js'
+
+const TOKEN = 'many-apps-token-5678'
+
+let fake: FakeCoolify | undefined
+afterEach(async () => {
+  await fake?.close()
+  fake = undefined
+})
+
+interface AppPlan {
+  name: string
+  durationMs: number
+  outcome?: 'finished' | 'failed'
+}
+
+function uuidOf(name: string): string {
+  return `${name}uuid`.padEnd(24, '0')
+}
+
+/** Fake apps from plans, and the lines each must print. */
+function plan(apps: AppPlan[]): { apps: FakeApp[]; visible: Map<string, string[]> } {
+  const visible = new Map<string, string[]>()
+  const fakeApps = apps.map(app => {
+    const build = timedBuild(app.name, app)
+    visible.set(app.name, build.visible)
+    return {
+      uuid: uuidOf(app.name),
+      name: app.name,
+      fqdn: `https://${app.name}.example.com`,
+      scenarios: [build.scenario]
+    }
+  })
+  return { apps: fakeApps, visible }
+}
+
+async function start(options: FakeOptions): Promise<FakeCoolify> {
+  fake = await startFakeCoolify({ token: TOKEN, rateLimit: 6000, ...options })
+  return fake
+}
+
+function run(server: FakeCoolify, inputs: Record<string, string>) {
+  return runAction({
+    inputs: {
+      'coolify-url': server.url,
+      token: TOKEN,
+      'poll-interval': '100ms',
+      timeout: '60s',
+      ...inputs
+    }
+  })
+}
+
+/** Each application's lines, as printed with its name in front, in the order printed. */
+function linesByApp(stdout: string): Map<string, string[]> {
+  const byApp = new Map<string, string[]>()
+  for (const line of buildLogLines(stdout)) {
+    const match = /^(\S+) \| (.*)$/.exec(line)
+    if (!match) throw new Error(`a line without its application's name: ${line}`)
+    byApp.set(match[1], [...(byApp.get(match[1]) ?? []), match[2]])
+  }
+  return byApp
+}
+
+function records(outputs: Record<string, string>): Array<Record<string, unknown>> {
+  return JSON.parse(outputs.deployments)
+}
+
+describe('several applications in one step', () => {
+  it('follows two at once and fails naming the one that failed', async () => {
+    const { apps, visible } = plan([
+      { name: 'api', durationMs: 900 },
+      { name: 'worker', durationMs: 400, outcome: 'failed' }
+    ])
+    const server = await start({ apps })
+    const result = await run(server, { 'app-uuid': `${uuidOf('api')},${uuidOf('worker')}` })
+
+    expect(result.code).toBe(1)
+    expect(server.requests.filter(request => request.path === '/api/v1/deploy')).toHaveLength(1)
+    expect(server.requests.find(request => request.path === '/api/v1/deploy')!.query.uuid).toBe(
+      `${uuidOf('api')},${uuidOf('worker')}`
+    )
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    expect(result.outputs.status).toBe('failed')
+    expect(records(result.outputs).map(record => [record.name, record.status])).toEqual([
+      ['api', 'finished'],
+      ['worker', 'failed']
+    ])
+    const errors = result.stdout.split('\n').filter(line => line.startsWith('::error'))
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toContain('worker: deployment failed')
+  })
+
+  it('follows five side by side rather than one after another', async () => {
+    const { apps, visible } = plan(
+      [300, 1200, 500, 900, 700].map((durationMs, i) => ({ name: `app${i}`, durationMs }))
+    )
+    const server = await start({ apps })
+    const result = await run(server, { 'app-uuid': apps.map(app => app.uuid).join(' ') })
+
+    expect(result.code).toBe(0)
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    // Every deployment was read before the first one ended: they were followed at once.
+    const firstEnd = Math.min(...server.deployments().map(d => d.createdAt + 300))
+    for (const deployment of server.deployments()) {
+      const firstRead = server.requests.find(
+        request => request.path === `/api/v1/deployments/${deployment.uuid}`
+      )
+      expect(firstRead!.at).toBeLessThan(firstEnd)
+    }
+    expect(records(result.outputs).every(record => record.status === 'finished')).toBe(true)
+  })
+
+  it('follows twenty within the default rate limit', async () => {
+    const { apps, visible } = plan(
+      Array.from({ length: 20 }, (_, i) => ({
+        name: `svc${i}`,
+        durationMs: 400 + i * 50,
+        outcome: i === 7 ? ('failed' as const) : ('finished' as const)
+      }))
+    )
+    // Coolify's default: 200 requests a minute for all of a user's tokens.
+    const server = await start({ apps, rateLimit: 200 })
+    const result = await run(server, { 'app-uuid': apps.map(app => app.uuid).join('\n') })
+
+    expect(result.code).toBe(1)
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    expect(records(result.outputs)).toHaveLength(20)
+    expect(
+      records(result.outputs)
+        .filter(record => record.status === 'failed')
+        .map(record => record.name)
+    ).toEqual(['svc7'])
+    // Half the budget at most, so other clients of the same user keep theirs.
+    expect(server.requests.length).toBeLessThanOrEqual(100)
+  }, 60_000)
+
+  it('deploys by tag, reporting a tagged service as started', async () => {
+    const { apps, visible } = plan([
+      { name: 'front', durationMs: 300 },
+      { name: 'back', durationMs: 500 }
+    ])
+    const tagged = apps.map(app => ({ ...app, tags: ['prod'] }))
+    const redis: FakeApp = { uuid: uuidOf('redis'), name: 'redis', kind: 'service', tags: ['prod'] }
+    const server = await start({ apps: [...tagged, redis] })
+    const result = await run(server, { tag: 'prod' })
+
+    expect(result.code).toBe(0)
+    expect(server.requests.find(request => request.path === '/api/v1/deploy')!.query).toEqual({
+      tag: 'prod'
+    })
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    expect(records(result.outputs).map(record => [record.name, record.status])).toEqual([
+      ['front', 'finished'],
+      ['back', 'finished'],
+      ['redis', 'started']
+    ])
+    expect(result.outputs.status).toBe('finished')
+  })
+
+  it('reports a service in the uuid list as started, not failed', async () => {
+    const { apps } = plan([{ name: 'web', durationMs: 300 }])
+    const db: FakeApp = { uuid: uuidOf('db'), name: 'db', kind: 'database' }
+    const server = await start({ apps: [...apps, db] })
+    const result = await run(server, { 'app-uuid': `${uuidOf('web')},${uuidOf('db')}` })
+
+    expect(result.code).toBe(0)
+    expect(
+      records(result.outputs).map(record => [record.name, record.status, record.deployment_uuid])
+    ).toEqual([
+      ['web', 'finished', server.deployments()[0].uuid],
+      ['db', 'started', null]
+    ])
+  })
+
+  it('fails naming a uuid Coolify skipped', async () => {
+    const { apps } = plan([{ name: 'web', durationMs: 300 }])
+    const server = await start({ apps })
+    const result = await run(server, { 'app-uuid': `${uuidOf('web')},ghostuuid` })
+
+    expect(result.code).toBe(1)
+    const errors = result.stdout.split('\n').filter(line => line.startsWith('::error'))
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toContain('ghostuuid')
+    expect(errors[0]).toContain('skipped')
+    expect(records(result.outputs).find(record => record.app_uuid === uuidOf('web'))!.status).toBe(
+      'finished'
+    )
+  })
+
+  it('fails naming an application the token may not deploy', async () => {
+    const { apps } = plan([{ name: 'web', durationMs: 300 }])
+    const server = await start({ apps: [{ ...apps[0], unauthorized: true }] })
+    const result = await run(server, { 'app-uuid': uuidOf('web') })
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/::error.*Unauthorized to deploy this application\./)
+  })
+})
+
+describe('pull request previews', () => {
+  it('deploys the preview of the pull request', async () => {
+    const { apps } = plan([{ name: 'web', durationMs: 300 }])
+    const server = await start({ apps: [{ ...apps[0], previews: [7] }] })
+    const result = await run(server, { 'app-uuid': uuidOf('web'), pr: '7' })
+
+    expect(result.code).toBe(0)
+    expect(server.requests.find(request => request.path === '/api/v1/deploy')!.query).toEqual({
+      uuid: uuidOf('web'),
+      pr: '7'
+    })
+    expect(server.deployments()[0].pr).toBe(7)
+  })
+
+  it('fails naming the pull request Coolify has no preview for', async () => {
+    const { apps } = plan([{ name: 'web', durationMs: 300 }])
+    const server = await start({ apps })
+    const result = await run(server, { 'app-uuid': uuidOf('web'), pr: '9' })
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/::error.*Pull request 9 not found for this resource\./)
+  })
+})
