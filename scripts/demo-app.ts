@@ -1,0 +1,87 @@
+/** The application the demo and the workflow's self-test deploy: a Node app's build as Coolify logs it. */
+import type { FakeApp, LogLine, Step } from '../test/fake-coolify/index.js'
+
+export const DEMO_TOKEN = 'demo-token'
+export const DEMO_APP_UUID = 'k4sws0c8wg4oc0k0gkgg08kk'
+
+/** A Node app's build as Coolify logs it, spread over about eight seconds. */
+function nodeAppBuild(): Step[] {
+  const docker = (output: string, batch: number, type: LogLine['type'] = 'stdout'): LogLine => ({
+    output,
+    type,
+    command: 'docker build --network host -t web:abc1234 .',
+    batch
+  })
+  return [
+    { at: 0, status: 'queued' },
+    {
+      at: 800,
+      status: 'in_progress',
+      lines: [
+        'Starting deployment of octo/web:main to localhost.',
+        {
+          output: 'docker inspect coolify-helper',
+          command: 'docker inspect coolify-helper',
+          hidden: true,
+          batch: 1
+        },
+        'Preparing container with helper image: ghcr.io/coollabsio/coolify-helper:latest.'
+      ]
+    },
+    {
+      at: 1600,
+      lines: [
+        { output: 'Importing octo/web:main (commit sha abc1234) to /artifacts/abc.', batch: 2 }
+      ]
+    },
+    {
+      at: 2400,
+      lines: [
+        docker('#1 [internal] load build definition from Dockerfile', 3),
+        docker('#2 [1/5] FROM docker.io/library/node:24-alpine', 3)
+      ]
+    },
+    {
+      at: 3200,
+      lines: [docker('#3 [2/5] COPY package*.json ./', 3), docker('#4 [3/5] RUN npm ci', 3)]
+    },
+    {
+      at: 4000,
+      lines: [
+        docker('npm warn deprecated inflight@1.0.6: This module is not supported', 3, 'stderr'),
+        docker('added 412 packages in 6s', 3)
+      ]
+    },
+    {
+      at: 4800,
+      lines: [
+        docker('#5 [4/5] RUN npm run build', 3),
+        docker('vite v7.1.0 building for production...', 3),
+        docker('✓ 214 modules transformed.', 3)
+      ]
+    },
+    {
+      at: 5600,
+      lines: [
+        docker('#6 exporting to image', 3),
+        { output: 'Building docker image completed.', batch: 4 }
+      ]
+    },
+    {
+      at: 6400,
+      lines: [
+        { output: 'Rolling update started.', batch: 5 },
+        { output: 'New container started.', batch: 5 }
+      ]
+    },
+    { at: 7200, status: 'finished', lines: [{ output: 'Rolling update completed.', batch: 6 }] },
+    { at: 7600, lines: [{ output: 'Gracefully shutting down build container: abc', batch: 7 }] }
+  ]
+}
+
+export const DEMO_APP: FakeApp = {
+  uuid: DEMO_APP_UUID,
+  name: 'web',
+  fqdn: 'https://web.example.com',
+  scenarios: [{ commit: 'abc1234', steps: nodeAppBuild() }]
+}
