@@ -63,17 +63,16 @@ export class Watcher {
     ])
     await Promise.all(this.running.map(deployment => this.follow(deployment, untilDeadline)))
     if (signal.aborted) return
-    for (const deployment of this.running) {
-      if (this.options.cancelOnTimeout) {
-        await this.cancel(deployment, 'timeout')
-      } else {
-        deployment.end(
-          'timeout',
-          'still running in Coolify: the wait ended and `cancel-on-timeout` is false'
-        )
-        this.options.printer.end(deployment)
-      }
-    }
+    await Promise.all(this.running.map(deployment => this.timeOut(deployment)))
+  }
+
+  private async timeOut(deployment: Deployment): Promise<void> {
+    if (this.options.cancelOnTimeout) return this.cancel(deployment, 'timeout')
+    deployment.end(
+      'timeout',
+      'it outlasted `timeout` and is still running in Coolify (`cancel-on-timeout` is false)'
+    )
+    this.options.printer.end(deployment)
   }
 
   /**
