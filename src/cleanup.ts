@@ -1,9 +1,9 @@
 import * as core from '@actions/core'
+import { connect } from './coolify/connect.js'
 import { CoolifyError } from './coolify/errors.js'
 import { statusFromCoolify } from './deploy/deployment.js'
 import { describeError } from './errors.js'
 import { readConfig } from './inputs.js'
-import { createClient } from './main.js'
 import { readPending, savePending } from './state.js'
 
 /**
@@ -18,7 +18,7 @@ export async function runPost(): Promise<void> {
   try {
     const config = readConfig(name => core.getInput(name), core.setSecret)
     if (!config.cancelOnAbort) return
-    client = createClient(config)
+    client = connect(config)
     const signal = AbortSignal.timeout(20_000)
     await Promise.all(
       pending.map(async ({ uuid, name }) => {

@@ -1,0 +1,17 @@
+import * as core from '@actions/core'
+import type { Config } from '../inputs.js'
+import { CoolifyClient } from './client.js'
+
+/** The client for the instance and credentials in `config`, with timeouts scaled to its cadence. */
+export function connect(config: Config): CoolifyClient {
+  return new CoolifyClient({
+    apiUrl: config.apiUrl,
+    token: config.token,
+    headers: config.headers,
+    caCertificate: config.caCertificate,
+    // A read that takes ten poll intervals is stuck; but give slow proxies at least five seconds.
+    requestTimeoutMs: Math.min(30_000, Math.max(5000, config.pollIntervalMs * 10)),
+    retry: { baseDelayMs: Math.min(1000, config.pollIntervalMs) },
+    onRetry: message => core.info(message)
+  })
+}

@@ -1,0 +1,51 @@
+import * as core from '@actions/core'
+import { isFailure, type DeploymentView } from '../deploy/deployment.js'
+import type { LogLine } from '../deploy/logs.js'
+
+/** Log lines an annotation carries: enough to show the cause, not a log. */
+const ANNOTATION_LINES = 5
+
+/**
+ * An error annotation per failed deployment: its title names the application and the status, its
+ * message gives the reason, the link and the log lines that tell why.
+ */
+export function annotateFailures(
+  deployments: readonly DeploymentView[],
+  instanceUrl: string
+): void {
+  for (const deployment of deployments) {
+    if (!isFailure(deployment.status)) continue
+    const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES)
+    // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
+    const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text)
+    core.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
+      title: `${deployment.name}: deployment ${deployment.status}`
+    })
+  }
+}
+
+/** One line: the application, the status, why, and where to look in Coolify. */
+function failureLine(deployment: DeploymentView, instanceUrl: string): string {
+  const link =
+    deployment.link ?? (deployment.uuid ? `deployment ${deployment.uuid} on ${instanceUrl}` : '')
+  return `${failureReason(deployment)}${link ? ` — ${link}` : ''}`
+}
+
+/** The application, the status and why. */
+export function failureReason(deployment: DeploymentView): string {
+  const reason = deployment.reason ? `: ${deployment.reason}` : ''
+  return `${deployment.name}: deployment ${deployment.status}${reason}`
+}
+
+/**
+ * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
+ * deployment failed, and the last of the other lines to fill up to `max`; each in log order.
+ */
+export function splitTail(
+  tail: readonly LogLine[],
+  max: number
+): { stderr: LogLine[]; rest: LogLine[] } {
+  const stderr = tail.filter(line => line.kind === 'stderr').slice(-max)
+  const others = tail.filter(line => line.kind !== 'stderr')
+  return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) }
+}

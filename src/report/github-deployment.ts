@@ -1,0 +1,141 @@
+import * as core from '@actions/core'
+import type { getOctokit } from '@actions/github'
+import type { DeploymentView, Status } from '../deploy/deployment.js'
+import { describeError } from '../errors.js'
+import type { Config } from '../inputs.js'
+import { failureReason } from './annotations.js'
+import { worstStatus } from './outputs.js'
+
+type Octokit = ReturnType<typeof getOctokit>
+type Repo = { owner: string; repo: string }
+type State = 'in_progress' | 'success' | 'failure' | 'error'
+
+/** GitHub's outcome for the worst of the deployments; none while Coolify is still at work. */
+const FINAL_STATE: Partial<Record<Status, State>> = {
+  finished: 'success',
+  started: 'success',
+  failed: 'failure',
+  timeout: 'error',
+  cancelled: 'error'
+}
+/** GitHub must never hold up the deploy, nor the runner's grace time when the run is cancelled. */
+const REQUEST_TIMEOUT_MS = 10_000
+/** GitHub's limit on a status description. */
+const DESCRIPTION_LENGTH = 140
+
+/**
+ * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
+ * the repository's Environments, with the app's URL, and in the pull request. Undefined without
+ * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy).
+ * `@actions/github` is loaded only here, so a step without `environment` starts without it.
+ */
+export async function createGitHubDeployment(
+  config: Config
+): Promise<GitHubDeployment | undefined> {
+  const { environment, githubToken, instanceUrl } = config
+  if (!environment) return undefined
+  if (!githubToken) {
+    core.warning(
+      `\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`
+    )
+    return undefined
+  }
+  try {
+    const { context, getOctokit } = await import('@actions/github')
+    const octokit = getOctokit(githubToken)
+    // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
+    const sha: string = context.payload.pull_request?.head?.sha ?? context.sha
+    const { data } = await octokit.rest.repos.createDeployment({
+      ...context.repo,
+      ref: sha,
+      environment,
+      description: 'Deploy with Coolify',
+      auto_merge: false,
+      required_contexts: [],
+      transient_environment: false,
+      request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }
+    })
+    if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
+    core.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
+    return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl)
+  } catch (error) {
+    warn(`record a GitHub deployment in environment "${environment}"`, error)
+    return undefined
+  }
+}
+
+/** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
+export class GitHubDeployment {
+  constructor(
+    private readonly octokit: Octokit,
+    private readonly repo: Repo,
+    private readonly id: number,
+    private readonly instanceUrl: string
+  ) {}
+
+  /** Coolify has taken the deployments on. */
+  async inProgress(): Promise<void> {
+    await this.setState('in_progress', { description: 'Deploying with Coolify' })
+  }
+
+  /**
+   * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
+   * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
+   * status while the deployments still run (`wait: false`, or left running when the run stopped).
+   */
+  async finish(deployments: readonly DeploymentView[], error?: unknown): Promise<void> {
+    if (deployments.length === 0) {
+      const why = error ? describeError(error) : 'Coolify deployed nothing'
+      await this.setState('error', { description: why, log_url: this.instanceUrl })
+      return
+    }
+    const worst = worstStatus(deployments)
+    const state = FINAL_STATE[worst]
+    if (!state) return
+    const subject = deployments.find(deployment => deployment.status === worst)!
+    const log_url = subject.link ?? this.instanceUrl
+    if (state === 'success') {
+      const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl
+      const names = deployments.map(deployment => deployment.name).join(', ')
+      await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url })
+    } else {
+      await this.setState(state, { description: failureReason(subject), log_url })
+    }
+  }
+
+  private async setState(
+    state: State,
+    details: { description: string; log_url?: string; environment_url?: string }
+  ): Promise<void> {
+    try {
+      await this.octokit.rest.repos.createDeploymentStatus({
+        ...this.repo,
+        deployment_id: this.id,
+        state,
+        ...details,
+        description: shorten(details.description),
+        request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }
+      })
+    } catch (error) {
+      warn(`set GitHub deployment ${this.id} to ${state}`, error)
+    }
+  }
+}
+
+/** A warning that says what GitHub answered and, when it refused, the permission it needs. */
+function warn(action: string, error: unknown): void {
+  const { status, response } = error as { status?: number; response?: { data?: unknown } }
+  const message = (response?.data as { message?: unknown } | undefined)?.message
+  const why = response
+    ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+    : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`
+  const hint =
+    status === 403 || status === 404
+      ? ' The job needs `permissions: deployments: write` (or a `github-token` allowed to write deployments).'
+      : ''
+  core.warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`)
+}
+
+function shorten(text: string): string {
+  return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text
+}

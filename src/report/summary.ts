@@ -1,0 +1,86 @@
+import * as core from '@actions/core'
+import { isFailure, type DeploymentView, type Status } from '../deploy/deployment.js'
+import type { LogLine } from '../deploy/logs.js'
+import { formatDuration } from '../duration.js'
+import { splitTail } from './annotations.js'
+
+/** Log lines under a failed deployment: enough to see the cause without opening the log. */
+const SUMMARY_LINES = 20
+
+const MARK: Record<Status, string> = {
+  finished: '✅',
+  failed: '❌',
+  cancelled: '⏹️',
+  timeout: '⏱️',
+  started: '▶️',
+  queued: '⏳',
+  in_progress: '🔄'
+}
+
+/**
+ * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
+ * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
+ * warning: it never changes the step's outcome.
+ */
+export async function writeSummary(
+  deployments: readonly DeploymentView[],
+  instanceUrl: string
+): Promise<void> {
+  try {
+    const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL']
+    core.summary
+      .addHeading(`Deploy to Coolify on ${link(new URL(instanceUrl).host, instanceUrl)}`, 3)
+      .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)])
+    for (const deployment of deployments) {
+      const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES)
+      if (!isFailure(deployment.status) || stderr.length + rest.length === 0) continue
+      core.summary.addDetails(
+        `${escapeHtml(deployment.name)}: the end of its log`,
+        block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest)
+      )
+    }
+    await core.summary.write()
+  } catch (error) {
+    core.warning(
+      `Could not write the job summary: ${error instanceof Error ? error.message : error}`
+    )
+  }
+}
+
+/**
+ * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
+ * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
+ */
+function block(label: string, lines: readonly LogLine[]): string {
+  if (lines.length === 0) return ''
+  const text = lines.map(line => line.text).join('\n')
+  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length))
+  const fence = '`'.repeat(Math.max(3, longestRun + 1))
+  return `\n\n${label}:\n${fence}text\n${text}\n${fence}\n`
+}
+
+function row(deployment: DeploymentView): string[] {
+  const status = `${MARK[deployment.status]} ${deployment.status.replace('_', ' ')}`
+  const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : ''
+  const duration = deployment.durationMs
+  return [
+    escapeHtml(deployment.name),
+    status + reason,
+    duration === undefined ? '—' : formatDuration(duration),
+    deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+    deployment.uuid ? linkOrText(deployment.uuid, deployment.link) : '—',
+    deployment.appUrl ? link(deployment.appUrl, deployment.appUrl) : '—'
+  ]
+}
+
+function linkOrText(text: string, href: string | undefined): string {
+  return href ? link(text, href) : escapeHtml(text)
+}
+
+function link(text: string, href: string): string {
+  return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`)
+}
