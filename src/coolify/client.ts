@@ -163,7 +163,9 @@ export class CoolifyClient {
         return (await this.send(call)) as T
       } catch (error) {
         if (!(error instanceof CoolifyError) || !error.details.transient) throw error
-        if (!call.retry || attempt >= this.retry.attempts || call.signal?.aborted) throw error
+        if (!call.retry || attempt >= this.retry.attempts || call.signal?.aborted) {
+          throw error.afterAttempts(attempt)
+        }
         const delay = backoffDelay(this.retry, attempt, error.details.retryAfterMs)
         this.options.onRetry?.(
           `${error.request}: ${error.reason}; trying again in ${formatDuration(delay)} (attempt ${attempt + 1} of ${this.retry.attempts})`
@@ -224,18 +226,25 @@ export class CoolifyClient {
     }
 
     const json = parseJson(text)
+    const html = json === undefined && looksLikeHtml(text, headerOf('content-type'))
     const serverMessage = messageOf(json)
     if (status < 200 || status >= 300) {
       const described = describeHttpFailure(status, serverMessage, {
         location: headerOf('location'),
         'cf-mitigated': headerOf('cf-mitigated')
       })
-      const fromProxy =
-        json === undefined && status >= 500 && looksLikeHtml(text, headerOf('content-type'))
-      const reason = fromProxy
-        ? `a proxy in front of Coolify answered ${status} with an HTML page`
-        : described.reason
-      throw new CoolifyError(label, reason, described.hint, {
+      // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
+      const page = html && status >= 400 && status !== 429 && !headerOf('cf-mitigated')
+      const reason = !page
+        ? described.reason
+        : status >= 500
+          ? `a proxy in front of Coolify answered ${status} with an HTML page`
+          : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`
+      const hint =
+        page && status < 500
+          ? "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
+          : described.hint
+      throw new CoolifyError(label, reason, hint, {
         status,
         serverMessage,
         transient: described.transient,
@@ -244,19 +253,11 @@ export class CoolifyClient {
     }
     if (json === undefined) {
       // A 2xx that is not JSON is a proxy's page or a body cut short; neither is Coolify's answer.
-      const html = looksLikeHtml(text, headerOf('content-type'))
       const reason = html
         ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
         : `the answer (${status}) was not valid JSON`
-      throw new CoolifyError(
-        label,
-        reason,
-        html ? 'Check `coolify-url` and any access proxy (`headers`)' : '',
-        {
-          status,
-          transient: true
-        }
-      )
+      const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : ''
+      throw new CoolifyError(label, reason, hint, { status, transient: true })
     }
     return json
   }

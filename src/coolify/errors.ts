@@ -34,6 +34,17 @@ export class CoolifyError extends ActionError {
     return this.details.status
   }
 
+  /** The same failure, saying how often it was tried when that was more than once. */
+  afterAttempts(attempts: number): CoolifyError {
+    if (attempts < 2) return this
+    return new CoolifyError(
+      this.request,
+      `${this.reason} (${attempts} attempts)`,
+      this.hint,
+      this.details
+    )
+  }
+
   /** The same failure with a hint that knows the context (which uuid, which input). */
   withHint(hint: string): CoolifyError {
     return new CoolifyError(this.request, this.reason, hint, this.details)

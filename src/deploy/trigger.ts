@@ -85,11 +85,20 @@ async function deployOnce(client: CoolifyClient, options: TriggerOptions): Promi
       return await client.deploy(request)
     } catch (error) {
       if (!(error instanceof CoolifyError)) throw error
-      if (error.status === 404) throw notFound(error, options)
+      // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
+      if (error.status === 404 && error.details.serverMessage !== undefined) {
+        throw notFound(error, options)
+      }
       const wait = retryDelay(error, attempt)
-      if (wait === undefined || Date.now() + wait > options.deadline) throw error
+      if (wait === undefined || Date.now() + wait > options.deadline) {
+        throw error.afterAttempts(attempt)
+      }
+      const status = error.status ?? 0
+      // No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it.
       const mayHaveArrived =
-        (error.details.unanswered && !error.details.unsent) || (error.status ?? 0) >= 500
+        (error.details.unanswered && !error.details.unsent) ||
+        status >= 500 ||
+        (status >= 200 && status < 300)
       if (mayHaveArrived) {
         // Coolify may have acted on it. Follow what it started rather than start a second one;
         // when its history cannot be read, stop here rather than risk that.

@@ -32,7 +32,7 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
   for (const app of options.apps ?? []) store.addApp(app)
   const faults = new Faults()
   const requests: RecordedRequest[] = []
-  const server = await listen(createPipeline(options, store), faults, requests)
+  const server = await listen(createPipeline(options, store), faults, requests, options.tls)
   return {
     url: server.url,
     requests,

@@ -1,5 +1,6 @@
 /** The HTTP side: read and record each request, apply an injected fault or write the reply. */
 import { createServer } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Faults, faultName, statusReply, writeTruncated } from './faults.js'
@@ -14,10 +15,12 @@ export interface Listening {
   close(): Promise<void>
 }
 
-function write(res: ServerResponse, reply: Reply): void {
+/** Writes the reply; returns the size of its body in bytes. */
+function write(res: ServerResponse, reply: Reply): number {
   const body = Buffer.from(reply.body)
   res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length) })
   res.end(body)
+  return body.length
 }
 
 /** Faults name paths relative to /api/v1. */
@@ -30,7 +33,8 @@ function faultPath(path: string): string {
 export async function listen(
   handler: Handler,
   faults: Faults,
-  requests: RecordedRequest[]
+  requests: RecordedRequest[],
+  tls?: { key: string; cert: string }
 ): Promise<Listening> {
   let home = ''
 
@@ -58,7 +62,12 @@ export async function listen(
     }
 
     const fault = faults.take(method, faultPath(url.pathname))
-    if (fault === undefined) return write(res, reply())
+    if (fault === undefined) {
+      const answer = reply()
+      recorded.status = answer.status
+      recorded.responseBytes = write(res, answer)
+      return
+    }
     recorded.fault = faultName(fault)
     if (fault === 'reset') req.socket.resetAndDestroy()
     else if (fault === 'hang')
@@ -68,13 +77,14 @@ export async function listen(
     else write(res, statusReply(fault))
   }
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => respond(req, res, Buffer.concat(chunks).toString('utf8')))
-  })
+  }
+  const server = tls ? createTlsServer(tls, onRequest) : createServer(onRequest)
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  home = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  home = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`
 
   return {
     url: home,

@@ -69,6 +69,9 @@ export interface RecordedRequest {
   at: number
   /** 'reset' | 'hang' | 'truncate' | 'html' | 'status NNN' when a fault answered the request. */
   fault?: string
+  /** Status and body size in bytes of the reply, when the handler answered (no fault). */
+  status?: number
+  responseBytes?: number
 }
 
 export interface FakeOptions {
@@ -82,6 +85,8 @@ export interface FakeOptions {
   requiredHeaders?: Record<string, string>
   apiDisabled?: boolean
   ipBlocked?: boolean
+  /** Serve HTTPS with this PEM key and certificate instead of plain HTTP. */
+  tls?: { key: string; cert: string }
 }
 
 export interface FakeDeployment {
@@ -96,7 +101,7 @@ export interface FakeDeployment {
 }
 
 export interface FakeCoolify {
-  /** 'http://127.0.0.1:PORT' (instance URL, without /api/v1). */
+  /** 'http://127.0.0.1:PORT', or https with `tls` (instance URL, without /api/v1). */
   url: string
   requests: RecordedRequest[]
   /** Current state, computed at call time, in creation order. */

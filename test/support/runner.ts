@@ -23,6 +23,10 @@ export interface RunOptions {
   onStdout?: (stdout: string, child: ChildProcess) => void
   /** Kill the child after this long; a test must never hang. */
   killAfterMs?: number
+  /** Run this script instead of the bundle, in the same environment (the benchmark's reference). */
+  script?: string
+  /** Node options before the script, e.g. `--import` of a preload. */
+  nodeArgs?: string[]
 }
 
 export interface RunResult {
@@ -33,6 +37,9 @@ export interface RunResult {
   outputs: Record<string, string>
   state: Record<string, string>
   summary: string
+  /** Epoch ms just before the spawn, and when the process exited. */
+  startedAt: number
+  exitedAt: number
 }
 
 /**
@@ -68,11 +75,16 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     env[`INPUT_${name.toUpperCase()}`] = value
   for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value
 
-  const child = spawn(findNode24(), [ENTRIES[options.entry ?? 'main']], {
+  const script = options.script ?? ENTRIES[options.entry ?? 'main']
+  const node = findNode24()
+  const startedAt = Date.now()
+  const child = spawn(node, [...(options.nodeArgs ?? []), script], {
     cwd: workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe']
   })
+  let exitedAt = 0
+  child.on('exit', () => (exitedAt = Date.now()))
   let stdout = ''
   let stderr = ''
   const show = createGitHubView(text => process.stdout.write(text))
@@ -97,7 +109,9 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     stderr,
     outputs: readFileCommands(files.GITHUB_OUTPUT),
     state: readFileCommands(files.GITHUB_STATE),
-    summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
+    summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
+    startedAt,
+    exitedAt
   }
 }
 

@@ -1,0 +1,224 @@
+/**
+ * Cancelling a workflow run, as GitHub's runner does it: SIGINT to the main step (SIGTERM 7.5 s
+ * later, SIGKILL 2.5 s after that), then the post step with the state the main step saved. What
+ * the action started in Coolify must not outlive the run.
+ */
+import type { ChildProcess } from 'node:child_process'
+import { describe, expect, it } from '@jest/globals'
+import type { FakeCoolify } from '../test/fake-coolify/index.js'
+import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
+import {
+  actionRequests,
+  fakeCoolifyPerTest,
+  inputsFor,
+  APP,
+  build,
+  endless,
+  errorLines,
+  expectNoSecrets,
+  expectNoStackTrace,
+  requestLines,
+  TOKEN
+} from '../test/support/scenarios.js'
+
+/** The runner's grace time between SIGINT and SIGTERM. */
+const GRACE_MS = 7500
+const PENDING = 'pending-deployments'
+
+const start = fakeCoolifyPerTest(() => ({ apps: [{ ...APP, scenarios: [endless()] }] }))
+
+/** Inputs for an endless build, with a timeout it never reaches: only a signal ends it. */
+const untilSignal = (server: FakeCoolify, extra: Record<string, string> = {}) =>
+  inputsFor(server, { timeout: '30s', ...extra })
+
+/**
+ * Runs the main step and sends `signal` once `when` holds for what it printed; resolves with the
+ * result and how long the step took to exit after the signal.
+ */
+async function runAndSignal(
+  server: FakeCoolify,
+  signal: NodeJS.Signals,
+  when: (stdout: string) => boolean,
+  inputs: Record<string, string> = {},
+  onSignal?: (child: ChildProcess) => void
+): Promise<RunResult & { afterSignalMs: number }> {
+  let sentAt: number | undefined
+  const result = await runAction({
+    inputs: untilSignal(server, inputs),
+    killAfterMs: 20_000,
+    onStdout: (stdout, child) => {
+      if (sentAt !== undefined || !when(stdout)) return
+      sentAt = Date.now()
+      child.kill(signal)
+      onSignal?.(child)
+    }
+  })
+  expect(sentAt).toBeDefined()
+  return { ...result, afterSignalMs: Date.now() - sentAt! }
+}
+
+/** Once the build is under way: its second log line is printed. */
+const building = (stdout: string): boolean => buildLogLines(stdout).includes('building...')
+
+function runPost(server: FakeCoolify, state: Record<string, string>, inputs = {}) {
+  return runAction({ entry: 'post', inputs: untilSignal(server, inputs), state })
+}
+
+function cancels(server: FakeCoolify): string[] {
+  return requestLines(actionRequests(server)).filter(line => line.endsWith('/cancel'))
+}
+
+function expectQuietSuccess(post: RunResult): void {
+  expect(post.code).toBe(0)
+  expect(post.stdout).not.toMatch(/^::(warning|error)/m)
+  expectNoStackTrace(post.stderr)
+  expectNoSecrets(post.stdout + post.stderr, [TOKEN])
+}
+
+/**
+ * Blocks this thread, and with it the fake Coolify that runs on it: the action's request waits
+ * unanswered meanwhile, while the action itself (another process) goes on.
+ */
+function holdThisThread(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+describe('a cancelled workflow run', () => {
+  it('cancels the running deployment on SIGINT and exits within the grace time', async () => {
+    const server = await start()
+    const main = await runAndSignal(server, 'SIGINT', building)
+    const [deployment] = server.deployments()
+
+    expect(main.signal).toBeNull()
+    expect(main.code).not.toBe(0)
+    expect(main.afterSignalMs).toBeLessThan(GRACE_MS)
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
+    expect(deployment.status).toBe('cancelled-by-user')
+    expect(main.stdout).toContain(
+      `The workflow run was cancelled: cancelling web (${deployment.uuid}) in Coolify`
+    )
+    expect(main.outputs.status).toBe('cancelled')
+    // The lines before the cancel and those the cancel wrote, each once.
+    expect(buildLogLines(main.stdout)).toEqual([
+      'Starting deployment of web.',
+      'building...',
+      'Deployment cancelled by user via API.',
+      'Deployment container stopped.'
+    ])
+    expect(errorLines(main.stdout).join('\n')).toContain('The workflow run was cancelled.')
+    expectNoStackTrace(main.stderr)
+    expectNoSecrets(main.stdout + main.stderr, [TOKEN])
+    expect(JSON.parse(main.state[PENDING])).toEqual([])
+
+    // The post step, as the runner runs it after a cancelled main step: nothing is left to do.
+    const before = server.requests.length
+    const post = await runPost(server, main.state)
+    expectQuietSuccess(post)
+    expect(server.requests.slice(before)).toEqual([])
+  })
+
+  it('leaves the cancel to the post step when the main step is killed outright', async () => {
+    const server = await start()
+    const main = await runAndSignal(server, 'SIGKILL', building)
+    const [deployment] = server.deployments()
+
+    expect(main.signal).toBe('SIGKILL')
+    expect(cancels(server)).toEqual([])
+    expect(deployment.status).toBe('in_progress')
+    // Saved the moment it was known, for the post step.
+    expect(JSON.parse(main.state[PENDING])).toEqual([{ uuid: deployment.uuid, name: 'web' }])
+
+    const post = await runPost(server, main.state)
+    expectQuietSuccess(post)
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
+    expect(post.stdout).toContain(`web: cancelled deployment ${deployment.uuid} in Coolify`)
+  })
+
+  it('cancels a deployment whose trigger was under way when SIGINT came', async () => {
+    const server = await start()
+    // SIGINT while POST /deploy waits for its answer; Coolify then starts the deployment.
+    const main = await runAndSignal(
+      server,
+      'SIGINT',
+      stdout => stdout.includes('Deploying '),
+      {},
+      () => holdThisThread(500)
+    )
+    const post = await runPost(server, main.state)
+
+    expect(main.code).not.toBe(0)
+    expect(main.afterSignalMs).toBeLessThan(GRACE_MS)
+    expectQuietSuccess(post)
+    const [deployment] = server.deployments()
+    // Between the two steps, what the run started does not outlive it.
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
+    expect(deployment.status).toBe('cancelled-by-user')
+  })
+
+  it('leaves the deployment running with cancel-on-abort: false, and so does the post step', async () => {
+    const server = await start()
+    const inputs = { 'cancel-on-abort': 'false' }
+    const main = await runAndSignal(server, 'SIGINT', building, inputs)
+
+    expect(main.code).not.toBe(0)
+    expect(main.afterSignalMs).toBeLessThan(GRACE_MS)
+    expect(main.stdout).toMatch(
+      /::warning::Left running in Coolify \(cancel-on-abort is false\): web/
+    )
+    const post = await runPost(server, main.state, inputs)
+    expectQuietSuccess(post)
+    expect(cancels(server)).toEqual([])
+    expect(server.deployments()[0].status).toBe('in_progress')
+  })
+})
+
+describe('the post step after a main step that saw its deployment end', () => {
+  it('does nothing after a finished deployment', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
+    const main = await runAction({ inputs: untilSignal(server) })
+    expect(main.code).toBe(0)
+    expect(JSON.parse(main.state[PENDING])).toEqual([])
+
+    const before = server.requests.length
+    const post = await runPost(server, main.state)
+    expectQuietSuccess(post)
+    expect(server.requests.slice(before)).toEqual([])
+  })
+
+  it('reads a listed deployment that has finished and leaves it alone', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
+    const main = await runAction({ inputs: untilSignal(server) })
+    const [deployment] = server.deployments()
+    // As if the main step was killed after the end but before it cleared its list.
+    const state = { [PENDING]: JSON.stringify([{ uuid: deployment.uuid, name: 'web' }]) }
+
+    const post = await runPost(server, state)
+    expect(main.code).toBe(0)
+    expectQuietSuccess(post)
+    expect(requestLines(actionRequests(server)).slice(-1)).toEqual([
+      `GET /api/v1/deployments/${deployment.uuid}`
+    ])
+    expect(cancels(server)).toEqual([])
+    expect(server.deployments()[0].status).toBe('finished')
+  })
+
+  it('takes 400 "cannot be cancelled" (it ended meanwhile) as done', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
+    await runAction({ inputs: untilSignal(server) })
+    const [deployment] = server.deployments()
+    // The post step reads it still running; by the time its cancel arrives, it has finished.
+    server.inject({
+      method: 'GET',
+      path: `/deployments/${deployment.uuid}`,
+      do: { status: 200, body: { deployment_uuid: deployment.uuid, status: 'in_progress' } }
+    })
+    const state = { [PENDING]: JSON.stringify([{ uuid: deployment.uuid, name: 'web' }]) }
+
+    const post = await runPost(server, state)
+    expectQuietSuccess(post)
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
+    expect(post.stdout).not.toContain('cancelled deployment')
+    expect(server.deployments()[0].status).toBe('finished')
+  })
+})
