@@ -3,104 +3,30 @@
  * Every test asserts the exit code, the outputs, the build log lines as printed, and the requests
  * Coolify received.
  */
-import { afterEach, describe, expect, it } from '@jest/globals'
-import type { FakeCoolify, FakeOptions, LogLine, Scenario } from '../test/fake-coolify/index.js'
-import { startFakeCoolify } from '../test/fake-coolify/index.js'
+import { describe, expect, it } from '@jest/globals'
+import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
+import {
+  APP,
+  build,
+  expectNoSecrets,
+  fakeCoolifyPerTest,
+  FINISHED_LOG,
+  FINISHED_TEXT_LOG,
+  inputsFor,
+  requestLines,
+  TOKEN
+} from '../test/support/scenarios.js'
 import { buildLogLines, runAction, type RunOptions } from '../test/support/runner.js'
 
-const TOKEN = 'e2e-secret-token-1234'
-const APP = { uuid: 'web0app0uuid0000000001', name: 'web', fqdn: 'https://web.example.com' }
-
-/**
- * A build whose log lines arrive over time, with a hidden command and a closing line written after
- * the final status. Like Coolify, each command's output shares the command's batch.
- */
-function build(outcome: 'finished' | 'failed', closingAt = 60): Scenario {
-  const hidden: LogLine = {
-    output: 'internal: docker inspect',
-    command: 'docker inspect x',
-    hidden: true
-  }
-  const lastLine: LogLine =
-    outcome === 'failed'
-      ? { output: 'npm ERR! build script failed', type: 'stderr', batch: 4 }
-      : { output: 'Rolling update completed.', batch: 4 }
-  const building = { command: 'docker build .', batch: 2 }
-  return {
-    commit: 'abc1234',
-    steps: [
-      { at: 0, status: 'queued' },
-      { at: 40, status: 'in_progress', lines: ['Starting deployment of web.', hidden] },
-      {
-        at: 120,
-        lines: [
-          { output: 'npm ci', ...building },
-          { output: 'added 312 packages', ...building }
-        ]
-      },
-      {
-        at: 260,
-        lines: [
-          { output: 'warning: deprecated', type: 'stderr', batch: 3 },
-          { output: 'npm run build\nbuilt in 2s', batch: 3 }
-        ]
-      },
-      { at: 400, status: outcome, lines: [lastLine] },
-      {
-        at: 400 + closingAt,
-        lines: [{ output: 'Gracefully shutting down build container', batch: 5 }]
-      }
-    ]
-  }
-}
-
-const VISIBLE = [
-  'Starting deployment of web.',
-  '$ docker build .',
-  'npm ci',
-  'added 312 packages',
-  'warning: deprecated',
-  'npm run build',
-  'built in 2s'
-]
-
-let fake: FakeCoolify | undefined
-afterEach(async () => {
-  await fake?.close()
-  fake = undefined
-})
-
-async function start(options: FakeOptions = {}): Promise<FakeCoolify> {
-  fake = await startFakeCoolify({
-    token: TOKEN,
-    rateLimit: 6000,
-    apps: [{ ...APP, scenarios: [build('finished')] }],
-    ...options
-  })
-  return fake
-}
+const start = fakeCoolifyPerTest()
+const VISIBLE = FINISHED_LOG.slice(0, 7)
 
 function run(
   server: FakeCoolify,
   inputs: Record<string, string> = {},
   options: Partial<RunOptions> = {}
 ) {
-  return runAction({
-    inputs: {
-      'coolify-url': server.url,
-      token: TOKEN,
-      'app-uuid': APP.uuid,
-      'poll-interval': '100ms',
-      timeout: '20s',
-      ...inputs
-    },
-    ...options
-  })
-}
-
-/** What the fake saw, without the method-independent noise. */
-function requests(server: FakeCoolify): string[] {
-  return server.requests.map(request => `${request.method} ${request.path}`)
+  return runAction({ inputs: inputsFor(server, inputs), ...options })
 }
 
 function expectEveryRequestAuthenticated(server: FakeCoolify): void {
@@ -108,11 +34,6 @@ function expectEveryRequestAuthenticated(server: FakeCoolify): void {
     expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`)
     expect(request.headers.accept).toBe('application/json')
   }
-}
-
-/** The token may appear only where the runner is told to mask it. */
-function expectNoSecret(text: string): void {
-  expect(text.replaceAll(`::add-mask::${TOKEN}`, '')).not.toContain(TOKEN)
 }
 
 describe('the bundled action against Coolify 4.x', () => {
@@ -150,11 +71,13 @@ describe('the bundled action against Coolify 4.x', () => {
     const deploy = server.requests.find(request => request.path === '/api/v1/deploy')!
     expect(deploy.method).toBe('POST')
     expect(deploy.query).toEqual({ uuid: APP.uuid })
-    expect(requests(server)).not.toContain('GET /api/v1/deploy')
-    expect(requests(server)).toContain(`GET /api/v1/deployments/${deployment.uuid}`)
-    expect(requests(server).filter(r => r.startsWith('POST /api/v1/deployments'))).toEqual([])
+    expect(requestLines(server.requests)).not.toContain('GET /api/v1/deploy')
+    expect(requestLines(server.requests)).toContain(`GET /api/v1/deployments/${deployment.uuid}`)
+    expect(
+      requestLines(server.requests).filter(r => r.startsWith('POST /api/v1/deployments'))
+    ).toEqual([])
     expectEveryRequestAuthenticated(server)
-    expectNoSecret(result.stdout + result.stderr)
+    expectNoSecrets(result.stdout + result.stderr, [TOKEN])
   })
 
   it('marks stderr lines so they stand out', async () => {
@@ -228,7 +151,9 @@ describe('the bundled action against Coolify 4.x', () => {
     expect(result.code).toBe(1)
     expect(result.outputs.status).toBe('timeout')
     const [deployment] = server.deployments()
-    expect(requests(server)).toContain(`POST /api/v1/deployments/${deployment.uuid}/cancel`)
+    expect(requestLines(server.requests)).toContain(
+      `POST /api/v1/deployments/${deployment.uuid}/cancel`
+    )
     expect(deployment.status).toBe('cancelled-by-user')
     expect(buildLogLines(result.stdout)).toEqual([
       'building',
@@ -245,7 +170,7 @@ describe('the bundled action against Coolify 4.x', () => {
 
     expect(result.code).toBe(1)
     expect(result.outputs.status).toBe('timeout')
-    expect(requests(server).some(request => request.endsWith('/cancel'))).toBe(false)
+    expect(requestLines(server.requests).some(request => request.endsWith('/cancel'))).toBe(false)
     expect(server.deployments()[0].status).toBe('in_progress')
   })
 
@@ -263,7 +188,9 @@ describe('the bundled action against Coolify 4.x', () => {
     expect(result.code).toBe(0)
     expect(result.outputs['deployment-uuid']).toBe(real.uuid)
     expect(result.outputs.status).toBe('finished')
-    expect(requests(server)).toContain(`GET /api/v1/deployments/applications/${APP.uuid}`)
+    expect(requestLines(server.requests)).toContain(
+      `GET /api/v1/deployments/applications/${APP.uuid}`
+    )
     expect(buildLogLines(result.stdout)).toEqual([
       ...VISIBLE,
       'Rolling update completed.',
@@ -339,7 +266,9 @@ describe('the bundled action against Coolify 4.x', () => {
       'deployment-uuid': deployment.uuid,
       url: APP.fqdn
     })
-    expect(requests(server)).not.toContain(`GET /api/v1/deployments/${deployment.uuid}`)
+    expect(requestLines(server.requests)).not.toContain(
+      `GET /api/v1/deployments/${deployment.uuid}`
+    )
     expect(result.state['pending-deployments'] ?? '[]').toBe('[]')
   })
 
@@ -361,16 +290,7 @@ describe('the bundled action against the contract (seed flavor)', () => {
     expect(result.code).toBe(0)
     expect(result.outputs.status).toBe('finished')
     expect(result.outputs['deployment-uuid']).toBe(server.deployments()[0].uuid)
-    expect(buildLogLines(result.stdout)).toEqual([
-      'Starting deployment of web.',
-      'npm ci',
-      'added 312 packages',
-      'warning: deprecated',
-      'npm run build',
-      'built in 2s',
-      'Rolling update completed.',
-      'Gracefully shutting down build container'
-    ])
+    expect(buildLogLines(result.stdout)).toEqual(FINISHED_TEXT_LOG)
   })
 
   it('reports a cancelled deployment by its contract spelling', async () => {

@@ -2,19 +2,13 @@
  * Several deployments in one step, through the committed bundle: uuid lists, tags, services,
  * skipped uuids and pull request previews.
  */
-import { afterEach, describe, expect, it } from '@jest/globals'
-import type { FakeApp, FakeCoolify, FakeOptions } from '../test/fake-coolify/index.js'
-import { startFakeCoolify } from '../test/fake-coolify/index.js'
+import { describe, expect, it } from '@jest/globals'
+import type { FakeApp, FakeCoolify } from '../test/fake-coolify/index.js'
 import { timedBuild } from '../test/support/builds.js'
 import { buildLogLines, runAction } from '../test/support/runner.js'
+import { fakeCoolifyPerTest, inputsFor } from '../test/support/scenarios.js'
 
-const TOKEN = 'many-apps-token-5678'
-
-let fake: FakeCoolify | undefined
-afterEach(async () => {
-  await fake?.close()
-  fake = undefined
-})
+const start = fakeCoolifyPerTest()
 
 interface AppPlan {
   name: string
@@ -42,21 +36,8 @@ function plan(apps: AppPlan[]): { apps: FakeApp[]; visible: Map<string, string[]
   return { apps: fakeApps, visible }
 }
 
-async function start(options: FakeOptions): Promise<FakeCoolify> {
-  fake = await startFakeCoolify({ token: TOKEN, rateLimit: 6000, ...options })
-  return fake
-}
-
 function run(server: FakeCoolify, inputs: Record<string, string>) {
-  return runAction({
-    inputs: {
-      'coolify-url': server.url,
-      token: TOKEN,
-      'poll-interval': '100ms',
-      timeout: '60s',
-      ...inputs
-    }
-  })
+  return runAction({ inputs: inputsFor(server, { timeout: '60s', ...inputs }) })
 }
 
 /** Each application's lines, as printed with its name in front, in the order printed. */
@@ -151,7 +132,7 @@ describe('several applications in one step', () => {
     const tagged = apps.map(app => ({ ...app, tags: ['prod'] }))
     const redis: FakeApp = { uuid: uuidOf('redis'), name: 'redis', kind: 'service', tags: ['prod'] }
     const server = await start({ apps: [...tagged, redis] })
-    const result = await run(server, { tag: 'prod' })
+    const result = await run(server, { 'app-uuid': '', tag: 'prod' })
 
     expect(result.code).toBe(0)
     expect(server.requests.find(request => request.path === '/api/v1/deploy')!.query).toEqual({
