@@ -387,7 +387,7 @@ describe('settings before the deploy', () => {
 
     expect(result.code).toBe(1)
     const [error] = annotations(result.stdout, 'error')
-    expect(error).toContain('422 "Validation failed."')
+    expect(error).toContain('422 "Validation failed." (invalid: domains)')
     expect(error).toContain('`domains`')
     expect(coolifyRequests(server)).not.toContain('POST /api/v1/deploy')
     expect(server.deployments()).toEqual([])

@@ -236,7 +236,7 @@ export class CoolifyClient {
       // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
       const page = html && status >= 400 && status !== 429 && !headerOf('cf-mitigated')
       const reason = !page
-        ? described.reason
+        ? described.reason + invalidFields(json)
         : status >= 500
           ? `a proxy in front of Coolify answered ${status} with an HTML page`
           : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`
@@ -282,6 +282,16 @@ function messageOf(json: unknown): string | undefined {
   if (typeof message !== 'string') return undefined
   const line = message.split('\n')[0].trim()
   return line.length > 200 ? `${line.slice(0, 200)}…` : line
+}
+
+/**
+ * The fields a validation failure (422) is about. Only their names: the messages may quote the
+ * values sent.
+ */
+function invalidFields(json: unknown): string {
+  const errors = (json as { errors?: unknown } | undefined)?.errors
+  const fields = errors && typeof errors === 'object' ? Object.keys(errors).slice(0, 5) : []
+  return fields.length ? ` (invalid: ${fields.join(', ')})` : ''
 }
 
 function looksLikeHtml(text: string, contentType: string | undefined): boolean {

@@ -53,7 +53,8 @@ export class CoolifyError extends ActionError {
 
 const TOKEN_HINT =
   'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance'
-const ABILITIES = 'deploy and read, plus read:sensitive to see build logs'
+const ABILITIES =
+  'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains` and `env`)'
 
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
 export function describeHttpFailure(
