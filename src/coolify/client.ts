@@ -65,7 +65,10 @@ export class CoolifyClient {
       keepAliveTimeout: 10_000
     })
     this.headers = {
-      ...options.headers,
+      // Lower-cased, so the action's own headers below replace any of the same name.
+      ...Object.fromEntries(
+        Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])
+      ),
       authorization: `Bearer ${options.token}`,
       accept: 'application/json',
       'user-agent': 'deploy-to-coolify-action'
@@ -280,7 +283,7 @@ function parseJson(text: string): unknown {
 function messageOf(json: unknown): string | undefined {
   const message = (json as { message?: unknown } | undefined)?.message
   if (typeof message !== 'string') return undefined
-  const line = message.split('\n')[0].trim()
+  const line = message.split(/[\r\n\u2028\u2029]/)[0].trim()
   return line.length > 200 ? `${line.slice(0, 200)}…` : line
 }
 
