@@ -2,6 +2,8 @@
  * The Coolify client against the fake Coolify over real HTTP on loopback: what goes on the wire,
  * what comes back, how failures read, and when requests are repeated.
  */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { CoolifyClient } from '../src/coolify/client.js'
 import type { ClientOptions } from '../src/coolify/client.js'
@@ -84,6 +86,13 @@ async function failure(promise: Promise<unknown>): Promise<CoolifyError> {
   expect(coolify.message).not.toMatch(/[\r\n]/)
   expect(coolify.message).not.toContain(TOKEN)
   return coolify
+}
+
+/** Polls until `done`, for at most two seconds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done() && waited < 2000; waited += 5) {
+    await new Promise(resolve => setTimeout(resolve, 5))
+  }
 }
 
 /** The one request the fake saw. */
@@ -299,6 +308,15 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
 describe('request headers and parameters', () => {
   const access = { 'CF-Access-Client-Id': 'id.access', 'CF-Access-Client-Secret': 'shh' }
 
+  it('keeps its own accept and authorization over extra headers of the same name', async () => {
+    const { fake, client } = await setup({
+      client: { headers: { Authorization: 'Basic abc', ACCEPT: 'text/html' } }
+    })
+    await client.listApplications()
+    expect(fake.requests[0].headers.authorization).toBe(`Bearer ${TOKEN}`)
+    expect(fake.requests[0].headers.accept).toBe('application/json')
+  })
+
   it('sends accept, authorization and the extra headers on every request', async () => {
     const { fake, client } = await setup({
       fake: { requiredHeaders: access, abilities: ['root'] },
@@ -446,8 +464,9 @@ const ERROR_CASES: ErrorCase[] = [
     call: c => c.updateApplication(WEB.uuid, { name: 'x', fqdn: 'nope' } as never),
     request: `PATCH /applications/${WEB.uuid}`,
     status: 422,
-    says: [/422 "Validation failed\."/],
-    hides: ['fqdn', 'not allowed']
+    // The fields' names, never their messages: those may quote the values sent.
+    says: [/422 "Validation failed\."/, /\(invalid: fqdn\)/],
+    hides: ['not allowed', 'nope']
   },
   {
     name: '302 to a Cloudflare Access login page',
@@ -476,6 +495,17 @@ const ERROR_CASES: ErrorCase[] = [
     transient: true,
     says: [/a proxy in front of Coolify answered 502 with an HTML page/, /try again later/],
     hides: ['nginx', 'Bad Gateway', '<']
+  },
+  {
+    name: '404 HTML page: not the API',
+    fault: {
+      do: { status: 404, body: '<!DOCTYPE html><html><body>404 | Not Found</body></html>' }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: 404,
+    says: [/HTML page \(404\)/, /`coolify-url`/],
+    hides: ['<', 'Not Found']
   },
   {
     name: '200 with an HTML page',
@@ -507,6 +537,15 @@ const ERROR_CASES: ErrorCase[] = [
     request: 'POST /deploy',
     status: 400,
     says: [/400 "Bad request\."$/],
+    hides: ['SECRET=abc']
+  },
+  {
+    name: '400 whose message breaks its line with a carriage return',
+    fault: { do: { status: 400, body: { message: 'Bad\rSECRET=abc' } } },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 400,
+    says: [/400 "Bad"$/],
     hides: ['SECRET=abc']
   },
   {
@@ -597,6 +636,7 @@ describe('retries', () => {
     const error = await failure(client.getApplication(WEB.uuid))
     expect(error.status).toBe(504)
     expect(error.message).toContain('"Too slow"')
+    expect(error.message).toContain('3 attempts')
     expect(error.details.transient).toBe(true)
     expect(fake.requests).toHaveLength(3)
     expect(retries).toHaveLength(2)
@@ -677,11 +717,42 @@ describe('retries', () => {
     const deployError = await failure(client.deploy({ uuids: [WEB.uuid] }))
     expect(deployError.details).toMatchObject({ transient: true, unanswered: true, unsent: true })
     expect(deployError.message).toContain(`${new URL(url).host} refused the connection`)
+    expect(deployError.message).not.toContain('attempts')
     expect(retries).toEqual([])
 
     const readError = await failure(client.listApplications())
     expect(readError.details.unsent).toBe(true)
+    expect(readError.message).toContain('3 attempts')
     expect(retries).toHaveLength(2)
+  })
+})
+
+describe('TLS with a private CA', () => {
+  const fixture = (name: string): string =>
+    readFileSync(fileURLToPath(new URL(`../test/fixtures/tls/${name}`, import.meta.url)), 'utf8')
+  const tls = (): FakeOptions['tls'] => ({
+    key: fixture('server-key.pem'),
+    cert: fixture('server.pem')
+  })
+
+  it('an untrusted certificate is final and unsent, and names `ca-certificate`', async () => {
+    const { fake, client } = await setup({ fake: { tls: tls() } })
+    expect(fake.url).toMatch(/^https:/)
+    const error = await failure(client.listApplications())
+    expect(error.message).toMatch(/the TLS certificate of 127\.0\.0\.1:\d+ is not trusted \(\w+\)/)
+    expect(error.message).toContain('`ca-certificate`')
+    expect(error.details).toMatchObject({ transient: false, unanswered: true, unsent: true })
+    expect(fake.requests).toEqual([])
+    expect(retries).toEqual([])
+  })
+
+  it('trusts the CA given as caCertificate', async () => {
+    const { fake, client } = await setup({
+      fake: { tls: tls() },
+      client: { caCertificate: fixture('ca.pem') }
+    })
+    expect(await client.listApplications()).toHaveLength(2)
+    expect(fake.requests).toHaveLength(1)
   })
 })
 
@@ -709,12 +780,15 @@ describe('rate limit', () => {
       do: { status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too Many Attempts.' } }
     })
     const first = client.listApplications()
-    await new Promise(resolve => setTimeout(resolve, 100))
-    await client.getApplication(WEB.uuid)
-    await first
-    const [refused, second] = fake.requests
-    expect(second.path).toBe(`${API}/applications/${WEB.uuid}`)
-    expect(second.at - refused.at).toBeGreaterThanOrEqual(990)
+    await until(() => retries.length > 0)
+    await Promise.all([first, client.getApplication(WEB.uuid)])
+    const [refused, ...after] = fake.requests
+    expect(refused.fault).toBe('status 429')
+    expect(after.map(r => r.path).sort()).toEqual([
+      `${API}/applications`,
+      `${API}/applications/${WEB.uuid}`
+    ])
+    for (const request of after) expect(request.at - refused.at).toBeGreaterThanOrEqual(990)
   })
 
   it("learns the limit from the server's X-RateLimit-Limit", async () => {
@@ -744,7 +818,7 @@ describe('abort signal', () => {
       client: { retry: { baseDelayMs: 10_000, maxDelayMs: 10_000 } }
     })
     fake.inject({ do: 'reset', times: Infinity })
-    const { error, elapsed } = await abortedAfter(150, s => client.listApplications(s))
+    const { error, elapsed } = await abortedAfter(200, s => client.listApplications(s))
     expect(error).toBe(stop)
     expect(elapsed).toBeLessThan(1000)
     expect(fake.requests).toHaveLength(1)
@@ -754,7 +828,7 @@ describe('abort signal', () => {
   it('ends a request that hangs', async () => {
     const { fake, client } = await setup({ client: { requestTimeoutMs: 20_000 } })
     fake.inject({ do: 'hang' })
-    const { error, elapsed } = await abortedAfter(150, s => client.getDeployment('abc', s))
+    const { error, elapsed } = await abortedAfter(200, s => client.getDeployment('abc', s))
     expect(error).toBe(stop)
     expect(elapsed).toBeLessThan(1000)
     expect(fake.requests).toHaveLength(1)

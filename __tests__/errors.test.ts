@@ -1,0 +1,237 @@
+/** How failures are told: which are worth another attempt, and what the user should do next. */
+import { describe, expect, it } from '@jest/globals'
+import { CoolifyError, describeHttpFailure, describeNetworkFailure } from '../src/coolify/errors.js'
+
+const HOST = 'coolify.example.com'
+
+describe('describeHttpFailure', () => {
+  const http = (
+    status: number,
+    message?: string,
+    headers: Record<string, string | undefined> = {}
+  ): ReturnType<typeof describeHttpFailure> => describeHttpFailure(status, message, headers)
+
+  it.each<{ status: number; message?: string; transient: boolean; hint: RegExp }>([
+    { status: 401, message: 'Unauthenticated.', transient: false, hint: /`token` secret/ },
+    { status: 400, message: 'Invalid token.', transient: false, hint: /`token` secret/ },
+    {
+      status: 403,
+      message: 'Missing required permissions: deploy',
+      transient: false,
+      hint: /lacks the `deploy` ability.*deploy and read/
+    },
+    {
+      status: 403,
+      message: 'Missing required permissions: read',
+      transient: false,
+      hint: /lacks the `read` ability/
+    },
+    {
+      status: 403,
+      message: 'Missing required permission: read:sensitive',
+      transient: false,
+      hint: /lacks the `read:sensitive` ability/
+    },
+    { status: 403, message: 'API is disabled.', transient: false, hint: /enable API access/ },
+    {
+      status: 403,
+      message: 'You are not allowed to access the API.',
+      transient: false,
+      hint: /allow-list/
+    },
+    { status: 403, message: 'Forbidden', transient: false, hint: /one team/ },
+    { status: 403, message: undefined, transient: false, hint: /one team/ },
+    {
+      status: 405,
+      message: 'This endpoint has changed to a POST request.',
+      transient: false,
+      hint: /Coolify 4/
+    },
+    { status: 429, message: 'Too Many Attempts.', transient: true, hint: /rate limit/ },
+    { status: 500, message: 'Server Error', transient: true, hint: /try again later/ },
+    { status: 502, message: undefined, transient: true, hint: /proxy/ },
+    { status: 503, message: undefined, transient: true, hint: /try again later/ },
+    { status: 504, message: undefined, transient: true, hint: /try again later/ }
+  ])('$status, message $message → transient $transient, hint $hint', c => {
+    const { reason, hint, transient } = http(c.status, c.message)
+    expect(transient).toBe(c.transient)
+    expect(hint).toMatch(c.hint)
+    const said = c.message ? `${c.status} "${c.message}"` : `${c.status}`
+    expect(reason.startsWith(`Coolify answered ${said}`)).toBe(true)
+    if (c.status === 401 || c.status === 400) expect(reason).toMatch(/token was refused$/)
+  })
+
+  it.each([
+    { status: 400, message: 'You must provide uuid or tag.' },
+    { status: 404, message: 'Application not found.' },
+    { status: 404, message: undefined },
+    { status: 409, message: 'Conflict' },
+    { status: 422, message: 'Validation failed.' }
+  ])('$status, message $message: final, no hint', ({ status, message }) => {
+    expect(http(status, message)).toEqual({
+      reason: `Coolify answered ${message ? `${status} "${message}"` : status}`,
+      hint: '',
+      transient: false
+    })
+  })
+
+  it('tells a redirect by the host it points to, without its path or query', () => {
+    const location = 'https://team.cloudflareaccess.com/cdn-cgi/access/login/x?redirect_url=%2Fapi'
+    const { reason, hint, transient } = http(302, undefined, { location })
+    expect(reason).toBe("got a 302 redirect to team.cloudflareaccess.com instead of Coolify's API")
+    expect(hint).toMatch(/Cloudflare Access/)
+    expect(hint).toMatch(/`headers`/)
+    expect(hint).toMatch(/CF-Access-Client-Id/)
+    expect(transient).toBe(false)
+  })
+
+  it.each([undefined, '/login', 'not a url'])('a redirect to %p names no host', location => {
+    expect(http(301, undefined, { location }).reason).toBe(
+      "got a 301 redirect instead of Coolify's API"
+    )
+  })
+
+  it('tells a Cloudflare challenge whatever the status', () => {
+    for (const status of [403, 503, 200]) {
+      const { reason, hint, transient } = http(status, undefined, {
+        'cf-mitigated': 'challenge'
+      })
+      expect(reason).toBe(
+        'Cloudflare stopped the request with a challenge (cf-mitigated: challenge)'
+      )
+      expect(hint).toMatch(/WAF skip rule/)
+      expect(hint).toMatch(/`headers`/)
+      expect(transient).toBe(false)
+    }
+  })
+
+  it('is not fooled by a 400 that only mentions a token', () => {
+    expect(http(400, 'The token field is required.').hint).toBe('')
+    expect(http(400, 'INVALID TOKEN').hint).toMatch(/`token`/)
+  })
+})
+
+describe('describeNetworkFailure', () => {
+  const failure = (code: string): Error & { code: string } =>
+    Object.assign(new Error(`failed: ${code}`), { code })
+
+  it.each([
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'CERT_HAS_EXPIRED',
+    'ERR_TLS_CERT_ALTNAME_INVALID'
+  ])('%s: an untrusted certificate is final, and nothing was sent', code => {
+    expect(describeNetworkFailure(failure(code), HOST)).toEqual({
+      reason: `the TLS certificate of ${HOST} is not trusted (${code})`,
+      hint: expect.stringContaining('`ca-certificate`'),
+      transient: false,
+      unsent: true
+    })
+  })
+
+  it.each<{ code: string; reason: string; unsent: boolean }>([
+    { code: 'ECONNREFUSED', reason: `${HOST} refused the connection`, unsent: true },
+    { code: 'ENOTFOUND', reason: `could not resolve ${HOST} (ENOTFOUND)`, unsent: true },
+    { code: 'EAI_AGAIN', reason: `could not resolve ${HOST} (EAI_AGAIN)`, unsent: true },
+    {
+      code: 'UND_ERR_CONNECT_TIMEOUT',
+      reason: `${HOST} did not answer in time (UND_ERR_CONNECT_TIMEOUT)`,
+      unsent: true
+    },
+    {
+      code: 'EHOSTUNREACH',
+      reason: `the connection to ${HOST} failed (EHOSTUNREACH)`,
+      unsent: true
+    },
+    {
+      code: 'UND_ERR_HEADERS_TIMEOUT',
+      reason: `${HOST} did not answer in time (UND_ERR_HEADERS_TIMEOUT)`,
+      unsent: false
+    },
+    {
+      code: 'UND_ERR_BODY_TIMEOUT',
+      reason: `${HOST} did not answer in time (UND_ERR_BODY_TIMEOUT)`,
+      unsent: false
+    },
+    { code: 'ECONNRESET', reason: `the connection to ${HOST} failed (ECONNRESET)`, unsent: false },
+    { code: 'EPIPE', reason: `the connection to ${HOST} failed (EPIPE)`, unsent: false }
+  ])('$code: transient, unsent $unsent', ({ code, reason, unsent }) => {
+    const described = describeNetworkFailure(failure(code), HOST)
+    expect(described).toMatchObject({ reason, transient: true, unsent })
+  })
+
+  it('names `coolify-url` when the host is wrong or down', () => {
+    expect(describeNetworkFailure(failure('ECONNREFUSED'), HOST).hint).toMatch(/`coolify-url`/)
+    expect(describeNetworkFailure(failure('ENOTFOUND'), HOST).hint).toMatch(/`coolify-url`/)
+  })
+
+  it('looks through causes for the code that says what happened', () => {
+    const certificate = new TypeError('fetch failed', {
+      cause: failure('SELF_SIGNED_CERT_IN_CHAIN')
+    })
+    expect(describeNetworkFailure(certificate, HOST)).toMatchObject({
+      transient: false,
+      unsent: true,
+      hint: expect.stringContaining('`ca-certificate`')
+    })
+
+    // undici's generic socket error hides the system's code one level down.
+    const socket = Object.assign(new Error('other side closed'), {
+      code: 'UND_ERR_SOCKET',
+      cause: failure('ECONNREFUSED')
+    })
+    expect(describeNetworkFailure(socket, HOST)).toMatchObject({ transient: true, unsent: true })
+
+    const deep = new Error('a', { cause: new Error('b', { cause: failure('ECONNRESET') }) })
+    expect(describeNetworkFailure(deep, HOST)).toMatchObject({
+      reason: `the connection to ${HOST} failed (ECONNRESET)`,
+      transient: true,
+      unsent: false
+    })
+  })
+
+  it('falls back to the generic socket code, or to none at all', () => {
+    const socket = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' })
+    expect(describeNetworkFailure(socket, HOST)).toEqual({
+      reason: `the connection to ${HOST} failed (UND_ERR_SOCKET)`,
+      hint: '',
+      transient: true,
+      unsent: false
+    })
+    for (const error of [new Error('??'), undefined, null, 'text']) {
+      expect(describeNetworkFailure(error, HOST)).toMatchObject({
+        reason: `the connection to ${HOST} failed (no answer)`,
+        transient: true,
+        unsent: false
+      })
+    }
+  })
+})
+
+describe('CoolifyError', () => {
+  const error = new CoolifyError('POST /deploy', 'Coolify answered 404', 'Check `app-uuid`', {
+    status: 404,
+    transient: false
+  })
+
+  it('reads as one line: request, reason, hint', () => {
+    expect(error.message).toBe('POST /deploy: Coolify answered 404. Check `app-uuid`')
+    expect(error.name).toBe('CoolifyError')
+    expect(error.status).toBe(404)
+    expect(new CoolifyError('GET /x', 'reset', '', { transient: true }).message).toBe(
+      'GET /x: reset'
+    )
+  })
+
+  it('takes a better hint and keeps the rest', () => {
+    const hinted = error.withHint('No app "abc" is visible to this token')
+    expect(hinted).toBeInstanceOf(CoolifyError)
+    expect(hinted.message).toBe(
+      'POST /deploy: Coolify answered 404. No app "abc" is visible to this token'
+    )
+    expect(hinted.details).toBe(error.details)
+    expect(hinted.request).toBe(error.request)
+  })
+})
