@@ -1,0 +1,97 @@
+/** The benchmark's builds, as Coolify 4.x logs them: a long one that grows big, and steady short ones. */
+import type { LogLine, Scenario, Step } from '../test/fake-coolify/index.js'
+
+export interface BigBuild {
+  scenario: Scenario
+  /** Every visible line, once each: what a client must print. */
+  visible: string[]
+  /** Entries in the log at the end, hidden ones included. */
+  entries: number
+}
+
+const BUILD = 'docker build -t web:4f1c2e9 /artifacts/app'
+const PACKAGES = ['esbuild', 'sharp', 'vite', 'typescript', 'react-dom', 'postcss', 'rollup']
+
+/** The log entries of a build with `lines` visible lines: npm and docker output, some hidden. */
+export function bigLogLines(lines: number): { entries: LogLine[]; visible: string[] } {
+  const entries: LogLine[] = []
+  const visible: string[] = []
+  for (let i = 0; visible.length < lines; i++) {
+    const batch = 3 + Math.floor(i / 250)
+    if (i % 10 === 9) {
+      // Coolify's own commands, hidden from users.
+      entries.push({
+        output: `{"Id":"sha256:${(i * 2654435761).toString(16).padStart(12, '0')}","Size":${i * 977}}`,
+        command: `docker inspect --format '{{json .}}' coolify-helper-${i}`,
+        hidden: true,
+        batch
+      })
+      continue
+    }
+    // Docker writes several lines in one entry now and then.
+    const count = Math.min(1 + (i % 3), lines - visible.length)
+    const output: string[] = []
+    for (let j = 0; j < count; j++) {
+      const n = visible.length
+      const name = PACKAGES[n % PACKAGES.length]
+      output.push(`#${n} ${(n % 97) / 10}s npm info run ${name}@1.${n % 40}.0 postinstall ok`)
+      visible.push(output[j])
+    }
+    entries.push({
+      output: output.join('\n'),
+      command: BUILD,
+      type: i % 50 === 7 ? 'stderr' : 'stdout',
+      batch
+    })
+  }
+  return { entries, visible }
+}
+
+/**
+ * A deployment that writes `lines` visible lines evenly over `durationMs`, a chunk every
+ * `everyMs`, and ends `finished` with its last chunk (nothing is written after the end).
+ */
+export function bigBuild(lines: number, durationMs: number, everyMs = 250): BigBuild {
+  const { entries, visible } = bigLogLines(lines)
+  const chunks = Math.max(1, Math.floor(durationMs / everyMs))
+  const steps: Step[] = [
+    { at: 0, status: 'queued' },
+    { at: 50, status: 'in_progress' }
+  ]
+  for (let c = 0; c < chunks; c++) {
+    const from = Math.floor((c * entries.length) / chunks)
+    const to = Math.floor(((c + 1) * entries.length) / chunks)
+    const last = c === chunks - 1
+    steps.push({
+      at: last ? durationMs : (c + 1) * everyMs,
+      ...(last ? { status: 'finished' as const } : {}),
+      lines: entries.slice(from, to)
+    })
+  }
+  return { scenario: { commit: '4f1c2e9', steps }, visible, entries: entries.length }
+}
+
+/**
+ * A build of `name` that writes `perTick` lines every `everyMs` and ends `finished` at `durationMs`,
+ * with its last line in the same read as the final status.
+ */
+export function steadyBuild(
+  name: string,
+  durationMs: number,
+  { everyMs = 500, perTick = 5 }: { everyMs?: number; perTick?: number } = {}
+): BigBuild {
+  const visible: string[] = []
+  const steps: Step[] = [
+    { at: 0, status: 'queued' },
+    { at: 50, status: 'in_progress', lines: [`Starting deployment of ${name}.`] }
+  ]
+  visible.push(`Starting deployment of ${name}.`)
+  for (let at = everyMs; at < durationMs; at += everyMs) {
+    const lines = Array.from({ length: perTick }, (_, i) => `${name} ${at}ms line ${i + 1}`)
+    visible.push(...lines)
+    steps.push({ at, lines: lines.map(output => ({ output, command: BUILD, batch: 3 })) })
+  }
+  steps.push({ at: durationMs, status: 'finished', lines: [`${name} is live.`] })
+  visible.push(`${name} is live.`)
+  return { scenario: { commit: `${name}-4f1c2e9`, steps }, visible, entries: visible.length }
+}

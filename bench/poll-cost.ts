@@ -1,0 +1,91 @@
+/**
+ * The cost of one poll, split in two, run by bench/run.ts on Node 24 (`node poll-cost.js`): parsing
+ * the answer (grows with its size, for any client) and the action's work after parsing: the log
+ * cursor picking the new entries and the printer writing them (should grow with the new lines
+ * only). Prints JSON on stdout.
+ */
+import type { DeploymentView } from '../src/deploy/deployment.js'
+import { LogCursor, type LogLine } from '../src/deploy/logs.js'
+import { LogPrinter } from '../src/report/console.js'
+import { phpJson } from '../test/fake-coolify/format.js'
+import { coolifyLogs } from '../test/fake-coolify/logs.js'
+import { entry } from '../test/fake-coolify/scenario.js'
+import { bigLogLines } from './builds.js'
+
+export interface PollCost {
+  /** Entries in the log before this poll, and new ones in it. */
+  entries: number
+  fresh: number
+  responseBytes: number
+  /** Best of 15, in ms: JSON.parse of the answer; the cursor's whole `next()` (parses the log). */
+  parseResponseMs: number
+  cursorMs: number
+  /** The cursor's work on the already parsed log, and the printer's on the new lines. */
+  afterParseMs: number
+  printMs: number
+}
+
+type Internals = { nextEntries?: (entries: unknown[]) => LogLine[] }
+
+const REPEAT = 15
+
+/** Noise only ever adds time: the best of several runs is the cost. */
+const best = (values: number[]): number => Math.min(...values)
+
+function time(run: () => void): number {
+  const start = process.hrtime.bigint()
+  run()
+  return Number(process.hrtime.bigint() - start) / 1e6
+}
+
+/** One poll that finds `fresh` new entries at the end of a log of `entries` entries. */
+function measure(entries: number, fresh: number, all: ReturnType<typeof logOf>): PollCost {
+  const before = all.slice(0, entries - fresh)
+  const now = all.slice(0, entries)
+  const logsBefore = coolifyLogs(before)!
+  const logsNow = coolifyLogs(now)!
+  const response = phpJson({ deployment_uuid: 'bench', status: 'in_progress', logs: logsNow })
+  const parsedLog = JSON.parse(logsNow) as unknown[]
+  const printer = new LogPrinter(false, () => undefined)
+  const deployment = { name: 'web' } as DeploymentView
+  const samples = { parse: [] as number[], cursor: [] as number[], after: [] as number[] }
+  const print: number[] = []
+  for (let i = 0; i < REPEAT; i++) {
+    samples.parse.push(time(() => JSON.parse(response)))
+    const cursor = new LogCursor(false)
+    cursor.next(logsBefore)
+    let lines: LogLine[] = []
+    samples.cursor.push(time(() => (lines = cursor.next(logsNow))))
+    print.push(time(() => printer.lines(deployment, lines)))
+    const again = new LogCursor(false)
+    again.next(logsBefore)
+    const internals = again as unknown as Internals
+    if (typeof internals.nextEntries === 'function') {
+      const copy = parsedLog.slice()
+      samples.after.push(time(() => internals.nextEntries!.call(again, copy)))
+    }
+  }
+  return {
+    entries,
+    fresh,
+    responseBytes: Buffer.byteLength(response),
+    parseResponseMs: best(samples.parse),
+    cursorMs: best(samples.cursor),
+    afterParseMs: samples.after.length ? best(samples.after) : NaN,
+    printMs: best(print)
+  }
+}
+
+function logOf(lines: number) {
+  const start = Date.now()
+  return bigLogLines(lines).entries.map((line, i) => entry(line, start + i))
+}
+
+const all = logOf(40_000)
+measure(2_750, 1_000, all) // warms the JIT up
+const results: PollCost[] = []
+// A growing log, the same number of new entries.
+for (const entries of [2_750, 5_500, 11_000, 22_000]) results.push(measure(entries, 1_000, all))
+// The same log, more or fewer new entries.
+for (const fresh of [250, 4_000]) results.push(measure(22_000, fresh, all))
+process.stdout.write(JSON.stringify(results))
