@@ -117,6 +117,35 @@ describe('LogCursor with 4.x JSON logs', () => {
     expect(cursor.next(JSON.stringify([entry(1), entry(2)]))).toEqual([])
   })
 
+  it('takes each line once over many growing, unchanged and stale reads', () => {
+    const cursor = new LogCursor(false)
+    const all: Entry[] = Array.from({ length: 300 }, (_, i) => ({
+      output: `line ${i}`,
+      hidden: i % 7 === 3,
+      batch: 1 + Math.floor(i / 50)
+    }))
+    const printed: string[] = []
+    let seed = 7
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647
+    for (let shown = 0; shown < all.length;) {
+      shown = Math.min(all.length, shown + Math.floor(random() * 20))
+      const stale = random() < 0.2 ? Math.floor(random() * shown) : shown
+      for (const length of [stale, shown, shown])
+        printed.push(...texts(cursor.next(coolifyLog(all.slice(0, length)))))
+    }
+    expect(printed).toEqual(all.filter(entry => !entry.hidden).map(entry => entry.output))
+  })
+
+  it('counts hidden entries as progress', () => {
+    const cursor = new LogCursor(false)
+    cursor.next(coolifyLog([{ output: 'one' }]))
+    const before = cursor.progress
+    expect(
+      cursor.next(coolifyLog([{ output: 'one' }, { output: 'secret', hidden: true }]))
+    ).toEqual([])
+    expect(cursor.progress).toBeGreaterThan(before)
+  })
+
   it('waits for a whole array when one arrives cut off', () => {
     const cursor = new LogCursor(false)
     const full = coolifyLog([{ output: 'one' }, { output: 'two' }])

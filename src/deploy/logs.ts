@@ -15,22 +15,28 @@ interface Entry {
   order?: number
 }
 
+/** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
+const PROBE_LENGTH = 64
+
 /**
  * Turns successive reads of one deployment's full log into the lines not seen before.
  *
  * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
  * entries in a string, appended to in order; the contract sends newline-separated text. Either
- * way the log only grows, so the cursor remembers how far it got and looks only past that point:
- * the work per read after parsing grows with the new lines, not with the log. A 4.x log that did
- * not just grow (reordered, trimmed, a stale copy) is matched entry by entry instead.
+ * way the log only grows, so the cursor remembers where the last read ended and parses only what
+ * came after it: the work per read grows with the new lines, not with the log. A 4.x log that did
+ * not just grow (reordered, trimmed, a stale copy) is parsed whole and matched entry by entry.
  */
 export class LogCursor {
-  /** Entries (4.x) or characters (text) already consumed. */
+  /** Entries (4.x) or characters (text) taken so far. */
   private consumed = 0
-  /** The last entry of the previous read, to recognise the same log grown on the next read. */
+  /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
+  private arrayEnd = -1
+  private probe = ''
+  /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
   private lastEntry: Entry | undefined
   /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
-  private readonly printed = new Set<string>()
+  private readonly taken = new Set<number>()
   /** The command whose `$ command` line was printed last, with its batch. */
   private lastCommand: string | undefined
   /** Text of an unterminated last line, held until it ends or the deployment does. */
@@ -38,13 +44,35 @@ export class LogCursor {
 
   constructor(private readonly showHidden: boolean) {}
 
+  /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
+  get progress(): number {
+    return this.taken.size + this.consumed + this.pending.length
+  }
+
   /** The new visible lines in `logs`, the deployment's whole log as read now. */
   next(logs: string | null | undefined): LogLine[] {
     if (!logs) return []
     if (!JSON_ARRAY.test(logs)) return this.nextText(logs)
-    // An array that does not parse was cut off on the way: wait for a whole one.
-    const entries = parseEntries(logs)
-    return entries ? this.nextEntries(entries) : []
+    let fresh = this.appended(logs)
+    let grown = fresh !== undefined
+    if (!fresh) {
+      const entries = parseEntries(logs)
+      // An array that does not parse was cut off on the way: wait for a whole one.
+      if (!entries) return []
+      grown =
+        entries.length >= this.consumed &&
+        (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry))
+      // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
+      // every entry not taken yet, wherever it stands.
+      fresh = grown
+        ? entries.slice(this.consumed)
+        : entries.filter(entry => !this.taken.has(keyOf(entry)))
+    }
+    this.take(fresh, grown)
+    // Only a log holding all that was taken may serve as the start of the next one.
+    this.arrayEnd = grown ? logs.lastIndexOf(']') : -1
+    this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : ''
+    return this.linesOf(fresh)
   }
 
   /** At the end of a deployment: the last line, even without a closing newline. */
@@ -54,28 +82,38 @@ export class LogCursor {
     return text ? [{ kind: 'stdout', text }] : []
   }
 
-  private nextEntries(entries: Entry[]): LogLine[] {
-    let fresh: Entry[]
-    if (
-      entries.length >= this.consumed &&
-      (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry))
-    ) {
-      // The log seen before plus new entries at its end: the usual case, and the cheap one.
-      fresh = entries.slice(this.consumed)
-    } else {
-      // Reordered, trimmed or stale: take every entry not printed yet, whatever its place.
-      fresh = entries.filter(entry => !this.printed.has(keyOf(entry)))
+  /**
+   * The entries after those of the last read, parsed alone, when `logs` is that log with entries
+   * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
+   * when it is not, and the whole log must be parsed.
+   */
+  private appended(logs: string): Entry[] | undefined {
+    const end = this.arrayEnd
+    if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
+      return undefined
     }
-    if (fresh.length === 0) return []
-    this.consumed = entries.length
-    this.lastEntry = entries[entries.length - 1]
-    // Coolify shows entries by (batch, order); a stable sort of the new ones keeps their relative
-    // order otherwise.
-    fresh.sort(byBatchAndOrder)
+    if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE) return []
+    if (logs.charCodeAt(end) !== COMMA) return undefined
+    return parseEntries(`[${logs.slice(end + 1)}`)
+  }
 
+  /**
+   * Records new entries as taken. Those that extend the log seen so far also move its end, which
+   * the next read is compared with; others (from a reordered log) do not.
+   */
+  private take(fresh: Entry[], grown: boolean): void {
+    for (const entry of fresh) this.taken.add(keyOf(entry))
+    if (!grown || fresh.length === 0) return
+    this.consumed += fresh.length
+    this.lastEntry = fresh[fresh.length - 1]
+  }
+
+  /** The printed lines of new entries, in Coolify's (batch, order). */
+  private linesOf(fresh: Entry[]): LogLine[] {
+    // New entries nearly always come in that order already; a stable sort keeps it otherwise.
+    fresh.sort(byBatchAndOrder)
     const lines: LogLine[] = []
     for (const entry of fresh) {
-      this.printed.add(keyOf(entry))
       if (entry.hidden && !this.showHidden) continue
       if (entry.command) {
         const key = `${entry.batch ?? 0}\u0000${entry.command}`
@@ -85,8 +123,8 @@ export class LogCursor {
         }
       }
       const kind = entryKind(entry.type)
-      const output = entry.output ?? ''
-      for (const text of output.split('\n')) lines.push({ kind, text: text.replace(/\r$/, '') })
+      for (const text of (entry.output ?? '').split('\n'))
+        lines.push({ kind, text: withoutCr(text) })
     }
     return lines
   }
@@ -101,9 +139,12 @@ export class LogCursor {
     const chunk = logs.slice(this.consumed, end)
     this.consumed = end + 1
     this.pending = logs.slice(this.consumed)
-    return chunk.split('\n').map(text => ({ kind: 'stdout', text: text.replace(/\r$/, '') }))
+    return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }))
   }
 }
+
+const COMMA = 0x2c
+const CLOSE = 0x5d
 
 /** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
 const JSON_ARRAY = /^\s*\[\s*[{\]]/
@@ -115,6 +156,10 @@ function parseEntries(logs: string): Entry[] | undefined {
   } catch {
     return undefined
   }
+}
+
+function withoutCr(text: string): string {
+  return text.endsWith('\r') ? text.slice(0, -1) : text
 }
 
 function entryKind(type: string | undefined): LineKind {
@@ -138,7 +183,7 @@ function sameEntry(a: Entry | undefined, b: Entry | undefined): boolean {
   )
 }
 
-/** Coolify numbers entries by `order` (the first has none); with `batch` that names one. */
-function keyOf(entry: Entry): string {
-  return `${entry.batch ?? 0}:${entry.order ?? 0}`
+/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
+function keyOf(entry: Entry): number {
+  return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0)
 }

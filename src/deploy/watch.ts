@@ -28,7 +28,7 @@ const FIRST_DELAY_MS = 500
 const POLL_SHARE = 0.5
 /** Pause before each read for the lines Coolify writes after the final status, and how many. */
 const CLOSING_PAUSE_MS = 1000
-const CLOSING_READS = 3
+const CLOSING_READS = 5
 /** How long a cancel, and the read after it, may take once the wait is over. */
 const CANCEL_BUDGET_MS = 5000
 
@@ -149,28 +149,31 @@ export class Watcher {
   }
 
   /**
-   * Coolify writes its last lines (cleanup, "Gracefully shutting down build container") up to a
-   * few seconds after the final status: read again until a read brings nothing new.
+   * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
+   * to a few seconds after the final status, many of them hidden: read again while the log grows.
    */
   private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
     if (!this.options.logs) return
+    const cursor = this.cursors.get(deployment)!
     const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs)
     for (let reads = 0; reads < CLOSING_READS; reads++) {
+      const before = cursor.progress
       try {
         await sleep(pause, signal)
-        if ((await this.read(deployment, signal)) === 0) return
+        await this.read(deployment, signal)
       } catch {
         return
       }
+      if (cursor.progress === before) return
     }
   }
 
-  /** Reads the deployment once: status, links and new log lines. Returns how many lines came. */
-  private async read(deployment: Deployment, signal: AbortSignal): Promise<number> {
+  /** Reads the deployment once: status, links and new log lines. */
+  private async read(deployment: Deployment, signal: AbortSignal): Promise<void> {
     const detail = await this.client.getDeployment(deployment.uuid!, signal)
     const changed = deployment.observe(detail, this.options.instanceUrl)
     if (changed && !deployment.ended) this.announce(deployment, detail)
-    return this.printLogs(deployment, detail)
+    this.printLogs(deployment, detail)
   }
 
   private announce(deployment: Deployment, detail: DeploymentDetail): void {
@@ -183,8 +186,8 @@ export class Watcher {
     }
   }
 
-  private printLogs(deployment: Deployment, detail: DeploymentDetail): number {
-    if (!this.options.logs) return 0
+  private printLogs(deployment: Deployment, detail: DeploymentDetail): void {
+    if (!this.options.logs) return
     if (!('logs' in detail)) {
       if (!this.permissionWarned) {
         this.permissionWarned = true
@@ -192,12 +195,11 @@ export class Watcher {
           'Build logs are hidden from this token: give it the `read:sensitive` ability to see them here. The deployment is followed all the same.'
         )
       }
-      return 0
+      return
     }
     const lines = this.cursors.get(deployment)!.next(detail.logs)
     deployment.remember(lines)
     this.options.printer.lines(deployment, lines)
-    return lines.length
   }
 
   private flush(deployment: Deployment): void {
