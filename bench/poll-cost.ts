@@ -1,8 +1,8 @@
 /**
  * The cost of one poll, split in two, run by bench/run.ts on Node 24 (`node poll-cost.js`): parsing
- * the answer (grows with its size, for any client) and the action's work after parsing: the log
- * cursor picking the new entries and the printer writing them (should grow with the new lines
- * only). Prints JSON on stdout.
+ * the answer (grows with its size, for any client) and the action's work after that: the log
+ * cursor taking the new entries out of the log (it parses only the part the log grew by) and the
+ * printer writing them; this should grow with the new lines only. Prints JSON on stdout.
  */
 import type { DeploymentView } from '../src/deploy/deployment.js'
 import { LogCursor, type LogLine } from '../src/deploy/logs.js'
@@ -17,15 +17,12 @@ export interface PollCost {
   entries: number
   fresh: number
   responseBytes: number
-  /** Best of 15, in ms: JSON.parse of the answer; the cursor's whole `next()` (parses the log). */
+  /** Best of 15, in ms: JSON.parse of the answer; the cursor's `next()` on the grown log. */
   parseResponseMs: number
   cursorMs: number
-  /** The cursor's work on the already parsed log, and the printer's on the new lines. */
-  afterParseMs: number
+  /** The printer's work on the new lines. */
   printMs: number
 }
-
-type Internals = { nextEntries?: (entries: unknown[]) => LogLine[] }
 
 const REPEAT = 15
 
@@ -45,10 +42,9 @@ function measure(entries: number, fresh: number, all: ReturnType<typeof logOf>):
   const logsBefore = coolifyLogs(before)!
   const logsNow = coolifyLogs(now)!
   const response = phpJson({ deployment_uuid: 'bench', status: 'in_progress', logs: logsNow })
-  const parsedLog = JSON.parse(logsNow) as unknown[]
   const printer = new LogPrinter(false, () => undefined)
   const deployment = { name: 'web' } as DeploymentView
-  const samples = { parse: [] as number[], cursor: [] as number[], after: [] as number[] }
+  const samples = { parse: [] as number[], cursor: [] as number[] }
   const print: number[] = []
   for (let i = 0; i < REPEAT; i++) {
     samples.parse.push(time(() => JSON.parse(response)))
@@ -57,13 +53,6 @@ function measure(entries: number, fresh: number, all: ReturnType<typeof logOf>):
     let lines: LogLine[] = []
     samples.cursor.push(time(() => (lines = cursor.next(logsNow))))
     print.push(time(() => printer.lines(deployment, lines)))
-    const again = new LogCursor(false)
-    again.next(logsBefore)
-    const internals = again as unknown as Internals
-    if (typeof internals.nextEntries === 'function') {
-      const copy = parsedLog.slice()
-      samples.after.push(time(() => internals.nextEntries!.call(again, copy)))
-    }
   }
   return {
     entries,
@@ -71,7 +60,6 @@ function measure(entries: number, fresh: number, all: ReturnType<typeof logOf>):
     responseBytes: Buffer.byteLength(response),
     parseResponseMs: best(samples.parse),
     cursorMs: best(samples.cursor),
-    afterParseMs: samples.after.length ? best(samples.after) : NaN,
     printMs: best(print)
   }
 }

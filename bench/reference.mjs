@@ -1,8 +1,9 @@
 // The benchmark's floor: the least a client can do to deploy on Coolify and show the build log.
 // It reads the same INPUT_* variables as the action, triggers the deployments, then reads each one
 // every poll interval, parses the answer and its log, prints the visible entries it has not
-// printed yet, and exits when all have ended: 0 when all finished. Nothing else: no retries, no
-// rate-limit handling (a read that fails or is not 200 is skipped until the next one), no sorting.
+// printed yet, reads once more after the final status (Coolify writes lines after it), and exits
+// when all have ended: 0 when all finished. Nothing else: no retries, no rate-limit handling (a
+// read that fails or is not 200 is skipped until the next one), no sorting.
 import { Buffer } from 'node:buffer'
 import http from 'node:http'
 import https from 'node:https'
@@ -54,28 +55,36 @@ function send(method, path) {
   })
 }
 
+const TERMINAL = ['finished', 'failed', 'cancelled', 'cancelled-by-user']
+
 async function follow(uuid) {
   let consumed = 0
-  for (;;) {
+  /** One read: prints the new visible entries, returns the status (undefined when it failed). */
+  async function read() {
     // A read that fails (a keep-alive connection the server just closed) is skipped, too.
     const { status, text } = await send('GET', `/deployments/${encodeURIComponent(uuid)}`).catch(
       () => ({ status: 0, text: '' })
     )
-    if (status === 200) {
-      const deployment = JSON.parse(text)
-      const logs = typeof deployment.logs === 'string' ? deployment.logs : ''
-      if (logs.startsWith('[')) {
-        const entries = JSON.parse(logs)
-        let out = ''
-        for (let i = consumed; i < entries.length; i++) {
-          if (!entries[i].hidden) out += `${entries[i].output}\n`
-        }
-        consumed = entries.length
-        if (out) process.stdout.write(out)
+    if (status !== 200) return undefined
+    const deployment = JSON.parse(text)
+    const logs = typeof deployment.logs === 'string' ? deployment.logs : ''
+    if (logs.startsWith('[')) {
+      const entries = JSON.parse(logs)
+      let out = ''
+      for (let i = consumed; i < entries.length; i++) {
+        if (!entries[i].hidden) out += `${entries[i].output}\n`
       }
-      if (['finished', 'failed', 'cancelled', 'cancelled-by-user'].includes(deployment.status)) {
-        return deployment.status
-      }
+      consumed = entries.length
+      if (out) process.stdout.write(out)
+    }
+    return deployment.status
+  }
+  for (;;) {
+    const status = await read()
+    if (TERMINAL.includes(status)) {
+      // Coolify writes lines after the final status: even the least correct client reads once more.
+      await read()
+      return status
     }
     await sleep(intervalMs)
   }
