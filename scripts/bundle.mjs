@@ -1,6 +1,8 @@
 // Builds the two entry points GitHub runs (the main and the post step) into dist/ with ncc, each
 // with a licenses.txt of every package its bundle holds. ncc's own --license lists only the last
 // chunk's packages when a bundle has a lazily loaded chunk, so the list is made from its stats.
+// Not minified: V8 starts the readable bundle faster (about 7 ms of CPU less here), and its
+// stack traces stay readable.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,7 +15,7 @@ const entries = [
 rmSync('dist', { recursive: true, force: true })
 for (const [entry, out] of entries) {
   const stats = join(out, 'stats.json')
-  const args = ['ncc', 'build', entry, '-o', out, '--minify', '--target', 'es2022', '--quiet']
+  const args = ['ncc', 'build', entry, '-o', out, '--target', 'es2022', '--quiet']
   execFileSync('npx', [...args, '--stats-out', stats], { stdio: 'inherit' })
   writeFileSync(join(out, 'licenses.txt'), licenses(bundledPackages(stats)))
   rmSync(stats)
