@@ -147,6 +147,28 @@ describe('several applications in one step', () => {
     expect(result.outputs.status).toBe('finished')
   })
 
+  it('repeats a tag deploy whose answer was lost, when Coolify would not start it twice', async () => {
+    const { apps } = plan([{ name: 'front', durationMs: 300 }])
+    const server = await start({ apps: [{ ...apps[0], tags: ['prod'] }] })
+    server.inject({ method: 'POST', path: '/deploy', do: 'reset' })
+    const result = await run(server, { 'app-uuid': '', tag: 'prod' })
+
+    expect(result.code).toBe(0)
+    expect(server.requests.filter(request => request.path === '/api/v1/deploy')).toHaveLength(2)
+    expect(server.deployments()).toHaveLength(1)
+  })
+
+  it('does not repeat a forced tag deploy whose answer was lost', async () => {
+    const { apps } = plan([{ name: 'front', durationMs: 300 }])
+    const server = await start({ apps: [{ ...apps[0], tags: ['prod'] }] })
+    server.inject({ method: 'POST', path: '/deploy', do: 'reset' })
+    const result = await run(server, { 'app-uuid': '', tag: 'prod', force: 'true' })
+
+    expect(result.code).toBe(1)
+    expect(server.requests.filter(request => request.path === '/api/v1/deploy')).toHaveLength(1)
+    expect(result.stdout).toMatch(/::error::POST \/deploy: the connection to .* failed/)
+  })
+
   it('reports a service in the uuid list as started, not failed', async () => {
     const { apps } = plan([{ name: 'web', durationMs: 300 }])
     const db: FakeApp = { uuid: uuidOf('db'), name: 'db', kind: 'database' }

@@ -32138,7 +32138,11 @@ async function deployOnce(client, options) {
                 (status >= 200 && status < 300);
             if (mayHaveArrived) {
                 // Coolify may have acted on it. Follow what it started rather than start a second one;
-                // when its history cannot be read, stop here rather than risk that.
+                // when its history cannot be read, stop here rather than risk that. A tag names no
+                // applications to look up: only Coolify's own check ("already queued", off when forcing)
+                // keeps a repeated tag deploy from starting twice.
+                if (options.tags.length > 0 && options.force)
+                    throw error.afterAttempts(attempt);
                 const underWay = await findAllUnderWay(client, options).catch(() => {
                     throw error;
                 });
@@ -32762,13 +32766,18 @@ function readCaCertificate(text) {
     }
     return pem;
 }
+/**
+ * Masks the values of `env`, but not those under four characters: masking `1` or `true` would
+ * blank every occurrence in the whole log, and hides nothing worth hiding.
+ */
 function maskEnvValues(text, mask) {
     for (const line of text.split(/\r?\n/)) {
         const value = line.slice(line.indexOf('=') + 1).trim();
-        if (line.includes('=') && value)
+        if (line.includes('=') && value.length >= MIN_MASKED_LENGTH)
             mask(value);
     }
 }
+const MIN_MASKED_LENGTH = 4;
 /** Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. */
 function parseEnv(text) {
     const lines = [];

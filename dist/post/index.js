@@ -32192,13 +32192,18 @@ function readCaCertificate(text) {
     }
     return pem;
 }
+/**
+ * Masks the values of `env`, but not those under four characters: masking `1` or `true` would
+ * blank every occurrence in the whole log, and hides nothing worth hiding.
+ */
 function maskEnvValues(text, mask) {
     for (const line of text.split(/\r?\n/)) {
         const value = line.slice(line.indexOf('=') + 1).trim();
-        if (line.includes('=') && value)
+        if (line.includes('=') && value.length >= MIN_MASKED_LENGTH)
             mask(value);
     }
 }
+const MIN_MASKED_LENGTH = 4;
 /** Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. */
 function parseEnv(text) {
     const lines = [];

@@ -101,7 +101,10 @@ async function deployOnce(client: CoolifyClient, options: TriggerOptions): Promi
         (status >= 200 && status < 300)
       if (mayHaveArrived) {
         // Coolify may have acted on it. Follow what it started rather than start a second one;
-        // when its history cannot be read, stop here rather than risk that.
+        // when its history cannot be read, stop here rather than risk that. A tag names no
+        // applications to look up: only Coolify's own check ("already queued", off when forcing)
+        // keeps a repeated tag deploy from starting twice.
+        if (options.tags.length > 0 && options.force) throw error.afterAttempts(attempt)
         const underWay = await findAllUnderWay(client, options).catch(() => {
           throw error
         })
