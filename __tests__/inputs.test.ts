@@ -64,6 +64,13 @@ describe('readConfig', () => {
     )
   })
 
+  it('leaves env values under four characters unmasked, as masking them would blank the log', () => {
+    const { masked } = read({ ...BASE, env: 'DEBUG=1\nMODE=dev\nKEY=abcd' })
+    expect(masked).toContain('abcd')
+    expect(masked).not.toContain('1')
+    expect(masked).not.toContain('dev')
+  })
+
   it('masks header values even when a later input is wrong', () => {
     const masked: string[] = []
     expect(() =>

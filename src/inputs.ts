@@ -237,12 +237,18 @@ function readCaCertificate(text: string): string | undefined {
   return pem
 }
 
+/**
+ * Masks the values of `env`, but not those under four characters: masking `1` or `true` would
+ * blank every occurrence in the whole log, and hides nothing worth hiding.
+ */
 function maskEnvValues(text: string, mask: (secret: string) => void): void {
   for (const line of text.split(/\r?\n/)) {
     const value = line.slice(line.indexOf('=') + 1).trim()
-    if (line.includes('=') && value) mask(value)
+    if (line.includes('=') && value.length >= MIN_MASKED_LENGTH) mask(value)
   }
 }
+
+const MIN_MASKED_LENGTH = 4
 
 /** Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. */
 function parseEnv(text: string): string {
