@@ -9,7 +9,6 @@ import { formatDuration } from './duration.js'
 import { ActionError, describeError } from './errors.js'
 import { readConfig, type Config } from './inputs.js'
 import { annotateFailures } from './report/annotations.js'
-import { LogPrinter } from './report/console.js'
 import { createGitHubDeployment, type GitHubDeployment } from './report/github-deployment.js'
 import { setOutputs } from './report/outputs.js'
 import { writeSummary } from './report/summary.js'
@@ -105,7 +104,6 @@ async function watch(
     cancelOnTimeout: config.cancelOnTimeout,
     logs: config.logs,
     showHidden: config.debugLogs,
-    printer: new LogPrinter(watcherCount(deployments) > 1),
     note: message => core.info(message),
     warn: message => core.warning(message)
   })
@@ -114,10 +112,6 @@ async function watch(
   if (!signal.aborted) await watcher.run(signal)
   if (signal.aborted) await cancelOnAbort(watcher, config)
   savePending([])
-}
-
-function watcherCount(deployments: Deployment[]): number {
-  return deployments.filter(deployment => deployment.uuid && !deployment.ended).length
 }
 
 /** The run was cancelled: stop in Coolify what this step started, within the runner's grace time. */

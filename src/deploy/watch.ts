@@ -2,7 +2,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { DeploymentDetail } from '../coolify/types.js'
-import type { LogPrinter } from '../report/console.js'
+import { LogPrinter } from '../report/console.js'
 import { statusFromCoolify, type Deployment } from './deployment.js'
 import { LogCursor } from './logs.js'
 import { findUnderWay } from './trigger.js'
@@ -17,7 +17,6 @@ export interface WatchOptions {
   logs: boolean
   /** Print Coolify's hidden entries too. */
   showHidden: boolean
-  printer: LogPrinter
   note: (message: string) => void
   warn: (message: string) => void
 }
@@ -39,6 +38,8 @@ const CANCEL_BUDGET_MS = 5000
  */
 export class Watcher {
   private readonly cursors = new Map<Deployment, LogCursor>()
+  /** Several deployments at once get their lines grouped per batch and named. */
+  private readonly printer: LogPrinter
   private permissionWarned = false
 
   constructor(
@@ -48,6 +49,7 @@ export class Watcher {
   ) {
     for (const deployment of deployments)
       this.cursors.set(deployment, new LogCursor(options.showHidden))
+    this.printer = new LogPrinter(this.running.length > 1)
   }
 
   /** Deployments that have a Coolify deployment and have not ended. */
@@ -72,7 +74,7 @@ export class Watcher {
       'timeout',
       'it outlasted `timeout` and is still running in Coolify (`cancel-on-timeout` is false)'
     )
-    this.options.printer.end(deployment)
+    this.printer.end(deployment)
   }
 
   /**
@@ -101,11 +103,11 @@ export class Watcher {
     }
     this.flush(deployment)
     if (!deployment.ended || deployment.status === 'cancelled') deployment.end(status, reason)
-    this.options.printer.end(deployment)
+    this.printer.end(deployment)
   }
 
   private async follow(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    this.options.printer.begin(deployment)
+    this.printer.begin(deployment)
     let resolved = false
     for (let reads = 0; !signal.aborted; reads++) {
       try {
@@ -144,7 +146,7 @@ export class Watcher {
     }
     if (deployment.ended) {
       this.flush(deployment)
-      this.options.printer.end(deployment)
+      this.printer.end(deployment)
     }
   }
 
@@ -199,14 +201,14 @@ export class Watcher {
     }
     const lines = this.cursors.get(deployment)!.next(detail.logs)
     deployment.remember(lines)
-    this.options.printer.lines(deployment, lines)
+    this.printer.lines(deployment, lines)
   }
 
   private flush(deployment: Deployment): void {
     if (!this.options.logs) return
     const lines = this.cursors.get(deployment)!.flush()
     deployment.remember(lines)
-    this.options.printer.lines(deployment, lines)
+    this.printer.lines(deployment, lines)
   }
 
   /**
