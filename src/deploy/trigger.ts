@@ -1,6 +1,6 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
-import { sleep } from '../coolify/pacing.js'
+import { backoffDelay, sleep } from '../coolify/pacing.js'
 import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
 import { ActionError } from '../errors.js'
 import { Deployment } from './deployment.js'
@@ -23,8 +23,9 @@ const STARTED = /^(service|database) .* started/i
 /**
  * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
  *
- * A trigger is repeated only when it is safe: after a 429 (nothing was started), or when no answer
- * came back and the applications' history shows that nothing is under way yet.
+ * A trigger is repeated only when it is safe: when Coolify cannot have acted on it (a refused
+ * connection, a 429), or when the answer was lost on the way and the applications' history shows
+ * nothing under way yet.
  */
 export async function trigger(
   client: CoolifyClient,
@@ -116,11 +117,17 @@ async function deployOnce(client: CoolifyClient, options: TriggerOptions): Promi
   }
 }
 
-/** How long before the next attempt, or undefined when the failure is final. */
+/** Attempts at the trigger, and their backoff: a deploy is worth a shorter wait than a read. */
+const TRIGGER_RETRY = { attempts: 6, baseDelayMs: 1000, maxDelayMs: 30_000 }
+
+/**
+ * How long before the next attempt, or undefined when the failure is final. A full queue (429)
+ * without `Retry-After` frees up in a minute, as Coolify's own answer says.
+ */
 function retryDelay(error: CoolifyError, attempt: number): number | undefined {
-  if (!error.details.transient || attempt >= 6) return undefined
+  if (!error.details.transient || attempt >= TRIGGER_RETRY.attempts) return undefined
   if (error.status === 429) return error.details.retryAfterMs ?? 60_000
-  return 1000 * 2 ** (attempt - 1)
+  return backoffDelay(TRIGGER_RETRY, attempt)
 }
 
 /**
