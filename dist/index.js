@@ -32070,8 +32070,9 @@ const STARTED = /^(service|database) .* started/i;
 /**
  * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
  *
- * A trigger is repeated only when it is safe: after a 429 (nothing was started), or when no answer
- * came back and the applications' history shows that nothing is under way yet.
+ * A trigger is repeated only when it is safe: when Coolify cannot have acted on it (a refused
+ * connection, a 429), or when the answer was lost on the way and the applications' history shows
+ * nothing under way yet.
  */
 async function trigger(client, options) {
     const triggeredAt = Date.now();
@@ -32154,13 +32155,18 @@ async function deployOnce(client, options) {
         }
     }
 }
-/** How long before the next attempt, or undefined when the failure is final. */
+/** Attempts at the trigger, and their backoff: a deploy is worth a shorter wait than a read. */
+const TRIGGER_RETRY = { attempts: 6, baseDelayMs: 1000, maxDelayMs: 30_000 };
+/**
+ * How long before the next attempt, or undefined when the failure is final. A full queue (429)
+ * without `Retry-After` frees up in a minute, as Coolify's own answer says.
+ */
 function retryDelay(error, attempt) {
-    if (!error.details.transient || attempt >= 6)
+    if (!error.details.transient || attempt >= TRIGGER_RETRY.attempts)
         return undefined;
     if (error.status === 429)
         return error.details.retryAfterMs ?? 60_000;
-    return 1000 * 2 ** (attempt - 1);
+    return backoffDelay(TRIGGER_RETRY, attempt);
 }
 /**
  * After a trigger that got no answer: when every application already has a deployment queued or
@@ -32218,6 +32224,62 @@ function notFound(error, options) {
         ? `tag ${options.tags.map(tag => `"${tag}"`).join(', ')}`
         : `uuid ${options.appUuids.map(uuid => `"${uuid}"`).join(', ')}`;
     return error.withHint(`No resource with ${what} is visible to this token: check \`${options.tags.length ? 'tag' : 'app-uuid'}\` and that the token belongs to the application's team`);
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/report/console.ts
+
+const STYLE = {
+    stdout: ['', ''],
+    info: ['', ''],
+    stderr: ['\u001b[31m', '\u001b[0m'],
+    warning: ['\u001b[33m', '\u001b[0m'],
+    command: ['\u001b[36m$ ', '\u001b[0m']
+};
+/**
+ * Writes build logs into the job's output. One deployment gets one log group around its whole
+ * log; several that run at once get a group per batch, each line prefixed with the application's
+ * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`.
+ * A batch is written with a single write, however many lines it holds.
+ */
+class LogPrinter {
+    several;
+    write;
+    openGroup;
+    constructor(several, write = text => void process.stdout.write(text)) {
+        this.several = several;
+        this.write = write;
+    }
+    /** Opens the log group of a deployment followed alone. */
+    begin(deployment) {
+        if (this.several || this.openGroup)
+            return;
+        this.openGroup = deployment;
+        this.write(`::group::Build log of ${deployment.name}\n`);
+    }
+    end(deployment) {
+        if (this.openGroup !== deployment)
+            return;
+        this.openGroup = undefined;
+        this.write('::endgroup::\n');
+    }
+    lines(deployment, lines) {
+        if (lines.length === 0)
+            return;
+        const prefix = this.several ? `${deployment.name} | ` : '';
+        const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+        let text = this.several ? `::group::${deployment.name}\n` : '';
+        text += `::stop-commands::${token}\n`;
+        for (const line of lines) {
+            const [open, close] = STYLE[line.kind];
+            text += `${prefix}${open}${line.text}${close}\n`;
+        }
+        text += `::${token}::\n`;
+        if (this.several)
+            text += '::endgroup::\n';
+        this.write(text);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/logs.ts
@@ -32396,6 +32458,7 @@ function keyOf(entry) {
 
 
 
+
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
 /** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
@@ -32415,6 +32478,8 @@ class Watcher {
     deployments;
     options;
     cursors = new Map();
+    /** Several deployments at once get their lines grouped per batch and named. */
+    printer;
     permissionWarned = false;
     constructor(client, deployments, options) {
         this.client = client;
@@ -32422,6 +32487,7 @@ class Watcher {
         this.options = options;
         for (const deployment of deployments)
             this.cursors.set(deployment, new LogCursor(options.showHidden));
+        this.printer = new LogPrinter(this.running.length > 1);
     }
     /** Deployments that have a Coolify deployment and have not ended. */
     get running() {
@@ -32442,7 +32508,7 @@ class Watcher {
         if (this.options.cancelOnTimeout)
             return this.cancel(deployment, 'timeout');
         deployment.end('timeout', 'it outlasted `timeout` and is still running in Coolify (`cancel-on-timeout` is false)');
-        this.options.printer.end(deployment);
+        this.printer.end(deployment);
     }
     /**
      * Cancels a running deployment, prints the lines it wrote until then, and ends it with `status`
@@ -32472,10 +32538,10 @@ class Watcher {
         this.flush(deployment);
         if (!deployment.ended || deployment.status === 'cancelled')
             deployment.end(status, reason);
-        this.options.printer.end(deployment);
+        this.printer.end(deployment);
     }
     async follow(deployment, signal) {
-        this.options.printer.begin(deployment);
+        this.printer.begin(deployment);
         let resolved = false;
         for (let reads = 0; !signal.aborted; reads++) {
             try {
@@ -32510,7 +32576,7 @@ class Watcher {
         }
         if (deployment.ended) {
             this.flush(deployment);
-            this.options.printer.end(deployment);
+            this.printer.end(deployment);
         }
     }
     /**
@@ -32563,14 +32629,14 @@ class Watcher {
         }
         const lines = this.cursors.get(deployment).next(detail.logs);
         deployment.remember(lines);
-        this.options.printer.lines(deployment, lines);
+        this.printer.lines(deployment, lines);
     }
     flush(deployment) {
         if (!this.options.logs)
             return;
         const lines = this.cursors.get(deployment).flush();
         deployment.remember(lines);
-        this.options.printer.lines(deployment, lines);
+        this.printer.lines(deployment, lines);
     }
     /**
      * Time until the next read of one deployment. Polling as a whole stays within its share of the
@@ -32832,62 +32898,6 @@ function splitTail(tail, max) {
     const stderr = tail.filter(line => line.kind === 'stderr').slice(-max);
     const others = tail.filter(line => line.kind !== 'stderr');
     return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/report/console.ts
-
-const STYLE = {
-    stdout: ['', ''],
-    info: ['', ''],
-    stderr: ['\u001b[31m', '\u001b[0m'],
-    warning: ['\u001b[33m', '\u001b[0m'],
-    command: ['\u001b[36m$ ', '\u001b[0m']
-};
-/**
- * Writes build logs into the job's output. One deployment gets one log group around its whole
- * log; several that run at once get a group per batch, each line prefixed with the application's
- * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`.
- * A batch is written with a single write, however many lines it holds.
- */
-class LogPrinter {
-    several;
-    write;
-    openGroup;
-    constructor(several, write = text => void process.stdout.write(text)) {
-        this.several = several;
-        this.write = write;
-    }
-    /** Opens the log group of a deployment followed alone. */
-    begin(deployment) {
-        if (this.several || this.openGroup)
-            return;
-        this.openGroup = deployment;
-        this.write(`::group::Build log of ${deployment.name}\n`);
-    }
-    end(deployment) {
-        if (this.openGroup !== deployment)
-            return;
-        this.openGroup = undefined;
-        this.write('::endgroup::\n');
-    }
-    lines(deployment, lines) {
-        if (lines.length === 0)
-            return;
-        const prefix = this.several ? `${deployment.name} | ` : '';
-        const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-        let text = this.several ? `::group::${deployment.name}\n` : '';
-        text += `::stop-commands::${token}\n`;
-        for (const line of lines) {
-            const [open, close] = STYLE[line.kind];
-            text += `${prefix}${open}${line.text}${close}\n`;
-        }
-        text += `::${token}::\n`;
-        if (this.several)
-            text += '::endgroup::\n';
-        this.write(text);
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
@@ -33174,7 +33184,6 @@ function readPending() {
 
 
 
-
 /** The main step: inputs → settings → trigger → watch → report. */
 async function run() {
     const cancelled = new AbortController();
@@ -33241,7 +33250,6 @@ async function watch(client, deployments, config, deadline, signal) {
         cancelOnTimeout: config.cancelOnTimeout,
         logs: config.logs,
         showHidden: config.debugLogs,
-        printer: new LogPrinter(watcherCount(deployments) > 1),
         note: message => info(message),
         warn: message => warning(message)
     });
@@ -33253,9 +33261,6 @@ async function watch(client, deployments, config, deadline, signal) {
     if (signal.aborted)
         await cancelOnAbort(watcher, config);
     savePending([]);
-}
-function watcherCount(deployments) {
-    return deployments.filter(deployment => deployment.uuid && !deployment.ended).length;
 }
 /** The run was cancelled: stop in Coolify what this step started, within the runner's grace time. */
 async function cancelOnAbort(watcher, config) {
