@@ -8,7 +8,9 @@ import { findNode24 } from './node24.js'
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 /** Also right when this file runs compiled from .build/test/support. */
 const PROJECT = ROOT.endsWith('.build') ? dirname(ROOT) : ROOT
-const ENTRIES = { main: join(PROJECT, 'dist/index.js'), post: join(PROJECT, 'dist/post/index.js') }
+/** The bundle to run: the tests' fresh build of the sources, else the committed dist/. */
+const BUNDLE = process.env.ACTION_BUNDLE ?? join(PROJECT, 'dist')
+const ENTRIES = { main: join(BUNDLE, 'index.js'), post: join(BUNDLE, 'post/index.js') }
 
 export interface RunOptions {
   entry?: 'main' | 'post'
@@ -43,7 +45,7 @@ export interface RunResult {
 }
 
 /**
- * Runs the committed bundle as GitHub's runner does: `node dist/index.js` on Node 24 from a
+ * Runs the bundle as GitHub's runner does: `node dist/index.js` on Node 24 from a
  * workspace outside the project, inputs in INPUT_* variables (upper-cased, hyphens kept), and
  * files for outputs, state and the job summary.
  */
