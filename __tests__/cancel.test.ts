@@ -3,7 +3,6 @@
  * later, SIGKILL 2.5 s after that), then the post step with the state the main step saved. What
  * the action started in Coolify must not outlive the run.
  */
-import type { ChildProcess } from 'node:child_process'
 import { describe, expect, it } from '@jest/globals'
 import type { FakeCoolify } from '../test/fake-coolify/index.js'
 import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
@@ -24,6 +23,7 @@ import {
 /** The runner's grace time between SIGINT and SIGTERM. */
 const GRACE_MS = 7500
 const PENDING = 'pending-deployments'
+const TRIGGER = 'trigger'
 
 const start = fakeCoolifyPerTest(() => ({ apps: [{ ...APP, scenarios: [endless()] }] }))
 
@@ -38,24 +38,35 @@ const untilSignal = (server: FakeCoolify, extra: Record<string, string> = {}) =>
 async function runAndSignal(
   server: FakeCoolify,
   signal: NodeJS.Signals,
-  when: (stdout: string) => boolean,
-  inputs: Record<string, string> = {},
-  onSignal?: (child: ChildProcess) => void
+  when: (stdout: string, server: FakeCoolify) => boolean,
+  inputs: Record<string, string> = {}
 ): Promise<RunResult & { afterSignalMs: number }> {
   let sentAt: number | undefined
+  let printed = ''
+  let watching = false
   const result = await runAction({
     inputs: untilSignal(server, inputs),
     killAfterMs: 20_000,
     onStdout: (stdout, child) => {
-      if (sentAt !== undefined || !when(stdout)) return
-      sentAt = Date.now()
-      child.kill(signal)
-      onSignal?.(child)
+      printed = stdout
+      if (watching) return
+      watching = true
+      // Checked on output and on a timer: the moment may come while the step prints nothing.
+      const check = (): void => {
+        if (sentAt !== undefined || child.exitCode !== null || child.signalCode !== null) return
+        if (!when(printed, server)) return void setTimeout(check, 5)
+        sentAt = Date.now()
+        child.kill(signal)
+      }
+      check()
     }
   })
   expect(sentAt).toBeDefined()
   return { ...result, afterSignalMs: Date.now() - sentAt! }
 }
+
+/** Once Coolify has started the deployment (whether or not its answer came back). */
+const deployed = (_stdout: string, server: FakeCoolify): boolean => server.deployments().length > 0
 
 /** Once the build is under way: its second log line is printed. */
 const building = (stdout: string): boolean => buildLogLines(stdout).includes('building...')
@@ -73,14 +84,6 @@ function expectQuietSuccess(post: RunResult): void {
   expect(post.stdout).not.toMatch(/^::(warning|error)/m)
   expectNoStackTrace(post.stderr)
   expectNoSecrets(post.stdout + post.stderr, [TOKEN])
-}
-
-/**
- * Blocks this thread, and with it the fake Coolify that runs on it: the action's request waits
- * unanswered meanwhile, while the action itself (another process) goes on.
- */
-function holdThisThread(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
 describe('a cancelled workflow run', () => {
@@ -135,25 +138,45 @@ describe('a cancelled workflow run', () => {
     expect(post.stdout).toContain(`web: cancelled deployment ${deployment.uuid} in Coolify`)
   })
 
-  it('cancels a deployment whose trigger was under way when SIGINT came', async () => {
+  it('cancels a deployment whose trigger got no answer before SIGINT came', async () => {
     const server = await start()
-    // SIGINT while POST /deploy waits for its answer; Coolify then starts the deployment.
-    const main = await runAndSignal(
-      server,
-      'SIGINT',
-      stdout => stdout.includes('Deploying '),
-      {},
-      () => holdThisThread(500)
-    )
-    const post = await runPost(server, main.state)
+    // Coolify starts the deployment, but its answer to POST /deploy never comes back.
+    server.inject({ method: 'POST', path: '/deploy', do: 'lost' })
+    const main = await runAndSignal(server, 'SIGINT', deployed)
+    const [deployment] = server.deployments()
 
     expect(main.code).not.toBe(0)
     expect(main.afterSignalMs).toBeLessThan(GRACE_MS)
-    expectQuietSuccess(post)
-    const [deployment] = server.deployments()
-    // Between the two steps, what the run started does not outlive it.
+    // Found in the history by what was saved before the trigger went out, and cancelled.
     expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
     expect(deployment.status).toBe('cancelled-by-user')
+    expect(main.outputs.status).toBe('cancelled')
+    expectNoStackTrace(main.stderr)
+
+    const before = server.requests.length
+    expectQuietSuccess(await runPost(server, main.state))
+    expect(server.requests.slice(before)).toEqual([])
+  })
+
+  it('leaves a deployment whose trigger got no answer to the post step when killed', async () => {
+    const server = await start()
+    server.inject({ method: 'POST', path: '/deploy', do: 'lost' })
+    const main = await runAndSignal(server, 'SIGKILL', deployed)
+    const [deployment] = server.deployments()
+
+    expect(main.signal).toBe('SIGKILL')
+    expect(deployment.status).not.toBe('cancelled-by-user')
+    // What was about to be deployed, saved before the request went out.
+    expect(JSON.parse(main.state[TRIGGER])).toEqual({
+      appUuids: [APP.uuid],
+      at: expect.any(Number)
+    })
+    expect(main.state[PENDING]).toBeUndefined()
+
+    const post = await runPost(server, main.state)
+    expectQuietSuccess(post)
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
   })
 
   it('leaves the deployment running with cancel-on-abort: false, and so does the post step', async () => {

@@ -41,13 +41,17 @@ const API_APP: FakeApp = {
 
 let fake: FakeCoolify | undefined
 let client: CoolifyClient | undefined
-let retries: string[] = []
+/** What the client said of Coolify's reachability. */
+let notes: string[] = []
+
+/** A signal for a call that must succeed: long enough for any retry here. */
+const S = (): AbortSignal => AbortSignal.timeout(20_000)
 
 afterEach(async () => {
   await client?.close()
   await fake?.close()
   client = fake = undefined
-  retries = []
+  notes = []
 })
 
 interface Setup {
@@ -67,7 +71,7 @@ function clientFor(url: string, options: Partial<ClientOptions> = {}): CoolifyCl
     apiUrl: `${url}${API}`,
     token: TOKEN,
     requestTimeoutMs: 5000,
-    onRetry: message => retries.push(message),
+    note: message => notes.push(message),
     ...options,
     retry: { baseDelayMs: 10, maxDelayMs: 50, ...options.retry }
   })
@@ -138,14 +142,14 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
 
   /** Deploys WEB through the fake's own state, and forgets that request. */
   async function deployed(c: CoolifyClient): Promise<string> {
-    const answer = await c.deploy({ uuids: [WEB.uuid] })
+    const answer = await c.deploy({ uuids: [WEB.uuid] }, S())
     fake!.requests.length = 0
     return answer.deployments![0].deployment_uuid!
   }
 
   it('listApplications: GET /applications, parsed', async () => {
     const { client } = await start()
-    const apps = await client.listApplications()
+    const apps = await client.listApplications(S())
     expectRequest(onlyRequest(), 'GET', '/applications')
     expect(apps.map(a => a.uuid)).toEqual([WEB.uuid, API_APP.uuid])
     expect(apps[0]).toMatchObject({
@@ -159,53 +163,25 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
 
   it('getApplication: GET /applications/{uuid}, escaped in the path', async () => {
     const { client } = await start()
-    const app = await client.getApplication(WEB.uuid)
+    const app = await client.getApplication(WEB.uuid, S())
     expectRequest(onlyRequest(), 'GET', `/applications/${WEB.uuid}`)
     expect(app).toMatchObject({ uuid: WEB.uuid, name: 'web', ports_exposes: '3000' })
     expect(app).not.toHaveProperty('id')
 
-    const error = await failure(client.getApplication('a/b?c'))
+    const error = await failure(client.getApplication('a/b?c', S()))
     expect(fake!.requests[1].path).toBe(`${API}/applications/a%2Fb%3Fc`)
     expect(error.status).toBe(404)
-  })
-
-  it('createApplication: POST /applications/private-deploy-key with a JSON body', async () => {
-    const { fake, client } = await start()
-    const body = {
-      project_uuid: 'p1',
-      server_uuid: 's1',
-      environment_name: 'production',
-      private_key_uuid: 'k1',
-      git_repository: 'git@github.com:acme/shop.git',
-      git_branch: 'main',
-      build_pack: 'dockerfile' as const,
-      ports_exposes: '8080',
-      name: 'shop'
-    }
-    const created = await client.createApplication(body)
-    const request = onlyRequest()
-    expectRequest(request, 'POST', '/applications/private-deploy-key')
-    expect(request.headers['content-type']).toBe('application/json')
-    expect(JSON.parse(request.body)).toEqual(body)
-    expect(created.uuid).toMatch(/^[a-z][a-z0-9]{23}$/)
-    expect(created.domains).toBe(`http://${created.uuid}.127.0.0.1.sslip.io`)
-    expect(await client.getApplication(created.uuid)).toMatchObject({
-      name: 'shop',
-      git_repository: body.git_repository,
-      ports_exposes: '8080'
-    })
-    expect(fake.requests).toHaveLength(2)
   })
 
   it('updateApplication: PATCH /applications/{uuid} with only the changed fields', async () => {
     const { client } = await start()
     const changes = { domains: 'https://web.example.com', environment_variables: 'A=1\nB=two' }
-    await client.updateApplication(WEB.uuid, changes)
+    await client.updateApplication(WEB.uuid, changes, S())
     const request = onlyRequest()
     expectRequest(request, 'PATCH', `/applications/${WEB.uuid}`)
     expect(request.headers['content-type']).toBe('application/json')
     expect(JSON.parse(request.body)).toEqual(changes)
-    const app = await client.getApplication(WEB.uuid)
+    const app = await client.getApplication(WEB.uuid, S())
     expect(app.fqdn).toBe('https://web.example.com')
     expect(app.environment_variables).toEqual([
       { key: 'A', value: '1', is_secret: false },
@@ -213,20 +189,9 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
     ])
   })
 
-  it('deleteApplication: DELETE /applications/{uuid}', async () => {
-    const { client } = await start()
-    expect(await client.deleteApplication(WEB.uuid)).toEqual({
-      message: 'Application deletion request queued.'
-    })
-    const request = onlyRequest()
-    expectRequest(request, 'DELETE', `/applications/${WEB.uuid}`)
-    expect(request.body).toBe('')
-    expect((await failure(client.getApplication(WEB.uuid))).status).toBe(404)
-  })
-
   it('deploy: POST /deploy with uuids in the query string, no body', async () => {
     const { fake, client } = await start()
-    const answer = await client.deploy({ uuids: [WEB.uuid, API_APP.uuid] })
+    const answer = await client.deploy({ uuids: [WEB.uuid, API_APP.uuid] }, S())
     const request = onlyRequest()
     expectRequest(request, 'POST', '/deploy', { uuid: `${WEB.uuid},${API_APP.uuid}` })
     expect(request.body).toBe('')
@@ -250,7 +215,7 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
 
   it('deploy: force=true, pr and tags go in the query string too', async () => {
     const { fake, client } = await start()
-    await client.deploy({ uuids: [API_APP.uuid], force: true, pr: 7 })
+    await client.deploy({ uuids: [API_APP.uuid], force: true, pr: 7 }, S())
     expectRequest(fake.requests[0], 'POST', '/deploy', {
       uuid: API_APP.uuid,
       force: 'true',
@@ -258,7 +223,7 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
     })
     expect(fake.deployments()[0]).toMatchObject({ appUuid: API_APP.uuid, force: true, pr: 7 })
 
-    const byTag = await client.deploy({ tags: ['backend', 'none'] })
+    const byTag = await client.deploy({ tags: ['backend', 'none'] }, S())
     expectRequest(fake.requests[1], 'POST', '/deploy', { tag: 'backend,none' })
     expect(byTag.details).toEqual([
       { resource_uuid: API_APP.uuid, deployment_uuid: fake.deployments()[1].uuid }
@@ -268,7 +233,7 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
   it('listDeployments: GET /deployments/applications/{uuid}?skip=0&take=N', async () => {
     const { client } = await start()
     const id = await deployed(client)
-    const history = await client.listDeployments(WEB.uuid, 5)
+    const history = await client.listDeployments(WEB.uuid, 5, S())
     expectRequest(onlyRequest(), 'GET', `/deployments/applications/${WEB.uuid}`, {
       skip: '0',
       take: '5'
@@ -285,7 +250,7 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
   it('getDeployment: GET /deployments/{uuid}', async () => {
     const { client } = await start()
     const id = await deployed(client)
-    const detail = await client.getDeployment(id)
+    const detail = await client.getDeployment(id, S())
     expectRequest(onlyRequest(), 'GET', `/deployments/${id}`)
     expect(detail).toHaveProperty(expected.idField, id)
     expect(detail.status).toBe('in_progress')
@@ -296,7 +261,7 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
   it('cancelDeployment: POST /deployments/{uuid}/cancel, no body', async () => {
     const { fake, client } = await start()
     const id = await deployed(client)
-    const answer = await client.cancelDeployment(id)
+    const answer = await client.cancelDeployment(id, S())
     const request = onlyRequest()
     expectRequest(request, 'POST', `/deployments/${id}/cancel`)
     expect(request.body).toBe('')
@@ -312,7 +277,7 @@ describe('request headers and parameters', () => {
     const { fake, client } = await setup({
       client: { headers: { Authorization: 'Basic abc', ACCEPT: 'text/html' } }
     })
-    await client.listApplications()
+    await client.listApplications(S())
     expect(fake.requests[0].headers.authorization).toBe(`Bearer ${TOKEN}`)
     expect(fake.requests[0].headers.accept).toBe('application/json')
   })
@@ -322,10 +287,10 @@ describe('request headers and parameters', () => {
       fake: { requiredHeaders: access, abilities: ['root'] },
       client: { headers: access }
     })
-    await client.listApplications()
-    await client.updateApplication(WEB.uuid, { name: 'renamed' })
-    const { deployments } = await client.deploy({ uuids: [WEB.uuid] })
-    await client.cancelDeployment(deployments![0].deployment_uuid!)
+    await client.listApplications(S())
+    await client.updateApplication(WEB.uuid, { name: 'renamed' }, S())
+    const { deployments } = await client.deploy({ uuids: [WEB.uuid] }, S())
+    await client.cancelDeployment(deployments![0].deployment_uuid!, S())
     expect(fake.requests).toHaveLength(4)
     for (const request of fake.requests) {
       expect(request.fault).toBeUndefined()
@@ -350,14 +315,14 @@ describe('request headers and parameters', () => {
     { force: true, query: { force: 'true' } }
   ])('deploy({force: $force}) sends $query besides the uuid', async ({ force, query }) => {
     const { fake, client } = await setup()
-    await client.deploy({ uuids: [WEB.uuid], force })
+    await client.deploy({ uuids: [WEB.uuid], force }, S())
     expect(onlyRequest().query).toEqual({ uuid: WEB.uuid, ...query })
     expect(fake.deployments()[0].force).toBe(force === true)
   })
 
   it('deploy leaves out empty lists', async () => {
     const { client } = await setup()
-    await failure(client.deploy({ uuids: [], tags: [] }))
+    await failure(client.deploy({ uuids: [], tags: [] }, S()))
     expect(onlyRequest().query).toEqual({})
   })
 })
@@ -367,7 +332,7 @@ interface ErrorCase {
   fake?: FakeOptions
   client?: Partial<ClientOptions>
   fault?: Fault
-  call: (client: CoolifyClient) => Promise<unknown>
+  call: (client: CoolifyClient, signal: AbortSignal) => Promise<unknown>
   request: string
   status: number
   transient?: boolean
@@ -377,8 +342,9 @@ interface ErrorCase {
   hides?: string[]
 }
 
-const list = (c: CoolifyClient): Promise<unknown> => c.listApplications()
-const deployWeb = (c: CoolifyClient): Promise<unknown> => c.deploy({ uuids: [WEB.uuid] })
+const list = (c: CoolifyClient, s: AbortSignal): Promise<unknown> => c.listApplications(s)
+const deployWeb = (c: CoolifyClient, s: AbortSignal): Promise<unknown> =>
+  c.deploy({ uuids: [WEB.uuid] }, s)
 const PAGE = '<html><head><title>Just a moment...</title></head><body>SECRET=abc</body></html>'
 
 const ERROR_CASES: ErrorCase[] = [
@@ -434,14 +400,14 @@ const ERROR_CASES: ErrorCase[] = [
   },
   {
     name: '404 unknown application',
-    call: c => c.getApplication('nosuchapp'),
+    call: (c, s) => c.getApplication('nosuchapp', s),
     request: 'GET /applications/nosuchapp',
     status: 404,
     says: [/404 "Application not found\."/]
   },
   {
     name: '404 no resources to deploy',
-    call: c => c.deploy({ uuids: ['nosuchapp'] }),
+    call: (c, s) => c.deploy({ uuids: ['nosuchapp'] }, s),
     request: 'POST /deploy',
     status: 404,
     says: [/404 "No resources found\."/]
@@ -461,7 +427,7 @@ const ERROR_CASES: ErrorCase[] = [
   {
     name: '422 validation failed',
     fake: { abilities: ['root'] },
-    call: c => c.updateApplication(WEB.uuid, { name: 'x', fqdn: 'nope' } as never),
+    call: (c, s) => c.updateApplication(WEB.uuid, { name: 'x', fqdn: 'nope' } as never, s),
     request: `PATCH /applications/${WEB.uuid}`,
     status: 422,
     // The fields' names, never their messages: those may quote the values sent.
@@ -561,12 +527,14 @@ const ERROR_CASES: ErrorCase[] = [
 
 describe('errors', () => {
   it.each(ERROR_CASES)('$name', async c => {
+    // A transient failure is retried until the signal aborts: here, at the first retry.
+    const once = new AbortController()
     const { fake, client } = await setup({
       fake: c.fake,
-      client: { ...c.client, retry: { attempts: 1 } }
+      client: { ...c.client, note: () => once.abort() }
     })
     if (c.fault) fake.inject(c.fault)
-    const error = await failure(c.call(client))
+    const error = await failure(c.call(client, once.signal))
     expect(error.request).toBe(c.request)
     expect(error.message.startsWith(`${c.request}: `)).toBe(true)
     expect(error.status).toBe(c.status)
@@ -579,7 +547,7 @@ describe('errors', () => {
   it('keeps long server messages short', async () => {
     const { fake, client } = await setup()
     fake.inject({ do: { status: 400, body: { message: 'x'.repeat(5000) } } })
-    const error = await failure(client.deploy({ uuids: [WEB.uuid] }))
+    const error = await failure(client.deploy({ uuids: [WEB.uuid] }, S()))
     expect(error.details.serverMessage).toBe(`${'x'.repeat(200)}…`)
     expect(error.message.length).toBeLessThan(400)
   })
@@ -590,119 +558,114 @@ describe('errors', () => {
       fake: { requiredHeaders: access },
       client: { headers: access }
     })
-    expect(await client.listApplications()).toHaveLength(2)
+    expect(await client.listApplications(S())).toHaveLength(2)
   })
 })
 
 describe('retries', () => {
+  const UNREACHABLE = /^Coolify is unreachable since \d\d:\d\d:\d\d UTC \(/
+  const BACK = /^Coolify answers again, after [\d.]+m?s\.$/
+
   it.each<{ name: string; fault: Fault['do']; reason: RegExp }>([
     { name: 'reset', fault: 'reset', reason: /connection to 127\.0\.0\.1:\d+ failed/ },
     { name: 'html', fault: 'html', reason: /a proxy in front of Coolify answered 502/ },
     { name: '503', fault: { status: 503, body: 'Service Unavailable' }, reason: /answered 503/ },
     { name: 'truncate', fault: 'truncate', reason: /the answer \(200\) was cut short/ }
-  ])('a read gets through two $name faults', async ({ fault, reason }) => {
+  ])('a read gets through two $name faults, said once', async ({ fault, reason }) => {
     const { fake, client } = await setup()
     fake.inject({ method: 'GET', path: '/applications', times: 2, do: fault })
-    expect((await client.listApplications()).map(a => a.uuid)).toEqual([WEB.uuid, API_APP.uuid])
+    expect((await client.listApplications(S())).map(a => a.uuid)).toEqual([WEB.uuid, API_APP.uuid])
     expect(fake.requests.map(r => r.fault)).toEqual([
       expect.any(String),
       expect.any(String),
       undefined
     ])
-    expect(retries).toHaveLength(2)
-    retries.forEach((line, i) => {
-      expect(line).not.toContain('\n')
-      expect(line).toMatch(reason)
-      expect(line.startsWith('GET /applications: ')).toBe(true)
-      expect(line).toContain(`(attempt ${i + 2} of 8)`)
-    })
+    expect(notes).toEqual([expect.stringMatching(UNREACHABLE), expect.stringMatching(BACK)])
+    expect(notes[0]).toMatch(reason)
+    expect(notes[0]).toContain('(GET /applications: ')
+    for (const line of notes) expect(line).not.toContain('\n')
   })
 
   it('gives up on a hanging request after requestTimeoutMs and tries again', async () => {
     const { fake, client } = await setup({ client: { requestTimeoutMs: 300 } })
     fake.inject({ path: `/deployments/applications/${WEB.uuid}`, do: 'hang' })
     const started = Date.now()
-    const history = await client.listDeployments(WEB.uuid)
+    const history = await client.listDeployments(WEB.uuid, 10, S())
     expect(Date.now() - started).toBeGreaterThanOrEqual(280)
     expect(history).toEqual({ count: 0, deployments: [] })
     expect(fake.requests.map(r => r.fault)).toEqual(['hang', undefined])
-    expect(retries).toEqual([expect.stringMatching(/did not answer in time/)])
+    expect(notes).toEqual([
+      expect.stringMatching(/did not answer in time/),
+      expect.stringMatching(BACK)
+    ])
   })
 
-  it('throws the last error once all attempts have failed', async () => {
-    const { fake, client } = await setup({ client: { retry: { attempts: 3 } } })
+  it('keeps trying until its signal aborts, then throws the last failure', async () => {
+    const { fake, client } = await setup()
     fake.inject({ do: { status: 503, body: { message: 'Busy' } }, times: 2 })
     fake.inject({ do: { status: 504, body: { message: 'Too slow' } }, times: Infinity })
-    const error = await failure(client.getApplication(WEB.uuid))
+    const error = await failure(client.getApplication(WEB.uuid, AbortSignal.timeout(400)))
     expect(error.status).toBe(504)
     expect(error.message).toContain('"Too slow"')
-    expect(error.message).toContain('3 attempts')
+    expect(error.message).toMatch(/\(\d+ attempts\)/)
     expect(error.details.transient).toBe(true)
-    expect(fake.requests).toHaveLength(3)
-    expect(retries).toHaveLength(2)
+    expect(fake.requests.length).toBeGreaterThan(3)
+    // An outage is told once, however many attempts it takes.
+    expect(notes).toEqual([expect.stringMatching(/503 "Busy"/)])
+  })
+
+  it('waits no longer than maxDelayMs between attempts', async () => {
+    const { fake, client } = await setup({
+      client: { retry: { baseDelayMs: 50, maxDelayMs: 100 } }
+    })
+    fake.inject({ do: 'reset', times: 6 })
+    await client.listApplications(S())
+    const times = fake.requests.map(r => r.at)
+    expect(times).toHaveLength(7)
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThan(400)
   })
 
   it('does not repeat a failure that is not transient', async () => {
     const { fake, client } = await setup()
-    expect((await failure(client.getApplication('nosuchapp'))).details.transient).toBe(false)
+    expect((await failure(client.getApplication('nosuchapp', S()))).details.transient).toBe(false)
     expect(fake.requests).toHaveLength(1)
-    expect(retries).toEqual([])
+    expect(notes).toEqual([])
   })
 
-  it('repeats updates, deletes and cancels, which are safe to run twice', async () => {
+  it('repeats updates and cancels, which are safe to run twice', async () => {
     const { fake, client } = await setup({ fake: { abilities: ['root'] } })
-    const { deployments } = await client.deploy({ uuids: [WEB.uuid] })
+    const { deployments } = await client.deploy({ uuids: [WEB.uuid] }, S())
     const id = deployments![0].deployment_uuid!
     fake.inject({ method: 'PATCH', do: 'reset' })
     fake.inject({ method: 'POST', path: `/deployments/${id}/cancel`, do: 'reset' })
-    fake.inject({ method: 'DELETE', do: { status: 502, body: 'Bad Gateway' } })
-    await client.updateApplication(WEB.uuid, { name: 'renamed' })
-    await client.cancelDeployment(id)
-    await client.deleteApplication(API_APP.uuid)
+    await client.updateApplication(WEB.uuid, { name: 'renamed' }, S())
+    await client.cancelDeployment(id, S())
     expect(fake.requests.map(r => `${r.method} ${r.fault ?? 'ok'}`)).toEqual([
       'POST ok',
       'PATCH reset',
       'PATCH ok',
       'POST reset',
-      'POST ok',
-      'DELETE status 502',
-      'DELETE ok'
+      'POST ok'
     ])
-    expect(retries).toHaveLength(3)
+    expect(notes.filter(line => UNREACHABLE.test(line))).toHaveLength(2)
   })
 
-  it.each<{ name: string; call: (c: CoolifyClient) => Promise<unknown> }>([
-    { name: 'deploy', call: deployWeb },
-    {
-      name: 'createApplication',
-      call: c =>
-        c.createApplication({
-          project_uuid: 'p',
-          server_uuid: 's',
-          environment_name: 'e',
-          private_key_uuid: 'k',
-          git_repository: 'git@github.com:a/b.git',
-          git_branch: 'main',
-          build_pack: 'static',
-          ports_exposes: '80'
-        })
-    }
-  ])('$name is sent once: a reset leaves it unanswered', async ({ call }) => {
+  it('sends deploy once: a reset leaves it unanswered', async () => {
     const { fake, client } = await setup({ fake: { abilities: ['root'] } })
     fake.inject({ method: 'POST', do: 'reset', times: Infinity })
-    const error = await failure(call(client))
+    const error = await failure(deployWeb(client, S()))
     expect(onlyRequest().fault).toBe('reset')
     expect(error.details).toMatchObject({ transient: true, unanswered: true })
     expect(error.details.unsent).toBeFalsy()
     expect(error.status).toBeUndefined()
-    expect(retries).toEqual([])
+    expect(notes).toEqual([])
     expect(fake.deployments()).toEqual([])
   })
 
   it('deploy is sent once on a 503 as well', async () => {
     const { fake, client } = await setup()
     fake.inject({ path: '/deploy', do: { status: 503, body: { message: 'Busy' } } })
-    const error = await failure(client.deploy({ uuids: [WEB.uuid] }))
+    const error = await failure(client.deploy({ uuids: [WEB.uuid] }, S()))
     expect(error.status).toBe(503)
     expect(error.details.unanswered).toBeFalsy()
     expect(fake.requests).toHaveLength(1)
@@ -712,18 +675,18 @@ describe('retries', () => {
     const closed = await startFakeCoolify()
     const url = closed.url
     await closed.close()
-    client = clientFor(url, { retry: { attempts: 3 } })
+    client = clientFor(url)
 
-    const deployError = await failure(client.deploy({ uuids: [WEB.uuid] }))
+    const deployError = await failure(client.deploy({ uuids: [WEB.uuid] }, S()))
     expect(deployError.details).toMatchObject({ transient: true, unanswered: true, unsent: true })
     expect(deployError.message).toContain(`${new URL(url).host} refused the connection`)
     expect(deployError.message).not.toContain('attempts')
-    expect(retries).toEqual([])
+    expect(notes).toEqual([])
 
-    const readError = await failure(client.listApplications())
+    const readError = await failure(client.listApplications(AbortSignal.timeout(300)))
     expect(readError.details.unsent).toBe(true)
-    expect(readError.message).toContain('3 attempts')
-    expect(retries).toHaveLength(2)
+    expect(readError.message).toMatch(/refused the connection.*\(\d+ attempts\)/)
+    expect(notes).toEqual([expect.stringMatching(/refused the connection/)])
   })
 })
 
@@ -738,12 +701,12 @@ describe('TLS with a private CA', () => {
   it('an untrusted certificate is final and unsent, and names `ca-certificate`', async () => {
     const { fake, client } = await setup({ fake: { tls: tls() } })
     expect(fake.url).toMatch(/^https:/)
-    const error = await failure(client.listApplications())
+    const error = await failure(client.listApplications(S()))
     expect(error.message).toMatch(/the TLS certificate of 127\.0\.0\.1:\d+ is not trusted \(\w+\)/)
     expect(error.message).toContain('`ca-certificate`')
     expect(error.details).toMatchObject({ transient: false, unanswered: true, unsent: true })
     expect(fake.requests).toEqual([])
-    expect(retries).toEqual([])
+    expect(notes).toEqual([])
   })
 
   it('trusts the CA given as caCertificate', async () => {
@@ -751,7 +714,7 @@ describe('TLS with a private CA', () => {
       fake: { tls: tls() },
       client: { caCertificate: fixture('ca.pem') }
     })
-    expect(await client.listApplications()).toHaveLength(2)
+    expect(await client.listApplications(S())).toHaveLength(2)
     expect(fake.requests).toHaveLength(1)
   })
 })
@@ -763,13 +726,15 @@ describe('rate limit', () => {
       method: 'GET',
       do: { status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too Many Attempts.' } }
     })
-    await client.getApplication(WEB.uuid)
+    await client.getApplication(WEB.uuid, S())
     const [refused, retried] = fake.requests
     expect(refused.fault).toBe('status 429')
     expect(retried.fault).toBeUndefined()
     expect(retried.at - refused.at).toBeGreaterThanOrEqual(990)
-    expect(retries).toEqual([
-      expect.stringMatching(/429 "Too Many Attempts\.": too many requests.* 1s /)
+    expect(notes).toEqual([
+      expect.stringMatching(
+        /^GET \/applications\/\w+: Coolify answered 429 "Too Many Attempts\.": too many requests; waiting 1s as Coolify asks\.$/
+      )
     ])
   })
 
@@ -779,9 +744,9 @@ describe('rate limit', () => {
       path: '/applications',
       do: { status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too Many Attempts.' } }
     })
-    const first = client.listApplications()
-    await until(() => retries.length > 0)
-    await Promise.all([first, client.getApplication(WEB.uuid)])
+    const first = client.listApplications(S())
+    await until(() => notes.length > 0)
+    await Promise.all([first, client.getApplication(WEB.uuid, S())])
     const [refused, ...after] = fake.requests
     expect(refused.fault).toBe('status 429')
     expect(after.map(r => r.path).sort()).toEqual([
@@ -791,11 +756,12 @@ describe('rate limit', () => {
     for (const request of after) expect(request.at - refused.at).toBeGreaterThanOrEqual(990)
   })
 
-  it("learns the limit from the server's X-RateLimit-Limit", async () => {
+  it("gives polling half the server's X-RateLimit-Limit", async () => {
     const { client } = await setup({ fake: { rateLimit: 120 } })
-    expect(client.gate.limitPerMinute).toBeUndefined()
-    await client.listApplications()
-    expect(client.gate.limitPerMinute).toBe(120)
+    // Coolify's default limit until an answer tells.
+    expect(client.pollBudgetPerMinute()).toBe(100)
+    await client.listApplications(S())
+    expect(client.pollBudgetPerMinute()).toBe(60)
   })
 })
 
@@ -813,16 +779,17 @@ describe('abort signal', () => {
     return { error, elapsed: Date.now() - started }
   }
 
-  it('ends a retry loop during its backoff', async () => {
+  it('ends a retry loop during its backoff, with the failure it met', async () => {
     const { fake, client } = await setup({
       client: { retry: { baseDelayMs: 10_000, maxDelayMs: 10_000 } }
     })
     fake.inject({ do: 'reset', times: Infinity })
     const { error, elapsed } = await abortedAfter(200, s => client.listApplications(s))
-    expect(error).toBe(stop)
+    expect(error).toBeInstanceOf(CoolifyError)
+    expect((error as CoolifyError).message).toMatch(/connection to 127\.0\.0\.1:\d+ failed/)
     expect(elapsed).toBeLessThan(1000)
     expect(fake.requests).toHaveLength(1)
-    expect(retries).toHaveLength(1)
+    expect(notes).toHaveLength(1)
   })
 
   it('ends a request that hangs', async () => {
@@ -832,7 +799,7 @@ describe('abort signal', () => {
     expect(error).toBe(stop)
     expect(elapsed).toBeLessThan(1000)
     expect(fake.requests).toHaveLength(1)
-    expect(retries).toEqual([])
+    expect(notes).toEqual([])
   })
 
   it('sends nothing when already aborted', async () => {

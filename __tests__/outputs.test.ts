@@ -2,10 +2,9 @@ import { describe, expect, it } from '@jest/globals'
 import { Deployment, type Status } from '../src/deploy/deployment.js'
 import { setOutputs, worstStatus } from '../src/report/outputs.js'
 
-function deployment(name: string, status: Status, extra: Partial<Deployment> = {}): Deployment {
+function deployment(name: string, status: Status) {
   const d = new Deployment(`${name}-uuid`, name, `${name}-dep`, 1000)
   if (status !== 'queued') d.end(status)
-  Object.assign(d, extra)
   return d
 }
 
@@ -19,13 +18,20 @@ describe('outputs', () => {
 
   it('sets every output from the deployments', () => {
     const outputs: Record<string, string> = {}
-    const a = deployment('api', 'finished', {
-      appUrl: 'https://api.example.com',
-      commit: 'abc',
-      endedAt: 43_600
-    })
-    const b = deployment('db', 'started')
-    b.uuid = undefined
+    const a = new Deployment('api-uuid', 'api', 'api-dep', 1000)
+    a.describe({ uuid: 'api-uuid', fqdn: 'https://api.example.com,https://www.example.com' })
+    // Coolify's own times make the duration, whatever the trigger's time.
+    a.observe(
+      {
+        status: 'finished',
+        commit: 'abc',
+        created_at: '2026-01-01T10:00:00.000000Z',
+        finished_at: '2026-01-01T10:00:43.200000Z'
+      },
+      'https://coolify.example.com'
+    )
+    const b = new Deployment('db-uuid', 'db', undefined, 1000)
+    b.end('started')
     setOutputs([a, b], (name, value) => (outputs[name] = value))
     expect(outputs['deployment-uuid']).toBe('api-dep')
     expect(outputs.status).toBe('finished')
@@ -43,5 +49,17 @@ describe('outputs', () => {
       },
       expect.objectContaining({ name: 'db', deployment_uuid: null, status: 'started' })
     ])
+  })
+
+  it('sets status and an empty list when nothing was deployed', () => {
+    const outputs: Record<string, string> = {}
+    setOutputs([], (name, value) => (outputs[name] = value), 'cancelled')
+    expect(outputs).toEqual({
+      'deployment-uuid': '',
+      status: 'cancelled',
+      url: '',
+      duration: '',
+      deployments: '[]'
+    })
   })
 })

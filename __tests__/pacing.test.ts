@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { backoffDelay, parseRetryAfter, RateGate } from '../src/coolify/pacing.js'
 
-const policy = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 30_000 }
+const policy = { baseDelayMs: 1000, maxDelayMs: 30_000 }
 
 describe('backoffDelay', () => {
   it('doubles from the base, with jitter between half and all of it', () => {

@@ -391,7 +391,8 @@ describe('settings before the deploy', () => {
     expect(error).toContain('`domains`')
     expect(coolifyRequests(server)).not.toContain('POST /api/v1/deploy')
     expect(server.deployments()).toEqual([])
-    expect(result.outputs).toEqual({})
+    // Outputs are set whenever the step ends: nothing was deployed.
+    expect(result.outputs).toMatchObject({ status: 'failed', deployments: '[]' })
   })
 
   it('names the ability a token without `write` lacks, before deploying', async () => {

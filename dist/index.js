@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2332);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2375);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2332:
+/***/ 2375:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31337,42 +31337,6 @@ function getIDToken(aud) {
 //# sourceMappingURL=core.js.map
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
-;// CONCATENATED MODULE: ./src/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-/**
- * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
- * those.
- */
-function parseDuration(text) {
-    const value = text.trim().toLowerCase();
-    if (/^\d+(?:\.\d+)?$/.test(value))
-        return Math.round(Number(value) * 1000);
-    if (value === '')
-        return undefined;
-    let total = 0;
-    PART.lastIndex = 0;
-    while (PART.lastIndex < value.length) {
-        const match = PART.exec(value);
-        if (!match)
-            return undefined;
-        total += Number(match[1]) * UNIT_MS[match[2]];
-    }
-    return Math.round(total);
-}
-/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)}ms`;
-    if (ms < 60_000)
-        return `${Number((ms / 1000).toFixed(1))}s`;
-    const seconds = Math.round(ms / 1000);
-    const h = Math.floor(seconds / 3600);
-    const m = Math.floor((seconds % 3600) / 60);
-    const s = seconds % 60;
-    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
-}
-
 ;// CONCATENATED MODULE: ./src/errors.ts
 /**
  * An error the user can act on: its message is one line that says what went wrong and what to do.
@@ -31581,7 +31545,44 @@ function errorCode(error) {
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+/**
+ * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
+ * those.
+ */
+function parseDuration(text) {
+    const value = text.trim().toLowerCase();
+    if (/^\d+(?:\.\d+)?$/.test(value))
+        return Math.round(Number(value) * 1000);
+    if (value === '')
+        return undefined;
+    let total = 0;
+    PART.lastIndex = 0;
+    while (PART.lastIndex < value.length) {
+        const match = PART.exec(value);
+        if (!match)
+            return undefined;
+        total += Number(match[1]) * UNIT_MS[match[2]];
+    }
+    return Math.round(total);
+}
+/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)}ms`;
+    if (ms < 60_000)
+        return `${Number((ms / 1000).toFixed(1))}s`;
+    const seconds = Math.round(ms / 1000);
+    const h = Math.floor(seconds / 3600);
+    const m = Math.floor((seconds % 3600) / 60);
+    const s = seconds % 60;
+    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
+}
+
 ;// CONCATENATED MODULE: ./src/coolify/pacing.ts
+
 
 /**
  * Backoff before attempt `attempt + 1`: exponential with jitter (half fixed, half random), so
@@ -31615,12 +31616,12 @@ async function sleep(ms, signal) {
         throw signal?.reason ?? new Error('aborted');
     }
 }
+/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
+const MAX_SPACING_MS = 15_000;
 /**
  * Spaces out every request to one Coolify user, whose tokens share one rate limit: nothing is sent
  * before a `Retry-After` has passed, and requests spread out when `X-RateLimit-Remaining` runs low.
  */
-/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
-const MAX_SPACING_MS = 15_000;
 class RateGate {
     now;
     blockedUntil = 0;
@@ -31667,14 +31668,47 @@ class RateGate {
             left >= quarter ? 0 : Math.min(MAX_SPACING_MS, Math.ceil(60_000 / Math.max(left, 1)));
     }
 }
+/**
+ * Says once that Coolify stopped answering, since when and why, and once that it answers again:
+ * an outage of minutes is a few lines in the log, not one per attempt.
+ */
+class Reachability {
+    note;
+    now;
+    downSince;
+    constructor(note = () => { }, now = Date.now) {
+        this.note = note;
+        this.now = now;
+    }
+    failed(error) {
+        if (error.status === 429) {
+            const wait = error.details.retryAfterMs;
+            this.note(`${error.request}: ${error.reason}; waiting ${wait === undefined ? 'a moment' : formatDuration(wait)} as Coolify asks.`);
+            return;
+        }
+        if (this.downSince !== undefined)
+            return;
+        this.downSince = this.now();
+        this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
+    }
+    answered() {
+        if (this.downSince === undefined)
+            return;
+        this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`);
+        this.downSince = undefined;
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/coolify/client.ts
 
 
 
 
-
-const DEFAULT_RETRY = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 30_000 };
+const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
+/** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
+const POLL_SHARE = 0.5;
+/** Coolify's default rate limit, until its answers announce the real one. */
+const DEFAULT_LIMIT_PER_MINUTE = 200;
 /**
  * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
  * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
@@ -31682,6 +31716,8 @@ const DEFAULT_RETRY = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 30_000 };
 class CoolifyClient {
     options;
     gate = new RateGate();
+    /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
+    reachability;
     dispatcher;
     headers;
     retry;
@@ -31707,22 +31743,24 @@ class CoolifyClient {
         };
         this.retry = { ...DEFAULT_RETRY, ...options.retry };
         this.host = new URL(options.apiUrl).host;
+        this.reachability = new Reachability(options.note);
+    }
+    /**
+     * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
+     * longer when Coolify asked for it with `Retry-After`.
+     */
+    retryDelay(attempt, retryAfterMs) {
+        return backoffDelay(this.retry, attempt, retryAfterMs);
+    }
+    /** Reads a minute that polling may spend: its share of the limit Coolify announced. */
+    pollBudgetPerMinute() {
+        return (this.gate.limitPerMinute ?? DEFAULT_LIMIT_PER_MINUTE) * POLL_SHARE;
     }
     listApplications(signal) {
         return this.call({ method: 'GET', path: '/applications', retry: true, signal });
     }
     getApplication(uuid, signal) {
         return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
-    }
-    /** Not retried: a second attempt could create a second application. */
-    createApplication(body, signal) {
-        return this.call({
-            method: 'POST',
-            path: '/applications/private-deploy-key',
-            body,
-            retry: false,
-            signal
-        });
     }
     updateApplication(uuid, changes, signal) {
         return this.call({
@@ -31732,9 +31770,6 @@ class CoolifyClient {
             retry: true,
             signal
         });
-    }
-    deleteApplication(uuid, signal) {
-        return this.call({ method: 'DELETE', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
     /**
      * POST /deploy with its parameters in the query string (old servers read no body). `force` is
@@ -31750,7 +31785,7 @@ class CoolifyClient {
         };
         return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
     }
-    listDeployments(appUuid, take = 10, signal) {
+    listDeployments(appUuid, take, signal) {
         const query = { skip: '0', take: String(take) };
         return this.call({
             method: 'GET',
@@ -31776,21 +31811,34 @@ class CoolifyClient {
     async close() {
         await this.dispatcher.destroy();
     }
+    /**
+     * Sends a call, and repeats it on transient failures until its signal aborts: a proxy or
+     * Coolify restarting for minutes is normal, and the deployment goes on meanwhile. Aborted, it
+     * throws the last failure it met, which says more than the abort.
+     */
     async call(call) {
+        let last;
         for (let attempt = 1;; attempt++) {
             try {
                 await this.gate.ready(call.signal);
-                return (await this.send(call));
+                const answer = (await this.send(call));
+                this.reachability.answered();
+                return answer;
             }
             catch (error) {
-                if (!(error instanceof CoolifyError) || !error.details.transient)
-                    throw error;
-                if (!call.retry || attempt >= this.retry.attempts || call.signal?.aborted) {
+                if (call.signal.aborted)
+                    throw last?.afterAttempts(attempt - 1) ?? error;
+                if (!(error instanceof CoolifyError) || !error.details.transient || !call.retry) {
+                    throw error instanceof CoolifyError ? error.afterAttempts(attempt) : error;
+                }
+                last = error;
+                this.reachability.failed(error);
+                try {
+                    await sleep(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
+                }
+                catch {
                     throw error.afterAttempts(attempt);
                 }
-                const delay = backoffDelay(this.retry, attempt, error.details.retryAfterMs);
-                this.options.onRetry?.(`${error.request}: ${error.reason}; trying again in ${formatDuration(delay)} (attempt ${attempt + 1} of ${this.retry.attempts})`);
-                await sleep(delay, call.signal);
             }
         }
     }
@@ -31815,7 +31863,7 @@ class CoolifyClient {
             });
         }
         catch (error) {
-            if (call.signal?.aborted)
+            if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host);
             throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
@@ -31832,7 +31880,7 @@ class CoolifyClient {
             text = await response.body.text();
         }
         catch (error) {
-            if (call.signal?.aborted)
+            if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason } = describeNetworkFailure(error, this.host);
             throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
@@ -31922,8 +31970,12 @@ function connect(config) {
         caCertificate: config.caCertificate,
         // A read that takes ten poll intervals is stuck; but give slow proxies at least five seconds.
         requestTimeoutMs: Math.min(30_000, Math.max(5000, config.pollIntervalMs * 10)),
-        retry: { baseDelayMs: Math.min(1000, config.pollIntervalMs) },
-        onRetry: message => info(message)
+        // Retries back off, but never so far that Coolify's return goes unnoticed for long.
+        retry: {
+            baseDelayMs: Math.min(1000, config.pollIntervalMs),
+            maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
+        },
+        note: message => info(message)
     });
 }
 
@@ -31965,98 +32017,237 @@ function describeChange(field, value) {
     return `environment variables ${names.join(', ')}`;
 }
 
-;// CONCATENATED MODULE: ./src/deploy/deployment.ts
-const ENDED = new Set([
-    'finished',
-    'failed',
-    'cancelled',
-    'timeout',
-    'started'
-]);
-const FAILED = new Set(['failed', 'cancelled', 'timeout']);
-/** Coolify's status names to ours; undefined for a name Coolify does not have (not terminal). */
+;// CONCATENATED MODULE: ./src/deploy/status.ts
+/**
+ * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
+ * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
+ * Every other module asks here; none compares status strings of its own.
+ */
+const STATUSES = {
+    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
+    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
+    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
+    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
+    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
+    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
+    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
+    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+};
+/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
+const FROM_COOLIFY = {
+    queued: 'queued',
+    in_progress: 'in_progress',
+    finished: 'finished',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    'cancelled-by-user': 'cancelled'
+};
+/**
+ * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
+ * does not have, which is treated as not ended.
+ */
 function statusFromCoolify(raw) {
-    switch (raw) {
-        case 'queued':
-        case 'in_progress':
-        case 'finished':
-        case 'failed':
-            return raw;
-        case 'cancelled':
-        case 'cancelled-by-user':
-            return 'cancelled';
-        default:
-            return undefined;
-    }
+    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
 }
-function isFailure(status) {
-    return FAILED.has(status);
+/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
+function isUnderWay(raw) {
+    const status = statusFromCoolify(raw);
+    return status === undefined || !hasEnded(status);
 }
+function hasEnded(status) {
+    return STATUSES[status].ended;
+}
+function failsStep(status) {
+    return STATUSES[status].fails;
+}
+function summaryMark(status) {
+    return STATUSES[status].mark;
+}
+function gitHubState(status) {
+    return STATUSES[status].github;
+}
+/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
+function worstOf(statuses) {
+    if (statuses.length === 0)
+        return 'failed';
+    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
+}
+/** How a status reads in a sentence: `in progress`. */
+function describeStatus(status) {
+    return status.replace('_', ' ');
+}
+
+;// CONCATENATED MODULE: ./src/deploy/deployment.ts
+
 const TAIL_LINES = 40;
-/** One resource the trigger touched: the watch loop advances it, reporters only read it. */
+/**
+ * One resource the trigger touched, and the only place its state changes: the trigger creates it,
+ * the watch loop advances it through these methods, reporters read it as a DeploymentView.
+ */
 class Deployment {
     appUuid;
-    name;
-    uuid;
     triggeredAt;
-    status = 'queued';
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    coolifyStatus;
-    /** Why it ended the way it did, when Coolify's status alone does not say. */
-    reason;
-    /** The application's public URL (its first `fqdn`). */
-    appUrl;
-    /** The deployment's page in Coolify. */
-    link;
-    commit;
-    endedAt;
-    /** The last lines of its log, for summaries and annotations. */
-    tail = [];
+    #status = 'queued';
+    #uuid;
+    #name;
+    #coolifyStatus;
+    #reason;
+    #appUrl;
+    #link;
+    #commit;
+    #endedAt;
+    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+    #createdAt;
+    #finishedAt;
+    #tail = [];
     constructor(appUuid, name, 
     /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
     uuid, triggeredAt) {
         this.appUuid = appUuid;
-        this.name = name;
-        this.uuid = uuid;
         this.triggeredAt = triggeredAt;
+        this.#name = name;
+        this.#uuid = uuid;
+    }
+    get status() {
+        return this.#status;
+    }
+    get uuid() {
+        return this.#uuid;
+    }
+    get name() {
+        return this.#name;
+    }
+    /** Coolify's status word as last read, kept when it is one we do not know. */
+    get coolifyStatus() {
+        return this.#coolifyStatus;
+    }
+    /** Why it ended the way it did, when the status alone does not say. */
+    get reason() {
+        return this.#reason;
+    }
+    /** The application's public URL (its first `fqdn`). */
+    get appUrl() {
+        return this.#appUrl;
+    }
+    /** The deployment's page in Coolify. */
+    get link() {
+        return this.#link;
+    }
+    get commit() {
+        return this.#commit;
+    }
+    /** The last lines of its log, for summaries and annotations. */
+    get tail() {
+        return this.#tail;
     }
     get ended() {
-        return ENDED.has(this.status);
+        return hasEnded(this.#status);
     }
+    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+    get running() {
+        return this.#uuid !== undefined && !this.ended;
+    }
+    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
     get durationMs() {
-        return this.endedAt === undefined ? undefined : this.endedAt - this.triggeredAt;
+        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+            return Math.max(0, this.#finishedAt - this.#createdAt);
+        }
+        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
     }
-    /** Takes in a read of the deployment; returns true when its status changed. */
+    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
+    follow(uuid) {
+        this.#uuid = uuid;
+    }
+    /** Takes the application's name and public URL from Coolify's application record. */
+    describe(app) {
+        if (app.name && this.#name === this.appUuid)
+            this.#name = app.name;
+        const url = app.fqdn?.split(',')[0]?.trim();
+        if (url)
+            this.#appUrl = url;
+    }
+    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
     observe(detail, instanceUrl) {
         if (detail.application_name)
-            this.name = detail.application_name;
+            this.#name = detail.application_name;
         if (detail.commit)
-            this.commit = detail.commit;
+            this.#commit = detail.commit;
         if (detail.deployment_url)
-            this.link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        const previous = this.coolifyStatus;
-        this.coolifyStatus = detail.status;
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
+        const previous = this.#coolifyStatus;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : undefined;
         const status = statusFromCoolify(detail.status);
         if (status) {
-            this.status = status;
-            if (this.ended && this.endedAt === undefined)
-                this.endedAt = Date.now();
+            this.#status = status;
+            if (this.ended)
+                this.#endedAt ??= Date.now();
         }
-        return previous !== detail.status;
+        return previous !== this.#coolifyStatus;
     }
     end(status, reason) {
-        this.status = status;
+        this.#status = status;
         if (reason)
-            this.reason = reason;
-        this.endedAt ??= Date.now();
+            this.#reason = reason;
+        this.#endedAt ??= Date.now();
     }
     remember(lines) {
         for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
-            if (this.tail.length === TAIL_LINES)
-                this.tail.shift();
-            this.tail.push(line);
+            if (this.#tail.length === TAIL_LINES)
+                this.#tail.shift();
+            this.#tail.push(line);
         }
     }
+}
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/history.ts
+
+
+/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
+const CLOCK_SLACK_MS = 5000;
+/** History rows read: the newest few are enough to find one started moments ago. */
+const HISTORY_ROWS = 10;
+/**
+ * The deployment a trigger started or joined, from the application's history: the newest one
+ * (of the same pull request and commit, where known) that was under way at the trigger or began
+ * after it, whatever its status now — a quick deployment may have finished already. Undefined
+ * when there is none.
+ *
+ * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
+ * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
+ */
+async function findStarted(client, appUuid, mark, signal) {
+    const history = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
+    const items = Array.isArray(history?.deployments) ? history.deployments : [];
+    return items.find(item => isFrom(item, mark))?.deployment_uuid;
+}
+function isFrom(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
+        return false;
+    }
+    if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
+        return false;
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = timeOf(item.created_at);
+    const finished = timeOf(item.finished_at);
+    return (isUnderWay(item.status) ||
+        (created !== undefined && created >= since) ||
+        (finished !== undefined && finished >= since));
+}
+/** Full or abbreviated SHAs of the same commit. */
+function sameCommit(a, b) {
+    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/trigger.ts
@@ -32064,30 +32255,34 @@ class Deployment {
 
 
 
+
 const ALREADY_QUEUED = /already queued/i;
 const QUEUED = /deployment queued/i;
 const STARTED = /^(service|database) .* started/i;
+/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
+const QUEUE_FULL_WAIT_MS = 60_000;
 /**
  * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
  *
- * A trigger is repeated only when it is safe: when Coolify cannot have acted on it (a refused
- * connection, a 429), or when the answer was lost on the way and the applications' history shows
- * nothing under way yet.
+ * Transient failures are tried again until the deadline, but a trigger is repeated only where that
+ * cannot deploy twice: when Coolify cannot have acted on it (a refused connection, a 429), or when
+ * the answer was lost on the way and an application's history shows nothing started by it.
  */
 async function trigger(client, options) {
-    const triggeredAt = Date.now();
-    const answer = await deployOnce(client, options);
-    const entries = entriesOf(answer);
+    const triggeredAt = options.mark.at;
+    const entries = entriesOf(await deployUntilAnswered(client, options));
     const deployments = [];
     for (const entry of entries) {
         const appUuid = entry.resource_uuid ?? '';
         const message = entry.message ?? '';
         const deployment = new Deployment(appUuid, nameIn(message) ?? (appUuid || 'tag deploy'), entry.deployment_uuid, triggeredAt);
         deployments.push(deployment);
-        if (ALREADY_QUEUED.test(message)) {
-            // Coolify answers with a uuid it never saved; the deployment under way is in the history.
-            deployment.uuid =
-                (await findUnderWay(client, appUuid, options.signal)) ?? entry.deployment_uuid;
+        if (ALREADY_QUEUED.test(message) && appUuid) {
+            // Coolify answers with a uuid it never saved; the deployment it joined is in the history.
+            // Unresolved here, the watch loop resolves it when the uuid reads as unknown.
+            const real = await findStarted(client, appUuid, options.mark, options.signal).catch(() => undefined);
+            if (real)
+                deployment.follow(real);
             options.note(`${deployment.name}: a deployment of this commit is already under way; following it.`);
         }
         else if (!entry.deployment_uuid) {
@@ -32109,89 +32304,69 @@ async function trigger(client, options) {
     }
     return deployments;
 }
-async function deployOnce(client, options) {
-    const request = {
-        uuids: options.appUuids,
-        tags: options.tags,
-        force: options.force,
-        pr: options.pr
-    };
+/**
+ * The deployments a trigger that was cut off (the run cancelled, the deadline reached) or killed
+ * may have started, found in the applications' histories, so that they can be cancelled. Tags name
+ * no applications to look up.
+ */
+async function findTriggered(client, appUuids, mark, signal) {
+    const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal).catch(() => undefined)));
+    return appUuids.flatMap((appUuid, index) => found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []);
+}
+async function deployUntilAnswered(client, options) {
+    const { signal } = options;
+    /** Entries for applications whose deployment a lost answer started, found in their history. */
+    const recovered = [];
+    let uuids = options.appUuids;
     for (let attempt = 1;; attempt++) {
         try {
-            // Never aborted half-way: a trigger cut off could start a deployment nobody knows of.
-            return await client.deploy(request);
+            const answer = await client.deploy({ uuids, tags: options.tags, force: options.force, pr: options.pr }, signal);
+            return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer;
         }
         catch (error) {
-            if (!(error instanceof CoolifyError))
+            if (!(error instanceof CoolifyError) || signal.aborted)
                 throw error;
             // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
             if (error.status === 404 && error.details.serverMessage !== undefined) {
                 throw notFound(error, options);
             }
-            const wait = retryDelay(error, attempt);
-            if (wait === undefined || Date.now() + wait > options.deadline) {
-                throw error.afterAttempts(attempt);
-            }
-            const status = error.status ?? 0;
-            // No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it.
-            const mayHaveArrived = (error.details.unanswered && !error.details.unsent) ||
-                status >= 500 ||
-                (status >= 200 && status < 300);
-            if (mayHaveArrived) {
-                // Coolify may have acted on it. Follow what it started rather than start a second one;
-                // when its history cannot be read, stop here rather than risk that. A tag names no
-                // applications to look up: only Coolify's own check ("already queued", off when forcing)
-                // keeps a repeated tag deploy from starting twice.
+            if (!error.details.transient)
+                throw error;
+            if (mayHaveArrived(error)) {
+                // Coolify may have acted on it: follow what it started rather than start a second one.
+                // A forced tag deploy names no applications to look up, and nothing else (Coolify's
+                // "already queued" check is off when forcing) keeps a repeat from deploying twice.
                 if (options.tags.length > 0 && options.force)
                     throw error.afterAttempts(attempt);
-                const underWay = await findAllUnderWay(client, options).catch(() => {
+                const found = await findTriggered(client, uuids, options.mark, signal);
+                if (signal.aborted)
                     throw error;
-                });
-                if (underWay)
-                    return underWay;
+                recovered.push(...found.map(deployment => ({
+                    resource_uuid: deployment.appUuid,
+                    deployment_uuid: deployment.uuid,
+                    message: 'Deployment queued.'
+                })));
+                uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid));
+                if (options.tags.length === 0 && uuids.length === 0)
+                    return { deployments: recovered };
             }
-            options.note(`POST /deploy: ${error.reason}; trying again in ${Math.ceil(wait / 1000)}s.`);
-            await sleep(wait, options.signal);
+            client.reachability.failed(error);
+            const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
+            try {
+                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
+            }
+            catch {
+                throw error.afterAttempts(attempt);
+            }
         }
     }
 }
-/** Attempts at the trigger, and their backoff: a deploy is worth a shorter wait than a read. */
-const TRIGGER_RETRY = { attempts: 6, baseDelayMs: 1000, maxDelayMs: 30_000 };
-/**
- * How long before the next attempt, or undefined when the failure is final. A full queue (429)
- * without `Retry-After` frees up in a minute, as Coolify's own answer says.
- */
-function retryDelay(error, attempt) {
-    if (!error.details.transient || attempt >= TRIGGER_RETRY.attempts)
-        return undefined;
-    if (error.status === 429)
-        return error.details.retryAfterMs ?? 60_000;
-    return backoffDelay(TRIGGER_RETRY, attempt);
-}
-/**
- * After a trigger that got no answer: when every application already has a deployment queued or
- * in progress, that is what the trigger started (or would have joined), so it is followed instead.
- */
-async function findAllUnderWay(client, options) {
-    if (options.appUuids.length === 0)
-        return undefined; // tags name no applications to look up
-    const found = await Promise.all(options.appUuids.map(uuid => findUnderWay(client, uuid, options.signal)));
-    if (found.some(uuid => uuid === undefined))
-        return undefined;
-    return {
-        deployments: options.appUuids.map((uuid, index) => ({
-            resource_uuid: uuid,
-            deployment_uuid: found[index],
-            message: 'Deployment queued.'
-        }))
-    };
-}
-/** The newest queued or running deployment of an application, from its history. */
-async function findUnderWay(client, appUuid, signal) {
-    const history = await client.listDeployments(appUuid, 10, signal);
-    const items = Array.isArray(history?.deployments) ? history.deployments : [];
-    return items.find(item => item.status === 'queued' || item.status === 'in_progress')
-        ?.deployment_uuid;
+/** No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it. */
+function mayHaveArrived(error) {
+    const status = error.status ?? 0;
+    return ((error.details.unanswered === true && !error.details.unsent) ||
+        status >= 500 ||
+        (status >= 200 && status < 300));
 }
 function entriesOf(answer) {
     if (Array.isArray(answer.deployments))
@@ -32226,61 +32401,42 @@ function notFound(error, options) {
     return error.withHint(`No resource with ${what} is visible to this token: check \`${options.tags.length ? 'tag' : 'app-uuid'}\` and that the token belongs to the application's team`);
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/report/console.ts
+;// CONCATENATED MODULE: ./src/deploy/cancel.ts
 
-const STYLE = {
-    stdout: ['', ''],
-    info: ['', ''],
-    stderr: ['\u001b[31m', '\u001b[0m'],
-    warning: ['\u001b[33m', '\u001b[0m'],
-    command: ['\u001b[36m$ ', '\u001b[0m']
-};
+
 /**
- * Writes build logs into the job's output. One deployment gets one log group around its whole
- * log; several that run at once get a group per batch, each line prefixed with the application's
- * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`.
- * A batch is written with a single write, however many lines it holds.
+ * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
+ * cancelled; after any other answer the deployment is read: a 400 usually means it ended
+ * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
  */
-class LogPrinter {
-    several;
-    write;
-    openGroup;
-    constructor(several, write = text => void process.stdout.write(text)) {
-        this.several = several;
-        this.write = write;
+async function cancelDeployment(client, uuid, signal) {
+    let problem;
+    let told;
+    try {
+        await client.cancelDeployment(uuid, signal);
+        return { cancelled: true };
     }
-    /** Opens the log group of a deployment followed alone. */
-    begin(deployment) {
-        if (this.several || this.openGroup)
-            return;
-        this.openGroup = deployment;
-        this.write(`::group::Build log of ${deployment.name}\n`);
+    catch (error) {
+        problem = `could not cancel it in Coolify: ${describeError(error)}`;
+        const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+        if (status)
+            told = { status };
     }
-    end(deployment) {
-        if (this.openGroup !== deployment)
-            return;
-        this.openGroup = undefined;
-        this.write('::endgroup::\n');
+    let detail = told;
+    try {
+        detail = await client.getDeployment(uuid, signal);
     }
-    lines(deployment, lines) {
-        if (lines.length === 0)
-            return;
-        const prefix = this.several ? `${deployment.name} | ` : '';
-        const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-        let text = this.several ? `::group::${deployment.name}\n` : '';
-        text += `::stop-commands::${token}\n`;
-        for (const line of lines) {
-            const [open, close] = STYLE[line.kind];
-            text += `${prefix}${open}${line.text}${close}\n`;
-        }
-        text += `::${token}::\n`;
-        if (this.several)
-            text += '::endgroup::\n';
-        this.write(text);
+    catch {
+        // What the refusal told, if anything, is all there is to know.
     }
+    if (!detail)
+        return { cancelled: false, problem };
+    if (statusFromCoolify(detail.status) === 'cancelled')
+        return { cancelled: true, detail };
+    return { cancelled: false, detail, problem: isUnderWay(detail.status) ? problem : undefined };
 }
+/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
+const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
 ;// CONCATENATED MODULE: ./src/deploy/logs.ts
 /** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
@@ -32309,12 +32465,17 @@ class LogCursor {
     lastCommand;
     /** Text of an unterminated last line, held until it ends or the deployment does. */
     pending = '';
+    sawClosing = false;
     constructor(showHidden) {
         this.showHidden = showHidden;
     }
     /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
     get progress() {
         return this.taken.size + this.consumed + this.pending.length;
+    }
+    /** Coolify's last entry has been read: no more lines will come. */
+    get closed() {
+        return this.sawClosing;
     }
     /** The new visible lines in `logs`, the deployment's whole log as read now. */
     next(logs) {
@@ -32384,6 +32545,8 @@ class LogCursor {
         fresh.sort(byBatchAndOrder);
         const lines = [];
         for (const entry of fresh) {
+            if (CLOSING.test(entry.output ?? ''))
+                this.sawClosing = true;
             if (entry.hidden && !this.showHidden)
                 continue;
             if (entry.command) {
@@ -32405,14 +32568,24 @@ class LogCursor {
         const end = logs.lastIndexOf('\n');
         if (end < this.consumed) {
             this.pending = logs.slice(this.consumed);
+            if (CLOSING.test(this.pending))
+                this.sawClosing = true;
             return [];
         }
         const chunk = logs.slice(this.consumed, end);
         this.consumed = end + 1;
         this.pending = logs.slice(this.consumed);
+        if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending))
+            this.sawClosing = true;
         return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }));
     }
 }
+/**
+ * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
+ * down build container: <uuid>".
+ */
+const CLOSING = /^Gracefully shutting down build container\b/;
+const CLOSING_LINE = /^Gracefully shutting down build container\b/m;
 const COMMA = 0x2c;
 const CLOSE = 0x5d;
 /** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
@@ -32459,39 +32632,39 @@ function keyOf(entry) {
 
 
 
+
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
-/** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
-const POLL_SHARE = 0.5;
 /** Pause before each read for the lines Coolify writes after the final status, and how many. */
 const CLOSING_PAUSE_MS = 1000;
 const CLOSING_READS = 5;
-/** How long a cancel, and the read after it, may take once the wait is over. */
+/** How long a cancel, and the reads after it, may take once the wait is over. */
 const CANCEL_BUDGET_MS = 5000;
 /**
- * Follows deployments to their end, all at once: reads each on its own cadence, prints new log
- * lines, and at the deadline cancels what is still running. It owns all the waiting; the client
- * owns the HTTP.
+ * Follows deployments to their end, all at once: reads each on its own cadence within one shared
+ * read budget, sends new log lines to the sink, and at the deadline cancels what is still running.
+ * It owns all the waiting; the client owns the HTTP.
  */
 class Watcher {
     client;
     deployments;
     options;
     cursors = new Map();
-    /** Several deployments at once get their lines grouped per batch and named. */
-    printer;
-    permissionWarned = false;
+    /** Why the last reads failed, when the wait ended while Coolify could not be read. */
+    unread = new Map();
+    pacer;
+    logsHiddenWarned = false;
     constructor(client, deployments, options) {
         this.client = client;
         this.deployments = deployments;
         this.options = options;
         for (const deployment of deployments)
             this.cursors.set(deployment, new LogCursor(options.showHidden));
-        this.printer = new LogPrinter(this.running.length > 1);
+        this.pacer = new ReadPacer(() => 60_000 / client.pollBudgetPerMinute());
     }
     /** Deployments that have a Coolify deployment and have not ended. */
     get running() {
-        return this.deployments.filter(deployment => deployment.uuid && !deployment.ended);
+        return this.deployments.filter(deployment => deployment.running);
     }
     /** Follows every running deployment until it ends, the deadline passes or `signal` aborts. */
     async run(signal) {
@@ -32504,63 +32677,66 @@ class Watcher {
             return;
         await Promise.all(this.running.map(deployment => this.timeOut(deployment)));
     }
+    /**
+     * Cancels, in Coolify, every deployment still running, prints the lines they wrote until then,
+     * and ends them with `status`: `timeout`, or `cancelled` when the workflow run was. A deployment
+     * that ended on its own meanwhile keeps its own status.
+     */
+    async cancelRunning(status) {
+        await Promise.all(this.running.map(deployment => this.stop(deployment, status)));
+    }
     async timeOut(deployment) {
         if (this.options.cancelOnTimeout)
-            return this.cancel(deployment, 'timeout');
+            return this.stop(deployment, 'timeout');
         deployment.end('timeout', 'it outlasted `timeout` and is still running in Coolify (`cancel-on-timeout` is false)');
-        this.printer.end(deployment);
+        this.options.sink.end(deployment);
     }
-    /**
-     * Cancels a running deployment, prints the lines it wrote until then, and ends it with `status`
-     * (timeout, or cancelled when the workflow run was). A deployment that ended meanwhile keeps its
-     * own status.
-     */
-    async cancel(deployment, status) {
+    async stop(deployment, status) {
         const signal = AbortSignal.timeout(CANCEL_BUDGET_MS);
-        let reason = status === 'timeout'
-            ? 'it outlasted `timeout` and was cancelled in Coolify'
-            : 'cancelled in Coolify';
+        const result = await cancelDeployment(this.client, deployment.uuid, signal);
         try {
-            await this.client.cancelDeployment(deployment.uuid, signal);
-        }
-        catch (error) {
-            // 400 "cannot be cancelled": it ended on its own meanwhile, which the read below shows.
-            if (!(error instanceof CoolifyError && error.status === 400)) {
-                reason = `could not cancel it in Coolify: ${error instanceof Error ? error.message : String(error)}`;
-            }
-        }
-        try {
-            await this.read(deployment, signal);
+            // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
+            if (result.detail)
+                this.take(deployment, result.detail);
+            else
+                await this.read(deployment, signal);
         }
         catch {
-            // The cancel is what matters here; the last lines are a courtesy.
+            // Reported below from what is known.
         }
         this.flush(deployment);
-        if (!deployment.ended || deployment.status === 'cancelled')
-            deployment.end(status, reason);
-        this.printer.end(deployment);
+        const unread = this.unread.get(deployment);
+        const why = (status === 'timeout' ? 'it outlasted `timeout`' : 'the workflow run was cancelled') +
+            (unread ? ` while Coolify could not be read (${unread})` : '');
+        if (result.cancelled) {
+            deployment.end(status, `${why}; it was cancelled in Coolify`);
+        }
+        else if (!deployment.ended) {
+            deployment.end(status, `${why}, and it may still be running in Coolify: ${result.problem ?? 'its status is unknown'}`);
+        }
+        this.options.sink.end(deployment);
     }
     async follow(deployment, signal) {
-        this.printer.begin(deployment);
+        this.options.sink.begin(deployment);
         let resolved = false;
         for (let reads = 0; !signal.aborted; reads++) {
             try {
                 await this.read(deployment, signal);
             }
             catch (error) {
-                if (signal.aborted)
-                    break;
-                if (error instanceof CoolifyError && error.status === 404 && !resolved) {
-                    // A uuid Coolify never saved (a placeholder): follow the deployment really under way.
-                    resolved = true;
-                    const real = await findUnderWay(this.client, deployment.appUuid, signal).catch(() => undefined);
-                    if (real && real !== deployment.uuid) {
-                        this.options.note(`${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one under way.`);
-                        deployment.uuid = real;
-                        continue;
+                if (signal.aborted) {
+                    if (error instanceof CoolifyError) {
+                        this.unread.set(deployment, `${error.request}: ${error.reason}`);
                     }
+                    break;
                 }
-                deployment.end('failed', `could not read the deployment: ${error instanceof Error ? error.message : String(error)}`);
+                if (error instanceof CoolifyError && error.status === 404 && !resolved) {
+                    // A uuid Coolify never saved (a placeholder): follow the deployment it stands for.
+                    resolved = true;
+                    if (await this.resolve(deployment, signal))
+                        continue;
+                }
+                deployment.end('failed', `could not read the deployment: ${describeError(error)}`);
                 break;
             }
             if (deployment.ended) {
@@ -32568,7 +32744,7 @@ class Watcher {
                 break;
             }
             try {
-                await sleep(this.delay(reads), signal);
+                await sleep(Math.min(this.options.pollIntervalMs, FIRST_DELAY_MS * 2 ** reads), signal);
             }
             catch {
                 break;
@@ -32576,19 +32752,29 @@ class Watcher {
         }
         if (deployment.ended) {
             this.flush(deployment);
-            this.printer.end(deployment);
+            this.options.sink.end(deployment);
         }
+    }
+    /** Follows the real deployment behind an unknown uuid; false when there is none to follow. */
+    async resolve(deployment, signal) {
+        const real = await findStarted(this.client, deployment.appUuid, this.options.trigger, signal).catch(() => undefined);
+        if (!real || real === deployment.uuid)
+            return false;
+        this.options.note(`${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one it started.`);
+        deployment.follow(real);
+        return true;
     }
     /**
      * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
-     * to a few seconds after the final status, many of them hidden: read again while the log grows.
+     * to a few seconds after the final status, many of them hidden: unless its closing entry is
+     * already read, read again while the log grows.
      */
     async readClosingLines(deployment, signal) {
-        if (!this.options.logs)
+        if (!this.options.logs || this.logsHiddenWarned)
             return;
         const cursor = this.cursors.get(deployment);
         const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs);
-        for (let reads = 0; reads < CLOSING_READS; reads++) {
+        for (let reads = 0; reads < CLOSING_READS && !cursor.closed; reads++) {
             const before = cursor.progress;
             try {
                 await sleep(pause, signal);
@@ -32601,52 +32787,66 @@ class Watcher {
                 return;
         }
     }
-    /** Reads the deployment once: status, links and new log lines. */
+    /** Reads the deployment once, in its turn: status, links and new log lines. */
     async read(deployment, signal) {
-        const detail = await this.client.getDeployment(deployment.uuid, signal);
+        await this.pacer.turn(signal);
+        this.take(deployment, await this.client.getDeployment(deployment.uuid, signal));
+    }
+    take(deployment, detail) {
         const changed = deployment.observe(detail, this.options.instanceUrl);
         if (changed && !deployment.ended)
             this.announce(deployment, detail);
         this.printLogs(deployment, detail);
     }
     announce(deployment, detail) {
-        if (statusFromCoolify(detail.status) === undefined) {
-            this.options.warn(`${deployment.name}: Coolify reports the status "${detail.status}", which this action does not know; it is treated as not finished.`);
+        if (statusFromCoolify(detail.status)) {
+            this.options.note(`${deployment.name}: ${describeStatus(deployment.status)}`);
+        }
+        else if (typeof detail.status === 'string') {
+            this.options.warn(`${deployment.name}: Coolify reports the status "${detail.status.slice(0, 40)}", which this action does not know; it is treated as not finished.`);
         }
         else {
-            this.options.note(`${deployment.name}: ${deployment.status.replace('_', ' ')}`);
+            this.options.warn(`${deployment.name}: Coolify's answer has no status; the deployment is treated as not finished.`);
         }
     }
     printLogs(deployment, detail) {
         if (!this.options.logs)
             return;
         if (!('logs' in detail)) {
-            if (!this.permissionWarned) {
-                this.permissionWarned = true;
-                this.options.warn('Build logs are hidden from this token: give it the `read:sensitive` ability to see them here. The deployment is followed all the same.');
+            if (!this.logsHiddenWarned) {
+                this.logsHiddenWarned = true;
+                this.options.warn('Build logs are hidden from this token: it needs the `read:sensitive` ability, and its user must be an admin or owner of the team. The deployment is followed all the same.');
             }
             return;
         }
         const lines = this.cursors.get(deployment).next(detail.logs);
         deployment.remember(lines);
-        this.printer.lines(deployment, lines);
+        this.options.sink.lines(deployment, lines);
     }
     flush(deployment) {
         if (!this.options.logs)
             return;
         const lines = this.cursors.get(deployment).flush();
         deployment.remember(lines);
-        this.printer.lines(deployment, lines);
+        this.options.sink.lines(deployment, lines);
     }
-    /**
-     * Time until the next read of one deployment. Polling as a whole stays within its share of the
-     * rate limit however many deployments run; within that, the first reads come quickly.
-     */
-    delay(reads) {
-        const perMinute = (this.client.gate.limitPerMinute ?? 200) * POLL_SHARE;
-        const floor = Math.ceil((60_000 / perMinute) * Math.max(1, this.running.length));
-        const interval = Math.max(this.options.pollIntervalMs, floor);
-        return Math.min(interval, Math.max(floor, FIRST_DELAY_MS * 2 ** reads));
+}
+/**
+ * Spreads the reads of all deployments evenly within the polling budget: each read takes the next
+ * free turn, so however many deployments run, reads go out at the budget's pace, round robin, and
+ * never idle while one is waiting.
+ */
+class ReadPacer {
+    spacingMs;
+    nextTurn = 0;
+    constructor(spacingMs) {
+        this.spacingMs = spacingMs;
+    }
+    async turn(signal) {
+        const now = Date.now();
+        const at = Math.max(now, this.nextTurn);
+        this.nextTurn = at + this.spacingMs();
+        await sleep(at - now, signal);
     }
 }
 
@@ -32870,7 +33070,7 @@ const ANNOTATION_LINES = 5;
  */
 function annotateFailures(deployments, instanceUrl) {
     for (const deployment of deployments) {
-        if (!isFailure(deployment.status))
+        if (!failsStep(deployment.status))
             continue;
         const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES);
         // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
@@ -32900,22 +33100,67 @@ function splitTail(tail, max) {
     return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/report/console.ts
+
+const STYLE = {
+    stdout: ['', ''],
+    info: ['', ''],
+    stderr: ['\u001b[31m', '\u001b[0m'],
+    warning: ['\u001b[33m', '\u001b[0m'],
+    command: ['\u001b[36m$ ', '\u001b[0m']
+};
+/**
+ * Writes build logs into the job's output. One deployment gets one log group around its whole
+ * log; several that run at once get a group per batch, each line prefixed with the application's
+ * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`.
+ * A batch is written with a single write, however many lines it holds.
+ */
+class LogPrinter {
+    several;
+    write;
+    openGroup;
+    constructor(several, write = text => void process.stdout.write(text)) {
+        this.several = several;
+        this.write = write;
+    }
+    /** Opens the log group of a deployment followed alone. */
+    begin(deployment) {
+        if (this.several || this.openGroup)
+            return;
+        this.openGroup = deployment;
+        this.write(`::group::Build log of ${deployment.name}\n`);
+    }
+    end(deployment) {
+        if (this.openGroup !== deployment)
+            return;
+        this.openGroup = undefined;
+        this.write('::endgroup::\n');
+    }
+    lines(deployment, lines) {
+        if (lines.length === 0)
+            return;
+        const prefix = this.several ? `${deployment.name} | ` : '';
+        const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+        let text = this.several ? `::group::${deployment.name}\n` : '';
+        text += `::stop-commands::${token}\n`;
+        for (const line of lines) {
+            const [open, close] = STYLE[line.kind];
+            text += `${prefix}${open}${line.text}${close}\n`;
+        }
+        text += `::${token}::\n`;
+        if (this.several)
+            text += '::endgroup::\n';
+        this.write(text);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
-/** Worst first: the step's `status` is the worst of its deployments. */
-const SEVERITY = [
-    'failed',
-    'timeout',
-    'cancelled',
-    'in_progress',
-    'queued',
-    'finished',
-    'started'
-];
+
+/** The step's status: the worst of its deployments. */
 function worstStatus(deployments) {
-    let worst = SEVERITY.length - 1;
-    for (const deployment of deployments)
-        worst = Math.min(worst, SEVERITY.indexOf(deployment.status));
-    return SEVERITY[worst];
+    return worstOf(deployments.map(deployment => deployment.status));
 }
 function toRecord(deployment) {
     const duration = deployment.durationMs;
@@ -32929,12 +33174,15 @@ function toRecord(deployment) {
         commit: deployment.commit ?? null
     };
 }
-/** Sets every output of action.yml; called on success and failure alike. */
-function setOutputs(deployments, setOutput) {
+/**
+ * Sets every output of action.yml; called on success and failure alike. With no deployments
+ * (nothing was deployed), `status` is `nothing`: failed, or cancelled with the run.
+ */
+function setOutputs(deployments, setOutput, nothing = 'failed') {
     const records = deployments.map(toRecord);
     const first = records.find(record => record.deployment_uuid) ?? records[0];
     setOutput('deployment-uuid', first?.deployment_uuid ?? '');
-    setOutput('status', worstStatus(deployments));
+    setOutput('status', deployments.length ? worstStatus(deployments) : nothing);
     setOutput('url', records.find(record => record.url)?.url ?? '');
     setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
     setOutput('deployments', JSON.stringify(records));
@@ -32945,14 +33193,7 @@ function setOutputs(deployments, setOutput) {
 
 
 
-/** GitHub's outcome for the worst of the deployments; none while Coolify is still at work. */
-const FINAL_STATE = {
-    finished: 'success',
-    started: 'success',
-    failed: 'failure',
-    timeout: 'error',
-    cancelled: 'error'
-};
+
 /** GitHub must never hold up the deploy, nor the runner's grace time when the run is cancelled. */
 const REQUEST_TIMEOUT_MS = 10_000;
 /** GitHub's limit on a status description. */
@@ -32963,7 +33204,7 @@ const DESCRIPTION_LENGTH = 140;
  * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy).
  * `@actions/github` is loaded only here, so a step without `environment` starts without it.
  */
-async function createGitHubDeployment(config) {
+async function createGitHubDeployment(config, signal) {
     const { environment, githubToken, instanceUrl } = config;
     if (!environment)
         return undefined;
@@ -32984,7 +33225,7 @@ async function createGitHubDeployment(config) {
             auto_merge: false,
             required_contexts: [],
             transient_environment: false,
-            request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }
+            request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
         });
         if (!('id' in data))
             throw new Error(data.message ?? 'GitHub created no deployment');
@@ -33009,22 +33250,24 @@ class GitHubDeployment {
         this.instanceUrl = instanceUrl;
     }
     /** Coolify has taken the deployments on. */
-    async inProgress() {
-        await this.setState('in_progress', { description: 'Deploying with Coolify' });
+    async inProgress(signal) {
+        await this.setState('in_progress', { description: 'Deploying with Coolify' }, signal);
     }
     /**
      * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
      * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
      * status while the deployments still run (`wait: false`, or left running when the run stopped).
+     * `timeMs` bounds GitHub's answer when the step has little time left.
      */
-    async finish(deployments, error) {
+    async finish(deployments, error, timeMs = REQUEST_TIMEOUT_MS) {
+        const signal = AbortSignal.timeout(timeMs);
         if (deployments.length === 0) {
             const why = error ? describeError(error) : 'Coolify deployed nothing';
-            await this.setState('error', { description: why, log_url: this.instanceUrl });
+            await this.setState('error', { description: why, log_url: this.instanceUrl }, signal);
             return;
         }
         const worst = worstStatus(deployments);
-        const state = FINAL_STATE[worst];
+        const state = gitHubState(worst);
         if (!state)
             return;
         const subject = deployments.find(deployment => deployment.status === worst);
@@ -33032,13 +33275,13 @@ class GitHubDeployment {
         if (state === 'success') {
             const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl;
             const names = deployments.map(deployment => deployment.name).join(', ');
-            await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url });
+            await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url }, signal);
         }
         else {
-            await this.setState(state, { description: failureReason(subject), log_url });
+            await this.setState(state, { description: failureReason(subject), log_url }, signal);
         }
     }
-    async setState(state, details) {
+    async setState(state, details, signal) {
         try {
             await this.octokit.rest.repos.createDeploymentStatus({
                 ...this.repo,
@@ -33046,7 +33289,7 @@ class GitHubDeployment {
                 state,
                 ...details,
                 description: shorten(details.description),
-                request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }
+                request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
             });
         }
         catch (error) {
@@ -33077,15 +33320,6 @@ function shorten(text) {
 
 /** Log lines under a failed deployment: enough to see the cause without opening the log. */
 const SUMMARY_LINES = 20;
-const MARK = {
-    finished: '✅',
-    failed: '❌',
-    cancelled: '⏹️',
-    timeout: '⏱️',
-    started: '▶️',
-    queued: '⏳',
-    in_progress: '🔄'
-};
 /**
  * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
  * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
@@ -33099,7 +33333,7 @@ async function writeSummary(deployments, instanceUrl) {
             .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
         for (const deployment of deployments) {
             const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES);
-            if (!isFailure(deployment.status) || stderr.length + rest.length === 0)
+            if (!failsStep(deployment.status) || stderr.length + rest.length === 0)
                 continue;
             summary.addDetails(`${escapeHtml(deployment.name)}: the end of its log`, block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest));
         }
@@ -33122,7 +33356,7 @@ function block(label, lines) {
     return `\n\n${label}:\n${fence}text\n${text}\n${fence}\n`;
 }
 function row(deployment) {
-    const status = `${MARK[deployment.status]} ${deployment.status.replace('_', ' ')}`;
+    const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
     const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
     const duration = deployment.durationMs;
     return [
@@ -33146,26 +33380,39 @@ function escapeHtml(text) {
 
 ;// CONCATENATED MODULE: ./src/state.ts
 
+const TRIGGER = 'trigger';
 const PENDING = 'pending-deployments';
 /**
- * Records, for the post step, the deployments the main step is waiting on. Saved the moment they
- * are known and cleared when the wait is over, so a main step killed in between leaves the list
- * behind for the post step to cancel.
+ * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
+ * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
+ * them behind for the post step to cancel — also a deployment whose trigger's answer never came.
  */
+function saveTrigger(trigger) {
+    saveState(TRIGGER, trigger ? JSON.stringify(trigger) : '');
+}
+function readTrigger() {
+    const value = parse(core.getState(TRIGGER));
+    if (!value || !Array.isArray(value.appUuids) || typeof value.at !== 'number')
+        return undefined;
+    const appUuids = value.appUuids.filter(uuid => typeof uuid === 'string');
+    return { appUuids, at: value.at, pr: typeof value.pr === 'number' ? value.pr : undefined };
+}
 function savePending(deployments) {
-    const pending = deployments.map(deployment => ({
-        uuid: deployment.uuid,
-        name: deployment.name
-    }));
+    const pending = deployments.flatMap(({ uuid, name }) => uuid ? [{ uuid, name }] : []);
     saveState(PENDING, JSON.stringify(pending));
 }
 function readPending() {
+    const value = parse(core.getState(PENDING));
+    return Array.isArray(value)
+        ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
+        : [];
+}
+function parse(text) {
     try {
-        const value = JSON.parse(core.getState(PENDING) || '[]');
-        return Array.isArray(value) ? value.filter(item => typeof item?.uuid === 'string') : [];
+        return text ? JSON.parse(text) : undefined;
     }
     catch {
-        return [];
+        return undefined;
     }
 }
 
@@ -33184,6 +33431,13 @@ function readPending() {
 
 
 
+
+/** Time to find and cancel what a trigger cut off may have started. */
+const RECOVERY_BUDGET_MS = 5000;
+/** How long the application lookup may go on once the deployments have ended. */
+const LOOKUP_GRACE_MS = 3000;
+/** GitHub's last status, after a cancelled run: the runner kills the step 7.5 s after SIGINT. */
+const GITHUB_AFTER_ABORT_MS = 1500;
 /** The main step: inputs → settings → trigger → watch → report. */
 async function run() {
     const cancelled = new AbortController();
@@ -33197,70 +33451,99 @@ async function run() {
     catch (error) {
         progress.error = error;
     }
-    await report(progress);
+    await report(progress, cancelled.signal);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await progress.client?.close();
 }
 /** Everything up to the report, noting in `progress` how far it got. */
-async function deploy(progress, signal) {
+async function deploy(progress, cancelled) {
     const config = readConfig(name => getInput(name), core_setSecret);
     progress.config = config;
+    const deadline = Date.now() + config.timeoutMs;
+    // Every request carries it: the step ends by `timeout` whatever hangs, and at once when cancelled.
+    const signal = AbortSignal.any([cancelled, AbortSignal.timeout(config.timeoutMs)]);
     warnIfPlainHttp(config);
     const client = connect(config);
     progress.client = client;
     await applySettings(client, config, signal);
-    progress.github = await createGitHubDeployment(config);
-    const deadline = Date.now() + config.timeoutMs;
-    const deployments = await triggerDeployments(client, config, deadline, signal);
+    progress.github = await createGitHubDeployment(config, signal);
+    const mark = { at: Date.now(), pr: config.pr };
+    const keep = config.wait && config.cancelOnAbort;
+    if (keep)
+        saveTrigger({ appUuids: config.appUuids, pr: config.pr, at: mark.at });
+    const deployments = await triggerDeployments(client, config, mark, signal);
     progress.deployments = deployments;
-    const details = fetchApplications(client, deployments);
-    await progress.github?.inProgress();
-    if (config.wait)
-        await watch(client, deployments, config, deadline, signal);
+    const running = deployments.filter(deployment => deployment.running);
+    if (keep)
+        savePending(running);
+    else
+        saveTrigger(undefined);
+    const lookupEnd = new AbortController();
+    const details = describeApplications(client, deployments, AbortSignal.any([signal, lookupEnd.signal]));
+    await progress.github?.inProgress(signal);
+    if (config.wait) {
+        const watcher = new Watcher(client, deployments, {
+            instanceUrl: config.instanceUrl,
+            pollIntervalMs: config.pollIntervalMs,
+            deadline,
+            cancelOnTimeout: config.cancelOnTimeout,
+            logs: config.logs,
+            showHidden: config.debugLogs,
+            sink: new LogPrinter(running.length > 1),
+            trigger: mark,
+            note: message => info(message),
+            warn: message => warning(message)
+        });
+        if (!cancelled.aborted)
+            await watcher.run(cancelled);
+        if (cancelled.aborted)
+            await cancelOnAbort(watcher, config);
+        if (keep) {
+            savePending([]);
+            saveTrigger(undefined);
+        }
+    }
+    const grace = setTimeout(() => lookupEnd.abort(), LOOKUP_GRACE_MS);
     await details;
-    if (signal.aborted)
-        throw signal.reason;
+    clearTimeout(grace);
+    if (cancelled.aborted)
+        throw cancelled.reason;
 }
-/** POST /deploy, and a line for each resource it touched. */
-async function triggerDeployments(client, config, deadline, signal) {
+/**
+ * POST /deploy, and a line for each resource it touched. A trigger cut off by the deadline or a
+ * cancelled run may still have started deployments: those found in the history are followed (and
+ * so cancelled) like any other.
+ */
+async function triggerDeployments(client, config, mark, signal) {
     const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ');
     info(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
-    const deployments = await trigger(client, {
-        appUuids: config.appUuids,
-        tags: config.tags,
-        force: config.force,
-        pr: config.pr,
-        deadline,
-        signal,
-        note: message => info(message)
-    });
+    let deployments;
+    try {
+        deployments = await trigger(client, {
+            appUuids: config.appUuids,
+            tags: config.tags,
+            force: config.force,
+            pr: config.pr,
+            mark,
+            signal,
+            note: message => info(message)
+        });
+    }
+    catch (error) {
+        if (!signal.aborted)
+            throw error;
+        const recovery = AbortSignal.timeout(RECOVERY_BUDGET_MS);
+        deployments = await findTriggered(client, config.appUuids, mark, recovery);
+        if (deployments.length === 0)
+            throw error;
+        info(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
+    }
     for (const deployment of deployments) {
-        const state = deployment.uuid && !deployment.ended ? `deployment ${deployment.uuid}` : deployment.status;
+        const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status;
         info(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
     }
     return deployments;
-}
-/** Follows the deployments until they end, the deadline passes or the run is cancelled. */
-async function watch(client, deployments, config, deadline, signal) {
-    const watcher = new Watcher(client, deployments, {
-        instanceUrl: config.instanceUrl,
-        pollIntervalMs: config.pollIntervalMs,
-        deadline,
-        cancelOnTimeout: config.cancelOnTimeout,
-        logs: config.logs,
-        showHidden: config.debugLogs,
-        note: message => info(message),
-        warn: message => warning(message)
-    });
-    if (config.cancelOnAbort)
-        savePending(watcher.running);
-    // Cancelled during the trigger (which is never cut short): no wait, but still the cancel.
-    if (!signal.aborted)
-        await watcher.run(signal);
-    if (signal.aborted)
-        await cancelOnAbort(watcher, config);
-    savePending([]);
 }
 /** The run was cancelled: stop in Coolify what this step started, within the runner's grace time. */
 async function cancelOnAbort(watcher, config) {
@@ -33272,27 +33555,27 @@ async function cancelOnAbort(watcher, config) {
         return;
     }
     info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
-    await Promise.all(running.map(deployment => watcher.cancel(deployment, 'cancelled')));
-    for (const deployment of running)
+    await watcher.cancelRunning('cancelled');
+    for (const deployment of running) {
         info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`);
+    }
 }
 /**
  * Names and public URLs of the applications, read while the deployments run: one read for one
  * application, one list for several.
  */
-async function fetchApplications(client, deployments) {
+async function describeApplications(client, deployments, signal) {
     const uuids = [...new Set(deployments.map(deployment => deployment.appUuid).filter(Boolean))];
     if (uuids.length === 0)
         return;
     try {
-        const apps = uuids.length === 1 ? [await client.getApplication(uuids[0])] : await client.listApplications();
+        const apps = uuids.length === 1
+            ? [await client.getApplication(uuids[0], signal)]
+            : await client.listApplications(signal);
         for (const app of Array.isArray(apps) ? apps : []) {
-            for (const deployment of deployments.filter(d => d.appUuid === app.uuid)) {
-                if (app.name && deployment.name === deployment.appUuid)
-                    deployment.name = app.name;
-                const url = app.fqdn?.split(',')[0]?.trim();
-                if (url)
-                    deployment.appUrl = url;
+            for (const deployment of deployments) {
+                if (deployment.appUuid === app?.uuid)
+                    deployment.describe(app);
             }
         }
     }
@@ -33302,15 +33585,16 @@ async function fetchApplications(client, deployments) {
     }
 }
 /**
- * The end of the step, reached on failure too: outputs, a line per deployment, annotations and the
- * job summary, the step's result, and last the GitHub deployment's outcome (a network call that
- * must not hold up the rest).
+ * The end of the step, reached on failure too: outputs (always, even when nothing was deployed), a
+ * line per deployment, annotations and the job summary, the step's result, and last the GitHub
+ * deployment's outcome (a network call that must not hold up the rest).
  */
-async function report({ config, deployments, github, error }) {
+async function report({ config, deployments, github, error }, cancelled) {
+    const nothing = cancelled.aborted ? 'cancelled' : 'failed';
+    setOutputs(deployments, setOutput, nothing);
     if (config && deployments.length > 0) {
-        setOutputs(deployments, setOutput);
         for (const deployment of deployments) {
-            if (isFailure(deployment.status))
+            if (failsStep(deployment.status))
                 continue;
             const took = deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`;
             const where = deployment.appUrl ? ` — ${deployment.appUrl}` : '';
@@ -33318,13 +33602,14 @@ async function report({ config, deployments, github, error }) {
         }
         annotateFailures(deployments, config.instanceUrl);
         await writeSummary(deployments, config.instanceUrl);
-        if (deployments.some(deployment => isFailure(deployment.status))) {
+        if (deployments.some(deployment => failsStep(deployment.status))) {
             process.exitCode = ExitCode.Failure;
         }
     }
     if (error)
         setFailed(describeError(error));
-    await github?.finish(deployments, error);
+    const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined;
+    await github?.finish(deployments, error, githubTime);
 }
 function warnIfPlainHttp(config) {
     const { protocol, hostname } = new URL(config.apiUrl);

@@ -1,45 +1,74 @@
 import * as core from '@actions/core'
+import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
-import { CoolifyError } from './coolify/errors.js'
-import { statusFromCoolify } from './deploy/deployment.js'
+import { cancelDeployment } from './deploy/cancel.js'
+import { isUnderWay } from './deploy/status.js'
+import { findTriggered } from './deploy/trigger.js'
 import { describeError } from './errors.js'
 import { readConfig } from './inputs.js'
-import { readPending, savePending } from './state.js'
+import {
+  readPending,
+  readTrigger,
+  savePending,
+  saveTrigger,
+  type PendingDeployment
+} from './state.js'
+
+/** The post step's time for all of it: the runner is winding the job down. */
+const POST_BUDGET_MS = 20_000
 
 /**
- * The post step: the safety net for a main step that was killed while it waited. Cancels, in
- * Coolify, every deployment the main step left on its list that is still queued or running.
- * Nothing here fails the job: the run is over, so problems become warnings.
+ * The post step: the safety net for a main step that was killed while it deployed. Cancels, in
+ * Coolify, every deployment the main step left on its list, and any its trigger started before
+ * the answer came, that is still queued or running. Nothing here fails the job: the run is over,
+ * so problems become warnings.
  */
-export async function runPost(): Promise<void> {
+export async function run(): Promise<void> {
   const pending = readPending()
-  if (pending.length === 0) return
-  let client
+  const trigger = readTrigger()
+  if (pending.length === 0 && !trigger) return
+  let client: CoolifyClient | undefined
   try {
     const config = readConfig(name => core.getInput(name), core.setSecret)
     if (!config.cancelOnAbort) return
     client = connect(config)
-    const signal = AbortSignal.timeout(20_000)
-    await Promise.all(
-      pending.map(async ({ uuid, name }) => {
-        try {
-          const detail = await client!.getDeployment(uuid, signal)
-          const status = statusFromCoolify(detail.status)
-          if (status !== 'queued' && status !== 'in_progress') return
-          await client!.cancelDeployment(uuid, signal)
-          core.info(
-            `${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`
-          )
-        } catch (error) {
-          if (error instanceof CoolifyError && error.status === 400) return // it ended meanwhile
-          core.warning(`${name}: could not cancel deployment ${uuid}: ${describeError(error)}`)
+    const signal = AbortSignal.timeout(POST_BUDGET_MS)
+    const targets = [...pending]
+    if (trigger) {
+      for (const found of await findTriggered(client, trigger.appUuids, trigger, signal)) {
+        if (!targets.some(target => target.uuid === found.uuid)) {
+          targets.push({ uuid: found.uuid!, name: found.name })
         }
-      })
-    )
+      }
+    }
+    await Promise.all(targets.map(target => stopIfRunning(client!, target, signal)))
     savePending([])
+    saveTrigger(undefined)
   } catch (error) {
     core.warning(`Could not cancel the deployments left running: ${describeError(error)}`)
   } finally {
     await client?.close()
+  }
+}
+
+async function stopIfRunning(
+  client: CoolifyClient,
+  { uuid, name }: PendingDeployment,
+  signal: AbortSignal
+): Promise<void> {
+  try {
+    const detail = await client.getDeployment(uuid, signal)
+    if (!isUnderWay(detail.status)) return
+  } catch (error) {
+    core.warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`)
+    return
+  }
+  const result = await cancelDeployment(client, uuid, signal)
+  if (result.cancelled) {
+    core.info(
+      `${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`
+    )
+  } else if (result.problem) {
+    core.warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`)
   }
 }

@@ -2,17 +2,20 @@ import * as core from '@actions/core'
 import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
 import { applySettings } from './deploy/configure.js'
-import { isFailure, type Deployment } from './deploy/deployment.js'
-import { trigger } from './deploy/trigger.js'
+import type { Deployment } from './deploy/deployment.js'
+import type { TriggerMark } from './deploy/history.js'
+import { failsStep, type Status } from './deploy/status.js'
+import { findTriggered, trigger } from './deploy/trigger.js'
 import { Watcher } from './deploy/watch.js'
 import { formatDuration } from './duration.js'
 import { ActionError, describeError } from './errors.js'
 import { readConfig, type Config } from './inputs.js'
 import { annotateFailures } from './report/annotations.js'
+import { LogPrinter } from './report/console.js'
 import { createGitHubDeployment, type GitHubDeployment } from './report/github-deployment.js'
 import { setOutputs } from './report/outputs.js'
 import { writeSummary } from './report/summary.js'
-import { savePending } from './state.js'
+import { savePending, saveTrigger } from './state.js'
 
 /** How far the step got: the report works from whatever it reached, on failure too. */
 interface Progress {
@@ -22,6 +25,13 @@ interface Progress {
   deployments: Deployment[]
   error?: unknown
 }
+
+/** Time to find and cancel what a trigger cut off may have started. */
+const RECOVERY_BUDGET_MS = 5000
+/** How long the application lookup may go on once the deployments have ended. */
+const LOOKUP_GRACE_MS = 3000
+/** GitHub's last status, after a cancelled run: the runner kills the step 7.5 s after SIGINT. */
+const GITHUB_AFTER_ABORT_MS = 1500
 
 /** The main step: inputs → settings → trigger → watch → report. */
 export async function run(): Promise<void> {
@@ -35,83 +45,107 @@ export async function run(): Promise<void> {
   } catch (error) {
     progress.error = error
   }
-  await report(progress)
+  await report(progress, cancelled.signal)
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
   await progress.client?.close()
 }
 
 /** Everything up to the report, noting in `progress` how far it got. */
-async function deploy(progress: Progress, signal: AbortSignal): Promise<void> {
+async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void> {
   const config = readConfig(name => core.getInput(name), core.setSecret)
   progress.config = config
+  const deadline = Date.now() + config.timeoutMs
+  // Every request carries it: the step ends by `timeout` whatever hangs, and at once when cancelled.
+  const signal = AbortSignal.any([cancelled, AbortSignal.timeout(config.timeoutMs)])
   warnIfPlainHttp(config)
   const client = connect(config)
   progress.client = client
   await applySettings(client, config, signal)
-  progress.github = await createGitHubDeployment(config)
+  progress.github = await createGitHubDeployment(config, signal)
 
-  const deadline = Date.now() + config.timeoutMs
-  const deployments = await triggerDeployments(client, config, deadline, signal)
+  const mark: TriggerMark = { at: Date.now(), pr: config.pr }
+  const keep = config.wait && config.cancelOnAbort
+  if (keep) saveTrigger({ appUuids: config.appUuids, pr: config.pr, at: mark.at })
+  const deployments = await triggerDeployments(client, config, mark, signal)
   progress.deployments = deployments
-  const details = fetchApplications(client, deployments)
-  await progress.github?.inProgress()
-  if (config.wait) await watch(client, deployments, config, deadline, signal)
+  const running = deployments.filter(deployment => deployment.running)
+  if (keep) savePending(running)
+  else saveTrigger(undefined)
+
+  const lookupEnd = new AbortController()
+  const details = describeApplications(
+    client,
+    deployments,
+    AbortSignal.any([signal, lookupEnd.signal])
+  )
+  await progress.github?.inProgress(signal)
+  if (config.wait) {
+    const watcher = new Watcher(client, deployments, {
+      instanceUrl: config.instanceUrl,
+      pollIntervalMs: config.pollIntervalMs,
+      deadline,
+      cancelOnTimeout: config.cancelOnTimeout,
+      logs: config.logs,
+      showHidden: config.debugLogs,
+      sink: new LogPrinter(running.length > 1),
+      trigger: mark,
+      note: message => core.info(message),
+      warn: message => core.warning(message)
+    })
+    if (!cancelled.aborted) await watcher.run(cancelled)
+    if (cancelled.aborted) await cancelOnAbort(watcher, config)
+    if (keep) {
+      savePending([])
+      saveTrigger(undefined)
+    }
+  }
+  const grace = setTimeout(() => lookupEnd.abort(), LOOKUP_GRACE_MS)
   await details
-  if (signal.aborted) throw signal.reason
+  clearTimeout(grace)
+  if (cancelled.aborted) throw cancelled.reason
 }
 
-/** POST /deploy, and a line for each resource it touched. */
+/**
+ * POST /deploy, and a line for each resource it touched. A trigger cut off by the deadline or a
+ * cancelled run may still have started deployments: those found in the history are followed (and
+ * so cancelled) like any other.
+ */
 async function triggerDeployments(
   client: CoolifyClient,
   config: Config,
-  deadline: number,
+  mark: TriggerMark,
   signal: AbortSignal
 ): Promise<Deployment[]> {
   const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ')
   core.info(
     `Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`
   )
-  const deployments = await trigger(client, {
-    appUuids: config.appUuids,
-    tags: config.tags,
-    force: config.force,
-    pr: config.pr,
-    deadline,
-    signal,
-    note: message => core.info(message)
-  })
+  let deployments: Deployment[]
+  try {
+    deployments = await trigger(client, {
+      appUuids: config.appUuids,
+      tags: config.tags,
+      force: config.force,
+      pr: config.pr,
+      mark,
+      signal,
+      note: message => core.info(message)
+    })
+  } catch (error) {
+    if (!signal.aborted) throw error
+    const recovery = AbortSignal.timeout(RECOVERY_BUDGET_MS)
+    deployments = await findTriggered(client, config.appUuids, mark, recovery)
+    if (deployments.length === 0) throw error
+    core.info(
+      `The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`
+    )
+  }
   for (const deployment of deployments) {
-    const state =
-      deployment.uuid && !deployment.ended ? `deployment ${deployment.uuid}` : deployment.status
+    const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status
     core.info(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`)
   }
   return deployments
-}
-
-/** Follows the deployments until they end, the deadline passes or the run is cancelled. */
-async function watch(
-  client: CoolifyClient,
-  deployments: Deployment[],
-  config: Config,
-  deadline: number,
-  signal: AbortSignal
-): Promise<void> {
-  const watcher = new Watcher(client, deployments, {
-    instanceUrl: config.instanceUrl,
-    pollIntervalMs: config.pollIntervalMs,
-    deadline,
-    cancelOnTimeout: config.cancelOnTimeout,
-    logs: config.logs,
-    showHidden: config.debugLogs,
-    note: message => core.info(message),
-    warn: message => core.warning(message)
-  })
-  if (config.cancelOnAbort) savePending(watcher.running)
-  // Cancelled during the trigger (which is never cut short): no wait, but still the cancel.
-  if (!signal.aborted) await watcher.run(signal)
-  if (signal.aborted) await cancelOnAbort(watcher, config)
-  savePending([])
 }
 
 /** The run was cancelled: stop in Coolify what this step started, within the runner's grace time. */
@@ -127,26 +161,31 @@ async function cancelOnAbort(watcher: Watcher, config: Config): Promise<void> {
   core.info(
     `The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`
   )
-  await Promise.all(running.map(deployment => watcher.cancel(deployment, 'cancelled')))
-  for (const deployment of running)
+  await watcher.cancelRunning('cancelled')
+  for (const deployment of running) {
     core.info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`)
+  }
 }
 
 /**
  * Names and public URLs of the applications, read while the deployments run: one read for one
  * application, one list for several.
  */
-async function fetchApplications(client: CoolifyClient, deployments: Deployment[]): Promise<void> {
+async function describeApplications(
+  client: CoolifyClient,
+  deployments: readonly Deployment[],
+  signal: AbortSignal
+): Promise<void> {
   const uuids = [...new Set(deployments.map(deployment => deployment.appUuid).filter(Boolean))]
   if (uuids.length === 0) return
   try {
     const apps =
-      uuids.length === 1 ? [await client.getApplication(uuids[0])] : await client.listApplications()
+      uuids.length === 1
+        ? [await client.getApplication(uuids[0], signal)]
+        : await client.listApplications(signal)
     for (const app of Array.isArray(apps) ? apps : []) {
-      for (const deployment of deployments.filter(d => d.appUuid === app.uuid)) {
-        if (app.name && deployment.name === deployment.appUuid) deployment.name = app.name
-        const url = app.fqdn?.split(',')[0]?.trim()
-        if (url) deployment.appUrl = url
+      for (const deployment of deployments) {
+        if (deployment.appUuid === app?.uuid) deployment.describe(app)
       }
     }
   } catch (error) {
@@ -156,15 +195,19 @@ async function fetchApplications(client: CoolifyClient, deployments: Deployment[
 }
 
 /**
- * The end of the step, reached on failure too: outputs, a line per deployment, annotations and the
- * job summary, the step's result, and last the GitHub deployment's outcome (a network call that
- * must not hold up the rest).
+ * The end of the step, reached on failure too: outputs (always, even when nothing was deployed), a
+ * line per deployment, annotations and the job summary, the step's result, and last the GitHub
+ * deployment's outcome (a network call that must not hold up the rest).
  */
-async function report({ config, deployments, github, error }: Progress): Promise<void> {
+async function report(
+  { config, deployments, github, error }: Progress,
+  cancelled: AbortSignal
+): Promise<void> {
+  const nothing: Status = cancelled.aborted ? 'cancelled' : 'failed'
+  setOutputs(deployments, core.setOutput, nothing)
   if (config && deployments.length > 0) {
-    setOutputs(deployments, core.setOutput)
     for (const deployment of deployments) {
-      if (isFailure(deployment.status)) continue
+      if (failsStep(deployment.status)) continue
       const took =
         deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`
       const where = deployment.appUrl ? ` — ${deployment.appUrl}` : ''
@@ -172,12 +215,13 @@ async function report({ config, deployments, github, error }: Progress): Promise
     }
     annotateFailures(deployments, config.instanceUrl)
     await writeSummary(deployments, config.instanceUrl)
-    if (deployments.some(deployment => isFailure(deployment.status))) {
+    if (deployments.some(deployment => failsStep(deployment.status))) {
       process.exitCode = core.ExitCode.Failure
     }
   }
   if (error) core.setFailed(describeError(error))
-  await github?.finish(deployments, error)
+  const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined
+  await github?.finish(deployments, error, githubTime)
 }
 
 function warnIfPlainHttp(config: Config): void {

@@ -1,3 +1,3 @@
-import { runPost } from './cleanup.js'
+import { run } from './cleanup.js'
 
-await runPost()
+await run()

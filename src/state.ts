@@ -1,7 +1,16 @@
 import * as core from '@actions/core'
 import type { DeploymentView } from './deploy/deployment.js'
 
+const TRIGGER = 'trigger'
 const PENDING = 'pending-deployments'
+
+/** What the main step is about to deploy, saved before the trigger goes out. */
+export interface SavedTrigger {
+  appUuids: string[]
+  pr?: number
+  /** When the trigger went out (epoch ms). */
+  at: number
+}
 
 export interface PendingDeployment {
   uuid: string
@@ -9,23 +18,39 @@ export interface PendingDeployment {
 }
 
 /**
- * Records, for the post step, the deployments the main step is waiting on. Saved the moment they
- * are known and cleared when the wait is over, so a main step killed in between leaves the list
- * behind for the post step to cancel.
+ * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
+ * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
+ * them behind for the post step to cancel — also a deployment whose trigger's answer never came.
  */
+export function saveTrigger(trigger: SavedTrigger | undefined): void {
+  core.saveState(TRIGGER, trigger ? JSON.stringify(trigger) : '')
+}
+
+export function readTrigger(): SavedTrigger | undefined {
+  const value = parse(core.getState(TRIGGER)) as Partial<SavedTrigger> | undefined
+  if (!value || !Array.isArray(value.appUuids) || typeof value.at !== 'number') return undefined
+  const appUuids = value.appUuids.filter(uuid => typeof uuid === 'string')
+  return { appUuids, at: value.at, pr: typeof value.pr === 'number' ? value.pr : undefined }
+}
+
 export function savePending(deployments: readonly DeploymentView[]): void {
-  const pending: PendingDeployment[] = deployments.map(deployment => ({
-    uuid: deployment.uuid!,
-    name: deployment.name
-  }))
+  const pending: PendingDeployment[] = deployments.flatMap(({ uuid, name }) =>
+    uuid ? [{ uuid, name }] : []
+  )
   core.saveState(PENDING, JSON.stringify(pending))
 }
 
 export function readPending(): PendingDeployment[] {
+  const value = parse(core.getState(PENDING))
+  return Array.isArray(value)
+    ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
+    : []
+}
+
+function parse(text: string): unknown {
   try {
-    const value: unknown = JSON.parse(core.getState(PENDING) || '[]')
-    return Array.isArray(value) ? value.filter(item => typeof item?.uuid === 'string') : []
+    return text ? JSON.parse(text) : undefined
   } catch {
-    return []
+    return undefined
   }
 }

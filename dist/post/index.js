@@ -28370,13 +28370,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2456:
+/***/ 4823:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  a: () => (/* binding */ runPost)
+  e: () => (/* binding */ run)
 });
 
 ;// CONCATENATED MODULE: external "os"
@@ -31326,53 +31326,17 @@ function getIDToken(aud) {
 //# sourceMappingURL=core.js.map
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
-;// CONCATENATED MODULE: ./src/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-/**
- * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
- * those.
- */
-function parseDuration(text) {
-    const value = text.trim().toLowerCase();
-    if (/^\d+(?:\.\d+)?$/.test(value))
-        return Math.round(Number(value) * 1000);
-    if (value === '')
-        return undefined;
-    let total = 0;
-    PART.lastIndex = 0;
-    while (PART.lastIndex < value.length) {
-        const match = PART.exec(value);
-        if (!match)
-            return undefined;
-        total += Number(match[1]) * UNIT_MS[match[2]];
-    }
-    return Math.round(total);
-}
-/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)}ms`;
-    if (ms < 60_000)
-        return `${Number((ms / 1000).toFixed(1))}s`;
-    const seconds = Math.round(ms / 1000);
-    const h = Math.floor(seconds / 3600);
-    const m = Math.floor((seconds % 3600) / 60);
-    const s = seconds % 60;
-    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
-}
-
 ;// CONCATENATED MODULE: ./src/errors.ts
 /**
  * An error the user can act on: its message is one line that says what went wrong and what to do.
  * Anything else that reaches the top is a defect and is reported as such.
  */
-class ActionError extends Error {
+class errors_ActionError extends Error {
     name = 'ActionError';
 }
 /** One line, never a stack: the last word on any failure. */
 function describeError(error) {
-    if (error instanceof ActionError)
+    if (error instanceof errors_ActionError)
         return error.message;
     const text = error instanceof Error ? error.message : String(error);
     return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
@@ -31384,7 +31348,7 @@ function describeError(error) {
  * A request to Coolify that failed. `message` is one line: the request, what came back, and what to
  * do about it. Response bodies are never part of it; only Coolify's short `message` field is.
  */
-class CoolifyError extends ActionError {
+class errors_CoolifyError extends errors_ActionError {
     request;
     reason;
     hint;
@@ -31404,11 +31368,11 @@ class CoolifyError extends ActionError {
     afterAttempts(attempts) {
         if (attempts < 2)
             return this;
-        return new CoolifyError(this.request, `${this.reason} (${attempts} attempts)`, this.hint, this.details);
+        return new errors_CoolifyError(this.request, `${this.reason} (${attempts} attempts)`, this.hint, this.details);
     }
     /** The same failure with a hint that knows the context (which uuid, which input). */
     withHint(hint) {
-        return new CoolifyError(this.request, this.reason, hint, this.details);
+        return new errors_CoolifyError(this.request, this.reason, hint, this.details);
     }
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
@@ -31570,7 +31534,44 @@ function errorCode(error) {
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+/**
+ * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
+ * those.
+ */
+function parseDuration(text) {
+    const value = text.trim().toLowerCase();
+    if (/^\d+(?:\.\d+)?$/.test(value))
+        return Math.round(Number(value) * 1000);
+    if (value === '')
+        return undefined;
+    let total = 0;
+    PART.lastIndex = 0;
+    while (PART.lastIndex < value.length) {
+        const match = PART.exec(value);
+        if (!match)
+            return undefined;
+        total += Number(match[1]) * UNIT_MS[match[2]];
+    }
+    return Math.round(total);
+}
+/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)}ms`;
+    if (ms < 60_000)
+        return `${Number((ms / 1000).toFixed(1))}s`;
+    const seconds = Math.round(ms / 1000);
+    const h = Math.floor(seconds / 3600);
+    const m = Math.floor((seconds % 3600) / 60);
+    const s = seconds % 60;
+    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
+}
+
 ;// CONCATENATED MODULE: ./src/coolify/pacing.ts
+
 
 /**
  * Backoff before attempt `attempt + 1`: exponential with jitter (half fixed, half random), so
@@ -31592,7 +31593,7 @@ function parseRetryAfter(value, now = Date.now()) {
     return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 /** Sleeps, or rejects with the signal's reason as soon as it aborts. */
-async function sleep(ms, signal) {
+async function pacing_sleep(ms, signal) {
     if (ms <= 0) {
         signal?.throwIfAborted();
         return;
@@ -31604,12 +31605,12 @@ async function sleep(ms, signal) {
         throw signal?.reason ?? new Error('aborted');
     }
 }
+/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
+const MAX_SPACING_MS = 15_000;
 /**
  * Spaces out every request to one Coolify user, whose tokens share one rate limit: nothing is sent
  * before a `Retry-After` has passed, and requests spread out when `X-RateLimit-Remaining` runs low.
  */
-/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
-const MAX_SPACING_MS = 15_000;
 class RateGate {
     now;
     blockedUntil = 0;
@@ -31630,7 +31631,7 @@ class RateGate {
                 return;
             }
             this.nextSlot = slot + this.spacingMs;
-            await sleep(slot - now, signal);
+            await pacing_sleep(slot - now, signal);
             if (this.now() >= this.blockedUntil)
                 return;
         }
@@ -31656,14 +31657,47 @@ class RateGate {
             left >= quarter ? 0 : Math.min(MAX_SPACING_MS, Math.ceil(60_000 / Math.max(left, 1)));
     }
 }
+/**
+ * Says once that Coolify stopped answering, since when and why, and once that it answers again:
+ * an outage of minutes is a few lines in the log, not one per attempt.
+ */
+class Reachability {
+    note;
+    now;
+    downSince;
+    constructor(note = () => { }, now = Date.now) {
+        this.note = note;
+        this.now = now;
+    }
+    failed(error) {
+        if (error.status === 429) {
+            const wait = error.details.retryAfterMs;
+            this.note(`${error.request}: ${error.reason}; waiting ${wait === undefined ? 'a moment' : formatDuration(wait)} as Coolify asks.`);
+            return;
+        }
+        if (this.downSince !== undefined)
+            return;
+        this.downSince = this.now();
+        this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
+    }
+    answered() {
+        if (this.downSince === undefined)
+            return;
+        this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`);
+        this.downSince = undefined;
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/coolify/client.ts
 
 
 
 
-
-const DEFAULT_RETRY = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 30_000 };
+const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
+/** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
+const POLL_SHARE = 0.5;
+/** Coolify's default rate limit, until its answers announce the real one. */
+const DEFAULT_LIMIT_PER_MINUTE = 200;
 /**
  * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
  * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
@@ -31671,6 +31705,8 @@ const DEFAULT_RETRY = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 30_000 };
 class CoolifyClient {
     options;
     gate = new RateGate();
+    /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
+    reachability;
     dispatcher;
     headers;
     retry;
@@ -31696,22 +31732,24 @@ class CoolifyClient {
         };
         this.retry = { ...DEFAULT_RETRY, ...options.retry };
         this.host = new URL(options.apiUrl).host;
+        this.reachability = new Reachability(options.note);
+    }
+    /**
+     * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
+     * longer when Coolify asked for it with `Retry-After`.
+     */
+    retryDelay(attempt, retryAfterMs) {
+        return backoffDelay(this.retry, attempt, retryAfterMs);
+    }
+    /** Reads a minute that polling may spend: its share of the limit Coolify announced. */
+    pollBudgetPerMinute() {
+        return (this.gate.limitPerMinute ?? DEFAULT_LIMIT_PER_MINUTE) * POLL_SHARE;
     }
     listApplications(signal) {
         return this.call({ method: 'GET', path: '/applications', retry: true, signal });
     }
     getApplication(uuid, signal) {
         return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
-    }
-    /** Not retried: a second attempt could create a second application. */
-    createApplication(body, signal) {
-        return this.call({
-            method: 'POST',
-            path: '/applications/private-deploy-key',
-            body,
-            retry: false,
-            signal
-        });
     }
     updateApplication(uuid, changes, signal) {
         return this.call({
@@ -31721,9 +31759,6 @@ class CoolifyClient {
             retry: true,
             signal
         });
-    }
-    deleteApplication(uuid, signal) {
-        return this.call({ method: 'DELETE', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
     /**
      * POST /deploy with its parameters in the query string (old servers read no body). `force` is
@@ -31739,7 +31774,7 @@ class CoolifyClient {
         };
         return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
     }
-    listDeployments(appUuid, take = 10, signal) {
+    listDeployments(appUuid, take, signal) {
         const query = { skip: '0', take: String(take) };
         return this.call({
             method: 'GET',
@@ -31765,21 +31800,34 @@ class CoolifyClient {
     async close() {
         await this.dispatcher.destroy();
     }
+    /**
+     * Sends a call, and repeats it on transient failures until its signal aborts: a proxy or
+     * Coolify restarting for minutes is normal, and the deployment goes on meanwhile. Aborted, it
+     * throws the last failure it met, which says more than the abort.
+     */
     async call(call) {
+        let last;
         for (let attempt = 1;; attempt++) {
             try {
                 await this.gate.ready(call.signal);
-                return (await this.send(call));
+                const answer = (await this.send(call));
+                this.reachability.answered();
+                return answer;
             }
             catch (error) {
-                if (!(error instanceof CoolifyError) || !error.details.transient)
-                    throw error;
-                if (!call.retry || attempt >= this.retry.attempts || call.signal?.aborted) {
+                if (call.signal.aborted)
+                    throw last?.afterAttempts(attempt - 1) ?? error;
+                if (!(error instanceof errors_CoolifyError) || !error.details.transient || !call.retry) {
+                    throw error instanceof errors_CoolifyError ? error.afterAttempts(attempt) : error;
+                }
+                last = error;
+                this.reachability.failed(error);
+                try {
+                    await pacing_sleep(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
+                }
+                catch {
                     throw error.afterAttempts(attempt);
                 }
-                const delay = backoffDelay(this.retry, attempt, error.details.retryAfterMs);
-                this.options.onRetry?.(`${error.request}: ${error.reason}; trying again in ${formatDuration(delay)} (attempt ${attempt + 1} of ${this.retry.attempts})`);
-                await sleep(delay, call.signal);
             }
         }
     }
@@ -31804,10 +31852,10 @@ class CoolifyClient {
             });
         }
         catch (error) {
-            if (call.signal?.aborted)
+            if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host);
-            throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
+            throw new errors_CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
         }
         const status = response.statusCode;
         const headerOf = (name) => {
@@ -31821,10 +31869,10 @@ class CoolifyClient {
             text = await response.body.text();
         }
         catch (error) {
-            if (call.signal?.aborted)
+            if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason } = describeNetworkFailure(error, this.host);
-            throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
+            throw new errors_CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
                 status,
                 transient: true
             });
@@ -31847,7 +31895,7 @@ class CoolifyClient {
             const hint = page && status < 500
                 ? "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
                 : described.hint;
-            throw new CoolifyError(label, reason, hint, {
+            throw new errors_CoolifyError(label, reason, hint, {
                 status,
                 serverMessage,
                 transient: described.transient,
@@ -31860,7 +31908,7 @@ class CoolifyClient {
                 ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
                 : `the answer (${status}) was not valid JSON`;
             const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
-            throw new CoolifyError(label, reason, hint, { status, transient: true });
+            throw new errors_CoolifyError(label, reason, hint, { status, transient: true });
         }
         return json;
     }
@@ -31911,103 +31959,434 @@ function connect(config) {
         caCertificate: config.caCertificate,
         // A read that takes ten poll intervals is stuck; but give slow proxies at least five seconds.
         requestTimeoutMs: Math.min(30_000, Math.max(5000, config.pollIntervalMs * 10)),
-        retry: { baseDelayMs: Math.min(1000, config.pollIntervalMs) },
-        onRetry: message => info(message)
+        // Retries back off, but never so far that Coolify's return goes unnoticed for long.
+        retry: {
+            baseDelayMs: Math.min(1000, config.pollIntervalMs),
+            maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
+        },
+        note: message => info(message)
     });
 }
 
-;// CONCATENATED MODULE: ./src/deploy/deployment.ts
-const ENDED = new Set([
-    'finished',
-    'failed',
-    'cancelled',
-    'timeout',
-    'started'
-]);
-const FAILED = new Set(['failed', 'cancelled', 'timeout']);
-/** Coolify's status names to ours; undefined for a name Coolify does not have (not terminal). */
+;// CONCATENATED MODULE: ./src/deploy/status.ts
+/**
+ * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
+ * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
+ * Every other module asks here; none compares status strings of its own.
+ */
+const STATUSES = {
+    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
+    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
+    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
+    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
+    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
+    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
+    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
+    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+};
+/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
+const FROM_COOLIFY = {
+    queued: 'queued',
+    in_progress: 'in_progress',
+    finished: 'finished',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    'cancelled-by-user': 'cancelled'
+};
+/**
+ * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
+ * does not have, which is treated as not ended.
+ */
 function statusFromCoolify(raw) {
-    switch (raw) {
-        case 'queued':
-        case 'in_progress':
-        case 'finished':
-        case 'failed':
-            return raw;
-        case 'cancelled':
-        case 'cancelled-by-user':
-            return 'cancelled';
-        default:
-            return undefined;
+    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
+}
+/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
+function isUnderWay(raw) {
+    const status = statusFromCoolify(raw);
+    return status === undefined || !hasEnded(status);
+}
+function hasEnded(status) {
+    return STATUSES[status].ended;
+}
+function failsStep(status) {
+    return STATUSES[status].fails;
+}
+function summaryMark(status) {
+    return STATUSES[status].mark;
+}
+function gitHubState(status) {
+    return STATUSES[status].github;
+}
+/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
+function worstOf(statuses) {
+    if (statuses.length === 0)
+        return 'failed';
+    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
+}
+/** How a status reads in a sentence: `in progress`. */
+function describeStatus(status) {
+    return status.replace('_', ' ');
+}
+
+;// CONCATENATED MODULE: ./src/deploy/cancel.ts
+
+
+/**
+ * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
+ * cancelled; after any other answer the deployment is read: a 400 usually means it ended
+ * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
+ */
+async function cancelDeployment(client, uuid, signal) {
+    let problem;
+    let told;
+    try {
+        await client.cancelDeployment(uuid, signal);
+        return { cancelled: true };
     }
+    catch (error) {
+        problem = `could not cancel it in Coolify: ${describeError(error)}`;
+        const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+        if (status)
+            told = { status };
+    }
+    let detail = told;
+    try {
+        detail = await client.getDeployment(uuid, signal);
+    }
+    catch {
+        // What the refusal told, if anything, is all there is to know.
+    }
+    if (!detail)
+        return { cancelled: false, problem };
+    if (statusFromCoolify(detail.status) === 'cancelled')
+        return { cancelled: true, detail };
+    return { cancelled: false, detail, problem: isUnderWay(detail.status) ? problem : undefined };
 }
-function isFailure(status) {
-    return FAILED.has(status);
-}
+/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
+const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
+
+;// CONCATENATED MODULE: ./src/deploy/deployment.ts
+
 const TAIL_LINES = 40;
-/** One resource the trigger touched: the watch loop advances it, reporters only read it. */
-class Deployment {
+/**
+ * One resource the trigger touched, and the only place its state changes: the trigger creates it,
+ * the watch loop advances it through these methods, reporters read it as a DeploymentView.
+ */
+class deployment_Deployment {
     appUuid;
-    name;
-    uuid;
     triggeredAt;
-    status = 'queued';
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    coolifyStatus;
-    /** Why it ended the way it did, when Coolify's status alone does not say. */
-    reason;
-    /** The application's public URL (its first `fqdn`). */
-    appUrl;
-    /** The deployment's page in Coolify. */
-    link;
-    commit;
-    endedAt;
-    /** The last lines of its log, for summaries and annotations. */
-    tail = [];
+    #status = 'queued';
+    #uuid;
+    #name;
+    #coolifyStatus;
+    #reason;
+    #appUrl;
+    #link;
+    #commit;
+    #endedAt;
+    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+    #createdAt;
+    #finishedAt;
+    #tail = [];
     constructor(appUuid, name, 
     /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
     uuid, triggeredAt) {
         this.appUuid = appUuid;
-        this.name = name;
-        this.uuid = uuid;
         this.triggeredAt = triggeredAt;
+        this.#name = name;
+        this.#uuid = uuid;
+    }
+    get status() {
+        return this.#status;
+    }
+    get uuid() {
+        return this.#uuid;
+    }
+    get name() {
+        return this.#name;
+    }
+    /** Coolify's status word as last read, kept when it is one we do not know. */
+    get coolifyStatus() {
+        return this.#coolifyStatus;
+    }
+    /** Why it ended the way it did, when the status alone does not say. */
+    get reason() {
+        return this.#reason;
+    }
+    /** The application's public URL (its first `fqdn`). */
+    get appUrl() {
+        return this.#appUrl;
+    }
+    /** The deployment's page in Coolify. */
+    get link() {
+        return this.#link;
+    }
+    get commit() {
+        return this.#commit;
+    }
+    /** The last lines of its log, for summaries and annotations. */
+    get tail() {
+        return this.#tail;
     }
     get ended() {
-        return ENDED.has(this.status);
+        return hasEnded(this.#status);
     }
+    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+    get running() {
+        return this.#uuid !== undefined && !this.ended;
+    }
+    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
     get durationMs() {
-        return this.endedAt === undefined ? undefined : this.endedAt - this.triggeredAt;
+        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+            return Math.max(0, this.#finishedAt - this.#createdAt);
+        }
+        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
     }
-    /** Takes in a read of the deployment; returns true when its status changed. */
+    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
+    follow(uuid) {
+        this.#uuid = uuid;
+    }
+    /** Takes the application's name and public URL from Coolify's application record. */
+    describe(app) {
+        if (app.name && this.#name === this.appUuid)
+            this.#name = app.name;
+        const url = app.fqdn?.split(',')[0]?.trim();
+        if (url)
+            this.#appUrl = url;
+    }
+    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
     observe(detail, instanceUrl) {
         if (detail.application_name)
-            this.name = detail.application_name;
+            this.#name = detail.application_name;
         if (detail.commit)
-            this.commit = detail.commit;
+            this.#commit = detail.commit;
         if (detail.deployment_url)
-            this.link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        const previous = this.coolifyStatus;
-        this.coolifyStatus = detail.status;
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
+        const previous = this.#coolifyStatus;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : undefined;
         const status = statusFromCoolify(detail.status);
         if (status) {
-            this.status = status;
-            if (this.ended && this.endedAt === undefined)
-                this.endedAt = Date.now();
+            this.#status = status;
+            if (this.ended)
+                this.#endedAt ??= Date.now();
         }
-        return previous !== detail.status;
+        return previous !== this.#coolifyStatus;
     }
     end(status, reason) {
-        this.status = status;
+        this.#status = status;
         if (reason)
-            this.reason = reason;
-        this.endedAt ??= Date.now();
+            this.#reason = reason;
+        this.#endedAt ??= Date.now();
     }
     remember(lines) {
         for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
-            if (this.tail.length === TAIL_LINES)
-                this.tail.shift();
-            this.tail.push(line);
+            if (this.#tail.length === TAIL_LINES)
+                this.#tail.shift();
+            this.#tail.push(line);
         }
     }
+}
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/history.ts
+
+
+/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
+const CLOCK_SLACK_MS = 5000;
+/** History rows read: the newest few are enough to find one started moments ago. */
+const HISTORY_ROWS = 10;
+/**
+ * The deployment a trigger started or joined, from the application's history: the newest one
+ * (of the same pull request and commit, where known) that was under way at the trigger or began
+ * after it, whatever its status now — a quick deployment may have finished already. Undefined
+ * when there is none.
+ *
+ * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
+ * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
+ */
+async function history_findStarted(client, appUuid, mark, signal) {
+    const history = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
+    const items = Array.isArray(history?.deployments) ? history.deployments : [];
+    return items.find(item => isFrom(item, mark))?.deployment_uuid;
+}
+function isFrom(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
+        return false;
+    }
+    if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
+        return false;
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = timeOf(item.created_at);
+    const finished = timeOf(item.finished_at);
+    return (isUnderWay(item.status) ||
+        (created !== undefined && created >= since) ||
+        (finished !== undefined && finished >= since));
+}
+/** Full or abbreviated SHAs of the same commit. */
+function sameCommit(a, b) {
+    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
+}
+
+;// CONCATENATED MODULE: ./src/deploy/trigger.ts
+
+
+
+
+
+const ALREADY_QUEUED = /already queued/i;
+const QUEUED = /deployment queued/i;
+const STARTED = /^(service|database) .* started/i;
+/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
+const QUEUE_FULL_WAIT_MS = 60_000;
+/**
+ * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
+ *
+ * Transient failures are tried again until the deadline, but a trigger is repeated only where that
+ * cannot deploy twice: when Coolify cannot have acted on it (a refused connection, a 429), or when
+ * the answer was lost on the way and an application's history shows nothing started by it.
+ */
+async function trigger(client, options) {
+    const triggeredAt = options.mark.at;
+    const entries = entriesOf(await deployUntilAnswered(client, options));
+    const deployments = [];
+    for (const entry of entries) {
+        const appUuid = entry.resource_uuid ?? '';
+        const message = entry.message ?? '';
+        const deployment = new Deployment(appUuid, nameIn(message) ?? (appUuid || 'tag deploy'), entry.deployment_uuid, triggeredAt);
+        deployments.push(deployment);
+        if (ALREADY_QUEUED.test(message) && appUuid) {
+            // Coolify answers with a uuid it never saved; the deployment it joined is in the history.
+            // Unresolved here, the watch loop resolves it when the uuid reads as unknown.
+            const real = await findStarted(client, appUuid, options.mark, options.signal).catch(() => undefined);
+            if (real)
+                deployment.follow(real);
+            options.note(`${deployment.name}: a deployment of this commit is already under way; following it.`);
+        }
+        else if (!entry.deployment_uuid) {
+            if (STARTED.test(message))
+                deployment.end('started', message);
+            else
+                deployment.end('failed', message || 'Coolify started no deployment for it');
+        }
+    }
+    for (const uuid of options.appUuids) {
+        if (!entries.some(entry => entry.resource_uuid === uuid)) {
+            const skipped = new Deployment(uuid, uuid, undefined, triggeredAt);
+            skipped.end('failed', 'Coolify skipped it: no resource with this uuid is visible to the token');
+            deployments.push(skipped);
+        }
+    }
+    if (deployments.length === 0) {
+        throw new ActionError('Coolify answered the deploy request without any deployment.');
+    }
+    return deployments;
+}
+/**
+ * The deployments a trigger that was cut off (the run cancelled, the deadline reached) or killed
+ * may have started, found in the applications' histories, so that they can be cancelled. Tags name
+ * no applications to look up.
+ */
+async function findTriggered(client, appUuids, mark, signal) {
+    const found = await Promise.all(appUuids.map(uuid => history_findStarted(client, uuid, mark, signal).catch(() => undefined)));
+    return appUuids.flatMap((appUuid, index) => found[index] ? [new deployment_Deployment(appUuid, appUuid, found[index], mark.at)] : []);
+}
+async function deployUntilAnswered(client, options) {
+    const { signal } = options;
+    /** Entries for applications whose deployment a lost answer started, found in their history. */
+    const recovered = [];
+    let uuids = options.appUuids;
+    for (let attempt = 1;; attempt++) {
+        try {
+            const answer = await client.deploy({ uuids, tags: options.tags, force: options.force, pr: options.pr }, signal);
+            return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer;
+        }
+        catch (error) {
+            if (!(error instanceof CoolifyError) || signal.aborted)
+                throw error;
+            // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
+            if (error.status === 404 && error.details.serverMessage !== undefined) {
+                throw notFound(error, options);
+            }
+            if (!error.details.transient)
+                throw error;
+            if (mayHaveArrived(error)) {
+                // Coolify may have acted on it: follow what it started rather than start a second one.
+                // A forced tag deploy names no applications to look up, and nothing else (Coolify's
+                // "already queued" check is off when forcing) keeps a repeat from deploying twice.
+                if (options.tags.length > 0 && options.force)
+                    throw error.afterAttempts(attempt);
+                const found = await findTriggered(client, uuids, options.mark, signal);
+                if (signal.aborted)
+                    throw error;
+                recovered.push(...found.map(deployment => ({
+                    resource_uuid: deployment.appUuid,
+                    deployment_uuid: deployment.uuid,
+                    message: 'Deployment queued.'
+                })));
+                uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid));
+                if (options.tags.length === 0 && uuids.length === 0)
+                    return { deployments: recovered };
+            }
+            client.reachability.failed(error);
+            const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
+            try {
+                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
+            }
+            catch {
+                throw error.afterAttempts(attempt);
+            }
+        }
+    }
+}
+/** No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it. */
+function mayHaveArrived(error) {
+    const status = error.status ?? 0;
+    return ((error.details.unanswered === true && !error.details.unsent) ||
+        status >= 500 ||
+        (status >= 200 && status < 300));
+}
+function entriesOf(answer) {
+    if (Array.isArray(answer.deployments))
+        return answer.deployments;
+    // Deploy by tag: a message for every resource, in order, and `details` for the applications
+    // that got a deployment; the n-th detail belongs to the n-th "queued" message.
+    const details = Array.isArray(answer.details) ? answer.details : [];
+    const messages = Array.isArray(answer.message)
+        ? answer.message
+        : answer.message
+            ? [answer.message]
+            : [];
+    const isQueued = (message) => QUEUED.test(message) || ALREADY_QUEUED.test(message);
+    const queued = messages.filter(isQueued);
+    const entries = details.map((detail, index) => ({
+        ...detail,
+        message: queued.length === details.length ? queued[index] : undefined
+    }));
+    for (const message of messages)
+        if (!isQueued(message))
+            entries.push({ message });
+    return entries;
+}
+/** The resource's name in "Application NAME deployment queued." and its kin. */
+function nameIn(message) {
+    return /^(?:application|service|database)\s+(.+?)\s+(?:deployment queued|started)/i.exec(message)?.[1];
+}
+function notFound(error, options) {
+    const what = options.tags.length
+        ? `tag ${options.tags.map(tag => `"${tag}"`).join(', ')}`
+        : `uuid ${options.appUuids.map(uuid => `"${uuid}"`).join(', ')}`;
+    return error.withHint(`No resource with ${what} is visible to this token: check \`${options.tags.length ? 'tag' : 'app-uuid'}\` and that the token belongs to the application's team`);
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
@@ -32043,24 +32422,24 @@ function readConfig(read, mask) {
         maskEnvValues(env, mask);
     const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
     if (!token) {
-        throw new ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
+        throw new errors_ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
     }
     const appUuids = parseList(read('app-uuid'));
     const tags = parseList(read('tag'));
     if (appUuids.length === 0 && tags.length === 0) {
-        throw new ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
+        throw new errors_ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
     }
     if (appUuids.length > 0 && tags.length > 0) {
-        throw new ActionError('Give either `app-uuid` or `tag`, not both: Coolify deploys by one or the other.');
+        throw new errors_ActionError('Give either `app-uuid` or `tag`, not both: Coolify deploys by one or the other.');
     }
     for (const uuid of appUuids) {
         if (!UUID.test(uuid)) {
-            throw new ActionError(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes).`);
+            throw new errors_ActionError(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes).`);
         }
     }
     for (const tag of tags) {
         if (/[/?#&]/.test(tag)) {
-            throw new ActionError(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
+            throw new errors_ActionError(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
         }
     }
     const config = {
@@ -32087,10 +32466,10 @@ function readConfig(read, mask) {
         env: env && parseEnv(env)
     };
     if (config.pr !== undefined && tags.length > 0) {
-        throw new ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
+        throw new errors_ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
     }
     if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
-        throw new ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
+        throw new errors_ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
     }
     return config;
 }
@@ -32099,7 +32478,7 @@ function parseCoolifyUrl(text) {
     const value = text.trim();
     const example = 'like https://coolify.example.com';
     if (!value)
-        throw new ActionError(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
+        throw new errors_ActionError(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
     let url;
     try {
         url = new URL(value);
@@ -32108,13 +32487,13 @@ function parseCoolifyUrl(text) {
         url = undefined;
     }
     if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new ActionError(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
+        throw new errors_ActionError(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
     }
     if (url.username || url.password) {
-        throw new ActionError('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
+        throw new errors_ActionError('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
     }
     if (url.search || url.hash) {
-        throw new ActionError(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
+        throw new errors_ActionError(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
     }
     const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
     const instanceUrl = `${url.protocol}//${url.host}${path}`;
@@ -32132,13 +32511,13 @@ function parseBoolean(read, name, fallback) {
         return true;
     if (value === 'false')
         return false;
-    throw new ActionError(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
+    throw new errors_ActionError(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
 }
 function parseDurationInput(read, name, fallback) {
     const text = read(name).trim() || fallback;
     const ms = parseDuration(text);
     if (ms === undefined || ms <= 0) {
-        throw new ActionError(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
+        throw new errors_ActionError(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
     }
     return ms;
 }
@@ -32147,7 +32526,7 @@ function parsePullRequest(text) {
     if (!value)
         return undefined;
     if (!/^\d+$/.test(value) || Number(value) === 0) {
-        throw new ActionError(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
+        throw new errors_ActionError(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
     }
     return Number(value);
 }
@@ -32165,10 +32544,10 @@ function parseHeaders(text, mask) {
         if (value)
             mask(value);
         if (!HEADER_NAME.test(name) || !value) {
-            throw new ActionError(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
+            throw new errors_ActionError(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
         }
         if (RESERVED_HEADERS.has(name.toLowerCase())) {
-            throw new ActionError(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
+            throw new errors_ActionError(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
         }
         headers[name] = value;
     }
@@ -32185,10 +32564,10 @@ function readCaCertificate(text) {
         pem = (0,external_node_fs_namespaceObject.readFileSync)(value, 'utf8');
     }
     catch {
-        throw new ActionError(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
+        throw new errors_ActionError(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-        throw new ActionError(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
+        throw new errors_ActionError(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
     }
     return pem;
 }
@@ -32212,7 +32591,7 @@ function parseEnv(text) {
         if (!line || line.startsWith('#'))
             continue;
         if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
-            throw new ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
+            throw new errors_ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
         }
         lines.push(line);
     }
@@ -32221,26 +32600,39 @@ function parseEnv(text) {
 
 ;// CONCATENATED MODULE: ./src/state.ts
 
+const TRIGGER = 'trigger';
 const PENDING = 'pending-deployments';
 /**
- * Records, for the post step, the deployments the main step is waiting on. Saved the moment they
- * are known and cleared when the wait is over, so a main step killed in between leaves the list
- * behind for the post step to cancel.
+ * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
+ * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
+ * them behind for the post step to cancel — also a deployment whose trigger's answer never came.
  */
+function saveTrigger(trigger) {
+    saveState(TRIGGER, trigger ? JSON.stringify(trigger) : '');
+}
+function readTrigger() {
+    const value = parse(getState(TRIGGER));
+    if (!value || !Array.isArray(value.appUuids) || typeof value.at !== 'number')
+        return undefined;
+    const appUuids = value.appUuids.filter(uuid => typeof uuid === 'string');
+    return { appUuids, at: value.at, pr: typeof value.pr === 'number' ? value.pr : undefined };
+}
 function savePending(deployments) {
-    const pending = deployments.map(deployment => ({
-        uuid: deployment.uuid,
-        name: deployment.name
-    }));
+    const pending = deployments.flatMap(({ uuid, name }) => uuid ? [{ uuid, name }] : []);
     saveState(PENDING, JSON.stringify(pending));
 }
 function readPending() {
+    const value = parse(getState(PENDING));
+    return Array.isArray(value)
+        ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
+        : [];
+}
+function parse(text) {
     try {
-        const value = JSON.parse(getState(PENDING) || '[]');
-        return Array.isArray(value) ? value.filter(item => typeof item?.uuid === 'string') : [];
+        return text ? JSON.parse(text) : undefined;
     }
     catch {
-        return [];
+        return undefined;
     }
 }
 
@@ -32252,14 +32644,19 @@ function readPending() {
 
 
 
+
+/** The post step's time for all of it: the runner is winding the job down. */
+const POST_BUDGET_MS = 20_000;
 /**
- * The post step: the safety net for a main step that was killed while it waited. Cancels, in
- * Coolify, every deployment the main step left on its list that is still queued or running.
- * Nothing here fails the job: the run is over, so problems become warnings.
+ * The post step: the safety net for a main step that was killed while it deployed. Cancels, in
+ * Coolify, every deployment the main step left on its list, and any its trigger started before
+ * the answer came, that is still queued or running. Nothing here fails the job: the run is over,
+ * so problems become warnings.
  */
-async function runPost() {
+async function run() {
     const pending = readPending();
-    if (pending.length === 0)
+    const trigger = readTrigger();
+    if (pending.length === 0 && !trigger)
         return;
     let client;
     try {
@@ -32267,29 +32664,42 @@ async function runPost() {
         if (!config.cancelOnAbort)
             return;
         client = connect(config);
-        const signal = AbortSignal.timeout(20_000);
-        await Promise.all(pending.map(async ({ uuid, name }) => {
-            try {
-                const detail = await client.getDeployment(uuid, signal);
-                const status = statusFromCoolify(detail.status);
-                if (status !== 'queued' && status !== 'in_progress')
-                    return;
-                await client.cancelDeployment(uuid, signal);
-                info(`${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`);
+        const signal = AbortSignal.timeout(POST_BUDGET_MS);
+        const targets = [...pending];
+        if (trigger) {
+            for (const found of await findTriggered(client, trigger.appUuids, trigger, signal)) {
+                if (!targets.some(target => target.uuid === found.uuid)) {
+                    targets.push({ uuid: found.uuid, name: found.name });
+                }
             }
-            catch (error) {
-                if (error instanceof CoolifyError && error.status === 400)
-                    return; // it ended meanwhile
-                warning(`${name}: could not cancel deployment ${uuid}: ${describeError(error)}`);
-            }
-        }));
+        }
+        await Promise.all(targets.map(target => stopIfRunning(client, target, signal)));
         savePending([]);
+        saveTrigger(undefined);
     }
     catch (error) {
         warning(`Could not cancel the deployments left running: ${describeError(error)}`);
     }
     finally {
         await client?.close();
+    }
+}
+async function stopIfRunning(client, { uuid, name }, signal) {
+    try {
+        const detail = await client.getDeployment(uuid, signal);
+        if (!isUnderWay(detail.status))
+            return;
+    }
+    catch (error) {
+        warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`);
+        return;
+    }
+    const result = await cancelDeployment(client, uuid, signal);
+    if (result.cancelled) {
+        info(`${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`);
+    }
+    else if (result.problem) {
+        warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`);
     }
 }
 
@@ -32300,9 +32710,9 @@ async function runPost() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2456);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4823);
 
-await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .runPost */ .a)();
+await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);

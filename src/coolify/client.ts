@@ -1,18 +1,22 @@
 import { rootCertificates } from 'node:tls'
 import { Agent, request, type Dispatcher } from 'undici'
-import { formatDuration } from '../duration.js'
 import { CoolifyError, describeHttpFailure, describeNetworkFailure } from './errors.js'
-import { backoffDelay, parseRetryAfter, RateGate, sleep, type RetryPolicy } from './pacing.js'
+import {
+  backoffDelay,
+  Reachability,
+  parseRetryAfter,
+  RateGate,
+  sleep,
+  type RetryPolicy
+} from './pacing.js'
 import type {
   ApplicationChanges,
   ApplicationDetail,
   ApplicationSummary,
-  CreatedApplication,
   DeployAnswer,
   DeploymentDetail,
   DeploymentHistory,
-  DeployRequest,
-  NewApplication
+  DeployRequest
 } from './types.js'
 
 export interface ClientOptions {
@@ -26,8 +30,8 @@ export interface ClientOptions {
   /** Longest wait for an answer's headers, and for each chunk of its body. */
   requestTimeoutMs?: number
   retry?: Partial<RetryPolicy>
-  /** Told of every retry, in one line. */
-  onRetry?: (message: string) => void
+  /** Told once when Coolify stops answering, and once when it answers again. */
+  note?: (message: string) => void
 }
 
 interface Call {
@@ -35,19 +39,28 @@ interface Call {
   path: string
   query?: Record<string, string | undefined>
   body?: unknown
-  /** Repeat on transient failures. Off for requests that must not run twice. */
+  /**
+   * Repeat on transient failures until `signal` aborts. Off for requests that must not run twice.
+   */
   retry: boolean
-  signal?: AbortSignal
+  /** The step's deadline and cancellation: every request carries them. */
+  signal: AbortSignal
 }
 
-const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 30_000 }
+const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
+/** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
+const POLL_SHARE = 0.5
+/** Coolify's default rate limit, until its answers announce the real one. */
+const DEFAULT_LIMIT_PER_MINUTE = 200
 
 /**
  * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
  * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
  */
 export class CoolifyClient {
-  readonly gate = new RateGate()
+  private readonly gate = new RateGate()
+  /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
+  readonly reachability: Reachability
   private readonly dispatcher: Dispatcher
   private readonly headers: Record<string, string>
   private readonly retry: RetryPolicy
@@ -75,31 +88,34 @@ export class CoolifyClient {
     }
     this.retry = { ...DEFAULT_RETRY, ...options.retry }
     this.host = new URL(options.apiUrl).host
+    this.reachability = new Reachability(options.note)
   }
 
-  listApplications(signal?: AbortSignal): Promise<ApplicationSummary[]> {
+  /**
+   * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
+   * longer when Coolify asked for it with `Retry-After`.
+   */
+  retryDelay(attempt: number, retryAfterMs?: number): number {
+    return backoffDelay(this.retry, attempt, retryAfterMs)
+  }
+
+  /** Reads a minute that polling may spend: its share of the limit Coolify announced. */
+  pollBudgetPerMinute(): number {
+    return (this.gate.limitPerMinute ?? DEFAULT_LIMIT_PER_MINUTE) * POLL_SHARE
+  }
+
+  listApplications(signal: AbortSignal): Promise<ApplicationSummary[]> {
     return this.call({ method: 'GET', path: '/applications', retry: true, signal })
   }
 
-  getApplication(uuid: string, signal?: AbortSignal): Promise<ApplicationDetail> {
+  getApplication(uuid: string, signal: AbortSignal): Promise<ApplicationDetail> {
     return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
-  }
-
-  /** Not retried: a second attempt could create a second application. */
-  createApplication(body: NewApplication, signal?: AbortSignal): Promise<CreatedApplication> {
-    return this.call({
-      method: 'POST',
-      path: '/applications/private-deploy-key',
-      body,
-      retry: false,
-      signal
-    })
   }
 
   updateApplication(
     uuid: string,
     changes: ApplicationChanges,
-    signal?: AbortSignal
+    signal: AbortSignal
   ): Promise<unknown> {
     return this.call({
       method: 'PATCH',
@@ -110,16 +126,12 @@ export class CoolifyClient {
     })
   }
 
-  deleteApplication(uuid: string, signal?: AbortSignal): Promise<unknown> {
-    return this.call({ method: 'DELETE', path: `/applications/${enc(uuid)}`, retry: true, signal })
-  }
-
   /**
    * POST /deploy with its parameters in the query string (old servers read no body). `force` is
    * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
    * here; the caller decides, since a repeated trigger could start a second deployment.
    */
-  deploy(request: DeployRequest, signal?: AbortSignal): Promise<DeployAnswer> {
+  deploy(request: DeployRequest, signal: AbortSignal): Promise<DeployAnswer> {
     const query = {
       uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
       tag: request.tags?.length ? request.tags.join(',') : undefined,
@@ -129,7 +141,7 @@ export class CoolifyClient {
     return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal })
   }
 
-  listDeployments(appUuid: string, take = 10, signal?: AbortSignal): Promise<DeploymentHistory> {
+  listDeployments(appUuid: string, take: number, signal: AbortSignal): Promise<DeploymentHistory> {
     const query = { skip: '0', take: String(take) }
     return this.call({
       method: 'GET',
@@ -140,12 +152,12 @@ export class CoolifyClient {
     })
   }
 
-  getDeployment(uuid: string, signal?: AbortSignal): Promise<DeploymentDetail> {
+  getDeployment(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
     return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal })
   }
 
   /** Cancelling twice is harmless, so it is retried like a read. */
-  cancelDeployment(uuid: string, signal?: AbortSignal): Promise<unknown> {
+  cancelDeployment(uuid: string, signal: AbortSignal): Promise<unknown> {
     return this.call({
       method: 'POST',
       path: `/deployments/${enc(uuid)}/cancel`,
@@ -159,21 +171,31 @@ export class CoolifyClient {
     await this.dispatcher.destroy()
   }
 
+  /**
+   * Sends a call, and repeats it on transient failures until its signal aborts: a proxy or
+   * Coolify restarting for minutes is normal, and the deployment goes on meanwhile. Aborted, it
+   * throws the last failure it met, which says more than the abort.
+   */
   private async call<T>(call: Call): Promise<T> {
+    let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
         await this.gate.ready(call.signal)
-        return (await this.send(call)) as T
+        const answer = (await this.send(call)) as T
+        this.reachability.answered()
+        return answer
       } catch (error) {
-        if (!(error instanceof CoolifyError) || !error.details.transient) throw error
-        if (!call.retry || attempt >= this.retry.attempts || call.signal?.aborted) {
+        if (call.signal.aborted) throw last?.afterAttempts(attempt - 1) ?? error
+        if (!(error instanceof CoolifyError) || !error.details.transient || !call.retry) {
+          throw error instanceof CoolifyError ? error.afterAttempts(attempt) : error
+        }
+        last = error
+        this.reachability.failed(error)
+        try {
+          await sleep(this.retryDelay(attempt, error.details.retryAfterMs), call.signal)
+        } catch {
           throw error.afterAttempts(attempt)
         }
-        const delay = backoffDelay(this.retry, attempt, error.details.retryAfterMs)
-        this.options.onRetry?.(
-          `${error.request}: ${error.reason}; trying again in ${formatDuration(delay)} (attempt ${attempt + 1} of ${this.retry.attempts})`
-        )
-        await sleep(delay, call.signal)
       }
     }
   }
@@ -199,7 +221,7 @@ export class CoolifyClient {
         signal: call.signal
       })
     } catch (error) {
-      if (call.signal?.aborted) throw call.signal.reason
+      if (call.signal.aborted) throw call.signal.reason
       const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host)
       throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent })
     }
@@ -220,7 +242,7 @@ export class CoolifyClient {
     try {
       text = await response.body.text()
     } catch (error) {
-      if (call.signal?.aborted) throw call.signal.reason
+      if (call.signal.aborted) throw call.signal.reason
       const { reason } = describeNetworkFailure(error, this.host)
       throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
         status,

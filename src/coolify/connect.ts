@@ -11,7 +11,11 @@ export function connect(config: Config): CoolifyClient {
     caCertificate: config.caCertificate,
     // A read that takes ten poll intervals is stuck; but give slow proxies at least five seconds.
     requestTimeoutMs: Math.min(30_000, Math.max(5000, config.pollIntervalMs * 10)),
-    retry: { baseDelayMs: Math.min(1000, config.pollIntervalMs) },
-    onRetry: message => core.info(message)
+    // Retries back off, but never so far that Coolify's return goes unnoticed for long.
+    retry: {
+      baseDelayMs: Math.min(1000, config.pollIntervalMs),
+      maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
+    },
+    note: message => core.info(message)
   })
 }

@@ -1,10 +1,11 @@
 import { setTimeout as sleepFor } from 'node:timers/promises'
+import { formatDuration } from '../duration.js'
+import type { CoolifyError } from './errors.js'
 
 export interface RetryPolicy {
-  /** Attempts in a row that may fail before a read gives up. */
-  attempts: number
   /** First backoff; it doubles with each failure up to `maxDelayMs`. */
   baseDelayMs: number
+  /** Longest wait between attempts: low, so that Coolify's return is noticed quickly. */
   maxDelayMs: number
 }
 
@@ -45,13 +46,13 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   }
 }
 
+/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
+const MAX_SPACING_MS = 15_000
+
 /**
  * Spaces out every request to one Coolify user, whose tokens share one rate limit: nothing is sent
  * before a `Retry-After` has passed, and requests spread out when `X-RateLimit-Remaining` runs low.
  */
-/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
-const MAX_SPACING_MS = 15_000
-
 export class RateGate {
   private blockedUntil = 0
   private nextSlot = 0
@@ -93,5 +94,39 @@ export class RateGate {
     const quarter = (this.limitPerMinute ?? 200) / 4
     this.spacingMs =
       left >= quarter ? 0 : Math.min(MAX_SPACING_MS, Math.ceil(60_000 / Math.max(left, 1)))
+  }
+}
+
+/**
+ * Says once that Coolify stopped answering, since when and why, and once that it answers again:
+ * an outage of minutes is a few lines in the log, not one per attempt.
+ */
+export class Reachability {
+  private downSince: number | undefined
+
+  constructor(
+    private readonly note: (message: string) => void = () => {},
+    private readonly now: () => number = Date.now
+  ) {}
+
+  failed(error: CoolifyError): void {
+    if (error.status === 429) {
+      const wait = error.details.retryAfterMs
+      this.note(
+        `${error.request}: ${error.reason}; waiting ${wait === undefined ? 'a moment' : formatDuration(wait)} as Coolify asks.`
+      )
+      return
+    }
+    if (this.downSince !== undefined) return
+    this.downSince = this.now()
+    this.note(
+      `Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`
+    )
+  }
+
+  answered(): void {
+    if (this.downSince === undefined) return
+    this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`)
+    this.downSince = undefined
   }
 }

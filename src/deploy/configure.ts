@@ -12,7 +12,7 @@ import type { Config } from '../inputs.js'
 export async function applySettings(
   client: CoolifyClient,
   config: Config,
-  signal?: AbortSignal
+  signal: AbortSignal
 ): Promise<void> {
   const changes: ApplicationChanges = {
     git_branch: config.gitBranch,

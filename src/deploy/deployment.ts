@@ -1,104 +1,156 @@
-import type { DeploymentDetail } from '../coolify/types.js'
+import type { ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
 import type { LogLine } from './logs.js'
+import { hasEnded, statusFromCoolify, type Status } from './status.js'
 
-/**
- * Where a deployment stands. `started` is a service or database that Coolify starts without a
- * deployment to follow; `timeout` is ours: the wait ended before Coolify's deployment did.
- */
-export type Status =
-  'queued' | 'in_progress' | 'finished' | 'failed' | 'cancelled' | 'timeout' | 'started'
-
-const ENDED: ReadonlySet<Status> = new Set([
-  'finished',
-  'failed',
-  'cancelled',
-  'timeout',
-  'started'
-])
-const FAILED: ReadonlySet<Status> = new Set(['failed', 'cancelled', 'timeout'])
-
-/** Coolify's status names to ours; undefined for a name Coolify does not have (not terminal). */
-export function statusFromCoolify(raw: string | undefined): Status | undefined {
-  switch (raw) {
-    case 'queued':
-    case 'in_progress':
-    case 'finished':
-    case 'failed':
-      return raw
-    case 'cancelled':
-    case 'cancelled-by-user':
-      return 'cancelled'
-    default:
-      return undefined
-  }
-}
-
-export function isFailure(status: Status): boolean {
-  return FAILED.has(status)
-}
+export type { Status } from './status.js'
 
 const TAIL_LINES = 40
 
-/** One resource the trigger touched: the watch loop advances it, reporters only read it. */
+/**
+ * One resource the trigger touched, and the only place its state changes: the trigger creates it,
+ * the watch loop advances it through these methods, reporters read it as a DeploymentView.
+ */
 export class Deployment {
-  status: Status = 'queued'
-  /** Coolify's status word as last read, kept when it is one we do not know. */
-  coolifyStatus?: string
-  /** Why it ended the way it did, when Coolify's status alone does not say. */
-  reason?: string
-  /** The application's public URL (its first `fqdn`). */
-  appUrl?: string
-  /** The deployment's page in Coolify. */
-  link?: string
-  commit?: string
-  endedAt?: number
-  /** The last lines of its log, for summaries and annotations. */
-  readonly tail: LogLine[] = []
+  #status: Status = 'queued'
+  #uuid: string | undefined
+  #name: string
+  #coolifyStatus: string | undefined
+  #reason: string | undefined
+  #appUrl: string | undefined
+  #link: string | undefined
+  #commit: string | undefined
+  #endedAt: number | undefined
+  /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+  #createdAt: number | undefined
+  #finishedAt: number | undefined
+  readonly #tail: LogLine[] = []
 
   constructor(
     readonly appUuid: string,
-    public name: string,
+    name: string,
     /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    public uuid: string | undefined,
+    uuid: string | undefined,
     readonly triggeredAt: number
-  ) {}
+  ) {
+    this.#name = name
+    this.#uuid = uuid
+  }
+
+  get status(): Status {
+    return this.#status
+  }
+  get uuid(): string | undefined {
+    return this.#uuid
+  }
+  get name(): string {
+    return this.#name
+  }
+  /** Coolify's status word as last read, kept when it is one we do not know. */
+  get coolifyStatus(): string | undefined {
+    return this.#coolifyStatus
+  }
+  /** Why it ended the way it did, when the status alone does not say. */
+  get reason(): string | undefined {
+    return this.#reason
+  }
+  /** The application's public URL (its first `fqdn`). */
+  get appUrl(): string | undefined {
+    return this.#appUrl
+  }
+  /** The deployment's page in Coolify. */
+  get link(): string | undefined {
+    return this.#link
+  }
+  get commit(): string | undefined {
+    return this.#commit
+  }
+  /** The last lines of its log, for summaries and annotations. */
+  get tail(): readonly LogLine[] {
+    return this.#tail
+  }
 
   get ended(): boolean {
-    return ENDED.has(this.status)
+    return hasEnded(this.#status)
   }
 
+  /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+  get running(): boolean {
+    return this.#uuid !== undefined && !this.ended
+  }
+
+  /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
   get durationMs(): number | undefined {
-    return this.endedAt === undefined ? undefined : this.endedAt - this.triggeredAt
+    if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+      return Math.max(0, this.#finishedAt - this.#createdAt)
+    }
+    return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt
   }
 
-  /** Takes in a read of the deployment; returns true when its status changed. */
+  /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
+  follow(uuid: string): void {
+    this.#uuid = uuid
+  }
+
+  /** Takes the application's name and public URL from Coolify's application record. */
+  describe(app: ApplicationSummary): void {
+    if (app.name && this.#name === this.appUuid) this.#name = app.name
+    const url = app.fqdn?.split(',')[0]?.trim()
+    if (url) this.#appUrl = url
+  }
+
+  /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
   observe(detail: DeploymentDetail, instanceUrl: string): boolean {
-    if (detail.application_name) this.name = detail.application_name
-    if (detail.commit) this.commit = detail.commit
-    if (detail.deployment_url) this.link = new URL(detail.deployment_url, `${instanceUrl}/`).href
-    const previous = this.coolifyStatus
-    this.coolifyStatus = detail.status
+    if (detail.application_name) this.#name = detail.application_name
+    if (detail.commit) this.#commit = detail.commit
+    if (detail.deployment_url) this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href
+    this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt
+    this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt
+    const previous = this.#coolifyStatus
+    this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : undefined
     const status = statusFromCoolify(detail.status)
     if (status) {
-      this.status = status
-      if (this.ended && this.endedAt === undefined) this.endedAt = Date.now()
+      this.#status = status
+      if (this.ended) this.#endedAt ??= Date.now()
     }
-    return previous !== detail.status
+    return previous !== this.#coolifyStatus
   }
 
   end(status: Status, reason?: string): void {
-    this.status = status
-    if (reason) this.reason = reason
-    this.endedAt ??= Date.now()
+    this.#status = status
+    if (reason) this.#reason = reason
+    this.#endedAt ??= Date.now()
   }
 
   remember(lines: readonly LogLine[]): void {
     for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
-      if (this.tail.length === TAIL_LINES) this.tail.shift()
-      this.tail.push(line)
+      if (this.#tail.length === TAIL_LINES) this.#tail.shift()
+      this.#tail.push(line)
     }
   }
 }
 
 /** What reporters get: a deployment they can read but not change. */
-export type DeploymentView = Readonly<Omit<Deployment, 'observe' | 'end' | 'remember'>>
+export type DeploymentView = Pick<
+  Deployment,
+  | 'appUuid'
+  | 'triggeredAt'
+  | 'status'
+  | 'uuid'
+  | 'name'
+  | 'coolifyStatus'
+  | 'reason'
+  | 'appUrl'
+  | 'link'
+  | 'commit'
+  | 'tail'
+  | 'ended'
+  | 'running'
+  | 'durationMs'
+>
+
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+export function timeOf(value: unknown): number | undefined {
+  if (typeof value !== 'string' || value === '') return undefined
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? undefined : ms
+}

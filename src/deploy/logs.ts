@@ -41,12 +41,18 @@ export class LogCursor {
   private lastCommand: string | undefined
   /** Text of an unterminated last line, held until it ends or the deployment does. */
   private pending = ''
+  private sawClosing = false
 
   constructor(private readonly showHidden: boolean) {}
 
   /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
   get progress(): number {
     return this.taken.size + this.consumed + this.pending.length
+  }
+
+  /** Coolify's last entry has been read: no more lines will come. */
+  get closed(): boolean {
+    return this.sawClosing
   }
 
   /** The new visible lines in `logs`, the deployment's whole log as read now. */
@@ -114,6 +120,7 @@ export class LogCursor {
     fresh.sort(byBatchAndOrder)
     const lines: LogLine[] = []
     for (const entry of fresh) {
+      if (CLOSING.test(entry.output ?? '')) this.sawClosing = true
       if (entry.hidden && !this.showHidden) continue
       if (entry.command) {
         const key = `${entry.batch ?? 0}\u0000${entry.command}`
@@ -134,14 +141,23 @@ export class LogCursor {
     const end = logs.lastIndexOf('\n')
     if (end < this.consumed) {
       this.pending = logs.slice(this.consumed)
+      if (CLOSING.test(this.pending)) this.sawClosing = true
       return []
     }
     const chunk = logs.slice(this.consumed, end)
     this.consumed = end + 1
     this.pending = logs.slice(this.consumed)
+    if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending)) this.sawClosing = true
     return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }))
   }
 }
+
+/**
+ * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
+ * down build container: <uuid>".
+ */
+const CLOSING = /^Gracefully shutting down build container\b/
+const CLOSING_LINE = /^Gracefully shutting down build container\b/m
 
 const COMMA = 0x2c
 const CLOSE = 0x5d

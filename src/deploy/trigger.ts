@@ -1,39 +1,42 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
-import { backoffDelay, sleep } from '../coolify/pacing.js'
+import { sleep } from '../coolify/pacing.js'
 import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
 import { ActionError } from '../errors.js'
 import { Deployment } from './deployment.js'
+import { findStarted, type TriggerMark } from './history.js'
 
 export interface TriggerOptions {
   appUuids: string[]
   tags: string[]
   force: boolean
   pr?: number
-  /** No new attempt starts after this moment (epoch ms). */
-  deadline: number
-  signal?: AbortSignal
+  /** When the trigger goes out, to recognise what it started in the applications' histories. */
+  mark: TriggerMark
+  /** The step's deadline and cancellation: no attempt starts, and none goes on, after it. */
+  signal: AbortSignal
   note: (message: string) => void
 }
 
 const ALREADY_QUEUED = /already queued/i
 const QUEUED = /deployment queued/i
 const STARTED = /^(service|database) .* started/i
+/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
+const QUEUE_FULL_WAIT_MS = 60_000
 
 /**
  * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
  *
- * A trigger is repeated only when it is safe: when Coolify cannot have acted on it (a refused
- * connection, a 429), or when the answer was lost on the way and the applications' history shows
- * nothing under way yet.
+ * Transient failures are tried again until the deadline, but a trigger is repeated only where that
+ * cannot deploy twice: when Coolify cannot have acted on it (a refused connection, a 429), or when
+ * the answer was lost on the way and an application's history shows nothing started by it.
  */
 export async function trigger(
   client: CoolifyClient,
   options: TriggerOptions
 ): Promise<Deployment[]> {
-  const triggeredAt = Date.now()
-  const answer = await deployOnce(client, options)
-  const entries = entriesOf(answer)
+  const triggeredAt = options.mark.at
+  const entries = entriesOf(await deployUntilAnswered(client, options))
   const deployments: Deployment[] = []
   for (const entry of entries) {
     const appUuid = entry.resource_uuid ?? ''
@@ -45,10 +48,13 @@ export async function trigger(
       triggeredAt
     )
     deployments.push(deployment)
-    if (ALREADY_QUEUED.test(message)) {
-      // Coolify answers with a uuid it never saved; the deployment under way is in the history.
-      deployment.uuid =
-        (await findUnderWay(client, appUuid, options.signal)) ?? entry.deployment_uuid
+    if (ALREADY_QUEUED.test(message) && appUuid) {
+      // Coolify answers with a uuid it never saved; the deployment it joined is in the history.
+      // Unresolved here, the watch loop resolves it when the uuid reads as unknown.
+      const real = await findStarted(client, appUuid, options.mark, options.signal).catch(
+        () => undefined
+      )
+      if (real) deployment.follow(real)
       options.note(
         `${deployment.name}: a deployment of this commit is already under way; following it.`
       )
@@ -73,95 +79,83 @@ export async function trigger(
   return deployments
 }
 
-async function deployOnce(client: CoolifyClient, options: TriggerOptions): Promise<DeployAnswer> {
-  const request = {
-    uuids: options.appUuids,
-    tags: options.tags,
-    force: options.force,
-    pr: options.pr
-  }
+/**
+ * The deployments a trigger that was cut off (the run cancelled, the deadline reached) or killed
+ * may have started, found in the applications' histories, so that they can be cancelled. Tags name
+ * no applications to look up.
+ */
+export async function findTriggered(
+  client: CoolifyClient,
+  appUuids: readonly string[],
+  mark: TriggerMark,
+  signal: AbortSignal
+): Promise<Deployment[]> {
+  const found = await Promise.all(
+    appUuids.map(uuid => findStarted(client, uuid, mark, signal).catch(() => undefined))
+  )
+  return appUuids.flatMap((appUuid, index) =>
+    found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []
+  )
+}
+
+async function deployUntilAnswered(
+  client: CoolifyClient,
+  options: TriggerOptions
+): Promise<DeployAnswer> {
+  const { signal } = options
+  /** Entries for applications whose deployment a lost answer started, found in their history. */
+  const recovered: DeployEntry[] = []
+  let uuids = options.appUuids
   for (let attempt = 1; ; attempt++) {
     try {
-      // Never aborted half-way: a trigger cut off could start a deployment nobody knows of.
-      return await client.deploy(request)
+      const answer = await client.deploy(
+        { uuids, tags: options.tags, force: options.force, pr: options.pr },
+        signal
+      )
+      return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer
     } catch (error) {
-      if (!(error instanceof CoolifyError)) throw error
+      if (!(error instanceof CoolifyError) || signal.aborted) throw error
       // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
       if (error.status === 404 && error.details.serverMessage !== undefined) {
         throw notFound(error, options)
       }
-      const wait = retryDelay(error, attempt)
-      if (wait === undefined || Date.now() + wait > options.deadline) {
+      if (!error.details.transient) throw error
+      if (mayHaveArrived(error)) {
+        // Coolify may have acted on it: follow what it started rather than start a second one.
+        // A forced tag deploy names no applications to look up, and nothing else (Coolify's
+        // "already queued" check is off when forcing) keeps a repeat from deploying twice.
+        if (options.tags.length > 0 && options.force) throw error.afterAttempts(attempt)
+        const found = await findTriggered(client, uuids, options.mark, signal)
+        if (signal.aborted) throw error
+        recovered.push(
+          ...found.map(deployment => ({
+            resource_uuid: deployment.appUuid,
+            deployment_uuid: deployment.uuid,
+            message: 'Deployment queued.'
+          }))
+        )
+        uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid))
+        if (options.tags.length === 0 && uuids.length === 0) return { deployments: recovered }
+      }
+      client.reachability.failed(error)
+      const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined
+      try {
+        await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal)
+      } catch {
         throw error.afterAttempts(attempt)
       }
-      const status = error.status ?? 0
-      // No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it.
-      const mayHaveArrived =
-        (error.details.unanswered && !error.details.unsent) ||
-        status >= 500 ||
-        (status >= 200 && status < 300)
-      if (mayHaveArrived) {
-        // Coolify may have acted on it. Follow what it started rather than start a second one;
-        // when its history cannot be read, stop here rather than risk that. A tag names no
-        // applications to look up: only Coolify's own check ("already queued", off when forcing)
-        // keeps a repeated tag deploy from starting twice.
-        if (options.tags.length > 0 && options.force) throw error.afterAttempts(attempt)
-        const underWay = await findAllUnderWay(client, options).catch(() => {
-          throw error
-        })
-        if (underWay) return underWay
-      }
-      options.note(`POST /deploy: ${error.reason}; trying again in ${Math.ceil(wait / 1000)}s.`)
-      await sleep(wait, options.signal)
     }
   }
 }
 
-/** Attempts at the trigger, and their backoff: a deploy is worth a shorter wait than a read. */
-const TRIGGER_RETRY = { attempts: 6, baseDelayMs: 1000, maxDelayMs: 30_000 }
-
-/**
- * How long before the next attempt, or undefined when the failure is final. A full queue (429)
- * without `Retry-After` frees up in a minute, as Coolify's own answer says.
- */
-function retryDelay(error: CoolifyError, attempt: number): number | undefined {
-  if (!error.details.transient || attempt >= TRIGGER_RETRY.attempts) return undefined
-  if (error.status === 429) return error.details.retryAfterMs ?? 60_000
-  return backoffDelay(TRIGGER_RETRY, attempt)
-}
-
-/**
- * After a trigger that got no answer: when every application already has a deployment queued or
- * in progress, that is what the trigger started (or would have joined), so it is followed instead.
- */
-async function findAllUnderWay(
-  client: CoolifyClient,
-  options: TriggerOptions
-): Promise<DeployAnswer | undefined> {
-  if (options.appUuids.length === 0) return undefined // tags name no applications to look up
-  const found = await Promise.all(
-    options.appUuids.map(uuid => findUnderWay(client, uuid, options.signal))
+/** No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it. */
+function mayHaveArrived(error: CoolifyError): boolean {
+  const status = error.status ?? 0
+  return (
+    (error.details.unanswered === true && !error.details.unsent) ||
+    status >= 500 ||
+    (status >= 200 && status < 300)
   )
-  if (found.some(uuid => uuid === undefined)) return undefined
-  return {
-    deployments: options.appUuids.map((uuid, index) => ({
-      resource_uuid: uuid,
-      deployment_uuid: found[index],
-      message: 'Deployment queued.'
-    }))
-  }
-}
-
-/** The newest queued or running deployment of an application, from its history. */
-export async function findUnderWay(
-  client: CoolifyClient,
-  appUuid: string,
-  signal?: AbortSignal
-): Promise<string | undefined> {
-  const history = await client.listDeployments(appUuid, 10, signal)
-  const items = Array.isArray(history?.deployments) ? history.deployments : []
-  return items.find(item => item.status === 'queued' || item.status === 'in_progress')
-    ?.deployment_uuid
 }
 
 function entriesOf(answer: DeployAnswer): DeployEntry[] {

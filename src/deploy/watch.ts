@@ -2,10 +2,21 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { DeploymentDetail } from '../coolify/types.js'
-import { LogPrinter } from '../report/console.js'
-import { statusFromCoolify, type Deployment } from './deployment.js'
-import { LogCursor } from './logs.js'
-import { findUnderWay } from './trigger.js'
+import { describeError } from '../errors.js'
+import { cancelDeployment } from './cancel.js'
+import type { Deployment, DeploymentView } from './deployment.js'
+import { findStarted, type TriggerMark } from './history.js'
+import { LogCursor, type LogLine } from './logs.js'
+import { describeStatus, statusFromCoolify } from './status.js'
+
+/** Where build log lines go: the job's output, in the action. */
+export interface LogSink {
+  /** A deployment is followed from now on. */
+  begin(deployment: DeploymentView): void
+  lines(deployment: DeploymentView, lines: readonly LogLine[]): void
+  /** No more lines will come for it. */
+  end(deployment: DeploymentView): void
+}
 
 export interface WatchOptions {
   instanceUrl: string
@@ -17,44 +28,46 @@ export interface WatchOptions {
   logs: boolean
   /** Print Coolify's hidden entries too. */
   showHidden: boolean
+  sink: LogSink
+  /** What the trigger asked for, to find the real deployment behind an unknown uuid. */
+  trigger: TriggerMark
   note: (message: string) => void
   warn: (message: string) => void
 }
 
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500
-/** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
-const POLL_SHARE = 0.5
 /** Pause before each read for the lines Coolify writes after the final status, and how many. */
 const CLOSING_PAUSE_MS = 1000
 const CLOSING_READS = 5
-/** How long a cancel, and the read after it, may take once the wait is over. */
+/** How long a cancel, and the reads after it, may take once the wait is over. */
 const CANCEL_BUDGET_MS = 5000
 
 /**
- * Follows deployments to their end, all at once: reads each on its own cadence, prints new log
- * lines, and at the deadline cancels what is still running. It owns all the waiting; the client
- * owns the HTTP.
+ * Follows deployments to their end, all at once: reads each on its own cadence within one shared
+ * read budget, sends new log lines to the sink, and at the deadline cancels what is still running.
+ * It owns all the waiting; the client owns the HTTP.
  */
 export class Watcher {
   private readonly cursors = new Map<Deployment, LogCursor>()
-  /** Several deployments at once get their lines grouped per batch and named. */
-  private readonly printer: LogPrinter
-  private permissionWarned = false
+  /** Why the last reads failed, when the wait ended while Coolify could not be read. */
+  private readonly unread = new Map<Deployment, string>()
+  private readonly pacer: ReadPacer
+  private logsHiddenWarned = false
 
   constructor(
     private readonly client: CoolifyClient,
-    private readonly deployments: Deployment[],
+    private readonly deployments: readonly Deployment[],
     private readonly options: WatchOptions
   ) {
     for (const deployment of deployments)
       this.cursors.set(deployment, new LogCursor(options.showHidden))
-    this.printer = new LogPrinter(this.running.length > 1)
+    this.pacer = new ReadPacer(() => 60_000 / client.pollBudgetPerMinute())
   }
 
   /** Deployments that have a Coolify deployment and have not ended. */
   get running(): Deployment[] {
-    return this.deployments.filter(deployment => deployment.uuid && !deployment.ended)
+    return this.deployments.filter(deployment => deployment.running)
   }
 
   /** Follows every running deployment until it ends, the deadline passes or `signal` aborts. */
@@ -68,70 +81,69 @@ export class Watcher {
     await Promise.all(this.running.map(deployment => this.timeOut(deployment)))
   }
 
+  /**
+   * Cancels, in Coolify, every deployment still running, prints the lines they wrote until then,
+   * and ends them with `status`: `timeout`, or `cancelled` when the workflow run was. A deployment
+   * that ended on its own meanwhile keeps its own status.
+   */
+  async cancelRunning(status: 'timeout' | 'cancelled'): Promise<void> {
+    await Promise.all(this.running.map(deployment => this.stop(deployment, status)))
+  }
+
   private async timeOut(deployment: Deployment): Promise<void> {
-    if (this.options.cancelOnTimeout) return this.cancel(deployment, 'timeout')
+    if (this.options.cancelOnTimeout) return this.stop(deployment, 'timeout')
     deployment.end(
       'timeout',
       'it outlasted `timeout` and is still running in Coolify (`cancel-on-timeout` is false)'
     )
-    this.printer.end(deployment)
+    this.options.sink.end(deployment)
   }
 
-  /**
-   * Cancels a running deployment, prints the lines it wrote until then, and ends it with `status`
-   * (timeout, or cancelled when the workflow run was). A deployment that ended meanwhile keeps its
-   * own status.
-   */
-  async cancel(deployment: Deployment, status: 'timeout' | 'cancelled'): Promise<void> {
+  private async stop(deployment: Deployment, status: 'timeout' | 'cancelled'): Promise<void> {
     const signal = AbortSignal.timeout(CANCEL_BUDGET_MS)
-    let reason =
-      status === 'timeout'
-        ? 'it outlasted `timeout` and was cancelled in Coolify'
-        : 'cancelled in Coolify'
+    const result = await cancelDeployment(this.client, deployment.uuid!, signal)
     try {
-      await this.client.cancelDeployment(deployment.uuid!, signal)
-    } catch (error) {
-      // 400 "cannot be cancelled": it ended on its own meanwhile, which the read below shows.
-      if (!(error instanceof CoolifyError && error.status === 400)) {
-        reason = `could not cancel it in Coolify: ${error instanceof Error ? error.message : String(error)}`
-      }
-    }
-    try {
-      await this.read(deployment, signal)
+      // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
+      if (result.detail) this.take(deployment, result.detail)
+      else await this.read(deployment, signal)
     } catch {
-      // The cancel is what matters here; the last lines are a courtesy.
+      // Reported below from what is known.
     }
     this.flush(deployment)
-    if (!deployment.ended || deployment.status === 'cancelled') deployment.end(status, reason)
-    this.printer.end(deployment)
+    const unread = this.unread.get(deployment)
+    const why =
+      (status === 'timeout' ? 'it outlasted `timeout`' : 'the workflow run was cancelled') +
+      (unread ? ` while Coolify could not be read (${unread})` : '')
+    if (result.cancelled) {
+      deployment.end(status, `${why}; it was cancelled in Coolify`)
+    } else if (!deployment.ended) {
+      deployment.end(
+        status,
+        `${why}, and it may still be running in Coolify: ${result.problem ?? 'its status is unknown'}`
+      )
+    }
+    this.options.sink.end(deployment)
   }
 
   private async follow(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    this.printer.begin(deployment)
+    this.options.sink.begin(deployment)
     let resolved = false
     for (let reads = 0; !signal.aborted; reads++) {
       try {
         await this.read(deployment, signal)
       } catch (error) {
-        if (signal.aborted) break
-        if (error instanceof CoolifyError && error.status === 404 && !resolved) {
-          // A uuid Coolify never saved (a placeholder): follow the deployment really under way.
-          resolved = true
-          const real = await findUnderWay(this.client, deployment.appUuid, signal).catch(
-            () => undefined
-          )
-          if (real && real !== deployment.uuid) {
-            this.options.note(
-              `${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one under way.`
-            )
-            deployment.uuid = real
-            continue
+        if (signal.aborted) {
+          if (error instanceof CoolifyError) {
+            this.unread.set(deployment, `${error.request}: ${error.reason}`)
           }
+          break
         }
-        deployment.end(
-          'failed',
-          `could not read the deployment: ${error instanceof Error ? error.message : String(error)}`
-        )
+        if (error instanceof CoolifyError && error.status === 404 && !resolved) {
+          // A uuid Coolify never saved (a placeholder): follow the deployment it stands for.
+          resolved = true
+          if (await this.resolve(deployment, signal)) continue
+        }
+        deployment.end('failed', `could not read the deployment: ${describeError(error)}`)
         break
       }
       if (deployment.ended) {
@@ -139,26 +151,43 @@ export class Watcher {
         break
       }
       try {
-        await sleep(this.delay(reads), signal)
+        await sleep(Math.min(this.options.pollIntervalMs, FIRST_DELAY_MS * 2 ** reads), signal)
       } catch {
         break
       }
     }
     if (deployment.ended) {
       this.flush(deployment)
-      this.printer.end(deployment)
+      this.options.sink.end(deployment)
     }
+  }
+
+  /** Follows the real deployment behind an unknown uuid; false when there is none to follow. */
+  private async resolve(deployment: Deployment, signal: AbortSignal): Promise<boolean> {
+    const real = await findStarted(
+      this.client,
+      deployment.appUuid,
+      this.options.trigger,
+      signal
+    ).catch(() => undefined)
+    if (!real || real === deployment.uuid) return false
+    this.options.note(
+      `${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one it started.`
+    )
+    deployment.follow(real)
+    return true
   }
 
   /**
    * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
-   * to a few seconds after the final status, many of them hidden: read again while the log grows.
+   * to a few seconds after the final status, many of them hidden: unless its closing entry is
+   * already read, read again while the log grows.
    */
   private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    if (!this.options.logs) return
+    if (!this.options.logs || this.logsHiddenWarned) return
     const cursor = this.cursors.get(deployment)!
     const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs)
-    for (let reads = 0; reads < CLOSING_READS; reads++) {
+    for (let reads = 0; reads < CLOSING_READS && !cursor.closed; reads++) {
       const before = cursor.progress
       try {
         await sleep(pause, signal)
@@ -170,55 +199,70 @@ export class Watcher {
     }
   }
 
-  /** Reads the deployment once: status, links and new log lines. */
+  /** Reads the deployment once, in its turn: status, links and new log lines. */
   private async read(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    const detail = await this.client.getDeployment(deployment.uuid!, signal)
+    await this.pacer.turn(signal)
+    this.take(deployment, await this.client.getDeployment(deployment.uuid!, signal))
+  }
+
+  private take(deployment: Deployment, detail: DeploymentDetail): void {
     const changed = deployment.observe(detail, this.options.instanceUrl)
     if (changed && !deployment.ended) this.announce(deployment, detail)
     this.printLogs(deployment, detail)
   }
 
   private announce(deployment: Deployment, detail: DeploymentDetail): void {
-    if (statusFromCoolify(detail.status) === undefined) {
+    if (statusFromCoolify(detail.status)) {
+      this.options.note(`${deployment.name}: ${describeStatus(deployment.status)}`)
+    } else if (typeof detail.status === 'string') {
       this.options.warn(
-        `${deployment.name}: Coolify reports the status "${detail.status}", which this action does not know; it is treated as not finished.`
+        `${deployment.name}: Coolify reports the status "${detail.status.slice(0, 40)}", which this action does not know; it is treated as not finished.`
       )
     } else {
-      this.options.note(`${deployment.name}: ${deployment.status.replace('_', ' ')}`)
+      this.options.warn(
+        `${deployment.name}: Coolify's answer has no status; the deployment is treated as not finished.`
+      )
     }
   }
 
   private printLogs(deployment: Deployment, detail: DeploymentDetail): void {
     if (!this.options.logs) return
     if (!('logs' in detail)) {
-      if (!this.permissionWarned) {
-        this.permissionWarned = true
+      if (!this.logsHiddenWarned) {
+        this.logsHiddenWarned = true
         this.options.warn(
-          'Build logs are hidden from this token: give it the `read:sensitive` ability to see them here. The deployment is followed all the same.'
+          'Build logs are hidden from this token: it needs the `read:sensitive` ability, and its user must be an admin or owner of the team. The deployment is followed all the same.'
         )
       }
       return
     }
     const lines = this.cursors.get(deployment)!.next(detail.logs)
     deployment.remember(lines)
-    this.printer.lines(deployment, lines)
+    this.options.sink.lines(deployment, lines)
   }
 
   private flush(deployment: Deployment): void {
     if (!this.options.logs) return
     const lines = this.cursors.get(deployment)!.flush()
     deployment.remember(lines)
-    this.printer.lines(deployment, lines)
+    this.options.sink.lines(deployment, lines)
   }
+}
 
-  /**
-   * Time until the next read of one deployment. Polling as a whole stays within its share of the
-   * rate limit however many deployments run; within that, the first reads come quickly.
-   */
-  private delay(reads: number): number {
-    const perMinute = (this.client.gate.limitPerMinute ?? 200) * POLL_SHARE
-    const floor = Math.ceil((60_000 / perMinute) * Math.max(1, this.running.length))
-    const interval = Math.max(this.options.pollIntervalMs, floor)
-    return Math.min(interval, Math.max(floor, FIRST_DELAY_MS * 2 ** reads))
+/**
+ * Spreads the reads of all deployments evenly within the polling budget: each read takes the next
+ * free turn, so however many deployments run, reads go out at the budget's pace, round robin, and
+ * never idle while one is waiting.
+ */
+class ReadPacer {
+  private nextTurn = 0
+
+  constructor(private readonly spacingMs: () => number) {}
+
+  async turn(signal: AbortSignal): Promise<void> {
+    const now = Date.now()
+    const at = Math.max(now, this.nextTurn)
+    this.nextTurn = at + this.spacingMs()
+    await sleep(at - now, signal)
   }
 }

@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
-import { isFailure, type DeploymentView } from '../deploy/deployment.js'
+import type { DeploymentView } from '../deploy/deployment.js'
 import type { LogLine } from '../deploy/logs.js'
+import { failsStep } from '../deploy/status.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */
 const ANNOTATION_LINES = 5
@@ -14,7 +15,7 @@ export function annotateFailures(
   instanceUrl: string
 ): void {
   for (const deployment of deployments) {
-    if (!isFailure(deployment.status)) continue
+    if (!failsStep(deployment.status)) continue
     const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES)
     // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
     const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text)

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { DeploymentView } from '../deploy/deployment.js'
 import type { LineKind, LogLine } from '../deploy/logs.js'
+import type { LogSink } from '../deploy/watch.js'
 
 const STYLE: Record<LineKind, [string, string]> = {
   stdout: ['', ''],
@@ -16,7 +17,7 @@ const STYLE: Record<LineKind, [string, string]> = {
  * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`.
  * A batch is written with a single write, however many lines it holds.
  */
-export class LogPrinter {
+export class LogPrinter implements LogSink {
   private openGroup: DeploymentView | undefined
 
   constructor(

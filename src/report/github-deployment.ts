@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import type { getOctokit } from '@actions/github'
-import type { DeploymentView, Status } from '../deploy/deployment.js'
+import type { DeploymentView } from '../deploy/deployment.js'
+import { gitHubState, type GitHubState } from '../deploy/status.js'
 import { describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
 import { failureReason } from './annotations.js'
@@ -8,16 +9,7 @@ import { worstStatus } from './outputs.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
-type State = 'in_progress' | 'success' | 'failure' | 'error'
-
-/** GitHub's outcome for the worst of the deployments; none while Coolify is still at work. */
-const FINAL_STATE: Partial<Record<Status, State>> = {
-  finished: 'success',
-  started: 'success',
-  failed: 'failure',
-  timeout: 'error',
-  cancelled: 'error'
-}
+type State = 'in_progress' | GitHubState
 /** GitHub must never hold up the deploy, nor the runner's grace time when the run is cancelled. */
 const REQUEST_TIMEOUT_MS = 10_000
 /** GitHub's limit on a status description. */
@@ -30,7 +22,8 @@ const DESCRIPTION_LENGTH = 140
  * `@actions/github` is loaded only here, so a step without `environment` starts without it.
  */
 export async function createGitHubDeployment(
-  config: Config
+  config: Config,
+  signal: AbortSignal
 ): Promise<GitHubDeployment | undefined> {
   const { environment, githubToken, instanceUrl } = config
   if (!environment) return undefined
@@ -53,7 +46,7 @@ export async function createGitHubDeployment(
       auto_merge: false,
       required_contexts: [],
       transient_environment: false,
-      request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }
+      request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
     })
     if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
     core.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
@@ -74,38 +67,49 @@ export class GitHubDeployment {
   ) {}
 
   /** Coolify has taken the deployments on. */
-  async inProgress(): Promise<void> {
-    await this.setState('in_progress', { description: 'Deploying with Coolify' })
+  async inProgress(signal: AbortSignal): Promise<void> {
+    await this.setState('in_progress', { description: 'Deploying with Coolify' }, signal)
   }
 
   /**
    * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
    * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
    * status while the deployments still run (`wait: false`, or left running when the run stopped).
+   * `timeMs` bounds GitHub's answer when the step has little time left.
    */
-  async finish(deployments: readonly DeploymentView[], error?: unknown): Promise<void> {
+  async finish(
+    deployments: readonly DeploymentView[],
+    error?: unknown,
+    timeMs = REQUEST_TIMEOUT_MS
+  ): Promise<void> {
+    const signal = AbortSignal.timeout(timeMs)
     if (deployments.length === 0) {
       const why = error ? describeError(error) : 'Coolify deployed nothing'
-      await this.setState('error', { description: why, log_url: this.instanceUrl })
+      await this.setState('error', { description: why, log_url: this.instanceUrl }, signal)
       return
     }
     const worst = worstStatus(deployments)
-    const state = FINAL_STATE[worst]
+    const state = gitHubState(worst)
     if (!state) return
     const subject = deployments.find(deployment => deployment.status === worst)!
     const log_url = subject.link ?? this.instanceUrl
     if (state === 'success') {
       const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl
       const names = deployments.map(deployment => deployment.name).join(', ')
-      await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url })
+      await this.setState(
+        state,
+        { description: `Deployed ${names}`, log_url, environment_url },
+        signal
+      )
     } else {
-      await this.setState(state, { description: failureReason(subject), log_url })
+      await this.setState(state, { description: failureReason(subject), log_url }, signal)
     }
   }
 
   private async setState(
     state: State,
-    details: { description: string; log_url?: string; environment_url?: string }
+    details: { description: string; log_url?: string; environment_url?: string },
+    signal: AbortSignal
   ): Promise<void> {
     try {
       await this.octokit.rest.repos.createDeploymentStatus({
@@ -114,7 +118,7 @@ export class GitHubDeployment {
         state,
         ...details,
         description: shorten(details.description),
-        request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }
+        request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
       })
     } catch (error) {
       warn(`set GitHub deployment ${this.id} to ${state}`, error)

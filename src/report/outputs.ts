@@ -1,4 +1,5 @@
-import type { DeploymentView, Status } from '../deploy/deployment.js'
+import type { DeploymentView } from '../deploy/deployment.js'
+import { worstOf, type Status } from '../deploy/status.js'
 
 /** One element of the `deployments` output. */
 export interface DeploymentRecord {
@@ -11,21 +12,9 @@ export interface DeploymentRecord {
   commit: string | null
 }
 
-/** Worst first: the step's `status` is the worst of its deployments. */
-const SEVERITY: Status[] = [
-  'failed',
-  'timeout',
-  'cancelled',
-  'in_progress',
-  'queued',
-  'finished',
-  'started'
-]
-
+/** The step's status: the worst of its deployments. */
 export function worstStatus(deployments: readonly DeploymentView[]): Status {
-  let worst = SEVERITY.length - 1
-  for (const deployment of deployments) worst = Math.min(worst, SEVERITY.indexOf(deployment.status))
-  return SEVERITY[worst]
+  return worstOf(deployments.map(deployment => deployment.status))
 }
 
 export function toRecord(deployment: DeploymentView): DeploymentRecord {
@@ -41,15 +30,19 @@ export function toRecord(deployment: DeploymentView): DeploymentRecord {
   }
 }
 
-/** Sets every output of action.yml; called on success and failure alike. */
+/**
+ * Sets every output of action.yml; called on success and failure alike. With no deployments
+ * (nothing was deployed), `status` is `nothing`: failed, or cancelled with the run.
+ */
 export function setOutputs(
   deployments: readonly DeploymentView[],
-  setOutput: (name: string, value: string) => void
+  setOutput: (name: string, value: string) => void,
+  nothing: Status = 'failed'
 ): void {
   const records = deployments.map(toRecord)
   const first = records.find(record => record.deployment_uuid) ?? records[0]
   setOutput('deployment-uuid', first?.deployment_uuid ?? '')
-  setOutput('status', worstStatus(deployments))
+  setOutput('status', deployments.length ? worstStatus(deployments) : nothing)
   setOutput('url', records.find(record => record.url)?.url ?? '')
   setOutput(
     'duration',

@@ -1,21 +1,12 @@
 import * as core from '@actions/core'
-import { isFailure, type DeploymentView, type Status } from '../deploy/deployment.js'
+import type { DeploymentView } from '../deploy/deployment.js'
 import type { LogLine } from '../deploy/logs.js'
+import { describeStatus, failsStep, summaryMark } from '../deploy/status.js'
 import { formatDuration } from '../duration.js'
 import { splitTail } from './annotations.js'
 
 /** Log lines under a failed deployment: enough to see the cause without opening the log. */
 const SUMMARY_LINES = 20
-
-const MARK: Record<Status, string> = {
-  finished: '✅',
-  failed: '❌',
-  cancelled: '⏹️',
-  timeout: '⏱️',
-  started: '▶️',
-  queued: '⏳',
-  in_progress: '🔄'
-}
 
 /**
  * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
@@ -33,7 +24,7 @@ export async function writeSummary(
       .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)])
     for (const deployment of deployments) {
       const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES)
-      if (!isFailure(deployment.status) || stderr.length + rest.length === 0) continue
+      if (!failsStep(deployment.status) || stderr.length + rest.length === 0) continue
       core.summary.addDetails(
         `${escapeHtml(deployment.name)}: the end of its log`,
         block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest)
@@ -60,7 +51,7 @@ function block(label: string, lines: readonly LogLine[]): string {
 }
 
 function row(deployment: DeploymentView): string[] {
-  const status = `${MARK[deployment.status]} ${deployment.status.replace('_', ' ')}`
+  const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`
   const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : ''
   const duration = deployment.durationMs
   return [

@@ -72,6 +72,8 @@ export async function listen(
     if (fault === 'reset') req.socket.resetAndDestroy()
     else if (fault === 'hang')
       return // answered never; close() drops the socket
+    else if (fault === 'lost')
+      void reply() // acted on, answered never
     else if (fault === 'html') write(res, nginxBadGateway())
     else if (fault === 'truncate') writeTruncated(res, reply())
     else write(res, statusReply(fault))

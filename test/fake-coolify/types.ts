@@ -51,9 +51,11 @@ export interface Fault {
   skip?: number
   /** How many matching requests get the fault (default 1; Infinity allowed). */
   times?: number
+  /** `lost`: Coolify acts on the request, but its answer never comes back. */
   do:
     | 'reset'
     | 'hang'
+    | 'lost'
     | 'truncate'
     | 'html'
     | { status: number; body?: unknown; headers?: Record<string, string> }
