@@ -464,14 +464,14 @@ async function until(done: () => boolean | Promise<boolean>): Promise<void> {
 const statusOf = (uuid: string): string | undefined =>
   fake!.deployments().find(d => d.uuid === uuid)?.status
 
-/** Queued for 100 ms, in progress until 300 ms, then finished. */
+/** Queued for 300 ms, in progress until 600 ms, then finished. */
 function slow(commit?: string): Scenario {
   return {
     ...(commit ? { commit } : {}),
     steps: [
       { at: 0, status: 'queued' },
-      { at: 100, status: 'in_progress', lines: ['Starting deployment.'] },
-      { at: 300, status: 'finished', lines: ['Rolling update completed.'] }
+      { at: 300, status: 'in_progress', lines: ['Starting deployment.'] },
+      { at: 600, status: 'finished', lines: ['Rolling update completed.'] }
     ]
   }
 }
@@ -836,5 +836,269 @@ describe('which version gets deployed, 4x', () => {
     expect(
       (await call('POST', '/deploy?uuid=img&pr=5&docker_tag=pr-5-b')).json.deployments[0].message
     ).toBe('Deployment already queued for this commit.')
+  })
+})
+
+describe('application status, health and runtime logs, 4x', () => {
+  it('follows FakeApp.runtime from the newest finished deployment, at its own address', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          fqdn: '{{self}}/_app/web',
+          scenarios: [slow()],
+          runtime: [
+            { at: 0, status: 'running:unknown' },
+            { at: 1000, status: 'restarting:unhealthy', http: 502 }
+          ]
+        }
+      ]
+    })
+    const app = (): Promise<Answer> => call('GET', '/applications/web')
+    expect((await app()).json).toMatchObject({
+      status: 'running:healthy',
+      fqdn: `${fake!.url}/_app/web`
+    })
+    const site = (): Promise<Response> => fetch(`${fake!.url}/_app/web/health`)
+    expect((await site()).status).toBe(200)
+
+    const id = await deployUuid('uuid=web')
+    await until(() => statusOf(id) === 'finished')
+    expect((await app()).json.status).toBe('running:unknown')
+    expect((await call('GET', '/applications')).json[0].status).toBe('running:unknown')
+    expect((await site()).status).toBe(200)
+
+    await until(async () => (await app()).json.status === 'restarting:unhealthy')
+    expect((await site()).status).toBe(502)
+    expect(fake!.app('web')).toMatchObject({ status: 'restarting:unhealthy', http: 502 })
+    expect((await fetch(`${fake!.url}/_app/nope`)).status).toBe(404)
+  })
+
+  it('serves the end of the container log while the app runs', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          scenarios: [{ steps: [{ at: 0, status: 'finished' }] }],
+          runtimeLogs: ['one', 'two', 'three'],
+          runtime: [
+            { at: 0, status: 'running:healthy' },
+            { at: 150, status: 'exited:unhealthy' }
+          ]
+        }
+      ]
+    })
+    expect((await call('GET', '/applications/web/logs?lines=2')).json).toEqual({
+      logs: 'two\nthree'
+    })
+    expect((await call('GET', '/applications/web/logs')).json.logs).toBe('one\ntwo\nthree')
+    await deployUuid('uuid=web')
+    await sleep(200)
+    const stopped = await call('GET', '/applications/web/logs?lines=2')
+    expect(stopped.status).toBe(400)
+    expect(stopped.json).toEqual({ message: 'Application is not running.' })
+  })
+
+  it('shows the seed only the state', async () => {
+    await start({
+      flavor: 'seed',
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          scenarios: [{ steps: [{ at: 0, status: 'finished' }] }],
+          runtime: [{ at: 0, status: 'exited:unhealthy' }]
+        }
+      ]
+    })
+    await deployUuid('uuid=web')
+    expect((await call('GET', '/applications/web')).json.status).toBe('exited')
+    expect((await call('GET', '/applications/web/logs')).status).toBe(404)
+  })
+})
+
+describe('rollback, 4x', () => {
+  const quick = (commit: string): Scenario => ({ commit, steps: [{ at: 0, status: 'finished' }] })
+
+  it('lists the images of finished deployments and queues a rollback past the queue check', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          coolifyJob: true,
+          scenarios: [quick('aaa111'), quick('bbb222'), { commit: 'ccc333', steps: long.steps }]
+        }
+      ]
+    })
+    expect((await call('GET', '/applications/web/rollback-images')).json).toEqual({
+      current: null,
+      images: []
+    })
+    await deployUuid('uuid=web')
+    await deployUuid('uuid=web')
+    const images = (await call('GET', '/applications/web/rollback-images')).json
+    expect(images.current).toBe('bbb222')
+    expect(images.images).toEqual([
+      { tag: 'bbb222', created_at: expect.stringMatching(/ \+0000 UTC$/), is_current: true },
+      { tag: 'aaa111', created_at: expect.any(String), is_current: false }
+    ])
+
+    const first = await call('POST', '/applications/web/rollback', { body: { commit: 'aaa111' } })
+    expect(first.json).toEqual({
+      message: 'Rollback deployment queued.',
+      deployment_uuid: expect.stringMatching(/^[a-z][a-z0-9]{23}$/)
+    })
+    const second = await call('POST', '/applications/web/rollback', { body: { commit: 'aaa111' } })
+    expect(second.json.deployment_uuid).not.toBe(first.json.deployment_uuid)
+    const row = (await call('GET', `/deployments/${first.json.deployment_uuid}`)).json
+    expect(row).toMatchObject({
+      rollback: true,
+      commit: 'aaa111',
+      pull_request_id: 0,
+      docker_registry_image_tag: null,
+      finished_at: null,
+      status: 'in_progress'
+    })
+    expect(visibleLog(row.logs).at(-1)).toContain('(commit sha aaa111)')
+    const history = (await call('GET', '/deployments/applications/web')).json.deployments
+    expect(history.map((r: { rollback: boolean }) => r.rollback)).toEqual([
+      true,
+      true,
+      false,
+      false
+    ])
+    expect(history[3].finished_at).not.toBeNull()
+  })
+
+  it('validates the body and is missing on older servers', async () => {
+    await start({ apps: [{ uuid: 'web', name: 'Web' }] })
+    const extra = await call('POST', '/applications/web/rollback', {
+      body: { commit: 'abc', force: true }
+    })
+    expect(extra.status).toBe(422)
+    expect(extra.json).toEqual({
+      message: 'Validation failed.',
+      errors: { force: ['This field is not allowed.'] }
+    })
+    const missing = await call('POST', '/applications/web/rollback', { body: { tag: 'x' } })
+    expect(missing.json.errors).toEqual({
+      commit: ['This field is required.'],
+      tag: ['This field is not allowed.']
+    })
+    const bad = await call('POST', '/applications/web/rollback', { body: { commit: 'a b' } })
+    expect(bad.json.errors.commit[0]).toMatch(/^Invalid rollback commit: contains disallowed/)
+    expect((await call('POST', '/applications/web/rollback', { body: {} })).json).toEqual({
+      message: 'Invalid request.',
+      error: 'Empty JSON.'
+    })
+    await fake!.close()
+
+    await start({ version: '4.2', apps: [{ uuid: 'web', name: 'Web' }] })
+    for (const [method, path] of [
+      ['GET', '/applications/web/rollback-images'],
+      ['POST', '/applications/web/rollback']
+    ]) {
+      const res = await call(method, path, method === 'POST' ? { body: { commit: 'abc' } } : {})
+      expect(res.status).toBe(404)
+      expect(res.json).toEqual({ message: 'Not found.', docs: 'https://coolify.io/docs' })
+    }
+  })
+})
+
+describe('previews, 4x', () => {
+  it('builds the preview address from the first domain and the template', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'a',
+          name: 'A',
+          fqdn: 'https://a.example.com,https://b.example.com',
+          previews: [7]
+        },
+        {
+          uuid: 'b',
+          name: 'B',
+          fqdn: 'http://b.example.com:8080/app',
+          previewUrlTemplate: 'pr-{{pr_id}}-{{random}}.preview.{{domain}}',
+          previews: [3]
+        },
+        { uuid: 'c', name: 'C', fqdn: '', previews: [1] }
+      ]
+    })
+    expect(fake!.app('a')?.previews).toEqual([
+      { pr: 7, fqdn: 'https://7.a.example.com', imageTag: null }
+    ])
+    expect(fake!.app('b')?.previews[0].fqdn).toMatch(
+      /^http:\/\/pr-3-[a-z][a-z0-9]{23}\.preview\.b\.example\.com:8080\/app$/
+    )
+    expect(fake!.app('c')?.previews[0].fqdn).toBeNull()
+  })
+
+  it('deletes a preview, cancelling its deployment, and says when there is none', async () => {
+    await start({
+      abilities: ['root'],
+      apps: [{ uuid: 'web', name: 'Web', previews: [7], scenarios: [long] }]
+    })
+    const id = await deployUuid('uuid=web&pr=7')
+    const res = await call('DELETE', '/applications/web/previews/7')
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({ message: 'Preview deletion request queued.' })
+    expect(fake!.app('web')?.previews).toEqual([])
+    expect(statusOf(id)).toBe('cancelled-by-user')
+    const row = (await call('GET', `/deployments/${id}`)).json
+    expect(visibleLog(row.logs).at(-1)).toBe('Deployment cancelled: Pull request closed.')
+
+    const again = await call('DELETE', '/applications/web/previews/7')
+    expect(again.status).toBe(404)
+    expect(again.json).toEqual({ message: 'Preview not found.' })
+    const invalid = await call('DELETE', '/applications/web/previews/abc')
+    expect(invalid.status).toBe(422)
+    expect(invalid.json).toEqual({ message: 'Invalid pull_request_id.' })
+    expect((await call('DELETE', '/applications/nope/previews/7')).status).toBe(404)
+    expect((await call('POST', '/deploy?uuid=web&pr=7')).json.deployments[0].message).toBe(
+      'Pull request 7 not found for this resource.'
+    )
+  })
+
+  it('creates a docker-image preview from docker_tag, and refuses docker_tag elsewhere', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'img',
+          name: 'Img',
+          fqdn: 'https://img.example.com',
+          buildPack: 'dockerimage',
+          image: { name: 'acme/img', tag: 'main' },
+          scenarios: [{ steps: [{ at: 0, status: 'in_progress' }] }]
+        },
+        { uuid: 'web', name: 'Web', previews: [4] }
+      ]
+    })
+    const id = await deployUuid('uuid=img&pr=12&docker_tag=pr-12')
+    expect(fake!.app('img')?.previews).toEqual([
+      { pr: 12, fqdn: 'https://12.img.example.com', imageTag: 'pr-12' }
+    ])
+    const row = (await call('GET', `/deployments/${id}`)).json
+    expect(row).toMatchObject({ pull_request_id: 12, docker_registry_image_tag: 'pr-12' })
+    expect(visibleLog(row.logs)).toEqual(['Starting deployment of acme/img:pr-12 to localhost.'])
+    expect((await call('POST', '/deploy?uuid=img&pr=13')).json.deployments[0].message).toBe(
+      'Pull request 13 not found for this resource.'
+    )
+
+    const alone = await call('POST', '/deploy?uuid=img&docker_tag=x')
+    expect(alone.status).toBe(400)
+    expect(alone.json).toEqual({ message: 'docker_tag requires pull_request_id.' })
+    expect((await call('POST', '/deploy?uuid=web&pr=4&docker_tag=x')).json.deployments).toEqual([
+      {
+        message: 'docker_tag can only be used with Docker Image applications.',
+        resource_uuid: 'web'
+      }
+    ])
+    expect((await call('POST', '/deploy?uuid=web&pr=5&docker_tag=x')).json.deployments).toEqual([
+      { message: 'Pull request 5 not found for this resource.', resource_uuid: 'web' }
+    ])
   })
 })
