@@ -82,9 +82,9 @@ export interface FakeApp {
   /** Default '{{pr_id}}.{{domain}}'; also takes {{random}}. */
   previewUrlTemplate?: string
   /**
-   * Status over time, from the moment the app's newest finished deployment finished. Before any
-   * entry applies (and before any deployment of the fake finished) the app is 'running:healthy'
-   * and answers 200.
+   * Status over time, from the moment the app's newest successful production deployment finished.
+   * Before any entry applies, and before any deployment of the app finished, it is
+   * 'running:healthy' and answers 200. Failed deployments leave the status as it was.
    */
   runtime?: RuntimeState[]
   /** The running container's log, oldest first: GET /applications/{uuid}/logs serves its end. */
@@ -145,6 +145,7 @@ export interface FakeOptions {
    * The token owner's role in its team, default 'owner'. A 'member' with any ability beyond `read`
    * gets 403 "Missing required team role." (4.2: only for root/write/write:sensitive; deploy and
    * read:sensitive get 403 "This API token has permissions (…) that exceed your current role…").
+   * A member never sees deployment logs; with a real server such a token is refused before that.
    */
   role?: 'owner' | 'admin' | 'member'
   /** The token's owner is no longer in its team: 401 {"message":"Invalid token."}, no docs. */
