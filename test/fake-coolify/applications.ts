@@ -158,12 +158,15 @@ function matching(pattern: RegExp) {
     text(value) ?? (pattern.test(String(value)) ? undefined : 'The :field field format is invalid.')
 }
 
-/** Laravel's `boolean` rule, on every allowed switch. */
-function isSwitch(field: string): boolean {
-  return /^(is_|use_build_secrets$|health_check_enabled$|disable_build_cache$|inject_build_|include_source_)/.test(
-    field
-  )
-}
+/** The allowed fields Laravel checks with its `boolean` rule. */
+const SWITCHES = new Set([
+  ...PATCH_ALLOWED.filter(field => field.startsWith('is_')),
+  'health_check_enabled',
+  'use_build_secrets',
+  'disable_build_cache',
+  'inject_build_args_to_dockerfile',
+  'include_source_commit_in_build'
+])
 
 function patchErrors(data: Record<string, unknown>): Record<string, string[]> {
   const errors: Record<string, string[]> = {}
@@ -171,7 +174,7 @@ function patchErrors(data: Record<string, unknown>): Record<string, string[]> {
     let message: string | undefined
     if (!PATCH_ALLOWED.includes(field)) message = 'This field is not allowed.'
     else if (PATCH_RULES[field]) message = PATCH_RULES[field](value)
-    else if (isSwitch(field) && ![true, false, 0, 1, '0', '1'].includes(value as never)) {
+    else if (SWITCHES.has(field) && ![true, false, 0, 1, '0', '1'].includes(value as never)) {
       message = 'The :field field must be true or false.'
     }
     if (message) errors[field] = [message.replace(':field', attribute(field))]
