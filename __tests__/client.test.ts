@@ -175,7 +175,9 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
 
   it('updateApplication: PATCH /applications/{uuid} with only the changed fields', async () => {
     const { client } = await start()
-    const changes = { domains: 'https://web.example.com', environment_variables: 'A=1\nB=two' }
+    // Real 4.x servers refuse environment_variables on this route.
+    const env = flavor === 'seed' ? { environment_variables: 'A=1\nB=two' } : {}
+    const changes = { domains: 'https://web.example.com', ...env }
     await client.updateApplication(WEB.uuid, changes, S())
     const request = onlyRequest()
     expectRequest(request, 'PATCH', `/applications/${WEB.uuid}`)
@@ -183,10 +185,12 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
     expect(JSON.parse(request.body)).toEqual(changes)
     const app = await client.getApplication(WEB.uuid, S())
     expect(app.fqdn).toBe('https://web.example.com')
-    expect(app.environment_variables).toEqual([
-      { key: 'A', value: '1', is_secret: false },
-      { key: 'B', value: 'two', is_secret: false }
-    ])
+    if (flavor === 'seed') {
+      expect(app.environment_variables).toEqual([
+        { key: 'A', value: '1', is_secret: false },
+        { key: 'B', value: 'two', is_secret: false }
+      ])
+    }
   })
 
   it('deploy: POST /deploy with uuids in the query string, no body', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
-import { startFakeCoolify } from '../test/fake-coolify/index.js'
+import { PATCH_ALLOWED, startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, FakeOptions, Scenario } from '../test/fake-coolify/index.js'
 
 let fake: FakeCoolify | undefined
@@ -391,16 +391,12 @@ describe('errors and limits', () => {
     expect(created.json.domains).toMatch(/^http:\/\/[a-z0-9]+\.127\.0\.0\.1\.sslip\.io$/)
     const uuid = created.json.uuid
     const patched = await call('PATCH', `/applications/${uuid}`, {
-      body: { domains: 'https://api.example.com', environment_variables: 'A=1\nB=x=y' }
+      body: { domains: 'https://api.example.com' }
     })
     expect(patched.json).toEqual({ uuid })
     const detail = (await call('GET', `/applications/${uuid}`)).json
     expect(detail).not.toHaveProperty('id')
     expect(detail.fqdn).toBe('https://api.example.com')
-    expect(detail.environment_variables).toEqual([
-      { key: 'A', value: '1', is_secret: false },
-      { key: 'B', value: 'x=y', is_secret: false }
-    ])
     expect((await call('DELETE', `/applications/${uuid}`)).json).toEqual({
       message: 'Application deletion request queued.'
     })
@@ -457,5 +453,652 @@ describe('faults', () => {
     const res = await fetch(`${fake!.url}/api/v1/applications`, { headers })
     expect(res.status).toBe(200)
     await expect(res.text()).rejects.toThrow()
+  })
+})
+
+/** Polls until `done` holds, for at most five seconds. */
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  for (let waited = 0; !(await done()) && waited < 5000; waited += 10) await sleep(10)
+}
+
+const statusOf = (uuid: string): string | undefined =>
+  fake!.deployments().find(d => d.uuid === uuid)?.status
+
+/** Queued for 300 ms, in progress until 600 ms, then finished. */
+function slow(commit?: string): Scenario {
+  return {
+    ...(commit ? { commit } : {}),
+    steps: [
+      { at: 0, status: 'queued' },
+      { at: 300, status: 'in_progress', lines: ['Starting deployment.'] },
+      { at: 600, status: 'finished', lines: ['Rolling update completed.'] }
+    ]
+  }
+}
+
+const visibleLog = (logs: string): string[] =>
+  JSON.parse(logs)
+    .filter((l: { hidden: boolean }) => !l.hidden)
+    .map((l: { output: string }) => l.output)
+
+async function deployUuid(query: string): Promise<string> {
+  const res = await call('POST', `/deploy?${query}`)
+  expect(res.status).toBe(200)
+  return res.json.deployments[0].deployment_uuid
+}
+
+describe('changing an application, 4x', () => {
+  const root: FakeOptions = { abilities: ['root'], apps: [{ uuid: 'web', name: 'Web' }] }
+
+  it('refuses every field outside the allow-list, environment_variables included', async () => {
+    await start(root)
+    const res = await call('PATCH', '/applications/web', {
+      body: { name: 'renamed', environment_variables: 'A=1', fqdn: 'https://x.example.com' }
+    })
+    expect(res.status).toBe(422)
+    expect(res.json).toEqual({
+      message: 'Validation failed.',
+      errors: {
+        environment_variables: ['This field is not allowed.'],
+        fqdn: ['This field is not allowed.']
+      }
+    })
+    expect(fake!.app('web')?.name).toBe('Web')
+    expect(PATCH_ALLOWED).toContain('health_check_path')
+    expect(PATCH_ALLOWED).not.toContain('environment_variables')
+
+    const types = await call('PATCH', '/applications/web', {
+      body: { git_commit_sha: '-x', build_pack: 'dockerimage', is_static: 'yes' }
+    })
+    expect(types.json.errors).toEqual({
+      git_commit_sha: ['The git commit sha field format is invalid.'],
+      build_pack: ['The selected build pack is invalid.'],
+      is_static: ['The is static field must be true or false.']
+    })
+    const ports = await call('PATCH', '/applications/web', { body: { ports_exposes: '80,x' } })
+    expect(ports.json.errors).toEqual({
+      ports_exposes: 'The ports_exposes should be a comma separated list of numbers.'
+    })
+    const missing = await call('PATCH', '/applications/nope', { body: { name: 'x' } })
+    expect(missing.status).toBe(404)
+    expect(missing.json).toEqual({ message: 'Application not found' })
+  })
+
+  it('stores the version fields and answers the uuid', async () => {
+    await start(root)
+    const body = {
+      git_commit_sha: 'abc1234',
+      docker_registry_image_name: 'ghcr.io/acme/web',
+      docker_registry_image_tag: 'v2',
+      preview_url_template: 'pr-{{pr_id}}.{{domain}}',
+      build_pack: 'nixpacks',
+      health_check_enabled: true,
+      health_check_path: '/health'
+    }
+    const res = await call('PATCH', '/applications/web', { body })
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({ uuid: 'web' })
+    expect(fake!.app('web')).toMatchObject({
+      gitCommitSha: 'abc1234',
+      imageName: 'ghcr.io/acme/web',
+      imageTag: 'v2',
+      previewUrlTemplate: 'pr-{{pr_id}}.{{domain}}',
+      buildPack: 'nixpacks'
+    })
+    const detail = (await call('GET', '/applications/web')).json
+    expect(detail).toMatchObject({
+      git_commit_sha: 'abc1234',
+      docker_registry_image_tag: 'v2',
+      build_pack: 'nixpacks'
+    })
+  })
+
+  it('queues a deployment for instant_deploy but answers only the uuid', async () => {
+    await start({ ...root, apps: [{ uuid: 'web', name: 'Web', scenarios: [long] }] })
+    const res = await call('PATCH', '/applications/web', { body: { instant_deploy: true } })
+    expect(res.json).toEqual({ uuid: 'web' })
+    expect(fake!.deployments()).toHaveLength(1)
+    const again = await call('PATCH', '/applications/web', { body: { instant_deploy: true } })
+    expect(again.json).toEqual({ message: 'Deployment already queued for this commit.' })
+  })
+
+  it('keeps the seed contract: environment_variables as KEY=value text', async () => {
+    await start({ ...root, flavor: 'seed' })
+    const patched = await call('PATCH', '/applications/web', {
+      body: { environment_variables: 'A=1\nB=x=y' }
+    })
+    expect(patched.json).toEqual({ uuid: 'web' })
+    expect((await call('GET', '/applications/web')).json.environment_variables).toEqual([
+      { key: 'A', value: '1', is_secret: false },
+      { key: 'B', value: 'x=y', is_secret: false }
+    ])
+    expect(fake!.app('web')?.envs.map(e => [e.key, e.value])).toEqual([
+      ['A', '1'],
+      ['B', 'x=y']
+    ])
+    const refused = await call('PATCH', '/applications/web', { body: { git_commit_sha: 'abc' } })
+    expect(refused.status).toBe(422)
+  })
+})
+
+describe('environment variables in bulk, 4x', () => {
+  const apps = [{ uuid: 'web', name: 'Web' }]
+
+  it('creates or updates by key and shows values only to who may read them', async () => {
+    await start({ abilities: ['write', 'read:sensitive'], apps })
+    const first = await call('PATCH', '/applications/web/envs/bulk', {
+      body: {
+        data: [
+          { key: 'API_URL', value: 'https://api.example.com' },
+          { key: 'TOKEN', value: 's3cret', is_shown_once: true },
+          { key: 'API_URL', value: 'https://preview.example.com', is_preview: true }
+        ]
+      }
+    })
+    expect(first.status).toBe(201)
+    expect(first.json).toHaveLength(3)
+    expect(first.json[0]).toMatchObject({
+      key: 'API_URL',
+      value: 'https://api.example.com',
+      is_preview: false,
+      is_runtime: true,
+      is_buildtime: true
+    })
+    expect(first.json[0].uuid).toMatch(/^[a-z][a-z0-9]{23}$/)
+    expect(first.json[1]).not.toHaveProperty('value')
+
+    const update = await call('PATCH', '/applications/web/envs/bulk', {
+      body: { data: [{ key: 'API_URL', value: 'https://v2.example.com', is_buildtime: false }] }
+    })
+    expect(update.json[0].uuid).toBe(first.json[0].uuid)
+    expect(fake!.app('web')?.envs).toEqual([
+      expect.objectContaining({
+        key: 'API_URL',
+        value: 'https://v2.example.com',
+        isBuildtime: false
+      }),
+      expect.objectContaining({ key: 'TOKEN', value: 's3cret', isShownOnce: true }),
+      expect.objectContaining({
+        key: 'API_URL',
+        value: 'https://preview.example.com',
+        isPreview: true
+      })
+    ])
+
+    await fake!.close()
+    await start({ abilities: ['write'], apps })
+    const hidden = await call('PATCH', '/applications/web/envs/bulk', {
+      body: { data: [{ key: 'A', value: 'secret-a' }] }
+    })
+    expect(hidden.status).toBe(201)
+    expect(hidden.json[0]).not.toHaveProperty('value')
+    expect(hidden.text).not.toContain('secret-a')
+  })
+
+  it('answers 400 without data, 422 for a bad item, 403 without write, 404 in the seed', async () => {
+    await start({ abilities: ['write'], apps })
+    for (const body of [{ data: [] }, { other: 1 }]) {
+      const res = await call('PATCH', '/applications/web/envs/bulk', { body })
+      expect(res.status).toBe(400)
+      expect(res.json).toEqual({ message: 'Bulk data is required.' })
+    }
+    const bad = await call('PATCH', '/applications/web/envs/bulk', {
+      body: { data: [{ key: '1A', value: 'x' }] }
+    })
+    expect(bad.status).toBe(422)
+    expect(bad.json).toEqual({
+      message: 'Validation failed.',
+      errors: { key: ['The key field format is invalid.'] }
+    })
+    const unknown = await call('PATCH', '/applications/nope/envs/bulk', { body: { data: [] } })
+    expect(unknown.json).toEqual({ message: 'Application not found' })
+    await fake!.close()
+
+    await start({ abilities: ['read'], apps })
+    const denied = await call('PATCH', '/applications/web/envs/bulk', { body: { data: [] } })
+    expect(denied.json).toEqual({ message: 'Missing required permissions: write' })
+    await fake!.close()
+
+    await start({ flavor: 'seed', abilities: ['root'], apps })
+    const seed = await call('PATCH', '/applications/web/envs/bulk', { body: { data: [] } })
+    expect(seed.status).toBe(404)
+  })
+})
+
+describe('tokens and roles, 4x', () => {
+  const apps = [{ uuid: 'web', name: 'Web' }]
+
+  it('answers 401 Invalid token without docs for a token whose owner left the team', async () => {
+    await start({ tokenWithoutTeam: true, apps })
+    const res = await call('GET', '/applications')
+    expect(res.status).toBe(401)
+    expect(res.json).toEqual({ message: 'Invalid token.' })
+    // A wrong token is still refused before that.
+    expect((await call('GET', '/applications', { token: 'wrong' })).json).toEqual({
+      message: 'Unauthenticated.'
+    })
+  })
+
+  it('keeps a team member to reading', async () => {
+    await start({ role: 'member', abilities: ['read', 'deploy'], apps })
+    const deploy = await call('POST', '/deploy?uuid=web')
+    expect(deploy.status).toBe(403)
+    expect(deploy.json).toEqual({ message: 'Missing required team role.' })
+    expect((await call('GET', '/applications')).status).toBe(403)
+    await fake!.close()
+
+    await start({ role: 'member', abilities: ['read'], apps })
+    expect((await call('GET', '/applications')).status).toBe(200)
+    await fake!.close()
+
+    // 4.2 let deploy and read:sensitive through its team check; the ability check refused them.
+    await start({ role: 'member', version: '4.2', abilities: ['read', 'read:sensitive'], apps })
+    const read = await call('GET', '/applications')
+    expect(read.status).toBe(403)
+    expect(read.json.message).toBe(
+      'This API token has permissions (read:sensitive) that exceed your current role as a team ' +
+        'member. Members are restricted to read-only API access. Please revoke this token and ' +
+        'create a new one with only read permissions.'
+    )
+    await fake!.close()
+    await start({ role: 'member', version: '4.2', abilities: ['write'], apps })
+    expect((await call('GET', '/applications')).json).toEqual({
+      message: 'Missing required team role.'
+    })
+  })
+
+  it('answers a bare 404 for a wrong address through a status fault', async () => {
+    await start({ apps })
+    fake!.inject({ do: { status: 404 } })
+    fake!.inject({ do: { status: 404, body: '' } })
+    const empty = await call('GET', '/applications')
+    expect(empty.status).toBe(404)
+    expect(empty.text).toBe('')
+    const plain = await call('GET', '/applications')
+    expect(plain.text).toBe('')
+    expect(plain.headers.get('content-type')).toContain('text/plain')
+  })
+})
+
+describe('which version gets deployed, 4x', () => {
+  it('queues HEAD and resolves it when the job takes the row, logging the import', async () => {
+    await start({
+      apps: [{ uuid: 'web', name: 'Web', coolifyJob: true, scenarios: [slow('c0ffee1')] }]
+    })
+    const id = await deployUuid('uuid=web')
+    const queued = (await call('GET', `/deployments/${id}`)).json
+    expect(queued).toMatchObject({ status: 'queued', commit: 'HEAD' })
+    // While queued, the same HEAD is already queued.
+    expect((await call('POST', '/deploy?uuid=web')).json.deployments[0].message).toBe(
+      'Deployment already queued for this commit.'
+    )
+
+    await until(() => statusOf(id) === 'in_progress')
+    const running = (await call('GET', `/deployments/${id}`)).json
+    expect(running.commit).toBe('c0ffee1')
+    expect(visibleLog(running.logs)).toEqual([
+      'Starting deployment.',
+      `Importing git@git.example.com:acme/web.git:main (commit sha c0ffee1) to /artifacts/${id}.`
+    ])
+    // Once resolved, a new HEAD deploy no longer matches the running row.
+    const next = (await call('POST', '/deploy?uuid=web')).json.deployments[0]
+    expect(next.message).toBe('Application Web deployment queued.')
+    expect(fake!.deployments().map(d => d.commit)).toEqual(['c0ffee1', 'HEAD'])
+  })
+
+  it('builds a pinned git_commit_sha on every deploy until it is unpinned', async () => {
+    await start({
+      abilities: ['root'],
+      apps: [{ uuid: 'web', name: 'Web', coolifyJob: true, scenarios: [slow('head999')] }]
+    })
+    await call('PATCH', '/applications/web', {
+      body: { git_commit_sha: 'abc1234', git_branch: 'release' }
+    })
+    const pinned = await deployUuid('uuid=web')
+    expect((await call('GET', `/deployments/${pinned}`)).json.commit).toBe('abc1234')
+    await until(() => statusOf(pinned) === 'finished')
+    const row = (await call('GET', `/deployments/${pinned}`)).json
+    expect(row.commit).toBe('abc1234')
+    expect(visibleLog(row.logs)).toContain(
+      `Importing git@git.example.com:acme/web.git:release (commit sha abc1234) to /artifacts/${pinned}.`
+    )
+
+    await call('PATCH', '/applications/web', { body: { git_commit_sha: 'HEAD' } })
+    const head = await deployUuid('uuid=web')
+    await until(() => statusOf(head) === 'finished')
+    expect(fake!.deployments().map(d => d.commit)).toEqual(['abc1234', 'head999'])
+  })
+
+  it('runs the image tag the app has when the deployment starts', async () => {
+    await start({
+      abilities: ['root'],
+      apps: [
+        {
+          uuid: 'img',
+          name: 'Img',
+          buildPack: 'dockerimage',
+          image: { name: 'ghcr.io/acme/img', tag: 'v1' },
+          scenarios: [slow('ignored')]
+        }
+      ]
+    })
+    await call('PATCH', '/applications/img', { body: { docker_registry_image_tag: 'v2' } })
+    const id = await deployUuid('uuid=img')
+    await until(() => statusOf(id) === 'in_progress')
+    // Too late for this deployment: the job read the tag when it started.
+    await call('PATCH', '/applications/img', { body: { docker_registry_image_tag: 'v3' } })
+    // Deploying v3 while v2's deployment runs: Coolify answers "already queued" and v3 never runs.
+    const again = (await call('POST', '/deploy?uuid=img')).json.deployments[0]
+    expect(again.message).toBe('Deployment already queued for this commit.')
+    expect((await call('GET', `/deployments/${again.deployment_uuid}`)).status).toBe(404)
+
+    await until(() => statusOf(id) === 'finished')
+    const row = (await call('GET', `/deployments/${id}`)).json
+    expect(row).toMatchObject({ commit: 'HEAD', docker_registry_image_tag: null })
+    expect(visibleLog(row.logs)).toContain(
+      'Starting deployment of ghcr.io/acme/img:v2 to localhost.'
+    )
+    expect(fake!.deployments()).toEqual([
+      expect.objectContaining({ imageTag: 'v2', commit: 'HEAD' })
+    ])
+    expect(fake!.app('img')?.imageTag).toBe('v3')
+
+    const forced = await deployUuid('uuid=img&force=true')
+    await until(() => statusOf(forced) === 'in_progress')
+    expect(fake!.deployments()[1].imageTag).toBe('v3')
+  })
+
+  it('checks tags only for preview rows: the production tag is not in the already-queued check', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'img',
+          name: 'Img',
+          buildPack: 'dockerimage',
+          image: { name: 'acme/img' },
+          scenarios: [long]
+        }
+      ]
+    })
+    const production = await deployUuid('uuid=img')
+    const pr1 = await deployUuid('uuid=img&pr=5&docker_tag=pr-5-a')
+    const pr2 = await deployUuid('uuid=img&pr=5&docker_tag=pr-5-b')
+    expect(new Set([production, pr1, pr2]).size).toBe(3)
+    expect(fake!.deployments().map(d => [d.pr ?? 0, d.imageTag])).toEqual([
+      [0, 'latest'],
+      [5, 'pr-5-a'],
+      [5, 'pr-5-b']
+    ])
+    const history = (await call('GET', '/deployments/applications/img')).json.deployments
+    expect(
+      history.map((r: { docker_registry_image_tag: string | null }) => r.docker_registry_image_tag)
+    ).toEqual(['pr-5-b', 'pr-5-a', null])
+    expect(
+      (await call('POST', '/deploy?uuid=img&pr=5&docker_tag=pr-5-b')).json.deployments[0].message
+    ).toBe('Deployment already queued for this commit.')
+  })
+})
+
+describe('application status, health and runtime logs, 4x', () => {
+  it('follows FakeApp.runtime from the newest finished deployment, at its own address', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          fqdn: '{{self}}/_app/web',
+          scenarios: [slow()],
+          runtime: [
+            { at: 0, status: 'running:unknown' },
+            { at: 1000, status: 'restarting:unhealthy', http: 502 }
+          ]
+        }
+      ]
+    })
+    const app = (): Promise<Answer> => call('GET', '/applications/web')
+    expect((await app()).json).toMatchObject({
+      status: 'running:healthy',
+      fqdn: `${fake!.url}/_app/web`
+    })
+    const site = (): Promise<Response> => fetch(`${fake!.url}/_app/web/health`)
+    expect((await site()).status).toBe(200)
+
+    const id = await deployUuid('uuid=web')
+    await until(() => statusOf(id) === 'finished')
+    expect((await app()).json.status).toBe('running:unknown')
+    expect((await call('GET', '/applications')).json[0].status).toBe('running:unknown')
+    expect((await site()).status).toBe(200)
+
+    await until(async () => (await app()).json.status === 'restarting:unhealthy')
+    expect((await site()).status).toBe(502)
+    expect(fake!.app('web')).toMatchObject({ status: 'restarting:unhealthy', http: 502 })
+    expect((await fetch(`${fake!.url}/_app/nope`)).status).toBe(404)
+  })
+
+  it('serves the end of the container log while the app runs', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          scenarios: [{ steps: [{ at: 0, status: 'finished' }] }],
+          runtimeLogs: ['one', 'two', 'three'],
+          runtime: [
+            { at: 0, status: 'running:healthy' },
+            { at: 150, status: 'exited:unhealthy' }
+          ]
+        }
+      ]
+    })
+    expect((await call('GET', '/applications/web/logs?lines=2')).json).toEqual({
+      logs: 'two\nthree'
+    })
+    expect((await call('GET', '/applications/web/logs')).json.logs).toBe('one\ntwo\nthree')
+    await deployUuid('uuid=web')
+    await sleep(200)
+    const stopped = await call('GET', '/applications/web/logs?lines=2')
+    expect(stopped.status).toBe(400)
+    expect(stopped.json).toEqual({ message: 'Application is not running.' })
+  })
+
+  it('shows the seed only the state', async () => {
+    await start({
+      flavor: 'seed',
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          scenarios: [{ steps: [{ at: 0, status: 'finished' }] }],
+          runtime: [{ at: 0, status: 'exited:unhealthy' }]
+        }
+      ]
+    })
+    await deployUuid('uuid=web')
+    expect((await call('GET', '/applications/web')).json.status).toBe('exited')
+    expect((await call('GET', '/applications/web/logs')).status).toBe(404)
+  })
+})
+
+describe('rollback, 4x', () => {
+  const quick = (commit: string): Scenario => ({ commit, steps: [{ at: 0, status: 'finished' }] })
+
+  it('lists the images of finished deployments and queues a rollback past the queue check', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          coolifyJob: true,
+          scenarios: [quick('aaa111'), quick('bbb222'), { commit: 'ccc333', steps: long.steps }]
+        }
+      ]
+    })
+    expect((await call('GET', '/applications/web/rollback-images')).json).toEqual({
+      current: null,
+      images: []
+    })
+    await deployUuid('uuid=web')
+    await deployUuid('uuid=web')
+    const images = (await call('GET', '/applications/web/rollback-images')).json
+    expect(images.current).toBe('bbb222')
+    expect(images.images).toEqual([
+      { tag: 'bbb222', created_at: expect.stringMatching(/ \+0000 UTC$/), is_current: true },
+      { tag: 'aaa111', created_at: expect.any(String), is_current: false }
+    ])
+
+    const first = await call('POST', '/applications/web/rollback', { body: { commit: 'aaa111' } })
+    expect(first.json).toEqual({
+      message: 'Rollback deployment queued.',
+      deployment_uuid: expect.stringMatching(/^[a-z][a-z0-9]{23}$/)
+    })
+    const second = await call('POST', '/applications/web/rollback', { body: { commit: 'aaa111' } })
+    expect(second.json.deployment_uuid).not.toBe(first.json.deployment_uuid)
+    const row = (await call('GET', `/deployments/${first.json.deployment_uuid}`)).json
+    expect(row).toMatchObject({
+      rollback: true,
+      commit: 'aaa111',
+      pull_request_id: 0,
+      docker_registry_image_tag: null,
+      finished_at: null,
+      status: 'in_progress'
+    })
+    expect(visibleLog(row.logs).at(-1)).toContain('(commit sha aaa111)')
+    const history = (await call('GET', '/deployments/applications/web')).json.deployments
+    expect(history.map((r: { rollback: boolean }) => r.rollback)).toEqual([
+      true,
+      true,
+      false,
+      false
+    ])
+    expect(history[3].finished_at).not.toBeNull()
+  })
+
+  it('validates the body and is missing on older servers', async () => {
+    await start({ apps: [{ uuid: 'web', name: 'Web' }] })
+    const extra = await call('POST', '/applications/web/rollback', {
+      body: { commit: 'abc', force: true }
+    })
+    expect(extra.status).toBe(422)
+    expect(extra.json).toEqual({
+      message: 'Validation failed.',
+      errors: { force: ['This field is not allowed.'] }
+    })
+    const missing = await call('POST', '/applications/web/rollback', { body: { tag: 'x' } })
+    expect(missing.json.errors).toEqual({
+      commit: ['This field is required.'],
+      tag: ['This field is not allowed.']
+    })
+    const bad = await call('POST', '/applications/web/rollback', { body: { commit: 'a b' } })
+    expect(bad.json.errors.commit[0]).toMatch(/^Invalid rollback commit: contains disallowed/)
+    expect((await call('POST', '/applications/web/rollback', { body: {} })).json).toEqual({
+      message: 'Invalid request.',
+      error: 'Empty JSON.'
+    })
+    await fake!.close()
+
+    await start({ version: '4.2', apps: [{ uuid: 'web', name: 'Web' }] })
+    for (const [method, path] of [
+      ['GET', '/applications/web/rollback-images'],
+      ['POST', '/applications/web/rollback']
+    ]) {
+      const res = await call(method, path, method === 'POST' ? { body: { commit: 'abc' } } : {})
+      expect(res.status).toBe(404)
+      expect(res.json).toEqual({ message: 'Not found.', docs: 'https://coolify.io/docs' })
+    }
+  })
+})
+
+describe('previews, 4x', () => {
+  it('builds the preview address from the first domain and the template', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'a',
+          name: 'A',
+          fqdn: 'https://a.example.com,https://b.example.com',
+          previews: [7]
+        },
+        {
+          uuid: 'b',
+          name: 'B',
+          fqdn: 'http://b.example.com:8080/app',
+          previewUrlTemplate: 'pr-{{pr_id}}-{{random}}.preview.{{domain}}',
+          previews: [3]
+        },
+        { uuid: 'c', name: 'C', fqdn: '', previews: [1] }
+      ]
+    })
+    expect(fake!.app('a')?.previews).toEqual([
+      { pr: 7, fqdn: 'https://7.a.example.com', imageTag: null }
+    ])
+    expect(fake!.app('b')?.previews[0].fqdn).toMatch(
+      /^http:\/\/pr-3-[a-z][a-z0-9]{23}\.preview\.b\.example\.com:8080\/app$/
+    )
+    expect(fake!.app('c')?.previews[0].fqdn).toBeNull()
+  })
+
+  it('deletes a preview, cancelling its deployment, and says when there is none', async () => {
+    await start({
+      abilities: ['root'],
+      apps: [{ uuid: 'web', name: 'Web', previews: [7], scenarios: [long] }]
+    })
+    const id = await deployUuid('uuid=web&pr=7')
+    const res = await call('DELETE', '/applications/web/previews/7')
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({ message: 'Preview deletion request queued.' })
+    expect(fake!.app('web')?.previews).toEqual([])
+    expect(statusOf(id)).toBe('cancelled-by-user')
+    const row = (await call('GET', `/deployments/${id}`)).json
+    expect(visibleLog(row.logs).at(-1)).toBe('Deployment cancelled: Pull request closed.')
+
+    const again = await call('DELETE', '/applications/web/previews/7')
+    expect(again.status).toBe(404)
+    expect(again.json).toEqual({ message: 'Preview not found.' })
+    const invalid = await call('DELETE', '/applications/web/previews/abc')
+    expect(invalid.status).toBe(422)
+    expect(invalid.json).toEqual({ message: 'Invalid pull_request_id.' })
+    expect((await call('DELETE', '/applications/nope/previews/7')).status).toBe(404)
+    expect((await call('POST', '/deploy?uuid=web&pr=7')).json.deployments[0].message).toBe(
+      'Pull request 7 not found for this resource.'
+    )
+  })
+
+  it('creates a docker-image preview from docker_tag, and refuses docker_tag elsewhere', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'img',
+          name: 'Img',
+          fqdn: 'https://img.example.com',
+          buildPack: 'dockerimage',
+          image: { name: 'acme/img', tag: 'main' },
+          scenarios: [{ steps: [{ at: 0, status: 'in_progress' }] }]
+        },
+        { uuid: 'web', name: 'Web', previews: [4] }
+      ]
+    })
+    const id = await deployUuid('uuid=img&pr=12&docker_tag=pr-12')
+    expect(fake!.app('img')?.previews).toEqual([
+      { pr: 12, fqdn: 'https://12.img.example.com', imageTag: 'pr-12' }
+    ])
+    const row = (await call('GET', `/deployments/${id}`)).json
+    expect(row).toMatchObject({ pull_request_id: 12, docker_registry_image_tag: 'pr-12' })
+    expect(visibleLog(row.logs)).toEqual(['Starting deployment of acme/img:pr-12 to localhost.'])
+    expect((await call('POST', '/deploy?uuid=img&pr=13')).json.deployments[0].message).toBe(
+      'Pull request 13 not found for this resource.'
+    )
+
+    const alone = await call('POST', '/deploy?uuid=img&docker_tag=x')
+    expect(alone.status).toBe(400)
+    expect(alone.json).toEqual({ message: 'docker_tag requires pull_request_id.' })
+    expect((await call('POST', '/deploy?uuid=web&pr=4&docker_tag=x')).json.deployments).toEqual([
+      {
+        message: 'docker_tag can only be used with Docker Image applications.',
+        resource_uuid: 'web'
+      }
+    ])
+    expect((await call('POST', '/deploy?uuid=web&pr=5&docker_tag=x')).json.deployments).toEqual([
+      { message: 'Pull request 5 not found for this resource.', resource_uuid: 'web' }
+    ])
   })
 })

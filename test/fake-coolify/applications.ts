@@ -1,11 +1,12 @@
 /** /applications: list, read, create from a private repository, update, delete. */
-import { checkFields, jsonBody, validationFailed } from './context.js'
+import { PATCH_ALLOWED } from './allow-list.js'
+import { attribute, checkFields, jsonBody, validationFailed } from './context.js'
 import type { Ctx } from './context.js'
+import { parseEnvText, seedEnv } from './envs.js'
 import { newUuid } from './format.js'
 import { json } from './reply.js'
 import type { Reply } from './reply.js'
-import type { AppRecord, EnvVar } from './state.js'
-import type { Flavor } from './types.js'
+import type { AppRecord, JobField } from './state.js'
 
 const BUILD_PACKS = ['dockerfile', 'nixpacks', 'static']
 const CREATE_REQUIRED = [
@@ -19,7 +20,8 @@ const CREATE_REQUIRED = [
   'ports_exposes'
 ]
 const CREATE_OPTIONAL = ['name', 'description', 'domains', 'dockerfile_location']
-const PATCH_FIELDS = [
+/** The seed's PATCH fields (interface.md 4.2). */
+const SEED_PATCH_FIELDS = [
   'name',
   'description',
   'domains',
@@ -31,9 +33,21 @@ const PATCH_FIELDS = [
   'environment_variables'
 ]
 
-/** Coolify 4.x stores status and health together. */
-function runtimeStatus(flavor: Flavor): string {
-  return flavor === '4x' ? 'running:healthy' : 'running'
+/** Coolify 4.x stores status and health together; the seed shows the state alone. */
+function runtimeStatus(ctx: Ctx, app: AppRecord): string {
+  const { status } = ctx.store.runtime(app, ctx.now)
+  return ctx.flavor === '4x' ? status : status.split(':')[0]
+}
+
+/** What 4.x adds to both list and detail about the version an app deploys. */
+function versionFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
+  if (ctx.flavor === 'seed') return {}
+  return {
+    git_commit_sha: app.git_commit_sha,
+    docker_registry_image_name: app.docker_registry_image_name,
+    docker_registry_image_tag: app.docker_registry_image_tag,
+    preview_url_template: app.preview_url_template
+  }
 }
 
 function notFound(ctx: Ctx): Reply {
@@ -49,34 +63,36 @@ export function listApplications(ctx: Ctx): Reply {
       id: a.id,
       uuid: a.uuid,
       name: a.name,
-      status: runtimeStatus(ctx.flavor),
+      status: runtimeStatus(ctx, a),
       fqdn: a.fqdn,
       git_repository: a.git_repository,
       git_branch: a.git_branch,
-      build_pack: a.build_pack
+      build_pack: a.build_pack,
+      ...versionFields(ctx, a)
     }))
   )
 }
 
 /** The detail has no id. */
-function detail(app: AppRecord, flavor: Flavor): Record<string, unknown> {
+function detail(ctx: Ctx, app: AppRecord): Record<string, unknown> {
   return {
     uuid: app.uuid,
     name: app.name,
-    status: runtimeStatus(flavor),
+    status: runtimeStatus(ctx, app),
     fqdn: app.fqdn,
     git_repository: app.git_repository,
     git_branch: app.git_branch,
     build_pack: app.build_pack,
     ports_exposes: app.ports_exposes,
     dockerfile_location: app.dockerfile_location,
-    environment_variables: app.envs
+    ...versionFields(ctx, app),
+    environment_variables: app.envs.map(seedEnv)
   }
 }
 
 export function getApplication(ctx: Ctx): Reply {
   const app = ctx.store.application(ctx.params[0])
-  return app ? json(ctx.flavor, 200, detail(app, ctx.flavor)) : notFound(ctx)
+  return app ? json(ctx.flavor, 200, detail(ctx, app)) : notFound(ctx)
 }
 
 export function createApplication(ctx: Ctx): Reply {
@@ -110,26 +126,118 @@ export function createApplication(ctx: Ctx): Reply {
   return json(ctx.flavor, 201, { uuid: app.uuid, domains: app.fqdn })
 }
 
-/** "KEY=value" lines; keys that already existed keep their secret flag. */
-function parseEnv(text: string, previous: EnvVar[]): EnvVar[] {
-  const vars: EnvVar[] = []
-  for (const line of text.split(/\r?\n/)) {
-    const eq = line.indexOf('=')
-    if (eq <= 0) continue
-    const key = line.slice(0, eq).trim()
-    const old = previous.find(v => v.key === key)
-    vars.push({ key, value: line.slice(eq + 1), is_secret: old?.is_secret ?? false })
+/** The allowed fields the fake checks, with Laravel's message when a value breaks the rule. */
+const PATCH_RULES: Record<string, (value: unknown) => string | undefined> = {
+  name: text,
+  description: nullable(text),
+  domains: text,
+  git_repository: text,
+  git_branch: text,
+  git_commit_sha: matching(/^[a-zA-Z0-9][a-zA-Z0-9._\-/]*$/),
+  docker_registry_image_name: nullable(matching(/^[a-z0-9]+(?:[._\-/:@][a-z0-9]+)*$/)),
+  docker_registry_image_tag: nullable(matching(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/)),
+  // BuildPackTypes: 'dockerimage' is not among them, so no app becomes one through PATCH.
+  build_pack: value =>
+    ['nixpacks', 'static', 'dockerfile', 'dockercompose', 'railpack'].includes(String(value))
+      ? undefined
+      : 'The selected :field is invalid.',
+  dockerfile_location: text,
+  preview_url_template: text
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? undefined : 'The :field field must be a string.'
+}
+
+function nullable(rule: (value: unknown) => string | undefined) {
+  return (value: unknown): string | undefined => (value === null ? undefined : rule(value))
+}
+
+function matching(pattern: RegExp) {
+  return (value: unknown): string | undefined =>
+    text(value) ?? (pattern.test(String(value)) ? undefined : 'The :field field format is invalid.')
+}
+
+/** The allowed fields Laravel checks with its `boolean` rule. */
+const SWITCHES = new Set([
+  ...PATCH_ALLOWED.filter(field => field.startsWith('is_')),
+  'health_check_enabled',
+  'use_build_secrets',
+  'disable_build_cache',
+  'inject_build_args_to_dockerfile',
+  'include_source_commit_in_build'
+])
+
+function patchErrors(data: Record<string, unknown>): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  for (const [field, value] of Object.entries(data)) {
+    let message: string | undefined
+    if (!PATCH_ALLOWED.includes(field)) message = 'This field is not allowed.'
+    else if (PATCH_RULES[field]) message = PATCH_RULES[field](value)
+    else if (SWITCHES.has(field) && ![true, false, 0, 1, '0', '1'].includes(value as never)) {
+      message = 'The :field field must be true or false.'
+    }
+    if (message) errors[field] = [message.replace(':field', attribute(field))]
   }
-  return vars
+  return errors
 }
 
 export function updateApplication(ctx: Ctx): Reply {
   const body = jsonBody(ctx)
   if ('error' in body) return body.error
   const app = ctx.store.application(ctx.params[0])
-  if (!app) return notFound(ctx)
+  if (ctx.flavor === 'seed') {
+    if (!app) return notFound(ctx)
+    return updateSeed(ctx, app, body.data)
+  }
+  // Coolify writes this one without a period.
+  if (!app) return json(ctx.flavor, 404, { message: 'Application not found' })
   const data = body.data
-  const errors = checkFields(data, [], PATCH_FIELDS)
+  // Checked before the validator, and answered with a bare string.
+  if ('ports_exposes' in data) {
+    const ports = String(data.ports_exposes).split(',')
+    if (ports.some(port => port.trim() === '' || !Number.isFinite(Number(port)))) {
+      return validationFailed(ctx, {
+        ports_exposes: 'The ports_exposes should be a comma separated list of numbers.'
+      })
+    }
+  }
+  const errors = patchErrors(data)
+  if (Object.keys(errors).length > 0) return validationFailed(ctx, errors)
+
+  const text = (field: string): string | undefined =>
+    typeof data[field] === 'string' ? (data[field] as string) : undefined
+  app.name = text('name') ?? app.name
+  app.fqdn = text('domains') ?? app.fqdn
+  app.build_pack = text('build_pack') ?? app.build_pack
+  app.ports_exposes = text('ports_exposes') ?? app.ports_exposes
+  app.dockerfile_location = text('dockerfile_location') ?? app.dockerfile_location
+  app.git_commit_sha = text('git_commit_sha') ?? app.git_commit_sha
+  app.preview_url_template = text('preview_url_template') ?? app.preview_url_template
+  for (const field of JOB_FIELDS) {
+    if (field in data)
+      ctx.store.setField(app, field, (data[field] as string | null) ?? null, ctx.now)
+  }
+  if (data.instant_deploy) {
+    // Coolify queues a deployment but answers without its uuid.
+    const queued = ctx.store.queue(app, {}, ctx.now)
+    if (queued.kind === 'already-queued') {
+      return json(ctx.flavor, 200, { message: 'Deployment already queued for this commit.' })
+    }
+  }
+  return json(ctx.flavor, 200, { uuid: app.uuid })
+}
+
+const JOB_FIELDS: JobField[] = [
+  'git_repository',
+  'git_branch',
+  'docker_registry_image_name',
+  'docker_registry_image_tag'
+]
+
+/** interface.md's PATCH: the fields it lists, environment variables as KEY=value text. */
+function updateSeed(ctx: Ctx, app: AppRecord, data: Record<string, unknown>): Reply {
+  const errors = checkFields(data, [], SEED_PATCH_FIELDS)
   if (Object.keys(errors).length > 0) return validationFailed(ctx, errors)
 
   const text = (field: string): string | undefined =>
@@ -143,12 +251,14 @@ export function updateApplication(ctx: Ctx): Reply {
   app.ports_exposes = text('ports_exposes') ?? app.ports_exposes
   app.dockerfile_location = text('dockerfile_location') ?? app.dockerfile_location
   const env = text('environment_variables')
-  if (env !== undefined) app.envs = parseEnv(env, app.envs)
+  if (env !== undefined) app.envs = parseEnvText(env, app.envs, ctx.now)
   return json(ctx.flavor, 200, { uuid: app.uuid })
 }
 
 export function deleteApplication(ctx: Ctx): Reply {
   const app = ctx.store.application(ctx.params[0])
+  if (!app && ctx.flavor === '4x')
+    return json(ctx.flavor, 404, { message: 'Application not found' })
   if (!app) return notFound(ctx)
   ctx.store.apps.delete(app.uuid)
   return json(ctx.flavor, 200, { message: 'Application deletion request queued.' })

@@ -15,6 +15,8 @@ export interface Ctx {
   headers: IncomingHttpHeaders
   body: string
   abilities: string[]
+  /** Coolify's can_read_sensitive: root or read:sensitive, and an admin or owner in the team. */
+  canReadSensitive: boolean
   now: number
 }
 
@@ -22,8 +24,11 @@ export function can(abilities: string[], ability: string): boolean {
   return abilities.includes('root') || abilities.includes(ability)
 }
 
-/** 422 as Coolify's controllers write it: {"message":"Validation failed.","errors":{field:[msg]}}. */
-export function validationFailed(ctx: Ctx, errors: Record<string, string[]>): Reply {
+/**
+ * 422 as Coolify's controllers write it: {"message":"Validation failed.","errors":{field:[msg]}}
+ * (a few checks give a bare string instead of the list).
+ */
+export function validationFailed(ctx: Ctx, errors: Record<string, string[] | string>): Reply {
   return json(ctx.flavor, 422, { message: 'Validation failed.', errors })
 }
 

@@ -1,8 +1,9 @@
 /** /deploy and /deployments: trigger, read, history, cancel. */
-import { can, laravelValidation } from './context.js'
+import { laravelValidation } from './context.js'
 import type { Ctx } from './context.js'
 import { isoDate, laravelDate } from './format.js'
 import { coolifyLogs, seedLogs } from './logs.js'
+import { dockerImagePreview } from './previews.js'
 import { json } from './reply.js'
 import type { Reply } from './reply.js'
 import type { AppRecord, DeploymentRecord } from './state.js'
@@ -17,7 +18,13 @@ interface Outcome {
 }
 
 /** Coolify's deploy_resource(): one message per resource, a deployment uuid for applications. */
-function deployResource(ctx: Ctx, app: AppRecord, force: boolean, pr: number): Outcome {
+function deployResource(
+  ctx: Ctx,
+  app: AppRecord,
+  force: boolean,
+  pr: number,
+  imageTag: string | null = null
+): Outcome {
   if (app.kind === 'service') {
     if (app.unauthorized) return { message: 'Unauthorized to deploy this service.' }
     return { message: `Service ${app.name} started. It could take a while, be patient.` }
@@ -27,7 +34,10 @@ function deployResource(ctx: Ctx, app: AppRecord, force: boolean, pr: number): O
     return { message: `Database ${app.name} started.` }
   }
   if (app.unauthorized) return { message: 'Unauthorized to deploy this application.' }
-  const queued = ctx.store.queue(app, force, pr, ctx.now)
+  if (imageTag !== null && app.build_pack !== 'dockerimage') {
+    return { message: 'docker_tag can only be used with Docker Image applications.' }
+  }
+  const queued = ctx.store.queue(app, { force, pr, imageTag }, ctx.now)
   if (queued.kind === 'already-queued') {
     return {
       message: 'Deployment already queued for this commit.',
@@ -51,31 +61,53 @@ export function deploy(ctx: Ctx): Reply {
   // Query string only: older servers never read a body.
   const { uuid, tag } = ctx.query
   const force = ctx.query.force === 'true' || ctx.query.force === '1'
-  const prParam = ctx.query.pr || ctx.query.pull_request_id
+  const prParam = ctx.query.pull_request_id || ctx.query.pr
   const pr = prParam ? Math.max(parseInt(prParam, 10) || 0, 0) : 0
+  const dockerTag = ctx.flavor === '4x' ? ctx.query.docker_tag?.trim() || null : null
   if (uuid && tag) {
     return json(ctx.flavor, 400, { message: 'You can only use uuid or tag, not both.' })
   }
   if (tag && pr) return json(ctx.flavor, 400, { message: 'You can only use tag or pr, not both.' })
+  if (dockerTag && !pr) {
+    return json(ctx.flavor, 400, { message: 'docker_tag requires pull_request_id.' })
+  }
+  if (dockerTag && tag) {
+    return json(ctx.flavor, 400, { message: 'You can only use tag or docker_tag, not both.' })
+  }
   if (tag) return deployByTags(ctx, list(tag), force)
-  if (uuid) return deployByUuids(ctx, list(uuid), force, pr)
+  if (uuid) return deployByUuids(ctx, list(uuid), force, pr, dockerTag)
   return json(ctx.flavor, 400, { message: 'You must provide uuid or tag.' })
 }
 
-function deployByUuids(ctx: Ctx, uuids: string[], force: boolean, pr: number): Reply {
+function deployByUuids(
+  ctx: Ctx,
+  uuids: string[],
+  force: boolean,
+  pr: number,
+  dockerTag: string | null
+): Reply {
   if (uuids.length === 0) return json(ctx.flavor, 400, { message: 'No UUIDs provided.' })
   const deployments: Array<Record<string, string>> = []
   for (const uuid of uuids) {
     const app = ctx.store.apps.get(uuid)
     if (!app) continue // unknown uuids are skipped silently
-    if (pr && !app.previews.includes(pr)) {
-      deployments.push({
-        message: `Pull request ${pr} not found for this resource.`,
-        resource_uuid: uuid
-      })
-      continue
+    let imageTag = dockerTag
+    if (pr) {
+      // Docker-image apps get their preview made or retagged on the way.
+      const preview =
+        app.build_pack === 'dockerimage'
+          ? dockerImagePreview(app, pr, dockerTag)
+          : app.previews.find(p => p.pr === pr)
+      if (!preview) {
+        deployments.push({
+          message: `Pull request ${pr} not found for this resource.`,
+          resource_uuid: uuid
+        })
+        continue
+      }
+      if (app.build_pack === 'dockerimage') imageTag = preview.docker_registry_image_tag
     }
-    const { message, deploymentUuid } = deployResource(ctx, app, force, pr)
+    const { message, deploymentUuid } = deployResource(ctx, app, force, pr, imageTag)
     deployments.push({
       message,
       resource_uuid: uuid,
@@ -122,7 +154,7 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     deployment_uuid: d.uuid,
     pull_request_id: d.pr,
     force_rebuild: d.force,
-    commit: d.commit,
+    commit: ctx.store.commit(d, ctx.now),
     status: ctx.store.spell(p.phase),
     is_webhook: false,
     is_api: true,
@@ -139,7 +171,8 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     deployment_url: `/project/${PROJECT_UUID}/environment/${ENVIRONMENT_UUID}/application/${d.app.uuid}/deployment/${d.uuid}`,
     destination_id: '0',
     only_this_server: false,
-    rollback: false,
+    rollback: d.rollback,
+    docker_registry_image_tag: d.imageTag,
     commit_message: null,
     finished_at: p.finishedAt === null ? null : laravelDate(p.finishedAt)
   }
@@ -153,7 +186,7 @@ export function getDeployment(ctx: Ctx): Reply {
   const d = ctx.store.deployment(ctx.params[0])
   if (!d) return deploymentNotFound(ctx)
   if (ctx.flavor === '4x') {
-    return json(ctx.flavor, 200, row(ctx, d, can(ctx.abilities, 'read:sensitive')))
+    return json(ctx.flavor, 200, row(ctx, d, ctx.canReadSensitive))
   }
   const p = ctx.store.progress(d, ctx.now)
   return json(ctx.flavor, 200, {
@@ -190,7 +223,7 @@ export function listDeployments(ctx: Ctx): Reply {
       : {
           deployment_uuid: d.uuid,
           status: ctx.store.status(d, ctx.now),
-          commit: d.commit,
+          commit: ctx.store.commit(d, ctx.now),
           created_at: isoDate(d.createdAt)
         }
   )

@@ -2,7 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { errorPage, html, json, redirect } from './reply.js'
 import type { Reply } from './reply.js'
-import type { Flavor } from './types.js'
+import type { FakeOptions, Flavor } from './types.js'
 
 const WINDOW_MS = 60_000
 
@@ -83,6 +83,44 @@ export function authenticate(
   if (token !== '' && token === expected) return 'ok'
   if (token.startsWith('invalid')) return 'no-team'
   return json(flavor, 401, { message: 'Unauthenticated.' })
+}
+
+/** Abilities only a team's admins and owners may hold (members are read-only). */
+const MEMBER_DISALLOWED = ['root', 'write', 'write:sensitive', 'deploy', 'read:sensitive']
+
+/**
+ * Coolify's api.token.team middleware: the token's owner must still be in the token's team, and a
+ * mere member's token may not go beyond reading (4.2 checked root and the write abilities only).
+ */
+export function teamMembership(
+  flavor: Flavor,
+  options: Pick<FakeOptions, 'role' | 'tokenWithoutTeam' | 'version'>,
+  abilities: string[]
+): Reply | undefined {
+  if (options.tokenWithoutTeam) return json(flavor, 401, { message: 'Invalid token.' })
+  if (options.role !== 'member') return undefined
+  const elevated =
+    options.version === '4.2' ? ['root', 'write', 'write:sensitive'] : MEMBER_DISALLOWED
+  if (abilities.some(ability => elevated.includes(ability))) {
+    return json(flavor, 403, { message: 'Missing required team role.' })
+  }
+  return undefined
+}
+
+/** Coolify's api.ability middleware on a member's token, before it looks at the route's ability. */
+export function memberAbilities(
+  flavor: Flavor,
+  role: FakeOptions['role'],
+  abilities: string[]
+): Reply | undefined {
+  const beyond = abilities.filter(ability => MEMBER_DISALLOWED.includes(ability))
+  if (role !== 'member' || beyond.length === 0) return undefined
+  return json(flavor, 403, {
+    message:
+      `This API token has permissions (${beyond.join(', ')}) that exceed your current role as a ` +
+      'team member. Members are restricted to read-only API access. Please revoke this token ' +
+      'and create a new one with only read permissions.'
+  })
 }
 
 export function invalidToken(flavor: Flavor): Reply {

@@ -12,31 +12,43 @@ import { Store } from './state.js'
 import type { FakeCoolify, FakeOptions, RecordedRequest } from './types.js'
 
 export type {
+  BuildPack,
   DeploymentStatus,
   FakeApp,
+  FakeAppState,
   FakeCoolify,
   FakeDeployment,
+  FakeEnv,
   FakeOptions,
+  FakePreview,
   Fault,
   Flavor,
   LogLine,
   LogType,
   RecordedRequest,
+  RuntimeState,
   Scenario,
   Step
 } from './types.js'
 export { DEFAULT_SCENARIO } from './scenario.js'
+export { ENV_FIELDS, PATCH_ALLOWED, ROLLBACK_ALLOWED } from './allow-list.js'
 
 export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeCoolify> {
   const store = new Store(options.flavor ?? '4x')
-  for (const app of options.apps ?? []) store.addApp(app)
   const faults = new Faults()
   const requests: RecordedRequest[] = []
   const server = await listen(createPipeline(options, store), faults, requests, options.tls)
+  // Added once the URL is known, for `{{self}}` in their addresses.
+  store.home = server.url
+  for (const app of options.apps ?? []) store.addApp(app)
   return {
     url: server.url,
     requests,
     deployments: () => store.snapshot(),
+    app: uuid => {
+      const app = store.apps.get(uuid)
+      return app && store.view(app)
+    },
     inject: fault => faults.add(fault),
     addApp: app => void store.addApp(app),
     close: () => server.close()

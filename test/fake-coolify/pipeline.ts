@@ -9,6 +9,8 @@ import {
   cloudflareAccess,
   forBrowser,
   invalidToken,
+  memberAbilities,
+  teamMembership,
   tooManyAttempts,
   wantsJson
 } from './guards.js'
@@ -16,6 +18,7 @@ import type { RateState } from './guards.js'
 import { html, json } from './reply.js'
 import type { Reply } from './reply.js'
 import { match, routes } from './routes.js'
+import { APP_PREFIX, serveApp } from './runtime.js'
 import type { Store } from './state.js'
 import type { FakeOptions, Flavor } from './types.js'
 
@@ -37,7 +40,9 @@ export function createPipeline(options: FakeOptions, store: Store): Handler {
   const expected = options.token ?? 'test-token'
   const abilities = options.abilities ?? ['deploy', 'read', 'read:sensitive']
   const limiter = new RateLimiter(options.rateLimit ?? 200)
-  const table = routes(flavor)
+  const table = routes(flavor, options.version)
+  // Only a team's admins and owners see sensitive data, whatever their token says.
+  const canReadSensitive = can(abilities, 'read:sensitive') && options.role !== 'member'
 
   /** Everything after the proxy, in 4.x with the rate-limit headers Laravel adds. */
   function api(request: Request, path: string, now: number): Reply {
@@ -60,7 +65,9 @@ export function createPipeline(options: FakeOptions, store: Store): Handler {
     if (!found) return json(flavor, 404, { message: 'Not found.', docs: 'https://coolify.io/docs' })
     const auth = authenticate(flavor, token, expected)
     if (typeof auth !== 'string') return auth
-    const blocked = apiAllowed(flavor, options)
+    const outsider = auth === 'ok' ? teamMembership(flavor, options, abilities) : undefined
+    if (outsider) return outsider
+    const blocked = apiAllowed(flavor, options) ?? memberAbilities(flavor, options.role, abilities)
     if (blocked) return blocked
     const { ability } = found.route
     if (ability && !can(abilities, ability)) {
@@ -76,11 +83,14 @@ export function createPipeline(options: FakeOptions, store: Store): Handler {
       headers: request.headers,
       body: request.body,
       abilities,
+      canReadSensitive,
       now
     })
   }
 
   return (request, home) => {
+    // The deployed apps are reached directly, not through Coolify's proxy login.
+    if (request.path.startsWith(APP_PREFIX)) return serveApp(store, request.path)
     const login = cloudflareAccess(options.requiredHeaders ?? {}, request.headers, request.path)
     if (login) return login
     if (request.path !== API_PREFIX && !request.path.startsWith(API_PREFIX + '/')) {

@@ -8,8 +8,12 @@ import {
 } from './applications.js'
 import type { Ctx } from './context.js'
 import { cancelDeployment, deploy, getDeployment, listDeployments } from './deployments.js'
+import { bulkEnvs } from './envs.js'
+import { deletePreview } from './previews.js'
 import type { Reply } from './reply.js'
-import type { Flavor } from './types.js'
+import { rollback, rollbackImages } from './rollback.js'
+import { applicationLogs } from './runtime.js'
+import type { FakeOptions, Flavor } from './types.js'
 
 export interface Route {
   method: string
@@ -21,9 +25,32 @@ export interface Route {
 
 const ID = '([^/]+)'
 
-export function routes(flavor: Flavor): Route[] {
+/** Routes real 4.x servers have beyond interface.md; rollback came with 4.3.0. */
+function coolify4x(version: FakeOptions['version']): Route[] {
+  const at = (path: string): RegExp => new RegExp(`^${path}$`)
+  const app = (rest: string): RegExp => at(`/applications/${ID}${rest}`)
+  return [
+    { method: 'PATCH', pattern: app('/envs/bulk'), ability: 'write', handle: bulkEnvs },
+    { method: 'GET', pattern: app('/logs'), ability: 'read', handle: applicationLogs },
+    { method: 'DELETE', pattern: app(`/previews/${ID}`), ability: 'write', handle: deletePreview },
+    ...(version === '4.2'
+      ? []
+      : [
+          {
+            method: 'GET',
+            pattern: app('/rollback-images'),
+            ability: 'read',
+            handle: rollbackImages
+          },
+          { method: 'POST', pattern: app('/rollback'), ability: 'deploy', handle: rollback }
+        ])
+  ]
+}
+
+export function routes(flavor: Flavor, version: FakeOptions['version'] = '4.3'): Route[] {
   const at = (path: string): RegExp => new RegExp(`^${path}$`)
   return [
+    ...(flavor === '4x' ? coolify4x(version) : []),
     { method: 'GET', pattern: at('/applications'), ability: 'read', handle: listApplications },
     {
       method: 'POST',

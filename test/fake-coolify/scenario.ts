@@ -17,6 +17,8 @@ export type Phase = 'queued' | 'in_progress' | 'finished' | 'failed' | 'cancelle
 export interface Progress {
   phase: Phase
   entries: Entry[]
+  /** When the job took the row: the first status after 'queued'. */
+  startedAt: number | null
   finishedAt: number | null
   updatedAt: number
 }
@@ -28,6 +30,8 @@ export interface Timeline {
   cancelledAt?: number
   /** Lines written by the cancel request, after everything the scenario wrote before it. */
   cancelEntries: Entry[]
+  /** Lines the job itself writes when it takes the row, after that step's own lines. */
+  job?: (startedAt: number) => Array<string | LogLine>
 }
 
 /** A short success, with a hidden command and a line written after the terminal status. */
@@ -69,15 +73,25 @@ export function progress(t: Timeline, now: number): Progress {
   const until = (t.cancelledAt ?? now) - t.createdAt
   // Stable sort: steps with the same `at` keep their written order.
   const due = [...t.scenario.steps].sort((a, b) => a.at - b.at).filter(s => s.at <= until)
-  const p: Progress = { phase: 'queued', entries: [], finishedAt: null, updatedAt: t.createdAt }
+  const p: Progress = {
+    phase: 'queued',
+    entries: [],
+    startedAt: null,
+    finishedAt: null,
+    updatedAt: t.createdAt
+  }
   for (const step of due) {
     const at = t.createdAt + step.at
+    let started = false
     // Once terminal, the status stays; later steps still append lines (cleanup output).
     if (step.status && isRunning(p.phase)) {
       p.phase = step.status
       if (!isRunning(p.phase)) p.finishedAt = at
+      started = p.startedAt === null && p.phase !== 'queued'
+      if (started) p.startedAt = at
     }
     for (const line of step.lines ?? []) p.entries.push(entry(line, at))
+    if (started && t.job) for (const line of t.job(at)) p.entries.push(entry(line, at))
     p.updatedAt = at
   }
   if (t.cancelledAt !== undefined) {

@@ -1,13 +1,29 @@
 /** Applications and deployments of the fake, and the rules that queue and cancel deployments. */
+import type { EnvVar } from './envs.js'
 import { newUuid } from './format.js'
+import { newPreview } from './previews.js'
+import type { PreviewRecord } from './previews.js'
 import { DEFAULT_SCENARIO, entry, isRunning, progress } from './scenario.js'
 import type { Entry, Phase, Progress } from './scenario.js'
-import type { DeploymentStatus, FakeApp, FakeDeployment, Flavor, Scenario } from './types.js'
+import type {
+  DeploymentStatus,
+  FakeApp,
+  FakeAppState,
+  FakeDeployment,
+  Flavor,
+  LogLine,
+  RuntimeState,
+  Scenario
+} from './types.js'
 
-export interface EnvVar {
-  key: string
-  value: string
-  is_secret: boolean
+/** Fields the deployment job reads when it takes the row, so their past values matter. */
+export type JobField =
+  'git_repository' | 'git_branch' | 'docker_registry_image_name' | 'docker_registry_image_tag'
+
+interface Change {
+  at: number
+  field: JobField
+  before: string | null
 }
 
 export interface AppRecord {
@@ -18,14 +34,24 @@ export interface AppRecord {
   fqdn: string
   tags: string[]
   scenarios: Scenario[]
-  previews: number[]
+  previews: PreviewRecord[]
   unauthorized: boolean
   git_repository: string
   git_branch: string
+  /** 'HEAD' unless pinned. */
+  git_commit_sha: string
   build_pack: string
   ports_exposes: string
   dockerfile_location: string
+  docker_registry_image_name: string | null
+  docker_registry_image_tag: string | null
+  preview_url_template: string
   envs: EnvVar[]
+  coolifyJob: boolean
+  runtime: RuntimeState[]
+  runtimeLogs: string[]
+  /** Earlier values of the job's fields, oldest first. */
+  changes: Change[]
   /** Deployments created so far: picks the next scenario. */
   deploys: number
 }
@@ -40,16 +66,35 @@ export interface DeploymentRecord {
   cancelEntries: Entry[]
   force: boolean
   pr: number
+  /** The commit the row was queued with. */
   commit: string
+  /** What the job turns a queued 'HEAD' into when it takes the row. */
+  resolvesTo?: string
+  rollback: boolean
+  /** The row's docker_registry_image_tag: set for dockerimage previews only. */
+  imageTag: string | null
+  job?: (startedAt: number) => Array<string | LogLine>
+}
+
+export interface QueueOptions {
+  force?: boolean
+  pr?: number
+  /** A rollback's commit: skips the "already queued" check and is never resolved. */
+  rollback?: string
+  imageTag?: string | null
 }
 
 /** Result of asking to deploy an application. */
 export type Queued =
   { kind: 'queued'; deployment: DeploymentRecord } | { kind: 'already-queued'; placeholder: string }
 
+const HEALTHY = { status: 'running:healthy', http: 200 }
+
 export class Store {
   readonly apps = new Map<string, AppRecord>()
   readonly deployments: DeploymentRecord[] = []
+  /** The fake's own URL, for `{{self}}` in addresses. */
+  home = ''
   private lastAppId = 0
 
   constructor(readonly flavor: Flavor) {}
@@ -60,19 +105,28 @@ export class Store {
       uuid: app.uuid,
       name: app.name,
       kind: app.kind ?? 'application',
-      fqdn: app.fqdn ?? `http://${app.uuid}.127.0.0.1.sslip.io`,
+      fqdn: (app.fqdn ?? `http://${app.uuid}.127.0.0.1.sslip.io`).replaceAll('{{self}}', this.home),
       tags: app.tags ?? [],
       scenarios: app.scenarios?.length ? app.scenarios : [DEFAULT_SCENARIO],
-      previews: app.previews ?? [],
+      previews: [],
       unauthorized: app.unauthorized ?? false,
       git_repository: `git@git.example.com:acme/${app.uuid}.git`,
       git_branch: 'main',
-      build_pack: 'dockerfile',
+      git_commit_sha: app.gitCommitSha ?? 'HEAD',
+      build_pack: app.buildPack ?? 'dockerfile',
       ports_exposes: '3000',
       dockerfile_location: '/Dockerfile',
+      docker_registry_image_name: app.image?.name ?? null,
+      docker_registry_image_tag: app.image?.tag ?? null,
+      preview_url_template: app.previewUrlTemplate ?? '{{pr_id}}.{{domain}}',
       envs: [],
+      coolifyJob: app.coolifyJob ?? false,
+      runtime: [...(app.runtime ?? [])].sort((a, b) => a.at - b.at),
+      runtimeLogs: app.runtimeLogs ?? [],
+      changes: [],
       deploys: 0
     }
+    record.previews = (app.previews ?? []).map(pr => newPreview(record, pr, null))
     this.apps.set(record.uuid, record)
     return record
   }
@@ -85,6 +139,23 @@ export class Store {
 
   deployment(uuid: string): DeploymentRecord | undefined {
     return this.deployments.find(d => d.uuid === uuid)
+  }
+
+  /** Changes a field the job reads, remembering when. */
+  setField(app: AppRecord, field: JobField, value: string | null, now: number): void {
+    if (app[field] === value) return
+    app.changes.push({ at: now, field, before: app[field] })
+    ;(app as unknown as Record<JobField, string | null>)[field] = value
+  }
+
+  /** The field's value at `at`: the current one with every later change undone. */
+  fieldAt(app: AppRecord, field: JobField, at: number): string | null {
+    let value = app[field]
+    for (const change of [...app.changes].reverse()) {
+      if (change.at <= at) break
+      if (change.field === field) value = change.before
+    }
+    return value
   }
 
   progress(d: DeploymentRecord, now = Date.now()): Progress {
@@ -100,17 +171,46 @@ export class Store {
     return phase === 'cancelled' && this.flavor === '4x' ? 'cancelled-by-user' : phase
   }
 
+  /** The row's commit now: resolved once the job took it. */
+  commit(d: DeploymentRecord, now = Date.now()): string {
+    return d.resolvesTo !== undefined && progress(d, now).startedAt !== null
+      ? d.resolvesTo
+      : d.commit
+  }
+
+  /** The image tag a dockerimage deployment runs: read from the app when the job takes the row. */
+  ranTag(d: DeploymentRecord, startedAt: number): string {
+    if (d.pr !== 0 && d.imageTag) return d.imageTag
+    return this.fieldAt(d.app, 'docker_registry_image_tag', startedAt) || 'latest'
+  }
+
   /**
-   * 4x without force: when this app already has a queued or running deployment of the same commit
-   * and pull request, Coolify queues nothing and answers with a fresh uuid it never saves.
+   * Coolify's queue_application_deployment(): the row's commit is the rollback commit, else the
+   * app's git_commit_sha, else 'HEAD'. In 4x without force or rollback, when this app already has
+   * a queued or running row with the same commit, pull request and image tag, Coolify queues
+   * nothing and answers with a fresh uuid it never saves.
    */
-  queue(app: AppRecord, force: boolean, pr: number, now = Date.now()): Queued {
+  queue(app: AppRecord, options: QueueOptions, now = Date.now()): Queued {
     const scenario = app.scenarios[Math.min(app.deploys, app.scenarios.length - 1)]
-    const commit = scenario.commit ?? 'HEAD'
-    if (this.flavor === '4x' && !force) {
+    const pr = options.pr ?? 0
+    const imageTag = options.imageTag ?? null
+    const rollback = options.rollback !== undefined
+    const dockerImage = app.build_pack === 'dockerimage'
+    let commit = options.rollback || app.git_commit_sha || 'HEAD'
+    let resolvesTo: string | undefined
+    if (commit === 'HEAD' && !rollback && !dockerImage) {
+      // A scripted job resolves the head at once; Coolify's job when it takes the row.
+      if (!app.coolifyJob) commit = scenario.commit ?? 'HEAD'
+      else if (scenario.commit !== undefined) resolvesTo = scenario.commit
+    }
+    if (this.flavor === '4x' && !options.force && !rollback) {
       const busy = this.deployments.some(
         d =>
-          d.app === app && d.commit === commit && d.pr === pr && isRunning(progress(d, now).phase)
+          d.app === app &&
+          this.commit(d, now) === commit &&
+          d.pr === pr &&
+          d.imageTag === imageTag &&
+          isRunning(progress(d, now).phase)
       )
       if (busy) return { kind: 'already-queued', placeholder: newUuid() }
     }
@@ -122,22 +222,50 @@ export class Store {
       scenario,
       createdAt: now,
       cancelEntries: [],
-      force,
+      force: options.force ?? false,
       pr,
-      commit
+      commit,
+      resolvesTo,
+      rollback,
+      imageTag
     }
+    deployment.job = this.jobLines(deployment)
     this.deployments.push(deployment)
     return { kind: 'queued', deployment }
   }
 
-  /** Stops a running deployment; false when it had already ended. */
-  cancel(d: DeploymentRecord, now = Date.now()): boolean {
+  /** What Coolify's job writes itself when it takes the row; nothing for scripted git apps. */
+  private jobLines(d: DeploymentRecord): DeploymentRecord['job'] {
+    const app = d.app
+    if (app.build_pack === 'dockerimage') {
+      return at => {
+        const name = this.fieldAt(app, 'docker_registry_image_name', at) ?? app.uuid
+        return [`Starting deployment of ${name}:${this.ranTag(d, at)} to localhost.`]
+      }
+    }
+    if (!app.coolifyJob) return undefined
+    return at => {
+      const repository = this.fieldAt(app, 'git_repository', at)
+      const branch = this.fieldAt(app, 'git_branch', at)
+      const commit = d.resolvesTo ?? d.commit
+      return [
+        `Importing ${repository}:${branch} (commit sha ${commit}) to /artifacts/${d.uuid}.`,
+        ...(d.pr ? [`Checking out tag pull/${d.pr}/head.`] : [])
+      ]
+    }
+  }
+
+  /**
+   * Stops a running deployment; false when it had already ended. Writes what Coolify's cancel
+   * endpoint writes, or the `reason` another cancelling path gives.
+   */
+  cancel(d: DeploymentRecord, now = Date.now(), reason?: string): boolean {
     const phase = progress(d, now).phase
     if (!isRunning(phase)) return false
     d.cancelledAt = now
-    // The lines Coolify's cancel endpoint writes.
-    d.cancelEntries =
-      this.flavor === '4x'
+    d.cancelEntries = reason
+      ? [entry({ output: reason, type: 'stderr' }, now)]
+      : this.flavor === '4x'
         ? [
             entry({ output: 'Deployment cancelled by user via API.', type: 'stderr' }, now),
             entry(
@@ -151,16 +279,75 @@ export class Store {
     return true
   }
 
+  /** The production deployments that finished, newest first, with when they finished. */
+  finished(app: AppRecord, now = Date.now()): Array<{ d: DeploymentRecord; p: Progress }> {
+    return this.deployments
+      .filter(d => d.app === app && d.pr === 0)
+      .map(d => ({ d, p: progress(d, now) }))
+      .filter(({ p }) => p.phase === 'finished')
+      .sort((a, b) => (b.p.finishedAt ?? 0) - (a.p.finishedAt ?? 0))
+  }
+
+  /** The container's state now: FakeApp.runtime from the newest finished deployment on. */
+  runtime(app: AppRecord, now = Date.now()): { status: string; http: number } {
+    const [newest] = this.finished(app, now)
+    if (!newest) return HEALTHY
+    const elapsed = now - (newest.p.finishedAt ?? now)
+    const state = app.runtime.filter(s => s.at <= elapsed).pop()
+    return state ? { status: state.status, http: state.http ?? 200 } : HEALTHY
+  }
+
+  view(app: AppRecord, now = Date.now()): FakeAppState {
+    const { status, http } = this.runtime(app, now)
+    return {
+      uuid: app.uuid,
+      name: app.name,
+      fqdn: app.fqdn,
+      buildPack: app.build_pack,
+      gitRepository: app.git_repository,
+      gitBranch: app.git_branch,
+      gitCommitSha: app.git_commit_sha,
+      imageName: app.docker_registry_image_name,
+      imageTag: app.docker_registry_image_tag,
+      previewUrlTemplate: app.preview_url_template,
+      status,
+      http,
+      envs: app.envs.map(e => ({
+        key: e.key,
+        value: e.value,
+        isPreview: e.is_preview,
+        isLiteral: e.is_literal,
+        isMultiline: e.is_multiline,
+        isShownOnce: e.is_shown_once,
+        isRuntime: e.is_runtime,
+        isBuildtime: e.is_buildtime
+      })),
+      previews: app.previews.map(p => ({
+        pr: p.pr,
+        fqdn: p.fqdn,
+        imageTag: p.docker_registry_image_tag
+      }))
+    }
+  }
+
   snapshot(now = Date.now()): FakeDeployment[] {
-    return this.deployments.map(d => ({
-      uuid: d.uuid,
-      appUuid: d.app.uuid,
-      status: this.status(d, now),
-      createdAt: d.createdAt,
-      ...(d.cancelledAt !== undefined ? { cancelledAt: d.cancelledAt } : {}),
-      force: d.force,
-      ...(d.pr ? { pr: d.pr } : {}),
-      commit: d.commit
-    }))
+    return this.deployments.map(d => {
+      const p = progress(d, now)
+      const ran = d.app.build_pack === 'dockerimage' && p.startedAt !== null
+      return {
+        uuid: d.uuid,
+        appUuid: d.app.uuid,
+        status: this.spell(p.phase),
+        createdAt: d.createdAt,
+        ...(d.cancelledAt !== undefined ? { cancelledAt: d.cancelledAt } : {}),
+        force: d.force,
+        ...(d.pr ? { pr: d.pr } : {}),
+        commit: this.commit(d, now),
+        rollback: d.rollback,
+        ...(p.startedAt !== null ? { startedAt: p.startedAt } : {}),
+        ...(p.finishedAt !== null ? { finishedAt: p.finishedAt } : {}),
+        ...(ran ? { imageTag: this.ranTag(d, p.startedAt!) } : {})
+      }
+    })
   }
 }

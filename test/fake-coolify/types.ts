@@ -25,13 +25,33 @@ export interface Step {
 
 export interface Scenario {
   steps: Step[]
-  /** Commit of the deployment; default 'HEAD' (what Coolify stores before the build resolves it). */
+  /**
+   * The branch head the build resolves to; default 'HEAD' (nothing resolved). When the row gets it
+   * depends on the app: see FakeApp.coolifyJob. A pinned git_commit_sha or a rollback commit wins.
+   */
   commit?: string
+}
+
+/** Coolify's build packs; 'dockerimage' apps pull a registry image instead of building. */
+export type BuildPack =
+  'dockerfile' | 'nixpacks' | 'static' | 'dockercompose' | 'railpack' | 'dockerimage'
+
+/** The application's container state from `at` ms after its newest deployment finished. */
+export interface RuntimeState {
+  at: number
+  /** As Coolify spells it: 'running:healthy', 'running:unknown', 'exited:unhealthy', … */
+  status: string
+  /** What the app's address (see FakeApp.fqdn) answers meanwhile; default 200. */
+  http?: number
 }
 
 export interface FakeApp {
   uuid: string
   name: string
+  /**
+   * Public address(es), comma-separated. `{{self}}` stands for the fake's own URL, which serves
+   * the app under `/_app/<uuid>/` with RuntimeState.http: `fqdn: '{{self}}/_app/web'`.
+   */
   fqdn?: string
   kind?: 'application' | 'service' | 'database'
   tags?: string[]
@@ -41,8 +61,40 @@ export interface FakeApp {
   previews?: number[]
   /** Deploy answers the 200 entry "Unauthorized to deploy this application." without deployment_uuid. */
   unauthorized?: boolean
+  /** Default 'dockerfile'. 'dockerimage' apps run as Coolify's job runs them (see `image`). */
+  buildPack?: BuildPack
+  /**
+   * docker_registry_image_name and _tag. A dockerimage app's deployment keeps commit 'HEAD', runs
+   * the tag the app has when the deployment turns in_progress (default 'latest') and logs
+   * `Starting deployment of NAME:TAG to localhost.` then.
+   */
+  image?: { name: string; tag?: string }
+  /** Pinned git_commit_sha (default 'HEAD'): every deploy of the app builds this commit. */
+  gitCommitSha?: string
+  /**
+   * Git apps: run as Coolify's job does. The row keeps the queued commit (pinned sha or 'HEAD')
+   * until it turns in_progress; then 'HEAD' becomes the scenario's commit and the job logs
+   * `Importing REPO:BRANCH (commit sha SHA) to /artifacts/<deployment uuid>.` Default false: the
+   * row carries the scenario's commit from the moment it is queued and the scenario alone writes
+   * the log.
+   */
+  coolifyJob?: boolean
+  /** Default '{{pr_id}}.{{domain}}'; also takes {{random}}. */
+  previewUrlTemplate?: string
+  /**
+   * Status over time, from the moment the app's newest successful production deployment finished.
+   * Before any entry applies, and before any deployment of the app finished, it is
+   * 'running:healthy' and answers 200. Failed deployments leave the status as it was.
+   */
+  runtime?: RuntimeState[]
+  /** The running container's log, oldest first: GET /applications/{uuid}/logs serves its end. */
+  runtimeLogs?: string[]
 }
 
+/**
+ * A wrong coolify-url that answers a bare 404: `{ do: { status: 404 } }` (no body, JSON type)
+ * or `{ do: { status: 404, body: '' } }` (no body, text/plain).
+ */
 export interface Fault {
   method?: string
   /** Path relative to /api/v1, without query (e.g. '/deployments/abc'); omitted = any. */
@@ -89,6 +141,17 @@ export interface FakeOptions {
   ipBlocked?: boolean
   /** Serve HTTPS with this PEM key and certificate instead of plain HTTP. */
   tls?: { key: string; cert: string }
+  /** 4x: '4.2' answers 404 "Not found." for the rollback routes (added in 4.3.0). Default '4.3'. */
+  version?: '4.2' | '4.3'
+  /**
+   * The token owner's role in its team, default 'owner'. A 'member' with any ability beyond `read`
+   * gets 403 "Missing required team role." (4.2: only for root/write/write:sensitive; deploy and
+   * read:sensitive get 403 "This API token has permissions (…) that exceed your current role…").
+   * A member never sees deployment logs; with a real server such a token is refused before that.
+   */
+  role?: 'owner' | 'admin' | 'member'
+  /** The token's owner is no longer in its team: 401 {"message":"Invalid token."}, no docs. */
+  tokenWithoutTeam?: boolean
 }
 
 export interface FakeDeployment {
@@ -99,7 +162,54 @@ export interface FakeDeployment {
   cancelledAt?: number
   force: boolean
   pr?: number
+  /** The row's commit now: 'HEAD' until the job resolved it (see FakeApp.coolifyJob). */
   commit: string
+  rollback: boolean
+  /** When it turned in_progress (or straight to an end), if it did. */
+  startedAt?: number
+  finishedAt?: number
+  /** The image tag a dockerimage deployment ran, once it started. */
+  imageTag?: string
+}
+
+export interface FakeEnv {
+  key: string
+  value: string | null
+  isPreview: boolean
+  isLiteral: boolean
+  isMultiline: boolean
+  isShownOnce: boolean
+  isRuntime: boolean
+  isBuildtime: boolean
+}
+
+export interface FakePreview {
+  pr: number
+  /** Built from the app's first domain and preview_url_template; null without a domain. */
+  fqdn: string | null
+  /** dockerimage apps: the tag deployed for this pull request. */
+  imageTag: string | null
+}
+
+/** An application as the fake holds it now. */
+export interface FakeAppState {
+  uuid: string
+  name: string
+  fqdn: string
+  buildPack: string
+  gitRepository: string
+  gitBranch: string
+  /** 'HEAD' unless pinned. */
+  gitCommitSha: string
+  imageName: string | null
+  imageTag: string | null
+  previewUrlTemplate: string
+  /** As 4x spells it, e.g. 'running:healthy'. */
+  status: string
+  /** What its address answers now. */
+  http: number
+  envs: FakeEnv[]
+  previews: FakePreview[]
 }
 
 export interface FakeCoolify {
@@ -108,6 +218,8 @@ export interface FakeCoolify {
   requests: RecordedRequest[]
   /** Current state, computed at call time, in creation order. */
   deployments(): FakeDeployment[]
+  /** An application (or service, database) now; undefined when there is none. */
+  app(uuid: string): FakeAppState | undefined
   inject(fault: Fault): void
   addApp(app: FakeApp): void
   /** Also ends hanging requests and open sockets. */

@@ -1,7 +1,7 @@
 /**
- * A fake GitHub REST API on loopback, just the deployments part: creating a deployment and its
- * statuses. It records what it received; `refuse` makes it answer every request with that status,
- * as GitHub does when the token lacks `deployments: write`.
+ * A fake GitHub REST API on loopback: deployments with their statuses, and issue (pull request)
+ * comments, shaped as GitHub answers them. It records what it received; `refuse` answers all or
+ * some routes with an error, as GitHub does when the token lacks a permission.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -9,48 +9,338 @@ import type { AddressInfo } from 'node:net'
 export interface GitHubRequest {
   method: string
   path: string
+  query: Record<string, string>
   headers: Record<string, string | string[] | undefined>
+  /** The JSON body, {} when there is none. */
   body: Record<string, unknown>
 }
 
 export interface FakeGitHubOptions {
-  /** Answer every request with this status and GitHub's error body (403, 404, 500…). */
-  refuse?: number
+  /**
+   * Answer every request (a status alone) or those whose path matches `paths` with this status
+   * and GitHub's error body "Resource not accessible by integration".
+   */
+  refuse?: number | { status: number; paths: RegExp }
+  /** Comments already on issues and pull requests, oldest first. */
+  comments?: Array<{ issue: number; body: string; login?: string; repo?: string }>
+}
+
+export interface GitHubDeploymentStatus {
+  id: number
+  state: string
+  description?: string
+  environment?: string
+  environmentUrl?: string
+  logUrl?: string
+  createdAt: string
+}
+
+export interface GitHubDeployment {
+  id: number
+  /** 'owner/name'. */
+  repo: string
+  ref: string
+  sha: string
+  environment: string
+  task: string
+  description: string | null
+  transient: boolean
+  production: boolean
+  createdAt: string
+  /** Oldest first. */
+  statuses: GitHubDeploymentStatus[]
+}
+
+export interface GitHubComment {
+  id: number
+  repo: string
+  issue: number
+  body: string
+  login: string
+  createdAt: string
+  updatedAt: string
 }
 
 export interface FakeGitHub {
   /** For GITHUB_API_URL. */
   url: string
   requests: GitHubRequest[]
+  /** Every deployment created, oldest first, with its statuses. */
+  deployments(): GitHubDeployment[]
+  /** The comments on an issue or pull request, oldest first; `repo` narrows to 'owner/name'. */
+  comments(issue: number, repo?: string): GitHubComment[]
   close(): Promise<void>
 }
 
-const DEPLOYMENTS = /^\/repos\/([^/]+)\/([^/]+)\/deployments$/
-const STATUSES = /^\/repos\/([^/]+)\/([^/]+)\/deployments\/(\d+)\/statuses$/
+/** Who creates what a workflow's GITHUB_TOKEN creates. */
+const BOT = 'github-actions[bot]'
+const DOCS = 'https://docs.github.com/rest'
+
+const DEPLOYMENTS = /^\/repos\/([^/]+\/[^/]+)\/deployments$/
+const STATUSES = /^\/repos\/([^/]+\/[^/]+)\/deployments\/(\d+)\/statuses$/
+const ISSUE_COMMENTS = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/
+const COMMENT = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/
+
+type Answer = [status: number, body: unknown, headers?: Record<string, string>]
+
+/** GitHub's timestamps: seconds, UTC. */
+function stamp(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+}
+
+function notFound(): Answer {
+  return [404, { message: 'Not Found', documentation_url: DOCS, status: '404' }]
+}
+
+function invalid(message: string): Answer {
+  return [422, { message, documentation_url: DOCS, status: '422' }]
+}
 
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const requests: GitHubRequest[] = []
-  let deployments = 0
+  const deployments: GitHubDeployment[] = []
+  const comments: GitHubComment[] = []
+  // Each kind counts from 1, as a fresh repository's first deployment is number 1 here.
+  const ids = { deployment: 0, status: 0, comment: 0 }
+  const nextId = (kind: keyof typeof ids): number => ++ids[kind]
+  let url = ''
 
-  function answer(request: GitHubRequest): [number, unknown] {
-    if (options.refuse) {
-      return [
-        options.refuse,
-        {
-          message: 'Resource not accessible by integration',
-          documentation_url: 'https://docs.github.com/rest/deployments/deployments',
-          status: String(options.refuse)
+  for (const seed of options.comments ?? []) {
+    const at = stamp()
+    comments.push({
+      id: nextId('comment'),
+      repo: seed.repo ?? 'octo/app',
+      issue: seed.issue,
+      body: seed.body,
+      login: seed.login ?? 'octocat',
+      createdAt: at,
+      updatedAt: at
+    })
+  }
+
+  function refused(path: string): Answer | undefined {
+    const refuse = options.refuse
+    if (!refuse) return undefined
+    const status = typeof refuse === 'number' ? refuse : refuse.status
+    if (typeof refuse !== 'number') {
+      refuse.paths.lastIndex = 0
+      if (!refuse.paths.test(path)) return undefined
+    }
+    const onComments = COMMENT.test(path) || ISSUE_COMMENTS.test(path)
+    const docs = `${DOCS}/${onComments ? 'issues/comments' : 'deployments/deployments'}`
+    return [
+      status,
+      {
+        message: 'Resource not accessible by integration',
+        documentation_url: docs,
+        status: `${status}`
+      }
+    ]
+  }
+
+  /** A page of `items` and GitHub's Link header (prev, next, last, first as they apply). */
+  function page(request: GitHubRequest, items: unknown[]): Answer {
+    const perPage = Math.min(Math.max(Number(request.query.per_page) || 30, 1), 100)
+    const number = Math.max(Number(request.query.page) || 1, 1)
+    const last = Math.max(Math.ceil(items.length / perPage), 1)
+    const link = (n: number): string => {
+      const query = new URLSearchParams({
+        ...request.query,
+        per_page: String(perPage),
+        page: String(n)
+      })
+      return `<${url}${request.path}?${query}>`
+    }
+    const links = [
+      ...(number > 1 ? [`${link(Math.min(number - 1, last))}; rel="prev"`] : []),
+      ...(number < last ? [`${link(number + 1)}; rel="next"`, `${link(last)}; rel="last"`] : []),
+      ...(number > 1 ? [`${link(1)}; rel="first"`] : [])
+    ]
+    const body = items.slice((number - 1) * perPage, number * perPage)
+    return [200, body, links.length ? { link: links.join(', ') } : {}]
+  }
+
+  function deploymentView(d: GitHubDeployment): Record<string, unknown> {
+    return {
+      url: `${url}/repos/${d.repo}/deployments/${d.id}`,
+      id: d.id,
+      node_id: `DE_${d.id}`,
+      sha: d.sha,
+      ref: d.ref,
+      task: d.task,
+      payload: {},
+      original_environment: d.environment,
+      environment: d.environment,
+      description: d.description,
+      creator: { login: BOT, type: 'Bot' },
+      created_at: d.createdAt,
+      updated_at: d.statuses.at(-1)?.createdAt ?? d.createdAt,
+      statuses_url: `${url}/repos/${d.repo}/deployments/${d.id}/statuses`,
+      repository_url: `${url}/repos/${d.repo}`,
+      transient_environment: d.transient,
+      production_environment: d.production
+    }
+  }
+
+  function statusView(d: GitHubDeployment, s: GitHubDeploymentStatus): Record<string, unknown> {
+    return {
+      url: `${url}/repos/${d.repo}/deployments/${d.id}/statuses/${s.id}`,
+      id: s.id,
+      node_id: `DES_${s.id}`,
+      state: s.state,
+      creator: { login: BOT, type: 'Bot' },
+      description: s.description ?? '',
+      environment: s.environment ?? d.environment,
+      target_url: s.logUrl ?? '',
+      log_url: s.logUrl ?? '',
+      environment_url: s.environmentUrl ?? '',
+      created_at: s.createdAt,
+      updated_at: s.createdAt,
+      deployment_url: `${url}/repos/${d.repo}/deployments/${d.id}`,
+      repository_url: `${url}/repos/${d.repo}`
+    }
+  }
+
+  function commentView(c: GitHubComment): Record<string, unknown> {
+    return {
+      id: c.id,
+      node_id: `IC_${c.id}`,
+      url: `${url}/repos/${c.repo}/issues/comments/${c.id}`,
+      html_url: `https://github.com/${c.repo}/issues/${c.issue}#issuecomment-${c.id}`,
+      issue_url: `${url}/repos/${c.repo}/issues/${c.issue}`,
+      body: c.body,
+      user: { login: c.login, type: c.login === BOT ? 'Bot' : 'User' },
+      author_association: c.login === BOT ? 'NONE' : 'OWNER',
+      created_at: c.createdAt,
+      updated_at: c.updatedAt
+    }
+  }
+
+  function createDeployment(repo: string, body: Record<string, unknown>): Answer {
+    if (typeof body.ref !== 'string' || body.ref === '') {
+      return invalid('Invalid request.\n\n"ref" wasn\'t supplied.')
+    }
+    const environment = typeof body.environment === 'string' ? body.environment : 'production'
+    const d: GitHubDeployment = {
+      id: nextId('deployment'),
+      repo,
+      ref: body.ref,
+      sha: body.ref,
+      environment,
+      task: typeof body.task === 'string' ? body.task : 'deploy',
+      description: typeof body.description === 'string' ? body.description : null,
+      transient: body.transient_environment === true,
+      production:
+        typeof body.production_environment === 'boolean'
+          ? body.production_environment
+          : environment === 'production',
+      createdAt: stamp(),
+      statuses: []
+    }
+    deployments.push(d)
+    return [201, deploymentView(d)]
+  }
+
+  /**
+   * A new status; a success also marks earlier successful deployments of the same environment
+   * inactive (GitHub's auto_inactive) unless they are production or transient ones.
+   */
+  function createStatus(d: GitHubDeployment, body: Record<string, unknown>): Answer {
+    const state = body.state
+    const states = ['error', 'failure', 'inactive', 'in_progress', 'queued', 'pending', 'success']
+    if (typeof state !== 'string' || !states.includes(state)) {
+      return invalid(
+        "Invalid request.\n\nFor 'properties/state', is not one of the allowed values."
+      )
+    }
+    const text = (field: string): string | undefined =>
+      typeof body[field] === 'string' ? (body[field] as string) : undefined
+    const status: GitHubDeploymentStatus = {
+      id: nextId('status'),
+      state,
+      description: text('description'),
+      environment: text('environment'),
+      environmentUrl: text('environment_url'),
+      logUrl: text('log_url') ?? text('target_url'),
+      createdAt: stamp()
+    }
+    d.statuses.push(status)
+    if (state === 'success' && body.auto_inactive !== false) {
+      for (const other of deployments) {
+        const earlier = other.id < d.id && other.repo === d.repo
+        const same = other.environment === d.environment && !other.production && !other.transient
+        if (earlier && same && other.statuses.at(-1)?.state === 'success') {
+          other.statuses.push({ id: nextId('status'), state: 'inactive', createdAt: stamp() })
         }
-      ]
+      }
     }
-    if (request.method !== 'POST') return [404, { message: 'Not Found' }]
-    if (DEPLOYMENTS.test(request.path)) {
-      deployments += 1
-      return [201, { id: deployments, sha: request.body.ref, ...request.body }]
+    return [201, statusView(d, status)]
+  }
+
+  function answer(request: GitHubRequest): Answer {
+    const refusal = refused(request.path)
+    if (refusal) return refusal
+    const { method, path, query, body } = request
+    let m: RegExpExecArray | null
+    if ((m = DEPLOYMENTS.exec(path))) {
+      const repo = m[1]
+      if (method === 'POST') return createDeployment(repo, body)
+      if (method !== 'GET') return notFound()
+      const matching = deployments
+        .filter(d => d.repo === repo)
+        .filter(d => !query.environment || d.environment === query.environment)
+        .filter(d => !query.ref || d.ref === query.ref)
+        .filter(d => !query.sha || d.sha === query.sha)
+        .filter(d => !query.task || d.task === query.task)
+        .reverse()
+      return page(request, matching.map(deploymentView))
     }
-    const id = Number(STATUSES.exec(request.path)?.[3])
-    if (id >= 1 && id <= deployments) return [201, { id: Date.now(), ...request.body }]
-    return [404, { message: 'Not Found' }]
+    if ((m = STATUSES.exec(path))) {
+      const d = deployments.find(x => x.repo === m![1] && x.id === Number(m![2]))
+      if (!d) return notFound()
+      if (method === 'POST') return createStatus(d, body)
+      if (method !== 'GET') return notFound()
+      return page(
+        request,
+        [...d.statuses].reverse().map(s => statusView(d, s))
+      )
+    }
+    if ((m = ISSUE_COMMENTS.exec(path))) {
+      const [repo, issue] = [m[1], Number(m[2])]
+      if (method === 'GET') {
+        return page(
+          request,
+          comments.filter(c => c.repo === repo && c.issue === issue).map(commentView)
+        )
+      }
+      if (method !== 'POST') return notFound()
+      if (typeof body.body !== 'string')
+        return invalid('Invalid request.\n\n"body" wasn\'t supplied.')
+      const at = stamp()
+      const comment = {
+        id: nextId('comment'),
+        repo,
+        issue,
+        body: body.body,
+        login: BOT,
+        createdAt: at,
+        updatedAt: at
+      }
+      comments.push(comment)
+      return [201, commentView(comment)]
+    }
+    if ((m = COMMENT.exec(path))) {
+      const comment = comments.find(c => c.repo === m![1] && c.id === Number(m![2]))
+      if (!comment) return notFound()
+      if (method === 'GET') return [200, commentView(comment)]
+      if (method !== 'PATCH') return notFound()
+      if (typeof body.body !== 'string')
+        return invalid('Invalid request.\n\n"body" wasn\'t supplied.')
+      comment.body = body.body
+      comment.updatedAt = stamp()
+      return [200, commentView(comment)]
+    }
+    return notFound()
   }
 
   const server = createServer((req, res) => {
@@ -58,22 +348,37 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8')
+      const address = new URL(req.url ?? '/', 'http://localhost')
+      let body: Record<string, unknown> = {}
+      let parsed = true
+      try {
+        body = text ? JSON.parse(text) : {}
+      } catch {
+        parsed = false
+      }
       const request: GitHubRequest = {
         method: req.method ?? 'GET',
-        path: new URL(req.url ?? '/', 'http://localhost').pathname,
+        path: address.pathname,
+        query: Object.fromEntries(address.searchParams),
         headers: { ...req.headers },
-        body: text ? JSON.parse(text) : {}
+        body
       }
       requests.push(request)
-      const [status, body] = answer(request)
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
-      res.end(JSON.stringify(body))
+      const [status, reply, headers] = parsed
+        ? answer(request)
+        : [400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }]
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
+      res.end(JSON.stringify(reply))
     })
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     requests,
+    deployments: () => structuredClone(deployments),
+    comments: (issue, repo) =>
+      structuredClone(comments.filter(c => c.issue === issue && (!repo || c.repo === repo))),
     close: () =>
       new Promise<void>(resolve => {
         server.close(() => resolve())

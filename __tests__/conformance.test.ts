@@ -1,0 +1,132 @@
+/** The conformance checker, on requests recorded by the fake Coolify over real HTTP. */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
+import { startFakeCoolify } from '../test/fake-coolify/index.js'
+import type { FakeCoolify, RecordedRequest } from '../test/fake-coolify/index.js'
+import { checkRequest } from '../test/support/conformance.js'
+
+let fake: FakeCoolify
+
+beforeEach(async () => {
+  fake = await startFakeCoolify({ abilities: ['root'], apps: [{ uuid: 'web', name: 'Web' }] })
+})
+
+afterEach(async () => {
+  await fake.close()
+})
+
+/** Sends one request as the action would, unless `headers` say otherwise; returns its record. */
+async function sent(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {}
+): Promise<RecordedRequest> {
+  await fetch(`${fake.url}${path}`, {
+    method,
+    headers: {
+      accept: 'application/json',
+      authorization: 'Bearer test-token',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers
+    },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+  })
+  return fake.requests.at(-1)!
+}
+
+describe('checkRequest', () => {
+  it('passes the requests the action makes', async () => {
+    const good = [
+      await sent('GET', '/api/v1/applications'),
+      await sent('GET', '/api/v1/applications/web'),
+      await sent('POST', '/api/v1/deploy?uuid=web&force=true'),
+      await sent('POST', '/api/v1/deploy?uuid=web&pull_request_id=7&docker_tag=pr-7'),
+      await sent('POST', '/api/v1/deploy?tag=prod'),
+      await sent('GET', '/api/v1/deployments/abc'),
+      await sent('GET', '/api/v1/deployments/applications/web?skip=0&take=10'),
+      await sent('POST', '/api/v1/deployments/abc/cancel'),
+      await sent('PATCH', '/api/v1/applications/web', {
+        git_branch: 'main',
+        docker_registry_image_tag: 'v2',
+        health_check_type: 'http',
+        instant_deploy: false
+      }),
+      await sent('PATCH', '/api/v1/applications/web/envs/bulk', {
+        data: [{ key: 'A', value: '1', is_preview: false, is_buildtime: false, comment: null }]
+      }),
+      await sent('GET', '/api/v1/applications/web/logs?lines=50'),
+      await sent('GET', '/api/v1/applications/web/rollback-images'),
+      await sent('POST', '/api/v1/applications/web/rollback', { commit: 'abc1234' }),
+      await sent('DELETE', '/api/v1/applications/web/previews/7')
+    ]
+    for (const request of good)
+      expect([request.path, checkRequest(request)]).toEqual([request.path, []])
+  })
+
+  it('names the route, parameter, header and body problems', async () => {
+    const problems = async (...args: Parameters<typeof sent>): Promise<string[]> =>
+      checkRequest(await sent(...args))
+
+    expect(await problems('GET', '/api/v1/deploy?uuid=web')).toEqual([
+      'GET /api/v1/deploy: /deploy has no GET (only POST)'
+    ])
+    expect(await problems('GET', '/api/v1/nothing/here')).toEqual([
+      'GET /api/v1/nothing/here: no such path in the spec'
+    ])
+    expect(await problems('GET', '/v1/applications')).toEqual([
+      'GET /v1/applications: not under /api/v1'
+    ])
+    expect(await problems('POST', '/api/v1/deploy?uuid=web&commit=abc&pr=x')).toEqual([
+      'POST /deploy: query parameter commit is not declared',
+      'POST /deploy: query parameter pr is not an integer'
+    ])
+    expect(await problems('POST', '/api/v1/deploy', { uuid: 'web' })).toEqual([
+      'POST /deploy: sends a body, but the operation takes none'
+    ])
+    expect(await problems('GET', '/api/v1/applications', undefined, { accept: '*/*' })).toEqual([
+      'GET /applications: Accept is not application/json'
+    ])
+    expect(
+      await problems('GET', '/api/v1/applications', undefined, { authorization: 'Basic x' })
+    ).toEqual(['GET /applications: no Authorization: Bearer token'])
+    expect(await problems('DELETE', '/api/v1/applications/web/previews/seven')).toEqual([
+      'DELETE /applications/{uuid}/previews/{pull_request_id}: path parameter pull_request_id is not an integer'
+    ])
+  })
+
+  it('checks JSON bodies against the schema and the PATCH allow-list', async () => {
+    const problems = async (path: string, body: unknown, method = 'PATCH'): Promise<string[]> =>
+      checkRequest(await sent(method, path, body))
+
+    expect(
+      await problems('/api/v1/applications/web', {
+        environment_variables: 'A=1',
+        server_uuid: 's1',
+        name: 5
+      })
+    ).toEqual([
+      "PATCH /applications/{uuid}: body must NOT have additional properties 'environment_variables'",
+      'PATCH /applications/{uuid}: body/name must be string',
+      'PATCH /applications/{uuid}: field environment_variables is refused by Coolify (not in PATCH_ALLOWED)',
+      'PATCH /applications/{uuid}: field server_uuid is refused by Coolify (not in PATCH_ALLOWED)'
+    ])
+    expect(
+      await problems('/api/v1/applications/web/envs/bulk', {
+        data: [{ key: 'A', value: 1, is_secret: true }]
+      })
+    ).toEqual([
+      "PATCH /applications/{uuid}/envs/bulk: body/data/0 must NOT have additional properties 'is_secret'",
+      'PATCH /applications/{uuid}/envs/bulk: body/data/0/value must be string'
+    ])
+    expect(await problems('/api/v1/applications/web/rollback', {}, 'POST')).toEqual([
+      "POST /applications/{uuid}/rollback: body must have required property 'commit'"
+    ])
+    expect(await problems('/api/v1/applications/web/envs/bulk', 'data=x')).toEqual([
+      'PATCH /applications/{uuid}/envs/bulk: the body is not JSON'
+    ])
+    const missing = await sent('POST', '/api/v1/applications/web/rollback')
+    expect(checkRequest(missing)).toEqual([
+      'POST /applications/{uuid}/rollback: the JSON body is missing'
+    ])
+  })
+})
