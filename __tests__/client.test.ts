@@ -169,34 +169,6 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
     expect(error.status).toBe(404)
   })
 
-  it('createApplication: POST /applications/private-deploy-key with a JSON body', async () => {
-    const { fake, client } = await start()
-    const body = {
-      project_uuid: 'p1',
-      server_uuid: 's1',
-      environment_name: 'production',
-      private_key_uuid: 'k1',
-      git_repository: 'git@github.com:acme/shop.git',
-      git_branch: 'main',
-      build_pack: 'dockerfile' as const,
-      ports_exposes: '8080',
-      name: 'shop'
-    }
-    const created = await client.createApplication(body)
-    const request = onlyRequest()
-    expectRequest(request, 'POST', '/applications/private-deploy-key')
-    expect(request.headers['content-type']).toBe('application/json')
-    expect(JSON.parse(request.body)).toEqual(body)
-    expect(created.uuid).toMatch(/^[a-z][a-z0-9]{23}$/)
-    expect(created.domains).toBe(`http://${created.uuid}.127.0.0.1.sslip.io`)
-    expect(await client.getApplication(created.uuid)).toMatchObject({
-      name: 'shop',
-      git_repository: body.git_repository,
-      ports_exposes: '8080'
-    })
-    expect(fake.requests).toHaveLength(2)
-  })
-
   it('updateApplication: PATCH /applications/{uuid} with only the changed fields', async () => {
     const { client } = await start()
     const changes = { domains: 'https://web.example.com', environment_variables: 'A=1\nB=two' }
@@ -211,17 +183,6 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
       { key: 'A', value: '1', is_secret: false },
       { key: 'B', value: 'two', is_secret: false }
     ])
-  })
-
-  it('deleteApplication: DELETE /applications/{uuid}', async () => {
-    const { client } = await start()
-    expect(await client.deleteApplication(WEB.uuid)).toEqual({
-      message: 'Application deletion request queued.'
-    })
-    const request = onlyRequest()
-    expectRequest(request, 'DELETE', `/applications/${WEB.uuid}`)
-    expect(request.body).toBe('')
-    expect((await failure(client.getApplication(WEB.uuid))).status).toBe(404)
   })
 
   it('deploy: POST /deploy with uuids in the query string, no body', async () => {
@@ -649,48 +610,28 @@ describe('retries', () => {
     expect(retries).toEqual([])
   })
 
-  it('repeats updates, deletes and cancels, which are safe to run twice', async () => {
+  it('repeats updates and cancels, which are safe to run twice', async () => {
     const { fake, client } = await setup({ fake: { abilities: ['root'] } })
     const { deployments } = await client.deploy({ uuids: [WEB.uuid] })
     const id = deployments![0].deployment_uuid!
     fake.inject({ method: 'PATCH', do: 'reset' })
     fake.inject({ method: 'POST', path: `/deployments/${id}/cancel`, do: 'reset' })
-    fake.inject({ method: 'DELETE', do: { status: 502, body: 'Bad Gateway' } })
     await client.updateApplication(WEB.uuid, { name: 'renamed' })
     await client.cancelDeployment(id)
-    await client.deleteApplication(API_APP.uuid)
     expect(fake.requests.map(r => `${r.method} ${r.fault ?? 'ok'}`)).toEqual([
       'POST ok',
       'PATCH reset',
       'PATCH ok',
       'POST reset',
-      'POST ok',
-      'DELETE status 502',
-      'DELETE ok'
+      'POST ok'
     ])
-    expect(retries).toHaveLength(3)
+    expect(retries).toHaveLength(2)
   })
 
-  it.each<{ name: string; call: (c: CoolifyClient) => Promise<unknown> }>([
-    { name: 'deploy', call: deployWeb },
-    {
-      name: 'createApplication',
-      call: c =>
-        c.createApplication({
-          project_uuid: 'p',
-          server_uuid: 's',
-          environment_name: 'e',
-          private_key_uuid: 'k',
-          git_repository: 'git@github.com:a/b.git',
-          git_branch: 'main',
-          build_pack: 'static',
-          ports_exposes: '80'
-        })
-    }
-  ])('$name is sent once: a reset leaves it unanswered', async ({ call }) => {
+  it('deploy is sent once: a reset leaves it unanswered', async () => {
     const { fake, client } = await setup({ fake: { abilities: ['root'] } })
     fake.inject({ method: 'POST', do: 'reset', times: Infinity })
-    const error = await failure(call(client))
+    const error = await failure(deployWeb(client))
     expect(onlyRequest().fault).toBe('reset')
     expect(error.details).toMatchObject({ transient: true, unanswered: true })
     expect(error.details.unsent).toBeFalsy()

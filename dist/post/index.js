@@ -31703,16 +31703,6 @@ class CoolifyClient {
     getApplication(uuid, signal) {
         return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
-    /** Not retried: a second attempt could create a second application. */
-    createApplication(body, signal) {
-        return this.call({
-            method: 'POST',
-            path: '/applications/private-deploy-key',
-            body,
-            retry: false,
-            signal
-        });
-    }
     updateApplication(uuid, changes, signal) {
         return this.call({
             method: 'PATCH',
@@ -31721,9 +31711,6 @@ class CoolifyClient {
             retry: true,
             signal
         });
-    }
-    deleteApplication(uuid, signal) {
-        return this.call({ method: 'DELETE', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
     /**
      * POST /deploy with its parameters in the query string (old servers read no body). `force` is

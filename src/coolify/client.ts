@@ -7,12 +7,10 @@ import type {
   ApplicationChanges,
   ApplicationDetail,
   ApplicationSummary,
-  CreatedApplication,
   DeployAnswer,
   DeploymentDetail,
   DeploymentHistory,
-  DeployRequest,
-  NewApplication
+  DeployRequest
 } from './types.js'
 
 export interface ClientOptions {
@@ -85,17 +83,6 @@ export class CoolifyClient {
     return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
   }
 
-  /** Not retried: a second attempt could create a second application. */
-  createApplication(body: NewApplication, signal?: AbortSignal): Promise<CreatedApplication> {
-    return this.call({
-      method: 'POST',
-      path: '/applications/private-deploy-key',
-      body,
-      retry: false,
-      signal
-    })
-  }
-
   updateApplication(
     uuid: string,
     changes: ApplicationChanges,
@@ -108,10 +95,6 @@ export class CoolifyClient {
       retry: true,
       signal
     })
-  }
-
-  deleteApplication(uuid: string, signal?: AbortSignal): Promise<unknown> {
-    return this.call({ method: 'DELETE', path: `/applications/${enc(uuid)}`, retry: true, signal })
   }
 
   /**

@@ -16,23 +16,6 @@ export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
   environment_variables?: Array<{ key: string; value: string; is_secret?: boolean }>
 }
 
-export interface NewApplication {
-  project_uuid: string
-  server_uuid: string
-  environment_name: string
-  private_key_uuid: string
-  git_repository: string
-  git_branch: string
-  build_pack: 'dockerfile' | 'nixpacks' | 'static'
-  ports_exposes: string
-  name?: string
-}
-
-export interface CreatedApplication {
-  uuid: string
-  domains?: string
-}
-
 /** The write side of an application: `domains` sets what reads show as `fqdn`. */
 export interface ApplicationChanges {
   name?: string
