@@ -469,6 +469,67 @@ const ERROR_CASES: ErrorCase[] = [
     hides: ['<', 'Not Found']
   },
   {
+    name: '404 with an empty body: not the API',
+    fault: { do: { status: 404, body: '' } },
+    call: list,
+    request: 'GET /applications',
+    status: 404,
+    says: [/bare 404 without Coolify's JSON message/, /`coolify-url`/]
+  },
+  {
+    name: '404 with plain text: not the API',
+    fault: { do: { status: 404, body: '404 page not found' } },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 404,
+    says: [/bare 404 without Coolify's JSON message/, /`coolify-url`/],
+    hides: ['page not found']
+  },
+  {
+    name: "404 Coolify's catch-all route",
+    fault: {
+      do: { status: 404, body: { message: 'Not found.', docs: 'https://coolify.io/docs' } }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: 404,
+    says: [/Coolify answered 404 "Not found\."$/],
+    hides: ['coolify-url', 'docs']
+  },
+  {
+    name: '401 Invalid token (malformed or revoked)',
+    fault: { do: { status: 401, body: { message: 'Invalid token.' } } },
+    call: list,
+    request: 'GET /applications',
+    status: 401,
+    says: [/401 "Invalid token\.": the token is malformed or was revoked/, /Create a new API token/]
+  },
+  {
+    name: '403 Missing required team role',
+    fault: { do: { status: 403, body: { message: 'Missing required team role.' } } },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 403,
+    says: [/only a member of its team/, /admin or owner/]
+  },
+  {
+    name: "403 abilities beyond the user's role",
+    fault: {
+      do: {
+        status: 403,
+        body: {
+          message:
+            'This API token has permissions (deploy, read:sensitive) that exceed your current role as a team member. Members are restricted to read-only API access. Please revoke this token and create a new one with only read permissions.'
+        }
+      }
+    },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 403,
+    says: [/abilities \(deploy, read:sensitive\) exceed its user's role/, /admin or owner/],
+    hides: ['Please revoke']
+  },
+  {
     name: '200 with an HTML page',
     fault: { times: Infinity, do: { status: 200, body: PAGE } },
     call: list,
@@ -647,6 +708,17 @@ describe('retries', () => {
     expect(error.status).toBe(503)
     expect(error.details.unanswered).toBeFalsy()
     expect(fake.requests).toHaveLength(1)
+  })
+
+  it('a token HTTP cannot carry fails at once: final, unsent, no connection blamed', async () => {
+    const { fake, client } = await setup({ client: { token: 'bad\ntoken-4d2c' } })
+    const error = await failure(client.listApplications())
+    expect(error.message).toMatch(/^GET \/applications: the request was not sent/)
+    expect(error.message).toContain('UND_ERR_INVALID_ARG')
+    expect(error.message).not.toMatch(/connection|token-4d2c/)
+    expect(error.details).toMatchObject({ transient: false, unanswered: true, unsent: true })
+    expect(fake.requests).toEqual([])
+    expect(retries).toEqual([])
   })
 
   it('a refused connection is unsent: nothing reached the server', async () => {
