@@ -32711,27 +32711,43 @@ const RESERVED_HEADERS = new Set([
     'content-length',
     'host'
 ]);
+/** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** What a value sent as an HTTP header may hold: printable ASCII. */
+const HEADER_TEXT = /^[\x20-\x7e]*$/;
+/** Inputs of several lines or items, checked a line or an item at a time. */
+const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
 /**
  * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
  * could print them. A bad value throws an ActionError that names the input and what it accepts.
+ * Every value may end up in a request or the log, so none may hold a control character: errors
+ * about one name the input (and line), never the value.
  */
-function readConfig(read, mask) {
-    const token = read('token').trim();
+function readConfig(raw, mask) {
+    const token = raw('token').trim();
     if (token)
         mask(token);
-    const headers = parseHeaders(read('headers'), mask);
-    const githubToken = read('github-token').trim() || undefined;
+    const githubToken = raw('github-token').trim() || undefined;
     if (githubToken)
         mask(githubToken);
-    const env = read('env').trim() || undefined;
+    const env = raw('env').trim() || undefined;
     if (env)
         maskEnvValues(env, mask);
+    const headers = parseHeaders(raw('headers'), mask);
+    refuseUnsendable('Input `token`', token);
+    refuseUnsendable('Input `github-token`', githubToken ?? '');
+    const read = singleLine(raw);
     const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
     if (!token) {
         throw new ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
     }
-    const appUuids = parseList(read('app-uuid'));
-    const tags = parseList(read('tag'));
+    const appUuids = parseList(raw('app-uuid'));
+    const tags = parseList(raw('tag'));
+    for (const uuid of appUuids)
+        refuseControl('Input `app-uuid`', uuid);
+    for (const tag of tags)
+        refuseControl('Input `tag`', tag);
     if (appUuids.length === 0 && tags.length === 0) {
         throw new ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
     }
@@ -32764,7 +32780,7 @@ function readConfig(read, mask) {
         logs: parseBoolean(read, 'logs', true),
         debugLogs: parseBoolean(read, 'debug-logs', false),
         headers,
-        caCertificate: readCaCertificate(read('ca-certificate')),
+        caCertificate: readCaCertificate(raw('ca-certificate')),
         environment: read('environment').trim() || undefined,
         githubToken,
         gitBranch: read('git-branch').trim() || undefined,
@@ -32778,6 +32794,28 @@ function readConfig(read, mask) {
         throw new ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
     }
     return config;
+}
+/** The reader of single-line inputs: it refuses a value holding a control character. */
+function singleLine(read) {
+    return name => {
+        const value = read(name);
+        if (!MULTI_LINE.has(name))
+            refuseControl(`Input \`${name}\``, value.trim());
+        return value;
+    };
+}
+/** `where` names the input (and line); the value is never part of the message. */
+function refuseControl(where, value) {
+    if (CONTROL.test(value)) {
+        throw new ActionError(`${where} holds a control character (a line break, tab or the like): remove it.`);
+    }
+}
+/** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
+function refuseUnsendable(where, value) {
+    refuseControl(where, value);
+    if (!HEADER_TEXT.test(value)) {
+        throw new ActionError(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
+    }
 }
 /** Accepts the instance address with or without `/api/v1` and trailing slashes. */
 function parseCoolifyUrl(text) {
@@ -32849,6 +32887,7 @@ function parseHeaders(text, mask) {
         const value = colon > 0 ? line.slice(colon + 1).trim() : '';
         if (value)
             mask(value);
+        refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
         if (!HEADER_NAME.test(name) || !value) {
             throw new ActionError(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
         }
@@ -32865,6 +32904,7 @@ function readCaCertificate(text) {
         return undefined;
     if (value.includes('-----BEGIN CERTIFICATE-----'))
         return value;
+    refuseControl('Input `ca-certificate`', value);
     let pem;
     try {
         pem = (0,external_node_fs_namespaceObject.readFileSync)(value, 'utf8');
@@ -32889,7 +32929,10 @@ function maskEnvValues(text, mask) {
     }
 }
 const MIN_MASKED_LENGTH = 4;
-/** Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. */
+/**
+ * Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. A value is
+ * one line, so it cannot hold a line break; tabs and other control characters are refused too.
+ */
 function parseEnv(text) {
     const lines = [];
     for (const [index, raw] of text.split(/\r?\n/).entries()) {
@@ -32899,6 +32942,7 @@ function parseEnv(text) {
         if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
             throw new ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
         }
+        refuseControl(`Input \`env\`, line ${index + 1} (${line.slice(0, line.indexOf('='))})`, line);
         lines.push(line);
     }
     return lines.join('\n');
