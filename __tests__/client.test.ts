@@ -185,6 +185,36 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
     ])
   })
 
+  it('updateApplicationEnvs: PATCH /applications/{uuid}/envs/bulk with {data: [...]}', async () => {
+    const { fake, client } = await start()
+    const saved = [
+      { uuid: 'env1', key: 'A', value: '1' },
+      { uuid: 'env2', key: 'B', value: 'two words' }
+    ]
+    fake.inject({
+      method: 'PATCH',
+      path: `/applications/${WEB.uuid}/envs/bulk`,
+      do: { status: 201, body: saved }
+    })
+    const variables = [
+      { key: 'A', value: '1' },
+      { key: 'B', value: 'two words' }
+    ]
+    expect(await client.updateApplicationEnvs(WEB.uuid, variables)).toEqual(saved)
+    const request = onlyRequest()
+    expectRequest(request, 'PATCH', `/applications/${WEB.uuid}/envs/bulk`)
+    expect(request.headers['content-type']).toBe('application/json')
+    expect(JSON.parse(request.body)).toEqual({ data: variables })
+  })
+
+  it('updateApplicationEnvs: a server without the route answers its catch-all 404', async () => {
+    const { client } = await start()
+    const error = await failure(client.updateApplicationEnvs(WEB.uuid, [{ key: 'A', value: '1' }]))
+    expect(error.request).toBe(`PATCH /applications/${WEB.uuid}/envs/bulk`)
+    expect(error.status).toBe(404)
+    expect(error.details.serverMessage).toBe('Not found.')
+  })
+
   it('deploy: POST /deploy with uuids in the query string, no body', async () => {
     const { fake, client } = await start()
     const answer = await client.deploy({ uuids: [WEB.uuid, API_APP.uuid] })
@@ -675,18 +705,24 @@ describe('retries', () => {
     const { fake, client } = await setup({ fake: { abilities: ['root'] } })
     const { deployments } = await client.deploy({ uuids: [WEB.uuid] })
     const id = deployments![0].deployment_uuid!
-    fake.inject({ method: 'PATCH', do: 'reset' })
+    const bulk = `/applications/${WEB.uuid}/envs/bulk`
+    fake.inject({ method: 'PATCH', path: `/applications/${WEB.uuid}`, do: 'reset' })
+    fake.inject({ method: 'PATCH', path: bulk, do: { status: 502, body: 'Bad Gateway' } })
+    fake.inject({ method: 'PATCH', path: bulk, do: { status: 201, body: [{ key: 'A' }] } })
     fake.inject({ method: 'POST', path: `/deployments/${id}/cancel`, do: 'reset' })
     await client.updateApplication(WEB.uuid, { name: 'renamed' })
+    await client.updateApplicationEnvs(WEB.uuid, [{ key: 'A', value: '1' }])
     await client.cancelDeployment(id)
     expect(fake.requests.map(r => `${r.method} ${r.fault ?? 'ok'}`)).toEqual([
       'POST ok',
       'PATCH reset',
       'PATCH ok',
+      'PATCH status 502',
+      'PATCH status 201',
       'POST reset',
       'POST ok'
     ])
-    expect(retries).toHaveLength(2)
+    expect(retries).toHaveLength(3)
   })
 
   it('deploy is sent once: a reset leaves it unanswered', async () => {

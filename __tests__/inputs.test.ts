@@ -114,6 +114,20 @@ describe('readConfig', () => {
     expect(config.headers).toEqual({ 'CF-Access-Client-Id': 'a:b', 'X-Other': 'v' })
   })
 
+  it('reads env as variables: comments skipped, the last line of a key wins', () => {
+    const { config } = read({
+      ...BASE,
+      env: '# build\nURL=https://x.example.com/?a=b\nEMPTY=\nMODE=dev\n\nMODE=prod'
+    })
+    expect(config.env).toEqual([
+      { key: 'URL', value: 'https://x.example.com/?a=b' },
+      { key: 'EMPTY', value: '' },
+      { key: 'MODE', value: 'prod' }
+    ])
+    expect(read({ ...BASE, env: '# nothing yet' }).config.env).toBeUndefined()
+    expect(read(BASE).config.env).toBeUndefined()
+  })
+
   it('reads a pull request number', () => {
     expect(read({ ...BASE, pr: '42' }).config.pr).toBe(42)
   })
@@ -257,7 +271,10 @@ describe('control characters', () => {
     expect(config.token).toBe(SECRET)
     expect(config.appUuids).toEqual(['abc', 'def', 'ghi'])
     expect(config.headers).toEqual({ 'X-A': 'a', 'X-B': 'b' })
-    expect(config.env).toBe('A=1\nB=two')
+    expect(config.env).toEqual([
+      { key: 'A', value: '1' },
+      { key: 'B', value: 'two' }
+    ])
   })
 })
 

@@ -341,22 +341,32 @@ describe('settings before the deploy', () => {
     env: `VERSION=1.2.3\nAPI_KEY=${SECRET}`
   }
 
-  it('PATCHes the branch, domains and variables, then deploys', async () => {
+  it('sets the variables through the bulk route and PATCHes the rest, then deploys', async () => {
     const server = await start({ abilities: ['root'] })
     const result = await run(server, settings)
 
     expect(result.code).toBe(0)
+    const bulkPath = `/api/v1/applications/${APP.uuid}/envs/bulk`
+    const appPath = `/api/v1/applications/${APP.uuid}`
     const patches = server.requests.filter(request => request.method === 'PATCH')
-    expect(patches.map(request => request.path)).toEqual([`/api/v1/applications/${APP.uuid}`])
-    expect(JSON.parse(patches[0].body)).toEqual({
-      git_branch: 'staging',
-      domains: 'https://staging.example.com',
-      environment_variables: `VERSION=1.2.3\nAPI_KEY=${SECRET}`
+    expect(patches.map(request => request.path)).toEqual([bulkPath, appPath])
+    const [bulk, app] = patches
+    expect(JSON.parse(bulk.body)).toEqual({
+      data: [
+        { key: 'VERSION', value: '1.2.3' },
+        { key: 'API_KEY', value: SECRET }
+      ]
     })
-    const order = coolifyRequests(server)
-    expect(order.indexOf(`PATCH /api/v1/applications/${APP.uuid}`)).toBeLessThan(
-      order.indexOf('POST /api/v1/deploy')
+    const fields = { git_branch: 'staging', domains: 'https://staging.example.com' }
+    // A server without the bulk route answers its catch-all 404: the seed contract's field then
+    // carries the variables.
+    expect(JSON.parse(app.body)).toEqual(
+      bulk.status === 404
+        ? { ...fields, environment_variables: `VERSION=1.2.3\nAPI_KEY=${SECRET}` }
+        : fields
     )
+    const order = coolifyRequests(server)
+    expect(order.indexOf(`PATCH ${appPath}`)).toBeLessThan(order.indexOf('POST /api/v1/deploy'))
     expect(result.outputs.url).toBe('https://staging.example.com')
     expect(result.stdout).toContain('environment variables VERSION, API_KEY')
     expect(result.stdout.replaceAll(`::add-mask::${SECRET}`, '')).not.toContain(SECRET)

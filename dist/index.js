@@ -31782,6 +31782,19 @@ class CoolifyClient {
         });
     }
     /**
+     * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
+     * values twice changes nothing, so it is retried like the application's PATCH.
+     */
+    updateApplicationEnvs(uuid, variables, signal) {
+        return this.call({
+            method: 'PATCH',
+            path: `/applications/${enc(uuid)}/envs/bulk`,
+            body: { data: variables },
+            retry: true,
+            signal
+        });
+    }
+    /**
      * POST /deploy with its parameters in the query string (old servers read no body). `force` is
      * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
      * here; the caller decides, since a repeated trigger could start a second deployment.
@@ -31976,22 +31989,34 @@ function connect(config) {
 
 
 /**
- * Sets `git-branch`, `domains` and `env` on every application before it is deployed, with PATCH
- * /applications/{uuid} carrying only the fields given. A change Coolify refuses throws, so nothing
- * is deployed with settings other than those asked for.
+ * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
+ * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
+ * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
+ * throws, so nothing is deployed with settings other than those asked for.
  */
 async function applySettings(client, config, signal) {
-    const changes = {
-        git_branch: config.gitBranch,
-        domains: config.domains,
-        environment_variables: config.env
-    };
-    const given = Object.entries(changes).filter(([, value]) => value !== undefined);
-    if (given.length === 0)
+    const settings = {};
+    if (config.gitBranch !== undefined)
+        settings.git_branch = config.gitBranch;
+    if (config.domains !== undefined)
+        settings.domains = config.domains;
+    const env = config.env;
+    if (Object.keys(settings).length === 0 && !env)
         return;
+    // Learnt from the first answer, so that later applications skip a route that is not there.
+    let bulkRoute = true;
     for (const uuid of config.appUuids) {
         try {
-            await client.updateApplication(uuid, Object.fromEntries(given), signal);
+            const changes = { ...settings };
+            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+                bulkRoute = false;
+                info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
+            }
+            if (env && !bulkRoute)
+                changes.environment_variables = joined(env);
+            if (Object.keys(changes).length > 0)
+                await client.updateApplication(uuid, changes, signal);
         }
         catch (error) {
             if (error instanceof CoolifyError && error.status === 422) {
@@ -31999,15 +32024,40 @@ async function applySettings(client, config, signal) {
             }
             throw error;
         }
-        info(`${uuid}: set ${given.map(([field, value]) => describeChange(field, value)).join(', ')}`);
+        info(`${uuid}: set ${describeSettings(settings, env)}`);
     }
 }
-/** What a change sets, for the log: variable names, never their values. */
-function describeChange(field, value) {
-    if (field !== 'environment_variables')
-        return `${field} to ${value}`;
-    const names = value.split('\n').map(line => line.slice(0, line.indexOf('=')));
-    return `environment variables ${names.join(', ')}`;
+/** What was set, for the log: variable names, never their values. */
+function describeSettings(settings, env) {
+    const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`);
+    if (env)
+        done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
+    return done.join(', ');
+}
+/** True once set; false when the server has no bulk route, so nothing was set. */
+async function setVariables(client, uuid, env, signal) {
+    try {
+        await client.updateApplicationEnvs(uuid, env, signal);
+        return true;
+    }
+    catch (error) {
+        if (isMissingRoute(error))
+            return false;
+        throw error;
+    }
+}
+/**
+ * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
+ * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
+ */
+function isMissingRoute(error) {
+    return (error instanceof CoolifyError &&
+        error.status === 404 &&
+        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
+}
+/** The seed contract's form: `KEY=value` lines. */
+function joined(env) {
+    return env.map(({ key, value }) => `${key}=${value}`).join('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/deployment.ts
@@ -32785,7 +32835,7 @@ function readConfig(raw, mask) {
         githubToken,
         gitBranch: read('git-branch').trim() || undefined,
         domains: read('domains').trim() || undefined,
-        env: env && parseEnv(env)
+        env: env ? parseEnv(env) : undefined
     };
     if (config.pr !== undefined && tags.length > 0) {
         throw new ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
@@ -32930,11 +32980,11 @@ function maskEnvValues(text, mask) {
 }
 const MIN_MASKED_LENGTH = 4;
 /**
- * Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. A value is
- * one line, so it cannot hold a line break; tabs and other control characters are refused too.
+ * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
+ * a line break; tabs and other control characters are refused too.
  */
 function parseEnv(text) {
-    const lines = [];
+    const variables = new Map();
     for (const [index, raw] of text.split(/\r?\n/).entries()) {
         const line = raw.trim();
         if (!line || line.startsWith('#'))
@@ -32942,10 +32992,13 @@ function parseEnv(text) {
         if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
             throw new ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
         }
-        refuseControl(`Input \`env\`, line ${index + 1} (${line.slice(0, line.indexOf('='))})`, line);
-        lines.push(line);
+        const key = line.slice(0, line.indexOf('='));
+        refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
+        variables.set(key, line.slice(key.length + 1));
     }
-    return lines.join('\n');
+    if (variables.size === 0)
+        return undefined;
+    return [...variables].map(([key, value]) => ({ key, value }));
 }
 
 ;// CONCATENATED MODULE: ./src/report/annotations.ts

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import type { EnvVariable } from './coolify/types.js'
 import { parseDuration } from './duration.js'
 import { ActionError } from './errors.js'
 
@@ -27,8 +28,8 @@ export interface Config {
   githubToken?: string
   gitBranch?: string
   domains?: string
-  /** `KEY=value` lines, sent as Coolify's newline-separated string. */
-  env?: string
+  /** The `KEY=value` lines, in order, one entry a key (the last line of a key wins). */
+  env?: EnvVariable[]
 }
 
 /** Reads an input by its action.yml name; '' when unset (as `core.getInput` does). */
@@ -125,7 +126,7 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     githubToken,
     gitBranch: read('git-branch').trim() || undefined,
     domains: read('domains').trim() || undefined,
-    env: env && parseEnv(env)
+    env: env ? parseEnv(env) : undefined
   }
   if (config.pr !== undefined && tags.length > 0) {
     throw new ActionError(
@@ -295,19 +296,21 @@ function maskEnvValues(text: string, mask: (secret: string) => void): void {
 const MIN_MASKED_LENGTH = 4
 
 /**
- * Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. A value is
- * one line, so it cannot hold a line break; tabs and other control characters are refused too.
+ * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
+ * a line break; tabs and other control characters are refused too.
  */
-function parseEnv(text: string): string {
-  const lines: string[] = []
+function parseEnv(text: string): EnvVariable[] | undefined {
+  const variables = new Map<string, string>()
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim()
     if (!line || line.startsWith('#')) continue
     if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
       throw new ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`)
     }
-    refuseControl(`Input \`env\`, line ${index + 1} (${line.slice(0, line.indexOf('='))})`, line)
-    lines.push(line)
+    const key = line.slice(0, line.indexOf('='))
+    refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line)
+    variables.set(key, line.slice(key.length + 1))
   }
-  return lines.join('\n')
+  if (variables.size === 0) return undefined
+  return [...variables].map(([key, value]) => ({ key, value }))
 }

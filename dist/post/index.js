@@ -31771,6 +31771,19 @@ class CoolifyClient {
         });
     }
     /**
+     * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
+     * values twice changes nothing, so it is retried like the application's PATCH.
+     */
+    updateApplicationEnvs(uuid, variables, signal) {
+        return this.call({
+            method: 'PATCH',
+            path: `/applications/${enc(uuid)}/envs/bulk`,
+            body: { data: variables },
+            retry: true,
+            signal
+        });
+    }
+    /**
      * POST /deploy with its parameters in the query string (old servers read no body). `force` is
      * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
      * here; the caller decides, since a repeated trigger could start a second deployment.
@@ -32145,7 +32158,7 @@ function readConfig(raw, mask) {
         githubToken,
         gitBranch: read('git-branch').trim() || undefined,
         domains: read('domains').trim() || undefined,
-        env: env && parseEnv(env)
+        env: env ? parseEnv(env) : undefined
     };
     if (config.pr !== undefined && tags.length > 0) {
         throw new ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
@@ -32290,11 +32303,11 @@ function maskEnvValues(text, mask) {
 }
 const MIN_MASKED_LENGTH = 4;
 /**
- * Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. A value is
- * one line, so it cannot hold a line break; tabs and other control characters are refused too.
+ * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
+ * a line break; tabs and other control characters are refused too.
  */
 function parseEnv(text) {
-    const lines = [];
+    const variables = new Map();
     for (const [index, raw] of text.split(/\r?\n/).entries()) {
         const line = raw.trim();
         if (!line || line.startsWith('#'))
@@ -32302,10 +32315,13 @@ function parseEnv(text) {
         if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
             throw new ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
         }
-        refuseControl(`Input \`env\`, line ${index + 1} (${line.slice(0, line.indexOf('='))})`, line);
-        lines.push(line);
+        const key = line.slice(0, line.indexOf('='));
+        refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
+        variables.set(key, line.slice(key.length + 1));
     }
-    return lines.join('\n');
+    if (variables.size === 0)
+        return undefined;
+    return [...variables].map(([key, value]) => ({ key, value }));
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts
