@@ -193,6 +193,42 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
     }
   })
 
+  it('updateApplicationEnvs: PATCH /applications/{uuid}/envs/bulk with {data: [...]}', async () => {
+    const { fake, client } = await start()
+    const saved = [
+      { uuid: 'env1', key: 'A', value: '1' },
+      { uuid: 'env2', key: 'B', value: 'two words' }
+    ]
+    fake.inject({
+      method: 'PATCH',
+      path: `/applications/${WEB.uuid}/envs/bulk`,
+      do: { status: 201, body: saved }
+    })
+    const variables = [
+      { key: 'A', value: '1' },
+      { key: 'B', value: 'two words' }
+    ]
+    expect(await client.updateApplicationEnvs(WEB.uuid, variables, S())).toEqual(saved)
+    const request = onlyRequest()
+    expectRequest(request, 'PATCH', `/applications/${WEB.uuid}/envs/bulk`)
+    expect(request.headers['content-type']).toBe('application/json')
+    expect(JSON.parse(request.body)).toEqual({ data: variables })
+  })
+
+  it('updateApplicationEnvs: a server without the route answers its catch-all 404', async () => {
+    const { fake, client } = await start()
+    fake.inject({
+      path: `/applications/${WEB.uuid}/envs/bulk`,
+      do: { status: 404, body: { message: 'Not found.' } }
+    })
+    const error = await failure(
+      client.updateApplicationEnvs(WEB.uuid, [{ key: 'A', value: '1' }], S())
+    )
+    expect(error.request).toBe(`PATCH /applications/${WEB.uuid}/envs/bulk`)
+    expect(error.status).toBe(404)
+    expect(error.details.serverMessage).toBe('Not found.')
+  })
+
   it('deploy: POST /deploy with uuids in the query string, no body', async () => {
     const { fake, client } = await start()
     const answer = await client.deploy({ uuids: [WEB.uuid, API_APP.uuid] }, S())
@@ -478,6 +514,67 @@ const ERROR_CASES: ErrorCase[] = [
     hides: ['<', 'Not Found']
   },
   {
+    name: '404 with an empty body: not the API',
+    fault: { do: { status: 404, body: '' } },
+    call: list,
+    request: 'GET /applications',
+    status: 404,
+    says: [/bare 404 without Coolify's JSON message/, /`coolify-url`/]
+  },
+  {
+    name: '404 with plain text: not the API',
+    fault: { do: { status: 404, body: '404 page not found' } },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 404,
+    says: [/bare 404 without Coolify's JSON message/, /`coolify-url`/],
+    hides: ['page not found']
+  },
+  {
+    name: "404 Coolify's catch-all route",
+    fault: {
+      do: { status: 404, body: { message: 'Not found.', docs: 'https://coolify.io/docs' } }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: 404,
+    says: [/Coolify answered 404 "Not found\."$/],
+    hides: ['coolify-url', 'docs']
+  },
+  {
+    name: '401 Invalid token (malformed or revoked)',
+    fault: { do: { status: 401, body: { message: 'Invalid token.' } } },
+    call: list,
+    request: 'GET /applications',
+    status: 401,
+    says: [/401 "Invalid token\.": the token is malformed or was revoked/, /Create a new API token/]
+  },
+  {
+    name: '403 Missing required team role',
+    fault: { do: { status: 403, body: { message: 'Missing required team role.' } } },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 403,
+    says: [/only a member of its team/, /admin or owner/]
+  },
+  {
+    name: "403 abilities beyond the user's role",
+    fault: {
+      do: {
+        status: 403,
+        body: {
+          message:
+            'This API token has permissions (deploy, read:sensitive) that exceed your current role as a team member. Members are restricted to read-only API access. Please revoke this token and create a new one with only read permissions.'
+        }
+      }
+    },
+    call: deployWeb,
+    request: 'POST /deploy',
+    status: 403,
+    says: [/abilities \(deploy, read:sensitive\) exceed its user's role/, /admin or owner/],
+    hides: ['Please revoke']
+  },
+  {
     name: '200 with an HTML page',
     fault: { times: Infinity, do: { status: 200, body: PAGE } },
     call: list,
@@ -640,14 +737,20 @@ describe('retries', () => {
     const { fake, client } = await setup({ fake: { abilities: ['root'] } })
     const { deployments } = await client.deploy({ uuids: [WEB.uuid] }, S())
     const id = deployments![0].deployment_uuid!
-    fake.inject({ method: 'PATCH', do: 'reset' })
+    const bulk = `/applications/${WEB.uuid}/envs/bulk`
+    fake.inject({ method: 'PATCH', path: `/applications/${WEB.uuid}`, do: 'reset' })
+    fake.inject({ method: 'PATCH', path: bulk, do: { status: 502, body: 'Bad Gateway' } })
+    fake.inject({ method: 'PATCH', path: bulk, do: { status: 201, body: [{ key: 'A' }] } })
     fake.inject({ method: 'POST', path: `/deployments/${id}/cancel`, do: 'reset' })
     await client.updateApplication(WEB.uuid, { name: 'renamed' }, S())
+    await client.updateApplicationEnvs(WEB.uuid, [{ key: 'A', value: '1' }], S())
     await client.cancelDeployment(id, S())
     expect(fake.requests.map(r => `${r.method} ${r.fault ?? 'ok'}`)).toEqual([
       'POST ok',
       'PATCH reset',
       'PATCH ok',
+      'PATCH status 502',
+      'PATCH status 201',
       'POST reset',
       'POST ok'
     ])
@@ -673,6 +776,17 @@ describe('retries', () => {
     expect(error.status).toBe(503)
     expect(error.details.unanswered).toBeFalsy()
     expect(fake.requests).toHaveLength(1)
+  })
+
+  it('a token HTTP cannot carry fails at once: final, unsent, no connection blamed', async () => {
+    const { fake, client } = await setup({ client: { token: 'bad\ntoken-4d2c' } })
+    const error = await failure(client.listApplications(S()))
+    expect(error.message).toMatch(/^GET \/applications: the request was not sent/)
+    expect(error.message).toContain('UND_ERR_INVALID_ARG')
+    expect(error.message).not.toMatch(/connection|token-4d2c/)
+    expect(error.details).toMatchObject({ transient: false, unanswered: true, unsent: true })
+    expect(fake.requests).toEqual([])
+    expect(notes).toEqual([])
   })
 
   it('a refused connection is unsent: nothing reached the server', async () => {

@@ -1,6 +1,11 @@
 /** How failures are told: which are worth another attempt, and what the user should do next. */
 import { describe, expect, it } from '@jest/globals'
-import { CoolifyError, describeHttpFailure, describeNetworkFailure } from '../src/coolify/errors.js'
+import {
+  CoolifyError,
+  describeHttpFailure,
+  describeNetworkFailure,
+  LOGS_HIDDEN_HINT
+} from '../src/coolify/errors.js'
 
 const HOST = 'coolify.example.com'
 
@@ -64,7 +69,8 @@ describe('describeHttpFailure', () => {
   it.each([
     { status: 400, message: 'You must provide uuid or tag.' },
     { status: 404, message: 'Application not found.' },
-    { status: 404, message: undefined },
+    { status: 404, message: 'Not found.' },
+    { status: 404, message: '' },
     { status: 409, message: 'Conflict' },
     { status: 422, message: 'Validation failed.' }
   ])('$status, message $message: final, no hint', ({ status, message }) => {
@@ -73,6 +79,54 @@ describe('describeHttpFailure', () => {
       hint: '',
       transient: false
     })
+  })
+
+  it('tells a malformed or revoked token (401 "Invalid token.") to be replaced', () => {
+    const { reason, hint, transient } = http(401, 'Invalid token.')
+    expect(reason).toBe(
+      'Coolify answered 401 "Invalid token.": the token is malformed or was revoked'
+    )
+    expect(hint).toMatch(/^Create a new API token in Coolify/)
+    expect(hint).toMatch(/`token` secret/)
+    expect(transient).toBe(false)
+  })
+
+  it('tells a plain team member that deploying takes an admin or owner', () => {
+    const { reason, hint, transient } = http(403, 'Missing required team role.')
+    expect(reason).toBe(
+      `Coolify answered 403 "Missing required team role.": the token's user is only a member of its team`
+    )
+    expect(hint).toMatch(/admin or owner/)
+    expect(hint).toMatch(/raise the user's role/)
+    expect(hint).not.toMatch(/lacks the/)
+    expect(transient).toBe(false)
+  })
+
+  it("names the abilities that exceed the token's team role", () => {
+    const message =
+      'This API token has permissions (write, deploy) that exceed your current role as a team member. Members are restricted to read-only API access. Please revoke this token and create a new one with only read permissions.'
+    const { reason, hint, transient } = http(403, message)
+    expect(reason).toBe(
+      "Coolify answered 403: the token's abilities (write, deploy) exceed its user's role in the team"
+    )
+    expect(hint).toMatch(/raise the user's role/)
+    expect(hint).toMatch(/create the token as an admin or owner/)
+    expect(transient).toBe(false)
+  })
+
+  it('sends a bare 404, with no message of Coolify, to `coolify-url`', () => {
+    const { reason, hint, transient } = http(404, undefined)
+    expect(reason).toBe(
+      "got a bare 404 without Coolify's JSON message: something other than Coolify's API answered"
+    )
+    expect(hint).toMatch(/^Check `coolify-url`/)
+    expect(transient).toBe(false)
+  })
+
+  it('names both reasons build logs can be hidden, in one sentence', () => {
+    expect(LOGS_HIDDEN_HINT).toMatch(/`read:sensitive`/)
+    expect(LOGS_HIDDEN_HINT).toMatch(/admin or owner/)
+    expect(LOGS_HIDDEN_HINT.match(/\. |\n/g)).toBeNull()
   })
 
   it('tells a redirect by the host it points to, without its path or query', () => {
@@ -161,6 +215,18 @@ describe('describeNetworkFailure', () => {
     const described = describeNetworkFailure(failure(code), HOST)
     expect(described).toMatchObject({ reason, transient: true, unsent })
   })
+
+  it.each(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR_INVALID_ARG_VALUE'])(
+    '%s: a request HTTP cannot carry is final and unsent, and blames no connection',
+    code => {
+      const { reason, hint, transient, unsent } = describeNetworkFailure(failure(code), HOST)
+      expect(reason).toBe(`the request was not sent: it holds a value HTTP cannot carry (${code})`)
+      expect(reason).not.toMatch(/connection|answer/)
+      expect(hint).toMatch(/control character/)
+      expect(transient).toBe(false)
+      expect(unsent).toBe(true)
+    }
+  )
 
   it('names `coolify-url` when the host is wrong or down', () => {
     expect(describeNetworkFailure(failure('ECONNREFUSED'), HOST).hint).toMatch(/`coolify-url`/)

@@ -114,6 +114,20 @@ describe('readConfig', () => {
     expect(config.headers).toEqual({ 'CF-Access-Client-Id': 'a:b', 'X-Other': 'v' })
   })
 
+  it('reads env as variables: comments skipped, the last line of a key wins', () => {
+    const { config } = read({
+      ...BASE,
+      env: '# build\nURL=https://x.example.com/?a=b\nEMPTY=\nMODE=dev\n\nMODE=prod'
+    })
+    expect(config.env).toEqual([
+      { key: 'URL', value: 'https://x.example.com/?a=b' },
+      { key: 'EMPTY', value: '' },
+      { key: 'MODE', value: 'prod' }
+    ])
+    expect(read({ ...BASE, env: '# nothing yet' }).config.env).toBeUndefined()
+    expect(read(BASE).config.env).toBeUndefined()
+  })
+
   it('reads a pull request number', () => {
     expect(read({ ...BASE, pr: '42' }).config.pr).toBe(42)
   })
@@ -154,6 +168,113 @@ describe('readConfig', () => {
 
   it('never echoes a header value in its error', () => {
     expect(failure({ ...BASE, headers: 'Bad Name: secret-value' })).not.toContain('secret-value')
+  })
+})
+
+describe('control characters', () => {
+  const SECRET = 'hush-7f3a'
+  const CONTROLS: Record<string, string> = {
+    CR: '\r',
+    LF: '\n',
+    TAB: '\t',
+    NUL: '\u0000',
+    'U+0001': '\u0001',
+    ESC: '\u001b',
+    'U+001F': '\u001f',
+    DEL: '\u007f'
+  }
+  const BLANKS = ['\r', '\n', '\t']
+
+  /** Where a control character can go, and the characters that separate items there instead. */
+  const PLACES: Array<{
+    where: string
+    inputs: (c: string) => Record<string, string>
+    separators?: string[]
+  }> = [
+    { where: 'Input `token`', inputs: c => ({ token: `tok${c}${SECRET}` }) },
+    { where: 'Input `github-token`', inputs: c => ({ 'github-token': `ghs_${c}${SECRET}` }) },
+    {
+      where: 'Input `headers`, line 2',
+      inputs: c => ({ headers: `X-Id: id\nX-Secret: ${SECRET}${c}more` }),
+      separators: ['\n']
+    },
+    {
+      where: 'Input `env`, line 2 (API_KEY)',
+      inputs: c => ({ env: `MODE=dev\nAPI_KEY=${SECRET}${c}more` }),
+      separators: ['\n']
+    },
+    { where: 'Input `app-uuid`', inputs: c => ({ 'app-uuid': `abc${c}def` }), separators: BLANKS },
+    {
+      where: 'Input `tag`',
+      inputs: c => ({ 'app-uuid': '', tag: `web${c}api` }),
+      separators: BLANKS
+    },
+    { where: 'Input `git-branch`', inputs: c => ({ 'git-branch': `main${c}x` }) },
+    { where: 'Input `domains`', inputs: c => ({ domains: `https://a.example.com${c}x` }) },
+    { where: 'Input `pr`', inputs: c => ({ pr: `4${c}2` }) },
+    {
+      where: 'Input `coolify-url`',
+      inputs: c => ({ 'coolify-url': `https://coo${c}lify.example.com` })
+    },
+    { where: 'Input `environment`', inputs: c => ({ environment: `prod${c}x` }) },
+    { where: 'Input `force`', inputs: c => ({ force: `tr${c}ue` }) },
+    { where: 'Input `timeout`', inputs: c => ({ timeout: `1${c}m` }) },
+    { where: 'Input `ca-certificate`', inputs: c => ({ 'ca-certificate': `/etc/ca${c}.pem` }) }
+  ]
+
+  const cases = PLACES.flatMap(place =>
+    Object.entries(CONTROLS)
+      .filter(([, c]) => !place.separators?.includes(c))
+      .map(([name, c]) => ({ ...place, name, c }))
+  )
+
+  it.each(cases)('$where: refuses $name with one line that names the input', c => {
+    const message = failure({ ...BASE, ...c.inputs(c.c) })
+    expect(message).toBe(
+      `${c.where} holds a control character (a line break, tab or the like): remove it.`
+    )
+    expect(message).not.toContain(SECRET)
+  })
+
+  it('masks a secret before refusing it', () => {
+    const masked: string[] = []
+    expect(() =>
+      readConfig(
+        name => ({ ...BASE, token: `tok\n${SECRET}` })[name] ?? '',
+        secret => masked.push(secret)
+      )
+    ).toThrow(/`token` holds a control character/)
+    expect(masked).toEqual([`tok\n${SECRET}`])
+  })
+
+  it.each([
+    [{ token: `tök-${SECRET}` }, 'Input `token`'],
+    [{ 'github-token': `ghs_€${SECRET}` }, 'Input `github-token`'],
+    [{ headers: `X-Secret: ${SECRET}✓` }, 'Input `headers`, line 1']
+  ])('refuses %j, which an HTTP header cannot carry', (inputs, where) => {
+    const message = failure({ ...BASE, ...inputs })
+    expect(message).toBe(
+      `${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`
+    )
+    expect(message).not.toContain(SECRET)
+  })
+
+  it('takes line breaks and blanks around values as the separators they are', () => {
+    const { config } = read({
+      ...BASE,
+      token: `\t${SECRET}\r\n`,
+      'app-uuid': 'abc\r\ndef\tghi',
+      headers: 'X-A: a\r\nX-B:\tb\t',
+      env: 'A=1\r\nB=two\t',
+      'git-branch': ' main\n'
+    })
+    expect(config.token).toBe(SECRET)
+    expect(config.appUuids).toEqual(['abc', 'def', 'ghi'])
+    expect(config.headers).toEqual({ 'X-A': 'a', 'X-B': 'b' })
+    expect(config.env).toEqual([
+      { key: 'A', value: '1' },
+      { key: 'B', value: 'two' }
+    ])
   })
 })
 

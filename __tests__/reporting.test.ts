@@ -341,28 +341,45 @@ describe('settings before the deploy', () => {
     env: `VERSION=1.2.3\nAPI_KEY=${SECRET}`
   }
 
-  it('PATCHes the branch, domains and variables, then deploys', async () => {
-    // The contract's PATCH takes environment_variables; real 4.x servers refuse it.
-    const server = await start({ flavor: 'seed', abilities: ['root'] })
-    const result = await run(server, settings)
+  it.each(['4x', 'seed'] as const)(
+    "sets the variables (bulk route, or the contract's field without it) and PATCHes the rest, then deploys: %s",
+    async flavor => {
+      const server = await start({ flavor, abilities: ['root'] })
+      const result = await run(server, settings)
 
-    expect(result.code).toBe(0)
-    const patches = server.requests.filter(request => request.method === 'PATCH')
-    expect(patches.map(request => request.path)).toEqual([`/api/v1/applications/${APP.uuid}`])
-    expect(JSON.parse(patches[0].body)).toEqual({
-      git_branch: 'staging',
-      domains: 'https://staging.example.com',
-      environment_variables: `VERSION=1.2.3\nAPI_KEY=${SECRET}`
-    })
-    const order = coolifyRequests(server)
-    expect(order.indexOf(`PATCH /api/v1/applications/${APP.uuid}`)).toBeLessThan(
-      order.indexOf('POST /api/v1/deploy')
-    )
-    expect(result.outputs.url).toBe('https://staging.example.com')
-    expect(result.stdout).toContain('environment variables VERSION, API_KEY')
-    expect(result.stdout.replaceAll(`::add-mask::${SECRET}`, '')).not.toContain(SECRET)
-    expect(result.summary).not.toContain(SECRET)
-  })
+      expect(result.code).toBe(0)
+      const bulkPath = `/api/v1/applications/${APP.uuid}/envs/bulk`
+      const appPath = `/api/v1/applications/${APP.uuid}`
+      const patches = server.requests.filter(request => request.method === 'PATCH')
+      expect(patches.map(request => request.path)).toEqual([bulkPath, appPath])
+      const [bulk, app] = patches
+      expect(JSON.parse(bulk.body)).toEqual({
+        data: [
+          { key: 'VERSION', value: '1.2.3' },
+          { key: 'API_KEY', value: SECRET }
+        ]
+      })
+      const fields = { git_branch: 'staging', domains: 'https://staging.example.com' }
+      // A server without the bulk route answers its catch-all 404: the seed contract's field then
+      // carries the variables.
+      expect(JSON.parse(app.body)).toEqual(
+        bulk.status === 404
+          ? { ...fields, environment_variables: `VERSION=1.2.3\nAPI_KEY=${SECRET}` }
+          : fields
+      )
+      const order = coolifyRequests(server)
+      expect(order.indexOf(`PATCH ${appPath}`)).toBeLessThan(order.indexOf('POST /api/v1/deploy'))
+      expect(result.outputs.url).toBe('https://staging.example.com')
+      expect(result.stdout).toContain('environment variables VERSION, API_KEY')
+      expect(result.stdout.replaceAll(`::add-mask::${SECRET}`, '')).not.toContain(SECRET)
+      expect(result.summary).not.toContain(SECRET)
+      // Real 4.x has the route and keeps the variables; the seed contract has only the field.
+      expect(bulk.status).toBe(flavor === '4x' ? 201 : 404)
+      if (flavor === '4x') {
+        expect(server.app(APP.uuid)!.envs.map(env => env.key)).toEqual(['VERSION', 'API_KEY'])
+      }
+    }
+  )
 
   it('sends only the fields given', async () => {
     const server = await start({ abilities: ['root'] })

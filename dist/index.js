@@ -31388,6 +31388,11 @@ class CoolifyError extends ActionError {
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
 const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains` and `env`)';
+/** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
+const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
+const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
+/** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
+const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
 function describeHttpFailure(status, serverMessage, headers) {
     const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
@@ -31407,6 +31412,13 @@ function describeHttpFailure(status, serverMessage, headers) {
             transient: false
         };
     }
+    if (status === 401 && /invalid token/i.test(serverMessage ?? '')) {
+        return {
+            reason: `${answered}: the token is malformed or was revoked`,
+            hint: 'Create a new API token in Coolify (Keys & Tokens) and store it in the `token` secret',
+            transient: false
+        };
+    }
     if (status === 401 || (status === 400 && /invalid token/i.test(serverMessage ?? ''))) {
         return { reason: `${answered}: the token was refused`, hint: TOKEN_HINT, transient: false };
     }
@@ -31418,6 +31430,21 @@ function describeHttpFailure(status, serverMessage, headers) {
             return {
                 reason: `${answered}`,
                 hint: `The token lacks the \`${missing}\` ability: create a token with ${ABILITIES}`,
+                transient: false
+            };
+        }
+        if (/missing required team role/i.test(serverMessage ?? '')) {
+            return {
+                reason: `${answered}: the token's user is only a member of its team`,
+                hint: ROLE_HINT,
+                transient: false
+            };
+        }
+        const exceeding = /permissions \(([^)]*)\) that exceed your current role/i.exec(serverMessage ?? '')?.[1];
+        if (exceeding !== undefined) {
+            return {
+                reason: `Coolify answered ${status}: the token's abilities (${exceeding}) exceed its user's role in the team`,
+                hint: ROLE_HINT,
                 transient: false
             };
         }
@@ -31438,6 +31465,14 @@ function describeHttpFailure(status, serverMessage, headers) {
         return {
             reason: answered,
             hint: `The token may not reach this resource: tokens belong to one team and need ${ABILITIES}`,
+            transient: false
+        };
+    }
+    if (status === 404 && serverMessage === undefined) {
+        // Coolify's own 404s always carry a message; a bare one comes from something else.
+        return {
+            reason: `got a bare ${status} without Coolify's JSON message: something other than Coolify's API answered`,
+            hint: URL_HINT,
             transient: false
         };
     }
@@ -31484,6 +31519,21 @@ const CONNECT_CODES = new Set([
     'EHOSTUNREACH',
     'ENETUNREACH'
 ]);
+/**
+ * The request was refused before it left: a value HTTP cannot carry (a control character in a
+ * header) or a programming error. Nothing was sent, and sending it again fails the same way.
+ */
+const ARGUMENT_CODES = new Set([
+    'UND_ERR_INVALID_ARG',
+    'UND_ERR_INVALID_RETURN_VALUE',
+    'UND_ERR_NOT_SUPPORTED',
+    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+    'ERR_INVALID_ARG_TYPE',
+    'ERR_INVALID_ARG_VALUE',
+    'ERR_INVALID_CHAR',
+    'ERR_INVALID_HTTP_TOKEN',
+    'ERR_INVALID_URL'
+]);
 const CERTIFICATE_CODES = new Set([
     'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     'UNABLE_TO_GET_ISSUER_CERT',
@@ -31497,6 +31547,14 @@ const CERTIFICATE_CODES = new Set([
 /** Turns a failure to get any answer into the reason and next step. */
 function describeNetworkFailure(error, host) {
     const code = errorCode(error);
+    if (ARGUMENT_CODES.has(code)) {
+        return {
+            reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
+            hint: 'Look for a stray line break or control character in `token`, `headers` and the other inputs',
+            transient: false,
+            unsent: true
+        };
+    }
     const unsent = CONNECT_CODES.has(code) || CERTIFICATE_CODES.has(code);
     if (CERTIFICATE_CODES.has(code)) {
         return {
@@ -31772,6 +31830,19 @@ class CoolifyClient {
         });
     }
     /**
+     * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
+     * values twice changes nothing, so it is retried like the application's PATCH.
+     */
+    updateApplicationEnvs(uuid, variables, signal) {
+        return this.call({
+            method: 'PATCH',
+            path: `/applications/${enc(uuid)}/envs/bulk`,
+            body: { data: variables },
+            retry: true,
+            signal
+        });
+    }
+    /**
      * POST /deploy with its parameters in the query string (old servers read no body). `force` is
      * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
      * here; the caller decides, since a repeated trigger could start a second deployment.
@@ -31983,22 +32054,34 @@ function connect(config) {
 
 
 /**
- * Sets `git-branch`, `domains` and `env` on every application before it is deployed, with PATCH
- * /applications/{uuid} carrying only the fields given. A change Coolify refuses throws, so nothing
- * is deployed with settings other than those asked for.
+ * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
+ * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
+ * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
+ * throws, so nothing is deployed with settings other than those asked for.
  */
 async function applySettings(client, config, signal) {
-    const changes = {
-        git_branch: config.gitBranch,
-        domains: config.domains,
-        environment_variables: config.env
-    };
-    const given = Object.entries(changes).filter(([, value]) => value !== undefined);
-    if (given.length === 0)
+    const settings = {};
+    if (config.gitBranch !== undefined)
+        settings.git_branch = config.gitBranch;
+    if (config.domains !== undefined)
+        settings.domains = config.domains;
+    const env = config.env;
+    if (Object.keys(settings).length === 0 && !env)
         return;
+    // Learnt from the first answer, so that later applications skip a route that is not there.
+    let bulkRoute = true;
     for (const uuid of config.appUuids) {
         try {
-            await client.updateApplication(uuid, Object.fromEntries(given), signal);
+            const changes = { ...settings };
+            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+                bulkRoute = false;
+                info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
+            }
+            if (env && !bulkRoute)
+                changes.environment_variables = joined(env);
+            if (Object.keys(changes).length > 0)
+                await client.updateApplication(uuid, changes, signal);
         }
         catch (error) {
             if (error instanceof CoolifyError && error.status === 422) {
@@ -32006,15 +32089,40 @@ async function applySettings(client, config, signal) {
             }
             throw error;
         }
-        info(`${uuid}: set ${given.map(([field, value]) => describeChange(field, value)).join(', ')}`);
+        info(`${uuid}: set ${describeSettings(settings, env)}`);
     }
 }
-/** What a change sets, for the log: variable names, never their values. */
-function describeChange(field, value) {
-    if (field !== 'environment_variables')
-        return `${field} to ${value}`;
-    const names = value.split('\n').map(line => line.slice(0, line.indexOf('=')));
-    return `environment variables ${names.join(', ')}`;
+/** What was set, for the log: variable names, never their values. */
+function describeSettings(settings, env) {
+    const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`);
+    if (env)
+        done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
+    return done.join(', ');
+}
+/** True once set; false when the server has no bulk route, so nothing was set. */
+async function setVariables(client, uuid, env, signal) {
+    try {
+        await client.updateApplicationEnvs(uuid, env, signal);
+        return true;
+    }
+    catch (error) {
+        if (isMissingRoute(error))
+            return false;
+        throw error;
+    }
+}
+/**
+ * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
+ * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
+ */
+function isMissingRoute(error) {
+    return (error instanceof CoolifyError &&
+        error.status === 404 &&
+        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
+}
+/** The seed contract's form: `KEY=value` lines. */
+function joined(env) {
+    return env.map(({ key, value }) => `${key}=${value}`).join('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/status.ts
@@ -32653,7 +32761,7 @@ class Watcher {
     /** Why the last reads failed, when the wait ended while Coolify could not be read. */
     unread = new Map();
     pacer;
-    logsHiddenWarned = false;
+    logsHidden = false;
     constructor(client, deployments, options) {
         this.client = client;
         this.deployments = deployments;
@@ -32770,7 +32878,7 @@ class Watcher {
      * already read, read again while the log grows.
      */
     async readClosingLines(deployment, signal) {
-        if (!this.options.logs || this.logsHiddenWarned)
+        if (!this.options.logs || this.logsHidden)
             return;
         const cursor = this.cursors.get(deployment);
         const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs);
@@ -32813,9 +32921,9 @@ class Watcher {
         if (!this.options.logs)
             return;
         if (!('logs' in detail)) {
-            if (!this.logsHiddenWarned) {
-                this.logsHiddenWarned = true;
-                this.options.warn('Build logs are hidden from this token: it needs the `read:sensitive` ability, and its user must be an admin or owner of the team. The deployment is followed all the same.');
+            if (!this.logsHidden) {
+                this.logsHidden = true;
+                this.options.warn(`${LOGS_HIDDEN_HINT} The deployment is followed all the same.`);
             }
             return;
         }
@@ -32866,27 +32974,43 @@ const RESERVED_HEADERS = new Set([
     'content-length',
     'host'
 ]);
+/** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** What a value sent as an HTTP header may hold: printable ASCII. */
+const HEADER_TEXT = /^[\x20-\x7e]*$/;
+/** Inputs of several lines or items, checked a line or an item at a time. */
+const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
 /**
  * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
  * could print them. A bad value throws an ActionError that names the input and what it accepts.
+ * Every value may end up in a request or the log, so none may hold a control character: errors
+ * about one name the input (and line), never the value.
  */
-function readConfig(read, mask) {
-    const token = read('token').trim();
+function readConfig(raw, mask) {
+    const token = raw('token').trim();
     if (token)
         mask(token);
-    const headers = parseHeaders(read('headers'), mask);
-    const githubToken = read('github-token').trim() || undefined;
+    const githubToken = raw('github-token').trim() || undefined;
     if (githubToken)
         mask(githubToken);
-    const env = read('env').trim() || undefined;
+    const env = raw('env').trim() || undefined;
     if (env)
         maskEnvValues(env, mask);
+    const headers = parseHeaders(raw('headers'), mask);
+    refuseUnsendable('Input `token`', token);
+    refuseUnsendable('Input `github-token`', githubToken ?? '');
+    const read = singleLine(raw);
     const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
     if (!token) {
         throw new ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
     }
-    const appUuids = parseList(read('app-uuid'));
-    const tags = parseList(read('tag'));
+    const appUuids = parseList(raw('app-uuid'));
+    const tags = parseList(raw('tag'));
+    for (const uuid of appUuids)
+        refuseControl('Input `app-uuid`', uuid);
+    for (const tag of tags)
+        refuseControl('Input `tag`', tag);
     if (appUuids.length === 0 && tags.length === 0) {
         throw new ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
     }
@@ -32919,12 +33043,12 @@ function readConfig(read, mask) {
         logs: parseBoolean(read, 'logs', true),
         debugLogs: parseBoolean(read, 'debug-logs', false),
         headers,
-        caCertificate: readCaCertificate(read('ca-certificate')),
+        caCertificate: readCaCertificate(raw('ca-certificate')),
         environment: read('environment').trim() || undefined,
         githubToken,
         gitBranch: read('git-branch').trim() || undefined,
         domains: read('domains').trim() || undefined,
-        env: env && parseEnv(env)
+        env: env ? parseEnv(env) : undefined
     };
     if (config.pr !== undefined && tags.length > 0) {
         throw new ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
@@ -32933,6 +33057,28 @@ function readConfig(read, mask) {
         throw new ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
     }
     return config;
+}
+/** The reader of single-line inputs: it refuses a value holding a control character. */
+function singleLine(read) {
+    return name => {
+        const value = read(name);
+        if (!MULTI_LINE.has(name))
+            refuseControl(`Input \`${name}\``, value.trim());
+        return value;
+    };
+}
+/** `where` names the input (and line); the value is never part of the message. */
+function refuseControl(where, value) {
+    if (CONTROL.test(value)) {
+        throw new ActionError(`${where} holds a control character (a line break, tab or the like): remove it.`);
+    }
+}
+/** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
+function refuseUnsendable(where, value) {
+    refuseControl(where, value);
+    if (!HEADER_TEXT.test(value)) {
+        throw new ActionError(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
+    }
 }
 /** Accepts the instance address with or without `/api/v1` and trailing slashes. */
 function parseCoolifyUrl(text) {
@@ -33004,6 +33150,7 @@ function parseHeaders(text, mask) {
         const value = colon > 0 ? line.slice(colon + 1).trim() : '';
         if (value)
             mask(value);
+        refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
         if (!HEADER_NAME.test(name) || !value) {
             throw new ActionError(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
         }
@@ -33020,6 +33167,7 @@ function readCaCertificate(text) {
         return undefined;
     if (value.includes('-----BEGIN CERTIFICATE-----'))
         return value;
+    refuseControl('Input `ca-certificate`', value);
     let pem;
     try {
         pem = (0,external_node_fs_namespaceObject.readFileSync)(value, 'utf8');
@@ -33044,9 +33192,12 @@ function maskEnvValues(text, mask) {
     }
 }
 const MIN_MASKED_LENGTH = 4;
-/** Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. */
+/**
+ * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
+ * a line break; tabs and other control characters are refused too.
+ */
 function parseEnv(text) {
-    const lines = [];
+    const variables = new Map();
     for (const [index, raw] of text.split(/\r?\n/).entries()) {
         const line = raw.trim();
         if (!line || line.startsWith('#'))
@@ -33054,9 +33205,13 @@ function parseEnv(text) {
         if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
             throw new ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
         }
-        lines.push(line);
+        const key = line.slice(0, line.indexOf('='));
+        refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
+        variables.set(key, line.slice(key.length + 1));
     }
-    return lines.join('\n');
+    if (variables.size === 0)
+        return undefined;
+    return [...variables].map(([key, value]) => ({ key, value }));
 }
 
 ;// CONCATENATED MODULE: ./src/report/annotations.ts
@@ -33109,13 +33264,24 @@ const STYLE = {
     info: ['', ''],
     stderr: ['\u001b[31m', '\u001b[0m'],
     warning: ['\u001b[33m', '\u001b[0m'],
-    command: ['\u001b[36m$ ', '\u001b[0m']
+    command: ['\u001b[36m', '\u001b[0m']
 };
+/** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
+const LINE_BREAK = /\r\n|\r|\n/;
+/**
+ * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
+ * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
+ */
+// eslint-disable-next-line no-control-regex
+const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/;
+const ZERO_WIDTH_SPACE = '\u200b';
 /**
  * Writes build logs into the job's output. One deployment gets one log group around its whole
  * log; several that run at once get a group per batch, each line prefixed with the application's
- * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`.
- * A batch is written with a single write, however many lines it holds.
+ * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`, and
+ * a line that would read as log markup gets a zero-width space between `##` and `[`, so that it
+ * reads the same but is printed as text. A batch is written with a single write, however many
+ * lines it holds.
  */
 class LogPrinter {
     several;
@@ -33130,7 +33296,7 @@ class LogPrinter {
         if (this.several || this.openGroup)
             return;
         this.openGroup = deployment;
-        this.write(`::group::Build log of ${deployment.name}\n`);
+        this.write(`::group::Build log of ${oneLine(deployment.name)}\n`);
     }
     end(deployment) {
         if (this.openGroup !== deployment)
@@ -33141,19 +33307,33 @@ class LogPrinter {
     lines(deployment, lines) {
         if (lines.length === 0)
             return;
-        const prefix = this.several ? `${deployment.name} | ` : '';
+        const name = oneLine(deployment.name);
+        const prefix = this.several ? `${name} | ` : '';
         const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-        let text = this.several ? `::group::${deployment.name}\n` : '';
+        let text = this.several ? `::group::${name}\n` : '';
         text += `::stop-commands::${token}\n`;
         for (const line of lines) {
             const [open, close] = STYLE[line.kind];
-            text += `${prefix}${open}${line.text}${close}\n`;
+            // Each line the runner will see gets the prefix and style, and is checked for markup.
+            const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text];
+            parts.forEach((part, index) => {
+                const marker = line.kind === 'command' && index === 0 ? '$ ' : '';
+                text += `${inert(`${prefix}${open}${marker}${part}${close}`)}\n`;
+            });
         }
         text += `::${token}::\n`;
         if (this.several)
             text += '::endgroup::\n';
         this.write(text);
     }
+}
+function inert(line) {
+    return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
+}
+/** A name from Coolify as one line of text: it goes into group titles and line prefixes. */
+function oneLine(name) {
+    // eslint-disable-next-line no-control-regex
+    return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '));
 }
 
 ;// CONCATENATED MODULE: ./src/report/outputs.ts

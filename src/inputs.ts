@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import type { EnvVariable } from './coolify/types.js'
 import { parseDuration } from './duration.js'
 import { ActionError } from './errors.js'
 
@@ -27,8 +28,8 @@ export interface Config {
   githubToken?: string
   gitBranch?: string
   domains?: string
-  /** `KEY=value` lines, sent as Coolify's newline-separated string. */
-  env?: string
+  /** The `KEY=value` lines, in order, one entry a key (the last line of a key wins). */
+  env?: EnvVariable[]
 }
 
 /** Reads an input by its action.yml name; '' when unset (as `core.getInput` does). */
@@ -44,19 +45,31 @@ const RESERVED_HEADERS = new Set([
   'content-length',
   'host'
 ])
+/** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/
+/** What a value sent as an HTTP header may hold: printable ASCII. */
+const HEADER_TEXT = /^[\x20-\x7e]*$/
+/** Inputs of several lines or items, checked a line or an item at a time. */
+const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate'])
 
 /**
  * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
  * could print them. A bad value throws an ActionError that names the input and what it accepts.
+ * Every value may end up in a request or the log, so none may hold a control character: errors
+ * about one name the input (and line), never the value.
  */
-export function readConfig(read: InputReader, mask: (secret: string) => void): Config {
-  const token = read('token').trim()
+export function readConfig(raw: InputReader, mask: (secret: string) => void): Config {
+  const token = raw('token').trim()
   if (token) mask(token)
-  const headers = parseHeaders(read('headers'), mask)
-  const githubToken = read('github-token').trim() || undefined
+  const githubToken = raw('github-token').trim() || undefined
   if (githubToken) mask(githubToken)
-  const env = read('env').trim() || undefined
+  const env = raw('env').trim() || undefined
   if (env) maskEnvValues(env, mask)
+  const headers = parseHeaders(raw('headers'), mask)
+  refuseUnsendable('Input `token`', token)
+  refuseUnsendable('Input `github-token`', githubToken ?? '')
+  const read = singleLine(raw)
 
   const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'))
   if (!token) {
@@ -65,8 +78,10 @@ export function readConfig(read: InputReader, mask: (secret: string) => void): C
     )
   }
 
-  const appUuids = parseList(read('app-uuid'))
-  const tags = parseList(read('tag'))
+  const appUuids = parseList(raw('app-uuid'))
+  const tags = parseList(raw('tag'))
+  for (const uuid of appUuids) refuseControl('Input `app-uuid`', uuid)
+  for (const tag of tags) refuseControl('Input `tag`', tag)
   if (appUuids.length === 0 && tags.length === 0) {
     throw new ActionError(
       'Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.'
@@ -106,12 +121,12 @@ export function readConfig(read: InputReader, mask: (secret: string) => void): C
     logs: parseBoolean(read, 'logs', true),
     debugLogs: parseBoolean(read, 'debug-logs', false),
     headers,
-    caCertificate: readCaCertificate(read('ca-certificate')),
+    caCertificate: readCaCertificate(raw('ca-certificate')),
     environment: read('environment').trim() || undefined,
     githubToken,
     gitBranch: read('git-branch').trim() || undefined,
     domains: read('domains').trim() || undefined,
-    env: env && parseEnv(env)
+    env: env ? parseEnv(env) : undefined
   }
   if (config.pr !== undefined && tags.length > 0) {
     throw new ActionError(
@@ -124,6 +139,34 @@ export function readConfig(read: InputReader, mask: (secret: string) => void): C
     )
   }
   return config
+}
+
+/** The reader of single-line inputs: it refuses a value holding a control character. */
+function singleLine(read: InputReader): InputReader {
+  return name => {
+    const value = read(name)
+    if (!MULTI_LINE.has(name)) refuseControl(`Input \`${name}\``, value.trim())
+    return value
+  }
+}
+
+/** `where` names the input (and line); the value is never part of the message. */
+function refuseControl(where: string, value: string): void {
+  if (CONTROL.test(value)) {
+    throw new ActionError(
+      `${where} holds a control character (a line break, tab or the like): remove it.`
+    )
+  }
+}
+
+/** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
+function refuseUnsendable(where: string, value: string): void {
+  refuseControl(where, value)
+  if (!HEADER_TEXT.test(value)) {
+    throw new ActionError(
+      `${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`
+    )
+  }
 }
 
 /** Accepts the instance address with or without `/api/v1` and trailing slashes. */
@@ -204,6 +247,7 @@ export function parseHeaders(text: string, mask: (secret: string) => void): Reco
     const name = colon > 0 ? line.slice(0, colon).trim() : ''
     const value = colon > 0 ? line.slice(colon + 1).trim() : ''
     if (value) mask(value)
+    refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value)
     if (!HEADER_NAME.test(name) || !value) {
       throw new ActionError(
         `Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`
@@ -223,6 +267,7 @@ function readCaCertificate(text: string): string | undefined {
   const value = text.trim()
   if (!value) return undefined
   if (value.includes('-----BEGIN CERTIFICATE-----')) return value
+  refuseControl('Input `ca-certificate`', value)
   let pem: string
   try {
     pem = readFileSync(value, 'utf8')
@@ -250,16 +295,22 @@ function maskEnvValues(text: string, mask: (secret: string) => void): void {
 
 const MIN_MASKED_LENGTH = 4
 
-/** Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. */
-function parseEnv(text: string): string {
-  const lines: string[] = []
+/**
+ * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
+ * a line break; tabs and other control characters are refused too.
+ */
+function parseEnv(text: string): EnvVariable[] | undefined {
+  const variables = new Map<string, string>()
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim()
     if (!line || line.startsWith('#')) continue
     if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
       throw new ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`)
     }
-    lines.push(line)
+    const key = line.slice(0, line.indexOf('='))
+    refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line)
+    variables.set(key, line.slice(key.length + 1))
   }
-  return lines.join('\n')
+  if (variables.size === 0) return undefined
+  return [...variables].map(([key, value]) => ({ key, value }))
 }

@@ -31377,6 +31377,11 @@ class errors_CoolifyError extends errors_ActionError {
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
 const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains` and `env`)';
+/** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
+const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
+const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
+/** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
+const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
 function describeHttpFailure(status, serverMessage, headers) {
     const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
@@ -31396,6 +31401,13 @@ function describeHttpFailure(status, serverMessage, headers) {
             transient: false
         };
     }
+    if (status === 401 && /invalid token/i.test(serverMessage ?? '')) {
+        return {
+            reason: `${answered}: the token is malformed or was revoked`,
+            hint: 'Create a new API token in Coolify (Keys & Tokens) and store it in the `token` secret',
+            transient: false
+        };
+    }
     if (status === 401 || (status === 400 && /invalid token/i.test(serverMessage ?? ''))) {
         return { reason: `${answered}: the token was refused`, hint: TOKEN_HINT, transient: false };
     }
@@ -31407,6 +31419,21 @@ function describeHttpFailure(status, serverMessage, headers) {
             return {
                 reason: `${answered}`,
                 hint: `The token lacks the \`${missing}\` ability: create a token with ${ABILITIES}`,
+                transient: false
+            };
+        }
+        if (/missing required team role/i.test(serverMessage ?? '')) {
+            return {
+                reason: `${answered}: the token's user is only a member of its team`,
+                hint: ROLE_HINT,
+                transient: false
+            };
+        }
+        const exceeding = /permissions \(([^)]*)\) that exceed your current role/i.exec(serverMessage ?? '')?.[1];
+        if (exceeding !== undefined) {
+            return {
+                reason: `Coolify answered ${status}: the token's abilities (${exceeding}) exceed its user's role in the team`,
+                hint: ROLE_HINT,
                 transient: false
             };
         }
@@ -31427,6 +31454,14 @@ function describeHttpFailure(status, serverMessage, headers) {
         return {
             reason: answered,
             hint: `The token may not reach this resource: tokens belong to one team and need ${ABILITIES}`,
+            transient: false
+        };
+    }
+    if (status === 404 && serverMessage === undefined) {
+        // Coolify's own 404s always carry a message; a bare one comes from something else.
+        return {
+            reason: `got a bare ${status} without Coolify's JSON message: something other than Coolify's API answered`,
+            hint: URL_HINT,
             transient: false
         };
     }
@@ -31473,6 +31508,21 @@ const CONNECT_CODES = new Set([
     'EHOSTUNREACH',
     'ENETUNREACH'
 ]);
+/**
+ * The request was refused before it left: a value HTTP cannot carry (a control character in a
+ * header) or a programming error. Nothing was sent, and sending it again fails the same way.
+ */
+const ARGUMENT_CODES = new Set([
+    'UND_ERR_INVALID_ARG',
+    'UND_ERR_INVALID_RETURN_VALUE',
+    'UND_ERR_NOT_SUPPORTED',
+    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+    'ERR_INVALID_ARG_TYPE',
+    'ERR_INVALID_ARG_VALUE',
+    'ERR_INVALID_CHAR',
+    'ERR_INVALID_HTTP_TOKEN',
+    'ERR_INVALID_URL'
+]);
 const CERTIFICATE_CODES = new Set([
     'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     'UNABLE_TO_GET_ISSUER_CERT',
@@ -31486,6 +31536,14 @@ const CERTIFICATE_CODES = new Set([
 /** Turns a failure to get any answer into the reason and next step. */
 function describeNetworkFailure(error, host) {
     const code = errorCode(error);
+    if (ARGUMENT_CODES.has(code)) {
+        return {
+            reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
+            hint: 'Look for a stray line break or control character in `token`, `headers` and the other inputs',
+            transient: false,
+            unsent: true
+        };
+    }
     const unsent = CONNECT_CODES.has(code) || CERTIFICATE_CODES.has(code);
     if (CERTIFICATE_CODES.has(code)) {
         return {
@@ -31756,6 +31814,19 @@ class CoolifyClient {
             method: 'PATCH',
             path: `/applications/${enc(uuid)}`,
             body: changes,
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
+     * values twice changes nothing, so it is retried like the application's PATCH.
+     */
+    updateApplicationEnvs(uuid, variables, signal) {
+        return this.call({
+            method: 'PATCH',
+            path: `/applications/${enc(uuid)}/envs/bulk`,
+            body: { data: variables },
             retry: true,
             signal
         });
@@ -32405,27 +32476,43 @@ const RESERVED_HEADERS = new Set([
     'content-length',
     'host'
 ]);
+/** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** What a value sent as an HTTP header may hold: printable ASCII. */
+const HEADER_TEXT = /^[\x20-\x7e]*$/;
+/** Inputs of several lines or items, checked a line or an item at a time. */
+const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
 /**
  * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
  * could print them. A bad value throws an ActionError that names the input and what it accepts.
+ * Every value may end up in a request or the log, so none may hold a control character: errors
+ * about one name the input (and line), never the value.
  */
-function readConfig(read, mask) {
-    const token = read('token').trim();
+function readConfig(raw, mask) {
+    const token = raw('token').trim();
     if (token)
         mask(token);
-    const headers = parseHeaders(read('headers'), mask);
-    const githubToken = read('github-token').trim() || undefined;
+    const githubToken = raw('github-token').trim() || undefined;
     if (githubToken)
         mask(githubToken);
-    const env = read('env').trim() || undefined;
+    const env = raw('env').trim() || undefined;
     if (env)
         maskEnvValues(env, mask);
+    const headers = parseHeaders(raw('headers'), mask);
+    refuseUnsendable('Input `token`', token);
+    refuseUnsendable('Input `github-token`', githubToken ?? '');
+    const read = singleLine(raw);
     const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
     if (!token) {
         throw new errors_ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
     }
-    const appUuids = parseList(read('app-uuid'));
-    const tags = parseList(read('tag'));
+    const appUuids = parseList(raw('app-uuid'));
+    const tags = parseList(raw('tag'));
+    for (const uuid of appUuids)
+        refuseControl('Input `app-uuid`', uuid);
+    for (const tag of tags)
+        refuseControl('Input `tag`', tag);
     if (appUuids.length === 0 && tags.length === 0) {
         throw new errors_ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
     }
@@ -32458,12 +32545,12 @@ function readConfig(read, mask) {
         logs: parseBoolean(read, 'logs', true),
         debugLogs: parseBoolean(read, 'debug-logs', false),
         headers,
-        caCertificate: readCaCertificate(read('ca-certificate')),
+        caCertificate: readCaCertificate(raw('ca-certificate')),
         environment: read('environment').trim() || undefined,
         githubToken,
         gitBranch: read('git-branch').trim() || undefined,
         domains: read('domains').trim() || undefined,
-        env: env && parseEnv(env)
+        env: env ? parseEnv(env) : undefined
     };
     if (config.pr !== undefined && tags.length > 0) {
         throw new errors_ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
@@ -32472,6 +32559,28 @@ function readConfig(read, mask) {
         throw new errors_ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
     }
     return config;
+}
+/** The reader of single-line inputs: it refuses a value holding a control character. */
+function singleLine(read) {
+    return name => {
+        const value = read(name);
+        if (!MULTI_LINE.has(name))
+            refuseControl(`Input \`${name}\``, value.trim());
+        return value;
+    };
+}
+/** `where` names the input (and line); the value is never part of the message. */
+function refuseControl(where, value) {
+    if (CONTROL.test(value)) {
+        throw new errors_ActionError(`${where} holds a control character (a line break, tab or the like): remove it.`);
+    }
+}
+/** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
+function refuseUnsendable(where, value) {
+    refuseControl(where, value);
+    if (!HEADER_TEXT.test(value)) {
+        throw new errors_ActionError(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
+    }
 }
 /** Accepts the instance address with or without `/api/v1` and trailing slashes. */
 function parseCoolifyUrl(text) {
@@ -32543,6 +32652,7 @@ function parseHeaders(text, mask) {
         const value = colon > 0 ? line.slice(colon + 1).trim() : '';
         if (value)
             mask(value);
+        refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
         if (!HEADER_NAME.test(name) || !value) {
             throw new errors_ActionError(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
         }
@@ -32559,6 +32669,7 @@ function readCaCertificate(text) {
         return undefined;
     if (value.includes('-----BEGIN CERTIFICATE-----'))
         return value;
+    refuseControl('Input `ca-certificate`', value);
     let pem;
     try {
         pem = (0,external_node_fs_namespaceObject.readFileSync)(value, 'utf8');
@@ -32583,9 +32694,12 @@ function maskEnvValues(text, mask) {
     }
 }
 const MIN_MASKED_LENGTH = 4;
-/** Checks `KEY=value` lines and returns them joined by newlines, as Coolify takes them. */
+/**
+ * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
+ * a line break; tabs and other control characters are refused too.
+ */
 function parseEnv(text) {
-    const lines = [];
+    const variables = new Map();
     for (const [index, raw] of text.split(/\r?\n/).entries()) {
         const line = raw.trim();
         if (!line || line.startsWith('#'))
@@ -32593,9 +32707,13 @@ function parseEnv(text) {
         if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
             throw new errors_ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
         }
-        lines.push(line);
+        const key = line.slice(0, line.indexOf('='));
+        refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
+        variables.set(key, line.slice(key.length + 1));
     }
-    return lines.join('\n');
+    if (variables.size === 0)
+        return undefined;
+    return [...variables].map(([key, value]) => ({ key, value }));
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts

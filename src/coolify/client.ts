@@ -16,7 +16,9 @@ import type {
   DeployAnswer,
   DeploymentDetail,
   DeploymentHistory,
-  DeployRequest
+  DeployRequest,
+  EnvVariable,
+  SavedEnvVariable
 } from './types.js'
 
 export interface ClientOptions {
@@ -121,6 +123,24 @@ export class CoolifyClient {
       method: 'PATCH',
       path: `/applications/${enc(uuid)}`,
       body: changes,
+      retry: true,
+      signal
+    })
+  }
+
+  /**
+   * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
+   * values twice changes nothing, so it is retried like the application's PATCH.
+   */
+  updateApplicationEnvs(
+    uuid: string,
+    variables: EnvVariable[],
+    signal: AbortSignal
+  ): Promise<SavedEnvVariable[]> {
+    return this.call({
+      method: 'PATCH',
+      path: `/applications/${enc(uuid)}/envs/bulk`,
+      body: { data: variables },
       retry: true,
       signal
     })

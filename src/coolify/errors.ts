@@ -55,6 +55,15 @@ const TOKEN_HINT =
   'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance'
 const ABILITIES =
   'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains` and `env`)'
+/** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
+const ROLE_HINT =
+  "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner"
+const URL_HINT =
+  "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
+
+/** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
+export const LOGS_HIDDEN_HINT =
+  'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.'
 
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
 export function describeHttpFailure(
@@ -79,6 +88,13 @@ export function describeHttpFailure(
       transient: false
     }
   }
+  if (status === 401 && /invalid token/i.test(serverMessage ?? '')) {
+    return {
+      reason: `${answered}: the token is malformed or was revoked`,
+      hint: 'Create a new API token in Coolify (Keys & Tokens) and store it in the `token` secret',
+      transient: false
+    }
+  }
   if (status === 401 || (status === 400 && /invalid token/i.test(serverMessage ?? ''))) {
     return { reason: `${answered}: the token was refused`, hint: TOKEN_HINT, transient: false }
   }
@@ -90,6 +106,23 @@ export function describeHttpFailure(
       return {
         reason: `${answered}`,
         hint: `The token lacks the \`${missing}\` ability: create a token with ${ABILITIES}`,
+        transient: false
+      }
+    }
+    if (/missing required team role/i.test(serverMessage ?? '')) {
+      return {
+        reason: `${answered}: the token's user is only a member of its team`,
+        hint: ROLE_HINT,
+        transient: false
+      }
+    }
+    const exceeding = /permissions \(([^)]*)\) that exceed your current role/i.exec(
+      serverMessage ?? ''
+    )?.[1]
+    if (exceeding !== undefined) {
+      return {
+        reason: `Coolify answered ${status}: the token's abilities (${exceeding}) exceed its user's role in the team`,
+        hint: ROLE_HINT,
         transient: false
       }
     }
@@ -110,6 +143,14 @@ export function describeHttpFailure(
     return {
       reason: answered,
       hint: `The token may not reach this resource: tokens belong to one team and need ${ABILITIES}`,
+      transient: false
+    }
+  }
+  if (status === 404 && serverMessage === undefined) {
+    // Coolify's own 404s always carry a message; a bare one comes from something else.
+    return {
+      reason: `got a bare ${status} without Coolify's JSON message: something other than Coolify's API answered`,
+      hint: URL_HINT,
       transient: false
     }
   }
@@ -157,6 +198,22 @@ const CONNECT_CODES = new Set([
   'ENETUNREACH'
 ])
 
+/**
+ * The request was refused before it left: a value HTTP cannot carry (a control character in a
+ * header) or a programming error. Nothing was sent, and sending it again fails the same way.
+ */
+const ARGUMENT_CODES = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_INVALID_RETURN_VALUE',
+  'UND_ERR_NOT_SUPPORTED',
+  'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_INVALID_URL'
+])
+
 const CERTIFICATE_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_GET_ISSUER_CERT',
@@ -174,6 +231,14 @@ export function describeNetworkFailure(
   host: string
 ): { reason: string; hint: string; transient: boolean; unsent: boolean } {
   const code = errorCode(error)
+  if (ARGUMENT_CODES.has(code)) {
+    return {
+      reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
+      hint: 'Look for a stray line break or control character in `token`, `headers` and the other inputs',
+      transient: false,
+      unsent: true
+    }
+  }
   const unsent = CONNECT_CODES.has(code) || CERTIFICATE_CODES.has(code)
   if (CERTIFICATE_CODES.has(code)) {
     return {

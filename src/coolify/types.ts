@@ -22,9 +22,25 @@ export interface ApplicationChanges {
   domains?: string
   git_branch?: string
   git_repository?: string
-  /** `KEY=value` entries separated by newlines. */
+  /**
+   * `KEY=value` entries separated by newlines: the seed contract's way to set variables. Coolify
+   * 4.x refuses this field (422); it takes variables through PATCH /applications/{uuid}/envs/bulk.
+   */
   environment_variables?: string
   dockerfile_location?: string
+}
+
+/** One variable for PATCH /applications/{uuid}/envs/bulk, which creates or updates it by key. */
+export interface EnvVariable {
+  key: string
+  value: string
+}
+
+/** A variable as the bulk route answers it; `value` is left out without `write:sensitive`. */
+export interface SavedEnvVariable {
+  uuid?: string
+  key: string
+  value?: string | null
 }
 
 export interface DeployRequest {

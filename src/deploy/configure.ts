@@ -1,29 +1,39 @@
 import * as core from '@actions/core'
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
-import type { ApplicationChanges } from '../coolify/types.js'
+import type { ApplicationChanges, EnvVariable } from '../coolify/types.js'
 import type { Config } from '../inputs.js'
 
 /**
- * Sets `git-branch`, `domains` and `env` on every application before it is deployed, with PATCH
- * /applications/{uuid} carrying only the fields given. A change Coolify refuses throws, so nothing
- * is deployed with settings other than those asked for.
+ * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
+ * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
+ * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
+ * throws, so nothing is deployed with settings other than those asked for.
  */
 export async function applySettings(
   client: CoolifyClient,
   config: Config,
   signal: AbortSignal
 ): Promise<void> {
-  const changes: ApplicationChanges = {
-    git_branch: config.gitBranch,
-    domains: config.domains,
-    environment_variables: config.env
-  }
-  const given = Object.entries(changes).filter(([, value]) => value !== undefined)
-  if (given.length === 0) return
+  const settings: ApplicationChanges = {}
+  if (config.gitBranch !== undefined) settings.git_branch = config.gitBranch
+  if (config.domains !== undefined) settings.domains = config.domains
+  const env = config.env
+  if (Object.keys(settings).length === 0 && !env) return
+  // Learnt from the first answer, so that later applications skip a route that is not there.
+  let bulkRoute = true
   for (const uuid of config.appUuids) {
     try {
-      await client.updateApplication(uuid, Object.fromEntries(given), signal)
+      const changes = { ...settings }
+      if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+        bulkRoute = false
+        core.info(
+          "This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH."
+        )
+      }
+      if (env && !bulkRoute) changes.environment_variables = joined(env)
+      if (Object.keys(changes).length > 0) await client.updateApplication(uuid, changes, signal)
     } catch (error) {
       if (error instanceof CoolifyError && error.status === 422) {
         throw error.withHint(
@@ -32,15 +42,46 @@ export async function applySettings(
       }
       throw error
     }
-    core.info(
-      `${uuid}: set ${given.map(([field, value]) => describeChange(field, value!)).join(', ')}`
-    )
+    core.info(`${uuid}: set ${describeSettings(settings, env)}`)
   }
 }
 
-/** What a change sets, for the log: variable names, never their values. */
-function describeChange(field: string, value: string): string {
-  if (field !== 'environment_variables') return `${field} to ${value}`
-  const names = value.split('\n').map(line => line.slice(0, line.indexOf('=')))
-  return `environment variables ${names.join(', ')}`
+/** What was set, for the log: variable names, never their values. */
+function describeSettings(settings: ApplicationChanges, env: EnvVariable[] | undefined): string {
+  const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`)
+  if (env) done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`)
+  return done.join(', ')
+}
+
+/** True once set; false when the server has no bulk route, so nothing was set. */
+async function setVariables(
+  client: CoolifyClient,
+  uuid: string,
+  env: EnvVariable[],
+  signal: AbortSignal
+): Promise<boolean> {
+  try {
+    await client.updateApplicationEnvs(uuid, env, signal)
+    return true
+  } catch (error) {
+    if (isMissingRoute(error)) return false
+    throw error
+  }
+}
+
+/**
+ * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
+ * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
+ */
+function isMissingRoute(error: unknown): boolean {
+  return (
+    error instanceof CoolifyError &&
+    error.status === 404 &&
+    /^not found\.?$/i.test(error.details.serverMessage ?? '')
+  )
+}
+
+/** The seed contract's form: `KEY=value` lines. */
+function joined(env: EnvVariable[]): string {
+  return env.map(({ key, value }) => `${key}=${value}`).join('\n')
 }

@@ -1,5 +1,5 @@
 import type { CoolifyClient } from '../coolify/client.js'
-import { CoolifyError } from '../coolify/errors.js'
+import { CoolifyError, LOGS_HIDDEN_HINT } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
@@ -53,7 +53,7 @@ export class Watcher {
   /** Why the last reads failed, when the wait ended while Coolify could not be read. */
   private readonly unread = new Map<Deployment, string>()
   private readonly pacer: ReadPacer
-  private logsHiddenWarned = false
+  private logsHidden = false
 
   constructor(
     private readonly client: CoolifyClient,
@@ -184,7 +184,7 @@ export class Watcher {
    * already read, read again while the log grows.
    */
   private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    if (!this.options.logs || this.logsHiddenWarned) return
+    if (!this.options.logs || this.logsHidden) return
     const cursor = this.cursors.get(deployment)!
     const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs)
     for (let reads = 0; reads < CLOSING_READS && !cursor.closed; reads++) {
@@ -228,11 +228,9 @@ export class Watcher {
   private printLogs(deployment: Deployment, detail: DeploymentDetail): void {
     if (!this.options.logs) return
     if (!('logs' in detail)) {
-      if (!this.logsHiddenWarned) {
-        this.logsHiddenWarned = true
-        this.options.warn(
-          'Build logs are hidden from this token: it needs the `read:sensitive` ability, and its user must be an admin or owner of the team. The deployment is followed all the same.'
-        )
+      if (!this.logsHidden) {
+        this.logsHidden = true
+        this.options.warn(`${LOGS_HIDDEN_HINT} The deployment is followed all the same.`)
       }
       return
     }

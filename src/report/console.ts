@@ -8,14 +8,26 @@ const STYLE: Record<LineKind, [string, string]> = {
   info: ['', ''],
   stderr: ['\u001b[31m', '\u001b[0m'],
   warning: ['\u001b[33m', '\u001b[0m'],
-  command: ['\u001b[36m$ ', '\u001b[0m']
+  command: ['\u001b[36m', '\u001b[0m']
 }
+
+/** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
+const LINE_BREAK = /\r\n|\r|\n/
+/**
+ * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
+ * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
+ */
+// eslint-disable-next-line no-control-regex
+const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/
+const ZERO_WIDTH_SPACE = '\u200b'
 
 /**
  * Writes build logs into the job's output. One deployment gets one log group around its whole
  * log; several that run at once get a group per batch, each line prefixed with the application's
- * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`.
- * A batch is written with a single write, however many lines it holds.
+ * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`, and
+ * a line that would read as log markup gets a zero-width space between `##` and `[`, so that it
+ * reads the same but is printed as text. A batch is written with a single write, however many
+ * lines it holds.
  */
 export class LogPrinter implements LogSink {
   private openGroup: DeploymentView | undefined
@@ -29,7 +41,7 @@ export class LogPrinter implements LogSink {
   begin(deployment: DeploymentView): void {
     if (this.several || this.openGroup) return
     this.openGroup = deployment
-    this.write(`::group::Build log of ${deployment.name}\n`)
+    this.write(`::group::Build log of ${oneLine(deployment.name)}\n`)
   }
 
   end(deployment: DeploymentView): void {
@@ -40,16 +52,32 @@ export class LogPrinter implements LogSink {
 
   lines(deployment: DeploymentView, lines: readonly LogLine[]): void {
     if (lines.length === 0) return
-    const prefix = this.several ? `${deployment.name} | ` : ''
+    const name = oneLine(deployment.name)
+    const prefix = this.several ? `${name} | ` : ''
     const token = randomBytes(12).toString('hex')
-    let text = this.several ? `::group::${deployment.name}\n` : ''
+    let text = this.several ? `::group::${name}\n` : ''
     text += `::stop-commands::${token}\n`
     for (const line of lines) {
       const [open, close] = STYLE[line.kind]
-      text += `${prefix}${open}${line.text}${close}\n`
+      // Each line the runner will see gets the prefix and style, and is checked for markup.
+      const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text]
+      parts.forEach((part, index) => {
+        const marker = line.kind === 'command' && index === 0 ? '$ ' : ''
+        text += `${inert(`${prefix}${open}${marker}${part}${close}`)}\n`
+      })
     }
     text += `::${token}::\n`
     if (this.several) text += '::endgroup::\n'
     this.write(text)
   }
+}
+
+function inert(line: string): string {
+  return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line
+}
+
+/** A name from Coolify as one line of text: it goes into group titles and line prefixes. */
+function oneLine(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '))
 }
