@@ -1,5 +1,5 @@
 /** The application the demo and the workflow's self-test deploy: a Node app's build as Coolify logs it. */
-import type { FakeApp, LogLine, Step } from '../test/fake-coolify/index.js'
+import type { FakeApp, LogLine, Scenario, Step } from '../test/fake-coolify/index.js'
 
 export const DEMO_TOKEN = 'demo-token'
 export const DEMO_APP_UUID = 'k4sws0c8wg4oc0k0gkgg08kk'
@@ -84,4 +84,52 @@ export const DEMO_APP: FakeApp = {
   name: 'web',
   fqdn: 'https://web.example.com',
   scenarios: [{ commit: 'abc1234', steps: nodeAppBuild() }]
+}
+
+/** The next commit's build, which breaks on a type error: Coolify ends it `failed`. */
+export const DEMO_FAILED_BUILD: Scenario = {
+  commit: 'def5678',
+  steps: [
+    { at: 0, status: 'queued' },
+    {
+      at: 600,
+      status: 'in_progress',
+      lines: [
+        'Starting deployment of octo/web:main to localhost.',
+        { output: 'Importing octo/web:main (commit sha def5678) to /artifacts/def.', batch: 2 }
+      ]
+    },
+    {
+      at: 1400,
+      lines: [
+        failing('#1 [internal] load build definition from Dockerfile'),
+        failing('#4 [3/5] RUN npm ci'),
+        failing('added 412 packages in 6s')
+      ]
+    },
+    {
+      at: 2400,
+      lines: [
+        failing('#5 [4/5] RUN npm run build'),
+        failing(
+          "src/cart.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+          'stderr'
+        ),
+        failing(
+          'ERROR: process "/bin/sh -c npm run build" did not complete successfully: exit code: 2',
+          'stderr'
+        )
+      ]
+    },
+    {
+      at: 3000,
+      status: 'failed',
+      lines: [{ output: 'Deployment failed. The running version of web stays up.', batch: 4 }]
+    },
+    { at: 3400, lines: [{ output: 'Gracefully shutting down build container: def', batch: 5 }] }
+  ]
+}
+
+function failing(output: string, type: LogLine['type'] = 'stdout'): LogLine {
+  return { output, type, command: 'docker build --network host -t web:def5678 .', batch: 3 }
 }
