@@ -754,7 +754,7 @@ describe('retries', () => {
       'POST reset',
       'POST ok'
     ])
-    expect(notes.filter(line => UNREACHABLE.test(line))).toHaveLength(2)
+    expect(notes.filter(line => UNREACHABLE.test(line))).toHaveLength(3)
   })
 
   it('sends deploy once: a reset leaves it unanswered', async () => {

@@ -3,6 +3,16 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, RecordedRequest } from '../test/fake-coolify/index.js'
 import { checkRequest } from '../test/support/conformance.js'
+import { runAction } from '../test/support/runner.js'
+import {
+  actionRequests,
+  APP,
+  build,
+  endless,
+  fakeCoolifyPerTest,
+  inputsFor,
+  TOKEN
+} from '../test/support/scenarios.js'
 
 let fake: FakeCoolify
 
@@ -128,5 +138,68 @@ describe('checkRequest', () => {
     expect(checkRequest(missing)).toEqual([
       'POST /applications/{uuid}/rollback: the JSON body is missing'
     ])
+  })
+})
+
+/**
+ * Every input that changes a request, run through the bundled action against the 4.x fake: each
+ * request it sent must be one the spec and Coolify's PATCH allow-list accept.
+ */
+describe('every request the action sends', () => {
+  const start = fakeCoolifyPerTest(() => ({
+    abilities: ['root'],
+    apps: [
+      { ...APP, previews: [7], tags: ['prod'], scenarios: [build('finished')] },
+      { uuid: 'api0app0uuid0000000002', name: 'api', tags: ['prod'] }
+    ]
+  }))
+
+  it.each<{
+    name: string
+    inputs: Record<string, string>
+    before?: (server: FakeCoolify) => unknown
+  }>([
+    { name: 'a plain deploy', inputs: {} },
+    { name: 'force', inputs: { force: 'true' } },
+    {
+      name: 'several applications',
+      inputs: { 'app-uuid': `${APP.uuid},api0app0uuid0000000002` }
+    },
+    { name: 'a tag', inputs: { 'app-uuid': '', tag: 'prod' } },
+    { name: 'a pull request preview', inputs: { pr: '7' } },
+    {
+      name: 'settings before the deploy',
+      inputs: { 'git-branch': 'staging', domains: 'https://s.example.com', env: 'A=1\nB=two' }
+    },
+    { name: 'wait: false', inputs: { wait: 'false' } },
+    {
+      name: 'a timeout that cancels',
+      inputs: { timeout: '1s' },
+      before: server => server.addApp({ ...APP, scenarios: [endless()] })
+    },
+    {
+      name: 'a trigger whose answer was lost',
+      inputs: {},
+      before: server => server.inject({ method: 'POST', path: '/deploy', do: 'lost' })
+    },
+    {
+      name: 'an "already queued" answer',
+      inputs: {},
+      before: async server => {
+        await fetch(`${server.url}/api/v1/deploy?uuid=${APP.uuid}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
+        })
+      }
+    }
+  ])('$name', async ({ inputs, before }) => {
+    const server = await start()
+    await before?.(server)
+    const result = await runAction({ inputs: inputsFor(server, inputs) })
+    expect(result.stderr).toBe('')
+    const requests = actionRequests(server)
+    expect(requests.length).toBeGreaterThan(0)
+    const problems = requests.flatMap(request => checkRequest(request))
+    expect(problems).toEqual([])
   })
 })
