@@ -31734,6 +31734,8 @@ class Reachability {
     note;
     now;
     downSince;
+    /** The request whose failure began the outage: its success ends it. */
+    openedBy;
     constructor(note = () => { }, now = Date.now) {
         this.note = note;
         this.now = now;
@@ -31747,10 +31749,15 @@ class Reachability {
         if (this.downSince !== undefined)
             return;
         this.downSince = this.now();
+        this.openedBy = error.request;
         this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
     }
-    answered() {
-        if (this.downSince === undefined)
+    /**
+     * `request` was answered. Other routes may answer while the failing one does not (a proxy
+     * refusing only POST /deploy): only the request that began the outage ends it.
+     */
+    answered(request) {
+        if (this.downSince === undefined || request !== this.openedBy)
             return;
         this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`);
         this.downSince = undefined;
@@ -31869,12 +31876,15 @@ class CoolifyClient {
     getDeployment(uuid, signal) {
         return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal });
     }
-    /** Cancelling twice is harmless, so it is retried like a read. */
+    /**
+     * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
+     * 4.1.0–4.3.6 answered 500 after saving the cancel), which the caller does.
+     */
     cancelDeployment(uuid, signal) {
         return this.call({
             method: 'POST',
             path: `/deployments/${enc(uuid)}/cancel`,
-            retry: true,
+            retry: false,
             signal
         });
     }
@@ -31893,7 +31903,7 @@ class CoolifyClient {
             try {
                 await this.gate.ready(call.signal);
                 const answer = (await this.send(call));
-                this.reachability.answered();
+                this.reachability.answered(`${call.method} ${call.path}`);
                 return answer;
             }
             catch (error) {
@@ -32413,12 +32423,12 @@ async function trigger(client, options) {
     return deployments;
 }
 /**
- * The deployments a trigger that was cut off (the run cancelled, the deadline reached) or killed
- * may have started, found in the applications' histories, so that they can be cancelled. Tags name
- * no applications to look up.
+ * The deployments a trigger may have started when its answer was lost, or when it was cut off (the
+ * run cancelled, the deadline reached) or killed, found in the applications' histories. Tags name
+ * no applications to look up. Throws when a history cannot be read.
  */
 async function findTriggered(client, appUuids, mark, signal) {
-    const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal).catch(() => undefined)));
+    const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal)));
     return appUuids.flatMap((appUuid, index) => found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []);
 }
 async function deployUntilAnswered(client, options) {
@@ -32440,15 +32450,17 @@ async function deployUntilAnswered(client, options) {
             }
             if (!error.details.transient)
                 throw error;
+            client.reachability.failed(error);
             if (mayHaveArrived(error)) {
                 // Coolify may have acted on it: follow what it started rather than start a second one.
                 // A forced tag deploy names no applications to look up, and nothing else (Coolify's
                 // "already queued" check is off when forcing) keeps a repeat from deploying twice.
                 if (options.tags.length > 0 && options.force)
                     throw error.afterAttempts(attempt);
-                const found = await findTriggered(client, uuids, options.mark, signal);
-                if (signal.aborted)
-                    throw error;
+                // A history that cannot be read proves nothing: then stop rather than risk a second one.
+                const found = await findTriggered(client, uuids, options.mark, signal).catch(() => {
+                    throw error.afterAttempts(attempt);
+                });
                 recovered.push(...found.map(deployment => ({
                     resource_uuid: deployment.appUuid,
                     deployment_uuid: deployment.uuid,
@@ -32458,7 +32470,6 @@ async function deployUntilAnswered(client, options) {
                 if (options.tags.length === 0 && uuids.length === 0)
                     return { deployments: recovered };
             }
-            client.reachability.failed(error);
             const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
             try {
                 await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
@@ -32518,31 +32529,38 @@ function notFound(error, options) {
  * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
  */
 async function cancelDeployment(client, uuid, signal) {
-    let problem;
-    let told;
-    try {
-        await client.cancelDeployment(uuid, signal);
-        return { cancelled: true };
+    for (let attempt = 1;; attempt++) {
+        let problem;
+        let transient = false;
+        let detail;
+        try {
+            await client.cancelDeployment(uuid, signal);
+            return { cancelled: true };
+        }
+        catch (error) {
+            problem = `could not cancel it in Coolify: ${describeError(error)}`;
+            transient = error.details?.transient === true;
+            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+            if (status)
+                detail = { status };
+        }
+        try {
+            detail = await client.getDeployment(uuid, signal);
+        }
+        catch {
+            // What the refusal told, if anything, is all there is to know.
+        }
+        if (detail && statusFromCoolify(detail.status) === 'cancelled')
+            return { cancelled: true, detail };
+        if (detail && !isUnderWay(detail.status))
+            return { cancelled: false, detail };
+        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+            return { cancelled: false, detail, problem };
+        }
     }
-    catch (error) {
-        problem = `could not cancel it in Coolify: ${describeError(error)}`;
-        const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
-        if (status)
-            told = { status };
-    }
-    let detail = told;
-    try {
-        detail = await client.getDeployment(uuid, signal);
-    }
-    catch {
-        // What the refusal told, if anything, is all there is to know.
-    }
-    if (!detail)
-        return { cancelled: false, problem };
-    if (statusFromCoolify(detail.status) === 'cancelled')
-        return { cancelled: true, detail };
-    return { cancelled: false, detail, problem: isUnderWay(detail.status) ? problem : undefined };
 }
+const CANCEL_ATTEMPTS = 2;
 /** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
 const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
@@ -32743,9 +32761,12 @@ function keyOf(entry) {
 
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
-/** Pause before each read for the lines Coolify writes after the final status, and how many. */
-const CLOSING_PAUSE_MS = 1000;
-const CLOSING_READS = 5;
+/**
+ * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
+ * without it, reads go on at this pace until the log has been quiet for longer than that.
+ */
+const CLOSING_PAUSE_MS = 500;
+const CLOSING_QUIET_MS = 1500;
 /** How long a cancel, and the reads after it, may take once the wait is over. */
 const CANCEL_BUDGET_MS = 5000;
 /**
@@ -32882,7 +32903,8 @@ class Watcher {
             return;
         const cursor = this.cursors.get(deployment);
         const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs);
-        for (let reads = 0; reads < CLOSING_READS && !cursor.closed; reads++) {
+        let quietSince = Date.now();
+        while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
             const before = cursor.progress;
             try {
                 await sleep(pause, signal);
@@ -32891,8 +32913,8 @@ class Watcher {
             catch {
                 return;
             }
-            if (cursor.progress === before)
-                return;
+            if (cursor.progress !== before)
+                quietSince = Date.now();
         }
     }
     /** Reads the deployment once, in its turn: status, links and new log lines. */
@@ -33714,7 +33736,7 @@ async function triggerDeployments(client, config, mark, signal) {
         if (!signal.aborted)
             throw error;
         const recovery = AbortSignal.timeout(RECOVERY_BUDGET_MS);
-        deployments = await findTriggered(client, config.appUuids, mark, recovery);
+        deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => []);
         if (deployments.length === 0)
             throw error;
         info(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);

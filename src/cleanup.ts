@@ -35,7 +35,15 @@ export async function run(): Promise<void> {
     const signal = AbortSignal.timeout(POST_BUDGET_MS)
     const targets = [...pending]
     if (trigger) {
-      for (const found of await findTriggered(client, trigger.appUuids, trigger, signal)) {
+      const started = await findTriggered(client, trigger.appUuids, trigger, signal).catch(
+        (error: unknown) => {
+          core.warning(
+            `Could not look for deployments started by the trigger: ${describeError(error)}`
+          )
+          return []
+        }
+      )
+      for (const found of started) {
         if (!targets.some(target => target.uuid === found.uuid)) {
           targets.push({ uuid: found.uuid!, name: found.name })
         }

@@ -135,7 +135,7 @@ async function triggerDeployments(
   } catch (error) {
     if (!signal.aborted) throw error
     const recovery = AbortSignal.timeout(RECOVERY_BUDGET_MS)
-    deployments = await findTriggered(client, config.appUuids, mark, recovery)
+    deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => [])
     if (deployments.length === 0) throw error
     core.info(
       `The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`

@@ -31723,6 +31723,8 @@ class Reachability {
     note;
     now;
     downSince;
+    /** The request whose failure began the outage: its success ends it. */
+    openedBy;
     constructor(note = () => { }, now = Date.now) {
         this.note = note;
         this.now = now;
@@ -31736,10 +31738,15 @@ class Reachability {
         if (this.downSince !== undefined)
             return;
         this.downSince = this.now();
+        this.openedBy = error.request;
         this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
     }
-    answered() {
-        if (this.downSince === undefined)
+    /**
+     * `request` was answered. Other routes may answer while the failing one does not (a proxy
+     * refusing only POST /deploy): only the request that began the outage ends it.
+     */
+    answered(request) {
+        if (this.downSince === undefined || request !== this.openedBy)
             return;
         this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`);
         this.downSince = undefined;
@@ -31858,12 +31865,15 @@ class CoolifyClient {
     getDeployment(uuid, signal) {
         return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal });
     }
-    /** Cancelling twice is harmless, so it is retried like a read. */
+    /**
+     * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
+     * 4.1.0–4.3.6 answered 500 after saving the cancel), which the caller does.
+     */
     cancelDeployment(uuid, signal) {
         return this.call({
             method: 'POST',
             path: `/deployments/${enc(uuid)}/cancel`,
-            retry: true,
+            retry: false,
             signal
         });
     }
@@ -31882,7 +31892,7 @@ class CoolifyClient {
             try {
                 await this.gate.ready(call.signal);
                 const answer = (await this.send(call));
-                this.reachability.answered();
+                this.reachability.answered(`${call.method} ${call.path}`);
                 return answer;
             }
             catch (error) {
@@ -32108,31 +32118,38 @@ function describeStatus(status) {
  * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
  */
 async function cancelDeployment(client, uuid, signal) {
-    let problem;
-    let told;
-    try {
-        await client.cancelDeployment(uuid, signal);
-        return { cancelled: true };
+    for (let attempt = 1;; attempt++) {
+        let problem;
+        let transient = false;
+        let detail;
+        try {
+            await client.cancelDeployment(uuid, signal);
+            return { cancelled: true };
+        }
+        catch (error) {
+            problem = `could not cancel it in Coolify: ${describeError(error)}`;
+            transient = error.details?.transient === true;
+            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+            if (status)
+                detail = { status };
+        }
+        try {
+            detail = await client.getDeployment(uuid, signal);
+        }
+        catch {
+            // What the refusal told, if anything, is all there is to know.
+        }
+        if (detail && statusFromCoolify(detail.status) === 'cancelled')
+            return { cancelled: true, detail };
+        if (detail && !isUnderWay(detail.status))
+            return { cancelled: false, detail };
+        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+            return { cancelled: false, detail, problem };
+        }
     }
-    catch (error) {
-        problem = `could not cancel it in Coolify: ${describeError(error)}`;
-        const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
-        if (status)
-            told = { status };
-    }
-    let detail = told;
-    try {
-        detail = await client.getDeployment(uuid, signal);
-    }
-    catch {
-        // What the refusal told, if anything, is all there is to know.
-    }
-    if (!detail)
-        return { cancelled: false, problem };
-    if (statusFromCoolify(detail.status) === 'cancelled')
-        return { cancelled: true, detail };
-    return { cancelled: false, detail, problem: isUnderWay(detail.status) ? problem : undefined };
 }
+const CANCEL_ATTEMPTS = 2;
 /** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
 const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
@@ -32364,12 +32381,12 @@ async function trigger(client, options) {
     return deployments;
 }
 /**
- * The deployments a trigger that was cut off (the run cancelled, the deadline reached) or killed
- * may have started, found in the applications' histories, so that they can be cancelled. Tags name
- * no applications to look up.
+ * The deployments a trigger may have started when its answer was lost, or when it was cut off (the
+ * run cancelled, the deadline reached) or killed, found in the applications' histories. Tags name
+ * no applications to look up. Throws when a history cannot be read.
  */
 async function findTriggered(client, appUuids, mark, signal) {
-    const found = await Promise.all(appUuids.map(uuid => history_findStarted(client, uuid, mark, signal).catch(() => undefined)));
+    const found = await Promise.all(appUuids.map(uuid => history_findStarted(client, uuid, mark, signal)));
     return appUuids.flatMap((appUuid, index) => found[index] ? [new deployment_Deployment(appUuid, appUuid, found[index], mark.at)] : []);
 }
 async function deployUntilAnswered(client, options) {
@@ -32391,15 +32408,17 @@ async function deployUntilAnswered(client, options) {
             }
             if (!error.details.transient)
                 throw error;
+            client.reachability.failed(error);
             if (mayHaveArrived(error)) {
                 // Coolify may have acted on it: follow what it started rather than start a second one.
                 // A forced tag deploy names no applications to look up, and nothing else (Coolify's
                 // "already queued" check is off when forcing) keeps a repeat from deploying twice.
                 if (options.tags.length > 0 && options.force)
                     throw error.afterAttempts(attempt);
-                const found = await findTriggered(client, uuids, options.mark, signal);
-                if (signal.aborted)
-                    throw error;
+                // A history that cannot be read proves nothing: then stop rather than risk a second one.
+                const found = await findTriggered(client, uuids, options.mark, signal).catch(() => {
+                    throw error.afterAttempts(attempt);
+                });
                 recovered.push(...found.map(deployment => ({
                     resource_uuid: deployment.appUuid,
                     deployment_uuid: deployment.uuid,
@@ -32409,7 +32428,6 @@ async function deployUntilAnswered(client, options) {
                 if (options.tags.length === 0 && uuids.length === 0)
                     return { deployments: recovered };
             }
-            client.reachability.failed(error);
             const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
             try {
                 await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
@@ -32785,7 +32803,11 @@ async function run() {
         const signal = AbortSignal.timeout(POST_BUDGET_MS);
         const targets = [...pending];
         if (trigger) {
-            for (const found of await findTriggered(client, trigger.appUuids, trigger, signal)) {
+            const started = await findTriggered(client, trigger.appUuids, trigger, signal).catch((error) => {
+                warning(`Could not look for deployments started by the trigger: ${describeError(error)}`);
+                return [];
+            });
+            for (const found of started) {
                 if (!targets.some(target => target.uuid === found.uuid)) {
                     targets.push({ uuid: found.uuid, name: found.name });
                 }

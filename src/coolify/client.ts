@@ -176,12 +176,15 @@ export class CoolifyClient {
     return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal })
   }
 
-  /** Cancelling twice is harmless, so it is retried like a read. */
+  /**
+   * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
+   * 4.1.0–4.3.6 answered 500 after saving the cancel), which the caller does.
+   */
   cancelDeployment(uuid: string, signal: AbortSignal): Promise<unknown> {
     return this.call({
       method: 'POST',
       path: `/deployments/${enc(uuid)}/cancel`,
-      retry: true,
+      retry: false,
       signal
     })
   }
@@ -202,7 +205,7 @@ export class CoolifyClient {
       try {
         await this.gate.ready(call.signal)
         const answer = (await this.send(call)) as T
-        this.reachability.answered()
+        this.reachability.answered(`${call.method} ${call.path}`)
         return answer
       } catch (error) {
         if (call.signal.aborted) throw last?.afterAttempts(attempt - 1) ?? error

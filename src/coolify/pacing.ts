@@ -103,6 +103,8 @@ export class RateGate {
  */
 export class Reachability {
   private downSince: number | undefined
+  /** The request whose failure began the outage: its success ends it. */
+  private openedBy: string | undefined
 
   constructor(
     private readonly note: (message: string) => void = () => {},
@@ -119,13 +121,18 @@ export class Reachability {
     }
     if (this.downSince !== undefined) return
     this.downSince = this.now()
+    this.openedBy = error.request
     this.note(
       `Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`
     )
   }
 
-  answered(): void {
-    if (this.downSince === undefined) return
+  /**
+   * `request` was answered. Other routes may answer while the failing one does not (a proxy
+   * refusing only POST /deploy): only the request that began the outage ends it.
+   */
+  answered(request: string): void {
+    if (this.downSince === undefined || request !== this.openedBy) return
     this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`)
     this.downSince = undefined
   }

@@ -26,26 +26,35 @@ export async function cancelDeployment(
   uuid: string,
   signal: AbortSignal
 ): Promise<CancelResult> {
-  let problem: string
-  let told: DeploymentDetail | undefined
-  try {
-    await client.cancelDeployment(uuid, signal)
-    return { cancelled: true }
-  } catch (error) {
-    problem = `could not cancel it in Coolify: ${describeError(error)}`
-    const status = CURRENT_STATUS.exec((error as CoolifyError).details?.serverMessage ?? '')?.[1]
-    if (status) told = { status }
+  for (let attempt = 1; ; attempt++) {
+    let problem: string
+    let transient = false
+    let detail: DeploymentDetail | undefined
+    try {
+      await client.cancelDeployment(uuid, signal)
+      return { cancelled: true }
+    } catch (error) {
+      problem = `could not cancel it in Coolify: ${describeError(error)}`
+      transient = (error as CoolifyError).details?.transient === true
+      const status = CURRENT_STATUS.exec((error as CoolifyError).details?.serverMessage ?? '')?.[1]
+      if (status) detail = { status }
+    }
+    try {
+      detail = await client.getDeployment(uuid, signal)
+    } catch {
+      // What the refusal told, if anything, is all there is to know.
+    }
+    if (detail && statusFromCoolify(detail.status) === 'cancelled')
+      return { cancelled: true, detail }
+    if (detail && !isUnderWay(detail.status)) return { cancelled: false, detail }
+    // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+    if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+      return { cancelled: false, detail, problem }
+    }
   }
-  let detail = told
-  try {
-    detail = await client.getDeployment(uuid, signal)
-  } catch {
-    // What the refusal told, if anything, is all there is to know.
-  }
-  if (!detail) return { cancelled: false, problem }
-  if (statusFromCoolify(detail.status) === 'cancelled') return { cancelled: true, detail }
-  return { cancelled: false, detail, problem: isUnderWay(detail.status) ? problem : undefined }
 }
+
+const CANCEL_ATTEMPTS = 2
 
 /** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
 const CURRENT_STATUS = /current status:\s*([\w-]+)/i

@@ -80,9 +80,9 @@ export async function trigger(
 }
 
 /**
- * The deployments a trigger that was cut off (the run cancelled, the deadline reached) or killed
- * may have started, found in the applications' histories, so that they can be cancelled. Tags name
- * no applications to look up.
+ * The deployments a trigger may have started when its answer was lost, or when it was cut off (the
+ * run cancelled, the deadline reached) or killed, found in the applications' histories. Tags name
+ * no applications to look up. Throws when a history cannot be read.
  */
 export async function findTriggered(
   client: CoolifyClient,
@@ -90,9 +90,7 @@ export async function findTriggered(
   mark: TriggerMark,
   signal: AbortSignal
 ): Promise<Deployment[]> {
-  const found = await Promise.all(
-    appUuids.map(uuid => findStarted(client, uuid, mark, signal).catch(() => undefined))
-  )
+  const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal)))
   return appUuids.flatMap((appUuid, index) =>
     found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []
   )
@@ -120,13 +118,16 @@ async function deployUntilAnswered(
         throw notFound(error, options)
       }
       if (!error.details.transient) throw error
+      client.reachability.failed(error)
       if (mayHaveArrived(error)) {
         // Coolify may have acted on it: follow what it started rather than start a second one.
         // A forced tag deploy names no applications to look up, and nothing else (Coolify's
         // "already queued" check is off when forcing) keeps a repeat from deploying twice.
         if (options.tags.length > 0 && options.force) throw error.afterAttempts(attempt)
-        const found = await findTriggered(client, uuids, options.mark, signal)
-        if (signal.aborted) throw error
+        // A history that cannot be read proves nothing: then stop rather than risk a second one.
+        const found = await findTriggered(client, uuids, options.mark, signal).catch(() => {
+          throw error.afterAttempts(attempt)
+        })
         recovered.push(
           ...found.map(deployment => ({
             resource_uuid: deployment.appUuid,
@@ -137,7 +138,6 @@ async function deployUntilAnswered(
         uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid))
         if (options.tags.length === 0 && uuids.length === 0) return { deployments: recovered }
       }
-      client.reachability.failed(error)
       const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined
       try {
         await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal)

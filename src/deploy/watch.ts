@@ -37,9 +37,12 @@ export interface WatchOptions {
 
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500
-/** Pause before each read for the lines Coolify writes after the final status, and how many. */
-const CLOSING_PAUSE_MS = 1000
-const CLOSING_READS = 5
+/**
+ * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
+ * without it, reads go on at this pace until the log has been quiet for longer than that.
+ */
+const CLOSING_PAUSE_MS = 500
+const CLOSING_QUIET_MS = 1500
 /** How long a cancel, and the reads after it, may take once the wait is over. */
 const CANCEL_BUDGET_MS = 5000
 
@@ -187,7 +190,8 @@ export class Watcher {
     if (!this.options.logs || this.logsHidden) return
     const cursor = this.cursors.get(deployment)!
     const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs)
-    for (let reads = 0; reads < CLOSING_READS && !cursor.closed; reads++) {
+    let quietSince = Date.now()
+    while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
       const before = cursor.progress
       try {
         await sleep(pause, signal)
@@ -195,7 +199,7 @@ export class Watcher {
       } catch {
         return
       }
-      if (cursor.progress === before) return
+      if (cursor.progress !== before) quietSince = Date.now()
     }
   }
 

@@ -7,6 +7,8 @@ interface Armed {
   fault: Fault
   skip: number
   times: number
+  /** For an outage (`forMs`): when it ends, once it has begun. */
+  until?: number
 }
 
 export class Faults {
@@ -17,12 +19,17 @@ export class Faults {
   }
 
   /** The fault for this request, if any; the first armed match that has let enough through. */
-  take(method: string, path: string): Fault['do'] | undefined {
+  take(method: string, path: string, now = Date.now()): Fault['do'] | undefined {
+    this.armed = this.armed.filter(a => a.until === undefined || now < a.until)
     for (const a of this.armed) {
       if (!matches(a.fault, method, path)) continue
       if (a.skip > 0) {
         a.skip--
         continue
+      }
+      if (a.fault.forMs !== undefined) {
+        a.until ??= now + a.fault.forMs
+        return a.fault.do
       }
       a.times--
       this.armed = this.armed.filter(x => x.times > 0)

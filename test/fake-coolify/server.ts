@@ -76,7 +76,10 @@ export async function listen(
       void reply() // acted on, answered never
     else if (fault === 'html') write(res, nginxBadGateway())
     else if (fault === 'truncate') writeTruncated(res, reply())
-    else write(res, statusReply(fault))
+    else {
+      if (fault.acted) reply()
+      write(res, statusReply(fault))
+    }
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {

@@ -103,14 +103,23 @@ export interface Fault {
   skip?: number
   /** How many matching requests get the fault (default 1; Infinity allowed). */
   times?: number
-  /** `lost`: Coolify acts on the request, but its answer never comes back. */
+  /**
+   * An outage: from the first request it answers, the fault answers every matching request for
+   * this many ms (`times` is then ignored), like a proxy or Coolify restarting.
+   */
+  forMs?: number
+  /**
+   * `lost`: Coolify acts on the request, but its answer never comes back. A status answer with
+   * `acted` replaces the answer of a request Coolify did act on (Coolify 4.1–4.3.6 answered 500
+   * after saving a cancel).
+   */
   do:
     | 'reset'
     | 'hang'
     | 'lost'
     | 'truncate'
     | 'html'
-    | { status: number; body?: unknown; headers?: Record<string, string> }
+    | { status: number; body?: unknown; headers?: Record<string, string>; acted?: boolean }
 }
 
 export interface RecordedRequest {

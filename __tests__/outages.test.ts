@@ -1,0 +1,236 @@
+/**
+ * Outages, hangs and races, through the bundle: Coolify and its proxy restart for minutes while a
+ * deployment goes on, answers get lost, a deployment already queued ends before it is looked up,
+ * a cancel is refused. A deployment that succeeded must never be reported red, and nothing may be
+ * left running or said that is not so.
+ */
+import { describe, expect, it } from '@jest/globals'
+import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
+import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
+import {
+  actionRequests,
+  APP,
+  build,
+  endless,
+  errorLines,
+  expectNoSecrets,
+  expectNoStackTrace,
+  fakeCoolifyPerTest,
+  FINISHED_LOG,
+  inputsFor,
+  TOKEN
+} from '../test/support/scenarios.js'
+
+const start = fakeCoolifyPerTest()
+const READ = /^\/deployments\/(?!applications\/)[^/]+$/
+const UNREACHABLE = /^Coolify is unreachable since \d\d:\d\d:\d\d UTC \(/m
+const BACK = /^Coolify answers again, after /m
+
+function run(server: FakeCoolify, inputs: Record<string, string> = {}): Promise<RunResult> {
+  return runAction({ inputs: inputsFor(server, inputs) })
+}
+
+function reads(server: FakeCoolify): FakeCoolify['requests'] {
+  return actionRequests(server).filter(request => READ.test(request.path.slice('/api/v1'.length)))
+}
+
+function expectClean(result: RunResult): void {
+  expectNoSecrets(result.stdout + result.stderr, [TOKEN])
+  expectNoStackTrace(result.stderr)
+}
+
+/** Said once each: the outage with its start, and the return. */
+function expectOneOutage(stdout: string): void {
+  expect(stdout.match(new RegExp(UNREACHABLE.source, 'gm'))).toHaveLength(1)
+  expect(stdout.match(new RegExp(BACK.source, 'gm'))).toHaveLength(1)
+}
+
+describe('outages', () => {
+  it('rides out an outage longer than any backoff: green, every line once, reads kept close', async () => {
+    const server = await start()
+    // Coolify's proxy answers 502 pages for 8 s from the second read on; the build ends meanwhile.
+    server.inject({ path: READ, skip: 1, forMs: 8000, do: 'html' })
+    const result = await run(server, { timeout: '30s' })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(buildLogLines(result.stdout)).toEqual(FINISHED_LOG)
+    expectOneOutage(result.stdout)
+    // Never more than max(5 s, 2 x poll-interval) between reads, so the return is seen quickly.
+    const times = reads(server).map(request => request.at)
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThan(5600)
+    // Coolify's own times: the build took 0.4 s, not the 8 s the action could not see it.
+    expect(result.outputs.duration).toBe('0')
+    expectClean(result)
+  }, 40_000)
+
+  it('retries the trigger through an outage of its own, and deploys once', async () => {
+    const server = await start()
+    // Every route, from the trigger on: the history reads that check for a started deployment too.
+    server.inject({ forMs: 2500, do: 'html' })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(server.deployments()).toHaveLength(1)
+    // A 502 may hide a deployment Coolify started: the history is read (through the outage)
+    // before the trigger is repeated, once.
+    const lines = actionRequests(server)
+      .filter(request => !request.fault)
+      .map(request => `${request.method} ${request.path}`)
+    expect(lines.slice(0, 2)).toEqual([
+      `GET /api/v1/deployments/applications/${APP.uuid}`,
+      'POST /api/v1/deploy'
+    ])
+    expect(actionRequests(server).filter(request => request.method === 'POST')).toHaveLength(2)
+    expectOneOutage(result.stdout)
+    expect(buildLogLines(result.stdout)).toEqual(FINISHED_LOG)
+    expectClean(result)
+  })
+
+  it('follows the deployment it joined ("already queued") even when it ended before the lookup', async () => {
+    const quick: Scenario = {
+      commit: 'abc1234',
+      steps: [
+        { at: 0, status: 'in_progress', lines: ['Quick build.'] },
+        { at: 1500, status: 'finished', lines: ['Gracefully shutting down build container'] }
+      ]
+    }
+    const server = await start({ apps: [{ ...APP, scenarios: [quick] }] })
+    const first = await fetch(`${server.url}/api/v1/deploy?uuid=${APP.uuid}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
+    }).then(response => response.json() as Promise<{ deployments: [{ deployment_uuid: string }] }>)
+    // The history read fails for a while: by the time it answers, the deployment has finished.
+    server.inject({
+      method: 'GET',
+      path: /^\/deployments\/applications\//,
+      forMs: 2500,
+      do: 'html'
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(server.deployments()).toHaveLength(1)
+    expect(result.outputs['deployment-uuid']).toBe(first.deployments[0].deployment_uuid)
+    expect(result.stdout).toContain('already under way; following it')
+    expectClean(result)
+  })
+
+  it('does not wait on an application read that never answers', async () => {
+    const server = await start()
+    server.inject({ method: 'GET', path: `/applications/${APP.uuid}`, do: 'hang' })
+    const result = await run(server, { timeout: '30s' })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    // The lookup is a courtesy: given up a few seconds after the deployment ended, not held
+    // until the timeout.
+    expect(result.exitedAt - result.startedAt).toBeLessThan(15_000)
+    expect(result.outputs.url).toBe('')
+    expectClean(result)
+  })
+})
+
+describe('cancels that tell the truth', () => {
+  it('reports cancelled when Coolify answered 500 after saving the cancel (4.1–4.3.6)', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
+    server.inject({
+      method: 'POST',
+      path: /\/cancel$/,
+      times: Infinity,
+      do: { status: 500, body: { message: 'Server Error' }, acted: true }
+    })
+    const result = await run(server, { timeout: '1s' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('timeout')
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(
+        /deployment timeout: it outlasted `timeout`; it was cancelled in Coolify/
+      )
+    ])
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
+    expectClean(result)
+  })
+
+  it('says it may still run when Coolify refuses the cancel', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
+    server.inject({
+      method: 'POST',
+      path: /\/cancel$/,
+      times: Infinity,
+      do: {
+        status: 400,
+        body: { message: 'Deployment cannot be cancelled. Current status: in_progress' }
+      }
+    })
+    const result = await run(server, { timeout: '1s' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('timeout')
+    const [error] = errorLines(result.stdout)
+    expect(error).toMatch(
+      /it outlasted `timeout`, and it may still be running in Coolify: could not cancel it in Coolify: POST \/deployments\/\w+\/cancel: Coolify answered 400 "Deployment cannot be cancelled/
+    )
+    expect(error).not.toContain('was cancelled')
+    expect(server.deployments()[0].status).toBe('in_progress')
+    expectClean(result)
+  })
+})
+
+describe('the end of a deployment', () => {
+  it("ends at once on Coolify's closing entry: no read after the one that brought it", async () => {
+    const closing: Scenario = {
+      steps: [
+        { at: 0, status: 'in_progress', lines: ['Building.'] },
+        {
+          at: 300,
+          status: 'finished',
+          lines: ['Done.', 'Gracefully shutting down build container: abc']
+        }
+      ]
+    }
+    const server = await start({ apps: [{ ...APP, scenarios: [closing] }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(buildLogLines(result.stdout)).toEqual([
+      'Building.',
+      'Done.',
+      'Gracefully shutting down build container: abc'
+    ])
+    const createdAt = server.deployments()[0].createdAt
+    expect(reads(server).filter(request => request.at >= createdAt + 300)).toHaveLength(1)
+  })
+
+  it('still reads the closing lines written after the final status', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [build('finished', 700)] }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(buildLogLines(result.stdout)).toEqual(FINISHED_LOG)
+  })
+})
+
+describe('several deployments under a low rate limit', () => {
+  it('spreads reads evenly over the budget, never 429, with Coolify’s own durations', async () => {
+    const apps = ['a', 'b', 'c', 'd'].map(name => ({
+      uuid: `${name}uuid`.padEnd(24, '0'),
+      name
+    }))
+    const server = await start({ apps, rateLimit: 60 })
+    const result = await run(server, { 'app-uuid': apps.map(app => app.uuid).join(',') })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(actionRequests(server).filter(request => request.status === 429)).toEqual([])
+    // 60 a minute, half of it for polling: one read every 2 s, whichever deployment's turn.
+    const times = reads(server).map(request => request.at)
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThan(1900)
+    // Each build took 60 ms in Coolify, however late the action saw its end.
+    const records = JSON.parse(result.outputs.deployments) as Array<{ duration: number }>
+    expect(records.map(record => record.duration)).toEqual([0, 0, 0, 0])
+  }, 40_000)
+})
