@@ -1,0 +1,79 @@
+/**
+ * A stand-in for @actions/core, for running the action's steps in-process: inputs from a map,
+ * outputs, state, log lines and annotations recorded, the job summary written to a temp file by
+ * the real implementation. Install it with `jest.unstable_mockModule('@actions/core', ...)`
+ * before the action's modules are imported.
+ */
+import { jest } from '@jest/globals'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const actual = await import('@actions/core')
+
+export interface Recorded {
+  inputs: Record<string, string>
+  outputs: Record<string, string>
+  state: Record<string, string>
+  secrets: string[]
+  info: string[]
+  warnings: string[]
+  errors: string[]
+  failed: string[]
+}
+
+export const recorded: Recorded = {
+  inputs: {},
+  outputs: {},
+  state: {},
+  secrets: [],
+  info: [],
+  warnings: [],
+  errors: [],
+  failed: []
+}
+
+const summaryFile = join(mkdtempSync(join(tmpdir(), 'coolify-core-')), 'summary.md')
+
+/** Starts a step afresh: these inputs, this saved state, nothing recorded yet. */
+export function resetCore(inputs: Record<string, string>, state: Record<string, string> = {}) {
+  Object.assign(recorded, {
+    inputs,
+    outputs: {},
+    state: { ...state },
+    secrets: [],
+    info: [],
+    warnings: [],
+    errors: [],
+    failed: []
+  })
+  writeFileSync(summaryFile, '')
+  process.env.GITHUB_STEP_SUMMARY = summaryFile
+  actual.summary.emptyBuffer()
+  process.exitCode = undefined
+}
+
+export function summaryText(): string {
+  return readFileSync(summaryFile, 'utf8')
+}
+
+export const coreStandIn = {
+  ...actual,
+  getInput: jest.fn((name: string) => recorded.inputs[name] ?? ''),
+  setOutput: jest.fn((name: string, value: unknown) => {
+    recorded.outputs[name] = String(value)
+  }),
+  saveState: jest.fn((name: string, value: unknown) => {
+    recorded.state[name] = String(value)
+  }),
+  getState: jest.fn((name: string) => recorded.state[name] ?? ''),
+  setSecret: jest.fn((secret: string) => void recorded.secrets.push(secret)),
+  info: jest.fn((message: string) => void recorded.info.push(message)),
+  debug: jest.fn(),
+  warning: jest.fn((message: string | Error) => void recorded.warnings.push(String(message))),
+  error: jest.fn((message: string | Error) => void recorded.errors.push(String(message))),
+  setFailed: jest.fn((message: string | Error) => {
+    recorded.failed.push(String(message))
+    process.exitCode = 1
+  })
+}
