@@ -185,12 +185,14 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
     expect(JSON.parse(request.body)).toEqual(changes)
     const app = await client.getApplication(WEB.uuid, S())
     expect(app.fqdn).toBe('https://web.example.com')
-    if (flavor === 'seed') {
-      expect(app.environment_variables).toEqual([
-        { key: 'A', value: '1', is_secret: false },
-        { key: 'B', value: 'two', is_secret: false }
-      ])
-    }
+    expect(app.environment_variables ?? []).toEqual(
+      flavor === 'seed'
+        ? [
+            { key: 'A', value: '1', is_secret: false },
+            { key: 'B', value: 'two', is_secret: false }
+          ]
+        : []
+    )
   })
 
   it('updateApplicationEnvs: PATCH /applications/{uuid}/envs/bulk with {data: [...]}', async () => {
