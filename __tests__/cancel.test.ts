@@ -226,6 +226,26 @@ describe('the post step after a main step that saw its deployment end', () => {
     expect(server.deployments()[0].status).toBe('finished')
   })
 
+  it('treats a status it does not know as running, as the main step does, and cancels', async () => {
+    const server = await start()
+    const answer = (await fetch(`${server.url}/api/v1/deploy?uuid=${APP.uuid}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
+    }).then(response => response.json())) as { deployments: [{ deployment_uuid: string }] }
+    const uuid = answer.deployments[0].deployment_uuid
+    server.inject({
+      method: 'GET',
+      path: `/deployments/${uuid}`,
+      do: { status: 200, body: { deployment_uuid: uuid, status: 'Building' } }
+    })
+    const state = { [PENDING]: JSON.stringify([{ uuid, name: 'web' }]) }
+
+    const post = await runPost(server, state)
+    expectQuietSuccess(post)
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${uuid}/cancel`])
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
+  })
+
   it('takes 400 "cannot be cancelled" (it ended meanwhile) as done', async () => {
     const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
     await runAction({ inputs: untilSignal(server) })

@@ -331,6 +331,38 @@ interface Refused {
 
 const refused: Refused[] = [
   {
+    name: '401 "Invalid token." (malformed or revoked)',
+    fake: { tokenWithoutTeam: true },
+    message: /POST \/deploy: Coolify answered 401 "Invalid token\.".*Create a new API token/
+  },
+  {
+    name: '403 "Missing required team role." (a member\'s token)',
+    fake: { role: 'member' },
+    message: /403 "Missing required team role\.".*admin or owner/
+  },
+  {
+    name: "403: the token's abilities exceed its user's role",
+    faults: [
+      {
+        method: 'POST',
+        path: '/deploy',
+        do: {
+          status: 403,
+          body: {
+            message:
+              'This API token has permissions (deploy) that exceed your current role (member). Please create a new token.'
+          }
+        }
+      }
+    ],
+    message: /the token's abilities \(deploy\) exceed its user's role/
+  },
+  {
+    name: 'a bare 404: coolify-url points at something that is not Coolify',
+    faults: [{ method: 'POST', path: '/deploy', do: { status: 404, body: '' } }],
+    message: /POST \/deploy: .*404.*`coolify-url`/
+  },
+  {
     name: '401 Unauthenticated',
     inputs: { token: 'wrong-token-value' },
     message:
@@ -519,6 +551,21 @@ const badInputs: Array<[string, Record<string, string>, RegExp]> = [
     /Input `headers`, line 1: Authorization is set by the action itself/
   ],
   [
+    'a token with a line break (it would split the Authorization header)',
+    { token: `${TOKEN}\nX-Injected: 1` },
+    /Input `token`.*(control character|printable ASCII)/
+  ],
+  [
+    'a header value with a carriage return',
+    { headers: `CF-Access-Client-Id: id\rX-Injected: 1` },
+    /Input `headers`.*(control character|printable ASCII)/
+  ],
+  [
+    'a git-branch with a line break',
+    { 'git-branch': 'main\nX-Injected: 1' },
+    /Input `git-branch`.*control character/
+  ],
+  [
     'a ca-certificate that is neither PEM nor a file',
     { 'ca-certificate': '/nonexistent/ca.pem' },
     /Input `ca-certificate`: "\/nonexistent\/ca\.pem" is neither a PEM certificate nor a readable file/
@@ -615,5 +662,67 @@ describe('the ca-certificate input (an instance with a private CA)', () => {
     // Loopback: no warning about the token travelling in the clear (it does not, here).
     expect(result.stdout).not.toContain('::warning::')
     expectCleanOutput(result, [TOKEN])
+  })
+})
+
+describe('answers and output the runner would misread', () => {
+  it("neutralises build output that looks like the runner's ##[ markup", async () => {
+    const markup = ['##[group]Injected group', '##[error]Injected error', '  ##[endgroup]']
+    const server = await start({
+      apps: [
+        {
+          ...APP,
+          scenarios: [
+            {
+              steps: [
+                { at: 0, status: 'in_progress', lines: markup },
+                {
+                  at: 100,
+                  status: 'finished',
+                  lines: ['Gracefully shutting down build container']
+                }
+              ]
+            }
+          ]
+        }
+      ]
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    // No printed line is markup to the runner, yet each reads the same to a person.
+    for (const line of result.stdout.split('\n')) expect(line.trimStart()).not.toMatch(/^##\[/)
+    const shown = buildLogLines(result.stdout).map(line => line.replace(/\u200b/g, ''))
+    expect(shown).toEqual([...markup, 'Gracefully shutting down build container'])
+  })
+
+  it('reads a status in capitals as the status it is', async () => {
+    const server = await start()
+    server.inject({
+      method: 'GET',
+      path: READ,
+      skip: 1,
+      times: Infinity,
+      do: { status: 200, body: { deployment_uuid: 'x', status: 'FINISHED', logs: null } }
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+  })
+
+  it('says a missing status is missing, and waits for one', async () => {
+    const server = await start()
+    server.inject({
+      method: 'GET',
+      path: READ,
+      do: { status: 200, body: { deployment_uuid: 'x', logs: null } }
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(result.stdout).toMatch(/::warning::web: Coolify's answer has no status/)
+    expect(result.stdout).not.toContain('undefined')
   })
 })

@@ -32166,6 +32166,7 @@ class deployment_Deployment {
     #status = 'queued';
     #uuid;
     #name;
+    /** Undefined until read; null when a read carried no status. */
     #coolifyStatus;
     #reason;
     #appUrl;
@@ -32195,7 +32196,7 @@ class deployment_Deployment {
     }
     /** Coolify's status word as last read, kept when it is one we do not know. */
     get coolifyStatus() {
-        return this.#coolifyStatus;
+        return this.#coolifyStatus ?? undefined;
     }
     /** Why it ended the way it did, when the status alone does not say. */
     get reason() {
@@ -32253,7 +32254,7 @@ class deployment_Deployment {
         this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
         this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
         const previous = this.#coolifyStatus;
-        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : undefined;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
         const status = statusFromCoolify(detail.status);
         if (status) {
             this.#status = status;

@@ -14,7 +14,8 @@ export class Deployment {
   #status: Status = 'queued'
   #uuid: string | undefined
   #name: string
-  #coolifyStatus: string | undefined
+  /** Undefined until read; null when a read carried no status. */
+  #coolifyStatus: string | null | undefined
   #reason: string | undefined
   #appUrl: string | undefined
   #link: string | undefined
@@ -47,7 +48,7 @@ export class Deployment {
   }
   /** Coolify's status word as last read, kept when it is one we do not know. */
   get coolifyStatus(): string | undefined {
-    return this.#coolifyStatus
+    return this.#coolifyStatus ?? undefined
   }
   /** Why it ended the way it did, when the status alone does not say. */
   get reason(): string | undefined {
@@ -106,7 +107,7 @@ export class Deployment {
     this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt
     this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt
     const previous = this.#coolifyStatus
-    this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : undefined
+    this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null
     const status = statusFromCoolify(detail.status)
     if (status) {
       this.#status = status
