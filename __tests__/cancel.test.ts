@@ -17,7 +17,8 @@ import {
   expectNoSecrets,
   expectNoStackTrace,
   requestLines,
-  TOKEN
+  TOKEN,
+  startElsewhere
 } from '../test/support/scenarios.js'
 
 /** The runner's grace time between SIGINT and SIGTERM. */
@@ -228,11 +229,7 @@ describe('the post step after a main step that saw its deployment end', () => {
 
   it('treats a status it does not know as running, as the main step does, and cancels', async () => {
     const server = await start()
-    const answer = (await fetch(`${server.url}/api/v1/deploy?uuid=${APP.uuid}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
-    }).then(response => response.json())) as { deployments: [{ deployment_uuid: string }] }
-    const uuid = answer.deployments[0].deployment_uuid
+    const uuid = await startElsewhere(server)
     server.inject({
       method: 'GET',
       path: `/deployments/${uuid}`,

@@ -11,7 +11,7 @@ import {
   endless,
   fakeCoolifyPerTest,
   inputsFor,
-  TOKEN
+  startElsewhere
 } from '../test/support/scenarios.js'
 
 let fake: FakeCoolify
@@ -186,10 +186,7 @@ describe('every request the action sends', () => {
       name: 'an "already queued" answer',
       inputs: {},
       before: async server => {
-        await fetch(`${server.url}/api/v1/deploy?uuid=${APP.uuid}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
-        })
+        await startElsewhere(server)
       }
     }
   ])('$name', async ({ inputs, before }) => {

@@ -14,7 +14,8 @@ import {
   FINISHED_TEXT_LOG,
   inputsFor,
   requestLines,
-  TOKEN
+  TOKEN,
+  startElsewhere
 } from '../test/support/scenarios.js'
 import { buildLogLines, runAction, type RunOptions } from '../test/support/runner.js'
 
@@ -177,10 +178,7 @@ describe('the bundled action against Coolify 4.x', () => {
   it('follows the deployment under way when Coolify answers with a placeholder uuid', async () => {
     const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
     // Another run already queued this commit.
-    await fetch(`${server.url}/api/v1/deploy?uuid=${APP.uuid}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
-    })
+    await startElsewhere(server)
     const [real] = server.deployments()
     const result = await run(server)
 

@@ -7,7 +7,15 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { coreStandIn, recorded, resetCore, summaryText } from '../test/support/core.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
-import { APP, build, endless, FINISHED_LOG, inputsFor, TOKEN } from '../test/support/scenarios.js'
+import {
+  APP,
+  build,
+  endless,
+  FINISHED_LOG,
+  inputsFor,
+  startElsewhere,
+  TOKEN
+} from '../test/support/scenarios.js'
 
 jest.unstable_mockModule('@actions/core', () => coreStandIn)
 const { run } = await import('../src/main.js')
@@ -91,14 +99,11 @@ describe('the main step', () => {
 
   it('follows the deployment under way when Coolify answers "already queued"', async () => {
     const coolify = await fake([build('finished')])
-    const first = (await fetch(`${coolify.url}/api/v1/deploy?uuid=${APP.uuid}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
-    }).then(response => response.json())) as { deployments: [{ deployment_uuid: string }] }
+    const first = await startElsewhere(coolify)
     resetCore(inputsFor(coolify))
     await run()
 
-    expect(recorded.outputs['deployment-uuid']).toBe(first.deployments[0].deployment_uuid)
+    expect(recorded.outputs['deployment-uuid']).toBe(first)
     expect(recorded.outputs.status).toBe('finished')
     expect(coolify.deployments()).toHaveLength(1)
   })
@@ -162,11 +167,7 @@ describe('the main step', () => {
 describe('the post step', () => {
   it('cancels what a killed main step left on its list, unknown statuses included', async () => {
     const coolify = await fake([endless()])
-    const answer = (await fetch(`${coolify.url}/api/v1/deploy?uuid=${APP.uuid}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
-    }).then(response => response.json())) as { deployments: [{ deployment_uuid: string }] }
-    const uuid = answer.deployments[0].deployment_uuid
+    const uuid = await startElsewhere(coolify)
     coolify.inject({
       method: 'GET',
       path: `/deployments/${uuid}`,
@@ -187,10 +188,7 @@ describe('the post step', () => {
   it('finds and cancels what a trigger killed before its answer started', async () => {
     const coolify = await fake([endless()])
     const at = Date.now()
-    await fetch(`${coolify.url}/api/v1/deploy?uuid=${APP.uuid}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
-    })
+    await startElsewhere(coolify)
     resetCore(inputsFor(coolify), { trigger: JSON.stringify({ appUuids: [APP.uuid], at }) })
     await runPost()
 

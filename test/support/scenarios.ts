@@ -154,3 +154,16 @@ const USER_AGENT = 'deploy-to-coolify-action'
 export function requestLines(requests: FakeCoolify['requests']): string[] {
   return requests.map(request => `${request.method} ${request.path}`)
 }
+
+/**
+ * A deployment of `appUuid` started by someone else (a webhook, another run): POST /deploy as that
+ * client would send it, not the action. Returns its uuid.
+ */
+export async function startElsewhere(server: FakeCoolify, appUuid = APP.uuid): Promise<string> {
+  const response = await fetch(`${server.url}/api/v1/deploy?uuid=${appUuid}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
+  })
+  const answer = (await response.json()) as { deployments: Array<{ deployment_uuid: string }> }
+  return answer.deployments[0].deployment_uuid
+}
