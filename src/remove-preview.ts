@@ -1,0 +1,26 @@
+import * as core from '@actions/core'
+import type { CoolifyClient } from './coolify/client.js'
+import { deletePreview } from './deploy/preview.js'
+import type { Config } from './inputs.js'
+import { deactivateEnvironment } from './report/github-deployment.js'
+
+/**
+ * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
+ * gone counts as removed), marks the GitHub deployments of `environment` inactive. Nothing is deployed.
+ */
+export async function removePreview(
+  client: CoolifyClient,
+  config: Config,
+  signal: AbortSignal
+): Promise<void> {
+  const pr = config.pr!
+  for (const uuid of config.appUuids) {
+    const deleted = await deletePreview(client, uuid, pr, signal)
+    core.info(
+      deleted
+        ? `${uuid}: Coolify is removing the preview of pull request ${pr}`
+        : `${uuid}: no preview of pull request ${pr} in Coolify (already removed)`
+    )
+  }
+  await deactivateEnvironment(config, signal)
+}
