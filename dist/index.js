@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6561);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(117);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6561:
+/***/ 117:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33668,10 +33668,13 @@ async function writeSummary(deployments, instanceUrl) {
 function block(label, lines) {
     if (lines.length === 0)
         return '';
-    const text = lines.map(line => line.text).join('\n');
+    return `\n\n${label}:\n${codeBlock(lines.map(line => line.text).join('\n'))}\n`;
+}
+/** A fenced code block that no run of backticks in `text` can close early. */
+function codeBlock(text) {
     const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
     const fence = '`'.repeat(Math.max(3, longestRun + 1));
-    return `\n\n${label}:\n${fence}text\n${text}\n${fence}\n`;
+    return `${fence}text\n${text}\n${fence}`;
 }
 function row(deployment) {
     const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
@@ -33696,13 +33699,216 @@ function escapeHtml(text) {
     return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`);
 }
 
+;// CONCATENATED MODULE: ./src/report/pr-comment.ts
+
+
+
+
+
+
+
+/** GitHub must never hold up the deploy. */
+const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
+/** Log lines under a failed deployment: enough to see why without opening the job. */
+const COMMENT_LINES = 15;
+/** Values shorter than this are not redacted: hiding `1` or `true` would garble the comment. */
+const MIN_SECRET_LENGTH = 4;
+/**
+ * The sticky comment on the pull request: one per workflow and set of applications, found again by
+ * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
+ * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
+ */
+async function openPullRequestComment(config) {
+    if (config.pr === undefined || !config.comment)
+        return undefined;
+    if (!config.githubToken) {
+        warning('`pr` is set but `github-token` is empty: no pull request comment is written.');
+        return undefined;
+    }
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const resources = config.tags.length ? config.tags : config.appUuids;
+        const facts = {
+            pr: config.pr,
+            instanceUrl: config.instanceUrl,
+            workflow: context.workflow || 'workflow',
+            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`,
+            secrets: secretsOf(config)
+        };
+        const marker = markerFor(facts.workflow, resources);
+        return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts);
+    }
+    catch (error) {
+        warning(`Could not prepare the pull request comment: ${describeError(error)}`);
+        return undefined;
+    }
+}
+/**
+ * The hidden first line that finds the comment again: the workflow and the sorted resources,
+ * URI-encoded so that no name can end the HTML comment.
+ */
+function markerFor(workflow, resources) {
+    const names = [...resources].sort().map(encodeURIComponent).join(',');
+    return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`;
+}
+class PullRequestComment {
+    octokit;
+    repo;
+    marker;
+    facts;
+    #id;
+    /** Set once GitHub refused: one warning, then no more requests. */
+    #refused = false;
+    constructor(octokit, repo, marker, facts) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.marker = marker;
+        this.facts = facts;
+    }
+    /** The deployments were triggered: their status so far. */
+    async building(deployments, signal) {
+        await this.write(deploymentsBody(deployments, this.facts), true, signal);
+    }
+    /** The outcome, with why when nothing was deployed. */
+    async finish(deployments, error, timeMs = pr_comment_REQUEST_TIMEOUT_MS) {
+        const body = deployments.length
+            ? deploymentsBody(deployments, this.facts)
+            : nothingBody(error, this.facts);
+        await this.write(body, true, AbortSignal.timeout(timeMs));
+    }
+    /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
+    async removed(signal) {
+        const body = `### 🗑️ Coolify preview of #${this.facts.pr}: removed\n\n` +
+            `The preview was removed from Coolify.\n\n${footer(this.facts)}`;
+        await this.write(body, false, signal);
+    }
+    async write(text, create, signal) {
+        if (this.#refused)
+            return;
+        const body = `${this.marker}\n${redact(text, this.facts.secrets)}`;
+        const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(pr_comment_REQUEST_TIMEOUT_MS)]) };
+        const issue = { ...this.repo, issue_number: this.facts.pr };
+        try {
+            this.#id ??= await this.find(request);
+            if (this.#id !== undefined) {
+                await this.octokit.rest.issues.updateComment({
+                    ...this.repo,
+                    comment_id: this.#id,
+                    body,
+                    request
+                });
+            }
+            else if (create) {
+                const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
+                this.#id = data.id;
+            }
+        }
+        catch (error) {
+            this.#refused = true;
+            pr_comment_warn(error);
+        }
+    }
+    /** The comment of an earlier run: the first whose body starts with the marker. */
+    async find(request) {
+        const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
+            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker));
+            if (mine.length)
+                done();
+            return mine;
+        });
+        return found[0]?.id;
+    }
+}
+function deploymentsBody(deployments, facts) {
+    const worst = worstStatus(deployments);
+    const heading = `### ${summaryMark(worst)} Coolify preview of #${facts.pr}: ${describeStatus(worst)}`;
+    const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
+    const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
+    const table = [
+        '<table>',
+        `<tr>${header.map(name => `<th>${name}</th>`).join('')}</tr>`,
+        ...rows.map(row => `<tr>${row.map(cell => `<td>${cell}</td>`).join('')}</tr>`),
+        '</table>'
+    ].join('\n');
+    const logs = deployments.map(failureLog).filter(Boolean).join('\n\n');
+    return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
+}
+function nothingBody(error, facts) {
+    const why = error ? describeError(error) : 'Coolify deployed nothing';
+    return (`### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
+        `${escapeHtml(why)}\n\n${footer(facts)}`);
+}
+function cells(deployment, instanceUrl) {
+    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
+    const duration = deployment.durationMs;
+    return [
+        escapeHtml(deployment.name),
+        `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}${reason}`,
+        deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
+        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+        duration === undefined ? '—' : formatDuration(duration),
+        deployment.uuid ? pr_comment_link('logs', deployment.link ?? instanceUrl) : '—'
+    ];
+}
+/** A failed deployment's last lines, stderr first, in a collapsed block. */
+function failureLog(deployment) {
+    if (!failsStep(deployment.status))
+        return '';
+    const { stderr, rest } = splitTail(deployment.tail, COMMENT_LINES);
+    const lines = stderr.length ? stderr : rest;
+    if (lines.length === 0)
+        return '';
+    const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log';
+    return (`<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
+        `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`);
+}
+function footer(facts) {
+    return `<sub>${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} · ${new Date().toISOString()}</sub>`;
+}
+function pr_comment_link(html, href) {
+    return `<a href="${escapeHtml(href)}">${html}</a>`;
+}
+/**
+ * The values the step masks in its log: the runner does not mask a comment, and build output may
+ * print them.
+ */
+function secretsOf(config) {
+    const values = [
+        config.token,
+        config.githubToken ?? '',
+        ...Object.values(config.headers),
+        ...(config.env ?? []).map(variable => variable.value)
+    ];
+    return values.filter(value => value.length >= MIN_SECRET_LENGTH);
+}
+/** Each secret as printed in a log line and as escaped in the table. */
+function redact(text, secrets) {
+    return secrets
+        .flatMap(secret => [secret, escapeHtml(secret)])
+        .reduce((result, secret) => result.replaceAll(secret, '***'), text);
+}
+/** A warning that says what GitHub answered and, when it refused, the permission it needs. */
+function pr_comment_warn(error) {
+    const { status, response } = error;
+    const message = response?.data?.message;
+    const why = response
+        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
+    const hint = status === 403 || status === 404
+        ? ' The job needs `permissions: pull-requests: write` (or a `github-token` allowed to comment).'
+        : '';
+    warning(`Could not write the pull request comment: ${why}.${hint} This does not change the deploy.`);
+}
+
 ;// CONCATENATED MODULE: ./src/remove-preview.ts
+
 
 
 
 /**
  * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
- * gone counts as removed), marks the GitHub deployments of `environment` inactive. Nothing is deployed.
+ * gone counts as removed), marks the GitHub deployments of `environment` inactive and says so in
+ * the pull request comment. Nothing is deployed.
  */
 async function removePreview(client, config, signal) {
     const pr = config.pr;
@@ -33713,6 +33919,8 @@ async function removePreview(client, config, signal) {
             : `${uuid}: no preview of pull request ${pr} in Coolify (already removed)`);
     }
     await deactivateEnvironment(config, signal);
+    const comment = await openPullRequestComment(config);
+    await comment?.removed(signal);
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts
@@ -33770,6 +33978,7 @@ function parse(text) {
 
 
 
+
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_BUDGET_MS = 5000;
 /** How long the application lookup may go on once the deployments have ended. */
@@ -33811,6 +34020,7 @@ async function deploy(progress, cancelled) {
     }
     await applySettings(client, config, signal);
     progress.github = await createGitHubDeployment(config, signal);
+    progress.comment = await openPullRequestComment(config);
     const mark = { at: Date.now(), pr: config.pr };
     const keep = config.wait && config.cancelOnAbort;
     if (keep)
@@ -33825,6 +34035,7 @@ async function deploy(progress, cancelled) {
     const lookupEnd = new AbortController();
     const details = describeApplications(client, deployments, config.pr, AbortSignal.any([signal, lookupEnd.signal]));
     await progress.github?.inProgress(signal);
+    await progress.comment?.building(deployments, signal);
     if (config.wait) {
         const watcher = new Watcher(client, deployments, {
             instanceUrl: config.instanceUrl,
@@ -33934,7 +34145,7 @@ async function describeApplications(client, deployments, pr, signal) {
  * line per deployment, annotations and the job summary, the step's result, and last the GitHub
  * deployment's outcome (a network call that must not hold up the rest).
  */
-async function report({ config, deployments, github, removed, error }, cancelled) {
+async function report({ config, deployments, github, comment, removed, error }, cancelled) {
     const nothing = removed ? 'finished' : cancelled.aborted ? 'cancelled' : 'failed';
     setOutputs(deployments, setOutput, nothing);
     if (config && deployments.length > 0) {
@@ -33954,7 +34165,10 @@ async function report({ config, deployments, github, removed, error }, cancelled
     if (error)
         setFailed(describeError(error));
     const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined;
-    await github?.finish(deployments, error, githubTime);
+    await Promise.all([
+        github?.finish(deployments, error, githubTime),
+        comment?.finish(deployments, error, githubTime)
+    ]);
 }
 function warnIfPlainHttp(config) {
     const { protocol, hostname } = new URL(config.apiUrl);

@@ -14,6 +14,7 @@ import { annotateFailures } from './report/annotations.js'
 import { LogPrinter } from './report/console.js'
 import { createGitHubDeployment, type GitHubDeployment } from './report/github-deployment.js'
 import { setOutputs } from './report/outputs.js'
+import { openPullRequestComment, type PullRequestComment } from './report/pr-comment.js'
 import { writeSummary } from './report/summary.js'
 import { removePreview } from './remove-preview.js'
 import { savePending, saveTrigger } from './state.js'
@@ -23,6 +24,7 @@ interface Progress {
   config?: Config
   client?: CoolifyClient
   github?: GitHubDeployment
+  comment?: PullRequestComment
   /** `delete-preview` removed the preview: nothing was deployed, and that is the outcome. */
   removed?: boolean
   deployments: Deployment[]
@@ -71,6 +73,7 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   }
   await applySettings(client, config, signal)
   progress.github = await createGitHubDeployment(config, signal)
+  progress.comment = await openPullRequestComment(config)
 
   const mark: TriggerMark = { at: Date.now(), pr: config.pr }
   const keep = config.wait && config.cancelOnAbort
@@ -89,6 +92,7 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
     AbortSignal.any([signal, lookupEnd.signal])
   )
   await progress.github?.inProgress(signal)
+  await progress.comment?.building(deployments, signal)
   if (config.wait) {
     const watcher = new Watcher(client, deployments, {
       instanceUrl: config.instanceUrl,
@@ -212,7 +216,7 @@ async function describeApplications(
  * deployment's outcome (a network call that must not hold up the rest).
  */
 async function report(
-  { config, deployments, github, removed, error }: Progress,
+  { config, deployments, github, comment, removed, error }: Progress,
   cancelled: AbortSignal
 ): Promise<void> {
   const nothing: Status = removed ? 'finished' : cancelled.aborted ? 'cancelled' : 'failed'
@@ -233,7 +237,10 @@ async function report(
   }
   if (error) core.setFailed(describeError(error))
   const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined
-  await github?.finish(deployments, error, githubTime)
+  await Promise.all([
+    github?.finish(deployments, error, githubTime),
+    comment?.finish(deployments, error, githubTime)
+  ])
 }
 
 function warnIfPlainHttp(config: Config): void {

@@ -3,10 +3,12 @@ import type { CoolifyClient } from './coolify/client.js'
 import { deletePreview } from './deploy/preview.js'
 import type { Config } from './inputs.js'
 import { deactivateEnvironment } from './report/github-deployment.js'
+import { openPullRequestComment } from './report/pr-comment.js'
 
 /**
  * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
- * gone counts as removed), marks the GitHub deployments of `environment` inactive. Nothing is deployed.
+ * gone counts as removed), marks the GitHub deployments of `environment` inactive and says so in
+ * the pull request comment. Nothing is deployed.
  */
 export async function removePreview(
   client: CoolifyClient,
@@ -23,4 +25,6 @@ export async function removePreview(
     )
   }
   await deactivateEnvironment(config, signal)
+  const comment = await openPullRequestComment(config)
+  await comment?.removed(signal)
 }
