@@ -168,6 +168,9 @@ describe('the pull request comment', () => {
       '<a href="https://7.web.example.com">https://7.web.example.com</a>'
     )
     expect(comment.body).toContain('<code>abc1234</code>')
+    expect(comment.body).toContain(
+      'Updated by <a href="https://github.com/octo/app/actions/runs/42">Preview</a> at '
+    )
     expect(comment.body).toMatch(
       new RegExp(`href="${server.url}/project/[^"]+/deployment/${deployment.uuid}"`)
     )

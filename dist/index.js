@@ -33863,7 +33863,8 @@ function failureLog(deployment) {
         `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`);
 }
 function footer(facts) {
-    return `<sub>${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} · ${new Date().toISOString()}</sub>`;
+    const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    return `<sub>Updated by ${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`;
 }
 function pr_comment_link(html, href) {
     return `<a href="${escapeHtml(href)}">${html}</a>`;

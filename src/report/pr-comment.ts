@@ -194,7 +194,8 @@ function failureLog(deployment: DeploymentView): string {
 }
 
 function footer(facts: Context): string {
-  return `<sub>${link(escapeHtml(facts.workflow), facts.runUrl)} · ${new Date().toISOString()}</sub>`
+  const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+  return `<sub>Updated by ${link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`
 }
 
 function link(html: string, href: string): string {
