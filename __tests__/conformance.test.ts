@@ -168,6 +168,19 @@ describe('every request the action sends', () => {
     { name: 'a tag', inputs: { 'app-uuid': '', tag: 'prod' } },
     { name: 'a pull request preview', inputs: { pr: '7' } },
     {
+      name: 'a Docker-image preview made from its tag',
+      inputs: { pr: '12', 'image-tag': 'pr-12' },
+      before: server =>
+        server.addApp({
+          ...APP,
+          buildPack: 'dockerimage',
+          image: { name: 'ghcr.io/octo/web' },
+          scenarios: [build('finished')]
+        })
+    },
+    { name: 'removing a preview', inputs: { pr: '7', 'delete-preview': 'true' } },
+    { name: 'removing a preview already gone', inputs: { pr: '8', 'delete-preview': 'true' } },
+    {
       name: 'settings before the deploy',
       inputs: { 'git-branch': 'staging', domains: 'https://s.example.com', env: 'A=1\nB=two' }
     },

@@ -48,9 +48,12 @@ describe('readConfig', () => {
       cancelOnAbort: true,
       logs: true,
       debugLogs: false,
-      headers: {}
+      headers: {},
+      comment: true,
+      deletePreview: false
     })
     expect(config.pr).toBeUndefined()
+    expect(config.imageTag).toBeUndefined()
   })
 
   it('masks the token, header values and env values before anything else', () => {
@@ -130,6 +133,23 @@ describe('readConfig', () => {
 
   it('reads a pull request number', () => {
     expect(read({ ...BASE, pr: '42' }).config.pr).toBe(42)
+  })
+
+  it('reads an image tag as Docker allows it', () => {
+    expect(read({ ...BASE, 'image-tag': ' pr-42_v1.2 ' }).config.imageTag).toBe('pr-42_v1.2')
+    expect(read({ ...BASE, 'image-tag': 'a'.repeat(128) }).config.imageTag).toHaveLength(128)
+    for (const tag of ['-pr', '.pr', 'pr/42', 'pr:42', 'a'.repeat(129)]) {
+      expect(failure({ ...BASE, 'image-tag': tag })).toContain('Input `image-tag`')
+    }
+  })
+
+  it('takes delete-preview only with a pull request number and app-uuid', () => {
+    const removal = { ...BASE, pr: '42', 'delete-preview': 'true' }
+    expect(read(removal).config).toMatchObject({ deletePreview: true, pr: 42 })
+    expect(failure({ ...removal, pr: '' })).toContain('`delete-preview` needs `pr`')
+    expect(failure({ ...removal, 'app-uuid': '', tag: 'prod', pr: '' })).toContain(
+      '`delete-preview` needs `pr`'
+    )
   })
 
   it('reads a CA certificate from its text or a file', () => {

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2375);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(117);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2375:
+/***/ 117:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31387,7 +31387,7 @@ class CoolifyError extends ActionError {
     }
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
-const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains` and `env`)';
+const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env` and `delete-preview`)';
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
 const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
@@ -31859,7 +31859,8 @@ class CoolifyClient {
             uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
             tag: request.tags?.length ? request.tags.join(',') : undefined,
             force: request.force ? 'true' : undefined,
-            pr: request.pr !== undefined ? String(request.pr) : undefined
+            pr: request.pr !== undefined ? String(request.pr) : undefined,
+            docker_tag: request.dockerTag
         };
         return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
     }
@@ -31885,6 +31886,19 @@ class CoolifyClient {
             method: 'POST',
             path: `/deployments/${enc(uuid)}/cancel`,
             retry: false,
+            signal
+        });
+    }
+    /**
+     * DELETE /applications/{uuid}/previews/{pr}: Coolify removes the preview's containers and
+     * records in the background. Deleting twice is harmless (the second answers 404), so it is
+     * retried like a read.
+     */
+    deletePreview(appUuid, pr, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(appUuid)}/previews/${pr}`,
+            retry: true,
             signal
         });
     }
@@ -32195,7 +32209,68 @@ function describeStatus(status) {
     return status.replace('_', ' ');
 }
 
+;// CONCATENATED MODULE: ./src/deploy/preview.ts
+
+const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
+/**
+ * The address Coolify gives an application's preview of pull request `pr`: the template's host
+ * in place of the host of the application's first domain, whose scheme, port and path stay.
+ * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
+ * when it creates the preview and does not tell.
+ */
+function previewUrl(app, pr) {
+    const first = app.fqdn?.split(',')[0]?.trim();
+    if (!first)
+        return undefined;
+    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
+    if (template.includes('{{random}}'))
+        return undefined;
+    let url;
+    try {
+        url = new URL(first);
+    }
+    catch {
+        return undefined;
+    }
+    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
+    const port = url.port ? `:${url.port}` : '';
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `${url.protocol}//${host}${port}${path}`;
+}
+const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
+/**
+ * Coolify's answer for a git application without a preview of the pull request, turned into what
+ * to do about it; other messages are returned as they are.
+ */
+function explainDeployMessage(message) {
+    if (!NO_PREVIEW.test(message))
+        return message;
+    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
+        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
+        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
+        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
+}
+/**
+ * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
+ * gone; anything else throws.
+ */
+async function deletePreview(client, appUuid, pr, signal) {
+    try {
+        await client.deletePreview(appUuid, pr, signal);
+        return true;
+    }
+    catch (error) {
+        const gone = error instanceof CoolifyError &&
+            error.status === 404 &&
+            /preview not found/i.test(error.details.serverMessage ?? '');
+        if (gone)
+            return false;
+        throw error;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/deployment.ts
+
 
 const TAIL_LINES = 40;
 /**
@@ -32244,7 +32319,7 @@ class Deployment {
     get reason() {
         return this.#reason;
     }
-    /** The application's public URL (its first `fqdn`). */
+    /** Where it is served: the application's first `fqdn`, or its preview's address. */
     get appUrl() {
         return this.#appUrl;
     }
@@ -32277,11 +32352,14 @@ class Deployment {
     follow(uuid) {
         this.#uuid = uuid;
     }
-    /** Takes the application's name and public URL from Coolify's application record. */
-    describe(app) {
+    /**
+     * Takes the application's name and URL from Coolify's application record: the preview's URL when
+     * it deploys pull request `pr` (none rather than production's when that cannot be known).
+     */
+    describe(app, pr) {
         if (app.name && this.#name === this.appUuid)
             this.#name = app.name;
-        const url = app.fqdn?.split(',')[0]?.trim();
+        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
         if (url)
             this.#appUrl = url;
     }
@@ -32375,6 +32453,8 @@ function sameCommit(a, b) {
 
 
 
+
+const NOTHING_STARTED = 'Coolify started no deployment for it';
 const ALREADY_QUEUED = /already queued/i;
 const QUEUED = /deployment queued/i;
 const STARTED = /^(service|database) .* started/i;
@@ -32408,7 +32488,7 @@ async function trigger(client, options) {
             if (STARTED.test(message))
                 deployment.end('started', message);
             else
-                deployment.end('failed', message || 'Coolify started no deployment for it');
+                deployment.end('failed', explainDeployMessage(message) || NOTHING_STARTED);
         }
     }
     for (const uuid of options.appUuids) {
@@ -32439,7 +32519,13 @@ async function deployUntilAnswered(client, options) {
     let uuids = options.appUuids;
     for (let attempt = 1;; attempt++) {
         try {
-            const answer = await client.deploy({ uuids, tags: options.tags, force: options.force, pr: options.pr }, signal);
+            const answer = await client.deploy({
+                uuids,
+                tags: options.tags,
+                force: options.force,
+                pr: options.pr,
+                dockerTag: options.dockerTag
+            }, signal);
             return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer;
         }
         catch (error) {
@@ -32988,6 +33074,8 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** Docker's rule for a tag. */
+const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the action sets itself; a `headers` line must not replace them. */
 const RESERVED_HEADERS = new Set([
@@ -33071,13 +33159,19 @@ function readConfig(raw, mask) {
         githubToken,
         gitBranch: read('git-branch').trim() || undefined,
         domains: read('domains').trim() || undefined,
-        env: env ? parseEnv(env) : undefined
+        env: env ? parseEnv(env) : undefined,
+        imageTag: parseImageTag(read('image-tag')),
+        comment: parseBoolean(read, 'comment', true),
+        deletePreview: parseBoolean(read, 'delete-preview', false)
     };
     if (config.pr !== undefined && tags.length > 0) {
         throw new ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
     }
     if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
         throw new ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
+    }
+    if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
+        throw new ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
     }
     return config;
 }
@@ -33159,6 +33253,15 @@ function parsePullRequest(text) {
         throw new ActionError(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
     }
     return Number(value);
+}
+function parseImageTag(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!DOCKER_TAG.test(value)) {
+        throw new ActionError(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
+    }
+    return value;
 }
 /** `Name: value` a line. Values are secrets (service tokens), so errors name the line, never the value. */
 function parseHeaders(text, mask) {
@@ -33427,7 +33530,8 @@ async function createGitHubDeployment(config, signal) {
             description: 'Deploy with Coolify',
             auto_merge: false,
             required_contexts: [],
-            transient_environment: false,
+            // A preview goes away with its pull request.
+            transient_environment: config.pr !== undefined,
             request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
         });
         if (!('id' in data))
@@ -33438,6 +33542,40 @@ async function createGitHubDeployment(config, signal) {
     catch (error) {
         warn(`record a GitHub deployment in environment "${environment}"`, error);
         return undefined;
+    }
+}
+/**
+ * `delete-preview`: every GitHub deployment of the `environment` input gets an `inactive` status,
+ * so the pull request and the Environments page stop offering the removed preview. Nothing without
+ * `environment`; GitHub refusing is a warning.
+ */
+async function deactivateEnvironment(config, signal) {
+    const { environment, githubToken } = config;
+    if (!environment || !githubToken)
+        return;
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const octokit = getOctokit(githubToken);
+        const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) };
+        const deployments = await octokit.paginate(octokit.rest.repos.listDeployments, {
+            ...context.repo,
+            environment,
+            per_page: 100,
+            request
+        });
+        for (const deployment of deployments) {
+            await octokit.rest.repos.createDeploymentStatus({
+                ...context.repo,
+                deployment_id: deployment.id,
+                state: 'inactive',
+                description: 'The preview was removed',
+                request
+            });
+        }
+        info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`);
+    }
+    catch (error) {
+        warn(`mark the GitHub deployments in environment "${environment}" inactive`, error);
     }
 }
 /** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
@@ -33553,10 +33691,13 @@ async function writeSummary(deployments, instanceUrl) {
 function block(label, lines) {
     if (lines.length === 0)
         return '';
-    const text = lines.map(line => line.text).join('\n');
+    return `\n\n${label}:\n${codeBlock(lines.map(line => line.text).join('\n'))}\n`;
+}
+/** A fenced code block that no run of backticks in `text` can close early. */
+function codeBlock(text) {
     const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
     const fence = '`'.repeat(Math.max(3, longestRun + 1));
-    return `\n\n${label}:\n${fence}text\n${text}\n${fence}\n`;
+    return `${fence}text\n${text}\n${fence}`;
 }
 function row(deployment) {
     const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
@@ -33579,6 +33720,231 @@ function summary_link(text, href) {
 }
 function escapeHtml(text) {
     return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`);
+}
+
+;// CONCATENATED MODULE: ./src/report/pr-comment.ts
+
+
+
+
+
+
+
+/** GitHub must never hold up the deploy. */
+const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
+/** Log lines under a failed deployment: enough to see why without opening the job. */
+const COMMENT_LINES = 15;
+/** Values shorter than this are not redacted: hiding `1` or `true` would garble the comment. */
+const MIN_SECRET_LENGTH = 4;
+/**
+ * The sticky comment on the pull request: one per workflow and set of applications, found again by
+ * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
+ * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
+ */
+async function openPullRequestComment(config) {
+    if (config.pr === undefined || !config.comment)
+        return undefined;
+    if (!config.githubToken) {
+        warning('`pr` is set but `github-token` is empty: no pull request comment is written.');
+        return undefined;
+    }
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const resources = config.tags.length ? config.tags : config.appUuids;
+        const facts = {
+            pr: config.pr,
+            instanceUrl: config.instanceUrl,
+            workflow: context.workflow || 'workflow',
+            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`,
+            secrets: secretsOf(config)
+        };
+        const marker = markerFor(facts.workflow, resources);
+        return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts);
+    }
+    catch (error) {
+        warning(`Could not prepare the pull request comment: ${describeError(error)}`);
+        return undefined;
+    }
+}
+/**
+ * The hidden first line that finds the comment again: the workflow and the sorted resources,
+ * URI-encoded so that no name can end the HTML comment.
+ */
+function markerFor(workflow, resources) {
+    const names = [...resources].sort().map(encodeURIComponent).join(',');
+    return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`;
+}
+class PullRequestComment {
+    octokit;
+    repo;
+    marker;
+    facts;
+    #id;
+    /** Set once GitHub refused: one warning, then no more requests. */
+    #refused = false;
+    constructor(octokit, repo, marker, facts) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.marker = marker;
+        this.facts = facts;
+    }
+    /** The deployments were triggered: their status so far. */
+    async building(deployments, signal) {
+        await this.write(deploymentsBody(deployments, this.facts), true, signal);
+    }
+    /** The outcome, with why when nothing was deployed. */
+    async finish(deployments, error, timeMs = pr_comment_REQUEST_TIMEOUT_MS) {
+        const body = deployments.length
+            ? deploymentsBody(deployments, this.facts)
+            : nothingBody(error, this.facts);
+        await this.write(body, true, AbortSignal.timeout(timeMs));
+    }
+    /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
+    async removed(signal) {
+        const body = `### 🗑️ Coolify preview of #${this.facts.pr}: removed\n\n` +
+            `The preview was removed from Coolify.\n\n${footer(this.facts)}`;
+        await this.write(body, false, signal);
+    }
+    async write(text, create, signal) {
+        if (this.#refused)
+            return;
+        const body = `${this.marker}\n${redact(text, this.facts.secrets)}`;
+        const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(pr_comment_REQUEST_TIMEOUT_MS)]) };
+        const issue = { ...this.repo, issue_number: this.facts.pr };
+        try {
+            this.#id ??= await this.find(request);
+            if (this.#id !== undefined) {
+                await this.octokit.rest.issues.updateComment({
+                    ...this.repo,
+                    comment_id: this.#id,
+                    body,
+                    request
+                });
+            }
+            else if (create) {
+                const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
+                this.#id = data.id;
+            }
+        }
+        catch (error) {
+            this.#refused = true;
+            pr_comment_warn(error);
+        }
+    }
+    /** The comment of an earlier run: the first whose body starts with the marker. */
+    async find(request) {
+        const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
+            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker));
+            if (mine.length)
+                done();
+            return mine;
+        });
+        return found[0]?.id;
+    }
+}
+function deploymentsBody(deployments, facts) {
+    const worst = worstStatus(deployments);
+    const heading = `### ${summaryMark(worst)} Coolify preview of #${facts.pr}: ${describeStatus(worst)}`;
+    const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
+    const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
+    const table = [
+        '<table>',
+        `<tr>${header.map(name => `<th>${name}</th>`).join('')}</tr>`,
+        ...rows.map(row => `<tr>${row.map(cell => `<td>${cell}</td>`).join('')}</tr>`),
+        '</table>'
+    ].join('\n');
+    const logs = deployments.map(failureLog).filter(Boolean).join('\n\n');
+    return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
+}
+function nothingBody(error, facts) {
+    const why = error ? describeError(error) : 'Coolify deployed nothing';
+    return (`### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
+        `${escapeHtml(why)}\n\n${footer(facts)}`);
+}
+function cells(deployment, instanceUrl) {
+    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
+    const duration = deployment.durationMs;
+    return [
+        escapeHtml(deployment.name),
+        `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}${reason}`,
+        deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
+        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+        duration === undefined ? '—' : formatDuration(duration),
+        deployment.uuid ? pr_comment_link('logs', deployment.link ?? instanceUrl) : '—'
+    ];
+}
+/** A failed deployment's last lines, stderr first, in a collapsed block. */
+function failureLog(deployment) {
+    if (!failsStep(deployment.status))
+        return '';
+    const { stderr, rest } = splitTail(deployment.tail, COMMENT_LINES);
+    const lines = stderr.length ? stderr : rest;
+    if (lines.length === 0)
+        return '';
+    const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log';
+    return (`<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
+        `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`);
+}
+function footer(facts) {
+    const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    return `<sub>Updated by ${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`;
+}
+function pr_comment_link(html, href) {
+    return `<a href="${escapeHtml(href)}">${html}</a>`;
+}
+/**
+ * The values the step masks in its log: the runner does not mask a comment, and build output may
+ * print them.
+ */
+function secretsOf(config) {
+    const values = [
+        config.token,
+        config.githubToken ?? '',
+        ...Object.values(config.headers),
+        ...(config.env ?? []).map(variable => variable.value)
+    ];
+    return values.filter(value => value.length >= MIN_SECRET_LENGTH);
+}
+/** Each secret as printed in a log line and as escaped in the table. */
+function redact(text, secrets) {
+    return secrets
+        .flatMap(secret => [secret, escapeHtml(secret)])
+        .reduce((result, secret) => result.replaceAll(secret, '***'), text);
+}
+/** A warning that says what GitHub answered and, when it refused, the permission it needs. */
+function pr_comment_warn(error) {
+    const { status, response } = error;
+    const message = response?.data?.message;
+    const why = response
+        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
+    const hint = status === 403 || status === 404
+        ? ' The job needs `permissions: pull-requests: write` (or a `github-token` allowed to comment).'
+        : '';
+    warning(`Could not write the pull request comment: ${why}.${hint} This does not change the deploy.`);
+}
+
+;// CONCATENATED MODULE: ./src/remove-preview.ts
+
+
+
+
+/**
+ * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
+ * gone counts as removed), marks the GitHub deployments of `environment` inactive and says so in
+ * the pull request comment. Nothing is deployed.
+ */
+async function removePreview(client, config, signal) {
+    const pr = config.pr;
+    for (const uuid of config.appUuids) {
+        const deleted = await deletePreview(client, uuid, pr, signal);
+        info(deleted
+            ? `${uuid}: Coolify is removing the preview of pull request ${pr}`
+            : `${uuid}: no preview of pull request ${pr} in Coolify (already removed)`);
+    }
+    await deactivateEnvironment(config, signal);
+    const comment = await openPullRequestComment(config);
+    await comment?.removed(signal);
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts
@@ -33635,6 +34001,8 @@ function parse(text) {
 
 
 
+
+
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_BUDGET_MS = 5000;
 /** How long the application lookup may go on once the deployments have ended. */
@@ -33669,8 +34037,14 @@ async function deploy(progress, cancelled) {
     warnIfPlainHttp(config);
     const client = connect(config);
     progress.client = client;
+    if (config.deletePreview) {
+        await removePreview(client, config, signal);
+        progress.removed = true;
+        return;
+    }
     await applySettings(client, config, signal);
     progress.github = await createGitHubDeployment(config, signal);
+    progress.comment = await openPullRequestComment(config);
     const mark = { at: Date.now(), pr: config.pr };
     const keep = config.wait && config.cancelOnAbort;
     if (keep)
@@ -33683,8 +34057,9 @@ async function deploy(progress, cancelled) {
     else
         saveTrigger(undefined);
     const lookupEnd = new AbortController();
-    const details = describeApplications(client, deployments, AbortSignal.any([signal, lookupEnd.signal]));
+    const details = describeApplications(client, deployments, config.pr, AbortSignal.any([signal, lookupEnd.signal]));
     await progress.github?.inProgress(signal);
+    await progress.comment?.building(deployments, signal);
     if (config.wait) {
         const watcher = new Watcher(client, deployments, {
             instanceUrl: config.instanceUrl,
@@ -33728,6 +34103,8 @@ async function triggerDeployments(client, config, mark, signal) {
             tags: config.tags,
             force: config.force,
             pr: config.pr,
+            // Docker-image previews: Coolify creates or retags the preview with this tag.
+            dockerTag: config.pr === undefined ? undefined : config.imageTag,
             mark,
             signal,
             note: message => info(message)
@@ -33764,10 +34141,10 @@ async function cancelOnAbort(watcher, config) {
     }
 }
 /**
- * Names and public URLs of the applications, read while the deployments run: one read for one
- * application, one list for several.
+ * Names and public URLs of the applications (their previews' with `pr`), read while the
+ * deployments run: one read for one application, one list for several.
  */
-async function describeApplications(client, deployments, signal) {
+async function describeApplications(client, deployments, pr, signal) {
     const uuids = [...new Set(deployments.map(deployment => deployment.appUuid).filter(Boolean))];
     if (uuids.length === 0)
         return;
@@ -33778,7 +34155,7 @@ async function describeApplications(client, deployments, signal) {
         for (const app of Array.isArray(apps) ? apps : []) {
             for (const deployment of deployments) {
                 if (deployment.appUuid === app?.uuid)
-                    deployment.describe(app);
+                    deployment.describe(app, pr);
             }
         }
     }
@@ -33792,8 +34169,8 @@ async function describeApplications(client, deployments, signal) {
  * line per deployment, annotations and the job summary, the step's result, and last the GitHub
  * deployment's outcome (a network call that must not hold up the rest).
  */
-async function report({ config, deployments, github, error }, cancelled) {
-    const nothing = cancelled.aborted ? 'cancelled' : 'failed';
+async function report({ config, deployments, github, comment, removed, error }, cancelled) {
+    const nothing = removed ? 'finished' : cancelled.aborted ? 'cancelled' : 'failed';
     setOutputs(deployments, setOutput, nothing);
     if (config && deployments.length > 0) {
         for (const deployment of deployments) {
@@ -33812,7 +34189,10 @@ async function report({ config, deployments, github, error }, cancelled) {
     if (error)
         setFailed(describeError(error));
     const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined;
-    await github?.finish(deployments, error, githubTime);
+    await Promise.all([
+        github?.finish(deployments, error, githubTime),
+        comment?.finish(deployments, error, githubTime)
+    ]);
 }
 function warnIfPlainHttp(config) {
     const { protocol, hostname } = new URL(config.apiUrl);

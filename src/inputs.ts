@@ -30,12 +30,20 @@ export interface Config {
   domains?: string
   /** The `KEY=value` lines, in order, one entry a key (the last line of a key wins). */
   env?: EnvVariable[]
+  /** Docker-image apps: the image tag to deploy (with `pr`, the preview's tag). */
+  imageTag?: string
+  /** With `pr`: keep one pull request comment with the preview's status and URL. */
+  comment: boolean
+  /** With `pr`: remove that preview instead of deploying. */
+  deletePreview: boolean
 }
 
 /** Reads an input by its action.yml name; '' when unset (as `core.getInput` does). */
 export type InputReader = (name: string) => string
 
 const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+/** Docker's rule for a tag. */
+const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** Headers the action sets itself; a `headers` line must not replace them. */
 const RESERVED_HEADERS = new Set([
@@ -126,7 +134,10 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     githubToken,
     gitBranch: read('git-branch').trim() || undefined,
     domains: read('domains').trim() || undefined,
-    env: env ? parseEnv(env) : undefined
+    env: env ? parseEnv(env) : undefined,
+    imageTag: parseImageTag(read('image-tag')),
+    comment: parseBoolean(read, 'comment', true),
+    deletePreview: parseBoolean(read, 'delete-preview', false)
   }
   if (config.pr !== undefined && tags.length > 0) {
     throw new ActionError(
@@ -136,6 +147,11 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
   if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
     throw new ActionError(
       'Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.'
+    )
+  }
+  if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
+    throw new ActionError(
+      'Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).'
     )
   }
   return config
@@ -234,6 +250,17 @@ function parsePullRequest(text: string): number | undefined {
     )
   }
   return Number(value)
+}
+
+function parseImageTag(text: string): string | undefined {
+  const value = text.trim()
+  if (!value) return undefined
+  if (!DOCKER_TAG.test(value)) {
+    throw new ActionError(
+      `Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`
+    )
+  }
+  return value
 }
 
 /** `Name: value` a line. Values are secrets (service tokens), so errors name the line, never the value. */

@@ -14,7 +14,9 @@ import { annotateFailures } from './report/annotations.js'
 import { LogPrinter } from './report/console.js'
 import { createGitHubDeployment, type GitHubDeployment } from './report/github-deployment.js'
 import { setOutputs } from './report/outputs.js'
+import { openPullRequestComment, type PullRequestComment } from './report/pr-comment.js'
 import { writeSummary } from './report/summary.js'
+import { removePreview } from './remove-preview.js'
 import { savePending, saveTrigger } from './state.js'
 
 /** How far the step got: the report works from whatever it reached, on failure too. */
@@ -22,6 +24,9 @@ interface Progress {
   config?: Config
   client?: CoolifyClient
   github?: GitHubDeployment
+  comment?: PullRequestComment
+  /** `delete-preview` removed the preview: nothing was deployed, and that is the outcome. */
+  removed?: boolean
   deployments: Deployment[]
   error?: unknown
 }
@@ -61,8 +66,14 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   warnIfPlainHttp(config)
   const client = connect(config)
   progress.client = client
+  if (config.deletePreview) {
+    await removePreview(client, config, signal)
+    progress.removed = true
+    return
+  }
   await applySettings(client, config, signal)
   progress.github = await createGitHubDeployment(config, signal)
+  progress.comment = await openPullRequestComment(config)
 
   const mark: TriggerMark = { at: Date.now(), pr: config.pr }
   const keep = config.wait && config.cancelOnAbort
@@ -77,9 +88,11 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   const details = describeApplications(
     client,
     deployments,
+    config.pr,
     AbortSignal.any([signal, lookupEnd.signal])
   )
   await progress.github?.inProgress(signal)
+  await progress.comment?.building(deployments, signal)
   if (config.wait) {
     const watcher = new Watcher(client, deployments, {
       instanceUrl: config.instanceUrl,
@@ -128,6 +141,8 @@ async function triggerDeployments(
       tags: config.tags,
       force: config.force,
       pr: config.pr,
+      // Docker-image previews: Coolify creates or retags the preview with this tag.
+      dockerTag: config.pr === undefined ? undefined : config.imageTag,
       mark,
       signal,
       note: message => core.info(message)
@@ -168,12 +183,13 @@ async function cancelOnAbort(watcher: Watcher, config: Config): Promise<void> {
 }
 
 /**
- * Names and public URLs of the applications, read while the deployments run: one read for one
- * application, one list for several.
+ * Names and public URLs of the applications (their previews' with `pr`), read while the
+ * deployments run: one read for one application, one list for several.
  */
 async function describeApplications(
   client: CoolifyClient,
   deployments: readonly Deployment[],
+  pr: number | undefined,
   signal: AbortSignal
 ): Promise<void> {
   const uuids = [...new Set(deployments.map(deployment => deployment.appUuid).filter(Boolean))]
@@ -185,7 +201,7 @@ async function describeApplications(
         : await client.listApplications(signal)
     for (const app of Array.isArray(apps) ? apps : []) {
       for (const deployment of deployments) {
-        if (deployment.appUuid === app?.uuid) deployment.describe(app)
+        if (deployment.appUuid === app?.uuid) deployment.describe(app, pr)
       }
     }
   } catch (error) {
@@ -200,10 +216,10 @@ async function describeApplications(
  * deployment's outcome (a network call that must not hold up the rest).
  */
 async function report(
-  { config, deployments, github, error }: Progress,
+  { config, deployments, github, comment, removed, error }: Progress,
   cancelled: AbortSignal
 ): Promise<void> {
-  const nothing: Status = cancelled.aborted ? 'cancelled' : 'failed'
+  const nothing: Status = removed ? 'finished' : cancelled.aborted ? 'cancelled' : 'failed'
   setOutputs(deployments, core.setOutput, nothing)
   if (config && deployments.length > 0) {
     for (const deployment of deployments) {
@@ -221,7 +237,10 @@ async function report(
   }
   if (error) core.setFailed(describeError(error))
   const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined
-  await github?.finish(deployments, error, githubTime)
+  await Promise.all([
+    github?.finish(deployments, error, githubTime),
+    comment?.finish(deployments, error, githubTime)
+  ])
 }
 
 function warnIfPlainHttp(config: Config): void {

@@ -28370,7 +28370,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4823:
+/***/ 3769:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31376,7 +31376,7 @@ class errors_CoolifyError extends errors_ActionError {
     }
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
-const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains` and `env`)';
+const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env` and `delete-preview`)';
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
 const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
@@ -31848,7 +31848,8 @@ class CoolifyClient {
             uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
             tag: request.tags?.length ? request.tags.join(',') : undefined,
             force: request.force ? 'true' : undefined,
-            pr: request.pr !== undefined ? String(request.pr) : undefined
+            pr: request.pr !== undefined ? String(request.pr) : undefined,
+            docker_tag: request.dockerTag
         };
         return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
     }
@@ -31874,6 +31875,19 @@ class CoolifyClient {
             method: 'POST',
             path: `/deployments/${enc(uuid)}/cancel`,
             retry: false,
+            signal
+        });
+    }
+    /**
+     * DELETE /applications/{uuid}/previews/{pr}: Coolify removes the preview's containers and
+     * records in the background. Deleting twice is harmless (the second answers 404), so it is
+     * retried like a read.
+     */
+    deletePreview(appUuid, pr, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(appUuid)}/previews/${pr}`,
+            retry: true,
             signal
         });
     }
@@ -32153,7 +32167,68 @@ const CANCEL_ATTEMPTS = 2;
 /** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
 const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
+;// CONCATENATED MODULE: ./src/deploy/preview.ts
+
+const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
+/**
+ * The address Coolify gives an application's preview of pull request `pr`: the template's host
+ * in place of the host of the application's first domain, whose scheme, port and path stay.
+ * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
+ * when it creates the preview and does not tell.
+ */
+function previewUrl(app, pr) {
+    const first = app.fqdn?.split(',')[0]?.trim();
+    if (!first)
+        return undefined;
+    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
+    if (template.includes('{{random}}'))
+        return undefined;
+    let url;
+    try {
+        url = new URL(first);
+    }
+    catch {
+        return undefined;
+    }
+    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
+    const port = url.port ? `:${url.port}` : '';
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `${url.protocol}//${host}${port}${path}`;
+}
+const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
+/**
+ * Coolify's answer for a git application without a preview of the pull request, turned into what
+ * to do about it; other messages are returned as they are.
+ */
+function preview_explainDeployMessage(message) {
+    if (!NO_PREVIEW.test(message))
+        return message;
+    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
+        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
+        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
+        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
+}
+/**
+ * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
+ * gone; anything else throws.
+ */
+async function deletePreview(client, appUuid, pr, signal) {
+    try {
+        await client.deletePreview(appUuid, pr, signal);
+        return true;
+    }
+    catch (error) {
+        const gone = error instanceof CoolifyError &&
+            error.status === 404 &&
+            /preview not found/i.test(error.details.serverMessage ?? '');
+        if (gone)
+            return false;
+        throw error;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/deployment.ts
+
 
 const TAIL_LINES = 40;
 /**
@@ -32202,7 +32277,7 @@ class deployment_Deployment {
     get reason() {
         return this.#reason;
     }
-    /** The application's public URL (its first `fqdn`). */
+    /** Where it is served: the application's first `fqdn`, or its preview's address. */
     get appUrl() {
         return this.#appUrl;
     }
@@ -32235,11 +32310,14 @@ class deployment_Deployment {
     follow(uuid) {
         this.#uuid = uuid;
     }
-    /** Takes the application's name and public URL from Coolify's application record. */
-    describe(app) {
+    /**
+     * Takes the application's name and URL from Coolify's application record: the preview's URL when
+     * it deploys pull request `pr` (none rather than production's when that cannot be known).
+     */
+    describe(app, pr) {
         if (app.name && this.#name === this.appUuid)
             this.#name = app.name;
-        const url = app.fqdn?.split(',')[0]?.trim();
+        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
         if (url)
             this.#appUrl = url;
     }
@@ -32333,6 +32411,8 @@ function sameCommit(a, b) {
 
 
 
+
+const NOTHING_STARTED = 'Coolify started no deployment for it';
 const ALREADY_QUEUED = /already queued/i;
 const QUEUED = /deployment queued/i;
 const STARTED = /^(service|database) .* started/i;
@@ -32366,7 +32446,7 @@ async function trigger(client, options) {
             if (STARTED.test(message))
                 deployment.end('started', message);
             else
-                deployment.end('failed', message || 'Coolify started no deployment for it');
+                deployment.end('failed', explainDeployMessage(message) || NOTHING_STARTED);
         }
     }
     for (const uuid of options.appUuids) {
@@ -32397,7 +32477,13 @@ async function deployUntilAnswered(client, options) {
     let uuids = options.appUuids;
     for (let attempt = 1;; attempt++) {
         try {
-            const answer = await client.deploy({ uuids, tags: options.tags, force: options.force, pr: options.pr }, signal);
+            const answer = await client.deploy({
+                uuids,
+                tags: options.tags,
+                force: options.force,
+                pr: options.pr,
+                dockerTag: options.dockerTag
+            }, signal);
             return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer;
         }
         catch (error) {
@@ -32486,6 +32572,8 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** Docker's rule for a tag. */
+const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the action sets itself; a `headers` line must not replace them. */
 const RESERVED_HEADERS = new Set([
@@ -32569,13 +32657,19 @@ function readConfig(raw, mask) {
         githubToken,
         gitBranch: read('git-branch').trim() || undefined,
         domains: read('domains').trim() || undefined,
-        env: env ? parseEnv(env) : undefined
+        env: env ? parseEnv(env) : undefined,
+        imageTag: parseImageTag(read('image-tag')),
+        comment: parseBoolean(read, 'comment', true),
+        deletePreview: parseBoolean(read, 'delete-preview', false)
     };
     if (config.pr !== undefined && tags.length > 0) {
         throw new errors_ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
     }
     if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
         throw new errors_ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
+    }
+    if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
+        throw new errors_ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
     }
     return config;
 }
@@ -32657,6 +32751,15 @@ function parsePullRequest(text) {
         throw new errors_ActionError(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
     }
     return Number(value);
+}
+function parseImageTag(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!DOCKER_TAG.test(value)) {
+        throw new errors_ActionError(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
+    }
+    return value;
 }
 /** `Name: value` a line. Values are secrets (service tokens), so errors name the line, never the value. */
 function parseHeaders(text, mask) {
@@ -32851,7 +32954,7 @@ async function stopIfRunning(client, { uuid, name }, signal) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4823);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3769);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 

@@ -156,7 +156,8 @@ export class CoolifyClient {
       uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
       tag: request.tags?.length ? request.tags.join(',') : undefined,
       force: request.force ? 'true' : undefined,
-      pr: request.pr !== undefined ? String(request.pr) : undefined
+      pr: request.pr !== undefined ? String(request.pr) : undefined,
+      docker_tag: request.dockerTag
     }
     return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal })
   }
@@ -185,6 +186,20 @@ export class CoolifyClient {
       method: 'POST',
       path: `/deployments/${enc(uuid)}/cancel`,
       retry: false,
+      signal
+    })
+  }
+
+  /**
+   * DELETE /applications/{uuid}/previews/{pr}: Coolify removes the preview's containers and
+   * records in the background. Deleting twice is harmless (the second answers 404), so it is
+   * retried like a read.
+   */
+  deletePreview(appUuid: string, pr: number, signal: AbortSignal): Promise<unknown> {
+    return this.call({
+      method: 'DELETE',
+      path: `/applications/${enc(appUuid)}/previews/${pr}`,
+      retry: true,
       signal
     })
   }

@@ -9,6 +9,8 @@ export interface ApplicationSummary {
   git_repository?: string
   git_branch?: string
   build_pack?: string
+  /** 4.x: how a preview's host is made from the app's first domain; `{{pr_id}}.{{domain}}` by default. */
+  preview_url_template?: string | null
 }
 
 export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
@@ -48,6 +50,8 @@ export interface DeployRequest {
   tags?: string[]
   force?: boolean
   pr?: number
+  /** Docker-image apps, with `pr`: the preview's image tag; Coolify creates the preview if needed. */
+  dockerTag?: string
 }
 
 /** One entry of a deploy answer, from either shape (`deployments` or tag deploy's `details`). */

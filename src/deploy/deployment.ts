@@ -1,5 +1,6 @@
 import type { ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
 import type { LogLine } from './logs.js'
+import { previewUrl } from './preview.js'
 import { hasEnded, statusFromCoolify, type Status } from './status.js'
 
 export type { Status } from './status.js'
@@ -54,7 +55,7 @@ export class Deployment {
   get reason(): string | undefined {
     return this.#reason
   }
-  /** The application's public URL (its first `fqdn`). */
+  /** Where it is served: the application's first `fqdn`, or its preview's address. */
   get appUrl(): string | undefined {
     return this.#appUrl
   }
@@ -92,10 +93,13 @@ export class Deployment {
     this.#uuid = uuid
   }
 
-  /** Takes the application's name and public URL from Coolify's application record. */
-  describe(app: ApplicationSummary): void {
+  /**
+   * Takes the application's name and URL from Coolify's application record: the preview's URL when
+   * it deploys pull request `pr` (none rather than production's when that cannot be known).
+   */
+  describe(app: ApplicationSummary, pr?: number): void {
     if (app.name && this.#name === this.appUuid) this.#name = app.name
-    const url = app.fqdn?.split(',')[0]?.trim()
+    const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr)
     if (url) this.#appUrl = url
   }
 

@@ -5,12 +5,15 @@ import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
 import { ActionError } from '../errors.js'
 import { Deployment } from './deployment.js'
 import { findStarted, type TriggerMark } from './history.js'
+import { explainDeployMessage } from './preview.js'
 
 export interface TriggerOptions {
   appUuids: string[]
   tags: string[]
   force: boolean
   pr?: number
+  /** With `pr`: the Docker-image preview's tag. */
+  dockerTag?: string
   /** When the trigger goes out, to recognise what it started in the applications' histories. */
   mark: TriggerMark
   /** The step's deadline and cancellation: no attempt starts, and none goes on, after it. */
@@ -18,6 +21,7 @@ export interface TriggerOptions {
   note: (message: string) => void
 }
 
+const NOTHING_STARTED = 'Coolify started no deployment for it'
 const ALREADY_QUEUED = /already queued/i
 const QUEUED = /deployment queued/i
 const STARTED = /^(service|database) .* started/i
@@ -60,7 +64,7 @@ export async function trigger(
       )
     } else if (!entry.deployment_uuid) {
       if (STARTED.test(message)) deployment.end('started', message)
-      else deployment.end('failed', message || 'Coolify started no deployment for it')
+      else deployment.end('failed', explainDeployMessage(message) || NOTHING_STARTED)
     }
   }
   for (const uuid of options.appUuids) {
@@ -107,7 +111,13 @@ async function deployUntilAnswered(
   for (let attempt = 1; ; attempt++) {
     try {
       const answer = await client.deploy(
-        { uuids, tags: options.tags, force: options.force, pr: options.pr },
+        {
+          uuids,
+          tags: options.tags,
+          force: options.force,
+          pr: options.pr,
+          dockerTag: options.dockerTag
+        },
         signal
       )
       return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer

@@ -45,7 +45,8 @@ export async function createGitHubDeployment(
       description: 'Deploy with Coolify',
       auto_merge: false,
       required_contexts: [],
-      transient_environment: false,
+      // A preview goes away with its pull request.
+      transient_environment: config.pr !== undefined,
       request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
     })
     if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
@@ -54,6 +55,39 @@ export async function createGitHubDeployment(
   } catch (error) {
     warn(`record a GitHub deployment in environment "${environment}"`, error)
     return undefined
+  }
+}
+
+/**
+ * `delete-preview`: every GitHub deployment of the `environment` input gets an `inactive` status,
+ * so the pull request and the Environments page stop offering the removed preview. Nothing without
+ * `environment`; GitHub refusing is a warning.
+ */
+export async function deactivateEnvironment(config: Config, signal: AbortSignal): Promise<void> {
+  const { environment, githubToken } = config
+  if (!environment || !githubToken) return
+  try {
+    const { context, getOctokit } = await import('@actions/github')
+    const octokit = getOctokit(githubToken)
+    const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
+    const deployments = await octokit.paginate(octokit.rest.repos.listDeployments, {
+      ...context.repo,
+      environment,
+      per_page: 100,
+      request
+    })
+    for (const deployment of deployments) {
+      await octokit.rest.repos.createDeploymentStatus({
+        ...context.repo,
+        deployment_id: deployment.id,
+        state: 'inactive',
+        description: 'The preview was removed',
+        request
+      })
+    }
+    core.info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`)
+  } catch (error) {
+    warn(`mark the GitHub deployments in environment "${environment}" inactive`, error)
   }
 }
 

@@ -44,10 +44,14 @@ export async function writeSummary(
  */
 function block(label: string, lines: readonly LogLine[]): string {
   if (lines.length === 0) return ''
-  const text = lines.map(line => line.text).join('\n')
+  return `\n\n${label}:\n${codeBlock(lines.map(line => line.text).join('\n'))}\n`
+}
+
+/** A fenced code block that no run of backticks in `text` can close early. */
+export function codeBlock(text: string): string {
   const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length))
   const fence = '`'.repeat(Math.max(3, longestRun + 1))
-  return `\n\n${label}:\n${fence}text\n${text}\n${fence}\n`
+  return `${fence}text\n${text}\n${fence}`
 }
 
 function row(deployment: DeploymentView): string[] {
@@ -72,6 +76,6 @@ function link(text: string, href: string): string {
   return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`)
 }

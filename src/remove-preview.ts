@@ -1,0 +1,30 @@
+import * as core from '@actions/core'
+import type { CoolifyClient } from './coolify/client.js'
+import { deletePreview } from './deploy/preview.js'
+import type { Config } from './inputs.js'
+import { deactivateEnvironment } from './report/github-deployment.js'
+import { openPullRequestComment } from './report/pr-comment.js'
+
+/**
+ * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
+ * gone counts as removed), marks the GitHub deployments of `environment` inactive and says so in
+ * the pull request comment. Nothing is deployed.
+ */
+export async function removePreview(
+  client: CoolifyClient,
+  config: Config,
+  signal: AbortSignal
+): Promise<void> {
+  const pr = config.pr!
+  for (const uuid of config.appUuids) {
+    const deleted = await deletePreview(client, uuid, pr, signal)
+    core.info(
+      deleted
+        ? `${uuid}: Coolify is removing the preview of pull request ${pr}`
+        : `${uuid}: no preview of pull request ${pr} in Coolify (already removed)`
+    )
+  }
+  await deactivateEnvironment(config, signal)
+  const comment = await openPullRequestComment(config)
+  await comment?.removed(signal)
+}

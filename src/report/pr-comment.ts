@@ -1,0 +1,240 @@
+import * as core from '@actions/core'
+import type { getOctokit } from '@actions/github'
+import type { DeploymentView } from '../deploy/deployment.js'
+import { describeStatus, failsStep, summaryMark } from '../deploy/status.js'
+import { formatDuration } from '../duration.js'
+import { describeError } from '../errors.js'
+import type { Config } from '../inputs.js'
+import { splitTail } from './annotations.js'
+import { worstStatus } from './outputs.js'
+import { codeBlock, escapeHtml } from './summary.js'
+
+type Octokit = ReturnType<typeof getOctokit>
+type Repo = { owner: string; repo: string }
+
+/** GitHub must never hold up the deploy. */
+const REQUEST_TIMEOUT_MS = 10_000
+/** Log lines under a failed deployment: enough to see why without opening the job. */
+const COMMENT_LINES = 15
+/** Values shorter than this are not redacted: hiding `1` or `true` would garble the comment. */
+const MIN_SECRET_LENGTH = 4
+
+/** Where the comment's facts come from, besides the deployments. */
+interface Context {
+  pr: number
+  instanceUrl: string
+  workflow: string
+  runUrl: string
+  secrets: string[]
+}
+
+/**
+ * The sticky comment on the pull request: one per workflow and set of applications, found again by
+ * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
+ * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
+ */
+export async function openPullRequestComment(
+  config: Config
+): Promise<PullRequestComment | undefined> {
+  if (config.pr === undefined || !config.comment) return undefined
+  if (!config.githubToken) {
+    core.warning('`pr` is set but `github-token` is empty: no pull request comment is written.')
+    return undefined
+  }
+  try {
+    const { context, getOctokit } = await import('@actions/github')
+    const resources = config.tags.length ? config.tags : config.appUuids
+    const facts: Context = {
+      pr: config.pr,
+      instanceUrl: config.instanceUrl,
+      workflow: context.workflow || 'workflow',
+      runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`,
+      secrets: secretsOf(config)
+    }
+    const marker = markerFor(facts.workflow, resources)
+    return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts)
+  } catch (error) {
+    core.warning(`Could not prepare the pull request comment: ${describeError(error)}`)
+    return undefined
+  }
+}
+
+/**
+ * The hidden first line that finds the comment again: the workflow and the sorted resources,
+ * URI-encoded so that no name can end the HTML comment.
+ */
+export function markerFor(workflow: string, resources: readonly string[]): string {
+  const names = [...resources].sort().map(encodeURIComponent).join(',')
+  return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`
+}
+
+export class PullRequestComment {
+  #id: number | undefined
+  /** Set once GitHub refused: one warning, then no more requests. */
+  #refused = false
+
+  constructor(
+    private readonly octokit: Octokit,
+    private readonly repo: Repo,
+    private readonly marker: string,
+    private readonly facts: Context
+  ) {}
+
+  /** The deployments were triggered: their status so far. */
+  async building(deployments: readonly DeploymentView[], signal: AbortSignal): Promise<void> {
+    await this.write(deploymentsBody(deployments, this.facts), true, signal)
+  }
+
+  /** The outcome, with why when nothing was deployed. */
+  async finish(
+    deployments: readonly DeploymentView[],
+    error?: unknown,
+    timeMs = REQUEST_TIMEOUT_MS
+  ): Promise<void> {
+    const body = deployments.length
+      ? deploymentsBody(deployments, this.facts)
+      : nothingBody(error, this.facts)
+    await this.write(body, true, AbortSignal.timeout(timeMs))
+  }
+
+  /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
+  async removed(signal: AbortSignal): Promise<void> {
+    const body =
+      `### 🗑️ Coolify preview of #${this.facts.pr}: removed\n\n` +
+      `The preview was removed from Coolify.\n\n${footer(this.facts)}`
+    await this.write(body, false, signal)
+  }
+
+  private async write(text: string, create: boolean, signal: AbortSignal): Promise<void> {
+    if (this.#refused) return
+    const body = `${this.marker}\n${redact(text, this.facts.secrets)}`
+    const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
+    const issue = { ...this.repo, issue_number: this.facts.pr }
+    try {
+      this.#id ??= await this.find(request)
+      if (this.#id !== undefined) {
+        await this.octokit.rest.issues.updateComment({
+          ...this.repo,
+          comment_id: this.#id,
+          body,
+          request
+        })
+      } else if (create) {
+        const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request })
+        this.#id = data.id
+      }
+    } catch (error) {
+      this.#refused = true
+      warn(error)
+    }
+  }
+
+  /** The comment of an earlier run: the first whose body starts with the marker. */
+  private async find(request: { signal: AbortSignal }): Promise<number | undefined> {
+    const found = await this.octokit.paginate(
+      this.octokit.rest.issues.listComments,
+      { ...this.repo, issue_number: this.facts.pr, per_page: 100, request },
+      (response, done) => {
+        const mine = response.data.filter(comment => comment.body?.startsWith(this.marker))
+        if (mine.length) done()
+        return mine
+      }
+    )
+    return found[0]?.id
+  }
+}
+
+function deploymentsBody(deployments: readonly DeploymentView[], facts: Context): string {
+  const worst = worstStatus(deployments)
+  const heading = `### ${summaryMark(worst)} Coolify preview of #${facts.pr}: ${describeStatus(worst)}`
+  const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment']
+  const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl))
+  const table = [
+    '<table>',
+    `<tr>${header.map(name => `<th>${name}</th>`).join('')}</tr>`,
+    ...rows.map(row => `<tr>${row.map(cell => `<td>${cell}</td>`).join('')}</tr>`),
+    '</table>'
+  ].join('\n')
+  const logs = deployments.map(failureLog).filter(Boolean).join('\n\n')
+  return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n')
+}
+
+function nothingBody(error: unknown, facts: Context): string {
+  const why = error ? describeError(error) : 'Coolify deployed nothing'
+  return (
+    `### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
+    `${escapeHtml(why)}\n\n${footer(facts)}`
+  )
+}
+
+function cells(deployment: DeploymentView, instanceUrl: string): string[] {
+  const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : ''
+  const duration = deployment.durationMs
+  return [
+    escapeHtml(deployment.name),
+    `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}${reason}`,
+    deployment.appUrl ? link(deployment.appUrl, deployment.appUrl) : '—',
+    deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+    duration === undefined ? '—' : formatDuration(duration),
+    deployment.uuid ? link('logs', deployment.link ?? instanceUrl) : '—'
+  ]
+}
+
+/** A failed deployment's last lines, stderr first, in a collapsed block. */
+function failureLog(deployment: DeploymentView): string {
+  if (!failsStep(deployment.status)) return ''
+  const { stderr, rest } = splitTail(deployment.tail, COMMENT_LINES)
+  const lines = stderr.length ? stderr : rest
+  if (lines.length === 0) return ''
+  const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log'
+  return (
+    `<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
+    `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`
+  )
+}
+
+function footer(facts: Context): string {
+  const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+  return `<sub>Updated by ${link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`
+}
+
+function link(html: string, href: string): string {
+  return `<a href="${escapeHtml(href)}">${html}</a>`
+}
+
+/**
+ * The values the step masks in its log: the runner does not mask a comment, and build output may
+ * print them.
+ */
+function secretsOf(config: Config): string[] {
+  const values = [
+    config.token,
+    config.githubToken ?? '',
+    ...Object.values(config.headers),
+    ...(config.env ?? []).map(variable => variable.value)
+  ]
+  return values.filter(value => value.length >= MIN_SECRET_LENGTH)
+}
+
+/** Each secret as printed in a log line and as escaped in the table. */
+function redact(text: string, secrets: readonly string[]): string {
+  return secrets
+    .flatMap(secret => [secret, escapeHtml(secret)])
+    .reduce((result, secret) => result.replaceAll(secret, '***'), text)
+}
+
+/** A warning that says what GitHub answered and, when it refused, the permission it needs. */
+function warn(error: unknown): void {
+  const { status, response } = error as { status?: number; response?: { data?: unknown } }
+  const message = (response?.data as { message?: unknown } | undefined)?.message
+  const why = response
+    ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+    : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`
+  const hint =
+    status === 403 || status === 404
+      ? ' The job needs `permissions: pull-requests: write` (or a `github-token` allowed to comment).'
+      : ''
+  core.warning(
+    `Could not write the pull request comment: ${why}.${hint} This does not change the deploy.`
+  )
+}
