@@ -72,13 +72,27 @@ export function bigBuild(lines: number, durationMs: number, everyMs = 250): BigB
 }
 
 /**
+ * The entry Coolify's job writes last, after the final status. The uuid is a stand-in: the fake
+ * makes up the deployment's own when it is queued.
+ */
+export function closingLine(name: string): string {
+  return `Gracefully shutting down build container: ${`${name}deployment`.padEnd(24, '0')}`
+}
+
+/**
  * A build of `name` that writes `perTick` lines every `everyMs` and ends `finished` at `durationMs`,
- * with its last line in the same read as the final status.
+ * with its last line in the same read as the final status. With `closingAfterMs`, Coolify's
+ * closing entry follows that long after the final status, as real Coolify writes it; without it,
+ * nothing follows (an older server).
  */
 export function steadyBuild(
   name: string,
   durationMs: number,
-  { everyMs = 500, perTick = 5 }: { everyMs?: number; perTick?: number } = {}
+  {
+    everyMs = 500,
+    perTick = 5,
+    closingAfterMs
+  }: { everyMs?: number; perTick?: number; closingAfterMs?: number } = {}
 ): BigBuild {
   const visible: string[] = []
   const steps: Step[] = [
@@ -93,5 +107,12 @@ export function steadyBuild(
   }
   steps.push({ at: durationMs, status: 'finished', lines: [`${name} is live.`] })
   visible.push(`${name} is live.`)
+  if (closingAfterMs !== undefined) {
+    steps.push({
+      at: durationMs + closingAfterMs,
+      lines: [{ output: closingLine(name), batch: 4 }]
+    })
+    visible.push(closingLine(name))
+  }
   return { scenario: { commit: `${name}-4f1c2e9`, steps }, visible, entries: visible.length }
 }
