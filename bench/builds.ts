@@ -49,7 +49,8 @@ export function bigLogLines(lines: number): { entries: LogLine[]; visible: strin
 
 /**
  * A deployment that writes `lines` visible lines evenly over `durationMs`, a chunk every
- * `everyMs`, and ends `finished` with its last chunk (nothing is written after the end).
+ * `everyMs`, and ends `finished` with its last chunk; Coolify's closing entry follows 0.8 s later,
+ * as real Coolify writes it.
  */
 export function bigBuild(lines: number, durationMs: number, everyMs = 250): BigBuild {
   const { entries, visible } = bigLogLines(lines)
@@ -68,7 +69,9 @@ export function bigBuild(lines: number, durationMs: number, everyMs = 250): BigB
       lines: entries.slice(from, to)
     })
   }
-  return { scenario: { commit: '4f1c2e9', steps }, visible, entries: entries.length }
+  steps.push({ at: durationMs + 800, lines: [{ output: closingLine('web'), batch: 99 }] })
+  visible.push(closingLine('web'))
+  return { scenario: { commit: '4f1c2e9', steps }, visible, entries: entries.length + 1 }
 }
 
 /**
