@@ -30,6 +30,14 @@ export interface Config {
   domains?: string
   /** The `KEY=value` lines, in order, one entry a key (the last line of a key wins). */
   env?: EnvVariable[]
+  /** Docker-image apps: the registry tag to deploy. */
+  imageTag?: string
+  /** Git apps: the commit SHA to build. */
+  commit?: string
+  /** A path on the application's URL, or a full http(s) URL, that must answer 2xx/3xx. */
+  healthUrl?: string
+  healthTimeoutMs: number
+  rollbackOnFailure: boolean
 }
 
 /** Reads an input by its action.yml name; '' when unset (as `core.getInput` does). */
@@ -126,7 +134,12 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     githubToken,
     gitBranch: read('git-branch').trim() || undefined,
     domains: read('domains').trim() || undefined,
-    env: env ? parseEnv(env) : undefined
+    env: env ? parseEnv(env) : undefined,
+    imageTag: parseImageTag(read('image-tag')),
+    commit: parseCommit(read('commit')),
+    healthUrl: parseHealthUrl(read('health-url')),
+    healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
+    rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false)
   }
   if (config.pr !== undefined && tags.length > 0) {
     throw new ActionError(
@@ -138,7 +151,74 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
       'Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.'
     )
   }
+  checkVersionInputs(config)
   return config
+}
+
+/** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
+function checkVersionInputs(config: Config): void {
+  const named = [
+    config.imageTag && 'image-tag',
+    config.commit && 'commit',
+    config.rollbackOnFailure && 'rollback-on-failure'
+  ].filter(Boolean)
+  if (named.length > 0 && config.tags.length > 0) {
+    throw new ActionError(
+      `Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`
+    )
+  }
+  if (config.imageTag && config.commit) {
+    throw new ActionError(
+      'Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.'
+    )
+  }
+  if (config.commit && config.pr !== undefined) {
+    throw new ActionError(
+      "Input `commit` deploys production: a preview (`pr`) builds its pull request's head."
+    )
+  }
+}
+
+/** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
+function parseImageTag(text: string): string | undefined {
+  const value = text.trim()
+  if (!value) return undefined
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(value)) {
+    throw new ActionError(
+      `Input \`image-tag\`: "${value}" is not a Docker image tag (letters, digits, _ . and -, up to 128).`
+    )
+  }
+  return value
+}
+
+function parseCommit(text: string): string | undefined {
+  const value = text.trim()
+  if (!value) return undefined
+  if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
+    throw new ActionError(
+      `Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`
+    )
+  }
+  return value.toLowerCase()
+}
+
+/** A path (`/health`) on the application's URL, or a whole http(s) URL. */
+function parseHealthUrl(text: string): string | undefined {
+  const value = text.trim()
+  if (!value) return undefined
+  if (value.startsWith('/') && !value.startsWith('//')) return value
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {
+    url = undefined
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+    throw new ActionError(
+      `Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`
+    )
+  }
+  return value
 }
 
 /** The reader of single-line inputs: it refuses a value holding a control character. */

@@ -6,6 +6,14 @@ import type { Deployment } from './deploy/deployment.js'
 import type { TriggerMark } from './deploy/history.js'
 import { failsStep, type Status } from './deploy/status.js'
 import { findTriggered, trigger } from './deploy/trigger.js'
+import {
+  pinVersions,
+  readVersions,
+  restorePins,
+  settleImageTag,
+  UNDO_BUDGET_MS,
+  verifyVersions
+} from './deploy/versions.js'
 import { Watcher } from './deploy/watch.js'
 import { formatDuration } from './duration.js'
 import { ActionError, describeError } from './errors.js'
@@ -62,13 +70,24 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   const client = connect(config)
   progress.client = client
   await applySettings(client, config, signal)
+  const versions = await readVersions(client, config, signal)
+  const pins = await pinVersions(client, config, versions, signal, message => core.info(message))
   progress.github = await createGitHubDeployment(config, signal)
 
-  const mark: TriggerMark = { at: Date.now(), pr: config.pr }
+  const mark: TriggerMark = { at: Date.now(), pr: config.pr, commit: config.commit }
   const keep = config.wait && config.cancelOnAbort
   if (keep) saveTrigger({ appUuids: config.appUuids, pr: config.pr, at: mark.at })
-  const deployments = await triggerDeployments(client, config, mark, signal)
+  let deployments: Deployment[]
+  try {
+    deployments = await triggerDeployments(client, config, mark, signal)
+  } finally {
+    // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
+    await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), m => core.warning(m))
+  }
   progress.deployments = deployments
+  if (config.imageTag && config.pr === undefined) {
+    await settleImageTag(client, deployments, config.imageTag, mark, signal, m => core.info(m))
+  }
   const running = deployments.filter(deployment => deployment.running)
   if (keep) savePending(running)
   else saveTrigger(undefined)
@@ -95,6 +114,7 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
     })
     if (!cancelled.aborted) await watcher.run(cancelled)
     if (cancelled.aborted) await cancelOnAbort(watcher, config)
+    else await verifyVersions(client, deployments, config, signal, m => core.warning(m))
     if (keep) {
       savePending([])
       saveTrigger(undefined)
