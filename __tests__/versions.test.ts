@@ -255,3 +255,92 @@ describe('commit', () => {
     expectClean(post)
   })
 })
+
+describe('health', () => {
+  const SELF_APP: FakeApp = { ...APP, fqdn: `{{self}}/_app/${APP.uuid}`, scenarios: [quick()] }
+  const appReads = (server: FakeCoolify): number =>
+    requestLines(actionRequests(server)).filter(
+      line => line === `GET /api/v1/applications/${APP.uuid}`
+    ).length
+
+  it('costs one read of the application when it stays up and no URL is given', async () => {
+    const server = await start({ apps: [SELF_APP] })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    // One for its name and URL, one for its status.
+    expect(appReads(server)).toBe(2)
+  })
+
+  it('checks the health URL without the token or headers', async () => {
+    const server = await start({ apps: [SELF_APP] })
+    const result = await run(server, {
+      'health-url': '/health',
+      headers: 'X-Access-Key: header-secret-value'
+    })
+
+    expect(result.code).toBe(0)
+    const probes = server.requests.filter(request => request.path.startsWith('/_app/'))
+    expect(probes.map(request => request.path)).toEqual([`/_app/${APP.uuid}/health`])
+    expect(probes[0].headers.authorization).toBeUndefined()
+    expect(JSON.stringify(probes[0].headers)).not.toContain('header-secret-value')
+    expect(result.stdout).toContain(`web: healthy (${server.url}/_app/${APP.uuid}/health answers)`)
+  })
+
+  it('ends unhealthy when the URL answers 500, with the runtime log in the log and summary', async () => {
+    const server = await start({
+      apps: [
+        {
+          ...SELF_APP,
+          runtime: [{ at: 0, status: 'running:healthy', http: 500 }],
+          runtimeLogs: ['listening on 3000', 'Error: cannot reach the database']
+        }
+      ]
+    })
+    const result = await run(server, { 'health-url': '/health', 'health-timeout': '1s' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('unhealthy')
+    expect(JSON.parse(result.outputs.deployments)[0].status).toBe('unhealthy')
+    expect(result.stdout).toContain('::group::Runtime log of web')
+    expect(result.stdout).toContain('Error: cannot reach the database')
+    expect(result.summary).toContain('Error: cannot reach the database')
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(
+        /web: deployment unhealthy: it did not come up: .*\/health answered 500/
+      )
+    ])
+    expectClean(result)
+  })
+
+  it('ends unhealthy when the application keeps restarting', async () => {
+    const server = await start({
+      apps: [{ ...SELF_APP, runtime: [{ at: 0, status: 'restarting:unhealthy' }] }]
+    })
+    const result = await run(server, { 'health-timeout': '1s' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('unhealthy')
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringContaining('it did not come up: Coolify reports it restarting:unhealthy')
+    ])
+    expect(result.stdout).toContain('Coolify had no runtime log for it.')
+  })
+
+  it('waits within health-timeout for an application that comes up late', async () => {
+    const runtime = [
+      { at: 0, status: 'exited:unhealthy' },
+      { at: 1000, status: 'running:healthy' }
+    ]
+    const server = await start({ apps: [{ ...SELF_APP, runtime }] })
+    const result = await run(server, { 'health-timeout': '10s' })
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+
+    const again = await start({ apps: [{ ...SELF_APP, runtime }] })
+    const short = await run(again, { 'health-timeout': '300ms' })
+    expect(short.code).toBe(1)
+    expect(short.outputs.status).toBe('unhealthy')
+  })
+})

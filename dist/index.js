@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9819);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8920);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9819:
+/***/ 8920:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32188,6 +32188,14 @@ function isUnderWay(raw) {
 function hasEnded(status) {
     return STATUSES[status].ended;
 }
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
 function failsStep(status) {
     return STATUSES[status].fails;
 }
@@ -33298,6 +33306,152 @@ class ReadPacer {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/probe.ts
+
+
+/** Longest wait for one answer: a slow application counts as not answering. */
+const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * One GET of the application's own address, to see whether it answers 2xx or 3xx (redirects are
+ * not followed: a login redirect means it is up). It goes to the application, not to Coolify, so
+ * it carries none of the action's headers: never the token, never `headers`.
+ */
+async function probe(url, signal) {
+    const dispatcher = new undici.Agent({
+        connect: { timeout: PROBE_TIMEOUT_MS },
+        headersTimeout: PROBE_TIMEOUT_MS,
+        bodyTimeout: PROBE_TIMEOUT_MS
+    });
+    try {
+        const response = await (0,undici.request)(url, {
+            method: 'GET',
+            headers: { 'user-agent': 'deploy-to-coolify-action health check' },
+            dispatcher,
+            signal
+        });
+        await response.body.dump();
+        const status = response.statusCode;
+        return { ok: status >= 200 && status < 400, what: `answered ${status}` };
+    }
+    catch (error) {
+        if (signal.aborted)
+            return { ok: false, what: 'did not answer in time' };
+        const code = error?.code;
+        return {
+            ok: false,
+            what: `did not answer (${typeof code === 'string' ? code : describeError(error)})`
+        };
+    }
+    finally {
+        await dispatcher.destroy();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/health.ts
+
+
+
+
+/** Lines of the runtime log read for an application that did not come up. */
+const RUNTIME_LINES = 100;
+/** Time to read that log once the check is over. */
+const LOG_BUDGET_MS = 5000;
+/**
+ * After `finished`: waits, within `health-timeout` and the step's deadline, until Coolify reports
+ * each application running and, with `health-url`, until that URL answers 2xx or 3xx. An
+ * application that does not come up in time ends `unhealthy`, with the end of its runtime log. An
+ * application that is up at once costs one read of it (and one request to the URL).
+ */
+async function checkHealth(client, deployments, options, signal) {
+    await Promise.all(deployments
+        .filter(deployment => isFinished(deployment.status) && deployment.appUuid)
+        .map(deployment => checkOne(client, deployment, options, signal)));
+}
+async function checkOne(client, deployment, options, signal) {
+    const preview = options.pr !== undefined;
+    const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
+    if (preview && !url)
+        return;
+    if (options.healthUrl && !url) {
+        deployment.unhealthy(`\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`, []);
+        return;
+    }
+    const until = AbortSignal.any([
+        signal,
+        AbortSignal.timeout(Math.max(0, Math.min(options.timeoutMs, options.deadline - Date.now())))
+    ]);
+    let problem;
+    for (;;) {
+        const found = await findProblem(client, deployment, url, !preview, until);
+        // A check cut off by the timeout says less than the one before it.
+        if (until.aborted && problem)
+            break;
+        problem = found;
+        if (!problem || until.aborted)
+            break;
+        try {
+            await sleep(options.pollIntervalMs, until);
+        }
+        catch {
+            break;
+        }
+    }
+    if (!problem) {
+        if (url)
+            options.note(`${deployment.name}: healthy (${url} answers)`);
+        return;
+    }
+    const logs = await runtimeLog(client, deployment.appUuid);
+    deployment.unhealthy(`it did not come up: ${problem}`, logs);
+    options.showRuntimeLog(deployment);
+}
+/** What is wrong now, or undefined when the application is up. */
+async function findProblem(client, deployment, url, checkStatus, signal) {
+    if (checkStatus) {
+        try {
+            const app = await client.getApplication(deployment.appUuid, signal);
+            const status = typeof app?.status === 'string' ? app.status : 'unknown';
+            if (!isRunning(status))
+                return `Coolify reports it ${status.slice(0, 40)}`;
+        }
+        catch (error) {
+            return `could not read its status: ${describeError(error)}`;
+        }
+    }
+    if (!url)
+        return undefined;
+    const result = await probe(url, signal);
+    return result.ok ? undefined : `${url} ${result.what}`;
+}
+/** `running:healthy`, `running:unknown`…: not `exited`, `restarting`, `degraded` or `starting`. */
+function isRunning(status) {
+    return status.trim().toLowerCase().split(':')[0] === 'running';
+}
+/**
+ * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
+ * A preview has its own address, so a path on production's is not its health.
+ */
+function healthUrlOf(healthUrl, appUrl, preview) {
+    if (!healthUrl)
+        return undefined;
+    if (!healthUrl.startsWith('/'))
+        return healthUrl;
+    if (preview || !appUrl)
+        return undefined;
+    return appUrl.replace(/\/+$/, '') + healthUrl;
+}
+/** The end of the application's runtime log; none when Coolify has none to give. */
+async function runtimeLog(client, appUuid) {
+    try {
+        const answer = await client.getApplicationLogs(appUuid, RUNTIME_LINES, AbortSignal.timeout(LOG_BUDGET_MS));
+        const text = typeof answer?.logs === 'string' ? answer.logs : '';
+        return text.split(/\r?\n/).filter(line => line.trim() !== '');
+    }
+    catch {
+        return [];
+    }
+}
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/inputs.ts
@@ -33644,7 +33798,8 @@ function failureLine(deployment, instanceUrl) {
 /** The application, the status and why. */
 function failureReason(deployment) {
     const reason = deployment.reason ? `: ${deployment.reason}` : '';
-    return `${deployment.name}: deployment ${deployment.status}${reason}`;
+    const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
+    return `${deployment.name}: deployment ${deployment.status}${reason}${rollback}`;
 }
 /**
  * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
@@ -33735,6 +33890,21 @@ function inert(line) {
 function oneLine(name) {
     // eslint-disable-next-line no-control-regex
     return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '));
+}
+/**
+ * The runtime log of an application that did not come up, in a log group of its own, as inert as
+ * build output (the application wrote it, not the action).
+ */
+function printRuntimeLog(deployment, write = text => void process.stdout.write(text)) {
+    const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+    let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`;
+    if (deployment.runtimeLog.length === 0)
+        text += 'Coolify had no runtime log for it.\n';
+    for (const line of deployment.runtimeLog) {
+        for (const part of line.split(LINE_BREAK))
+            text += `${inert(part)}\n`;
+    }
+    write(`${text}::${token}::\n::endgroup::\n`);
 }
 
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
@@ -33916,6 +34086,12 @@ async function writeSummary(deployments, instanceUrl) {
             .addHeading(`Deploy to Coolify on ${summary_link(new URL(instanceUrl).host, instanceUrl)}`, 3)
             .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
         for (const deployment of deployments) {
+            if (deployment.runtimeLog.length > 0) {
+                const lines = deployment.runtimeLog
+                    .slice(-SUMMARY_LINES)
+                    .map(text => ({ kind: 'stdout', text }));
+                summary.addDetails(`${escapeHtml(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
+            }
             const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES);
             if (!failsStep(deployment.status) || stderr.length + rest.length === 0)
                 continue;
@@ -33941,7 +34117,10 @@ function block(label, lines) {
 }
 function row(deployment) {
     const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
-    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
+    const reason = [deployment.reason, deployment.rollbackNote]
+        .filter(Boolean)
+        .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
+        .join('');
     const duration = deployment.durationMs;
     return [
         escapeHtml(deployment.name),
@@ -33963,6 +34142,7 @@ function escapeHtml(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -34068,6 +34248,9 @@ async function deploy(progress, cancelled) {
     const grace = setTimeout(() => lookupEnd.abort(), LOOKUP_GRACE_MS);
     await details;
     clearTimeout(grace);
+    if (config.wait && !cancelled.aborted) {
+        await checkHealth(client, deployments, healthOptions(config, deadline), signal);
+    }
     if (cancelled.aborted)
         throw cancelled.reason;
 }
@@ -34171,6 +34354,17 @@ async function report({ config, deployments, github, error }, cancelled) {
         setFailed(describeError(error));
     const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined;
     await github?.finish(deployments, error, githubTime);
+}
+function healthOptions(config, deadline) {
+    return {
+        healthUrl: config.healthUrl,
+        timeoutMs: config.healthTimeoutMs,
+        deadline,
+        pollIntervalMs: config.pollIntervalMs,
+        pr: config.pr,
+        note: message => info(message),
+        showRuntimeLog: deployment => printRuntimeLog(deployment)
+    };
 }
 function warnIfPlainHttp(config) {
     const { protocol, hostname } = new URL(config.apiUrl);

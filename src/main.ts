@@ -15,11 +15,12 @@ import {
   verifyVersions
 } from './deploy/versions.js'
 import { Watcher } from './deploy/watch.js'
+import { checkHealth, type HealthOptions } from './deploy/health.js'
 import { formatDuration } from './duration.js'
 import { ActionError, describeError } from './errors.js'
 import { readConfig, type Config } from './inputs.js'
 import { annotateFailures } from './report/annotations.js'
-import { LogPrinter } from './report/console.js'
+import { LogPrinter, printRuntimeLog } from './report/console.js'
 import { createGitHubDeployment, type GitHubDeployment } from './report/github-deployment.js'
 import { setOutputs } from './report/outputs.js'
 import { writeSummary } from './report/summary.js'
@@ -123,6 +124,9 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   const grace = setTimeout(() => lookupEnd.abort(), LOOKUP_GRACE_MS)
   await details
   clearTimeout(grace)
+  if (config.wait && !cancelled.aborted) {
+    await checkHealth(client, deployments, healthOptions(config, deadline), signal)
+  }
   if (cancelled.aborted) throw cancelled.reason
 }
 
@@ -242,6 +246,18 @@ async function report(
   if (error) core.setFailed(describeError(error))
   const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined
   await github?.finish(deployments, error, githubTime)
+}
+
+function healthOptions(config: Config, deadline: number): HealthOptions {
+  return {
+    healthUrl: config.healthUrl,
+    timeoutMs: config.healthTimeoutMs,
+    deadline,
+    pollIntervalMs: config.pollIntervalMs,
+    pr: config.pr,
+    note: message => core.info(message),
+    showRuntimeLog: deployment => printRuntimeLog(deployment)
+  }
 }
 
 function warnIfPlainHttp(config: Config): void {

@@ -32102,6 +32102,14 @@ function isUnderWay(raw) {
 function status_hasEnded(status) {
     return STATUSES[status].ended;
 }
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
 function failsStep(status) {
     return STATUSES[status].fails;
 }
