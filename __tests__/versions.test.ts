@@ -344,3 +344,100 @@ describe('health', () => {
     expect(short.outputs.status).toBe('unhealthy')
   })
 })
+
+describe('rollback-on-failure', () => {
+  const earlier: Scenario = { ...quick(), commit: 'abc1234' }
+  const broken: Scenario = { ...build('failed'), commit: 'def5678' }
+
+  /** An app whose last deployment (made before the run) built abc1234; the next one fails. */
+  async function deployedBefore(options: Parameters<typeof start>[0] = {}): Promise<FakeCoolify> {
+    const server = await start({
+      apps: [{ ...APP, scenarios: [earlier, broken, quick()] }],
+      ...options
+    })
+    await deployElsewhere(server)
+    await until(() => server.deployments()[0]?.status === 'finished')
+    return server
+  }
+
+  it('redeploys the earlier commit through the rollback route, and still fails', async () => {
+    const server = await deployedBefore()
+    const result = await run(server, { 'rollback-on-failure': 'true' })
+
+    expect(result.code).toBe(1)
+    const [, failed, rollback] = server.deployments()
+    expect(rollback).toMatchObject({ rollback: true, commit: 'abc1234', status: 'finished' })
+    const posted = actionRequests(server).find(request => request.path.endsWith('/rollback'))
+    expect(JSON.parse(posted!.body)).toEqual({ commit: 'abc1234' })
+    expect(result.outputs['rolled-back']).toBe('true')
+    expect(result.outputs.status).toBe('failed')
+    expect(JSON.parse(result.outputs.deployments)).toEqual([
+      expect.objectContaining({ deployment_uuid: failed.uuid, status: 'failed', rolled_back: true })
+    ])
+    expect(errorLines(result.stdout)[0]).toContain(
+      `rolled back: commit abc1234 runs again (deployment ${rollback.uuid})`
+    )
+    expect(result.summary).toContain('rolled back: commit abc1234 runs again')
+    expectClean(result)
+  })
+
+  it('pins the earlier commit for one deploy on a server without the rollback route', async () => {
+    const server = await deployedBefore({ version: '4.2' })
+    const result = await run(server, { 'rollback-on-failure': 'true' })
+
+    expect(result.code).toBe(1)
+    const [, , rollback] = server.deployments()
+    expect(rollback).toMatchObject({ rollback: false, commit: 'abc1234', status: 'finished' })
+    expect(patches(server)).toEqual([{ git_commit_sha: 'abc1234' }, { git_commit_sha: 'HEAD' }])
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
+    expect(result.outputs['rolled-back']).toBe('true')
+  })
+
+  it('puts the earlier image tag back and deploys it', async () => {
+    const server = await start({
+      apps: [{ ...IMAGE_APP, scenarios: [build('failed'), quick()] }]
+    })
+    const result = await run(server, { 'image-tag': '2.0', 'rollback-on-failure': 'true' })
+
+    expect(result.code).toBe(1)
+    const [failed, rollback] = server.deployments()
+    expect(failed.imageTag).toBe('2.0')
+    expect(rollback).toMatchObject({ imageTag: '1.0', force: true, status: 'finished' })
+    expect(server.app(APP.uuid)?.imageTag).toBe('1.0')
+    expect(result.outputs['rolled-back']).toBe('true')
+    expect(JSON.parse(result.outputs.deployments)).toEqual([
+      expect.objectContaining({ status: 'failed', image_tag: '2.0', rolled_back: true })
+    ])
+    expect(errorLines(result.stdout)[0]).toContain('rolled back: image tag 1.0 runs again')
+  })
+
+  it('rolls back only the application that failed, of several', async () => {
+    const api = { uuid: 'api0app0uuid0000000002', name: 'api', fqdn: 'https://api.example.com' }
+    const server = await start({
+      apps: [
+        { ...APP, scenarios: [earlier, broken, quick()] },
+        { ...api, scenarios: [quick()] }
+      ]
+    })
+    await deployElsewhere(server)
+    await until(() => server.deployments()[0]?.status === 'finished')
+    const result = await run(server, {
+      'app-uuid': `${APP.uuid} ${api.uuid}`,
+      commit: SHA,
+      'rollback-on-failure': 'true'
+    })
+
+    expect(result.code).toBe(1)
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
+    expect(server.app(api.uuid)?.gitCommitSha).toBe('HEAD')
+    const records = JSON.parse(result.outputs.deployments)
+    expect(records).toEqual([
+      expect.objectContaining({ name: 'web', status: 'failed', commit: SHA, rolled_back: true }),
+      expect.objectContaining({ name: 'api', status: 'finished', commit: SHA })
+    ])
+    expect(records[1].rolled_back).toBeUndefined()
+    const rollbacks = server.deployments().filter(deployment => deployment.rollback)
+    expect(rollbacks).toEqual([expect.objectContaining({ appUuid: APP.uuid, commit: 'abc1234' })])
+    expect(result.summary).toContain('rolled back: commit abc1234 runs again')
+  })
+})

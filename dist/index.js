@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8920);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(969);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8920:
+/***/ 969:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33306,6 +33306,105 @@ class ReadPacer {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/rollback.ts
+
+
+
+
+
+
+
+/**
+ * `rollback-on-failure`: for every deployment whose new version failed or is unhealthy, deploys
+ * again what ran before (noted in `versions` before deploying) and follows it. Git apps go back to
+ * the commit of their last finished deployment, through Coolify's rollback route (4.3+) or, on
+ * older servers, a pin of that commit for one deploy; Docker-image apps go back to their earlier
+ * tag. The failed deployment records what runs now; its status, and the step's, stay failed.
+ */
+async function rollBack(client, deployments, versions, signal, hooks) {
+    const started = [];
+    for (const failed of deployments) {
+        if (!isBadVersion(failed.status))
+            continue;
+        const version = versions.find(item => item.appUuid === failed.appUuid);
+        if (!version)
+            continue;
+        const target = version.dockerImage ? version.imageTag : version.runningCommit;
+        if (!target) {
+            failed.rollback(false, 'nothing to roll back to: no earlier version is known');
+            continue;
+        }
+        const what = version.dockerImage ? `image tag ${target}` : `commit ${target.slice(0, 12)}`;
+        hooks.note(`${failed.name}: rolling back to ${what}`);
+        try {
+            const rollback = await redeploy(client, failed, version, target, signal, hooks.warn);
+            started.push({ failed, rollback, what });
+        }
+        catch (error) {
+            failed.rollback(false, `the rollback to ${what} could not start: ${describeError(error)}`);
+        }
+    }
+    if (started.length === 0)
+        return;
+    await hooks.follow(started.map(item => item.rollback));
+    for (const { failed, rollback, what } of started) {
+        if (!failsStep(rollback.status) && rollback.ended) {
+            failed.rollback(true, `rolled back: ${what} runs again (deployment ${rollback.uuid})`);
+        }
+        else {
+            const why = rollback.reason ? `: ${rollback.reason}` : '';
+            failed.rollback(false, `the rollback to ${what} ended ${describeStatus(rollback.status)}${why}`);
+        }
+    }
+}
+/** Queues the deployment of the earlier version, and returns it to follow. */
+async function redeploy(client, failed, version, target, signal, warn) {
+    const appUuid = failed.appUuid;
+    const at = Date.now();
+    if (version.dockerImage) {
+        await client.updateApplication(appUuid, { docker_registry_image_tag: target }, signal);
+        const [rollback] = await deployOnce(client, appUuid, true, at, undefined, signal);
+        rollback.ranImage(target);
+        return rollback;
+    }
+    try {
+        const answer = await client.rollback(appUuid, target, signal);
+        if (answer?.deployment_uuid) {
+            return new Deployment(appUuid, failed.name, answer.deployment_uuid, at);
+        }
+        throw new ActionError(answer?.message ?? 'Coolify queued no rollback deployment');
+    }
+    catch (error) {
+        if (!isMissingRoute(error))
+            throw error;
+    }
+    // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
+    const pins = [{ appUuid, previous: version.pinned }];
+    savePins(pins);
+    try {
+        await client.updateApplication(appUuid, { git_commit_sha: target }, signal);
+        const [rollback] = await deployOnce(client, appUuid, false, at, target, signal);
+        return rollback;
+    }
+    finally {
+        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), warn);
+    }
+}
+async function deployOnce(client, appUuid, force, at, commit, signal) {
+    const deployments = await trigger(client, {
+        appUuids: [appUuid],
+        tags: [],
+        force,
+        mark: { at, commit },
+        signal,
+        note: () => undefined
+    });
+    const [rollback] = deployments;
+    if (!rollback?.uuid)
+        throw new ActionError(rollback?.reason ?? 'Coolify started no deployment');
+    return deployments;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/probe.ts
 
 
@@ -34159,6 +34258,7 @@ function escapeHtml(text) {
 
 
 
+
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_BUDGET_MS = 5000;
 /** How long the application lookup may go on once the deployments have ended. */
@@ -34222,18 +34322,7 @@ async function deploy(progress, cancelled) {
     const details = describeApplications(client, deployments, AbortSignal.any([signal, lookupEnd.signal]));
     await progress.github?.inProgress(signal);
     if (config.wait) {
-        const watcher = new Watcher(client, deployments, {
-            instanceUrl: config.instanceUrl,
-            pollIntervalMs: config.pollIntervalMs,
-            deadline,
-            cancelOnTimeout: config.cancelOnTimeout,
-            logs: config.logs,
-            showHidden: config.debugLogs,
-            sink: new LogPrinter(running.length > 1),
-            trigger: mark,
-            note: message => info(message),
-            warn: message => warning(message)
-        });
+        const watcher = new Watcher(client, deployments, watchOptions(config, deadline, mark, running));
         if (!cancelled.aborted)
             await watcher.run(cancelled);
         if (cancelled.aborted)
@@ -34250,6 +34339,21 @@ async function deploy(progress, cancelled) {
     clearTimeout(grace);
     if (config.wait && !cancelled.aborted) {
         await checkHealth(client, deployments, healthOptions(config, deadline), signal);
+    }
+    if (config.wait && config.rollbackOnFailure && versions && !cancelled.aborted) {
+        await rollBack(client, deployments, versions, signal, {
+            follow: async (rollbacks) => {
+                const watcher = new Watcher(client, rollbacks, watchOptions(config, deadline, { at: Date.now() }, rollbacks));
+                await watcher.run(cancelled);
+                if (cancelled.aborted)
+                    return cancelOnAbort(watcher, config);
+                await checkHealth(client, rollbacks, healthOptions(config, deadline), signal);
+                for (const rollback of rollbacks)
+                    info(`${rollback.name}: rollback ${rollback.status}`);
+            },
+            note: message => info(message),
+            warn: message => warning(message)
+        });
     }
     if (cancelled.aborted)
         throw cancelled.reason;
@@ -34354,6 +34458,20 @@ async function report({ config, deployments, github, error }, cancelled) {
         setFailed(describeError(error));
     const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined;
     await github?.finish(deployments, error, githubTime);
+}
+function watchOptions(config, deadline, mark, running) {
+    return {
+        instanceUrl: config.instanceUrl,
+        pollIntervalMs: config.pollIntervalMs,
+        deadline,
+        cancelOnTimeout: config.cancelOnTimeout,
+        logs: config.logs,
+        showHidden: config.debugLogs,
+        sink: new LogPrinter(running.length > 1),
+        trigger: mark,
+        note: message => info(message),
+        warn: message => warning(message)
+    };
 }
 function healthOptions(config, deadline) {
     return {

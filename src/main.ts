@@ -14,7 +14,8 @@ import {
   UNDO_BUDGET_MS,
   verifyVersions
 } from './deploy/versions.js'
-import { Watcher } from './deploy/watch.js'
+import { Watcher, type WatchOptions } from './deploy/watch.js'
+import { rollBack } from './deploy/rollback.js'
 import { checkHealth, type HealthOptions } from './deploy/health.js'
 import { formatDuration } from './duration.js'
 import { ActionError, describeError } from './errors.js'
@@ -101,18 +102,7 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   )
   await progress.github?.inProgress(signal)
   if (config.wait) {
-    const watcher = new Watcher(client, deployments, {
-      instanceUrl: config.instanceUrl,
-      pollIntervalMs: config.pollIntervalMs,
-      deadline,
-      cancelOnTimeout: config.cancelOnTimeout,
-      logs: config.logs,
-      showHidden: config.debugLogs,
-      sink: new LogPrinter(running.length > 1),
-      trigger: mark,
-      note: message => core.info(message),
-      warn: message => core.warning(message)
-    })
+    const watcher = new Watcher(client, deployments, watchOptions(config, deadline, mark, running))
     if (!cancelled.aborted) await watcher.run(cancelled)
     if (cancelled.aborted) await cancelOnAbort(watcher, config)
     else await verifyVersions(client, deployments, config, signal, m => core.warning(m))
@@ -126,6 +116,23 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   clearTimeout(grace)
   if (config.wait && !cancelled.aborted) {
     await checkHealth(client, deployments, healthOptions(config, deadline), signal)
+  }
+  if (config.wait && config.rollbackOnFailure && versions && !cancelled.aborted) {
+    await rollBack(client, deployments, versions, signal, {
+      follow: async rollbacks => {
+        const watcher = new Watcher(
+          client,
+          rollbacks,
+          watchOptions(config, deadline, { at: Date.now() }, rollbacks)
+        )
+        await watcher.run(cancelled)
+        if (cancelled.aborted) return cancelOnAbort(watcher, config)
+        await checkHealth(client, rollbacks, healthOptions(config, deadline), signal)
+        for (const rollback of rollbacks) core.info(`${rollback.name}: rollback ${rollback.status}`)
+      },
+      note: message => core.info(message),
+      warn: message => core.warning(message)
+    })
   }
   if (cancelled.aborted) throw cancelled.reason
 }
@@ -246,6 +253,26 @@ async function report(
   if (error) core.setFailed(describeError(error))
   const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined
   await github?.finish(deployments, error, githubTime)
+}
+
+function watchOptions(
+  config: Config,
+  deadline: number,
+  mark: TriggerMark,
+  running: readonly Deployment[]
+): WatchOptions {
+  return {
+    instanceUrl: config.instanceUrl,
+    pollIntervalMs: config.pollIntervalMs,
+    deadline,
+    cancelOnTimeout: config.cancelOnTimeout,
+    logs: config.logs,
+    showHidden: config.debugLogs,
+    sink: new LogPrinter(running.length > 1),
+    trigger: mark,
+    note: message => core.info(message),
+    warn: message => core.warning(message)
+  }
 }
 
 function healthOptions(config: Config, deadline: number): HealthOptions {
