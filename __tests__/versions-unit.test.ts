@@ -50,6 +50,7 @@ describe('version inputs', () => {
     expect(failure({ 'image-tag': '1', commit: 'abcdef1' })).toContain('not both')
     expect(failure({ 'app-uuid': '', tag: 'prod', commit: 'abcdef1' })).toContain('`app-uuid`')
     expect(failure({ pr: '3', commit: 'abcdef1' })).toContain('Input `commit`')
+    expect(failure({ pr: '3', 'rollback-on-failure': 'true' })).toContain('`rollback-on-failure`')
   })
 })
 

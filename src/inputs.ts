@@ -172,6 +172,11 @@ function checkVersionInputs(config: Config): void {
       'Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.'
     )
   }
+  if (config.rollbackOnFailure && config.pr !== undefined) {
+    throw new ActionError(
+      'Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.'
+    )
+  }
   if (config.commit && config.pr !== undefined) {
     throw new ActionError(
       "Input `commit` deploys production: a preview (`pr`) builds its pull request's head."
