@@ -201,6 +201,38 @@ describe('every request the action sends', () => {
       before: async server => {
         await startElsewhere(server)
       }
+    },
+    {
+      name: 'image-tag, with a deployment of the old tag running',
+      inputs: { 'image-tag': '2.0', 'rollback-on-failure': 'true' },
+      before: async server => {
+        server.addApp({
+          ...APP,
+          buildPack: 'dockerimage',
+          image: { name: 'ghcr.io/acme/web', tag: '1.0' },
+          scenarios: [endless(), build('failed'), build('finished')]
+        })
+        await startElsewhere(server)
+      }
+    },
+    { name: 'commit', inputs: { commit: '0123456789abcdef0123456789abcdef01234567' } },
+    {
+      name: 'health-url and health-timeout',
+      inputs: { 'health-url': '/health', 'health-timeout': '1s' }
+    },
+    {
+      name: 'rollback-on-failure of a git app',
+      inputs: { 'rollback-on-failure': 'true' },
+      before: async server => {
+        server.addApp({
+          ...APP,
+          scenarios: [{ ...build('finished'), commit: 'abc1234' }, build('failed')]
+        })
+        await startElsewhere(server)
+        while (server.deployments()[0]?.status !== 'finished') {
+          await new Promise(resolve => setTimeout(resolve, 20))
+        }
+      }
     }
   ])('$name', async ({ inputs, before }) => {
     const server = await start()

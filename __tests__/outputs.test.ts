@@ -59,7 +59,8 @@ describe('outputs', () => {
       status: 'cancelled',
       url: '',
       duration: '',
-      deployments: '[]'
+      deployments: '[]',
+      'rolled-back': 'false'
     })
   })
 })

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(117);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3807);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 117:
+/***/ 3807:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31387,7 +31387,7 @@ class CoolifyError extends ActionError {
     }
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
-const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env` and `delete-preview`)';
+const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)';
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
 const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
@@ -31902,6 +31902,29 @@ class CoolifyClient {
             signal
         });
     }
+    /** GET /applications/{uuid}/logs: the last `lines` lines of the running container's log. */
+    getApplicationLogs(uuid, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/logs`,
+            query: { lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /applications/{uuid}/rollback (4.3+): deploys `commit` again, reusing its image when the
+     * server still has it. Not retried: Coolify queues a rollback even when one is under way.
+     */
+    rollback(uuid, commit, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/applications/${enc(uuid)}/rollback`,
+            body: { commit },
+            retry: false,
+            signal
+        });
+    }
     /** Closes idle connections so the process can exit. */
     async close() {
         await this.dispatcher.destroy();
@@ -32189,6 +32212,14 @@ function isUnderWay(raw) {
 function hasEnded(status) {
     return STATUSES[status].ended;
 }
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
 function failsStep(status) {
     return STATUSES[status].fails;
 }
@@ -32294,6 +32325,10 @@ class Deployment {
     #createdAt;
     #finishedAt;
     #tail = [];
+    #imageTag;
+    #rolledBack;
+    #rollbackNote;
+    #runtimeLog = [];
     constructor(appUuid, name, 
     /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
     uuid, triggeredAt) {
@@ -32333,6 +32368,22 @@ class Deployment {
     /** The last lines of its log, for summaries and annotations. */
     get tail() {
         return this.#tail;
+    }
+    /** Docker-image apps: the image tag this deployment runs. */
+    get imageTag() {
+        return this.#imageTag;
+    }
+    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+    get rolledBack() {
+        return this.#rolledBack;
+    }
+    /** What the rollback did: what runs now, or why nothing was rolled back. */
+    get rollbackNote() {
+        return this.#rollbackNote;
+    }
+    /** The end of the application's runtime log, read when it turned out unhealthy. */
+    get runtimeLog() {
+        return this.#runtimeLog;
     }
     get ended() {
         return hasEnded(this.#status);
@@ -32388,6 +32439,20 @@ class Deployment {
         if (reason)
             this.#reason = reason;
         this.#endedAt ??= Date.now();
+    }
+    /** Records the image tag it deploys, as asked or as its log showed. */
+    ranImage(tag) {
+        this.#imageTag = tag;
+    }
+    /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
+    unhealthy(reason, runtimeLog) {
+        this.end('unhealthy', reason);
+        this.#runtimeLog = runtimeLog;
+    }
+    /** The outcome of redeploying what ran before this one failed. */
+    rollback(done, note) {
+        this.#rolledBack = done;
+        this.#rollbackNote = note;
     }
     remember(lines) {
         for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
@@ -32607,49 +32672,57 @@ function notFound(error, options) {
     return error.withHint(`No resource with ${what} is visible to this token: check \`${options.tags.length ? 'tag' : 'app-uuid'}\` and that the token belongs to the application's team`);
 }
 
-;// CONCATENATED MODULE: ./src/deploy/cancel.ts
+;// CONCATENATED MODULE: ./src/state.ts
 
-
+const TRIGGER = 'trigger';
+const PENDING = 'pending-deployments';
+const PINS = 'commit-pins';
 /**
- * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
- * cancelled; after any other answer the deployment is read: a 400 usually means it ended
- * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
+ * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
+ * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
+ * them behind for the post step to cancel — also a deployment whose trigger's answer never came.
  */
-async function cancelDeployment(client, uuid, signal) {
-    for (let attempt = 1;; attempt++) {
-        let problem;
-        let transient = false;
-        let detail;
-        try {
-            await client.cancelDeployment(uuid, signal);
-            return { cancelled: true };
-        }
-        catch (error) {
-            problem = `could not cancel it in Coolify: ${describeError(error)}`;
-            transient = error.details?.transient === true;
-            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
-            if (status)
-                detail = { status };
-        }
-        try {
-            detail = await client.getDeployment(uuid, signal);
-        }
-        catch {
-            // What the refusal told, if anything, is all there is to know.
-        }
-        if (detail && statusFromCoolify(detail.status) === 'cancelled')
-            return { cancelled: true, detail };
-        if (detail && !isUnderWay(detail.status))
-            return { cancelled: false, detail };
-        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
-        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
-            return { cancelled: false, detail, problem };
-        }
+function saveTrigger(trigger) {
+    saveState(TRIGGER, trigger ? JSON.stringify(trigger) : '');
+}
+function readTrigger() {
+    const value = parse(core.getState(TRIGGER));
+    if (!value || !Array.isArray(value.appUuids) || typeof value.at !== 'number')
+        return undefined;
+    const appUuids = value.appUuids.filter(uuid => typeof uuid === 'string');
+    return { appUuids, at: value.at, pr: typeof value.pr === 'number' ? value.pr : undefined };
+}
+function savePending(deployments) {
+    const pending = deployments.flatMap(({ uuid, name }) => uuid ? [{ uuid, name }] : []);
+    saveState(PENDING, JSON.stringify(pending));
+}
+function readPending() {
+    const value = parse(core.getState(PENDING));
+    return Array.isArray(value)
+        ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
+        : [];
+}
+/**
+ * Records the pins to undo, before they are set: a main step killed between the pin and its undo
+ * leaves them for the post step, so that no later deploy builds the pinned commit.
+ */
+function savePins(pins) {
+    saveState(PINS, pins.length ? JSON.stringify(pins) : '');
+}
+function readPins() {
+    const value = parse(core.getState(PINS));
+    return Array.isArray(value)
+        ? value.filter(pin => typeof pin?.appUuid === 'string' && typeof pin?.previous === 'string')
+        : [];
+}
+function parse(text) {
+    try {
+        return text ? JSON.parse(text) : undefined;
+    }
+    catch {
+        return undefined;
     }
 }
-const CANCEL_ATTEMPTS = 2;
-/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
-const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
 ;// CONCATENATED MODULE: ./src/deploy/logs.ts
 /** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
@@ -32837,6 +32910,281 @@ function sameEntry(a, b) {
 function keyOf(entry) {
     return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
 }
+
+;// CONCATENATED MODULE: ./src/deploy/versions.ts
+
+
+
+
+
+
+
+/** History rows searched for what runs now. */
+const versions_HISTORY_ROWS = 20;
+/** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
+const STARTING_WAIT_MS = 10_000;
+const STARTING_POLL_MS = 500;
+/** Time to undo pins when the step is cut short. */
+const UNDO_BUDGET_MS = 5000;
+/** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
+const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
+/** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
+const IMPORTING = /^Importing .* \(commit sha ([^)\s]+)\)/;
+/**
+ * Reads the applications when `image-tag`, `commit` or `rollback-on-failure` needs them, and checks
+ * that each is of the kind its input is for. Undefined when no such input is set.
+ */
+async function readVersions(client, config, signal) {
+    if (!config.imageTag && !config.commit && !config.rollbackOnFailure)
+        return undefined;
+    const versions = [];
+    for (const uuid of config.appUuids) {
+        const app = await client.getApplication(uuid, signal);
+        const version = versionOf(uuid, app);
+        if (config.imageTag && config.pr === undefined && !version.dockerImage) {
+            throw new ActionError(`Input \`image-tag\` is for Docker-image applications; ${version.name} is built from git (build pack ${app.build_pack ?? 'unknown'}): use \`commit\` for it.`);
+        }
+        if (config.commit && version.dockerImage) {
+            throw new ActionError(`Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`);
+        }
+        if (config.rollbackOnFailure && !version.dockerImage) {
+            const history = await client.listDeployments(uuid, versions_HISTORY_ROWS, signal);
+            version.runningCommit = runningCommit(history?.deployments);
+        }
+        versions.push(version);
+    }
+    return versions;
+}
+function versionOf(uuid, app) {
+    return {
+        appUuid: uuid,
+        name: app?.name || uuid,
+        dockerImage: app?.build_pack === 'dockerimage',
+        pinned: app?.git_commit_sha || 'HEAD',
+        imageTag: app?.docker_registry_image_tag || undefined
+    };
+}
+/** The commit of the newest finished production deployment; undefined when there is none. */
+function runningCommit(items) {
+    for (const item of Array.isArray(items) ? items : []) {
+        if (Number(item?.pull_request_id ?? 0) !== 0)
+            continue;
+        if (statusFromCoolify(item.status) !== 'finished')
+            continue;
+        if (item.commit && item.commit !== 'HEAD')
+            return item.commit;
+    }
+    return undefined;
+}
+/**
+ * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
+ * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
+ * once the deploy is queued.
+ */
+async function pinVersions(client, config, versions, signal, note) {
+    if (!versions)
+        return [];
+    const pins = [];
+    try {
+        await pinEach(client, config, versions, pins, signal, note);
+    }
+    catch (error) {
+        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), note);
+        throw error;
+    }
+    return pins;
+}
+async function pinEach(client, config, versions, pins, signal, note) {
+    for (const version of versions) {
+        if (config.imageTag && config.pr === undefined) {
+            await client.updateApplication(version.appUuid, { docker_registry_image_tag: config.imageTag }, signal);
+            note(`${version.name}: image tag set to ${config.imageTag}`);
+        }
+        else if (config.commit) {
+            pins.push({ appUuid: version.appUuid, previous: version.pinned });
+            savePins(pins);
+            await client.updateApplication(version.appUuid, { git_commit_sha: config.commit }, signal);
+            note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
+        }
+    }
+}
+/**
+ * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
+ * the deployment when it queued it, and a pin left behind would make every later deploy build
+ * it. Problems are reported, never thrown: the deploy itself is not at stake.
+ */
+async function restorePins(client, pins, signal, warn) {
+    const left = [];
+    for (const pin of pins) {
+        try {
+            await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
+        }
+        catch (error) {
+            left.push(pin);
+            warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
+        }
+    }
+    savePins(left);
+    return left;
+}
+/**
+ * Makes sure each Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
+ * tag: a deploy while another of the app is under way joins that one. A joined deployment that
+ * has not started yet reads the new tag when it starts; one that started with another tag gets a
+ * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
+ * for an image, and only skips that check).
+ */
+async function settleImageTag(client, deployments, tag, mark, signal, note) {
+    for (const deployment of deployments) {
+        if (!deployment.running)
+            continue;
+        deployment.ranImage(tag);
+        let ran;
+        try {
+            ran = await startedTag(client, deployment.uuid, mark.at, signal);
+        }
+        catch (error) {
+            // A placeholder the trigger could not resolve: the deployment it joined is in the history.
+            if (!(error instanceof CoolifyError) || error.status !== 404)
+                throw error;
+            const real = await findStarted(client, deployment.appUuid, mark, signal);
+            if (!real)
+                throw error;
+            deployment.follow(real);
+            ran = await startedTag(client, real, mark.at, signal);
+        }
+        if (ran === undefined || ran === tag)
+            continue;
+        const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal);
+        const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid);
+        if (!next?.deployment_uuid) {
+            throw new ActionError(`${deployment.name}: Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
+        }
+        note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
+        deployment.follow(next.deployment_uuid);
+    }
+}
+/**
+ * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
+ * when it has not started, so that it will read the new tag, or started after the tag was set.
+ */
+async function startedTag(client, uuid, pinnedAt, signal) {
+    const until = Date.now() + STARTING_WAIT_MS;
+    for (;;) {
+        const detail = await client.getDeployment(uuid, signal);
+        const status = statusFromCoolify(detail.status);
+        const created = timeOf(detail.created_at);
+        if (created !== undefined && created >= pinnedAt)
+            return undefined;
+        if (status === 'queued')
+            return undefined;
+        const ran = ranImageTag(detail);
+        if (ran !== undefined)
+            return ran;
+        // Started without its first line yet, or its log is hidden from this token.
+        if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
+            return 'an earlier tag';
+        }
+        await new Promise(resolve => setTimeout(resolve, STARTING_POLL_MS));
+    }
+}
+/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
+function ranImageTag(detail) {
+    const match = firstMatch(detail, STARTING);
+    if (!match)
+        return detail.docker_registry_image_tag || undefined;
+    return match[2] ?? match[3] ?? 'latest';
+}
+/** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
+function builtCommit(detail) {
+    return firstMatch(detail, IMPORTING)?.[1];
+}
+function firstMatch(detail, pattern) {
+    const lines = new LogCursor(false).next(detail.logs);
+    for (const line of lines) {
+        const match = pattern.exec(line.text);
+        if (match)
+            return match;
+    }
+    return undefined;
+}
+/**
+ * Checks, once they finished, that the deployments ran the version asked for, from their logs:
+ * an image deployment that ran another tag failed (its success is not this tag's); a build of
+ * another commit gets a warning. Deployments whose log this token cannot read are taken as asked.
+ */
+async function verifyVersions(client, deployments, config, signal, warn) {
+    const tag = config.pr === undefined ? config.imageTag : undefined;
+    if (!tag && !config.commit)
+        return;
+    for (const deployment of deployments) {
+        if (!deployment.uuid || statusFromCoolify(deployment.coolifyStatus) !== 'finished')
+            continue;
+        let detail;
+        try {
+            detail = await client.getDeployment(deployment.uuid, signal);
+        }
+        catch {
+            continue;
+        }
+        if (tag) {
+            const ran = ranImageTag(detail) ?? tag;
+            deployment.ranImage(ran);
+            if (ran !== tag)
+                deployment.end('failed', `it ran image tag ${ran}, not ${tag}`);
+        }
+        else if (config.commit) {
+            const built = builtCommit(detail);
+            if (built && !sameCommit(built, config.commit)) {
+                warn(`${deployment.name}: Coolify built commit ${built}, not ${config.commit} (see the Importing line of its log).`);
+            }
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/cancel.ts
+
+
+/**
+ * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
+ * cancelled; after any other answer the deployment is read: a 400 usually means it ended
+ * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
+ */
+async function cancelDeployment(client, uuid, signal) {
+    for (let attempt = 1;; attempt++) {
+        let problem;
+        let transient = false;
+        let detail;
+        try {
+            await client.cancelDeployment(uuid, signal);
+            return { cancelled: true };
+        }
+        catch (error) {
+            problem = `could not cancel it in Coolify: ${describeError(error)}`;
+            transient = error.details?.transient === true;
+            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+            if (status)
+                detail = { status };
+        }
+        try {
+            detail = await client.getDeployment(uuid, signal);
+        }
+        catch {
+            // What the refusal told, if anything, is all there is to know.
+        }
+        if (detail && statusFromCoolify(detail.status) === 'cancelled')
+            return { cancelled: true, detail };
+        if (detail && !isUnderWay(detail.status))
+            return { cancelled: false, detail };
+        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+            return { cancelled: false, detail, problem };
+        }
+    }
+}
+const CANCEL_ATTEMPTS = 2;
+/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
+const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
 ;// CONCATENATED MODULE: ./src/deploy/watch.ts
 
@@ -33067,6 +33415,251 @@ class ReadPacer {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/rollback.ts
+
+
+
+
+
+
+
+/**
+ * `rollback-on-failure`: for every deployment whose new version failed or is unhealthy, deploys
+ * again what ran before (noted in `versions` before deploying) and follows it. Git apps go back to
+ * the commit of their last finished deployment, through Coolify's rollback route (4.3+) or, on
+ * older servers, a pin of that commit for one deploy; Docker-image apps go back to their earlier
+ * tag. The failed deployment records what runs now; its status, and the step's, stay failed.
+ */
+async function rollBack(client, deployments, versions, signal, hooks) {
+    const started = [];
+    for (const failed of deployments) {
+        if (!isBadVersion(failed.status))
+            continue;
+        const version = versions.find(item => item.appUuid === failed.appUuid);
+        if (!version)
+            continue;
+        const target = version.dockerImage ? version.imageTag : version.runningCommit;
+        if (!target) {
+            failed.rollback(false, 'nothing to roll back to: no earlier version is known');
+            continue;
+        }
+        const what = version.dockerImage ? `image tag ${target}` : `commit ${target.slice(0, 12)}`;
+        hooks.note(`${failed.name}: rolling back to ${what}`);
+        try {
+            const rollback = await redeploy(client, failed, version, target, signal, hooks.warn);
+            started.push({ failed, rollback, what });
+        }
+        catch (error) {
+            failed.rollback(false, `the rollback to ${what} could not start: ${describeError(error)}`);
+        }
+    }
+    if (started.length === 0)
+        return;
+    await hooks.follow(started.map(item => item.rollback));
+    for (const { failed, rollback, what } of started) {
+        if (!failsStep(rollback.status) && rollback.ended) {
+            failed.rollback(true, `rolled back: ${what} runs again (deployment ${rollback.uuid})`);
+        }
+        else {
+            const why = rollback.reason ? `: ${rollback.reason}` : '';
+            failed.rollback(false, `the rollback to ${what} ended ${describeStatus(rollback.status)}${why}`);
+        }
+    }
+}
+/** Queues the deployment of the earlier version, and returns it to follow. */
+async function redeploy(client, failed, version, target, signal, warn) {
+    const appUuid = failed.appUuid;
+    const at = Date.now();
+    if (version.dockerImage) {
+        await client.updateApplication(appUuid, { docker_registry_image_tag: target }, signal);
+        const [rollback] = await deployOnce(client, appUuid, true, at, undefined, signal);
+        rollback.ranImage(target);
+        return rollback;
+    }
+    try {
+        const answer = await client.rollback(appUuid, target, signal);
+        if (answer?.deployment_uuid) {
+            return new Deployment(appUuid, failed.name, answer.deployment_uuid, at);
+        }
+        throw new ActionError(answer?.message ?? 'Coolify queued no rollback deployment');
+    }
+    catch (error) {
+        if (!isMissingRoute(error))
+            throw error;
+    }
+    // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
+    const pins = [{ appUuid, previous: version.pinned }];
+    savePins(pins);
+    try {
+        await client.updateApplication(appUuid, { git_commit_sha: target }, signal);
+        const [rollback] = await deployOnce(client, appUuid, false, at, target, signal);
+        return rollback;
+    }
+    finally {
+        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), warn);
+    }
+}
+async function deployOnce(client, appUuid, force, at, commit, signal) {
+    const deployments = await trigger(client, {
+        appUuids: [appUuid],
+        tags: [],
+        force,
+        mark: { at, commit },
+        signal,
+        note: () => undefined
+    });
+    const [rollback] = deployments;
+    if (!rollback?.uuid)
+        throw new ActionError(rollback?.reason ?? 'Coolify started no deployment');
+    return deployments;
+}
+
+;// CONCATENATED MODULE: ./src/deploy/probe.ts
+
+
+/** Longest wait for one answer: a slow application counts as not answering. */
+const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * One GET of the application's own address, to see whether it answers 2xx or 3xx (redirects are
+ * not followed: a login redirect means it is up). It goes to the application, not to Coolify, so
+ * it carries none of the action's headers: never the token, never `headers`.
+ */
+async function probe(url, signal) {
+    const dispatcher = new undici.Agent({
+        connect: { timeout: PROBE_TIMEOUT_MS },
+        headersTimeout: PROBE_TIMEOUT_MS,
+        bodyTimeout: PROBE_TIMEOUT_MS
+    });
+    try {
+        const response = await (0,undici.request)(url, {
+            method: 'GET',
+            headers: { 'user-agent': 'deploy-to-coolify-action health check' },
+            dispatcher,
+            signal
+        });
+        await response.body.dump();
+        const status = response.statusCode;
+        return { ok: status >= 200 && status < 400, what: `answered ${status}` };
+    }
+    catch (error) {
+        if (signal.aborted)
+            return { ok: false, what: 'did not answer in time' };
+        const code = error?.code;
+        return {
+            ok: false,
+            what: `did not answer (${typeof code === 'string' ? code : describeError(error)})`
+        };
+    }
+    finally {
+        await dispatcher.destroy();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/health.ts
+
+
+
+
+/** Lines of the runtime log read for an application that did not come up. */
+const RUNTIME_LINES = 100;
+/** Time to read that log once the check is over. */
+const LOG_BUDGET_MS = 5000;
+/**
+ * After `finished`: waits, within `health-timeout` and the step's deadline, until Coolify reports
+ * each application running and, with `health-url`, until that URL answers 2xx or 3xx. An
+ * application that does not come up in time ends `unhealthy`, with the end of its runtime log. An
+ * application that is up at once costs one read of it (and one request to the URL).
+ */
+async function checkHealth(client, deployments, options, signal) {
+    await Promise.all(deployments
+        .filter(deployment => isFinished(deployment.status) && deployment.appUuid)
+        .map(deployment => checkOne(client, deployment, options, signal)));
+}
+async function checkOne(client, deployment, options, signal) {
+    const preview = options.pr !== undefined;
+    const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
+    if (preview && !url)
+        return;
+    if (options.healthUrl && !url) {
+        deployment.unhealthy(`\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`, []);
+        return;
+    }
+    const until = AbortSignal.any([
+        signal,
+        AbortSignal.timeout(Math.max(0, Math.min(options.timeoutMs, options.deadline - Date.now())))
+    ]);
+    let problem;
+    for (;;) {
+        const found = await findProblem(client, deployment, url, !preview, until);
+        // A check cut off by the timeout says less than the one before it.
+        if (until.aborted && problem)
+            break;
+        problem = found;
+        if (!problem || until.aborted)
+            break;
+        try {
+            await sleep(options.pollIntervalMs, until);
+        }
+        catch {
+            break;
+        }
+    }
+    if (!problem) {
+        if (url)
+            options.note(`${deployment.name}: healthy (${url} answers)`);
+        return;
+    }
+    const logs = await runtimeLog(client, deployment.appUuid);
+    deployment.unhealthy(`it did not come up: ${problem}`, logs);
+    options.showRuntimeLog(deployment);
+}
+/** What is wrong now, or undefined when the application is up. */
+async function findProblem(client, deployment, url, checkStatus, signal) {
+    if (checkStatus) {
+        try {
+            const app = await client.getApplication(deployment.appUuid, signal);
+            const status = typeof app?.status === 'string' ? app.status : 'unknown';
+            if (!isRunning(status))
+                return `Coolify reports it ${status.slice(0, 40)}`;
+        }
+        catch (error) {
+            return `could not read its status: ${describeError(error)}`;
+        }
+    }
+    if (!url)
+        return undefined;
+    const result = await probe(url, signal);
+    return result.ok ? undefined : `${url} ${result.what}`;
+}
+/** `running:healthy`, `running:unknown`…: not `exited`, `restarting`, `degraded` or `starting`. */
+function isRunning(status) {
+    return status.trim().toLowerCase().split(':')[0] === 'running';
+}
+/**
+ * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
+ * A preview has its own address, so a path on production's is not its health.
+ */
+function healthUrlOf(healthUrl, appUrl, preview) {
+    if (!healthUrl)
+        return undefined;
+    if (!healthUrl.startsWith('/'))
+        return healthUrl;
+    if (preview || !appUrl)
+        return undefined;
+    return appUrl.replace(/\/+$/, '') + healthUrl;
+}
+/** The end of the application's runtime log; none when Coolify has none to give. */
+async function runtimeLog(client, appUuid) {
+    try {
+        const answer = await client.getApplicationLogs(appUuid, RUNTIME_LINES, AbortSignal.timeout(LOG_BUDGET_MS));
+        const text = typeof answer?.logs === 'string' ? answer.logs : '';
+        return text.split(/\r?\n/).filter(line => line.trim() !== '');
+    }
+    catch {
+        return [];
+    }
+}
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/inputs.ts
@@ -33161,6 +33754,10 @@ function readConfig(raw, mask) {
         domains: read('domains').trim() || undefined,
         env: env ? parseEnv(env) : undefined,
         imageTag: parseImageTag(read('image-tag')),
+        commit: parseCommit(read('commit')),
+        healthUrl: parseHealthUrl(read('health-url')),
+        healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
+        rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
         comment: parseBoolean(read, 'comment', true),
         deletePreview: parseBoolean(read, 'delete-preview', false)
     };
@@ -33173,7 +33770,57 @@ function readConfig(raw, mask) {
     if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
         throw new ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
     }
+    checkVersionInputs(config);
     return config;
+}
+/** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
+function checkVersionInputs(config) {
+    const named = [
+        config.imageTag && 'image-tag',
+        config.commit && 'commit',
+        config.rollbackOnFailure && 'rollback-on-failure'
+    ].filter(Boolean);
+    if (named.length > 0 && config.tags.length > 0) {
+        throw new ActionError(`Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`);
+    }
+    if (config.imageTag && config.commit) {
+        throw new ActionError('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
+    }
+    if (config.rollbackOnFailure && config.pr !== undefined) {
+        throw new ActionError('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
+    }
+    if (config.commit && config.pr !== undefined) {
+        throw new ActionError("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
+    }
+}
+/** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
+function parseCommit(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
+        throw new ActionError(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
+    }
+    return value.toLowerCase();
+}
+/** A path (`/health`) on the application's URL, or a whole http(s) URL. */
+function parseHealthUrl(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (value.startsWith('/') && !value.startsWith('//'))
+        return value;
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+        throw new ActionError(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
+    }
+    return value;
 }
 /** The reader of single-line inputs: it refuses a value holding a control character. */
 function singleLine(read) {
@@ -33369,7 +34016,8 @@ function failureLine(deployment, instanceUrl) {
 /** The application, the status and why. */
 function failureReason(deployment) {
     const reason = deployment.reason ? `: ${deployment.reason}` : '';
-    return `${deployment.name}: deployment ${deployment.status}${reason}`;
+    const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
+    return `${deployment.name}: deployment ${deployment.status}${reason}${rollback}`;
 }
 /**
  * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
@@ -33461,6 +34109,21 @@ function oneLine(name) {
     // eslint-disable-next-line no-control-regex
     return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '));
 }
+/**
+ * The runtime log of an application that did not come up, in a log group of its own, as inert as
+ * build output (the application wrote it, not the action).
+ */
+function printRuntimeLog(deployment, write = text => void process.stdout.write(text)) {
+    const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+    let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`;
+    if (deployment.runtimeLog.length === 0)
+        text += 'Coolify had no runtime log for it.\n';
+    for (const line of deployment.runtimeLog) {
+        for (const part of line.split(LINE_BREAK))
+            text += `${inert(part)}\n`;
+    }
+    write(`${text}::${token}::\n::endgroup::\n`);
+}
 
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
 
@@ -33477,7 +34140,9 @@ function toRecord(deployment) {
         status: deployment.status,
         url: deployment.appUrl ?? null,
         duration: duration === undefined ? null : Math.round(duration / 1000),
-        commit: deployment.commit ?? null
+        commit: deployment.commit ?? null,
+        ...(deployment.imageTag !== undefined ? { image_tag: deployment.imageTag } : {}),
+        ...(deployment.rolledBack !== undefined ? { rolled_back: deployment.rolledBack } : {})
     };
 }
 /**
@@ -33492,6 +34157,7 @@ function setOutputs(deployments, setOutput, nothing = 'failed') {
     setOutput('url', records.find(record => record.url)?.url ?? '');
     setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
     setOutput('deployments', JSON.stringify(records));
+    setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)));
 }
 
 ;// CONCATENATED MODULE: ./src/report/github-deployment.ts
@@ -33673,6 +34339,12 @@ async function writeSummary(deployments, instanceUrl) {
             .addHeading(`Deploy to Coolify on ${summary_link(new URL(instanceUrl).host, instanceUrl)}`, 3)
             .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
         for (const deployment of deployments) {
+            if (deployment.runtimeLog.length > 0) {
+                const lines = deployment.runtimeLog
+                    .slice(-SUMMARY_LINES)
+                    .map(text => ({ kind: 'stdout', text }));
+                summary.addDetails(`${escapeHtml(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
+            }
             const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES);
             if (!failsStep(deployment.status) || stderr.length + rest.length === 0)
                 continue;
@@ -33701,7 +34373,10 @@ function codeBlock(text) {
 }
 function row(deployment) {
     const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
-    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
+    const reason = [deployment.reason, deployment.rollbackNote]
+        .filter(Boolean)
+        .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
+        .join('');
     const duration = deployment.durationMs;
     return [
         escapeHtml(deployment.name),
@@ -33947,45 +34622,10 @@ async function removePreview(client, config, signal) {
     await comment?.removed(signal);
 }
 
-;// CONCATENATED MODULE: ./src/state.ts
-
-const TRIGGER = 'trigger';
-const PENDING = 'pending-deployments';
-/**
- * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
- * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
- * them behind for the post step to cancel — also a deployment whose trigger's answer never came.
- */
-function saveTrigger(trigger) {
-    saveState(TRIGGER, trigger ? JSON.stringify(trigger) : '');
-}
-function readTrigger() {
-    const value = parse(core.getState(TRIGGER));
-    if (!value || !Array.isArray(value.appUuids) || typeof value.at !== 'number')
-        return undefined;
-    const appUuids = value.appUuids.filter(uuid => typeof uuid === 'string');
-    return { appUuids, at: value.at, pr: typeof value.pr === 'number' ? value.pr : undefined };
-}
-function savePending(deployments) {
-    const pending = deployments.flatMap(({ uuid, name }) => uuid ? [{ uuid, name }] : []);
-    saveState(PENDING, JSON.stringify(pending));
-}
-function readPending() {
-    const value = parse(core.getState(PENDING));
-    return Array.isArray(value)
-        ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
-        : [];
-}
-function parse(text) {
-    try {
-        return text ? JSON.parse(text) : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/main.ts
+
+
+
 
 
 
@@ -34043,14 +34683,26 @@ async function deploy(progress, cancelled) {
         return;
     }
     await applySettings(client, config, signal);
+    const versions = await readVersions(client, config, signal);
+    const pins = await pinVersions(client, config, versions, signal, message => info(message));
     progress.github = await createGitHubDeployment(config, signal);
     progress.comment = await openPullRequestComment(config);
-    const mark = { at: Date.now(), pr: config.pr };
+    const mark = { at: Date.now(), pr: config.pr, commit: config.commit };
     const keep = config.wait && config.cancelOnAbort;
     if (keep)
         saveTrigger({ appUuids: config.appUuids, pr: config.pr, at: mark.at });
-    const deployments = await triggerDeployments(client, config, mark, signal);
+    let deployments;
+    try {
+        deployments = await triggerDeployments(client, config, mark, signal);
+    }
+    finally {
+        // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
+        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), m => warning(m));
+    }
     progress.deployments = deployments;
+    if (config.imageTag && config.pr === undefined) {
+        await settleImageTag(client, deployments, config.imageTag, mark, signal, m => info(m));
+    }
     const running = deployments.filter(deployment => deployment.running);
     if (keep)
         savePending(running);
@@ -34061,22 +34713,13 @@ async function deploy(progress, cancelled) {
     await progress.github?.inProgress(signal);
     await progress.comment?.building(deployments, signal);
     if (config.wait) {
-        const watcher = new Watcher(client, deployments, {
-            instanceUrl: config.instanceUrl,
-            pollIntervalMs: config.pollIntervalMs,
-            deadline,
-            cancelOnTimeout: config.cancelOnTimeout,
-            logs: config.logs,
-            showHidden: config.debugLogs,
-            sink: new LogPrinter(running.length > 1),
-            trigger: mark,
-            note: message => info(message),
-            warn: message => warning(message)
-        });
+        const watcher = new Watcher(client, deployments, watchOptions(config, deadline, mark, running));
         if (!cancelled.aborted)
             await watcher.run(cancelled);
         if (cancelled.aborted)
             await cancelOnAbort(watcher, config);
+        else
+            await verifyVersions(client, deployments, config, signal, m => warning(m));
         if (keep) {
             savePending([]);
             saveTrigger(undefined);
@@ -34085,6 +34728,24 @@ async function deploy(progress, cancelled) {
     const grace = setTimeout(() => lookupEnd.abort(), LOOKUP_GRACE_MS);
     await details;
     clearTimeout(grace);
+    if (config.wait && !cancelled.aborted) {
+        await checkHealth(client, deployments, healthOptions(config, deadline), signal);
+    }
+    if (config.wait && config.rollbackOnFailure && versions && !cancelled.aborted) {
+        await rollBack(client, deployments, versions, signal, {
+            follow: async (rollbacks) => {
+                const watcher = new Watcher(client, rollbacks, watchOptions(config, deadline, { at: Date.now() }, rollbacks));
+                await watcher.run(cancelled);
+                if (cancelled.aborted)
+                    return cancelOnAbort(watcher, config);
+                await checkHealth(client, rollbacks, healthOptions(config, deadline), signal);
+                for (const rollback of rollbacks)
+                    info(`${rollback.name}: rollback ${rollback.status}`);
+            },
+            note: message => info(message),
+            warn: message => warning(message)
+        });
+    }
     if (cancelled.aborted)
         throw cancelled.reason;
 }
@@ -34193,6 +34854,31 @@ async function report({ config, deployments, github, comment, removed, error }, 
         github?.finish(deployments, error, githubTime),
         comment?.finish(deployments, error, githubTime)
     ]);
+}
+function watchOptions(config, deadline, mark, running) {
+    return {
+        instanceUrl: config.instanceUrl,
+        pollIntervalMs: config.pollIntervalMs,
+        deadline,
+        cancelOnTimeout: config.cancelOnTimeout,
+        logs: config.logs,
+        showHidden: config.debugLogs,
+        sink: new LogPrinter(running.length > 1),
+        trigger: mark,
+        note: message => info(message),
+        warn: message => warning(message)
+    };
+}
+function healthOptions(config, deadline) {
+    return {
+        healthUrl: config.healthUrl,
+        timeoutMs: config.healthTimeoutMs,
+        deadline,
+        pollIntervalMs: config.pollIntervalMs,
+        pr: config.pr,
+        note: message => info(message),
+        showRuntimeLog: deployment => printRuntimeLog(deployment)
+    };
 }
 function warnIfPlainHttp(config) {
     const { protocol, hostname } = new URL(config.apiUrl);

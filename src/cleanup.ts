@@ -6,8 +6,10 @@ import { isUnderWay } from './deploy/status.js'
 import { findTriggered } from './deploy/trigger.js'
 import { describeError } from './errors.js'
 import { readConfig } from './inputs.js'
+import { restorePins } from './deploy/versions.js'
 import {
   readPending,
+  readPins,
   readTrigger,
   savePending,
   saveTrigger,
@@ -24,6 +26,7 @@ const POST_BUDGET_MS = 20_000
  * so problems become warnings.
  */
 export async function run(): Promise<void> {
+  await unpin()
   const pending = readPending()
   const trigger = readTrigger()
   if (pending.length === 0 && !trigger) return
@@ -54,6 +57,24 @@ export async function run(): Promise<void> {
     saveTrigger(undefined)
   } catch (error) {
     core.warning(`Could not cancel the deployments left running: ${describeError(error)}`)
+  } finally {
+    await client?.close()
+  }
+}
+
+/** Puts back the commit pins a killed main step left on the applications. */
+async function unpin(): Promise<void> {
+  const pins = readPins()
+  if (pins.length === 0) return
+  let client: CoolifyClient | undefined
+  try {
+    client = connect(readConfig(name => core.getInput(name), core.setSecret))
+    const signal = AbortSignal.timeout(POST_BUDGET_MS)
+    const left = await restorePins(client, pins, signal, m => core.warning(m))
+    const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid)
+    if (done.length) core.info(`Set git_commit_sha back as it was on ${done.join(', ')}`)
+  } catch (error) {
+    core.warning(`Could not unpin the applications: ${describeError(error)}`)
   } finally {
     await client?.close()
   }

@@ -32,6 +32,12 @@ export interface Config {
   env?: EnvVariable[]
   /** Docker-image apps: the image tag to deploy (with `pr`, the preview's tag). */
   imageTag?: string
+  /** Git apps: the commit SHA to build. */
+  commit?: string
+  /** A path on the application's URL, or a full http(s) URL, that must answer 2xx/3xx. */
+  healthUrl?: string
+  healthTimeoutMs: number
+  rollbackOnFailure: boolean
   /** With `pr`: keep one pull request comment with the preview's status and URL. */
   comment: boolean
   /** With `pr`: remove that preview instead of deploying. */
@@ -136,6 +142,10 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     domains: read('domains').trim() || undefined,
     env: env ? parseEnv(env) : undefined,
     imageTag: parseImageTag(read('image-tag')),
+    commit: parseCommit(read('commit')),
+    healthUrl: parseHealthUrl(read('health-url')),
+    healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
+    rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
     comment: parseBoolean(read, 'comment', true),
     deletePreview: parseBoolean(read, 'delete-preview', false)
   }
@@ -154,7 +164,68 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
       'Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).'
     )
   }
+  checkVersionInputs(config)
   return config
+}
+
+/** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
+function checkVersionInputs(config: Config): void {
+  const named = [
+    config.imageTag && 'image-tag',
+    config.commit && 'commit',
+    config.rollbackOnFailure && 'rollback-on-failure'
+  ].filter(Boolean)
+  if (named.length > 0 && config.tags.length > 0) {
+    throw new ActionError(
+      `Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`
+    )
+  }
+  if (config.imageTag && config.commit) {
+    throw new ActionError(
+      'Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.'
+    )
+  }
+  if (config.rollbackOnFailure && config.pr !== undefined) {
+    throw new ActionError(
+      'Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.'
+    )
+  }
+  if (config.commit && config.pr !== undefined) {
+    throw new ActionError(
+      "Input `commit` deploys production: a preview (`pr`) builds its pull request's head."
+    )
+  }
+}
+
+/** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
+function parseCommit(text: string): string | undefined {
+  const value = text.trim()
+  if (!value) return undefined
+  if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
+    throw new ActionError(
+      `Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`
+    )
+  }
+  return value.toLowerCase()
+}
+
+/** A path (`/health`) on the application's URL, or a whole http(s) URL. */
+function parseHealthUrl(text: string): string | undefined {
+  const value = text.trim()
+  if (!value) return undefined
+  if (value.startsWith('/') && !value.startsWith('//')) return value
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {
+    url = undefined
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+    throw new ActionError(
+      `Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`
+    )
+  }
+  return value
 }
 
 /** The reader of single-line inputs: it refuses a value holding a control character. */

@@ -6,12 +6,22 @@ import type { Deployment } from './deploy/deployment.js'
 import type { TriggerMark } from './deploy/history.js'
 import { failsStep, type Status } from './deploy/status.js'
 import { findTriggered, trigger } from './deploy/trigger.js'
-import { Watcher } from './deploy/watch.js'
+import {
+  pinVersions,
+  readVersions,
+  restorePins,
+  settleImageTag,
+  UNDO_BUDGET_MS,
+  verifyVersions
+} from './deploy/versions.js'
+import { Watcher, type WatchOptions } from './deploy/watch.js'
+import { rollBack } from './deploy/rollback.js'
+import { checkHealth, type HealthOptions } from './deploy/health.js'
 import { formatDuration } from './duration.js'
 import { ActionError, describeError } from './errors.js'
 import { readConfig, type Config } from './inputs.js'
 import { annotateFailures } from './report/annotations.js'
-import { LogPrinter } from './report/console.js'
+import { LogPrinter, printRuntimeLog } from './report/console.js'
 import { createGitHubDeployment, type GitHubDeployment } from './report/github-deployment.js'
 import { setOutputs } from './report/outputs.js'
 import { openPullRequestComment, type PullRequestComment } from './report/pr-comment.js'
@@ -72,14 +82,25 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
     return
   }
   await applySettings(client, config, signal)
+  const versions = await readVersions(client, config, signal)
+  const pins = await pinVersions(client, config, versions, signal, message => core.info(message))
   progress.github = await createGitHubDeployment(config, signal)
   progress.comment = await openPullRequestComment(config)
 
-  const mark: TriggerMark = { at: Date.now(), pr: config.pr }
+  const mark: TriggerMark = { at: Date.now(), pr: config.pr, commit: config.commit }
   const keep = config.wait && config.cancelOnAbort
   if (keep) saveTrigger({ appUuids: config.appUuids, pr: config.pr, at: mark.at })
-  const deployments = await triggerDeployments(client, config, mark, signal)
+  let deployments: Deployment[]
+  try {
+    deployments = await triggerDeployments(client, config, mark, signal)
+  } finally {
+    // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
+    await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), m => core.warning(m))
+  }
   progress.deployments = deployments
+  if (config.imageTag && config.pr === undefined) {
+    await settleImageTag(client, deployments, config.imageTag, mark, signal, m => core.info(m))
+  }
   const running = deployments.filter(deployment => deployment.running)
   if (keep) savePending(running)
   else saveTrigger(undefined)
@@ -94,20 +115,10 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   await progress.github?.inProgress(signal)
   await progress.comment?.building(deployments, signal)
   if (config.wait) {
-    const watcher = new Watcher(client, deployments, {
-      instanceUrl: config.instanceUrl,
-      pollIntervalMs: config.pollIntervalMs,
-      deadline,
-      cancelOnTimeout: config.cancelOnTimeout,
-      logs: config.logs,
-      showHidden: config.debugLogs,
-      sink: new LogPrinter(running.length > 1),
-      trigger: mark,
-      note: message => core.info(message),
-      warn: message => core.warning(message)
-    })
+    const watcher = new Watcher(client, deployments, watchOptions(config, deadline, mark, running))
     if (!cancelled.aborted) await watcher.run(cancelled)
     if (cancelled.aborted) await cancelOnAbort(watcher, config)
+    else await verifyVersions(client, deployments, config, signal, m => core.warning(m))
     if (keep) {
       savePending([])
       saveTrigger(undefined)
@@ -116,6 +127,26 @@ async function deploy(progress: Progress, cancelled: AbortSignal): Promise<void>
   const grace = setTimeout(() => lookupEnd.abort(), LOOKUP_GRACE_MS)
   await details
   clearTimeout(grace)
+  if (config.wait && !cancelled.aborted) {
+    await checkHealth(client, deployments, healthOptions(config, deadline), signal)
+  }
+  if (config.wait && config.rollbackOnFailure && versions && !cancelled.aborted) {
+    await rollBack(client, deployments, versions, signal, {
+      follow: async rollbacks => {
+        const watcher = new Watcher(
+          client,
+          rollbacks,
+          watchOptions(config, deadline, { at: Date.now() }, rollbacks)
+        )
+        await watcher.run(cancelled)
+        if (cancelled.aborted) return cancelOnAbort(watcher, config)
+        await checkHealth(client, rollbacks, healthOptions(config, deadline), signal)
+        for (const rollback of rollbacks) core.info(`${rollback.name}: rollback ${rollback.status}`)
+      },
+      note: message => core.info(message),
+      warn: message => core.warning(message)
+    })
+  }
   if (cancelled.aborted) throw cancelled.reason
 }
 
@@ -241,6 +272,38 @@ async function report(
     github?.finish(deployments, error, githubTime),
     comment?.finish(deployments, error, githubTime)
   ])
+}
+
+function watchOptions(
+  config: Config,
+  deadline: number,
+  mark: TriggerMark,
+  running: readonly Deployment[]
+): WatchOptions {
+  return {
+    instanceUrl: config.instanceUrl,
+    pollIntervalMs: config.pollIntervalMs,
+    deadline,
+    cancelOnTimeout: config.cancelOnTimeout,
+    logs: config.logs,
+    showHidden: config.debugLogs,
+    sink: new LogPrinter(running.length > 1),
+    trigger: mark,
+    note: message => core.info(message),
+    warn: message => core.warning(message)
+  }
+}
+
+function healthOptions(config: Config, deadline: number): HealthOptions {
+  return {
+    healthUrl: config.healthUrl,
+    timeoutMs: config.healthTimeoutMs,
+    deadline,
+    pollIntervalMs: config.pollIntervalMs,
+    pr: config.pr,
+    note: message => core.info(message),
+    showRuntimeLog: deployment => printRuntimeLog(deployment)
+  }
 }
 
 function warnIfPlainHttp(config: Config): void {

@@ -3,6 +3,7 @@ import type { DeploymentView } from './deploy/deployment.js'
 
 const TRIGGER = 'trigger'
 const PENDING = 'pending-deployments'
+const PINS = 'commit-pins'
 
 /** What the main step is about to deploy, saved before the trigger goes out. */
 export interface SavedTrigger {
@@ -44,6 +45,27 @@ export function readPending(): PendingDeployment[] {
   const value = parse(core.getState(PENDING))
   return Array.isArray(value)
     ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
+    : []
+}
+
+/** An application's `git_commit_sha` as it was before `commit` pinned it. */
+export interface SavedPin {
+  appUuid: string
+  previous: string
+}
+
+/**
+ * Records the pins to undo, before they are set: a main step killed between the pin and its undo
+ * leaves them for the post step, so that no later deploy builds the pinned commit.
+ */
+export function savePins(pins: readonly SavedPin[]): void {
+  core.saveState(PINS, pins.length ? JSON.stringify(pins) : '')
+}
+
+export function readPins(): SavedPin[] {
+  const value = parse(core.getState(PINS))
+  return Array.isArray(value)
+    ? value.filter(pin => typeof pin?.appUuid === 'string' && typeof pin?.previous === 'string')
     : []
 }
 

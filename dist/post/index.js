@@ -28370,7 +28370,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3769:
+/***/ 6178:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31376,7 +31376,7 @@ class errors_CoolifyError extends errors_ActionError {
     }
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
-const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env` and `delete-preview`)';
+const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)';
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
 const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
@@ -31891,6 +31891,29 @@ class CoolifyClient {
             signal
         });
     }
+    /** GET /applications/{uuid}/logs: the last `lines` lines of the running container's log. */
+    getApplicationLogs(uuid, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/logs`,
+            query: { lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /applications/{uuid}/rollback (4.3+): deploys `commit` again, reusing its image when the
+     * server still has it. Not retried: Coolify queues a rollback even when one is under way.
+     */
+    rollback(uuid, commit, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/applications/${enc(uuid)}/rollback`,
+            body: { commit },
+            retry: false,
+            signal
+        });
+    }
     /** Closes idle connections so the process can exit. */
     async close() {
         await this.dispatcher.destroy();
@@ -32092,16 +32115,24 @@ const FROM_COOLIFY = {
  * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
  * does not have, which is treated as not ended.
  */
-function statusFromCoolify(raw) {
+function status_statusFromCoolify(raw) {
     return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
 }
 /** Queued or running: what a cancel can still stop. An unknown word counts as running. */
 function isUnderWay(raw) {
-    const status = statusFromCoolify(raw);
-    return status === undefined || !hasEnded(status);
+    const status = status_statusFromCoolify(raw);
+    return status === undefined || !status_hasEnded(status);
 }
-function hasEnded(status) {
+function status_hasEnded(status) {
     return STATUSES[status].ended;
+}
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
 }
 function failsStep(status) {
     return STATUSES[status].fails;
@@ -32153,7 +32184,7 @@ async function cancelDeployment(client, uuid, signal) {
         catch {
             // What the refusal told, if anything, is all there is to know.
         }
-        if (detail && statusFromCoolify(detail.status) === 'cancelled')
+        if (detail && status_statusFromCoolify(detail.status) === 'cancelled')
             return { cancelled: true, detail };
         if (detail && !isUnderWay(detail.status))
             return { cancelled: false, detail };
@@ -32252,6 +32283,10 @@ class deployment_Deployment {
     #createdAt;
     #finishedAt;
     #tail = [];
+    #imageTag;
+    #rolledBack;
+    #rollbackNote;
+    #runtimeLog = [];
     constructor(appUuid, name, 
     /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
     uuid, triggeredAt) {
@@ -32292,8 +32327,24 @@ class deployment_Deployment {
     get tail() {
         return this.#tail;
     }
+    /** Docker-image apps: the image tag this deployment runs. */
+    get imageTag() {
+        return this.#imageTag;
+    }
+    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+    get rolledBack() {
+        return this.#rolledBack;
+    }
+    /** What the rollback did: what runs now, or why nothing was rolled back. */
+    get rollbackNote() {
+        return this.#rollbackNote;
+    }
+    /** The end of the application's runtime log, read when it turned out unhealthy. */
+    get runtimeLog() {
+        return this.#runtimeLog;
+    }
     get ended() {
-        return hasEnded(this.#status);
+        return status_hasEnded(this.#status);
     }
     /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
     get running() {
@@ -32329,11 +32380,11 @@ class deployment_Deployment {
             this.#commit = detail.commit;
         if (detail.deployment_url)
             this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
+        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
         const previous = this.#coolifyStatus;
         this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
-        const status = statusFromCoolify(detail.status);
+        const status = status_statusFromCoolify(detail.status);
         if (status) {
             this.#status = status;
             if (this.ended)
@@ -32347,6 +32398,20 @@ class deployment_Deployment {
             this.#reason = reason;
         this.#endedAt ??= Date.now();
     }
+    /** Records the image tag it deploys, as asked or as its log showed. */
+    ranImage(tag) {
+        this.#imageTag = tag;
+    }
+    /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
+    unhealthy(reason, runtimeLog) {
+        this.end('unhealthy', reason);
+        this.#runtimeLog = runtimeLog;
+    }
+    /** The outcome of redeploying what ran before this one failed. */
+    rollback(done, note) {
+        this.#rolledBack = done;
+        this.#rollbackNote = note;
+    }
     remember(lines) {
         for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
             if (this.#tail.length === TAIL_LINES)
@@ -32356,7 +32421,7 @@ class deployment_Deployment {
     }
 }
 /** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function timeOf(value) {
+function deployment_timeOf(value) {
     if (typeof value !== 'string' || value === '')
         return undefined;
     const ms = Date.parse(value);
@@ -32390,17 +32455,17 @@ function isFrom(item, mark) {
     if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
         return false;
     }
-    if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
+    if (mark.commit && item.commit && item.commit !== 'HEAD' && !history_sameCommit(item.commit, mark.commit))
         return false;
     const since = mark.at - CLOCK_SLACK_MS;
-    const created = timeOf(item.created_at);
-    const finished = timeOf(item.finished_at);
+    const created = deployment_timeOf(item.created_at);
+    const finished = deployment_timeOf(item.finished_at);
     return (isUnderWay(item.status) ||
         (created !== undefined && created >= since) ||
         (finished !== undefined && finished >= since));
 }
 /** Full or abbreviated SHAs of the same commit. */
-function sameCommit(a, b) {
+function history_sameCommit(a, b) {
     const [short, long] = a.length <= b.length ? [a, b] : [b, a];
     return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
 }
@@ -32659,6 +32724,10 @@ function readConfig(raw, mask) {
         domains: read('domains').trim() || undefined,
         env: env ? parseEnv(env) : undefined,
         imageTag: parseImageTag(read('image-tag')),
+        commit: parseCommit(read('commit')),
+        healthUrl: parseHealthUrl(read('health-url')),
+        healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
+        rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
         comment: parseBoolean(read, 'comment', true),
         deletePreview: parseBoolean(read, 'delete-preview', false)
     };
@@ -32671,7 +32740,57 @@ function readConfig(raw, mask) {
     if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
         throw new errors_ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
     }
+    checkVersionInputs(config);
     return config;
+}
+/** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
+function checkVersionInputs(config) {
+    const named = [
+        config.imageTag && 'image-tag',
+        config.commit && 'commit',
+        config.rollbackOnFailure && 'rollback-on-failure'
+    ].filter(Boolean);
+    if (named.length > 0 && config.tags.length > 0) {
+        throw new errors_ActionError(`Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`);
+    }
+    if (config.imageTag && config.commit) {
+        throw new errors_ActionError('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
+    }
+    if (config.rollbackOnFailure && config.pr !== undefined) {
+        throw new errors_ActionError('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
+    }
+    if (config.commit && config.pr !== undefined) {
+        throw new errors_ActionError("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
+    }
+}
+/** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
+function parseCommit(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
+        throw new errors_ActionError(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
+    }
+    return value.toLowerCase();
+}
+/** A path (`/health`) on the application's URL, or a whole http(s) URL. */
+function parseHealthUrl(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (value.startsWith('/') && !value.startsWith('//'))
+        return value;
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+        throw new errors_ActionError(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
+    }
+    return value;
 }
 /** The reader of single-line inputs: it refuses a value holding a control character. */
 function singleLine(read) {
@@ -32842,6 +32961,7 @@ function parseEnv(text) {
 
 const TRIGGER = 'trigger';
 const PENDING = 'pending-deployments';
+const PINS = 'commit-pins';
 /**
  * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
  * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
@@ -32867,6 +32987,19 @@ function readPending() {
         ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
         : [];
 }
+/**
+ * Records the pins to undo, before they are set: a main step killed between the pin and its undo
+ * leaves them for the post step, so that no later deploy builds the pinned commit.
+ */
+function state_savePins(pins) {
+    saveState(PINS, pins.length ? JSON.stringify(pins) : '');
+}
+function readPins() {
+    const value = parse(getState(PINS));
+    return Array.isArray(value)
+        ? value.filter(pin => typeof pin?.appUuid === 'string' && typeof pin?.previous === 'string')
+        : [];
+}
 function parse(text) {
     try {
         return text ? JSON.parse(text) : undefined;
@@ -32876,7 +33009,239 @@ function parse(text) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/versions.ts
+
+
+
+
+
+
+
+/** History rows searched for what runs now. */
+const versions_HISTORY_ROWS = 20;
+/** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
+const STARTING_WAIT_MS = 10_000;
+const STARTING_POLL_MS = 500;
+/** Time to undo pins when the step is cut short. */
+const UNDO_BUDGET_MS = 5000;
+/** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
+const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
+/** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
+const IMPORTING = /^Importing .* \(commit sha ([^)\s]+)\)/;
+/**
+ * Reads the applications when `image-tag`, `commit` or `rollback-on-failure` needs them, and checks
+ * that each is of the kind its input is for. Undefined when no such input is set.
+ */
+async function readVersions(client, config, signal) {
+    if (!config.imageTag && !config.commit && !config.rollbackOnFailure)
+        return undefined;
+    const versions = [];
+    for (const uuid of config.appUuids) {
+        const app = await client.getApplication(uuid, signal);
+        const version = versionOf(uuid, app);
+        if (config.imageTag && config.pr === undefined && !version.dockerImage) {
+            throw new ActionError(`Input \`image-tag\` is for Docker-image applications; ${version.name} is built from git (build pack ${app.build_pack ?? 'unknown'}): use \`commit\` for it.`);
+        }
+        if (config.commit && version.dockerImage) {
+            throw new ActionError(`Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`);
+        }
+        if (config.rollbackOnFailure && !version.dockerImage) {
+            const history = await client.listDeployments(uuid, versions_HISTORY_ROWS, signal);
+            version.runningCommit = runningCommit(history?.deployments);
+        }
+        versions.push(version);
+    }
+    return versions;
+}
+function versionOf(uuid, app) {
+    return {
+        appUuid: uuid,
+        name: app?.name || uuid,
+        dockerImage: app?.build_pack === 'dockerimage',
+        pinned: app?.git_commit_sha || 'HEAD',
+        imageTag: app?.docker_registry_image_tag || undefined
+    };
+}
+/** The commit of the newest finished production deployment; undefined when there is none. */
+function runningCommit(items) {
+    for (const item of Array.isArray(items) ? items : []) {
+        if (Number(item?.pull_request_id ?? 0) !== 0)
+            continue;
+        if (statusFromCoolify(item.status) !== 'finished')
+            continue;
+        if (item.commit && item.commit !== 'HEAD')
+            return item.commit;
+    }
+    return undefined;
+}
+/**
+ * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
+ * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
+ * once the deploy is queued.
+ */
+async function pinVersions(client, config, versions, signal, note) {
+    if (!versions)
+        return [];
+    const pins = [];
+    try {
+        await pinEach(client, config, versions, pins, signal, note);
+    }
+    catch (error) {
+        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), note);
+        throw error;
+    }
+    return pins;
+}
+async function pinEach(client, config, versions, pins, signal, note) {
+    for (const version of versions) {
+        if (config.imageTag && config.pr === undefined) {
+            await client.updateApplication(version.appUuid, { docker_registry_image_tag: config.imageTag }, signal);
+            note(`${version.name}: image tag set to ${config.imageTag}`);
+        }
+        else if (config.commit) {
+            pins.push({ appUuid: version.appUuid, previous: version.pinned });
+            savePins(pins);
+            await client.updateApplication(version.appUuid, { git_commit_sha: config.commit }, signal);
+            note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
+        }
+    }
+}
+/**
+ * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
+ * the deployment when it queued it, and a pin left behind would make every later deploy build
+ * it. Problems are reported, never thrown: the deploy itself is not at stake.
+ */
+async function restorePins(client, pins, signal, warn) {
+    const left = [];
+    for (const pin of pins) {
+        try {
+            await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
+        }
+        catch (error) {
+            left.push(pin);
+            warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
+        }
+    }
+    state_savePins(left);
+    return left;
+}
+/**
+ * Makes sure each Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
+ * tag: a deploy while another of the app is under way joins that one. A joined deployment that
+ * has not started yet reads the new tag when it starts; one that started with another tag gets a
+ * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
+ * for an image, and only skips that check).
+ */
+async function settleImageTag(client, deployments, tag, mark, signal, note) {
+    for (const deployment of deployments) {
+        if (!deployment.running)
+            continue;
+        deployment.ranImage(tag);
+        let ran;
+        try {
+            ran = await startedTag(client, deployment.uuid, mark.at, signal);
+        }
+        catch (error) {
+            // A placeholder the trigger could not resolve: the deployment it joined is in the history.
+            if (!(error instanceof CoolifyError) || error.status !== 404)
+                throw error;
+            const real = await findStarted(client, deployment.appUuid, mark, signal);
+            if (!real)
+                throw error;
+            deployment.follow(real);
+            ran = await startedTag(client, real, mark.at, signal);
+        }
+        if (ran === undefined || ran === tag)
+            continue;
+        const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal);
+        const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid);
+        if (!next?.deployment_uuid) {
+            throw new ActionError(`${deployment.name}: Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
+        }
+        note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
+        deployment.follow(next.deployment_uuid);
+    }
+}
+/**
+ * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
+ * when it has not started, so that it will read the new tag, or started after the tag was set.
+ */
+async function startedTag(client, uuid, pinnedAt, signal) {
+    const until = Date.now() + STARTING_WAIT_MS;
+    for (;;) {
+        const detail = await client.getDeployment(uuid, signal);
+        const status = statusFromCoolify(detail.status);
+        const created = timeOf(detail.created_at);
+        if (created !== undefined && created >= pinnedAt)
+            return undefined;
+        if (status === 'queued')
+            return undefined;
+        const ran = ranImageTag(detail);
+        if (ran !== undefined)
+            return ran;
+        // Started without its first line yet, or its log is hidden from this token.
+        if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
+            return 'an earlier tag';
+        }
+        await new Promise(resolve => setTimeout(resolve, STARTING_POLL_MS));
+    }
+}
+/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
+function ranImageTag(detail) {
+    const match = firstMatch(detail, STARTING);
+    if (!match)
+        return detail.docker_registry_image_tag || undefined;
+    return match[2] ?? match[3] ?? 'latest';
+}
+/** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
+function builtCommit(detail) {
+    return firstMatch(detail, IMPORTING)?.[1];
+}
+function firstMatch(detail, pattern) {
+    const lines = new LogCursor(false).next(detail.logs);
+    for (const line of lines) {
+        const match = pattern.exec(line.text);
+        if (match)
+            return match;
+    }
+    return undefined;
+}
+/**
+ * Checks, once they finished, that the deployments ran the version asked for, from their logs:
+ * an image deployment that ran another tag failed (its success is not this tag's); a build of
+ * another commit gets a warning. Deployments whose log this token cannot read are taken as asked.
+ */
+async function verifyVersions(client, deployments, config, signal, warn) {
+    const tag = config.pr === undefined ? config.imageTag : undefined;
+    if (!tag && !config.commit)
+        return;
+    for (const deployment of deployments) {
+        if (!deployment.uuid || statusFromCoolify(deployment.coolifyStatus) !== 'finished')
+            continue;
+        let detail;
+        try {
+            detail = await client.getDeployment(deployment.uuid, signal);
+        }
+        catch {
+            continue;
+        }
+        if (tag) {
+            const ran = ranImageTag(detail) ?? tag;
+            deployment.ranImage(ran);
+            if (ran !== tag)
+                deployment.end('failed', `it ran image tag ${ran}, not ${tag}`);
+        }
+        else if (config.commit) {
+            const built = builtCommit(detail);
+            if (built && !sameCommit(built, config.commit)) {
+                warn(`${deployment.name}: Coolify built commit ${built}, not ${config.commit} (see the Importing line of its log).`);
+            }
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/cleanup.ts
+
 
 
 
@@ -32894,6 +33259,7 @@ const POST_BUDGET_MS = 20_000;
  * so problems become warnings.
  */
 async function run() {
+    await unpin();
     const pending = readPending();
     const trigger = readTrigger();
     if (pending.length === 0 && !trigger)
@@ -32928,6 +33294,27 @@ async function run() {
         await client?.close();
     }
 }
+/** Puts back the commit pins a killed main step left on the applications. */
+async function unpin() {
+    const pins = readPins();
+    if (pins.length === 0)
+        return;
+    let client;
+    try {
+        client = connect(readConfig(name => getInput(name), core_setSecret));
+        const signal = AbortSignal.timeout(POST_BUDGET_MS);
+        const left = await restorePins(client, pins, signal, m => warning(m));
+        const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
+        if (done.length)
+            info(`Set git_commit_sha back as it was on ${done.join(', ')}`);
+    }
+    catch (error) {
+        warning(`Could not unpin the applications: ${describeError(error)}`);
+    }
+    finally {
+        await client?.close();
+    }
+}
 async function stopIfRunning(client, { uuid, name }, signal) {
     try {
         const detail = await client.getDeployment(uuid, signal);
@@ -32954,7 +33341,7 @@ async function stopIfRunning(client, { uuid, name }, signal) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3769);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6178);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 

@@ -18,6 +18,8 @@ import type {
   DeploymentHistory,
   DeployRequest,
   EnvVariable,
+  RollbackAnswer,
+  RuntimeLogs,
   SavedEnvVariable
 } from './types.js'
 
@@ -200,6 +202,31 @@ export class CoolifyClient {
       method: 'DELETE',
       path: `/applications/${enc(appUuid)}/previews/${pr}`,
       retry: true,
+      signal
+    })
+  }
+
+  /** GET /applications/{uuid}/logs: the last `lines` lines of the running container's log. */
+  getApplicationLogs(uuid: string, lines: number, signal: AbortSignal): Promise<RuntimeLogs> {
+    return this.call({
+      method: 'GET',
+      path: `/applications/${enc(uuid)}/logs`,
+      query: { lines: String(lines) },
+      retry: true,
+      signal
+    })
+  }
+
+  /**
+   * POST /applications/{uuid}/rollback (4.3+): deploys `commit` again, reusing its image when the
+   * server still has it. Not retried: Coolify queues a rollback even when one is under way.
+   */
+  rollback(uuid: string, commit: string, signal: AbortSignal): Promise<RollbackAnswer> {
+    return this.call({
+      method: 'POST',
+      path: `/applications/${enc(uuid)}/rollback`,
+      body: { commit },
+      retry: false,
       signal
     })
   }

@@ -54,7 +54,7 @@ export class CoolifyError extends ActionError {
 const TOKEN_HINT =
   'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance'
 const ABILITIES =
-  'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env` and `delete-preview`)'
+  'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)'
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT =
   "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner"

@@ -15,6 +15,10 @@ export interface ApplicationSummary {
 
 export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
   ports_exposes?: string
+  /** 4.x: the pinned commit, 'HEAD' (or empty) when the branch head is built. */
+  git_commit_sha?: string | null
+  docker_registry_image_name?: string | null
+  docker_registry_image_tag?: string | null
   environment_variables?: Array<{ key: string; value: string; is_secret?: boolean }>
 }
 
@@ -30,6 +34,10 @@ export interface ApplicationChanges {
    */
   environment_variables?: string
   dockerfile_location?: string
+  /** The commit every deploy builds; 'HEAD' builds the branch head. */
+  git_commit_sha?: string
+  /** Docker-image apps: the tag the next deployment pulls. */
+  docker_registry_image_tag?: string
 }
 
 /** One variable for PATCH /applications/{uuid}/envs/bulk, which creates or updates it by key. */
@@ -76,6 +84,8 @@ export interface HistoryItem {
   finished_at?: string | null
   /** 4.x: 0 for production deployments. */
   pull_request_id?: number | string
+  /** 4.x: set on the rows of Docker-image previews only. */
+  docker_registry_image_tag?: string | null
 }
 
 export interface DeploymentHistory {
@@ -95,6 +105,19 @@ export interface DeploymentDetail {
   deployment_url?: string | null
   created_at?: string
   finished_at?: string | null
+  /** 4.x: set on the rows of Docker-image previews only. */
+  docker_registry_image_tag?: string | null
   /** Absent without the `read:sensitive` ability; a JSON array in a string (4.x) or plain text. */
   logs?: string | null
+}
+
+/** GET /applications/{uuid}/logs: the running container's last lines. */
+export interface RuntimeLogs {
+  logs?: string | null
+}
+
+/** POST /applications/{uuid}/rollback (4.3+). */
+export interface RollbackAnswer {
+  message?: string
+  deployment_uuid?: string
 }

@@ -73,7 +73,7 @@ async function setVariables(
  * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
  * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
  */
-function isMissingRoute(error: unknown): boolean {
+export function isMissingRoute(error: unknown): boolean {
   return (
     error instanceof CoolifyError &&
     error.status === 404 &&

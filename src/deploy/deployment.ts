@@ -26,6 +26,10 @@ export class Deployment {
   #createdAt: number | undefined
   #finishedAt: number | undefined
   readonly #tail: LogLine[] = []
+  #imageTag: string | undefined
+  #rolledBack: boolean | undefined
+  #rollbackNote: string | undefined
+  #runtimeLog: readonly string[] = []
 
   constructor(
     readonly appUuid: string,
@@ -69,6 +73,23 @@ export class Deployment {
   /** The last lines of its log, for summaries and annotations. */
   get tail(): readonly LogLine[] {
     return this.#tail
+  }
+
+  /** Docker-image apps: the image tag this deployment runs. */
+  get imageTag(): string | undefined {
+    return this.#imageTag
+  }
+  /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+  get rolledBack(): boolean | undefined {
+    return this.#rolledBack
+  }
+  /** What the rollback did: what runs now, or why nothing was rolled back. */
+  get rollbackNote(): string | undefined {
+    return this.#rollbackNote
+  }
+  /** The end of the application's runtime log, read when it turned out unhealthy. */
+  get runtimeLog(): readonly string[] {
+    return this.#runtimeLog
   }
 
   get ended(): boolean {
@@ -126,6 +147,23 @@ export class Deployment {
     this.#endedAt ??= Date.now()
   }
 
+  /** Records the image tag it deploys, as asked or as its log showed. */
+  ranImage(tag: string): void {
+    this.#imageTag = tag
+  }
+
+  /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
+  unhealthy(reason: string, runtimeLog: readonly string[]): void {
+    this.end('unhealthy', reason)
+    this.#runtimeLog = runtimeLog
+  }
+
+  /** The outcome of redeploying what ran before this one failed. */
+  rollback(done: boolean, note: string): void {
+    this.#rolledBack = done
+    this.#rollbackNote = note
+  }
+
   remember(lines: readonly LogLine[]): void {
     for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
       if (this.#tail.length === TAIL_LINES) this.#tail.shift()
@@ -148,6 +186,10 @@ export type DeploymentView = Pick<
   | 'link'
   | 'commit'
   | 'tail'
+  | 'imageTag'
+  | 'rolledBack'
+  | 'rollbackNote'
+  | 'runtimeLog'
   | 'ended'
   | 'running'
   | 'durationMs'

@@ -55,7 +55,7 @@ function isFrom(item: HistoryItem, mark: TriggerMark): boolean {
 }
 
 /** Full or abbreviated SHAs of the same commit. */
-function sameCommit(a: string, b: string): boolean {
+export function sameCommit(a: string, b: string): boolean {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a]
   return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase())
 }

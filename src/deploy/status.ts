@@ -73,6 +73,16 @@ export function hasEnded(status: Status): boolean {
   return STATUSES[status].ended
 }
 
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+export function isFinished(status: Status): boolean {
+  return status === 'finished'
+}
+
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+export function isBadVersion(status: Status): boolean {
+  return status === 'failed' || status === 'unhealthy'
+}
+
 export function failsStep(status: Status): boolean {
   return STATUSES[status].fails
 }

@@ -35,7 +35,8 @@ function failureLine(deployment: DeploymentView, instanceUrl: string): string {
 /** The application, the status and why. */
 export function failureReason(deployment: DeploymentView): string {
   const reason = deployment.reason ? `: ${deployment.reason}` : ''
-  return `${deployment.name}: deployment ${deployment.status}${reason}`
+  const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : ''
+  return `${deployment.name}: deployment ${deployment.status}${reason}${rollback}`
 }
 
 /**

@@ -81,3 +81,20 @@ function oneLine(name: string): string {
   // eslint-disable-next-line no-control-regex
   return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '))
 }
+
+/**
+ * The runtime log of an application that did not come up, in a log group of its own, as inert as
+ * build output (the application wrote it, not the action).
+ */
+export function printRuntimeLog(
+  deployment: DeploymentView,
+  write: (text: string) => void = text => void process.stdout.write(text)
+): void {
+  const token = randomBytes(12).toString('hex')
+  let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`
+  if (deployment.runtimeLog.length === 0) text += 'Coolify had no runtime log for it.\n'
+  for (const line of deployment.runtimeLog) {
+    for (const part of line.split(LINE_BREAK)) text += `${inert(part)}\n`
+  }
+  write(`${text}::${token}::\n::endgroup::\n`)
+}

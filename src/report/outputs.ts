@@ -10,6 +10,10 @@ export interface DeploymentRecord {
   url: string | null
   duration: number | null
   commit: string | null
+  /** Docker-image apps deployed with `image-tag`. */
+  image_tag?: string
+  /** With `rollback-on-failure`, on a deployment that failed. */
+  rolled_back?: boolean
 }
 
 /** The step's status: the worst of its deployments. */
@@ -26,7 +30,9 @@ export function toRecord(deployment: DeploymentView): DeploymentRecord {
     status: deployment.status,
     url: deployment.appUrl ?? null,
     duration: duration === undefined ? null : Math.round(duration / 1000),
-    commit: deployment.commit ?? null
+    commit: deployment.commit ?? null,
+    ...(deployment.imageTag !== undefined ? { image_tag: deployment.imageTag } : {}),
+    ...(deployment.rolledBack !== undefined ? { rolled_back: deployment.rolledBack } : {})
   }
 }
 
@@ -49,4 +55,5 @@ export function setOutputs(
     first?.duration === null || first === undefined ? '' : String(first.duration)
   )
   setOutput('deployments', JSON.stringify(records))
+  setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)))
 }

@@ -23,6 +23,15 @@ export async function writeSummary(
       .addHeading(`Deploy to Coolify on ${link(new URL(instanceUrl).host, instanceUrl)}`, 3)
       .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)])
     for (const deployment of deployments) {
+      if (deployment.runtimeLog.length > 0) {
+        const lines = deployment.runtimeLog
+          .slice(-SUMMARY_LINES)
+          .map(text => ({ kind: 'stdout' as const, text }))
+        core.summary.addDetails(
+          `${escapeHtml(deployment.name)}: the end of its runtime log`,
+          block('Runtime log', lines)
+        )
+      }
       const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES)
       if (!failsStep(deployment.status) || stderr.length + rest.length === 0) continue
       core.summary.addDetails(
@@ -56,7 +65,10 @@ export function codeBlock(text: string): string {
 
 function row(deployment: DeploymentView): string[] {
   const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`
-  const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : ''
+  const reason = [deployment.reason, deployment.rollbackNote]
+    .filter(Boolean)
+    .map(text => `<br><sub>${escapeHtml(text!)}</sub>`)
+    .join('')
   const duration = deployment.durationMs
   return [
     escapeHtml(deployment.name),

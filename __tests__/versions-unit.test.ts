@@ -1,0 +1,94 @@
+import { describe, expect, it } from '@jest/globals'
+import { healthUrlOf, isRunning } from '../src/deploy/health.js'
+import { builtCommit, ranImageTag } from '../src/deploy/versions.js'
+import { ActionError } from '../src/errors.js'
+import { readConfig } from '../src/inputs.js'
+
+const BASE = { 'coolify-url': 'https://coolify.example.com', token: 'tok-123456', 'app-uuid': 'a1' }
+
+function config(inputs: Record<string, string>) {
+  return readConfig(
+    name => ({ ...BASE, ...inputs })[name] ?? '',
+    () => undefined
+  )
+}
+
+function failure(inputs: Record<string, string>): string {
+  try {
+    config(inputs)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ActionError)
+    return (error as Error).message
+  }
+  throw new Error('no failure')
+}
+
+/** A 4.x log: a JSON array of entries in a string. */
+function logOf(...lines: string[]): string {
+  return JSON.stringify(lines.map((output, order) => ({ output, type: 'stdout', order, batch: 1 })))
+}
+
+describe('version inputs', () => {
+  it('reads them with their defaults', () => {
+    expect(config({})).toMatchObject({ healthTimeoutMs: 120_000, rollbackOnFailure: false })
+    expect(config({ commit: 'ABCDEF1', 'health-url': '/up' })).toMatchObject({
+      commit: 'abcdef1',
+      healthUrl: '/up'
+    })
+    expect(config({ 'image-tag': 'v1.2.3-rc_1' }).imageTag).toBe('v1.2.3-rc_1')
+  })
+
+  it('refuses values and combinations that cannot work, naming the input', () => {
+    expect(failure({ commit: 'abc12' })).toContain('Input `commit`')
+    expect(failure({ commit: 'g'.repeat(40) })).toContain('Input `commit`')
+    expect(failure({ 'image-tag': '-bad' })).toContain('Input `image-tag`')
+    expect(failure({ 'image-tag': 'a:b' })).toContain('Input `image-tag`')
+    expect(failure({ 'health-url': 'health' })).toContain('Input `health-url`')
+    expect(failure({ 'health-url': '//evil.example.com' })).toContain('Input `health-url`')
+    expect(failure({ 'health-timeout': 'soon' })).toContain('Input `health-timeout`')
+    expect(failure({ 'rollback-on-failure': 'yes' })).toContain('`rollback-on-failure`')
+    expect(failure({ 'image-tag': '1', commit: 'abcdef1' })).toContain('not both')
+    expect(failure({ 'app-uuid': '', tag: 'prod', commit: 'abcdef1' })).toContain('`app-uuid`')
+    expect(failure({ pr: '3', commit: 'abcdef1' })).toContain('Input `commit`')
+    expect(failure({ pr: '3', 'rollback-on-failure': 'true' })).toContain('`rollback-on-failure`')
+  })
+})
+
+describe('health', () => {
+  it('puts a path on the application URL, and not on production for a preview', () => {
+    expect(healthUrlOf('/up', 'https://web.example.com/', false)).toBe('https://web.example.com/up')
+    expect(healthUrlOf('/up', 'https://web.example.com', true)).toBeUndefined()
+    expect(healthUrlOf('https://x.example.com/up', undefined, true)).toBe(
+      'https://x.example.com/up'
+    )
+    expect(healthUrlOf(undefined, 'https://web.example.com', false)).toBeUndefined()
+  })
+
+  it('counts running states only', () => {
+    expect(isRunning('running:healthy')).toBe(true)
+    expect(isRunning('running:unknown')).toBe(true)
+    for (const status of ['exited:unhealthy', 'restarting:unhealthy', 'degraded:unhealthy', '']) {
+      expect(isRunning(status)).toBe(false)
+    }
+  })
+})
+
+describe('what a deployment log says it ran', () => {
+  it('reads the image tag of the Starting line', () => {
+    const detail = { logs: logOf('Starting deployment of ghcr.io/acme/web:2.0 to localhost.') }
+    expect(ranImageTag(detail)).toBe('2.0')
+    expect(ranImageTag({ logs: logOf('Starting deployment of nginx to srv.') })).toBe('latest')
+    expect(
+      ranImageTag({ logs: logOf(`Starting deployment of acme/web@sha256:${'a'.repeat(64)} to x.`) })
+    ).toBe(`sha256:${'a'.repeat(64)}`)
+    expect(ranImageTag({ logs: null, docker_registry_image_tag: 'pr-7' })).toBe('pr-7')
+    expect(ranImageTag({ logs: logOf('other') })).toBeUndefined()
+  })
+
+  it('reads the commit of the Importing line', () => {
+    const line =
+      'Importing git@git.example.com:acme/web.git:main (commit sha abc1234) to /artifacts/x.'
+    expect(builtCommit({ logs: logOf('Starting deployment of web.', line) })).toBe('abc1234')
+    expect(builtCommit({ logs: 'plain text log' })).toBeUndefined()
+  })
+})

@@ -1,0 +1,45 @@
+import { Agent, request } from 'undici'
+import { describeError } from '../errors.js'
+
+/** What one request to the application's health URL found. */
+export interface ProbeResult {
+  ok: boolean
+  /** What it answered, for the log: `answered 503`, `could not connect: …`. */
+  what: string
+}
+
+/** Longest wait for one answer: a slow application counts as not answering. */
+const PROBE_TIMEOUT_MS = 10_000
+
+/**
+ * One GET of the application's own address, to see whether it answers 2xx or 3xx (redirects are
+ * not followed: a login redirect means it is up). It goes to the application, not to Coolify, so
+ * it carries none of the action's headers: never the token, never `headers`.
+ */
+export async function probe(url: string, signal: AbortSignal): Promise<ProbeResult> {
+  const dispatcher = new Agent({
+    connect: { timeout: PROBE_TIMEOUT_MS },
+    headersTimeout: PROBE_TIMEOUT_MS,
+    bodyTimeout: PROBE_TIMEOUT_MS
+  })
+  try {
+    const response = await request(url, {
+      method: 'GET',
+      headers: { 'user-agent': 'deploy-to-coolify-action health check' },
+      dispatcher,
+      signal
+    })
+    await response.body.dump()
+    const status = response.statusCode
+    return { ok: status >= 200 && status < 400, what: `answered ${status}` }
+  } catch (error) {
+    if (signal.aborted) return { ok: false, what: 'did not answer in time' }
+    const code = (error as { code?: unknown })?.code
+    return {
+      ok: false,
+      what: `did not answer (${typeof code === 'string' ? code : describeError(error)})`
+    }
+  } finally {
+    await dispatcher.destroy()
+  }
+}

@@ -1,0 +1,293 @@
+import type { CoolifyClient } from '../coolify/client.js'
+import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
+import { describeError, ActionError } from '../errors.js'
+import type { Config } from '../inputs.js'
+import { savePins, type SavedPin } from '../state.js'
+import { CoolifyError } from '../coolify/errors.js'
+import type { Deployment } from './deployment.js'
+import { findStarted, sameCommit, type TriggerMark } from './history.js'
+import { timeOf } from './deployment.js'
+import { LogCursor } from './logs.js'
+import { hasEnded, statusFromCoolify } from './status.js'
+
+/** An application's version settings, read before anything is changed. */
+export interface AppVersion {
+  appUuid: string
+  name: string
+  dockerImage: boolean
+  /** `git_commit_sha` as found: 'HEAD' when unpinned. */
+  pinned: string
+  /** `docker_registry_image_tag` as found. */
+  imageTag?: string
+  /** The commit of the newest finished production deployment: what runs now (git apps). */
+  runningCommit?: string
+}
+
+/** History rows searched for what runs now. */
+const HISTORY_ROWS = 20
+/** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
+const STARTING_WAIT_MS = 10_000
+const STARTING_POLL_MS = 500
+/** Time to undo pins when the step is cut short. */
+export const UNDO_BUDGET_MS = 5000
+
+/** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
+const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /
+/** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
+const IMPORTING = /^Importing .* \(commit sha ([^)\s]+)\)/
+
+/**
+ * Reads the applications when `image-tag`, `commit` or `rollback-on-failure` needs them, and checks
+ * that each is of the kind its input is for. Undefined when no such input is set.
+ */
+export async function readVersions(
+  client: CoolifyClient,
+  config: Config,
+  signal: AbortSignal
+): Promise<AppVersion[] | undefined> {
+  if (!config.imageTag && !config.commit && !config.rollbackOnFailure) return undefined
+  const versions: AppVersion[] = []
+  for (const uuid of config.appUuids) {
+    const app = await client.getApplication(uuid, signal)
+    const version = versionOf(uuid, app)
+    if (config.imageTag && config.pr === undefined && !version.dockerImage) {
+      throw new ActionError(
+        `Input \`image-tag\` is for Docker-image applications; ${version.name} is built from git (build pack ${app.build_pack ?? 'unknown'}): use \`commit\` for it.`
+      )
+    }
+    if (config.commit && version.dockerImage) {
+      throw new ActionError(
+        `Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`
+      )
+    }
+    if (config.rollbackOnFailure && !version.dockerImage) {
+      const history = await client.listDeployments(uuid, HISTORY_ROWS, signal)
+      version.runningCommit = runningCommit(history?.deployments)
+    }
+    versions.push(version)
+  }
+  return versions
+}
+
+function versionOf(uuid: string, app: ApplicationDetail): AppVersion {
+  return {
+    appUuid: uuid,
+    name: app?.name || uuid,
+    dockerImage: app?.build_pack === 'dockerimage',
+    pinned: app?.git_commit_sha || 'HEAD',
+    imageTag: app?.docker_registry_image_tag || undefined
+  }
+}
+
+/** The commit of the newest finished production deployment; undefined when there is none. */
+function runningCommit(items: HistoryItem[] | undefined): string | undefined {
+  for (const item of Array.isArray(items) ? items : []) {
+    if (Number(item?.pull_request_id ?? 0) !== 0) continue
+    if (statusFromCoolify(item.status) !== 'finished') continue
+    if (item.commit && item.commit !== 'HEAD') return item.commit
+  }
+  return undefined
+}
+
+/**
+ * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
+ * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
+ * once the deploy is queued.
+ */
+export async function pinVersions(
+  client: CoolifyClient,
+  config: Config,
+  versions: readonly AppVersion[] | undefined,
+  signal: AbortSignal,
+  note: (message: string) => void
+): Promise<SavedPin[]> {
+  if (!versions) return []
+  const pins: SavedPin[] = []
+  try {
+    await pinEach(client, config, versions, pins, signal, note)
+  } catch (error) {
+    await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), note)
+    throw error
+  }
+  return pins
+}
+
+async function pinEach(
+  client: CoolifyClient,
+  config: Config,
+  versions: readonly AppVersion[],
+  pins: SavedPin[],
+  signal: AbortSignal,
+  note: (message: string) => void
+): Promise<void> {
+  for (const version of versions) {
+    if (config.imageTag && config.pr === undefined) {
+      await client.updateApplication(
+        version.appUuid,
+        { docker_registry_image_tag: config.imageTag },
+        signal
+      )
+      note(`${version.name}: image tag set to ${config.imageTag}`)
+    } else if (config.commit) {
+      pins.push({ appUuid: version.appUuid, previous: version.pinned })
+      savePins(pins)
+      await client.updateApplication(version.appUuid, { git_commit_sha: config.commit }, signal)
+      note(`${version.name}: pinned to commit ${config.commit} for this deploy`)
+    }
+  }
+}
+
+/**
+ * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
+ * the deployment when it queued it, and a pin left behind would make every later deploy build
+ * it. Problems are reported, never thrown: the deploy itself is not at stake.
+ */
+export async function restorePins(
+  client: CoolifyClient,
+  pins: readonly SavedPin[],
+  signal: AbortSignal,
+  warn: (message: string) => void
+): Promise<SavedPin[]> {
+  const left: SavedPin[] = []
+  for (const pin of pins) {
+    try {
+      await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal)
+    } catch (error) {
+      left.push(pin)
+      warn(
+        `${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`
+      )
+    }
+  }
+  savePins(left)
+  return left
+}
+
+/**
+ * Makes sure each Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
+ * tag: a deploy while another of the app is under way joins that one. A joined deployment that
+ * has not started yet reads the new tag when it starts; one that started with another tag gets a
+ * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
+ * for an image, and only skips that check).
+ */
+export async function settleImageTag(
+  client: CoolifyClient,
+  deployments: readonly Deployment[],
+  tag: string,
+  mark: TriggerMark,
+  signal: AbortSignal,
+  note: (message: string) => void
+): Promise<void> {
+  for (const deployment of deployments) {
+    if (!deployment.running) continue
+    deployment.ranImage(tag)
+    let ran: string | undefined
+    try {
+      ran = await startedTag(client, deployment.uuid!, mark.at, signal)
+    } catch (error) {
+      // A placeholder the trigger could not resolve: the deployment it joined is in the history.
+      if (!(error instanceof CoolifyError) || error.status !== 404) throw error
+      const real = await findStarted(client, deployment.appUuid, mark, signal)
+      if (!real) throw error
+      deployment.follow(real)
+      ran = await startedTag(client, real, mark.at, signal)
+    }
+    if (ran === undefined || ran === tag) continue
+    const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal)
+    const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid)
+    if (!next?.deployment_uuid) {
+      throw new ActionError(
+        `${deployment.name}: Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`
+      )
+    }
+    note(
+      `${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`
+    )
+    deployment.follow(next.deployment_uuid)
+  }
+}
+
+/**
+ * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
+ * when it has not started, so that it will read the new tag, or started after the tag was set.
+ */
+async function startedTag(
+  client: CoolifyClient,
+  uuid: string,
+  pinnedAt: number,
+  signal: AbortSignal
+): Promise<string | undefined> {
+  const until = Date.now() + STARTING_WAIT_MS
+  for (;;) {
+    const detail = await client.getDeployment(uuid, signal)
+    const status = statusFromCoolify(detail.status)
+    const created = timeOf(detail.created_at)
+    if (created !== undefined && created >= pinnedAt) return undefined
+    if (status === 'queued') return undefined
+    const ran = ranImageTag(detail)
+    if (ran !== undefined) return ran
+    // Started without its first line yet, or its log is hidden from this token.
+    if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
+      return 'an earlier tag'
+    }
+    await new Promise(resolve => setTimeout(resolve, STARTING_POLL_MS))
+  }
+}
+
+/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
+export function ranImageTag(detail: DeploymentDetail): string | undefined {
+  const match = firstMatch(detail, STARTING)
+  if (!match) return detail.docker_registry_image_tag || undefined
+  return match[2] ?? match[3] ?? 'latest'
+}
+
+/** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
+export function builtCommit(detail: DeploymentDetail): string | undefined {
+  return firstMatch(detail, IMPORTING)?.[1]
+}
+
+function firstMatch(detail: DeploymentDetail, pattern: RegExp): RegExpExecArray | undefined {
+  const lines = new LogCursor(false).next(detail.logs)
+  for (const line of lines) {
+    const match = pattern.exec(line.text)
+    if (match) return match
+  }
+  return undefined
+}
+
+/**
+ * Checks, once they finished, that the deployments ran the version asked for, from their logs:
+ * an image deployment that ran another tag failed (its success is not this tag's); a build of
+ * another commit gets a warning. Deployments whose log this token cannot read are taken as asked.
+ */
+export async function verifyVersions(
+  client: CoolifyClient,
+  deployments: readonly Deployment[],
+  config: Config,
+  signal: AbortSignal,
+  warn: (message: string) => void
+): Promise<void> {
+  const tag = config.pr === undefined ? config.imageTag : undefined
+  if (!tag && !config.commit) return
+  for (const deployment of deployments) {
+    if (!deployment.uuid || statusFromCoolify(deployment.coolifyStatus) !== 'finished') continue
+    let detail: DeploymentDetail
+    try {
+      detail = await client.getDeployment(deployment.uuid, signal)
+    } catch {
+      continue
+    }
+    if (tag) {
+      const ran = ranImageTag(detail) ?? tag
+      deployment.ranImage(ran)
+      if (ran !== tag) deployment.end('failed', `it ran image tag ${ran}, not ${tag}`)
+    } else if (config.commit) {
+      const built = builtCommit(detail)
+      if (built && !sameCommit(built, config.commit)) {
+        warn(
+          `${deployment.name}: Coolify built commit ${built}, not ${config.commit} (see the Importing line of its log).`
+        )
+      }
+    }
+  }
+}
