@@ -321,9 +321,10 @@ describe('health', () => {
   })
 
   it('waits within health-timeout for an application that comes up late', async () => {
+    // Up 4 s after the deployment ended: later than the action can be there, whatever the load.
     const runtime = [
       { at: 0, status: 'exited:unhealthy' },
-      { at: 1000, status: 'running:healthy' }
+      { at: 4000, status: 'running:healthy' }
     ]
     const server = await start({ apps: [{ ...SELF_APP, runtime }] })
     const result = await run(server, { 'health-timeout': '10s' })
