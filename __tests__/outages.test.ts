@@ -116,6 +116,20 @@ describe('outages', () => {
     expectClean(result)
   })
 
+  it('ends at the timeout when the trigger never answers, and says so', async () => {
+    const server = await start()
+    server.inject({ method: 'POST', path: '/deploy', do: 'hang' })
+    const result = await run(server, { timeout: '2s' })
+
+    expect(result.code).toBe(1)
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(/POST \/deploy: Coolify did not answer before `timeout` passed/)
+    ])
+    expect(result.outputs.status).toBe('failed')
+    expect(result.exitedAt - result.startedAt).toBeLessThan(2000 + 5000)
+    expectClean(result)
+  })
+
   it('does not wait on an application read that never answers', async () => {
     const server = await start()
     server.inject({ method: 'GET', path: `/applications/${APP.uuid}`, do: 'hang' })

@@ -32582,6 +32582,8 @@ async function deployUntilAnswered(client, options) {
     /** Entries for applications whose deployment a lost answer started, found in their history. */
     const recovered = [];
     let uuids = options.appUuids;
+    /** Said when the deadline cuts an attempt off: more use than the abort. */
+    let last;
     for (let attempt = 1;; attempt++) {
         try {
             const answer = await client.deploy({
@@ -32594,8 +32596,11 @@ async function deployUntilAnswered(client, options) {
             return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer;
         }
         catch (error) {
-            if (!(error instanceof CoolifyError) || signal.aborted)
+            if (signal.aborted)
+                throw last?.afterAttempts(attempt - 1) ?? error;
+            if (!(error instanceof CoolifyError))
                 throw error;
+            last = error;
             // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
             if (error.status === 404 && error.details.serverMessage !== undefined) {
                 throw notFound(error, options);
@@ -34776,8 +34781,11 @@ async function triggerDeployments(client, config, mark, signal) {
             throw error;
         const recovery = AbortSignal.timeout(RECOVERY_BUDGET_MS);
         deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => []);
-        if (deployments.length === 0)
-            throw error;
+        if (deployments.length === 0) {
+            throw error instanceof ActionError
+                ? error
+                : new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.');
+        }
         info(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
     }
     for (const deployment of deployments) {

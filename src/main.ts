@@ -182,7 +182,11 @@ async function triggerDeployments(
     if (!signal.aborted) throw error
     const recovery = AbortSignal.timeout(RECOVERY_BUDGET_MS)
     deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => [])
-    if (deployments.length === 0) throw error
+    if (deployments.length === 0) {
+      throw error instanceof ActionError
+        ? error
+        : new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
+    }
     core.info(
       `The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`
     )

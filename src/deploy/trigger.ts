@@ -108,6 +108,8 @@ async function deployUntilAnswered(
   /** Entries for applications whose deployment a lost answer started, found in their history. */
   const recovered: DeployEntry[] = []
   let uuids = options.appUuids
+  /** Said when the deadline cuts an attempt off: more use than the abort. */
+  let last: CoolifyError | undefined
   for (let attempt = 1; ; attempt++) {
     try {
       const answer = await client.deploy(
@@ -122,7 +124,9 @@ async function deployUntilAnswered(
       )
       return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer
     } catch (error) {
-      if (!(error instanceof CoolifyError) || signal.aborted) throw error
+      if (signal.aborted) throw last?.afterAttempts(attempt - 1) ?? error
+      if (!(error instanceof CoolifyError)) throw error
+      last = error
       // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
       if (error.status === 404 && error.details.serverMessage !== undefined) {
         throw notFound(error, options)
