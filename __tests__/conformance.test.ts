@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, RecordedRequest } from '../test/fake-coolify/index.js'
-import { checkRequest } from '../test/support/conformance.js'
+import { checkRequest, SPEC_SKIPPED } from '../test/support/conformance.js'
 import { runAction } from '../test/support/runner.js'
 import {
   actionRequests,
@@ -44,7 +44,10 @@ async function sent(
   return fake.requests.at(-1)!
 }
 
-describe('checkRequest', () => {
+/** Where the spec beside the repository is missing (GitHub's hosted CI), these are skipped. */
+const describeWithSpec = SPEC_SKIPPED ? describe.skip : describe
+
+describeWithSpec('checkRequest', () => {
   it('passes the requests the action makes', async () => {
     const good = [
       await sent('GET', '/api/v1/applications'),
@@ -145,7 +148,7 @@ describe('checkRequest', () => {
  * Every input that changes a request, run through the bundled action against the 4.x fake: each
  * request it sent must be one the spec and Coolify's PATCH allow-list accept.
  */
-describe('every request the action sends', () => {
+describeWithSpec('every request the action sends', () => {
   const start = fakeCoolifyPerTest(() => ({
     abilities: ['root'],
     apps: [

@@ -21,20 +21,22 @@ export const APP = { uuid: 'web0app0uuid0000000001', name: 'web', fqdn: 'https:/
 export function fakeCoolifyPerTest(
   defaults: () => FakeOptions = () => ({})
 ): (options?: FakeOptions) => Promise<FakeCoolify> {
-  let current: FakeCoolify | undefined
+  // Every server a test started, closed after it: a test may start more than one.
+  let started: FakeCoolify[] = []
   afterEach(async () => {
-    await current?.close()
-    current = undefined
+    await Promise.all(started.map(server => server.close()))
+    started = []
   })
   return async options => {
-    current = await startFakeCoolify({
+    const server = await startFakeCoolify({
       token: TOKEN,
       rateLimit: 6000,
       apps: [{ ...APP, scenarios: [build('finished')] }],
       ...defaults(),
       ...options
     })
-    return current
+    started.push(server)
+    return server
   }
 }
 
