@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3807);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4252);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3807:
+/***/ 4252:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -34130,6 +34130,22 @@ function printRuntimeLog(deployment, write = text => void process.stdout.write(t
     write(`${text}::${token}::\n::endgroup::\n`);
 }
 
+;// CONCATENATED MODULE: ./src/report/github-failure.ts
+
+/**
+ * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
+ * permission the job needs. GitHub's bookkeeping never changes the deploy.
+ */
+function warnGitHubFailure(action, error, permission) {
+    const { status, response } = error;
+    const message = response?.data?.message;
+    const why = response
+        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
+    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
+    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
+}
+
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
 
 /** The step's status: the worst of its deployments. */
@@ -34166,6 +34182,7 @@ function setOutputs(deployments, setOutput, nothing = 'failed') {
 }
 
 ;// CONCATENATED MODULE: ./src/report/github-deployment.ts
+
 
 
 
@@ -34309,17 +34326,8 @@ class GitHubDeployment {
         }
     }
 }
-/** A warning that says what GitHub answered and, when it refused, the permission it needs. */
 function warn(action, error) {
-    const { status, response } = error;
-    const message = response?.data?.message;
-    const why = response
-        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
-        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
-    const hint = status === 403 || status === 404
-        ? ' The job needs `permissions: deployments: write` (or a `github-token` allowed to write deployments).'
-        : '';
-    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
+    warnGitHubFailure(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
 }
 function shorten(text) {
     return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text;
@@ -34403,6 +34411,7 @@ function escapeHtml(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/report/pr-comment.ts
+
 
 
 
@@ -34591,17 +34600,8 @@ function redact(text, secrets) {
         .flatMap(secret => [secret, escapeHtml(secret)])
         .reduce((result, secret) => result.replaceAll(secret, '***'), text);
 }
-/** A warning that says what GitHub answered and, when it refused, the permission it needs. */
 function pr_comment_warn(error) {
-    const { status, response } = error;
-    const message = response?.data?.message;
-    const why = response
-        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
-        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
-    const hint = status === 403 || status === 404
-        ? ' The job needs `permissions: pull-requests: write` (or a `github-token` allowed to comment).'
-        : '';
-    warning(`Could not write the pull request comment: ${why}.${hint} This does not change the deploy.`);
+    warnGitHubFailure('write the pull request comment', error, '`permissions: pull-requests: write` (or a `github-token` allowed to comment)');
 }
 
 ;// CONCATENATED MODULE: ./src/remove-preview.ts

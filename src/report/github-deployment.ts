@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
 import type { DeploymentView } from '../deploy/deployment.js'
 import { gitHubState, type GitHubState } from '../deploy/status.js'
@@ -160,18 +161,12 @@ export class GitHubDeployment {
   }
 }
 
-/** A warning that says what GitHub answered and, when it refused, the permission it needs. */
 function warn(action: string, error: unknown): void {
-  const { status, response } = error as { status?: number; response?: { data?: unknown } }
-  const message = (response?.data as { message?: unknown } | undefined)?.message
-  const why = response
-    ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
-    : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`
-  const hint =
-    status === 403 || status === 404
-      ? ' The job needs `permissions: deployments: write` (or a `github-token` allowed to write deployments).'
-      : ''
-  core.warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`)
+  warnGitHubFailure(
+    action,
+    error,
+    '`permissions: deployments: write` (or a `github-token` allowed to write deployments)'
+  )
 }
 
 function shorten(text: string): string {

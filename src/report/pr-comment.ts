@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
 import type { DeploymentView } from '../deploy/deployment.js'
 import { describeStatus, failsStep, summaryMark } from '../deploy/status.js'
@@ -223,18 +224,10 @@ function redact(text: string, secrets: readonly string[]): string {
     .reduce((result, secret) => result.replaceAll(secret, '***'), text)
 }
 
-/** A warning that says what GitHub answered and, when it refused, the permission it needs. */
 function warn(error: unknown): void {
-  const { status, response } = error as { status?: number; response?: { data?: unknown } }
-  const message = (response?.data as { message?: unknown } | undefined)?.message
-  const why = response
-    ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
-    : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`
-  const hint =
-    status === 403 || status === 404
-      ? ' The job needs `permissions: pull-requests: write` (or a `github-token` allowed to comment).'
-      : ''
-  core.warning(
-    `Could not write the pull request comment: ${why}.${hint} This does not change the deploy.`
+  warnGitHubFailure(
+    'write the pull request comment',
+    error,
+    '`permissions: pull-requests: write` (or a `github-token` allowed to comment)'
   )
 }
