@@ -3,7 +3,8 @@
  * bulk route where the server has it, the seed contract's PATCH field where it answers its
  * catch-all 404, and the application's PATCH for the rest.
  */
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { captureStdout } from '../test/support/stdout.js'
 import { CoolifyClient } from '../src/coolify/client.js'
 import { CoolifyError } from '../src/coolify/errors.js'
 import { applySettings } from '../src/deploy/configure.js'
@@ -22,18 +23,9 @@ const API = { uuid: 'apiuuid0000000000000000b', name: 'api' }
 
 let fake: FakeCoolify | undefined
 let client: CoolifyClient | undefined
-let printed: string[] = []
-
-beforeEach(() => {
-  printed = []
-  jest.spyOn(process.stdout, 'write').mockImplementation(text => {
-    printed.push(String(text))
-    return true
-  })
-})
+const printed = captureStdout()
 
 afterEach(async () => {
-  jest.restoreAllMocks()
   await client?.close()
   await fake?.close()
   client = fake = undefined

@@ -3,7 +3,8 @@
  * template does), against the fake Coolify over real HTTP: the same journeys as the bundle's
  * end-to-end tests, here where coverage sees them.
  */
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
+import { afterEach, describe, expect, it, jest } from '@jest/globals'
+import { captureStdout } from '../test/support/stdout.js'
 import { coreStandIn, recorded, resetCore, summaryText } from '../test/support/core.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
@@ -22,18 +23,9 @@ const { run } = await import('../src/main.js')
 const { run: runPost } = await import('../src/cleanup.js')
 
 let server: FakeCoolify | undefined
-let printed: string[] = []
-
-beforeEach(() => {
-  printed = []
-  jest.spyOn(process.stdout, 'write').mockImplementation(text => {
-    printed.push(String(text))
-    return true
-  })
-})
+const printed = captureStdout()
 
 afterEach(async () => {
-  jest.restoreAllMocks()
   await server?.close()
   server = undefined
   process.exitCode = undefined
