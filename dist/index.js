@@ -32924,6 +32924,7 @@ function keyOf(entry) {
 
 
 
+
 /** History rows searched for what runs now. */
 const versions_HISTORY_ROWS = 20;
 /** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
@@ -32974,7 +32975,7 @@ function runningCommit(items) {
     for (const item of Array.isArray(items) ? items : []) {
         if (Number(item?.pull_request_id ?? 0) !== 0)
             continue;
-        if (statusFromCoolify(item.status) !== 'finished')
+        if (!isFinished(statusFromCoolify(item.status)))
             continue;
         if (item.commit && item.commit !== 'HEAD')
             return item.commit;
@@ -33090,7 +33091,7 @@ async function startedTag(client, uuid, pinnedAt, signal) {
         if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
             return 'an earlier tag';
         }
-        await new Promise(resolve => setTimeout(resolve, STARTING_POLL_MS));
+        await sleep(STARTING_POLL_MS, signal);
     }
 }
 /** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
@@ -33123,7 +33124,7 @@ async function verifyVersions(client, deployments, config, signal, warn) {
     if (!tag && !config.commit)
         return;
     for (const deployment of deployments) {
-        if (!deployment.uuid || statusFromCoolify(deployment.coolifyStatus) !== 'finished')
+        if (!deployment.uuid || !isFinished(deployment.status))
             continue;
         let detail;
         try {

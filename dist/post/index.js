@@ -32127,7 +32127,7 @@ function status_hasEnded(status) {
     return STATUSES[status].ended;
 }
 /** Finished in Coolify: a new version is in place, so it can be checked for health. */
-function isFinished(status) {
+function status_isFinished(status) {
     return status === 'finished';
 }
 /** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
@@ -33022,6 +33022,7 @@ function parse(text) {
 
 
 
+
 /** History rows searched for what runs now. */
 const versions_HISTORY_ROWS = 20;
 /** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
@@ -33072,7 +33073,7 @@ function runningCommit(items) {
     for (const item of Array.isArray(items) ? items : []) {
         if (Number(item?.pull_request_id ?? 0) !== 0)
             continue;
-        if (statusFromCoolify(item.status) !== 'finished')
+        if (!isFinished(statusFromCoolify(item.status)))
             continue;
         if (item.commit && item.commit !== 'HEAD')
             return item.commit;
@@ -33188,7 +33189,7 @@ async function startedTag(client, uuid, pinnedAt, signal) {
         if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
             return 'an earlier tag';
         }
-        await new Promise(resolve => setTimeout(resolve, STARTING_POLL_MS));
+        await sleep(STARTING_POLL_MS, signal);
     }
 }
 /** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
@@ -33221,7 +33222,7 @@ async function verifyVersions(client, deployments, config, signal, warn) {
     if (!tag && !config.commit)
         return;
     for (const deployment of deployments) {
-        if (!deployment.uuid || statusFromCoolify(deployment.coolifyStatus) !== 'finished')
+        if (!deployment.uuid || !isFinished(deployment.status))
             continue;
         let detail;
         try {

@@ -74,7 +74,7 @@ export function hasEnded(status: Status): boolean {
 }
 
 /** Finished in Coolify: a new version is in place, so it can be checked for health. */
-export function isFinished(status: Status): boolean {
+export function isFinished(status: Status | undefined): boolean {
   return status === 'finished'
 }
 

@@ -4,11 +4,12 @@ import { describeError, ActionError } from '../errors.js'
 import type { Config } from '../inputs.js'
 import { savePins, type SavedPin } from '../state.js'
 import { CoolifyError } from '../coolify/errors.js'
+import { sleep } from '../coolify/pacing.js'
 import type { Deployment } from './deployment.js'
 import { findStarted, sameCommit, type TriggerMark } from './history.js'
 import { timeOf } from './deployment.js'
 import { LogCursor } from './logs.js'
-import { hasEnded, statusFromCoolify } from './status.js'
+import { hasEnded, isFinished, statusFromCoolify } from './status.js'
 
 /** An application's version settings, read before anything is changed. */
 export interface AppVersion {
@@ -83,7 +84,7 @@ function versionOf(uuid: string, app: ApplicationDetail): AppVersion {
 function runningCommit(items: HistoryItem[] | undefined): string | undefined {
   for (const item of Array.isArray(items) ? items : []) {
     if (Number(item?.pull_request_id ?? 0) !== 0) continue
-    if (statusFromCoolify(item.status) !== 'finished') continue
+    if (!isFinished(statusFromCoolify(item.status))) continue
     if (item.commit && item.commit !== 'HEAD') return item.commit
   }
   return undefined
@@ -230,7 +231,7 @@ async function startedTag(
     if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
       return 'an earlier tag'
     }
-    await new Promise(resolve => setTimeout(resolve, STARTING_POLL_MS))
+    await sleep(STARTING_POLL_MS, signal)
   }
 }
 
@@ -270,7 +271,7 @@ export async function verifyVersions(
   const tag = config.pr === undefined ? config.imageTag : undefined
   if (!tag && !config.commit) return
   for (const deployment of deployments) {
-    if (!deployment.uuid || statusFromCoolify(deployment.coolifyStatus) !== 'finished') continue
+    if (!deployment.uuid || !isFinished(deployment.status)) continue
     let detail: DeploymentDetail
     try {
       detail = await client.getDeployment(deployment.uuid, signal)
