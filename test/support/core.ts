@@ -1,5 +1,6 @@
 /**
- * A stand-in for @actions/core, for running the action's steps in-process: inputs from a map,
+ * A stand-in for @actions/core, for running the action's steps in-process: inputs as the runner
+ * gives them from action.yml (defaults applied; reading or setting an undeclared name is an error),
  * outputs, state, log lines and annotations recorded, the job summary written to a temp file by
  * the real implementation. Install it with `jest.unstable_mockModule('@actions/core', ...)`
  * before the action's modules are imported.
@@ -8,8 +9,17 @@ import { jest } from '@jest/globals'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import {
+  inputVariables,
+  JOB_CONTEXT,
+  loadManifest,
+  ManifestError,
+  resolveInputs
+} from './manifest.js'
+import { PROJECT, refuseUndeclaredOutputs } from './runner.js'
 
 const actual = await import('@actions/core')
+type InputOptions = Parameters<typeof actual.getInput>[1]
 
 export interface Recorded {
   inputs: Record<string, string>
@@ -33,12 +43,20 @@ export const recorded: Recorded = {
   failed: []
 }
 
+/** The sources run in-process, so the manifest is the project's own. */
+const manifest = loadManifest(join(PROJECT, 'action.yml'))
+
 const summaryFile = join(mkdtempSync(join(tmpdir(), 'coolify-core-')), 'summary.md')
 
-/** Starts a step afresh: these inputs, this saved state, nothing recorded yet. */
+/** Starts a step afresh: these inputs (the step's `with:`), this saved state, nothing recorded yet. */
 export function resetCore(inputs: Record<string, string>, state: Record<string, string> = {}) {
+  const values = resolveInputs(manifest, inputs, JOB_CONTEXT)
+  // The real getInput reads them, as it does on the runner.
+  for (const name of Object.keys(process.env))
+    if (name.startsWith('INPUT_')) delete process.env[name]
+  Object.assign(process.env, inputVariables(values))
   Object.assign(recorded, {
-    inputs,
+    inputs: Object.fromEntries(values),
     outputs: {},
     state: { ...state },
     secrets: [],
@@ -59,8 +77,14 @@ export function summaryText(): string {
 
 export const coreStandIn = {
   ...actual,
-  getInput: jest.fn((name: string) => recorded.inputs[name] ?? ''),
+  getInput: jest.fn((name: string, options?: InputOptions) => {
+    if (!manifest.inputs.has(name)) {
+      throw new ManifestError(`The action reads input '${name}', not declared in action.yml.`)
+    }
+    return actual.getInput(name, options)
+  }),
   setOutput: jest.fn((name: string, value: unknown) => {
+    refuseUndeclaredOutputs(manifest, [name])
     recorded.outputs[name] = String(value)
   }),
   saveState: jest.fn((name: string, value: unknown) => {

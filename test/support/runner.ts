@@ -3,19 +3,39 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import {
+  inputVariables,
+  JOB_CONTEXT,
+  loadManifest,
+  ManifestError,
+  resolveInputs,
+  runsPost,
+  type JobStatus,
+  type Manifest
+} from './manifest.js'
 import { findNode24 } from './node24.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 /** Also right when this file runs compiled from .build/test/support. */
-const PROJECT = ROOT.endsWith('.build') ? dirname(ROOT) : ROOT
-/** The bundle to run: the tests' fresh build of the sources, else the committed dist/. */
-const BUNDLE = process.env.ACTION_BUNDLE ?? join(PROJECT, 'dist')
-const ENTRIES = { main: join(BUNDLE, 'index.js'), post: join(BUNDLE, 'post/index.js') }
+export const PROJECT = ROOT.endsWith('.build') ? dirname(ROOT) : ROOT
+/**
+ * The action to run, as the runner checks it out: a folder with action.yml and the bundle its
+ * `runs` name. The tests' fresh build of the sources (see bundle-sources.mjs), else this project
+ * with its committed dist/.
+ */
+const ACTION_DIR = process.env.ACTION_DIR ?? PROJECT
+/** Where no test gives a fake GitHub: a loopback port nothing listens on, so a call fails at once. */
+const NO_GITHUB = 'http://127.0.0.1:9'
 
 export interface RunOptions {
   entry?: 'main' | 'post'
-  /** By action.yml name; turned into INPUT_* variables the way the runner does. */
+  /**
+   * The step's `with:`, by action.yml name. As the runner does, every declared input the step does
+   * not give takes its default (`${{ github.token }}` included); an undeclared one is an error.
+   */
   inputs: Record<string, string>
+  /** For the post step: how the job went, which `runs.post-if` is evaluated against. */
+  job?: JobStatus
   /** Saved state from the main step, given to the post step as STATE_* variables. */
   state?: Record<string, string>
   env?: Record<string, string>
@@ -44,12 +64,35 @@ export interface RunResult {
   exitedAt: number
 }
 
+let manifest: Manifest | undefined
+
+/** The action's action.yml, read as strictly as the runner reads it (once per test file). */
+export function actionManifest(): Manifest {
+  manifest ??= loadManifest(join(ACTION_DIR, 'action.yml'))
+  return manifest
+}
+
 /**
- * Runs the bundle as GitHub's runner does: `node dist/index.js` on Node 24 from a
- * workspace outside the project, inputs in INPUT_* variables (upper-cased, hyphens kept), and
- * files for outputs, state and the job summary.
+ * Runs the action as GitHub's runner does: it reads action.yml, runs the file its `runs.main` (or
+ * `runs.post`) names on Node 24 from a workspace outside the project, with the inputs in INPUT_*
+ * variables (upper-cased, hyphens kept) and files for outputs, state and the job summary. An
+ * output the action sets that action.yml does not declare is an error.
  */
 export async function runAction(options: RunOptions): Promise<RunResult> {
+  const action = actionManifest()
+  const entry = options.entry ?? 'main'
+  if (entry === 'post' && !runsPost(action, options.job ?? 'success')) {
+    throw new ManifestError(
+      `The runner would not run the post step after a job that ended ${options.job ?? 'success'}.`
+    )
+  }
+  const handMade = Object.keys(options.env ?? {}).filter(name => name.startsWith('INPUT_'))
+  if (handMade.length > 0) {
+    throw new ManifestError(
+      `Give ${handMade.join(', ')} as inputs: the runner makes INPUT_* from them.`
+    )
+  }
+  const inputs = inputVariables(resolveInputs(action, options.inputs, JOB_CONTEXT))
   const workspace = mkdtempSync(join(tmpdir(), 'coolify-action-'))
   const files = {
     GITHUB_OUTPUT: join(workspace, 'output'),
@@ -69,15 +112,16 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     GITHUB_REPOSITORY: 'octo/app',
     GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
     GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_API_URL: NO_GITHUB,
     GITHUB_RUN_ID: '42',
     ...files,
-    ...options.env
+    ...options.env,
+    ...inputs
   }
-  for (const [name, value] of Object.entries(options.inputs))
-    env[`INPUT_${name.toUpperCase()}`] = value
   for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value
 
-  const script = options.script ?? ENTRIES[options.entry ?? 'main']
+  const script =
+    options.script ?? join(ACTION_DIR, entry === 'main' ? action.runs.main : action.runs.post!)
   const node = findNode24()
   const startedAt = Date.now()
   const child = spawn(node, [...(options.nodeArgs ?? []), script], {
@@ -104,16 +148,28 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     child.on('close', (exitCode, exitSignal) => done([exitCode, exitSignal]))
   )
   clearTimeout(killer)
+  const outputs = readFileCommands(files.GITHUB_OUTPUT)
+  if (!options.script) refuseUndeclaredOutputs(action, Object.keys(outputs))
   return {
     code,
     signal,
     stdout,
     stderr,
-    outputs: readFileCommands(files.GITHUB_OUTPUT),
+    outputs,
     state: readFileCommands(files.GITHUB_STATE),
     summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
     startedAt,
     exitedAt
+  }
+}
+
+/** GitHub passes on any output a step sets; ours must all be in action.yml, where users look. */
+export function refuseUndeclaredOutputs(action: Manifest, names: string[]): void {
+  const undeclared = names.filter(name => !action.outputs.has(name))
+  if (undeclared.length > 0) {
+    throw new ManifestError(
+      `The action set output(s) ${undeclared.join(', ')}, not declared in action.yml.`
+    )
   }
 }
 
