@@ -1,0 +1,88 @@
+/**
+ * The workflows a reader copies: every ```yaml block of the README and the guides in docs/, and the
+ * project's own workflows. A block that is part of a workflow (a list of steps, jobs without `on`)
+ * is wrapped into a whole one, so that it can be parsed and linted like a file in
+ * .github/workflows; `lineOf` maps a line of the wrapped text back to the page.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { isMap, isSeq, parseDocument } from 'yaml'
+
+export interface WorkflowExample {
+  /** The page (or workflow file), relative to the project. */
+  file: string
+  /** The whole workflow: the block itself, or the block wrapped into one. */
+  workflow: string
+  /** The page's line number of a line of `workflow` (both count from 1). */
+  lineOf(line: number): number
+}
+
+/** What a list of steps is wrapped in; the block's lines follow, indented to sit under `steps:`. */
+const STEPS_HEADER = ['on: push', 'jobs:', '  example:', '    runs-on: ubuntu-latest', '    steps:']
+const STEPS_INDENT = '      '
+
+/** This action, as the examples and the project's own workflows name it in `uses:`. */
+export function isThisAction(uses: unknown): boolean {
+  return typeof uses === 'string' && /^(OWNER\/coolify-deploy-follow@\S+|\.\/?)$/.test(uses)
+}
+
+/** Every workflow a reader meets in this project: its workflows, the README's and docs/'s examples. */
+export function allWorkflows(project: string): WorkflowExample[] {
+  const workflows = join(project, '.github/workflows')
+  const files = readdirSync(workflows).filter(name => /\.ya?ml$/.test(name))
+  const pages = ['README.md', ...markdownUnder(join(project, 'docs'), project)]
+  return [
+    ...files.map(name => {
+      const file = relative(project, join(workflows, name))
+      return { file, workflow: readFileSync(join(project, file), 'utf8'), lineOf: (n: number) => n }
+    }),
+    ...pages.flatMap(page => workflowExamples(readFileSync(join(project, page), 'utf8'), page))
+  ]
+}
+
+function markdownUnder(dir: string, project: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter(name => name.endsWith('.md'))
+    .sort()
+    .map(name => relative(project, join(dir, name)))
+}
+
+/** The ```yaml blocks of a Markdown page, each as a whole workflow. */
+export function workflowExamples(markdown: string, file: string): WorkflowExample[] {
+  const examples: WorkflowExample[] = []
+  const lines = markdown.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^(\s*)```ya?ml\s*$/.exec(lines[i])
+    if (!fence) continue
+    const indent = fence[1].length
+    const start = i + 1
+    let end = start
+    while (end < lines.length && !/^\s*```\s*$/.test(lines[end])) end++
+    const block = lines.slice(start, end).map(line => line.slice(indent))
+    examples.push(wrap(block, file, start + 1))
+    i = end
+  }
+  return examples
+}
+
+/** `firstLine`: the page's line number of the block's first line. */
+function wrap(block: string[], file: string, firstLine: number): WorkflowExample {
+  const contents = parseDocument(block.join('\n')).contents
+  let header: string[] = []
+  let indent = ''
+  if (isSeq(contents)) {
+    header = STEPS_HEADER
+    indent = STEPS_INDENT
+  } else if (isMap(contents) && contents.has('jobs')) {
+    if (!contents.has('on')) header = ['on: push']
+  } else {
+    throw new Error(`${file}:${firstLine}: a yaml block that is neither a workflow nor steps`)
+  }
+  const body = block.map(line => (line ? indent + line : line))
+  return {
+    file,
+    workflow: [...header, ...body].join('\n') + '\n',
+    lineOf: line => firstLine + line - 1 - header.length
+  }
+}
