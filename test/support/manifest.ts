@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
-import { isMap, isScalar, LineCounter, parseDocument, type Pair, type YAMLMap } from 'yaml'
+import { isMap, isScalar, LineCounter, parseDocument, type Pair } from 'yaml'
 
 export interface ManifestInput {
   description: string
@@ -100,8 +100,9 @@ export function parseManifest(text: string, file = 'action.yml'): Manifest {
     if (required && !value.trim()) fail(rangeOf(pair.value), `${where} must not be empty`)
     return value
   }
-  const ids = (node: unknown, where: string) => {
-    const found = entries(node, where)
+  /** The inputs or outputs: none when the section is absent. */
+  const ids = (pair: Pair | undefined, where: string) => {
+    const found = pair ? entries(pair.value, where) : new Map<string, Pair>()
     for (const [id, pair] of found) {
       if (!ID.test(id)) fail(rangeOf(pair.key), `'${id}' is not a valid id in ${where}`)
     }
@@ -110,7 +111,7 @@ export function parseManifest(text: string, file = 'action.yml'): Manifest {
 
   const root = entries(document.contents, 'the file', KEYS.root)
   const inputs = new Map<string, ManifestInput>()
-  for (const [id, pair] of ids(root.get('inputs')?.value ?? emptyMap(), '`inputs`')) {
+  for (const [id, pair] of ids(root.get('inputs'), '`inputs`')) {
     const where = `input '${id}'`
     const fields = entries(pair.value, where, KEYS.input)
     const required = scalar(fields.get('required'), `${where}: required`, false) ?? 'false'
@@ -124,7 +125,7 @@ export function parseManifest(text: string, file = 'action.yml'): Manifest {
     })
   }
   const outputs = new Map<string, { description: string }>()
-  for (const [id, pair] of ids(root.get('outputs')?.value ?? emptyMap(), '`outputs`')) {
+  for (const [id, pair] of ids(root.get('outputs'), '`outputs`')) {
     const fields = entries(pair.value, `output '${id}'`, KEYS.output)
     outputs.set(id, {
       description: scalar(fields.get('description'), `output '${id}': description`, true, pair.key)!
@@ -161,10 +162,6 @@ export function parseManifest(text: string, file = 'action.yml'): Manifest {
 
 function rangeOf(node: unknown): number | undefined {
   return (node as { range?: [number, number, number] } | null)?.range?.[0]
-}
-
-function emptyMap(): YAMLMap {
-  return parseDocument('{}').contents as YAMLMap
 }
 
 /** The contexts an input's default may use, as far as these tests give them. */
