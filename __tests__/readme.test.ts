@@ -6,10 +6,11 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml'
+import { isMap, isScalar, parseDocument, visit, type Node } from 'yaml'
 import {
   allWorkflows,
   isThisAction,
+  stepsByJob,
   workflowExamples,
   type WorkflowExample
 } from '../test/support/examples.js'
@@ -54,14 +55,10 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
   const document = parseDocument(example.workflow, { uniqueKeys: true })
   if (document.errors.length > 0) return document.errors.map(error => error.message)
   const found: string[] = []
-  const jobs = document.get('jobs')
-  if (!isMap(jobs)) return ['no jobs']
-  for (const job of jobs.items) {
-    const steps = isMap(job.value) ? job.value.get('steps') : undefined
-    if (!isSeq(steps)) continue
+  if (!isMap(document.get('jobs'))) return ['no jobs']
+  for (const steps of stepsByJob(document)) {
     const earlier = new Map<string, boolean>() // step id → whether it is this action
-    for (const step of steps.items) {
-      if (!isMap(step)) continue
+    for (const step of steps) {
       const ours = isThisAction(step.get('uses'))
       const given = step.get('with')
       const inputs = isMap(given) ? given.items.map(pair => String(scalarValue(pair.key))) : []

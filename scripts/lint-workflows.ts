@@ -8,8 +8,8 @@
  */
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Scalar } from 'yaml'
-import { allWorkflows, type WorkflowExample } from '../test/support/examples.js'
+import { isScalar, LineCounter, parseDocument } from 'yaml'
+import { allWorkflows, stepsByJob, type WorkflowExample } from '../test/support/examples.js'
 import { PROJECT } from '../test/support/runner.js'
 
 interface Finding {
@@ -79,20 +79,13 @@ function bashScripts(example: WorkflowExample): Script[] {
   const lines = new LineCounter()
   const document = parseDocument(example.workflow, { lineCounter: lines })
   const found: Script[] = []
-  const jobs = document.get('jobs')
-  if (!isMap(jobs)) return found
-  for (const job of jobs.items) {
-    const steps = isMap(job.value) ? job.value.get('steps') : undefined
-    if (!isSeq(steps)) continue
-    for (const step of steps.items) {
-      if (!isMap(step)) continue
-      const run = step.get('run', true)
-      const shell = step.get('shell') ?? 'bash'
-      if (!isScalar(run) || typeof run.value !== 'string' || shell !== 'bash') continue
-      const block = run.type === 'BLOCK_LITERAL' || run.type === 'BLOCK_FOLDED'
-      const line = lines.linePos((run as Scalar).range![0]).line + (block ? 1 : 0)
-      found.push({ text: run.value, line })
-    }
+  for (const step of stepsByJob(document).flat()) {
+    const run = step.get('run', true)
+    const shell = step.get('shell') ?? 'bash'
+    if (!isScalar(run) || typeof run.value !== 'string' || shell !== 'bash') continue
+    const block = run.type === 'BLOCK_LITERAL' || run.type === 'BLOCK_FOLDED'
+    const line = lines.linePos(run.range![0]).line + (block ? 1 : 0)
+    found.push({ text: run.value, line })
   }
   return found
 }

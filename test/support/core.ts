@@ -14,15 +14,15 @@ import {
   JOB_CONTEXT,
   loadManifest,
   ManifestError,
+  refuseUndeclaredOutputs,
   resolveInputs
 } from './manifest.js'
-import { PROJECT, refuseUndeclaredOutputs } from './runner.js'
+import { PROJECT } from './runner.js'
 
 const actual = await import('@actions/core')
 type InputOptions = Parameters<typeof actual.getInput>[1]
 
 export interface Recorded {
-  inputs: Record<string, string>
   outputs: Record<string, string>
   state: Record<string, string>
   secrets: string[]
@@ -33,7 +33,6 @@ export interface Recorded {
 }
 
 export const recorded: Recorded = {
-  inputs: {},
   outputs: {},
   state: {},
   secrets: [],
@@ -50,13 +49,11 @@ const summaryFile = join(mkdtempSync(join(tmpdir(), 'coolify-core-')), 'summary.
 
 /** Starts a step afresh: these inputs (the step's `with:`), this saved state, nothing recorded yet. */
 export function resetCore(inputs: Record<string, string>, state: Record<string, string> = {}) {
-  const values = resolveInputs(manifest, inputs, JOB_CONTEXT)
   // The real getInput reads them, as it does on the runner.
   for (const name of Object.keys(process.env))
     if (name.startsWith('INPUT_')) delete process.env[name]
-  Object.assign(process.env, inputVariables(values))
+  Object.assign(process.env, inputVariables(resolveInputs(manifest, inputs, JOB_CONTEXT)))
   Object.assign(recorded, {
-    inputs: Object.fromEntries(values),
     outputs: {},
     state: { ...state },
     secrets: [],

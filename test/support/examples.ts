@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { isMap, isSeq, parseDocument } from 'yaml'
+import { isMap, isSeq, parseDocument, type Document, type YAMLMap } from 'yaml'
 
 export interface WorkflowExample {
   /** The page (or workflow file), relative to the project. */
@@ -85,4 +85,14 @@ function wrap(block: string[], file: string, firstLine: number): WorkflowExample
     workflow: [...header, ...body].join('\n') + '\n',
     lineOf: line => firstLine + line - 1 - header.length
   }
+}
+
+/** Each job's steps, in order: what the checks of workflows walk. */
+export function stepsByJob(document: Document): YAMLMap[][] {
+  const jobs = document.get('jobs')
+  if (!isMap(jobs)) return []
+  return jobs.items.map(job => {
+    const steps = isMap(job.value) ? job.value.get('steps') : undefined
+    return isSeq(steps) ? steps.items.filter(step => isMap(step)) : []
+  })
 }

@@ -101,8 +101,8 @@ export function parseManifest(text: string, file = 'action.yml'): Manifest {
     return value
   }
   /** The inputs or outputs: none when the section is absent. */
-  const ids = (pair: Pair | undefined, where: string) => {
-    const found = pair ? entries(pair.value, where) : new Map<string, Pair>()
+  const ids = (section: Pair | undefined, where: string) => {
+    const found = section ? entries(section.value, where) : new Map<string, Pair>()
     for (const [id, pair] of found) {
       if (!ID.test(id)) fail(rangeOf(pair.key), `'${id}' is not a valid id in ${where}`)
     }
@@ -195,6 +195,16 @@ export function resolveInputs(
     if (!values.has(id)) values.set(id, evaluate(input.default ?? '', context, `input '${id}'`))
   }
   return values
+}
+
+/** GitHub passes on any output a step sets; ours must all be in action.yml, where users look. */
+export function refuseUndeclaredOutputs(action: Manifest, names: string[]): void {
+  const undeclared = names.filter(name => !action.outputs.has(name))
+  if (undeclared.length > 0) {
+    throw new ManifestError(
+      `The action set output(s) ${undeclared.join(', ')}, not declared in action.yml.`
+    )
+  }
 }
 
 /** `INPUT_` and the name upper-cased, spaces made `_`, hyphens kept: the runner's variables. */

@@ -8,6 +8,7 @@ import {
   JOB_CONTEXT,
   loadManifest,
   ManifestError,
+  refuseUndeclaredOutputs,
   resolveInputs,
   runsPost,
   type JobStatus,
@@ -160,16 +161,6 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
     startedAt,
     exitedAt
-  }
-}
-
-/** GitHub passes on any output a step sets; ours must all be in action.yml, where users look. */
-export function refuseUndeclaredOutputs(action: Manifest, names: string[]): void {
-  const undeclared = names.filter(name => !action.outputs.has(name))
-  if (undeclared.length > 0) {
-    throw new ManifestError(
-      `The action set output(s) ${undeclared.join(', ')}, not declared in action.yml.`
-    )
   }
 }
 
