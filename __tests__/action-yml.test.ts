@@ -10,6 +10,7 @@ import { Deployment } from '../src/deploy/deployment.js'
 import { readConfig, type Config } from '../src/inputs.js'
 import { setOutputs } from '../src/report/outputs.js'
 import {
+  inputVariables,
   JOB_CONTEXT,
   loadManifest,
   parseManifest,
@@ -17,7 +18,7 @@ import {
   runsPost,
   type Manifest
 } from '../test/support/manifest.js'
-import { PROJECT } from '../test/support/runner.js'
+import { PROJECT, runAction } from '../test/support/runner.js'
 
 const TEXT = readFileSync(join(PROJECT, 'action.yml'), 'utf8')
 const manifest = loadManifest(join(PROJECT, 'action.yml'))
@@ -125,6 +126,42 @@ describe('action.yml as GitHub loads it', () => {
     expect(parseError(withInInputs('  token:\n    description: again\n'))).toMatch(
       /'token' is already defined/
     )
+  })
+})
+
+describe('inputs and steps as the runner hands them to the action', () => {
+  it('gives what the step gave, else the default evaluated, else empty, in INPUT_* variables', () => {
+    const values = resolveInputs(manifest, { token: 't', 'POLL-INTERVAL': '1s' }, JOB_CONTEXT)
+    expect(values.get('poll-interval')).toBe('1s') // the runner matches names in any case
+    expect(values.get('timeout')).toBe('30m')
+    expect(values.get('github-token')).toBe(JOB_CONTEXT.github.token)
+    expect(values.get('app-uuid')).toBe('')
+    expect(values.size).toBe(manifest.inputs.size)
+    expect(inputVariables(values)).toMatchObject({
+      'INPUT_POLL-INTERVAL': '1s',
+      INPUT_TOKEN: 't',
+      'INPUT_GITHUB-TOKEN': JOB_CONTEXT.github.token
+    })
+  })
+
+  it('refuses an undeclared input and INPUT_* set by hand, before anything runs', async () => {
+    await expect(runAction({ inputs: { ...REQUIRED, app_uuid: 'x' } })).rejects.toThrow(
+      "Input 'app_uuid' is not declared in action.yml"
+    )
+    await expect(
+      runAction({ inputs: REQUIRED, env: { 'INPUT_POLL-INTERVAL': '1s' } })
+    ).rejects.toThrow('Give INPUT_POLL-INTERVAL as inputs')
+  })
+
+  it('runs the post step only when post-if holds', () => {
+    const onSuccess = parseManifest(
+      TEXT.replace(
+        '  post: dist/post/index.js\n',
+        '  post: dist/post/index.js\n  post-if: success()\n'
+      )
+    )
+    expect(runsPost(onSuccess, 'success')).toBe(true)
+    expect(runsPost(onSuccess, 'failure')).toBe(false)
   })
 })
 
