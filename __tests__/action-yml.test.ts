@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Deployment } from '../src/deploy/deployment.js'
+import { Deployment } from '../src/rollout/deployment.js'
 import { readConfig, type Config } from '../src/inputs.js'
 import { setOutputs } from '../src/report/outputs.js'
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import type { LogLine } from '../src/deploy/logs.js'
+import type { LogLine } from '../src/rollout/logs.js'
 import { splitTail } from '../src/report/annotations.js'
 
 const out = (text: string): LogLine => ({ kind: 'stdout', text })

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { captureStdout } from '../test/support/stdout.js'
 import { CoolifyClient } from '../src/coolify/client.js'
 import { CoolifyError } from '../src/coolify/errors.js'
-import { applySettings } from '../src/deploy/configure.js'
+import { applySettings } from '../src/rollout/configure.js'
 import { readConfig } from '../src/inputs.js'
 import {
   startFakeCoolify,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { Deployment, type Status } from '../src/deploy/deployment.js'
+import { Deployment, type Status } from '../src/rollout/deployment.js'
 import { setOutputs, worstStatus } from '../src/report/outputs.js'
 
 function deployment(name: string, status: Status) {

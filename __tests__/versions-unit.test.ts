@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
-import { healthUrlOf, isRunning } from '../src/deploy/health.js'
-import { builtCommit, ranImageTag } from '../src/deploy/versions.js'
+import { healthUrlOf, isRunning } from '../src/rollout/health.js'
+import { builtCommit, ranImageTag } from '../src/rollout/versions.js'
 import { ActionError } from '../src/errors.js'
 import { readConfig } from '../src/inputs.js'
 

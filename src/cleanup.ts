@@ -1,12 +1,12 @@
 import * as core from '@actions/core'
 import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
-import { cancelDeployment } from './deploy/cancel.js'
-import { isUnderWay } from './deploy/status.js'
-import { findTriggered } from './deploy/trigger.js'
+import { cancelDeployment } from './rollout/cancel.js'
+import { isUnderWay } from './rollout/status.js'
+import { findTriggered } from './rollout/trigger.js'
 import { describeError } from './errors.js'
 import { readConfig } from './inputs.js'
-import { restorePins } from './deploy/versions.js'
+import { restorePins } from './rollout/versions.js'
 import {
   readPending,
   readPins,

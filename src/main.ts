@@ -1,11 +1,11 @@
 import * as core from '@actions/core'
 import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
-import { applySettings } from './deploy/configure.js'
-import type { Deployment } from './deploy/deployment.js'
-import type { TriggerMark } from './deploy/history.js'
-import { failsStep, type Status } from './deploy/status.js'
-import { findTriggered, trigger } from './deploy/trigger.js'
+import { applySettings } from './rollout/configure.js'
+import type { Deployment } from './rollout/deployment.js'
+import type { TriggerMark } from './rollout/history.js'
+import { failsStep, type Status } from './rollout/status.js'
+import { findTriggered, trigger } from './rollout/trigger.js'
 import {
   pinVersions,
   readVersions,
@@ -13,10 +13,10 @@ import {
   settleImageTag,
   UNDO_BUDGET_MS,
   verifyVersions
-} from './deploy/versions.js'
-import { Watcher, type WatchOptions } from './deploy/watch.js'
-import { rollBack } from './deploy/rollback.js'
-import { checkHealth, type HealthOptions } from './deploy/health.js'
+} from './rollout/versions.js'
+import { Watcher, type WatchOptions } from './rollout/watch.js'
+import { rollBack } from './rollout/rollback.js'
+import { checkHealth, type HealthOptions } from './rollout/health.js'
 import { formatDuration } from './duration.js'
 import { ActionError, describeError } from './errors.js'
 import { readConfig, type Config } from './inputs.js'

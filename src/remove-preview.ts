@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import type { CoolifyClient } from './coolify/client.js'
-import { deletePreview } from './deploy/preview.js'
+import { deletePreview } from './rollout/preview.js'
 import type { Config } from './inputs.js'
 import { deactivateEnvironment } from './report/github-deployment.js'
 import { openPullRequestComment } from './report/pr-comment.js'

@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import type { DeploymentView } from './deploy/deployment.js'
+import type { DeploymentView } from './rollout/deployment.js'
 
 const TRIGGER = 'trigger'
 const PENDING = 'pending-deployments'

@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
-import type { DeploymentView } from '../deploy/deployment.js'
-import type { LogLine } from '../deploy/logs.js'
-import { failsStep } from '../deploy/status.js'
+import type { DeploymentView } from '../rollout/deployment.js'
+import type { LogLine } from '../rollout/logs.js'
+import { failsStep } from '../rollout/status.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */
 const ANNOTATION_LINES = 5

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import type { DeploymentView } from '../deploy/deployment.js'
-import type { LineKind, LogLine } from '../deploy/logs.js'
-import type { LogSink } from '../deploy/watch.js'
+import type { DeploymentView } from '../rollout/deployment.js'
+import type { LineKind, LogLine } from '../rollout/logs.js'
+import type { LogSink } from '../rollout/watch.js'
 
 const STYLE: Record<LineKind, [string, string]> = {
   stdout: ['', ''],

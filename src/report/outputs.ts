@@ -1,5 +1,5 @@
-import type { DeploymentView } from '../deploy/deployment.js'
-import { worstOf, type Status } from '../deploy/status.js'
+import type { DeploymentView } from '../rollout/deployment.js'
+import { worstOf, type Status } from '../rollout/status.js'
 
 /** One element of the `deployments` output. */
 export interface DeploymentRecord {

@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
-import type { DeploymentView } from '../deploy/deployment.js'
-import type { LogLine } from '../deploy/logs.js'
-import { describeStatus, failsStep, summaryMark } from '../deploy/status.js'
+import type { DeploymentView } from '../rollout/deployment.js'
+import type { LogLine } from '../rollout/logs.js'
+import { describeStatus, failsStep, summaryMark } from '../rollout/status.js'
 import { formatDuration } from '../duration.js'
 import { splitTail } from './annotations.js'
 
