@@ -173,6 +173,8 @@ describe('readConfig', () => {
     [{ wait: '1' }, /`wait` must be true or false/],
     [{ timeout: '10 minutes' }, /`timeout`: "10 minutes" is not a duration/],
     [{ timeout: '0' }, /`timeout`/],
+    [{ timeout: '24h1s' }, /`timeout`: "24h1s" is more than 24h/],
+    [{ 'health-timeout': '600000h' }, /`health-timeout`: "600000h" is more than 24h/],
     [{ 'poll-interval': 'fast' }, /`poll-interval`/],
     [{ pr: 'abc' }, /`pr`: "abc" is not a pull request number/],
     [{ headers: 'no colon here' }, /`headers`, line 1/],

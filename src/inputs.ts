@@ -64,6 +64,8 @@ const RESERVED_HEADERS = new Set([
 const CONTROL = /[\u0000-\u001f\u007f]/
 /** What a value sent as an HTTP header may hold: printable ASCII. */
 const HEADER_TEXT = /^[\x20-\x7e]*$/
+/** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
+export const MAX_DURATION_MS = 24 * 3_600_000
 /** Inputs of several lines or items, checked a line or an item at a time. */
 const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate'])
 
@@ -307,6 +309,11 @@ function parseDurationInput(read: InputReader, name: string, fallback: string): 
   if (ms === undefined || ms <= 0) {
     throw new ActionError(
       `Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`
+    )
+  }
+  if (ms > MAX_DURATION_MS) {
+    throw new ActionError(
+      `Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`
     )
   }
   return ms
