@@ -7,30 +7,45 @@
  * The fake Coolify runs in this process; every measured client is a child process of its own. CPU
  * and memory are measured one client at a time; scenarios that only measure time or requests run
  * their clients at once, each against a fake of its own.
+ *
+ * `npm run bench -- NAME…` runs only the groups named (see GROUPS) and prints their table without
+ * writing bench/RESULTS.md. ACTION_DIR measures another checkout of the action (a folder with
+ * action.yml and dist/) instead of this project's.
  */
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { startFakeCoolify, type FakeApp, type FakeCoolify } from '../test/fake-coolify/index.js'
+import type { FakeCoolify } from '../test/fake-coolify/index.js'
 import { findNode24 } from '../test/support/node24.js'
 import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
-import { bigBuild, steadyBuild, type BigBuild } from './builds.js'
+import { bigBuild, steadyBuild } from './builds.js'
+import {
+  ACTION,
+  ACTION_DIR,
+  API,
+  app,
+  exactlyOnce,
+  fake,
+  fixed,
+  isRead,
+  log,
+  PROJECT,
+  sleep,
+  snapshotAction,
+  TOKEN,
+  uuidOf,
+  type Part,
+  type Row
+} from './common.js'
+import { hangs } from './hangs.js'
 import type { PollCost } from './poll-cost.js'
+import { manyAppsLimited } from './rate-limit.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
-/** The project, also when this file runs compiled from .build/bench. */
-const PROJECT = resolve(HERE, HERE.includes(`${join('.build', 'bench')}`) ? '../..' : '..')
 const REFERENCE = join(PROJECT, 'bench/reference.mjs')
 const USAGE = pathToFileURL(join(PROJECT, 'bench/usage.mjs')).href
-const TOKEN = 'bench-token-0123456789'
-/**
- * The bundle as it was when the benchmark started, copied out of dist/ (with its package.json, which
- * makes it ESM), so that a rebuild of dist/ meanwhile changes nothing measured.
- */
-const ACTION = join(mkdtempSync(join(tmpdir(), 'coolify-bench-dist-')), 'dist/index.js')
-const API = '/api/v1'
 
 type Client = 'action' | 'reference'
 const CLIENTS: Client[] = ['action', 'reference']
@@ -44,30 +59,6 @@ interface Usage {
 interface Measured {
   result: RunResult
   usage?: Usage
-}
-
-interface Row {
-  metric: string
-  action: string
-  reference: string
-  ratio?: number
-  target?: string
-  met?: boolean
-}
-
-const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`)
-const sleep = (ms: number): Promise<void> => new Promise(done => setTimeout(done, ms))
-
-function uuidOf(name: string): string {
-  return `${name}uuid`.padEnd(24, '0')
-}
-
-function app(name: string, build: BigBuild): FakeApp {
-  return { uuid: uuidOf(name), name, scenarios: [build.scenario] }
-}
-
-function fake(apps: FakeApp[], options: { rateLimit?: number } = {}): Promise<FakeCoolify> {
-  return startFakeCoolify({ token: TOKEN, apps, ...options })
 }
 
 /** Runs one client against `server`, as the runner runs the action: Node 24, INPUT_* variables. */
@@ -104,26 +95,6 @@ function printedLines(client: Client, stdout: string): string[] {
   return lines
 }
 
-/** Every expected line printed exactly once (other lines, like `$ command`, are not counted). */
-function exactlyOnce(expected: string[], printed: string[]): { ok: boolean; detail: string } {
-  const counts = new Map<string, number>(expected.map(line => [line, 0]))
-  for (const line of printed) {
-    const count = counts.get(line)
-    if (count !== undefined) counts.set(line, count + 1)
-  }
-  let missing = 0
-  let repeated = 0
-  for (const count of counts.values()) {
-    if (count === 0) missing++
-    else if (count > 1) repeated++
-  }
-  const ok = missing === 0 && repeated === 0 && counts.size === expected.length
-  return { ok, detail: ok ? 'yes' : `no: ${missing} missing, ${repeated} repeated` }
-}
-
-const isRead = (path: string): boolean =>
-  path.startsWith(`${API}/deployments/`) && !path.startsWith(`${API}/deployments/applications/`)
-
 function traffic(server: FakeCoolify): { requests: number; reads: number; bytes: number } {
   return {
     requests: server.requests.length,
@@ -139,13 +110,6 @@ function median(values: number[]): number {
 }
 
 const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length
-
-function fixed(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', {
-    minimumFractionDigits: digits,
-    maximumFractionDigits: digits
-  })
-}
 
 const MB = 1024 * 1024
 
@@ -740,47 +704,161 @@ function table(rows: Row[]): string {
   return lines.join('\n')
 }
 
+/** The groups, in the order of the results. `npm run bench -- NAME…` runs only those named. */
+const GROUPS: Array<{ name: string; run: () => Promise<Part> }> = [
+  {
+    name: 'startup',
+    run: async () => {
+      log('startup')
+      return { rows: await startup() }
+    }
+  },
+  {
+    name: 'big-log',
+    run: async () => {
+      log('big log')
+      const big = await bigLog()
+      return {
+        rows: big.rows,
+        sections: [
+          '## Big log: reads and cost per MB read',
+          '',
+          `Each build writes its lines evenly over ${BIG_DURATION_MS / 1000} s and ends with its last chunk; both clients at the default poll-interval (3s).`,
+          '',
+          '| lines | entries | reads (action / reference) | MB read | CPU ms per MB read |',
+          '|--:|--:|--:|--:|--:|',
+          ...big.details
+        ],
+        notes: [
+          `- Big log: CPU and peak RSS are the best of ${BIG_ROUNDS} runs per client and size; other work on the`,
+          '  machine only adds to them. These builds end, as real ones do, with the closing entry 0.8 s',
+          '  after the final status; the action reads until it has that entry, the floor reads once more.'
+        ]
+      }
+    }
+  },
+  {
+    name: 'poll-cost',
+    run: async () => {
+      log('cost of one poll')
+      const poll = pollCost()
+      return {
+        rows: poll.rows,
+        sections: [
+          "## Cost of one poll (the action's code on Node 24, best of 15)",
+          '',
+          "Parsing the answer grows with its size for any client; after that, the action's log cursor",
+          '(which parses only what the log grew by) and printer should only grow with the new entries.' +
+            (ACTION_DIR === PROJECT ? '' : ' Measured from src/ of this project, not ACTION_DIR.'),
+          '',
+          '| log entries | new entries | answer (MB) | JSON.parse answer (ms) | cursor.next (ms, parses what the log grew by) | printing (ms) |',
+          '|--:|--:|--:|--:|--:|--:|',
+          ...poll.details
+        ]
+      }
+    }
+  },
+  {
+    name: 'end-to-exit',
+    run: async () => {
+      log("deployment's end → step's end")
+      const detections = []
+      for (const [interval, intervalMs, baseMs] of [
+        [undefined, 3000, 9000],
+        ['1s', 1000, 4000]
+      ] as const) {
+        for (const closing of [true, false]) {
+          detections.push(await detection(interval, intervalMs, baseMs, closing))
+        }
+      }
+      return {
+        rows: detections.flatMap(d => d.rows),
+        notes: [
+          "- Deployment's end → step's end, with the closing entry: real Coolify writes",
+          '  `Gracefully shutting down build container: <deployment uuid>` as the last entry of a job,',
+          `  ${fixed(CLOSING_MIN_MS / 1000, 1)}–${fixed(CLOSING_MAX_MS / 1000, 1)} s after the final status (varied evenly across the runs); the deployment ends when`,
+          '  that entry is written. Once the action has read a final status and that entry, it ends at once.',
+          "- Deployment's end → step's end, without the closing entry (an older server): the deployment ends",
+          '  with its final status. Coolify may still be writing lines then, and nothing says when it is done,',
+          '  so the action reads on every min(0.5 s, poll-interval) until the log has been quiet for 1.5 s:',
+          '  no line is lost, at the cost of up to about 2 s. These rows are reported, not held to a target.',
+          '- The floor reads once more right after it sees the final status, then exits. With the closing',
+          '  entry it often leaves before that entry is written: it loses that line (the "exactly once" rows',
+          '  say in how many runs) and its times can be negative (it exited before the end). It is the floor',
+          '  for speed, not a correct client; ratios are left out where its time is not positive.'
+        ],
+        appendix: [
+          "## Deployment's end → step's end: each run, end → first read after it → exit (ms)",
+          '',
+          'Ends are spread evenly over one poll interval; the runs of one interval and variant go at once,',
+          'each against its own fake. "—": no read after the end.',
+          '',
+          '| interval | client | runs |',
+          '|---|---|---|',
+          ...detections.flatMap(d => d.details)
+        ]
+      }
+    }
+  },
+  {
+    name: 'many-apps',
+    run: async () => {
+      const many = await manyApps()
+      return {
+        rows: [...many.rows, ...many.requestRows],
+        notes: [
+          `- Many apps: one run each; a client notices an end up to one read interval late, so the ratio`,
+          `  of 20 at once to one alone moves by up to ±${fixed(3000 / SLOWEST_MS, 2)} between runs at 3s.`,
+          `- Many apps: the action's reads share one budget, half of Coolify's default limit (200 a minute), so`,
+          `  ${APPS} deployments are each read about every ${fixed((APPS * 60) / (200 * READ_SHARE))} s and the last end is noticed up to that late.`
+        ]
+      }
+    }
+  },
+  {
+    name: 'low-limit',
+    run: async () => {
+      log(`${LIMITED_APPS} apps under a ${LIMIT_PER_MINUTE}/minute rate limit`)
+      return rateLimited()
+    }
+  },
+  { name: 'limits', run: manyAppsLimited },
+  { name: 'hangs', run: hangs }
+]
+
+/** The groups named on the command line (`npm run bench -- hangs limits`), else all of them. */
+function selectedGroups(names: string[]): typeof GROUPS {
+  const unknown = names.filter(name => !GROUPS.some(group => group.name === name))
+  if (unknown.length > 0) {
+    throw new Error(
+      `No benchmark group ${unknown.join(', ')}; the groups: ${GROUPS.map(g => g.name).join(', ')}`
+    )
+  }
+  return names.length === 0 ? GROUPS : GROUPS.filter(group => names.includes(group.name))
+}
+
 async function main(): Promise<void> {
   const began = Date.now()
-  if (!existsSync(join(PROJECT, 'dist/index.js')))
-    throw new Error('No dist/index.js: npm run bundle')
-  cpSync(join(PROJECT, 'dist'), dirname(ACTION), { recursive: true })
+  const groups = selectedGroups(process.argv.slice(2))
+  const all = groups.length === GROUPS.length
+  if (!existsSync(join(ACTION_DIR, 'dist/index.js'))) {
+    throw new Error(`No ${join(ACTION_DIR, 'dist/index.js')}: npm run bundle`)
+  }
+  snapshotAction()
   const node24 = findNode24()
   const childNode = execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim()
   const bundle = statSync(ACTION).size
   const postBundle = statSync(join(dirname(ACTION), 'post/index.js')).size
   const reference = statSync(REFERENCE).size
+  const bundleName = ACTION_DIR === PROJECT ? 'dist/index.js' : join(ACTION_DIR, 'dist/index.js')
 
   const loadBefore = loadavg()[0]
-  log('startup')
-  const startupRows = await startup()
-  log('big log')
-  const big = await bigLog()
-  log('cost of one poll')
-  const poll = pollCost()
-  log("deployment's end → step's end")
-  const detections = []
-  for (const [interval, intervalMs, baseMs] of [
-    [undefined, 3000, 9000],
-    ['1s', 1000, 4000]
-  ] as const) {
-    for (const closing of [true, false]) {
-      detections.push(await detection(interval, intervalMs, baseMs, closing))
-    }
-  }
-  const many = await manyApps()
-  log(`${LIMITED_APPS} apps under a ${LIMIT_PER_MINUTE}/minute rate limit`)
-  const limited = await rateLimited()
+  const parts: Part[] = []
+  for (const group of groups) parts.push(await group.run())
   const loadAfter = loadavg()[0]
 
   const rows: Row[] = [
-    ...startupRows,
-    ...big.rows,
-    ...poll.rows,
-    ...detections.flatMap(d => d.rows),
-    ...many.rows,
-    ...many.requestRows,
-    ...limited.rows,
+    ...parts.flatMap(part => part.rows),
     {
       metric: 'Bundle: dist/index.js (post step: dist/post/index.js) (KB)',
       action: `${fixed(bundle / 1024)} (${fixed(postBundle / 1024)})`,
@@ -793,31 +871,15 @@ async function main(): Promise<void> {
   const text = [
     '# Benchmark results',
     '',
-    `Written by \`npm run bench\` on ${new Date(began).toISOString().slice(0, 10)}: the bundled action`,
-    `(dist/index.js) and the floor client (bench/reference.mjs), both run on Node ${childNode} as`,
+    `Written by \`npm run bench${all ? '' : ` -- ${groups.map(g => g.name).join(' ')}`}\` on ${new Date(began).toISOString().slice(0, 10)}: the bundled action`,
+    `(${bundleName}) and the floor client (bench/reference.mjs), both run on Node ${childNode} as`,
     `GitHub's runner runs the action, against the fake Coolify (4.x flavor) in the benchmark's own`,
     `process (Node ${process.version}). Machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}).`,
     `Took ${fixed((Date.now() - began) / 1000)} s. Targets missed: ${missed} of ${rows.filter(row => row.met !== undefined).length}.`,
     '',
     table(rows),
     '',
-    '## Big log: reads and cost per MB read',
-    '',
-    `Each build writes its lines evenly over ${BIG_DURATION_MS / 1000} s and ends with its last chunk; both clients at the default poll-interval (3s).`,
-    '',
-    '| lines | entries | reads (action / reference) | MB read | CPU ms per MB read |',
-    '|--:|--:|--:|--:|--:|',
-    ...big.details,
-    '',
-    "## Cost of one poll (the action's code on Node 24, best of 15)",
-    '',
-    "Parsing the answer grows with its size for any client; after that, the action's log cursor",
-    '(which parses only what the log grew by) and printer should only grow with the new entries.',
-    '',
-    '| log entries | new entries | answer (MB) | JSON.parse answer (ms) | cursor.next (ms, parses what the log grew by) | printing (ms) |',
-    '|--:|--:|--:|--:|--:|--:|',
-    ...poll.details,
-    '',
+    ...parts.flatMap(part => (part.sections ? [...part.sections, ''] : [])),
     '## Notes',
     '',
     `- Machine load (1-minute load average): ${fixed(loadBefore, 1)} at the start, ${fixed(loadAfter, 1)} at the end, on`,
@@ -826,40 +888,17 @@ async function main(): Promise<void> {
         ? ' Other work shared the machine meanwhile: it adds to times and CPU, and single runs move with it.'
         : ''
     }`,
-    `- Many apps: one run each; a client notices an end up to one read interval late, so the ratio`,
-    `  of 20 at once to one alone moves by up to ±${fixed(3000 / SLOWEST_MS, 2)} between runs at 3s.`,
-    `- Many apps: the action's reads share one budget, half of Coolify's default limit (200 a minute), so`,
-    `  ${APPS} deployments are each read about every ${fixed((APPS * 60) / (200 * READ_SHARE))} s and the last end is noticed up to that late.`,
-    `- Big log: CPU and peak RSS are the best of ${BIG_ROUNDS} runs per client and size; other work on the`,
-    '  machine only adds to them. These builds end, as real ones do, with the closing entry 0.8 s',
-    '  after the final status; the action reads until it has that entry, the floor reads once more.',
-    "- Deployment's end → step's end, with the closing entry: real Coolify writes",
-    '  `Gracefully shutting down build container: <deployment uuid>` as the last entry of a job,',
-    `  ${fixed(CLOSING_MIN_MS / 1000, 1)}–${fixed(CLOSING_MAX_MS / 1000, 1)} s after the final status (varied evenly across the runs); the deployment ends when`,
-    '  that entry is written. Once the action has read a final status and that entry, it ends at once.',
-    "- Deployment's end → step's end, without the closing entry (an older server): the deployment ends",
-    '  with its final status. Coolify may still be writing lines then, and nothing says when it is done,',
-    '  so the action reads on every min(0.5 s, poll-interval) until the log has been quiet for 1.5 s:',
-    '  no line is lost, at the cost of up to about 2 s. These rows are reported, not held to a target.',
-    '- The floor reads once more right after it sees the final status, then exits. With the closing',
-    '  entry it often leaves before that entry is written: it loses that line (the "exactly once" rows',
-    '  say in how many runs) and its times can be negative (it exited before the end). It is the floor',
-    '  for speed, not a correct client; ratios are left out where its time is not positive.',
-    ...limited.notes,
+    ...parts.flatMap(part => part.notes ?? []),
     '',
-    "## Deployment's end → step's end: each run, end → first read after it → exit (ms)",
-    '',
-    'Ends are spread evenly over one poll interval; the runs of one interval and variant go at once,',
-    'each against its own fake. "—": no read after the end.',
-    '',
-    '| interval | client | runs |',
-    '|---|---|---|',
-    ...detections.flatMap(d => d.details),
-    ''
+    ...parts.flatMap(part => (part.appendix ? [...part.appendix, ''] : []))
   ].join('\n')
   process.stdout.write(`${text}\n`)
-  writeFileSync(join(PROJECT, 'bench/RESULTS.md'), text)
-  log(`wrote bench/RESULTS.md in ${fixed((Date.now() - began) / 1000)} s`)
+  if (all) {
+    writeFileSync(join(PROJECT, 'bench/RESULTS.md'), text)
+    log(`wrote bench/RESULTS.md in ${fixed((Date.now() - began) / 1000)} s`)
+  } else {
+    log(`only some groups ran: bench/RESULTS.md left as it was`)
+  }
 }
 
 await main()

@@ -1,0 +1,167 @@
+/**
+ * Many apps under a rate limit: 30 applications deployed in one step, each deployment ending
+ * 4–10 s after the trigger, at 60 requests a minute and at Coolify's default (200). How long after
+ * the last deployment ended the step ends, how many requests it sends and how many Coolify refuses,
+ * and whether the log survives the sharing.
+ */
+import type { FakeCoolify } from '../test/fake-coolify/index.js'
+import { buildLogLines, type RunResult } from '../test/support/runner.js'
+import { steadyBuild } from './builds.js'
+import {
+  app,
+  exactlyOnce,
+  fake,
+  fixed,
+  isRead,
+  log,
+  runStep,
+  seconds,
+  sleep,
+  uuidOf,
+  type Part,
+  type Row
+} from './common.js'
+
+const APPS = 30
+/** When the deployments turn `finished`, after the trigger: spread evenly over this range. */
+const FIRST_END_MS = 4000
+const LAST_END_MS = 10_000
+/** Coolify's closing entry follows the final status by 0.4–1.2 s, as real Coolify writes it. */
+const CLOSING_MIN_MS = 400
+const CLOSING_MAX_MS = 1200
+/** A log entry of two lines every 1.5 s while the build runs. */
+const LINES_EVERY_MS = 1500
+const LINES_PER_TICK = 2
+/** Requests a minute: a low limit, and Coolify's default. */
+const LOW_LIMIT = 60
+const DEFAULT_LIMIT = 200
+/** The issue's targets, at the low limit. */
+const MAX_AFTER_END_MS = 60_000
+const MAX_REFUSED = 2
+const KILL_AFTER_MS = 300_000
+
+interface Measured {
+  limit: number
+  result: RunResult
+  afterLastEndMs: number
+  requests: number
+  reads: number
+  refused: number
+  once: { ok: boolean; detail: string }
+}
+
+/**
+ * The builds, in the order of `app-uuid`: the i-th app does not end i-th (ends and closing delays
+ * are stepped through in two other orders), so that neither follows the order the action reads in.
+ */
+function builds() {
+  return Array.from({ length: APPS }, (_, i) => {
+    const name = `api${String(i).padStart(2, '0')}`
+    const endAt =
+      FIRST_END_MS + Math.round((((i * 7) % APPS) * (LAST_END_MS - FIRST_END_MS)) / (APPS - 1))
+    const closingAfterMs =
+      CLOSING_MIN_MS +
+      Math.round((((i * 11) % APPS) * (CLOSING_MAX_MS - CLOSING_MIN_MS)) / (APPS - 1))
+    const build = steadyBuild(name, endAt, {
+      everyMs: LINES_EVERY_MS,
+      perTick: LINES_PER_TICK,
+      closingAfterMs
+    })
+    return { name, build }
+  })
+}
+
+async function measure(limit: number, delayMs: number): Promise<Measured> {
+  await sleep(delayMs)
+  const apps = builds()
+  const server: FakeCoolify = await fake(
+    apps.map(a => app(a.name, a.build)),
+    { rateLimit: limit }
+  )
+  const result = await runStep(
+    server,
+    { 'app-uuid': apps.map(a => uuidOf(a.name)).join(',') },
+    KILL_AFTER_MS
+  )
+  await server.close()
+  // The fake's own record of when each deployment turned final; none unfinished is NaN.
+  const ends = server.deployments().map(d => d.finishedAt ?? NaN)
+  const lastEnd = ends.length === APPS ? Math.max(...ends) : NaN
+  const printed = buildLogLines(result.stdout).map(line => line.replace(/^\S+ \| /, ''))
+  return {
+    limit,
+    result,
+    afterLastEndMs: result.exitedAt - lastEnd,
+    requests: server.requests.length,
+    reads: server.requests.filter(r => r.method === 'GET' && isRead(r.path)).length,
+    refused: server.requests.filter(r => r.status === 429).length,
+    once: exactlyOnce(
+      apps.flatMap(a => a.build.visible),
+      printed
+    )
+  }
+}
+
+function rowsOf(m: Measured): Row[] {
+  const label = `${APPS} apps in one step, rate limit ${m.limit}/minute`
+  const low = m.limit === LOW_LIMIT
+  const afterEnd = Number.isNaN(m.afterLastEndMs)
+    ? 'not every deployment ended'
+    : seconds(m.afterLastEndMs)
+  return [
+    {
+      metric: `${label}: last deployment's end → step's end (s)`,
+      action: afterEnd,
+      reference: 'not run',
+      ...(low
+        ? {
+            target: `≤ ${seconds(MAX_AFTER_END_MS)}`,
+            met: m.afterLastEndMs <= MAX_AFTER_END_MS
+          }
+        : { target: 'reported' })
+    },
+    {
+      metric: `${label}: requests sent (reads of a deployment)`,
+      action: `${fixed(m.requests)} (${fixed(m.reads)})`,
+      reference: 'not run',
+      target: 'reported'
+    },
+    {
+      metric: `${label}: answers 429 (rate limited)`,
+      action: fixed(m.refused),
+      reference: 'not run',
+      ...(low
+        ? { target: `≤ ${MAX_REFUSED}`, met: m.refused <= MAX_REFUSED }
+        : { target: 'reported' })
+    },
+    {
+      metric: `${label}: every visible line printed exactly once`,
+      action: m.once.detail,
+      reference: 'not run',
+      target: 'yes',
+      met: m.once.ok
+    }
+  ]
+}
+
+export async function manyAppsLimited(): Promise<Part> {
+  log(`${APPS} apps in one step at ${LOW_LIMIT} and at ${DEFAULT_LIMIT} requests a minute`)
+  // Each against a fake of its own, at once: only times and requests are measured.
+  const runs = await Promise.all([measure(LOW_LIMIT, 0), measure(DEFAULT_LIMIT, 200)])
+  const visible = builds().map(a => a.build.visible.length)
+  const notes = [
+    `- ${APPS} apps in one step (\`app-uuid\` with ${APPS} uuids): deployments that turn \`finished\``,
+    `  ${seconds(FIRST_END_MS)}–${seconds(LAST_END_MS)} s after the trigger, spread evenly (not in the order of \`app-uuid\`), with`,
+    `  ${LINES_PER_TICK} log lines every ${seconds(LINES_EVERY_MS)} s (${Math.min(...visible)}–${Math.max(...visible)} visible lines each) and Coolify's closing entry`,
+    `  ${seconds(CLOSING_MIN_MS)}–${seconds(CLOSING_MAX_MS)} s after the final status. A deployment's end is its \`finished_at\` in the fake;`,
+    '  the step cannot end before the closing entry of the last one. One run at each limit, each against',
+    '  a fake of its own, at once. The floor is not run: it has no rate-limit handling.',
+    ...runs.map(
+      m =>
+        `- … at ${m.limit}/minute: wall time ${seconds(m.result.exitedAt - m.result.startedAt)} s, exit code ` +
+        `${m.result.code ?? m.result.signal}, \`status\` ${m.result.outputs.status || '(none)'}, ` +
+        `${fixed(m.requests / ((m.result.exitedAt - m.result.startedAt) / 60_000))} requests a minute.`
+    )
+  ]
+  return { rows: runs.flatMap(rowsOf), notes }
+}
