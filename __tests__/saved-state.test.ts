@@ -1,0 +1,235 @@
+/**
+ * What the main step leaves for the post step, and the one outcome every reporter reads: the post
+ * step stops only what this run started, a commit pin the main step could not put back is never
+ * dropped from the saved state, and a failure after the deployments were queued ends the same way
+ * in the outputs, the exit code and the GitHub deployment. Each runs the bundle as the runner does,
+ * against the fake Coolify (and the fake GitHub).
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import type { FakeApp, FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
+import { startFakeGitHub, type FakeGitHub } from '../test/fake-github/index.js'
+import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
+import {
+  actionRequests,
+  APP,
+  build,
+  endless,
+  errorLines,
+  expectNoSecrets,
+  expectNoStackTrace,
+  fakeCoolifyPerTest,
+  inputsFor,
+  requestLines,
+  startElsewhere,
+  TOKEN
+} from '../test/support/scenarios.js'
+
+const start = fakeCoolifyPerTest(() => ({
+  abilities: ['deploy', 'read', 'read:sensitive', 'write']
+}))
+const API = { uuid: 'api0app0uuid0000000002', name: 'api', fqdn: 'https://api.example.com' }
+const SHA = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c'
+const GITHUB_TOKEN = 'ghs_fake-github-token-5678'
+const IMAGE_APP: FakeApp = {
+  ...APP,
+  buildPack: 'dockerimage',
+  image: { name: 'ghcr.io/acme/web', tag: '1.0' },
+  scenarios: [quick()]
+}
+
+let github: FakeGitHub | undefined
+afterEach(async () => {
+  await github?.close()
+  github = undefined
+})
+
+/** A deployment that starts at once and finishes after `ms`. */
+function quick(ms = 300): Scenario {
+  return {
+    steps: [
+      { at: 0, status: 'queued' },
+      { at: 40, status: 'in_progress' },
+      { at: ms, status: 'finished', lines: ['Rolling update completed.'] }
+    ]
+  }
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise(resolve => setTimeout(resolve, 10))
+}
+
+function runPost(server: FakeCoolify, state: Record<string, string>, inputs = {}) {
+  return runAction({ entry: 'post', inputs: inputsFor(server, inputs), state })
+}
+
+function cancels(server: FakeCoolify): string[] {
+  return requestLines(actionRequests(server)).filter(line => line.endsWith('/cancel'))
+}
+
+function expectClean(result: RunResult): void {
+  expectNoStackTrace(result.stderr)
+  expectNoSecrets(result.stdout + result.stderr + result.summary, [TOKEN, GITHUB_TOKEN])
+}
+
+describe('the post step after a main step killed outright', () => {
+  // Guards: the post step cancels the deployments this run started, by their uuids, and nothing
+  // else; not every deployment of the applications that is under way near the trigger's time.
+  it('cancels its own deployment and leaves one started elsewhere after its trigger running', async () => {
+    // Each deploy builds another commit, so Coolify queues the second one beside the first.
+    const server = await start({
+      apps: [
+        {
+          ...APP,
+          scenarios: [
+            { ...endless(), commit: 'aaaa1111' },
+            { ...endless(), commit: 'bbbb2222' }
+          ]
+        }
+      ]
+    })
+    const inputs = { timeout: '30s' }
+    let other: string | undefined
+    let pushed = false
+    // While its build runs, a push starts another deployment of the app (a webhook); then the
+    // runner kills the main step.
+    const main = await runAction({
+      inputs: inputsFor(server, inputs),
+      killAfterMs: 20_000,
+      onStdout: (stdout, child) => {
+        if (pushed || !buildLogLines(stdout).includes('building...')) return
+        pushed = true
+        void startElsewhere(server)
+          .then(uuid => (other = uuid))
+          .finally(() => child.kill('SIGKILL'))
+      }
+    })
+
+    expect(main.signal).toBe('SIGKILL')
+    expect(other).toBeDefined()
+    const [ours, theirs] = server.deployments()
+    expect(theirs.uuid).toBe(other)
+    expect(theirs.createdAt).toBeGreaterThan(ours.createdAt)
+    expect(cancels(server)).toEqual([])
+
+    const post = await runPost(server, main.state, inputs)
+
+    expect(post.code).toBe(0)
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${ours.uuid}/cancel`])
+    const after = server.deployments()
+    expect(after.find(deployment => deployment.uuid === ours.uuid)?.status).toBe(
+      'cancelled-by-user'
+    )
+    expect(['queued', 'in_progress']).toContain(
+      after.find(deployment => deployment.uuid === other)?.status
+    )
+    expectClean(post)
+  })
+})
+
+describe('saved commit pins', () => {
+  // Guards: a pin the main step could not put back stays in the saved state when pins are saved
+  // again later (here by a rollback that pins the earlier commit for one deploy), so that the post
+  // step puts it back. Today the rollback's save overwrites the whole key and the pin is lost.
+  it('are put back by the post step when the main step could not, after a rollback pinned again', async () => {
+    const earlier: Scenario = { ...quick(), commit: 'abc1234' }
+    const broken: Scenario = { ...build('failed'), commit: 'def5678' }
+    // A server without the rollback route: the rollback pins abc1234 on web for one deploy.
+    const server = await start({
+      version: '4.2',
+      apps: [
+        { ...APP, scenarios: [earlier, broken, quick()] },
+        { ...API, scenarios: [quick()] }
+      ]
+    })
+    await startElsewhere(server)
+    await until(() => server.deployments()[0]?.status === 'finished')
+    // api's pin goes through; the PATCH that puts it back fails, Coolify asking to come back
+    // later than the step can wait. Once only: the post step finds Coolify answering again.
+    server.inject({
+      method: 'PATCH',
+      path: `/applications/${API.uuid}`,
+      skip: 1,
+      times: 1,
+      do: {
+        status: 503,
+        body: { message: 'Service Unavailable' },
+        headers: { 'Retry-After': '120' }
+      }
+    })
+    const inputs = {
+      'app-uuid': `${APP.uuid} ${API.uuid}`,
+      commit: SHA,
+      'rollback-on-failure': 'true'
+    }
+
+    const main = await runAction({ inputs: inputsFor(server, inputs) })
+
+    // The scenario: web failed and was rolled back through a pin of its own (no rollback route).
+    expect(main.code).toBe(1)
+    expect(main.outputs['rolled-back']).toBe('true')
+    const rollback = server.deployments().at(-1)
+    expect(rollback).toMatchObject({
+      appUuid: APP.uuid,
+      rollback: false,
+      commit: 'abc1234',
+      status: 'finished'
+    })
+    // api's restore met the 503 (whatever the main step then did about it).
+    const refused = actionRequests(server).filter(request => request.fault === 'status 503')
+    expect(requestLines(refused)).toEqual([`PATCH /api/v1/applications/${API.uuid}`])
+
+    const post = await runPost(server, main.state, inputs)
+
+    expect(post.code).toBe(0)
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
+    expect(server.app(API.uuid)?.gitCommitSha).toBe('HEAD')
+    const lastPatch = actionRequests(server)
+      .filter(request => request.method === 'PATCH' && request.path.endsWith(API.uuid))
+      .at(-1)
+    expect(JSON.parse(lastPatch!.body)).toEqual({ git_commit_sha: 'HEAD' })
+    expectClean(post)
+  })
+})
+
+describe('one outcome for every reporter', () => {
+  // Guards: a failure after the deployments were queued (here: the deployment of the new image
+  // tag, queued after one of the old tag already running, is refused) ends the step failed in
+  // the exit code, the outputs and the GitHub deployment alike, never left `queued`/in progress.
+  it('fails the outputs and the GitHub deployment when the image tag cannot be deployed after the trigger', async () => {
+    github = await startFakeGitHub()
+    const server = await start({ apps: [{ ...IMAGE_APP, scenarios: [quick(4000), quick()] }] })
+    // A deployment of the old tag is under way: the trigger joins it, and a second deploy of the
+    // new tag is needed after it. Coolify refuses that one.
+    await startElsewhere(server)
+    await until(() => server.deployments()[0]?.imageTag !== undefined)
+    server.inject({
+      method: 'POST',
+      path: '/deploy',
+      skip: 1,
+      do: { status: 400, body: { message: 'x' } }
+    })
+
+    const result = await runAction({
+      inputs: inputsFor(server, {
+        'image-tag': '2.0',
+        environment: 'production',
+        'github-token': GITHUB_TOKEN
+      }),
+      env: { GITHUB_API_URL: github.url }
+    })
+
+    expect(result.code).toBe(1)
+    // The deploy of the new tag after the old one was asked for, and refused.
+    const refused = actionRequests(server).filter(request => request.fault === 'status 400')
+    expect(requestLines(refused)).toEqual(['POST /api/v1/deploy'])
+    expect(errorLines(result.stdout)).not.toEqual([])
+    expect(result.outputs.status).toBe('failed')
+    expect(JSON.parse(result.outputs.deployments).map((d: { status: string }) => d.status)).toEqual(
+      ['failed']
+    )
+    const [deployment] = github.deployments()
+    expect(deployment.environment).toBe('production')
+    expect(['failure', 'error']).toContain(deployment.statuses.at(-1)?.state)
+    expectClean(result)
+  })
+})
