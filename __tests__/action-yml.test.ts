@@ -7,6 +7,7 @@ import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Deployment } from '../src/rollout/deployment.js'
+import { decide } from '../src/rollout/outcome.js'
 import { readConfig, type Config } from '../src/inputs.js'
 import { setOutputs } from '../src/report/outputs.js'
 import {
@@ -202,7 +203,7 @@ describe('action.yml and the code', () => {
     const set: string[] = []
     const deployment = new Deployment('app-uuid', 'web', 'deployment-uuid', 0)
     deployment.end('finished')
-    setOutputs([deployment], name => set.push(name))
+    setOutputs(decide([deployment], { cancelled: false }), name => set.push(name))
     expect(set.sort()).toEqual([...manifest.outputs.keys()].sort())
 
     const literal = sources().flatMap(({ text }) =>

@@ -18,13 +18,13 @@ import {
   expectNoStackTrace,
   requestLines,
   TOKEN,
+  savedRollouts,
+  savedState,
   startElsewhere
 } from '../test/support/scenarios.js'
 
 /** The runner's grace time between SIGINT and SIGTERM. */
 const GRACE_MS = 7500
-const PENDING = 'pending-deployments'
-const TRIGGER = 'trigger'
 
 const start = fakeCoolifyPerTest(() => ({ apps: [{ ...APP, scenarios: [endless()] }] }))
 
@@ -112,7 +112,7 @@ describe('a cancelled workflow run', () => {
     expect(errorLines(main.stdout).join('\n')).toContain('The workflow run was cancelled.')
     expectNoStackTrace(main.stderr)
     expectNoSecrets(main.stdout + main.stderr, [TOKEN])
-    expect(JSON.parse(main.state[PENDING])).toEqual([])
+    expect(savedRollouts(main.state)).toEqual({})
 
     // The post step, as the runner runs it after a cancelled main step: nothing is left to do.
     const before = server.requests.length
@@ -130,7 +130,9 @@ describe('a cancelled workflow run', () => {
     expect(cancels(server)).toEqual([])
     expect(deployment.status).toBe('in_progress')
     // Saved the moment it was known, for the post step.
-    expect(JSON.parse(main.state[PENDING])).toEqual([{ uuid: deployment.uuid, name: 'web' }])
+    expect(savedRollouts(main.state)).toEqual({
+      [APP.uuid]: { name: 'web', running: [deployment.uuid] }
+    })
 
     const post = await runPost(server, main.state)
     expectQuietSuccess(post)
@@ -168,11 +170,9 @@ describe('a cancelled workflow run', () => {
     expect(main.signal).toBe('SIGKILL')
     expect(deployment.status).not.toBe('cancelled-by-user')
     // What was about to be deployed, saved before the request went out.
-    expect(JSON.parse(main.state[TRIGGER])).toEqual({
-      appUuids: [APP.uuid],
-      at: expect.any(Number)
+    expect(savedRollouts(main.state)).toEqual({
+      [APP.uuid]: { trigger: { at: expect.any(Number) } }
     })
-    expect(main.state[PENDING]).toBeUndefined()
 
     const post = await runPost(server, main.state)
     expectQuietSuccess(post)
@@ -202,7 +202,7 @@ describe('the post step after a main step that saw its deployment end', () => {
     const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
     const main = await runAction({ inputs: untilSignal(server) })
     expect(main.code).toBe(0)
-    expect(JSON.parse(main.state[PENDING])).toEqual([])
+    expect(savedRollouts(main.state)).toEqual({})
 
     const before = server.requests.length
     const post = await runPost(server, main.state)
@@ -215,7 +215,7 @@ describe('the post step after a main step that saw its deployment end', () => {
     const main = await runAction({ inputs: untilSignal(server) })
     const [deployment] = server.deployments()
     // As if the main step was killed after the end but before it cleared its list.
-    const state = { [PENDING]: JSON.stringify([{ uuid: deployment.uuid, name: 'web' }]) }
+    const state = savedState({ [APP.uuid]: { name: 'web', running: [deployment.uuid] } })
 
     const post = await runPost(server, state)
     expect(main.code).toBe(0)
@@ -235,7 +235,7 @@ describe('the post step after a main step that saw its deployment end', () => {
       path: `/deployments/${uuid}`,
       do: { status: 200, body: { deployment_uuid: uuid, status: 'Building' } }
     })
-    const state = { [PENDING]: JSON.stringify([{ uuid, name: 'web' }]) }
+    const state = savedState({ [APP.uuid]: { name: 'web', running: [uuid] } })
 
     const post = await runPost(server, state)
     expectQuietSuccess(post)
@@ -253,7 +253,7 @@ describe('the post step after a main step that saw its deployment end', () => {
       path: `/deployments/${deployment.uuid}`,
       do: { status: 200, body: { deployment_uuid: deployment.uuid, status: 'in_progress' } }
     })
-    const state = { [PENDING]: JSON.stringify([{ uuid: deployment.uuid, name: 'web' }]) }
+    const state = savedState({ [APP.uuid]: { name: 'web', running: [deployment.uuid] } })
 
     const post = await runPost(server, state)
     expectQuietSuccess(post)

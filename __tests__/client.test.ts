@@ -876,12 +876,12 @@ describe('rate limit', () => {
     for (const request of after) expect(request.at - refused.at).toBeGreaterThanOrEqual(990)
   })
 
-  it("gives polling half the server's X-RateLimit-Limit", async () => {
+  it("gives reads 80 % of the server's X-RateLimit-Limit", async () => {
     const { client } = await setup({ fake: { rateLimit: 120 } })
     // Coolify's default limit until an answer tells.
-    expect(client.pollBudgetPerMinute()).toBe(100)
+    expect(client.pollBudgetPerMinute()).toBe(160)
     await client.listApplications(S())
-    expect(client.pollBudgetPerMinute()).toBe(60)
+    expect(client.pollBudgetPerMinute()).toBe(96)
   })
 })
 

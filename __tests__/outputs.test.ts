@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { Deployment, type Status } from '../src/rollout/deployment.js'
-import { setOutputs, worstStatus } from '../src/report/outputs.js'
+import { decide } from '../src/rollout/outcome.js'
+import { setOutputs } from '../src/report/outputs.js'
+import { ActionError } from '../src/errors.js'
 
 function deployment(name: string, status: Status) {
   const d = new Deployment(`${name}-uuid`, name, `${name}-dep`, 1000)
@@ -8,14 +10,60 @@ function deployment(name: string, status: Status) {
   return d
 }
 
-describe('outputs', () => {
-  it('picks the worst status', () => {
-    expect(worstStatus([deployment('a', 'finished'), deployment('b', 'timeout')])).toBe('timeout')
-    expect(worstStatus([deployment('a', 'cancelled'), deployment('b', 'failed')])).toBe('failed')
-    expect(worstStatus([deployment('a', 'finished'), deployment('b', 'started')])).toBe('finished')
-    expect(worstStatus([deployment('a', 'queued')])).toBe('queued')
+const statusOf = (...deployments: Deployment[]): Status =>
+  decide(deployments, { cancelled: false }).status
+
+describe('the outcome', () => {
+  it('is the worst status of the deployments', () => {
+    expect(statusOf(deployment('a', 'finished'), deployment('b', 'timeout'))).toBe('timeout')
+    expect(statusOf(deployment('a', 'cancelled'), deployment('b', 'failed'))).toBe('failed')
+    expect(statusOf(deployment('a', 'finished'), deployment('b', 'started'))).toBe('finished')
+    expect(statusOf(deployment('a', 'queued'))).toBe('queued')
+    expect(decide([deployment('a', 'queued')], { cancelled: false }).fails).toBe(false)
   })
 
+  it('never passes when an error stopped the step, whatever the deployments said', () => {
+    const error = new ActionError('Coolify refused the second deploy.')
+    const outcome = decide([deployment('a', 'queued')], { error, cancelled: false })
+    expect(outcome).toMatchObject({ status: 'failed', fails: true, error: error.message })
+    expect(decide([deployment('a', 'in_progress')], { error, cancelled: true }).status).toBe(
+      'cancelled'
+    )
+    // A failing status stays what it is: it says more than the error.
+    expect(decide([deployment('a', 'timeout')], { error, cancelled: false }).status).toBe('timeout')
+  })
+
+  it('says why nothing was deployed', () => {
+    expect(decide([], { cancelled: false })).toMatchObject({ status: 'failed', fails: true })
+    expect(decide([], { cancelled: true }).status).toBe('cancelled')
+    expect(decide([], { cancelled: false, removed: true })).toMatchObject({
+      status: 'finished',
+      fails: false
+    })
+  })
+})
+
+describe('a deployment that ended', () => {
+  it('keeps its status, but for the turns a rollout may give it', () => {
+    const failed = deployment('a', 'failed')
+    expect(failed.end('finished')).toBe(false)
+    expect(failed.end('unhealthy')).toBe(false)
+    failed.observe({ status: 'in_progress' }, 'https://coolify.example.com')
+    expect(failed.status).toBe('failed')
+
+    const finished = deployment('b', 'finished')
+    expect(finished.end('unhealthy')).toBe(true)
+    expect(finished.end('finished')).toBe(false)
+    expect(finished.status).toBe('unhealthy')
+
+    // A cancel sent at `timeout` reads as cancelled first; the rollout calls it a timeout.
+    const cancelled = deployment('c', 'cancelled')
+    expect(cancelled.end('timeout', 'it outlasted `timeout`')).toBe(true)
+    expect(cancelled.end('failed')).toBe(false)
+  })
+})
+
+describe('outputs', () => {
   it('sets every output from the deployments', () => {
     const outputs: Record<string, string> = {}
     const a = new Deployment('api-uuid', 'api', 'api-dep', 1000)
@@ -32,7 +80,7 @@ describe('outputs', () => {
     )
     const b = new Deployment('db-uuid', 'db', undefined, 1000)
     b.end('started')
-    setOutputs([a, b], (name, value) => (outputs[name] = value))
+    setOutputs(decide([a, b], { cancelled: false }), (name, value) => (outputs[name] = value))
     expect(outputs['deployment-uuid']).toBe('api-dep')
     expect(outputs.status).toBe('finished')
     expect(outputs.url).toBe('https://api.example.com')
@@ -53,7 +101,7 @@ describe('outputs', () => {
 
   it('sets status and an empty list when nothing was deployed', () => {
     const outputs: Record<string, string> = {}
-    setOutputs([], (name, value) => (outputs[name] = value), 'cancelled')
+    setOutputs(decide([], { cancelled: true }), (name, value) => (outputs[name] = value))
     expect(outputs).toEqual({
       'deployment-uuid': '',
       status: 'cancelled',

@@ -9,11 +9,14 @@ import { coreStandIn, recorded, resetCore, summaryText } from '../test/support/c
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
 import {
+  actionRequests,
   APP,
   build,
   endless,
   FINISHED_LOG,
   inputsFor,
+  savedRollouts,
+  savedState,
   startElsewhere,
   TOKEN
 } from '../test/support/scenarios.js'
@@ -70,7 +73,7 @@ describe('the main step', () => {
       duration: '0'
     })
     expect(recorded.secrets).toContain(TOKEN)
-    expect(recorded.state).toMatchObject({ 'pending-deployments': '[]', trigger: '' })
+    expect(savedRollouts(recorded.state)).toEqual({})
     expect(summaryText()).toContain('✅ finished')
   })
 
@@ -133,7 +136,7 @@ describe('the main step', () => {
     expect(recorded.outputs.status).toBe('cancelled')
     expect(coolify.deployments()[0].status).toBe('cancelled-by-user')
     expect(recorded.failed).toEqual(['The workflow run was cancelled.'])
-    expect(recorded.state['pending-deployments']).toBe('[]')
+    expect(savedRollouts(recorded.state)).toEqual({})
   })
 
   it('sets status failed and an empty list when the trigger is refused', async () => {
@@ -165,9 +168,7 @@ describe('the post step', () => {
       path: `/deployments/${uuid}`,
       do: { status: 200, body: { deployment_uuid: uuid, status: 'Building' } }
     })
-    resetCore(inputsFor(coolify), {
-      'pending-deployments': JSON.stringify([{ uuid, name: 'web' }])
-    })
+    resetCore(inputsFor(coolify), savedState({ [APP.uuid]: { name: 'web', running: [uuid] } }))
     await runPost()
 
     expect(coolify.deployments()[0].status).toBe('cancelled-by-user')
@@ -181,11 +182,24 @@ describe('the post step', () => {
     const coolify = await fake([endless()])
     const at = Date.now()
     await startElsewhere(coolify)
-    resetCore(inputsFor(coolify), { trigger: JSON.stringify({ appUuids: [APP.uuid], at }) })
+    resetCore(inputsFor(coolify), savedState({ [APP.uuid]: { trigger: { at } } }))
     await runPost()
 
     expect(coolify.deployments()[0].status).toBe('cancelled-by-user')
-    expect(recorded.state).toMatchObject({ 'pending-deployments': '[]', trigger: '' })
+  })
+
+  it('leaves alone what was under way before the trigger: another run started it', async () => {
+    const coolify = await fake([endless()])
+    await startElsewhere(coolify)
+    await pause(50)
+    resetCore(
+      inputsFor(coolify),
+      savedState({ [APP.uuid]: { trigger: { at: Date.now() + 6000 } } })
+    )
+    await runPost()
+
+    expect(coolify.deployments()[0].status).toBe('in_progress')
+    expect(actionRequests(coolify).map(request => request.method)).not.toContain('POST')
   })
 
   it('does nothing without saved state', async () => {

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4252);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4922);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4252:
+/***/ 4922:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31335,6 +31335,83 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/budget.ts
+/**
+ * Undo (cancels, pins) and the report, after everything else; with the process's own start and
+ * exit, the step ends within `timeout` + 5 s.
+ */
+const GRACE_MS = 4000;
+/** After a cancelled run's SIGINT the runner waits 7.5 s before SIGTERM: all must be done by then. */
+const CANCEL_GRACE_MS = 6500;
+/**
+ * The step's time, handed out as signals:
+ * - the deploy share: the deployments have until `timeout` (or the run's cancel);
+ * - the post-deploy share, per rollout from when its deployment ended: its health check has
+ *   `health-timeout`, within `timeout`; its rollback at least `health-timeout` of its own, past
+ *   `timeout` if need be, since a rollback cut short helps nobody;
+ * - the grace share: `GRACE_MS` after `timeout` for undoing and reporting, whatever else hangs.
+ */
+class Budget {
+    healthTimeoutMs;
+    cancelled;
+    now;
+    timer;
+    /** When `timeout` passes (epoch ms). */
+    deadline;
+    #deploy;
+    #cancelledAt;
+    constructor(timeoutMs, healthTimeoutMs, 
+    /** The workflow run's cancel: it ends every share but the grace. */
+    cancelled, now = Date.now, timer = ms => AbortSignal.timeout(ms)) {
+        this.healthTimeoutMs = healthTimeoutMs;
+        this.cancelled = cancelled;
+        this.now = now;
+        this.timer = timer;
+        this.deadline = now() + timeoutMs;
+        this.#deploy = AbortSignal.any([cancelled, timer(timeoutMs)]);
+        cancelled.addEventListener('abort', () => (this.#cancelledAt = now()), { once: true });
+    }
+    /** Until `timeout`: triggering, following, verifying. */
+    deploy() {
+        return this.#deploy;
+    }
+    /** Time left until `timeout` (ms, never negative). */
+    left() {
+        return Math.max(0, this.deadline - this.now());
+    }
+    /**
+     * A health check starting now: `health-timeout`, cut short by `timeout` — or by `share`, the
+     * rollback's time, for a rollback. `cutShort` says, once it ended, whether that cut it before
+     * `health-timeout` ran out.
+     */
+    health(share) {
+        const own = this.timer(this.healthTimeoutMs);
+        const outer = share ?? this.timer(this.left());
+        return {
+            signal: AbortSignal.any([this.cancelled, own, outer]),
+            cutShort: () => outer.aborted && !own.aborted && !this.cancelled.aborted
+        };
+    }
+    /** A rollback starting now: what is left of `timeout`, and never less than `health-timeout`. */
+    rollback() {
+        return AbortSignal.any([
+            this.cancelled,
+            this.timer(Math.max(this.left(), this.healthTimeoutMs))
+        ]);
+    }
+    /**
+     * Undo and report, at most `ms`: everything in the grace share ends `GRACE_MS` after `timeout`
+     * (after now, once past it), or within the runner's grace time once the run was cancelled.
+     */
+    grace(ms = Infinity) {
+        const now = this.now();
+        const end = this.#cancelledAt === undefined
+            ? Math.max(this.deadline, now) + GRACE_MS
+            : this.#cancelledAt + CANCEL_GRACE_MS;
+        return this.timer(Math.max(0, Math.min(ms, end - now)));
+    }
+}
+
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
 ;// CONCATENATED MODULE: ./src/errors.ts
@@ -31770,8 +31847,11 @@ class Reachability {
 
 
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
-/** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
-const POLL_SHARE = 0.5;
+/**
+ * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
+ * and whoever else uses the token.
+ */
+const POLL_SHARE = 0.8;
 /** Coolify's default rate limit, until its answers announce the real one. */
 const DEFAULT_LIMIT_PER_MINUTE = 200;
 /**
@@ -31945,7 +32025,7 @@ class CoolifyClient {
             }
             catch (error) {
                 if (call.signal.aborted)
-                    throw last?.afterAttempts(attempt - 1) ?? error;
+                    throw last?.afterAttempts(attempt - 1) ?? cutOff(call, error);
                 if (!(error instanceof CoolifyError) || !error.details.transient || !call.retry) {
                     throw error instanceof CoolifyError ? error.afterAttempts(attempt) : error;
                 }
@@ -32075,6 +32155,19 @@ function invalidFields(json) {
 function looksLikeHtml(text, contentType) {
     return /html/i.test(contentType ?? '') || /^\s*</.test(text);
 }
+/**
+ * A call whose signal ended before any answer: aborted with a reason of its own (the run's cancel),
+ * it throws that; when a time share ran out, a CoolifyError naming the request rather than a bare
+ * "operation aborted".
+ */
+function cutOff(call, error) {
+    if (error instanceof CoolifyError)
+        return error;
+    const reason = call.signal.reason;
+    if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
+        return reason;
+    return new CoolifyError(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
+}
 
 ;// CONCATENATED MODULE: ./src/coolify/connect.ts
 
@@ -32095,1575 +32188,6 @@ function connect(config) {
         },
         note: message => info(message)
     });
-}
-
-;// CONCATENATED MODULE: ./src/deploy/configure.ts
-
-
-/**
- * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
- * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
- * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
- * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
- * throws, so nothing is deployed with settings other than those asked for.
- */
-async function applySettings(client, config, signal) {
-    const settings = {};
-    if (config.gitBranch !== undefined)
-        settings.git_branch = config.gitBranch;
-    if (config.domains !== undefined)
-        settings.domains = config.domains;
-    const env = config.env;
-    if (Object.keys(settings).length === 0 && !env)
-        return;
-    // Learnt from the first answer, so that later applications skip a route that is not there.
-    let bulkRoute = true;
-    for (const uuid of config.appUuids) {
-        try {
-            const changes = { ...settings };
-            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
-                bulkRoute = false;
-                info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
-            }
-            if (env && !bulkRoute)
-                changes.environment_variables = joined(env);
-            if (Object.keys(changes).length > 0)
-                await client.updateApplication(uuid, changes, signal);
-        }
-        catch (error) {
-            if (error instanceof CoolifyError && error.status === 422) {
-                throw error.withHint('Check the `git-branch`, `domains` and `env` inputs; nothing was deployed');
-            }
-            throw error;
-        }
-        info(`${uuid}: set ${describeSettings(settings, env)}`);
-    }
-}
-/** What was set, for the log: variable names, never their values. */
-function describeSettings(settings, env) {
-    const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`);
-    if (env)
-        done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
-    return done.join(', ');
-}
-/** True once set; false when the server has no bulk route, so nothing was set. */
-async function setVariables(client, uuid, env, signal) {
-    try {
-        await client.updateApplicationEnvs(uuid, env, signal);
-        return true;
-    }
-    catch (error) {
-        if (isMissingRoute(error))
-            return false;
-        throw error;
-    }
-}
-/**
- * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
- * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
- */
-function isMissingRoute(error) {
-    return (error instanceof CoolifyError &&
-        error.status === 404 &&
-        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
-}
-/** The seed contract's form: `KEY=value` lines. */
-function joined(env) {
-    return env.map(({ key, value }) => `${key}=${value}`).join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/deploy/status.ts
-/**
- * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
- * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
- * Every other module asks here; none compares status strings of its own.
- */
-const STATUSES = {
-    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
-    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
-    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
-    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
-    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
-    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
-    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
-    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
-};
-/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
-const FROM_COOLIFY = {
-    queued: 'queued',
-    in_progress: 'in_progress',
-    finished: 'finished',
-    failed: 'failed',
-    cancelled: 'cancelled',
-    'cancelled-by-user': 'cancelled'
-};
-/**
- * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
- * does not have, which is treated as not ended.
- */
-function statusFromCoolify(raw) {
-    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
-}
-/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
-function isUnderWay(raw) {
-    const status = statusFromCoolify(raw);
-    return status === undefined || !hasEnded(status);
-}
-function hasEnded(status) {
-    return STATUSES[status].ended;
-}
-/** Finished in Coolify: a new version is in place, so it can be checked for health. */
-function isFinished(status) {
-    return status === 'finished';
-}
-/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
-function isBadVersion(status) {
-    return status === 'failed' || status === 'unhealthy';
-}
-function failsStep(status) {
-    return STATUSES[status].fails;
-}
-function summaryMark(status) {
-    return STATUSES[status].mark;
-}
-function gitHubState(status) {
-    return STATUSES[status].github;
-}
-/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
-function worstOf(statuses) {
-    if (statuses.length === 0)
-        return 'failed';
-    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
-}
-/** How a status reads in a sentence: `in progress`. */
-function describeStatus(status) {
-    return status.replace('_', ' ');
-}
-
-;// CONCATENATED MODULE: ./src/deploy/preview.ts
-
-const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
-/**
- * The address Coolify gives an application's preview of pull request `pr`: the template's host
- * in place of the host of the application's first domain, whose scheme, port and path stay.
- * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
- * when it creates the preview and does not tell.
- */
-function previewUrl(app, pr) {
-    const first = app.fqdn?.split(',')[0]?.trim();
-    if (!first)
-        return undefined;
-    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
-    if (template.includes('{{random}}'))
-        return undefined;
-    let url;
-    try {
-        url = new URL(first);
-    }
-    catch {
-        return undefined;
-    }
-    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
-    const port = url.port ? `:${url.port}` : '';
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `${url.protocol}//${host}${port}${path}`;
-}
-const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
-/**
- * Coolify's answer for a git application without a preview of the pull request, turned into what
- * to do about it; other messages are returned as they are.
- */
-function explainDeployMessage(message) {
-    if (!NO_PREVIEW.test(message))
-        return message;
-    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
-        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
-        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
-        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
-}
-/**
- * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
- * gone; anything else throws.
- */
-async function deletePreview(client, appUuid, pr, signal) {
-    try {
-        await client.deletePreview(appUuid, pr, signal);
-        return true;
-    }
-    catch (error) {
-        const gone = error instanceof CoolifyError &&
-            error.status === 404 &&
-            /preview not found/i.test(error.details.serverMessage ?? '');
-        if (gone)
-            return false;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/deployment.ts
-
-
-const TAIL_LINES = 40;
-/**
- * One resource the trigger touched, and the only place its state changes: the trigger creates it,
- * the watch loop advances it through these methods, reporters read it as a DeploymentView.
- */
-class Deployment {
-    appUuid;
-    triggeredAt;
-    #status = 'queued';
-    #uuid;
-    #name;
-    /** Undefined until read; null when a read carried no status. */
-    #coolifyStatus;
-    #reason;
-    #appUrl;
-    #link;
-    #commit;
-    #endedAt;
-    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
-    #createdAt;
-    #finishedAt;
-    #tail = [];
-    #imageTag;
-    #rolledBack;
-    #rollbackNote;
-    #runtimeLog = [];
-    constructor(appUuid, name, 
-    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt) {
-        this.appUuid = appUuid;
-        this.triggeredAt = triggeredAt;
-        this.#name = name;
-        this.#uuid = uuid;
-    }
-    get status() {
-        return this.#status;
-    }
-    get uuid() {
-        return this.#uuid;
-    }
-    get name() {
-        return this.#name;
-    }
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    get coolifyStatus() {
-        return this.#coolifyStatus ?? undefined;
-    }
-    /** Why it ended the way it did, when the status alone does not say. */
-    get reason() {
-        return this.#reason;
-    }
-    /** Where it is served: the application's first `fqdn`, or its preview's address. */
-    get appUrl() {
-        return this.#appUrl;
-    }
-    /** The deployment's page in Coolify. */
-    get link() {
-        return this.#link;
-    }
-    get commit() {
-        return this.#commit;
-    }
-    /** The last lines of its log, for summaries and annotations. */
-    get tail() {
-        return this.#tail;
-    }
-    /** Docker-image apps: the image tag this deployment runs. */
-    get imageTag() {
-        return this.#imageTag;
-    }
-    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
-    get rolledBack() {
-        return this.#rolledBack;
-    }
-    /** What the rollback did: what runs now, or why nothing was rolled back. */
-    get rollbackNote() {
-        return this.#rollbackNote;
-    }
-    /** The end of the application's runtime log, read when it turned out unhealthy. */
-    get runtimeLog() {
-        return this.#runtimeLog;
-    }
-    get ended() {
-        return hasEnded(this.#status);
-    }
-    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
-    get running() {
-        return this.#uuid !== undefined && !this.ended;
-    }
-    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
-    get durationMs() {
-        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
-            return Math.max(0, this.#finishedAt - this.#createdAt);
-        }
-        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
-    }
-    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
-    follow(uuid) {
-        this.#uuid = uuid;
-    }
-    /**
-     * Takes the application's name and URL from Coolify's application record: the preview's URL when
-     * it deploys pull request `pr` (none rather than production's when that cannot be known).
-     */
-    describe(app, pr) {
-        if (app.name && this.#name === this.appUuid)
-            this.#name = app.name;
-        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
-        if (url)
-            this.#appUrl = url;
-    }
-    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-    observe(detail, instanceUrl) {
-        if (detail.application_name)
-            this.#name = detail.application_name;
-        if (detail.commit)
-            this.#commit = detail.commit;
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
-        const previous = this.#coolifyStatus;
-        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
-        const status = statusFromCoolify(detail.status);
-        if (status) {
-            this.#status = status;
-            if (this.ended)
-                this.#endedAt ??= Date.now();
-        }
-        return previous !== this.#coolifyStatus;
-    }
-    end(status, reason) {
-        this.#status = status;
-        if (reason)
-            this.#reason = reason;
-        this.#endedAt ??= Date.now();
-    }
-    /** Records the image tag it deploys, as asked or as its log showed. */
-    ranImage(tag) {
-        this.#imageTag = tag;
-    }
-    /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
-    unhealthy(reason, runtimeLog) {
-        this.end('unhealthy', reason);
-        this.#runtimeLog = runtimeLog;
-    }
-    /** The outcome of redeploying what ran before this one failed. */
-    rollback(done, note) {
-        this.#rolledBack = done;
-        this.#rollbackNote = note;
-    }
-    remember(lines) {
-        for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
-            if (this.#tail.length === TAIL_LINES)
-                this.#tail.shift();
-            this.#tail.push(line);
-        }
-    }
-}
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function timeOf(value) {
-    if (typeof value !== 'string' || value === '')
-        return undefined;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : ms;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/history.ts
-
-
-/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
-const CLOCK_SLACK_MS = 5000;
-/** History rows read: the newest few are enough to find one started moments ago. */
-const HISTORY_ROWS = 10;
-/**
- * The deployment a trigger started or joined, from the application's history: the newest one
- * (of the same pull request and commit, where known) that was under way at the trigger or began
- * after it, whatever its status now — a quick deployment may have finished already. Undefined
- * when there is none.
- *
- * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
- * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
- */
-async function findStarted(client, appUuid, mark, signal) {
-    const history = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
-    const items = Array.isArray(history?.deployments) ? history.deployments : [];
-    return items.find(item => isFrom(item, mark))?.deployment_uuid;
-}
-function isFrom(item, mark) {
-    if (typeof item?.deployment_uuid !== 'string')
-        return false;
-    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
-        return false;
-    }
-    if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
-        return false;
-    const since = mark.at - CLOCK_SLACK_MS;
-    const created = timeOf(item.created_at);
-    const finished = timeOf(item.finished_at);
-    return (isUnderWay(item.status) ||
-        (created !== undefined && created >= since) ||
-        (finished !== undefined && finished >= since));
-}
-/** Full or abbreviated SHAs of the same commit. */
-function sameCommit(a, b) {
-    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
-}
-
-;// CONCATENATED MODULE: ./src/deploy/trigger.ts
-
-
-
-
-
-
-const NOTHING_STARTED = 'Coolify started no deployment for it';
-const ALREADY_QUEUED = /already queued/i;
-const QUEUED = /deployment queued/i;
-const STARTED = /^(service|database) .* started/i;
-/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
-const QUEUE_FULL_WAIT_MS = 60_000;
-/**
- * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
- *
- * Transient failures are tried again until the deadline, but a trigger is repeated only where that
- * cannot deploy twice: when Coolify cannot have acted on it (a refused connection, a 429), or when
- * the answer was lost on the way and an application's history shows nothing started by it.
- */
-async function trigger(client, options) {
-    const triggeredAt = options.mark.at;
-    const entries = entriesOf(await deployUntilAnswered(client, options));
-    const deployments = [];
-    for (const entry of entries) {
-        const appUuid = entry.resource_uuid ?? '';
-        const message = entry.message ?? '';
-        const deployment = new Deployment(appUuid, nameIn(message) ?? (appUuid || 'tag deploy'), entry.deployment_uuid, triggeredAt);
-        deployments.push(deployment);
-        if (ALREADY_QUEUED.test(message) && appUuid) {
-            // Coolify answers with a uuid it never saved; the deployment it joined is in the history.
-            // Unresolved here, the watch loop resolves it when the uuid reads as unknown.
-            const real = await findStarted(client, appUuid, options.mark, options.signal).catch(() => undefined);
-            if (real)
-                deployment.follow(real);
-            options.note(`${deployment.name}: a deployment of this commit is already under way; following it.`);
-        }
-        else if (!entry.deployment_uuid) {
-            if (STARTED.test(message))
-                deployment.end('started', message);
-            else
-                deployment.end('failed', explainDeployMessage(message) || NOTHING_STARTED);
-        }
-    }
-    for (const uuid of options.appUuids) {
-        if (!entries.some(entry => entry.resource_uuid === uuid)) {
-            const skipped = new Deployment(uuid, uuid, undefined, triggeredAt);
-            skipped.end('failed', 'Coolify skipped it: no resource with this uuid is visible to the token');
-            deployments.push(skipped);
-        }
-    }
-    if (deployments.length === 0) {
-        throw new ActionError('Coolify answered the deploy request without any deployment.');
-    }
-    return deployments;
-}
-/**
- * The deployments a trigger may have started when its answer was lost, or when it was cut off (the
- * run cancelled, the deadline reached) or killed, found in the applications' histories. Tags name
- * no applications to look up. Throws when a history cannot be read.
- */
-async function findTriggered(client, appUuids, mark, signal) {
-    const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal)));
-    return appUuids.flatMap((appUuid, index) => found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []);
-}
-async function deployUntilAnswered(client, options) {
-    const { signal } = options;
-    /** Entries for applications whose deployment a lost answer started, found in their history. */
-    const recovered = [];
-    let uuids = options.appUuids;
-    /** Said when the deadline cuts an attempt off: more use than the abort. */
-    let last;
-    for (let attempt = 1;; attempt++) {
-        try {
-            const answer = await client.deploy({
-                uuids,
-                tags: options.tags,
-                force: options.force,
-                pr: options.pr,
-                dockerTag: options.dockerTag
-            }, signal);
-            return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer;
-        }
-        catch (error) {
-            if (signal.aborted)
-                throw last?.afterAttempts(attempt - 1) ?? error;
-            if (!(error instanceof CoolifyError))
-                throw error;
-            last = error;
-            // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
-            if (error.status === 404 && error.details.serverMessage !== undefined) {
-                throw notFound(error, options);
-            }
-            if (!error.details.transient)
-                throw error;
-            client.reachability.failed(error);
-            if (mayHaveArrived(error)) {
-                // Coolify may have acted on it: follow what it started rather than start a second one.
-                // A forced tag deploy names no applications to look up, and nothing else (Coolify's
-                // "already queued" check is off when forcing) keeps a repeat from deploying twice.
-                if (options.tags.length > 0 && options.force)
-                    throw error.afterAttempts(attempt);
-                // A history that cannot be read proves nothing: then stop rather than risk a second one.
-                const found = await findTriggered(client, uuids, options.mark, signal).catch(() => {
-                    throw error.afterAttempts(attempt);
-                });
-                recovered.push(...found.map(deployment => ({
-                    resource_uuid: deployment.appUuid,
-                    deployment_uuid: deployment.uuid,
-                    message: 'Deployment queued.'
-                })));
-                uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid));
-                if (options.tags.length === 0 && uuids.length === 0)
-                    return { deployments: recovered };
-            }
-            const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
-            try {
-                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
-            }
-            catch {
-                throw error.afterAttempts(attempt);
-            }
-        }
-    }
-}
-/** No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it. */
-function mayHaveArrived(error) {
-    const status = error.status ?? 0;
-    return ((error.details.unanswered === true && !error.details.unsent) ||
-        status >= 500 ||
-        (status >= 200 && status < 300));
-}
-function entriesOf(answer) {
-    if (Array.isArray(answer.deployments))
-        return answer.deployments;
-    // Deploy by tag: a message for every resource, in order, and `details` for the applications
-    // that got a deployment; the n-th detail belongs to the n-th "queued" message.
-    const details = Array.isArray(answer.details) ? answer.details : [];
-    const messages = Array.isArray(answer.message)
-        ? answer.message
-        : answer.message
-            ? [answer.message]
-            : [];
-    const isQueued = (message) => QUEUED.test(message) || ALREADY_QUEUED.test(message);
-    const queued = messages.filter(isQueued);
-    const entries = details.map((detail, index) => ({
-        ...detail,
-        message: queued.length === details.length ? queued[index] : undefined
-    }));
-    for (const message of messages)
-        if (!isQueued(message))
-            entries.push({ message });
-    return entries;
-}
-/** The resource's name in "Application NAME deployment queued." and its kin. */
-function nameIn(message) {
-    return /^(?:application|service|database)\s+(.+?)\s+(?:deployment queued|started)/i.exec(message)?.[1];
-}
-function notFound(error, options) {
-    const what = options.tags.length
-        ? `tag ${options.tags.map(tag => `"${tag}"`).join(', ')}`
-        : `uuid ${options.appUuids.map(uuid => `"${uuid}"`).join(', ')}`;
-    return error.withHint(`No resource with ${what} is visible to this token: check \`${options.tags.length ? 'tag' : 'app-uuid'}\` and that the token belongs to the application's team`);
-}
-
-;// CONCATENATED MODULE: ./src/state.ts
-
-const TRIGGER = 'trigger';
-const PENDING = 'pending-deployments';
-const PINS = 'commit-pins';
-/**
- * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
- * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
- * them behind for the post step to cancel — also a deployment whose trigger's answer never came.
- */
-function saveTrigger(trigger) {
-    saveState(TRIGGER, trigger ? JSON.stringify(trigger) : '');
-}
-function readTrigger() {
-    const value = parse(core.getState(TRIGGER));
-    if (!value || !Array.isArray(value.appUuids) || typeof value.at !== 'number')
-        return undefined;
-    const appUuids = value.appUuids.filter(uuid => typeof uuid === 'string');
-    return { appUuids, at: value.at, pr: typeof value.pr === 'number' ? value.pr : undefined };
-}
-function savePending(deployments) {
-    const pending = deployments.flatMap(({ uuid, name }) => uuid ? [{ uuid, name }] : []);
-    saveState(PENDING, JSON.stringify(pending));
-}
-function readPending() {
-    const value = parse(core.getState(PENDING));
-    return Array.isArray(value)
-        ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
-        : [];
-}
-/**
- * Records the pins to undo, before they are set: a main step killed between the pin and its undo
- * leaves them for the post step, so that no later deploy builds the pinned commit.
- */
-function savePins(pins) {
-    saveState(PINS, pins.length ? JSON.stringify(pins) : '');
-}
-function readPins() {
-    const value = parse(core.getState(PINS));
-    return Array.isArray(value)
-        ? value.filter(pin => typeof pin?.appUuid === 'string' && typeof pin?.previous === 'string')
-        : [];
-}
-function parse(text) {
-    try {
-        return text ? JSON.parse(text) : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/logs.ts
-/** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
-const PROBE_LENGTH = 64;
-/**
- * Turns successive reads of one deployment's full log into the lines not seen before.
- *
- * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
- * entries in a string, appended to in order; the contract sends newline-separated text. Either
- * way the log only grows, so the cursor remembers where the last read ended and parses only what
- * came after it: the work per read grows with the new lines, not with the log. A 4.x log that did
- * not just grow (reordered, trimmed, a stale copy) is parsed whole and matched entry by entry.
- */
-class LogCursor {
-    showHidden;
-    /** Entries (4.x) or characters (text) taken so far. */
-    consumed = 0;
-    /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
-    arrayEnd = -1;
-    probe = '';
-    /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
-    lastEntry;
-    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
-    taken = new Set();
-    /** The command whose `$ command` line was printed last, with its batch. */
-    lastCommand;
-    /** Text of an unterminated last line, held until it ends or the deployment does. */
-    pending = '';
-    sawClosing = false;
-    constructor(showHidden) {
-        this.showHidden = showHidden;
-    }
-    /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
-    get progress() {
-        return this.taken.size + this.consumed + this.pending.length;
-    }
-    /** Coolify's last entry has been read: no more lines will come. */
-    get closed() {
-        return this.sawClosing;
-    }
-    /** The new visible lines in `logs`, the deployment's whole log as read now. */
-    next(logs) {
-        if (!logs)
-            return [];
-        if (!JSON_ARRAY.test(logs))
-            return this.nextText(logs);
-        let fresh = this.appended(logs);
-        let grown = fresh !== undefined;
-        if (!fresh) {
-            const entries = parseEntries(logs);
-            // An array that does not parse was cut off on the way: wait for a whole one.
-            if (!entries)
-                return [];
-            grown =
-                entries.length >= this.consumed &&
-                    (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry));
-            // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
-            // every entry not taken yet, wherever it stands.
-            fresh = grown
-                ? entries.slice(this.consumed)
-                : entries.filter(entry => !this.taken.has(keyOf(entry)));
-        }
-        this.take(fresh, grown);
-        // Only a log holding all that was taken may serve as the start of the next one.
-        this.arrayEnd = grown ? logs.lastIndexOf(']') : -1;
-        this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : '';
-        return this.linesOf(fresh);
-    }
-    /** At the end of a deployment: the last line, even without a closing newline. */
-    flush() {
-        const text = this.pending;
-        this.pending = '';
-        return text ? [{ kind: 'stdout', text }] : [];
-    }
-    /**
-     * The entries after those of the last read, parsed alone, when `logs` is that log with entries
-     * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
-     * when it is not, and the whole log must be parsed.
-     */
-    appended(logs) {
-        const end = this.arrayEnd;
-        if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
-            return undefined;
-        }
-        if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE)
-            return [];
-        if (logs.charCodeAt(end) !== COMMA)
-            return undefined;
-        return parseEntries(`[${logs.slice(end + 1)}`);
-    }
-    /**
-     * Records new entries as taken. Those that extend the log seen so far also move its end, which
-     * the next read is compared with; others (from a reordered log) do not.
-     */
-    take(fresh, grown) {
-        for (const entry of fresh)
-            this.taken.add(keyOf(entry));
-        if (!grown || fresh.length === 0)
-            return;
-        this.consumed += fresh.length;
-        this.lastEntry = fresh[fresh.length - 1];
-    }
-    /** The printed lines of new entries, in Coolify's (batch, order). */
-    linesOf(fresh) {
-        // New entries nearly always come in that order already; a stable sort keeps it otherwise.
-        fresh.sort(byBatchAndOrder);
-        const lines = [];
-        for (const entry of fresh) {
-            if (CLOSING.test(entry.output ?? ''))
-                this.sawClosing = true;
-            if (entry.hidden && !this.showHidden)
-                continue;
-            if (entry.command) {
-                const key = `${entry.batch ?? 0}\u0000${entry.command}`;
-                if (key !== this.lastCommand) {
-                    this.lastCommand = key;
-                    lines.push({ kind: 'command', text: entry.command });
-                }
-            }
-            const kind = entryKind(entry.type);
-            for (const text of (entry.output ?? '').split('\n'))
-                lines.push({ kind, text: withoutCr(text) });
-        }
-        return lines;
-    }
-    nextText(logs) {
-        if (logs.length < this.consumed)
-            return [];
-        const end = logs.lastIndexOf('\n');
-        if (end < this.consumed) {
-            this.pending = logs.slice(this.consumed);
-            if (CLOSING.test(this.pending))
-                this.sawClosing = true;
-            return [];
-        }
-        const chunk = logs.slice(this.consumed, end);
-        this.consumed = end + 1;
-        this.pending = logs.slice(this.consumed);
-        if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending))
-            this.sawClosing = true;
-        return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }));
-    }
-}
-/**
- * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
- * down build container: <uuid>".
- */
-const CLOSING = /^Gracefully shutting down build container\b/;
-const CLOSING_LINE = /^Gracefully shutting down build container\b/m;
-const COMMA = 0x2c;
-const CLOSE = 0x5d;
-/** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
-const JSON_ARRAY = /^\s*\[\s*[{\]]/;
-function parseEntries(logs) {
-    try {
-        const parsed = JSON.parse(logs);
-        return Array.isArray(parsed) ? parsed : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function withoutCr(text) {
-    return text.endsWith('\r') ? text.slice(0, -1) : text;
-}
-function entryKind(type) {
-    if (type === 'stderr' || type === 'error')
-        return 'stderr';
-    if (type === 'info' || type === 'warning')
-        return type;
-    return 'stdout';
-}
-function byBatchAndOrder(a, b) {
-    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
-}
-function sameEntry(a, b) {
-    return (a !== undefined &&
-        b !== undefined &&
-        a.batch === b.batch &&
-        a.order === b.order &&
-        a.output === b.output &&
-        a.command === b.command);
-}
-/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
-function keyOf(entry) {
-    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
-}
-
-;// CONCATENATED MODULE: ./src/deploy/versions.ts
-
-
-
-
-
-
-
-
-/** History rows searched for what runs now. */
-const versions_HISTORY_ROWS = 20;
-/** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
-const STARTING_WAIT_MS = 10_000;
-const STARTING_POLL_MS = 500;
-/** Time to undo pins when the step is cut short. */
-const UNDO_BUDGET_MS = 5000;
-/** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
-const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
-/** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
-const IMPORTING = /^Importing .* \(commit sha ([^)\s]+)\)/;
-/**
- * Reads the applications when `image-tag`, `commit` or `rollback-on-failure` needs them, and checks
- * that each is of the kind its input is for. Undefined when no such input is set.
- */
-async function readVersions(client, config, signal) {
-    if (!config.imageTag && !config.commit && !config.rollbackOnFailure)
-        return undefined;
-    const versions = [];
-    for (const uuid of config.appUuids) {
-        const app = await client.getApplication(uuid, signal);
-        const version = versionOf(uuid, app);
-        if (config.imageTag && config.pr === undefined && !version.dockerImage) {
-            throw new ActionError(`Input \`image-tag\` is for Docker-image applications; ${version.name} is built from git (build pack ${app.build_pack ?? 'unknown'}): use \`commit\` for it.`);
-        }
-        if (config.commit && version.dockerImage) {
-            throw new ActionError(`Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`);
-        }
-        if (config.rollbackOnFailure && !version.dockerImage) {
-            const history = await client.listDeployments(uuid, versions_HISTORY_ROWS, signal);
-            version.runningCommit = runningCommit(history?.deployments);
-        }
-        versions.push(version);
-    }
-    return versions;
-}
-function versionOf(uuid, app) {
-    return {
-        appUuid: uuid,
-        name: app?.name || uuid,
-        dockerImage: app?.build_pack === 'dockerimage',
-        pinned: app?.git_commit_sha || 'HEAD',
-        imageTag: app?.docker_registry_image_tag || undefined
-    };
-}
-/** The commit of the newest finished production deployment; undefined when there is none. */
-function runningCommit(items) {
-    for (const item of Array.isArray(items) ? items : []) {
-        if (Number(item?.pull_request_id ?? 0) !== 0)
-            continue;
-        if (!isFinished(statusFromCoolify(item.status)))
-            continue;
-        if (item.commit && item.commit !== 'HEAD')
-            return item.commit;
-    }
-    return undefined;
-}
-/**
- * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
- * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
- * once the deploy is queued.
- */
-async function pinVersions(client, config, versions, signal, note) {
-    if (!versions)
-        return [];
-    const pins = [];
-    try {
-        await pinEach(client, config, versions, pins, signal, note);
-    }
-    catch (error) {
-        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), note);
-        throw error;
-    }
-    return pins;
-}
-async function pinEach(client, config, versions, pins, signal, note) {
-    for (const version of versions) {
-        if (config.imageTag && config.pr === undefined) {
-            await client.updateApplication(version.appUuid, { docker_registry_image_tag: config.imageTag }, signal);
-            note(`${version.name}: image tag set to ${config.imageTag}`);
-        }
-        else if (config.commit) {
-            pins.push({ appUuid: version.appUuid, previous: version.pinned });
-            savePins(pins);
-            await client.updateApplication(version.appUuid, { git_commit_sha: config.commit }, signal);
-            note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
-        }
-    }
-}
-/**
- * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
- * the deployment when it queued it, and a pin left behind would make every later deploy build
- * it. Problems are reported, never thrown: the deploy itself is not at stake.
- */
-async function restorePins(client, pins, signal, warn) {
-    const left = [];
-    for (const pin of pins) {
-        try {
-            await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
-        }
-        catch (error) {
-            left.push(pin);
-            warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
-        }
-    }
-    savePins(left);
-    return left;
-}
-/**
- * Makes sure each Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
- * tag: a deploy while another of the app is under way joins that one. A joined deployment that
- * has not started yet reads the new tag when it starts; one that started with another tag gets a
- * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
- * for an image, and only skips that check).
- */
-async function settleImageTag(client, deployments, tag, mark, signal, note) {
-    for (const deployment of deployments) {
-        if (!deployment.running)
-            continue;
-        deployment.ranImage(tag);
-        let ran;
-        try {
-            ran = await startedTag(client, deployment.uuid, mark.at, signal);
-        }
-        catch (error) {
-            // A placeholder the trigger could not resolve: the deployment it joined is in the history.
-            if (!(error instanceof CoolifyError) || error.status !== 404)
-                throw error;
-            const real = await findStarted(client, deployment.appUuid, mark, signal);
-            if (!real)
-                throw error;
-            deployment.follow(real);
-            ran = await startedTag(client, real, mark.at, signal);
-        }
-        if (ran === undefined || ran === tag)
-            continue;
-        const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal);
-        const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid);
-        if (!next?.deployment_uuid) {
-            throw new ActionError(`${deployment.name}: Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
-        }
-        note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
-        deployment.follow(next.deployment_uuid);
-    }
-}
-/**
- * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
- * when it has not started, so that it will read the new tag, or started after the tag was set.
- */
-async function startedTag(client, uuid, pinnedAt, signal) {
-    const until = Date.now() + STARTING_WAIT_MS;
-    for (;;) {
-        const detail = await client.getDeployment(uuid, signal);
-        const status = statusFromCoolify(detail.status);
-        const created = timeOf(detail.created_at);
-        if (created !== undefined && created >= pinnedAt)
-            return undefined;
-        if (status === 'queued')
-            return undefined;
-        const ran = ranImageTag(detail);
-        if (ran !== undefined)
-            return ran;
-        // Started without its first line yet, or its log is hidden from this token.
-        if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
-            return 'an earlier tag';
-        }
-        await sleep(STARTING_POLL_MS, signal);
-    }
-}
-/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
-function ranImageTag(detail) {
-    const match = firstMatch(detail, STARTING);
-    if (!match)
-        return detail.docker_registry_image_tag || undefined;
-    return match[2] ?? match[3] ?? 'latest';
-}
-/** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
-function builtCommit(detail) {
-    return firstMatch(detail, IMPORTING)?.[1];
-}
-function firstMatch(detail, pattern) {
-    const lines = new LogCursor(false).next(detail.logs);
-    for (const line of lines) {
-        const match = pattern.exec(line.text);
-        if (match)
-            return match;
-    }
-    return undefined;
-}
-/**
- * Checks, once they finished, that the deployments ran the version asked for, from their logs:
- * an image deployment that ran another tag failed (its success is not this tag's); a build of
- * another commit gets a warning. Deployments whose log this token cannot read are taken as asked.
- */
-async function verifyVersions(client, deployments, config, signal, warn) {
-    const tag = config.pr === undefined ? config.imageTag : undefined;
-    if (!tag && !config.commit)
-        return;
-    for (const deployment of deployments) {
-        if (!deployment.uuid || !isFinished(deployment.status))
-            continue;
-        let detail;
-        try {
-            detail = await client.getDeployment(deployment.uuid, signal);
-        }
-        catch {
-            continue;
-        }
-        if (tag) {
-            const ran = ranImageTag(detail) ?? tag;
-            deployment.ranImage(ran);
-            if (ran !== tag)
-                deployment.end('failed', `it ran image tag ${ran}, not ${tag}`);
-        }
-        else if (config.commit) {
-            const built = builtCommit(detail);
-            if (built && !sameCommit(built, config.commit)) {
-                warn(`${deployment.name}: Coolify built commit ${built}, not ${config.commit} (see the Importing line of its log).`);
-            }
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/cancel.ts
-
-
-/**
- * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
- * cancelled; after any other answer the deployment is read: a 400 usually means it ended
- * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
- */
-async function cancelDeployment(client, uuid, signal) {
-    for (let attempt = 1;; attempt++) {
-        let problem;
-        let transient = false;
-        let detail;
-        try {
-            await client.cancelDeployment(uuid, signal);
-            return { cancelled: true };
-        }
-        catch (error) {
-            problem = `could not cancel it in Coolify: ${describeError(error)}`;
-            transient = error.details?.transient === true;
-            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
-            if (status)
-                detail = { status };
-        }
-        try {
-            detail = await client.getDeployment(uuid, signal);
-        }
-        catch {
-            // What the refusal told, if anything, is all there is to know.
-        }
-        if (detail && statusFromCoolify(detail.status) === 'cancelled')
-            return { cancelled: true, detail };
-        if (detail && !isUnderWay(detail.status))
-            return { cancelled: false, detail };
-        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
-        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
-            return { cancelled: false, detail, problem };
-        }
-    }
-}
-const CANCEL_ATTEMPTS = 2;
-/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
-const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
-
-;// CONCATENATED MODULE: ./src/deploy/watch.ts
-
-
-
-
-
-
-
-/** First reads come quickly, so a deployment that fails at once is reported at once. */
-const FIRST_DELAY_MS = 500;
-/**
- * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
- * without it, reads go on at this pace until the log has been quiet for longer than that.
- */
-const CLOSING_PAUSE_MS = 500;
-const CLOSING_QUIET_MS = 1500;
-/** How long a cancel, and the reads after it, may take once the wait is over. */
-const CANCEL_BUDGET_MS = 5000;
-/**
- * Follows deployments to their end, all at once: reads each on its own cadence within one shared
- * read budget, sends new log lines to the sink, and at the deadline cancels what is still running.
- * It owns all the waiting; the client owns the HTTP.
- */
-class Watcher {
-    client;
-    deployments;
-    options;
-    cursors = new Map();
-    /** Why the last reads failed, when the wait ended while Coolify could not be read. */
-    unread = new Map();
-    pacer;
-    logsHidden = false;
-    constructor(client, deployments, options) {
-        this.client = client;
-        this.deployments = deployments;
-        this.options = options;
-        for (const deployment of deployments)
-            this.cursors.set(deployment, new LogCursor(options.showHidden));
-        this.pacer = new ReadPacer(() => 60_000 / client.pollBudgetPerMinute());
-    }
-    /** Deployments that have a Coolify deployment and have not ended. */
-    get running() {
-        return this.deployments.filter(deployment => deployment.running);
-    }
-    /** Follows every running deployment until it ends, the deadline passes or `signal` aborts. */
-    async run(signal) {
-        const untilDeadline = AbortSignal.any([
-            signal,
-            AbortSignal.timeout(Math.max(0, this.options.deadline - Date.now()))
-        ]);
-        await Promise.all(this.running.map(deployment => this.follow(deployment, untilDeadline)));
-        if (signal.aborted)
-            return;
-        await Promise.all(this.running.map(deployment => this.timeOut(deployment)));
-    }
-    /**
-     * Cancels, in Coolify, every deployment still running, prints the lines they wrote until then,
-     * and ends them with `status`: `timeout`, or `cancelled` when the workflow run was. A deployment
-     * that ended on its own meanwhile keeps its own status.
-     */
-    async cancelRunning(status) {
-        await Promise.all(this.running.map(deployment => this.stop(deployment, status)));
-    }
-    async timeOut(deployment) {
-        if (this.options.cancelOnTimeout)
-            return this.stop(deployment, 'timeout');
-        deployment.end('timeout', 'it outlasted `timeout` and is still running in Coolify (`cancel-on-timeout` is false)');
-        this.options.sink.end(deployment);
-    }
-    async stop(deployment, status) {
-        const signal = AbortSignal.timeout(CANCEL_BUDGET_MS);
-        const result = await cancelDeployment(this.client, deployment.uuid, signal);
-        try {
-            // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
-            if (result.detail)
-                this.take(deployment, result.detail);
-            else
-                await this.read(deployment, signal);
-        }
-        catch {
-            // Reported below from what is known.
-        }
-        this.flush(deployment);
-        const unread = this.unread.get(deployment);
-        const why = (status === 'timeout' ? 'it outlasted `timeout`' : 'the workflow run was cancelled') +
-            (unread ? ` while Coolify could not be read (${unread})` : '');
-        if (result.cancelled) {
-            deployment.end(status, `${why}; it was cancelled in Coolify`);
-        }
-        else if (!deployment.ended) {
-            deployment.end(status, `${why}, and it may still be running in Coolify: ${result.problem ?? 'its status is unknown'}`);
-        }
-        this.options.sink.end(deployment);
-    }
-    async follow(deployment, signal) {
-        this.options.sink.begin(deployment);
-        let resolved = false;
-        for (let reads = 0; !signal.aborted; reads++) {
-            try {
-                await this.read(deployment, signal);
-            }
-            catch (error) {
-                if (signal.aborted) {
-                    if (error instanceof CoolifyError) {
-                        this.unread.set(deployment, `${error.request}: ${error.reason}`);
-                    }
-                    break;
-                }
-                if (error instanceof CoolifyError && error.status === 404 && !resolved) {
-                    // A uuid Coolify never saved (a placeholder): follow the deployment it stands for.
-                    resolved = true;
-                    if (await this.resolve(deployment, signal))
-                        continue;
-                }
-                deployment.end('failed', `could not read the deployment: ${describeError(error)}`);
-                break;
-            }
-            if (deployment.ended) {
-                await this.readClosingLines(deployment, signal);
-                break;
-            }
-            try {
-                await sleep(Math.min(this.options.pollIntervalMs, FIRST_DELAY_MS * 2 ** reads), signal);
-            }
-            catch {
-                break;
-            }
-        }
-        if (deployment.ended) {
-            this.flush(deployment);
-            this.options.sink.end(deployment);
-        }
-    }
-    /** Follows the real deployment behind an unknown uuid; false when there is none to follow. */
-    async resolve(deployment, signal) {
-        const real = await findStarted(this.client, deployment.appUuid, this.options.trigger, signal).catch(() => undefined);
-        if (!real || real === deployment.uuid)
-            return false;
-        this.options.note(`${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one it started.`);
-        deployment.follow(real);
-        return true;
-    }
-    /**
-     * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
-     * to a few seconds after the final status, many of them hidden: unless its closing entry is
-     * already read, read again while the log grows.
-     */
-    async readClosingLines(deployment, signal) {
-        if (!this.options.logs || this.logsHidden)
-            return;
-        const cursor = this.cursors.get(deployment);
-        const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs);
-        let quietSince = Date.now();
-        while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
-            const before = cursor.progress;
-            try {
-                await sleep(pause, signal);
-                await this.read(deployment, signal);
-            }
-            catch {
-                return;
-            }
-            if (cursor.progress !== before)
-                quietSince = Date.now();
-        }
-    }
-    /** Reads the deployment once, in its turn: status, links and new log lines. */
-    async read(deployment, signal) {
-        await this.pacer.turn(signal);
-        this.take(deployment, await this.client.getDeployment(deployment.uuid, signal));
-    }
-    take(deployment, detail) {
-        const changed = deployment.observe(detail, this.options.instanceUrl);
-        if (changed && !deployment.ended)
-            this.announce(deployment, detail);
-        this.printLogs(deployment, detail);
-    }
-    announce(deployment, detail) {
-        if (statusFromCoolify(detail.status)) {
-            this.options.note(`${deployment.name}: ${describeStatus(deployment.status)}`);
-        }
-        else if (typeof detail.status === 'string') {
-            this.options.warn(`${deployment.name}: Coolify reports the status "${detail.status.slice(0, 40)}", which this action does not know; it is treated as not finished.`);
-        }
-        else {
-            this.options.warn(`${deployment.name}: Coolify's answer has no status; the deployment is treated as not finished.`);
-        }
-    }
-    printLogs(deployment, detail) {
-        if (!this.options.logs)
-            return;
-        if (!('logs' in detail)) {
-            if (!this.logsHidden) {
-                this.logsHidden = true;
-                this.options.warn(`${LOGS_HIDDEN_HINT} The deployment is followed all the same.`);
-            }
-            return;
-        }
-        const lines = this.cursors.get(deployment).next(detail.logs);
-        deployment.remember(lines);
-        this.options.sink.lines(deployment, lines);
-    }
-    flush(deployment) {
-        if (!this.options.logs)
-            return;
-        const lines = this.cursors.get(deployment).flush();
-        deployment.remember(lines);
-        this.options.sink.lines(deployment, lines);
-    }
-}
-/**
- * Spreads the reads of all deployments evenly within the polling budget: each read takes the next
- * free turn, so however many deployments run, reads go out at the budget's pace, round robin, and
- * never idle while one is waiting.
- */
-class ReadPacer {
-    spacingMs;
-    nextTurn = 0;
-    constructor(spacingMs) {
-        this.spacingMs = spacingMs;
-    }
-    async turn(signal) {
-        const now = Date.now();
-        const at = Math.max(now, this.nextTurn);
-        this.nextTurn = at + this.spacingMs();
-        await sleep(at - now, signal);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/rollback.ts
-
-
-
-
-
-
-
-/**
- * `rollback-on-failure`: for every deployment whose new version failed or is unhealthy, deploys
- * again what ran before (noted in `versions` before deploying) and follows it. Git apps go back to
- * the commit of their last finished deployment, through Coolify's rollback route (4.3+) or, on
- * older servers, a pin of that commit for one deploy; Docker-image apps go back to their earlier
- * tag. The failed deployment records what runs now; its status, and the step's, stay failed.
- */
-async function rollBack(client, deployments, versions, signal, hooks) {
-    const started = [];
-    for (const failed of deployments) {
-        if (!isBadVersion(failed.status))
-            continue;
-        const version = versions.find(item => item.appUuid === failed.appUuid);
-        if (!version)
-            continue;
-        const target = version.dockerImage ? version.imageTag : version.runningCommit;
-        if (!target) {
-            failed.rollback(false, 'nothing to roll back to: no earlier version is known');
-            continue;
-        }
-        const what = version.dockerImage ? `image tag ${target}` : `commit ${target.slice(0, 12)}`;
-        hooks.note(`${failed.name}: rolling back to ${what}`);
-        try {
-            const rollback = await redeploy(client, failed, version, target, signal, hooks.warn);
-            started.push({ failed, rollback, what });
-        }
-        catch (error) {
-            failed.rollback(false, `the rollback to ${what} could not start: ${describeError(error)}`);
-        }
-    }
-    if (started.length === 0)
-        return;
-    await hooks.follow(started.map(item => item.rollback));
-    for (const { failed, rollback, what } of started) {
-        if (!failsStep(rollback.status) && rollback.ended) {
-            failed.rollback(true, `rolled back: ${what} runs again (deployment ${rollback.uuid})`);
-        }
-        else {
-            const why = rollback.reason ? `: ${rollback.reason}` : '';
-            failed.rollback(false, `the rollback to ${what} ended ${describeStatus(rollback.status)}${why}`);
-        }
-    }
-}
-/** Queues the deployment of the earlier version, and returns it to follow. */
-async function redeploy(client, failed, version, target, signal, warn) {
-    const appUuid = failed.appUuid;
-    const at = Date.now();
-    if (version.dockerImage) {
-        await client.updateApplication(appUuid, { docker_registry_image_tag: target }, signal);
-        const [rollback] = await deployOnce(client, appUuid, true, at, undefined, signal);
-        rollback.ranImage(target);
-        return rollback;
-    }
-    try {
-        const answer = await client.rollback(appUuid, target, signal);
-        if (answer?.deployment_uuid) {
-            return new Deployment(appUuid, failed.name, answer.deployment_uuid, at);
-        }
-        throw new ActionError(answer?.message ?? 'Coolify queued no rollback deployment');
-    }
-    catch (error) {
-        if (!isMissingRoute(error))
-            throw error;
-    }
-    // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
-    const pins = [{ appUuid, previous: version.pinned }];
-    savePins(pins);
-    try {
-        await client.updateApplication(appUuid, { git_commit_sha: target }, signal);
-        const [rollback] = await deployOnce(client, appUuid, false, at, target, signal);
-        return rollback;
-    }
-    finally {
-        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), warn);
-    }
-}
-async function deployOnce(client, appUuid, force, at, commit, signal) {
-    const deployments = await trigger(client, {
-        appUuids: [appUuid],
-        tags: [],
-        force,
-        mark: { at, commit },
-        signal,
-        note: () => undefined
-    });
-    const [rollback] = deployments;
-    if (!rollback?.uuid)
-        throw new ActionError(rollback?.reason ?? 'Coolify started no deployment');
-    return deployments;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/probe.ts
-
-
-/** Longest wait for one answer: a slow application counts as not answering. */
-const PROBE_TIMEOUT_MS = 10_000;
-/**
- * One GET of the application's own address, to see whether it answers 2xx or 3xx (redirects are
- * not followed: a login redirect means it is up). It goes to the application, not to Coolify, so
- * it carries none of the action's headers: never the token, never `headers`.
- */
-async function probe(url, signal) {
-    const dispatcher = new undici.Agent({
-        connect: { timeout: PROBE_TIMEOUT_MS },
-        headersTimeout: PROBE_TIMEOUT_MS,
-        bodyTimeout: PROBE_TIMEOUT_MS
-    });
-    try {
-        const response = await (0,undici.request)(url, {
-            method: 'GET',
-            headers: { 'user-agent': 'deploy-to-coolify-action health check' },
-            dispatcher,
-            signal
-        });
-        await response.body.dump();
-        const status = response.statusCode;
-        return { ok: status >= 200 && status < 400, what: `answered ${status}` };
-    }
-    catch (error) {
-        if (signal.aborted)
-            return { ok: false, what: 'did not answer in time' };
-        const code = error?.code;
-        return {
-            ok: false,
-            what: `did not answer (${typeof code === 'string' ? code : describeError(error)})`
-        };
-    }
-    finally {
-        await dispatcher.destroy();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/health.ts
-
-
-
-
-/** Lines of the runtime log read for an application that did not come up. */
-const RUNTIME_LINES = 100;
-/** Time to read that log once the check is over. */
-const LOG_BUDGET_MS = 5000;
-/**
- * After `finished`: waits, within `health-timeout` and the step's deadline, until Coolify reports
- * each application running and, with `health-url`, until that URL answers 2xx or 3xx. An
- * application that does not come up in time ends `unhealthy`, with the end of its runtime log. An
- * application that is up at once costs one read of it (and one request to the URL).
- */
-async function checkHealth(client, deployments, options, signal) {
-    await Promise.all(deployments
-        .filter(deployment => isFinished(deployment.status) && deployment.appUuid)
-        .map(deployment => checkOne(client, deployment, options, signal)));
-}
-async function checkOne(client, deployment, options, signal) {
-    const preview = options.pr !== undefined;
-    const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
-    if (preview && !url)
-        return;
-    if (options.healthUrl && !url) {
-        deployment.unhealthy(`\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`, []);
-        return;
-    }
-    const until = AbortSignal.any([
-        signal,
-        AbortSignal.timeout(Math.max(0, Math.min(options.timeoutMs, options.deadline - Date.now())))
-    ]);
-    let problem;
-    for (;;) {
-        const found = await findProblem(client, deployment, url, !preview, until);
-        // A check cut off by the timeout says less than the one before it.
-        if (until.aborted && problem)
-            break;
-        problem = found;
-        if (!problem || until.aborted)
-            break;
-        try {
-            await sleep(options.pollIntervalMs, until);
-        }
-        catch {
-            break;
-        }
-    }
-    if (!problem) {
-        if (url)
-            options.note(`${deployment.name}: healthy (${url} answers)`);
-        return;
-    }
-    const logs = await runtimeLog(client, deployment.appUuid);
-    deployment.unhealthy(`it did not come up: ${problem}`, logs);
-    options.showRuntimeLog(deployment);
-}
-/** What is wrong now, or undefined when the application is up. */
-async function findProblem(client, deployment, url, checkStatus, signal) {
-    if (checkStatus) {
-        try {
-            const app = await client.getApplication(deployment.appUuid, signal);
-            const status = typeof app?.status === 'string' ? app.status : 'unknown';
-            if (!isRunning(status))
-                return `Coolify reports it ${status.slice(0, 40)}`;
-        }
-        catch (error) {
-            return `could not read its status: ${describeError(error)}`;
-        }
-    }
-    if (!url)
-        return undefined;
-    const result = await probe(url, signal);
-    return result.ok ? undefined : `${url} ${result.what}`;
-}
-/** `running:healthy`, `running:unknown`…: not `exited`, `restarting`, `degraded` or `starting`. */
-function isRunning(status) {
-    return status.trim().toLowerCase().split(':')[0] === 'running';
-}
-/**
- * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
- * A preview has its own address, so a path on production's is not its health.
- */
-function healthUrlOf(healthUrl, appUrl, preview) {
-    if (!healthUrl)
-        return undefined;
-    if (!healthUrl.startsWith('/'))
-        return healthUrl;
-    if (preview || !appUrl)
-        return undefined;
-    return appUrl.replace(/\/+$/, '') + healthUrl;
-}
-/** The end of the application's runtime log; none when Coolify has none to give. */
-async function runtimeLog(client, appUuid) {
-    try {
-        const answer = await client.getApplicationLogs(appUuid, RUNTIME_LINES, AbortSignal.timeout(LOG_BUDGET_MS));
-        const text = typeof answer?.logs === 'string' ? answer.logs : '';
-        return text.split(/\r?\n/).filter(line => line.trim() !== '');
-    }
-    catch {
-        return [];
-    }
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
@@ -33689,6 +32213,8 @@ const RESERVED_HEADERS = new Set([
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** What a value sent as an HTTP header may hold: printable ASCII. */
 const HEADER_TEXT = /^[\x20-\x7e]*$/;
+/** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
+const MAX_DURATION_MS = 24 * 3_600_000;
 /** Inputs of several lines or items, checked a line or an item at a time. */
 const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
 /**
@@ -33896,6 +32422,9 @@ function parseDurationInput(read, name, fallback) {
     if (ms === undefined || ms <= 0) {
         throw new ActionError(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
     }
+    if (ms > MAX_DURATION_MS) {
+        throw new ActionError(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
+    }
     return ms;
 }
 function parsePullRequest(text) {
@@ -33993,6 +32522,163 @@ function parseEnv(text) {
     return [...variables].map(([key, value]) => ({ key, value }));
 }
 
+;// CONCATENATED MODULE: ./src/rollout/preview.ts
+
+const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
+/**
+ * The address Coolify gives an application's preview of pull request `pr`: the template's host
+ * in place of the host of the application's first domain, whose scheme, port and path stay.
+ * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
+ * when it creates the preview and does not tell.
+ */
+function previewUrl(app, pr) {
+    const first = app.fqdn?.split(',')[0]?.trim();
+    if (!first)
+        return undefined;
+    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
+    if (template.includes('{{random}}'))
+        return undefined;
+    let url;
+    try {
+        url = new URL(first);
+    }
+    catch {
+        return undefined;
+    }
+    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
+    const port = url.port ? `:${url.port}` : '';
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `${url.protocol}//${host}${port}${path}`;
+}
+const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
+/**
+ * Coolify's answer for a git application without a preview of the pull request, turned into what
+ * to do about it; other messages are returned as they are.
+ */
+function explainDeployMessage(message) {
+    if (!NO_PREVIEW.test(message))
+        return message;
+    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
+        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
+        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
+        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
+}
+/**
+ * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
+ * gone; anything else throws.
+ */
+async function deletePreview(client, appUuid, pr, signal) {
+    try {
+        await client.deletePreview(appUuid, pr, signal);
+        return true;
+    }
+    catch (error) {
+        const gone = error instanceof CoolifyError &&
+            error.status === 404 &&
+            /preview not found/i.test(error.details.serverMessage ?? '');
+        if (gone)
+            return false;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report/github-failure.ts
+
+/**
+ * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
+ * permission the job needs. GitHub's bookkeeping never changes the deploy.
+ */
+function warnGitHubFailure(action, error, permission) {
+    const { status, response } = error;
+    const message = response?.data?.message;
+    const why = response
+        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
+    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
+    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
+}
+
+;// CONCATENATED MODULE: ./src/rollout/status.ts
+/**
+ * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
+ * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
+ * Every other module asks here; none compares status strings of its own.
+ */
+const STATUSES = {
+    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
+    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
+    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
+    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
+    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
+    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
+    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
+    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+};
+/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
+const FROM_COOLIFY = {
+    queued: 'queued',
+    in_progress: 'in_progress',
+    finished: 'finished',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    'cancelled-by-user': 'cancelled'
+};
+/**
+ * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
+ * does not have, which is treated as not ended.
+ */
+function statusFromCoolify(raw) {
+    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
+}
+/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
+function isUnderWay(raw) {
+    const status = statusFromCoolify(raw);
+    return status === undefined || !hasEnded(status);
+}
+/**
+ * What an ended status may still become: a finished deployment may turn out unhealthy, of another
+ * version (failed) or unconfirmed when `timeout` cut its health check; a cancel this action sent at
+ * `timeout` reads as cancelled first. Nothing else that ended changes again.
+ */
+const AFTER_END = {
+    finished: ['unhealthy', 'failed', 'timeout'],
+    cancelled: ['timeout']
+};
+/** Whether a deployment now `from` may become `to`. */
+function canBecome(from, to) {
+    return from === to || !hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
+}
+function hasEnded(status) {
+    return STATUSES[status].ended;
+}
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
+function failsStep(status) {
+    return STATUSES[status].fails;
+}
+function summaryMark(status) {
+    return STATUSES[status].mark;
+}
+function gitHubState(status) {
+    return STATUSES[status].github;
+}
+/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
+function worstOf(statuses) {
+    if (statuses.length === 0)
+        return 'failed';
+    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
+}
+/** How a status reads in a sentence: `in progress`. */
+function describeStatus(status) {
+    return status.replace('_', ' ');
+}
+
 ;// CONCATENATED MODULE: ./src/report/annotations.ts
 
 
@@ -34035,156 +32721,7 @@ function splitTail(tail, max) {
     return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/report/console.ts
-
-const STYLE = {
-    stdout: ['', ''],
-    info: ['', ''],
-    stderr: ['\u001b[31m', '\u001b[0m'],
-    warning: ['\u001b[33m', '\u001b[0m'],
-    command: ['\u001b[36m', '\u001b[0m']
-};
-/** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
-const LINE_BREAK = /\r\n|\r|\n/;
-/**
- * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
- * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
- */
-// eslint-disable-next-line no-control-regex
-const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/;
-const ZERO_WIDTH_SPACE = '\u200b';
-/**
- * Writes build logs into the job's output. One deployment gets one log group around its whole
- * log; several that run at once get a group per batch, each line prefixed with the application's
- * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`, and
- * a line that would read as log markup gets a zero-width space between `##` and `[`, so that it
- * reads the same but is printed as text. A batch is written with a single write, however many
- * lines it holds.
- */
-class LogPrinter {
-    several;
-    write;
-    openGroup;
-    constructor(several, write = text => void process.stdout.write(text)) {
-        this.several = several;
-        this.write = write;
-    }
-    /** Opens the log group of a deployment followed alone. */
-    begin(deployment) {
-        if (this.several || this.openGroup)
-            return;
-        this.openGroup = deployment;
-        this.write(`::group::Build log of ${oneLine(deployment.name)}\n`);
-    }
-    end(deployment) {
-        if (this.openGroup !== deployment)
-            return;
-        this.openGroup = undefined;
-        this.write('::endgroup::\n');
-    }
-    lines(deployment, lines) {
-        if (lines.length === 0)
-            return;
-        const name = oneLine(deployment.name);
-        const prefix = this.several ? `${name} | ` : '';
-        const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-        let text = this.several ? `::group::${name}\n` : '';
-        text += `::stop-commands::${token}\n`;
-        for (const line of lines) {
-            const [open, close] = STYLE[line.kind];
-            // Each line the runner will see gets the prefix and style, and is checked for markup.
-            const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text];
-            parts.forEach((part, index) => {
-                const marker = line.kind === 'command' && index === 0 ? '$ ' : '';
-                text += `${inert(`${prefix}${open}${marker}${part}${close}`)}\n`;
-            });
-        }
-        text += `::${token}::\n`;
-        if (this.several)
-            text += '::endgroup::\n';
-        this.write(text);
-    }
-}
-function inert(line) {
-    return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
-}
-/** A name from Coolify as one line of text: it goes into group titles and line prefixes. */
-function oneLine(name) {
-    // eslint-disable-next-line no-control-regex
-    return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '));
-}
-/**
- * The runtime log of an application that did not come up, in a log group of its own, as inert as
- * build output (the application wrote it, not the action).
- */
-function printRuntimeLog(deployment, write = text => void process.stdout.write(text)) {
-    const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-    let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`;
-    if (deployment.runtimeLog.length === 0)
-        text += 'Coolify had no runtime log for it.\n';
-    for (const line of deployment.runtimeLog) {
-        for (const part of line.split(LINE_BREAK))
-            text += `${inert(part)}\n`;
-    }
-    write(`${text}::${token}::\n::endgroup::\n`);
-}
-
-;// CONCATENATED MODULE: ./src/report/github-failure.ts
-
-/**
- * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
- * permission the job needs. GitHub's bookkeeping never changes the deploy.
- */
-function warnGitHubFailure(action, error, permission) {
-    const { status, response } = error;
-    const message = response?.data?.message;
-    const why = response
-        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
-        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
-    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
-    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
-}
-
-;// CONCATENATED MODULE: ./src/report/outputs.ts
-
-/** The step's status: the worst of its deployments. */
-function worstStatus(deployments) {
-    return worstOf(deployments.map(deployment => deployment.status));
-}
-function toRecord(deployment) {
-    const duration = deployment.durationMs;
-    return {
-        app_uuid: deployment.appUuid,
-        name: deployment.name,
-        deployment_uuid: deployment.uuid ?? null,
-        status: deployment.status,
-        url: deployment.appUrl ?? null,
-        duration: duration === undefined ? null : Math.round(duration / 1000),
-        commit: deployment.commit ?? null,
-        ...(deployment.imageTag !== undefined ? { image_tag: deployment.imageTag } : {}),
-        ...(deployment.rolledBack !== undefined ? { rolled_back: deployment.rolledBack } : {})
-    };
-}
-/**
- * Sets every output of action.yml; called on success and failure alike. With no deployments
- * (nothing was deployed), `status` is `nothing`: failed, or cancelled with the run.
- */
-function setOutputs(deployments, setOutput, nothing = 'failed') {
-    const records = deployments.map(toRecord);
-    const first = records.find(record => record.deployment_uuid) ?? records[0];
-    setOutput('deployment-uuid', first?.deployment_uuid ?? '');
-    setOutput('status', deployments.length ? worstStatus(deployments) : nothing);
-    setOutput('url', records.find(record => record.url)?.url ?? '');
-    setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
-    setOutput('deployments', JSON.stringify(records));
-    setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)));
-}
-
 ;// CONCATENATED MODULE: ./src/report/github-deployment.ts
-
-
 
 
 
@@ -34287,20 +32824,18 @@ class GitHubDeployment {
      * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
      * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
      * status while the deployments still run (`wait: false`, or left running when the run stopped).
-     * `timeMs` bounds GitHub's answer when the step has little time left.
+     * `signal` bounds GitHub's answer: the step has only its grace time left.
      */
-    async finish(deployments, error, timeMs = REQUEST_TIMEOUT_MS) {
-        const signal = AbortSignal.timeout(timeMs);
-        if (deployments.length === 0) {
-            const why = error ? describeError(error) : 'Coolify deployed nothing';
+    async finish({ status, deployments, error }, signal) {
+        const state = gitHubState(status);
+        if (!state)
+            return;
+        const subject = deployments.find(deployment => deployment.status === status);
+        if (!subject) {
+            const why = error ?? 'Coolify deployed nothing';
             await this.setState('error', { description: why, log_url: this.instanceUrl }, signal);
             return;
         }
-        const worst = worstStatus(deployments);
-        const state = gitHubState(worst);
-        if (!state)
-            return;
-        const subject = deployments.find(deployment => deployment.status === worst);
         const log_url = subject.link ?? this.instanceUrl;
         if (state === 'success') {
             const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl;
@@ -34419,7 +32954,6 @@ function escapeHtml(text) {
 
 
 
-
 /** GitHub must never hold up the deploy. */
 const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
 /** Log lines under a failed deployment: enough to see why without opening the job. */
@@ -34480,14 +33014,14 @@ class PullRequestComment {
     }
     /** The deployments were triggered: their status so far. */
     async building(deployments, signal) {
-        await this.write(deploymentsBody(deployments, this.facts), true, signal);
+        await this.write(deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts), true, signal);
     }
     /** The outcome, with why when nothing was deployed. */
-    async finish(deployments, error, timeMs = pr_comment_REQUEST_TIMEOUT_MS) {
+    async finish({ status, deployments, error }, signal) {
         const body = deployments.length
-            ? deploymentsBody(deployments, this.facts)
+            ? deploymentsBody(status, deployments, this.facts)
             : nothingBody(error, this.facts);
-        await this.write(body, true, AbortSignal.timeout(timeMs));
+        await this.write(body, true, signal);
     }
     /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
     async removed(signal) {
@@ -34532,9 +33066,8 @@ class PullRequestComment {
         return found[0]?.id;
     }
 }
-function deploymentsBody(deployments, facts) {
-    const worst = worstStatus(deployments);
-    const heading = `### ${summaryMark(worst)} Coolify preview of #${facts.pr}: ${describeStatus(worst)}`;
+function deploymentsBody(status, deployments, facts) {
+    const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`;
     const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
     const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
     const table = [
@@ -34547,7 +33080,7 @@ function deploymentsBody(deployments, facts) {
     return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
 }
 function nothingBody(error, facts) {
-    const why = error ? describeError(error) : 'Coolify deployed nothing';
+    const why = error ?? 'Coolify deployed nothing';
     return (`### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
         `${escapeHtml(why)}\n\n${footer(facts)}`);
 }
@@ -34628,7 +33161,1040 @@ async function removePreview(client, config, signal) {
     await comment?.removed(signal);
 }
 
-;// CONCATENATED MODULE: ./src/main.ts
+;// CONCATENATED MODULE: ./src/report/outputs.ts
+function toRecord(deployment) {
+    const duration = deployment.durationMs;
+    return {
+        app_uuid: deployment.appUuid,
+        name: deployment.name,
+        deployment_uuid: deployment.uuid ?? null,
+        status: deployment.status,
+        url: deployment.appUrl ?? null,
+        duration: duration === undefined ? null : Math.round(duration / 1000),
+        commit: deployment.commit ?? null,
+        ...(deployment.imageTag !== undefined ? { image_tag: deployment.imageTag } : {}),
+        ...(deployment.rolledBack !== undefined ? { rolled_back: deployment.rolledBack } : {})
+    };
+}
+/** Sets every output of action.yml from the outcome; on success and failure alike. */
+function setOutputs({ status, deployments }, setOutput) {
+    const records = deployments.map(toRecord);
+    const first = records.find(record => record.deployment_uuid) ?? records[0];
+    setOutput('deployment-uuid', first?.deployment_uuid ?? '');
+    setOutput('status', status);
+    setOutput('url', records.find(record => record.url)?.url ?? '');
+    setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
+    setOutput('deployments', JSON.stringify(records));
+    setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)));
+}
+
+;// CONCATENATED MODULE: ./src/report/index.ts
+
+
+
+
+
+
+/**
+ * The end of the step, reached on failure too, from the one outcome: outputs (always, even when
+ * nothing was deployed), a line per deployment, annotations and the job summary, the step's
+ * result, and last, within `signal`, the GitHub deployment and the pull request comment.
+ */
+async function report(outcome, { config, github, comment }, signal) {
+    setOutputs(outcome, setOutput);
+    const { deployments } = outcome;
+    if (config && deployments.length > 0) {
+        for (const deployment of deployments) {
+            if (failsStep(deployment.status))
+                continue;
+            const took = deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`;
+            const where = deployment.appUrl ? ` — ${deployment.appUrl}` : '';
+            info(`${deployment.name}: ${deployment.status}${took}${where}`);
+        }
+        annotateFailures(deployments, config.instanceUrl);
+        await writeSummary(deployments, config.instanceUrl);
+    }
+    if (outcome.error)
+        setFailed(outcome.error);
+    // The annotations say why; a plain number also works under local runners.
+    else if (outcome.fails)
+        process.exitCode = 1;
+    await Promise.all([github?.finish(outcome, signal), comment?.finish(outcome, signal)]);
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/report/console.ts
+
+const STYLE = {
+    stdout: ['', ''],
+    info: ['', ''],
+    stderr: ['\u001b[31m', '\u001b[0m'],
+    warning: ['\u001b[33m', '\u001b[0m'],
+    command: ['\u001b[36m', '\u001b[0m']
+};
+/** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
+const LINE_BREAK = /\r\n|\r|\n/;
+/**
+ * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
+ * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
+ */
+// eslint-disable-next-line no-control-regex
+const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/;
+const ZERO_WIDTH_SPACE = '\u200b';
+/**
+ * Writes build logs into the job's output. One deployment gets one log group around its whole
+ * log; several that run at once get a group per batch, each line prefixed with the application's
+ * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`, and
+ * a line that would read as log markup gets a zero-width space between `##` and `[`, so that it
+ * reads the same but is printed as text. A batch is written with a single write, however many
+ * lines it holds.
+ */
+class LogPrinter {
+    several;
+    write;
+    openGroup;
+    constructor(several, write = text => void process.stdout.write(text)) {
+        this.several = several;
+        this.write = write;
+    }
+    /** Opens the log group of a deployment followed alone. */
+    begin(deployment) {
+        if (this.several || this.openGroup)
+            return;
+        this.openGroup = deployment;
+        this.write(`::group::Build log of ${oneLine(deployment.name)}\n`);
+    }
+    end(deployment) {
+        if (this.openGroup !== deployment)
+            return;
+        this.openGroup = undefined;
+        this.write('::endgroup::\n');
+    }
+    lines(deployment, lines) {
+        if (lines.length === 0)
+            return;
+        const name = oneLine(deployment.name);
+        const prefix = this.several ? `${name} | ` : '';
+        const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+        let text = this.several ? `::group::${name}\n` : '';
+        text += `::stop-commands::${token}\n`;
+        for (const line of lines) {
+            const [open, close] = STYLE[line.kind];
+            // Each line the runner will see gets the prefix and style, and is checked for markup.
+            const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text];
+            parts.forEach((part, index) => {
+                const marker = line.kind === 'command' && index === 0 ? '$ ' : '';
+                text += `${inert(`${prefix}${open}${marker}${part}${close}`)}\n`;
+            });
+        }
+        text += `::${token}::\n`;
+        if (this.several)
+            text += '::endgroup::\n';
+        this.write(text);
+    }
+}
+function inert(line) {
+    return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
+}
+/** A name from Coolify as one line of text: it goes into group titles and line prefixes. */
+function oneLine(name) {
+    // eslint-disable-next-line no-control-regex
+    return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '));
+}
+/**
+ * The runtime log of an application that did not come up, in a log group of its own, as inert as
+ * build output (the application wrote it, not the action).
+ */
+function printRuntimeLog(deployment, write = text => void process.stdout.write(text)) {
+    const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+    let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`;
+    if (deployment.runtimeLog.length === 0)
+        text += 'Coolify had no runtime log for it.\n';
+    for (const line of deployment.runtimeLog) {
+        for (const part of line.split(LINE_BREAK))
+            text += `${inert(part)}\n`;
+    }
+    write(`${text}::${token}::\n::endgroup::\n`);
+}
+
+;// CONCATENATED MODULE: ./src/rollout/app-status.ts
+
+/**
+ * The applications' status in Coolify, for the health checks of all rollouts: the checks due at
+ * the same turn share one read — of the application alone, or the list when several wait — so
+ * thirty applications finishing together cost one request, not thirty.
+ */
+class AppStatusReader {
+    client;
+    turn;
+    #waiting = new Map();
+    #reading = false;
+    constructor(client, 
+    /** Waits for the next turn among the step's reads of Coolify. */
+    turn) {
+        this.client = client;
+        this.turn = turn;
+    }
+    /** The application's status word (`running:healthy`…), undefined when Coolify gave none. */
+    read(appUuid, signal) {
+        return new Promise((resolve, reject) => {
+            const waiting = this.#waiting.get(appUuid) ?? [];
+            waiting.push({ resolve, reject });
+            this.#waiting.set(appUuid, waiting);
+            if (!this.#reading)
+                void this.readAll(signal);
+        });
+    }
+    /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
+    async readAll(signal) {
+        this.#reading = true;
+        try {
+            await this.turn(signal);
+        }
+        catch (error) {
+            void this.settle(this.take(), () => Promise.reject(error));
+            this.#reading = false;
+            return;
+        }
+        const batch = this.take();
+        const uuids = [...batch.keys()];
+        await this.settle(batch, async () => {
+            if (uuids.length === 1)
+                return [await this.client.getApplication(uuids[0], signal)];
+            const apps = await this.client.listApplications(signal);
+            return Array.isArray(apps) ? apps : [];
+        });
+        this.#reading = false;
+        if (this.#waiting.size > 0)
+            void this.readAll(signal);
+    }
+    take() {
+        const batch = new Map(this.#waiting);
+        this.#waiting.clear();
+        return batch;
+    }
+    async settle(batch, read) {
+        try {
+            const apps = await read();
+            for (const [uuid, waiting] of batch) {
+                const app = apps.find(item => item?.uuid === uuid) ?? (batch.size === 1 ? apps[0] : undefined);
+                for (const { resolve, reject } of waiting) {
+                    if (app)
+                        resolve(typeof app.status === 'string' ? app.status : undefined);
+                    else
+                        reject(notListed(uuid));
+                }
+            }
+        }
+        catch (error) {
+            for (const waiting of batch.values())
+                for (const { reject } of waiting)
+                    reject(error);
+        }
+    }
+}
+function notListed(uuid) {
+    return new CoolifyError('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
+}
+
+;// CONCATENATED MODULE: ./src/rollout/configure.ts
+
+
+/**
+ * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
+ * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
+ * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
+ * throws, so nothing is deployed with settings other than those asked for.
+ */
+async function applySettings(client, config, signal) {
+    const settings = {};
+    if (config.gitBranch !== undefined)
+        settings.git_branch = config.gitBranch;
+    if (config.domains !== undefined)
+        settings.domains = config.domains;
+    const env = config.env;
+    if (Object.keys(settings).length === 0 && !env)
+        return;
+    // Learnt from the first answer, so that later applications skip a route that is not there.
+    let bulkRoute = true;
+    for (const uuid of config.appUuids) {
+        try {
+            const changes = { ...settings };
+            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+                bulkRoute = false;
+                info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
+            }
+            if (env && !bulkRoute)
+                changes.environment_variables = joined(env);
+            if (Object.keys(changes).length > 0)
+                await client.updateApplication(uuid, changes, signal);
+        }
+        catch (error) {
+            if (error instanceof CoolifyError && error.status === 422) {
+                throw error.withHint('Check the `git-branch`, `domains` and `env` inputs; nothing was deployed');
+            }
+            throw error;
+        }
+        info(`${uuid}: set ${describeSettings(settings, env)}`);
+    }
+}
+/** What was set, for the log: variable names, never their values. */
+function describeSettings(settings, env) {
+    const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`);
+    if (env)
+        done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
+    return done.join(', ');
+}
+/** True once set; false when the server has no bulk route, so nothing was set. */
+async function setVariables(client, uuid, env, signal) {
+    try {
+        await client.updateApplicationEnvs(uuid, env, signal);
+        return true;
+    }
+    catch (error) {
+        if (isMissingRoute(error))
+            return false;
+        throw error;
+    }
+}
+/**
+ * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
+ * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
+ */
+function isMissingRoute(error) {
+    return (error instanceof CoolifyError &&
+        error.status === 404 &&
+        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
+}
+/** The seed contract's form: `KEY=value` lines. */
+function joined(env) {
+    return env.map(({ key, value }) => `${key}=${value}`).join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/rollout/probe.ts
+
+
+/** Longest wait for one answer: a slow application counts as not answering. */
+const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * One GET of the application's own address, to see whether it answers 2xx or 3xx (redirects are
+ * not followed: a login redirect means it is up). It goes to the application, not to Coolify, so
+ * it carries none of the action's headers: never the token, never `headers`.
+ */
+async function probe(url, signal) {
+    const dispatcher = new undici.Agent({
+        connect: { timeout: PROBE_TIMEOUT_MS },
+        headersTimeout: PROBE_TIMEOUT_MS,
+        bodyTimeout: PROBE_TIMEOUT_MS
+    });
+    try {
+        const response = await (0,undici.request)(url, {
+            method: 'GET',
+            headers: { 'user-agent': 'deploy-to-coolify-action health check' },
+            dispatcher,
+            signal
+        });
+        await response.body.dump();
+        const status = response.statusCode;
+        return { ok: status >= 200 && status < 400, what: `answered ${status}` };
+    }
+    catch (error) {
+        if (signal.aborted)
+            return { ok: false, what: 'did not answer in time' };
+        const code = error?.code;
+        return {
+            ok: false,
+            what: `did not answer (${typeof code === 'string' ? code : describeError(error)})`
+        };
+    }
+    finally {
+        await dispatcher.destroy();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/rollout/health.ts
+
+
+
+/** Lines of the runtime log read for an application that did not come up. */
+const RUNTIME_LINES = 100;
+/**
+ * After `finished`: waits, until `signal` aborts, for Coolify to report the application running
+ * and, with `health-url`, for that URL to answer 2xx or 3xx. Undefined when there is nothing to
+ * check (a preview without a whole URL). An application that is up at once costs one read of it
+ * (and one request to the URL).
+ */
+async function checkHealth(deployment, options, signal) {
+    const preview = options.pr !== undefined;
+    const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
+    if (preview && !url)
+        return undefined;
+    if (options.healthUrl && !url) {
+        const problem = `\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`;
+        return { up: false, problem, unknown: false };
+    }
+    let last;
+    for (;;) {
+        const found = await look(deployment.appUuid, url, !preview, options, signal);
+        // A look cut off by the end of the check says less than the one before it.
+        if (signal.aborted && last)
+            break;
+        last = found;
+        if (found.up || signal.aborted)
+            break;
+        try {
+            await sleep(options.pollIntervalMs, signal);
+        }
+        catch {
+            break;
+        }
+    }
+    return last;
+}
+/** One look at the application: its status in Coolify, then its URL. */
+async function look(appUuid, url, checkStatus, { readStatus }, signal) {
+    let unread;
+    if (checkStatus) {
+        try {
+            const status = (await readStatus(appUuid, signal)) ?? 'unknown';
+            if (!isRunning(status)) {
+                return { up: false, problem: `Coolify reports it ${status.slice(0, 40)}`, unknown: false };
+            }
+        }
+        catch (error) {
+            unread = `could not read its status: ${describeError(error)}`;
+        }
+    }
+    if (url) {
+        const result = await probe(url, signal);
+        if (!result.ok)
+            return { up: false, problem: `${url} ${result.what}`, unknown: false };
+    }
+    // The URL answering says it is up, whatever Coolify could not tell.
+    if (unread && !url)
+        return { up: false, problem: unread, unknown: true };
+    return { up: true, url };
+}
+/** `running:healthy`, `running:unknown`…: not `exited`, `restarting`, `degraded` or `starting`. */
+function isRunning(status) {
+    return status.trim().toLowerCase().split(':')[0] === 'running';
+}
+/**
+ * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
+ * A preview has its own address, so a path on production's is not its health.
+ */
+function healthUrlOf(healthUrl, appUrl, preview) {
+    if (!healthUrl)
+        return undefined;
+    if (!healthUrl.startsWith('/'))
+        return healthUrl;
+    if (preview || !appUrl)
+        return undefined;
+    return appUrl.replace(/\/+$/, '') + healthUrl;
+}
+/** The end of the application's runtime log; none when Coolify has none to give. */
+async function runtimeLog(client, appUuid, signal) {
+    try {
+        const answer = await client.getApplicationLogs(appUuid, RUNTIME_LINES, signal);
+        const text = typeof answer?.logs === 'string' ? answer.logs : '';
+        return text.split(/\r?\n/).filter(line => line.trim() !== '');
+    }
+    catch {
+        return [];
+    }
+}
+
+;// CONCATENATED MODULE: ./src/rollout/deployment.ts
+
+
+const TAIL_LINES = 40;
+/**
+ * One deployment a rollout started or joined, and the only place its state changes: the trigger
+ * creates it, the rollout's phases advance it through these methods (an ended status changes only
+ * as `canBecome` allows), reporters read it as a DeploymentView.
+ */
+class Deployment {
+    appUuid;
+    triggeredAt;
+    #status = 'queued';
+    #uuid;
+    #name;
+    /** Undefined until read; null when a read carried no status. */
+    #coolifyStatus;
+    #reason;
+    #appUrl;
+    #link;
+    #commit;
+    #endedAt;
+    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+    #createdAt;
+    #finishedAt;
+    #tail = [];
+    #imageTag;
+    #rolledBack;
+    #rollbackNote;
+    #runtimeLog = [];
+    constructor(appUuid, name, 
+    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
+    uuid, triggeredAt) {
+        this.appUuid = appUuid;
+        this.triggeredAt = triggeredAt;
+        this.#name = name;
+        this.#uuid = uuid;
+    }
+    /** The next deployment of the same application (a rollback): same name and URL. */
+    static next(earlier, uuid, at) {
+        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at);
+        next.#appUrl = earlier.appUrl;
+        return next;
+    }
+    get status() {
+        return this.#status;
+    }
+    get uuid() {
+        return this.#uuid;
+    }
+    get name() {
+        return this.#name;
+    }
+    /** Coolify's status word as last read, kept when it is one we do not know. */
+    get coolifyStatus() {
+        return this.#coolifyStatus ?? undefined;
+    }
+    /** Why it ended the way it did, when the status alone does not say. */
+    get reason() {
+        return this.#reason;
+    }
+    /** Where it is served: the application's first `fqdn`, or its preview's address. */
+    get appUrl() {
+        return this.#appUrl;
+    }
+    /** The deployment's page in Coolify. */
+    get link() {
+        return this.#link;
+    }
+    get commit() {
+        return this.#commit;
+    }
+    /** The last lines of its log, for summaries and annotations. */
+    get tail() {
+        return this.#tail;
+    }
+    /** Docker-image apps: the image tag this deployment runs. */
+    get imageTag() {
+        return this.#imageTag;
+    }
+    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+    get rolledBack() {
+        return this.#rolledBack;
+    }
+    /** What the rollback did: what runs now, or why nothing was rolled back. */
+    get rollbackNote() {
+        return this.#rollbackNote;
+    }
+    /** The end of the application's runtime log, read when it turned out unhealthy. */
+    get runtimeLog() {
+        return this.#runtimeLog;
+    }
+    get ended() {
+        return hasEnded(this.#status);
+    }
+    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+    get running() {
+        return this.#uuid !== undefined && !this.ended;
+    }
+    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
+    get durationMs() {
+        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+            return Math.max(0, this.#finishedAt - this.#createdAt);
+        }
+        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
+    }
+    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
+    follow(uuid) {
+        this.#uuid = uuid;
+    }
+    /**
+     * Takes the application's name and URL from Coolify's application record: the preview's URL when
+     * it deploys pull request `pr` (none rather than production's when that cannot be known).
+     */
+    describe(app, pr) {
+        if (app.name && this.#name === this.appUuid)
+            this.#name = app.name;
+        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
+        if (url)
+            this.#appUrl = url;
+    }
+    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
+    observe(detail, instanceUrl) {
+        if (detail.application_name)
+            this.#name = detail.application_name;
+        if (detail.commit)
+            this.#commit = detail.commit;
+        if (detail.deployment_url)
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
+        const previous = this.#coolifyStatus;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
+        const status = statusFromCoolify(detail.status);
+        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
+        if (status && !this.ended) {
+            this.#status = status;
+            if (this.ended)
+                this.#endedAt ??= Date.now();
+        }
+        return previous !== this.#coolifyStatus;
+    }
+    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
+    end(status, reason) {
+        if (!canBecome(this.#status, status))
+            return false;
+        this.#status = status;
+        if (reason)
+            this.#reason = reason;
+        this.#endedAt ??= Date.now();
+        return true;
+    }
+    /** Records the image tag it deploys, as asked or as its log showed. */
+    ranImage(tag) {
+        this.#imageTag = tag;
+    }
+    /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
+    unhealthy(reason, runtimeLog) {
+        if (this.end('unhealthy', reason))
+            this.#runtimeLog = runtimeLog;
+    }
+    /** The outcome of redeploying what ran before this one failed. */
+    rollback(done, note) {
+        this.#rolledBack = done;
+        this.#rollbackNote = note;
+    }
+    remember(lines) {
+        for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
+            if (this.#tail.length === TAIL_LINES)
+                this.#tail.shift();
+            this.#tail.push(line);
+        }
+    }
+}
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function deployment_timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
+;// CONCATENATED MODULE: ./src/rollout/history.ts
+
+
+/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
+const CLOCK_SLACK_MS = 5000;
+/** History rows read: the newest few are enough to find one started moments ago. */
+const HISTORY_ROWS = 10;
+/**
+ * The deployment a trigger started or joined, from the application's history: the newest one
+ * (of the same pull request and commit, where known) that was under way at the trigger or began
+ * after it, whatever its status now — a quick deployment may have finished already. Undefined
+ * when there is none.
+ *
+ * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
+ * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
+ */
+async function findStarted(client, appUuid, mark, signal) {
+    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid;
+}
+/**
+ * The deployment a trigger created, for the post step to cancel: like `findStarted`, but never one
+ * that was under way before it (a trigger that joined another run's deployment did not start it).
+ */
+async function findCreated(client, appUuid, mark, signal) {
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = (item) => (timeOf(item.created_at) ?? -Infinity) >= since;
+    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
+        ?.deployment_uuid;
+}
+async function history_history(client, appUuid, signal) {
+    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
+    return Array.isArray(answer?.deployments) ? answer.deployments : [];
+}
+function isFrom(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
+        return false;
+    }
+    if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
+        return false;
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = deployment_timeOf(item.created_at);
+    const finished = deployment_timeOf(item.finished_at);
+    return (isUnderWay(item.status) ||
+        (created !== undefined && created >= since) ||
+        (finished !== undefined && finished >= since));
+}
+/** Full or abbreviated SHAs of the same commit. */
+function sameCommit(a, b) {
+    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
+}
+
+;// CONCATENATED MODULE: ./src/rollout/trigger.ts
+
+
+
+
+
+
+const NOTHING_STARTED = 'Coolify started no deployment for it';
+const ALREADY_QUEUED = /already queued/i;
+const QUEUED = /deployment queued/i;
+const STARTED = /^(service|database) .* started/i;
+/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
+const QUEUE_FULL_WAIT_MS = 60_000;
+/**
+ * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
+ *
+ * Transient failures are tried again until the deadline, but a trigger is repeated only where that
+ * cannot deploy twice: when Coolify cannot have acted on it (a refused connection, a 429), or when
+ * the answer was lost on the way and an application's history shows nothing started by it.
+ */
+async function trigger(client, options) {
+    const triggeredAt = options.mark.at;
+    const entries = entriesOf(await deployUntilAnswered(client, options));
+    const deployments = [];
+    for (const entry of entries) {
+        const appUuid = entry.resource_uuid ?? '';
+        const message = entry.message ?? '';
+        const deployment = new Deployment(appUuid, nameIn(message) ?? (appUuid || 'tag deploy'), entry.deployment_uuid, triggeredAt);
+        deployments.push(deployment);
+        if (ALREADY_QUEUED.test(message) && appUuid) {
+            // Coolify answers with a uuid it never saved; the deployment it joined is in the history.
+            // Unresolved here, the watch loop resolves it when the uuid reads as unknown.
+            const real = await findStarted(client, appUuid, options.mark, options.signal).catch(() => undefined);
+            if (real)
+                deployment.follow(real);
+            options.note(`${deployment.name}: a deployment of this commit is already under way; following it.`);
+        }
+        else if (!entry.deployment_uuid) {
+            if (STARTED.test(message))
+                deployment.end('started', message);
+            else
+                deployment.end('failed', explainDeployMessage(message) || NOTHING_STARTED);
+        }
+    }
+    for (const uuid of options.appUuids) {
+        if (!entries.some(entry => entry.resource_uuid === uuid)) {
+            const skipped = new Deployment(uuid, uuid, undefined, triggeredAt);
+            skipped.end('failed', 'Coolify skipped it: no resource with this uuid is visible to the token');
+            deployments.push(skipped);
+        }
+    }
+    if (deployments.length === 0) {
+        throw new ActionError('Coolify answered the deploy request without any deployment.');
+    }
+    return deployments;
+}
+/**
+ * The deployments a trigger may have started when its answer was lost, or when it was cut off (the
+ * run cancelled, the deadline reached) or killed, found in the applications' histories. Tags name
+ * no applications to look up. Throws when a history cannot be read.
+ */
+async function findTriggered(client, appUuids, mark, signal) {
+    const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal)));
+    return appUuids.flatMap((appUuid, index) => found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []);
+}
+async function deployUntilAnswered(client, options) {
+    const { signal } = options;
+    /** Entries for applications whose deployment a lost answer started, found in their history. */
+    const recovered = [];
+    let uuids = options.appUuids;
+    /** Said when the deadline cuts an attempt off: more use than the abort. */
+    let last;
+    for (let attempt = 1;; attempt++) {
+        try {
+            const answer = await client.deploy({
+                uuids,
+                tags: options.tags,
+                force: options.force,
+                pr: options.pr,
+                dockerTag: options.dockerTag
+            }, signal);
+            return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer;
+        }
+        catch (error) {
+            if (signal.aborted)
+                throw last?.afterAttempts(attempt - 1) ?? error;
+            if (!(error instanceof CoolifyError))
+                throw error;
+            last = error;
+            // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
+            if (error.status === 404 && error.details.serverMessage !== undefined) {
+                throw notFound(error, options);
+            }
+            if (!error.details.transient)
+                throw error;
+            client.reachability.failed(error);
+            if (mayHaveArrived(error)) {
+                // Coolify may have acted on it: follow what it started rather than start a second one.
+                // A forced tag deploy names no applications to look up, and nothing else (Coolify's
+                // "already queued" check is off when forcing) keeps a repeat from deploying twice.
+                if (options.tags.length > 0 && options.force)
+                    throw error.afterAttempts(attempt);
+                // A history that cannot be read proves nothing: then stop rather than risk a second one.
+                const found = await findTriggered(client, uuids, options.mark, signal).catch(() => {
+                    throw error.afterAttempts(attempt);
+                });
+                recovered.push(...found.map(deployment => ({
+                    resource_uuid: deployment.appUuid,
+                    deployment_uuid: deployment.uuid,
+                    message: 'Deployment queued.'
+                })));
+                uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid));
+                if (options.tags.length === 0 && uuids.length === 0)
+                    return { deployments: recovered };
+            }
+            const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
+            try {
+                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
+            }
+            catch {
+                throw error.afterAttempts(attempt);
+            }
+        }
+    }
+}
+/** No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it. */
+function mayHaveArrived(error) {
+    const status = error.status ?? 0;
+    return ((error.details.unanswered === true && !error.details.unsent) ||
+        status >= 500 ||
+        (status >= 200 && status < 300));
+}
+function entriesOf(answer) {
+    if (Array.isArray(answer.deployments))
+        return answer.deployments;
+    // Deploy by tag: a message for every resource, in order, and `details` for the applications
+    // that got a deployment; the n-th detail belongs to the n-th "queued" message.
+    const details = Array.isArray(answer.details) ? answer.details : [];
+    const messages = Array.isArray(answer.message)
+        ? answer.message
+        : answer.message
+            ? [answer.message]
+            : [];
+    const isQueued = (message) => QUEUED.test(message) || ALREADY_QUEUED.test(message);
+    const queued = messages.filter(isQueued);
+    const entries = details.map((detail, index) => ({
+        ...detail,
+        message: queued.length === details.length ? queued[index] : undefined
+    }));
+    for (const message of messages)
+        if (!isQueued(message))
+            entries.push({ message });
+    return entries;
+}
+/** The resource's name in "Application NAME deployment queued." and its kin. */
+function nameIn(message) {
+    return /^(?:application|service|database)\s+(.+?)\s+(?:deployment queued|started)/i.exec(message)?.[1];
+}
+function notFound(error, options) {
+    const what = options.tags.length
+        ? `tag ${options.tags.map(tag => `"${tag}"`).join(', ')}`
+        : `uuid ${options.appUuids.map(uuid => `"${uuid}"`).join(', ')}`;
+    return error.withHint(`No resource with ${what} is visible to this token: check \`${options.tags.length ? 'tag' : 'app-uuid'}\` and that the token belongs to the application's team`);
+}
+
+;// CONCATENATED MODULE: ./src/rollout/logs.ts
+/** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
+const PROBE_LENGTH = 64;
+/**
+ * Turns successive reads of one deployment's full log into the lines not seen before.
+ *
+ * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
+ * entries in a string, appended to in order; the contract sends newline-separated text. Either
+ * way the log only grows, so the cursor remembers where the last read ended and parses only what
+ * came after it: the work per read grows with the new lines, not with the log. A 4.x log that did
+ * not just grow (reordered, trimmed, a stale copy) is parsed whole and matched entry by entry.
+ */
+class LogCursor {
+    showHidden;
+    /** Entries (4.x) or characters (text) taken so far. */
+    consumed = 0;
+    /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
+    arrayEnd = -1;
+    probe = '';
+    /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
+    lastEntry;
+    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
+    taken = new Set();
+    /** The command whose `$ command` line was printed last, with its batch. */
+    lastCommand;
+    /** Text of an unterminated last line, held until it ends or the deployment does. */
+    pending = '';
+    sawClosing = false;
+    constructor(showHidden) {
+        this.showHidden = showHidden;
+    }
+    /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
+    get progress() {
+        return this.taken.size + this.consumed + this.pending.length;
+    }
+    /** Coolify's last entry has been read: no more lines will come. */
+    get closed() {
+        return this.sawClosing;
+    }
+    /** The new visible lines in `logs`, the deployment's whole log as read now. */
+    next(logs) {
+        if (!logs)
+            return [];
+        if (!JSON_ARRAY.test(logs))
+            return this.nextText(logs);
+        let fresh = this.appended(logs);
+        let grown = fresh !== undefined;
+        if (!fresh) {
+            const entries = parseEntries(logs);
+            // An array that does not parse was cut off on the way: wait for a whole one.
+            if (!entries)
+                return [];
+            grown =
+                entries.length >= this.consumed &&
+                    (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry));
+            // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
+            // every entry not taken yet, wherever it stands.
+            fresh = grown
+                ? entries.slice(this.consumed)
+                : entries.filter(entry => !this.taken.has(keyOf(entry)));
+        }
+        this.take(fresh, grown);
+        // Only a log holding all that was taken may serve as the start of the next one.
+        this.arrayEnd = grown ? logs.lastIndexOf(']') : -1;
+        this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : '';
+        return this.linesOf(fresh);
+    }
+    /** At the end of a deployment: the last line, even without a closing newline. */
+    flush() {
+        const text = this.pending;
+        this.pending = '';
+        return text ? [{ kind: 'stdout', text }] : [];
+    }
+    /**
+     * The entries after those of the last read, parsed alone, when `logs` is that log with entries
+     * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
+     * when it is not, and the whole log must be parsed.
+     */
+    appended(logs) {
+        const end = this.arrayEnd;
+        if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
+            return undefined;
+        }
+        if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE)
+            return [];
+        if (logs.charCodeAt(end) !== COMMA)
+            return undefined;
+        return parseEntries(`[${logs.slice(end + 1)}`);
+    }
+    /**
+     * Records new entries as taken. Those that extend the log seen so far also move its end, which
+     * the next read is compared with; others (from a reordered log) do not.
+     */
+    take(fresh, grown) {
+        for (const entry of fresh)
+            this.taken.add(keyOf(entry));
+        if (!grown || fresh.length === 0)
+            return;
+        this.consumed += fresh.length;
+        this.lastEntry = fresh[fresh.length - 1];
+    }
+    /** The printed lines of new entries, in Coolify's (batch, order). */
+    linesOf(fresh) {
+        // New entries nearly always come in that order already; a stable sort keeps it otherwise.
+        fresh.sort(byBatchAndOrder);
+        const lines = [];
+        for (const entry of fresh) {
+            if (CLOSING.test(entry.output ?? ''))
+                this.sawClosing = true;
+            if (entry.hidden && !this.showHidden)
+                continue;
+            if (entry.command) {
+                const key = `${entry.batch ?? 0}\u0000${entry.command}`;
+                if (key !== this.lastCommand) {
+                    this.lastCommand = key;
+                    lines.push({ kind: 'command', text: entry.command });
+                }
+            }
+            const kind = entryKind(entry.type);
+            for (const text of (entry.output ?? '').split('\n'))
+                lines.push({ kind, text: withoutCr(text) });
+        }
+        return lines;
+    }
+    nextText(logs) {
+        if (logs.length < this.consumed)
+            return [];
+        const end = logs.lastIndexOf('\n');
+        if (end < this.consumed) {
+            this.pending = logs.slice(this.consumed);
+            if (CLOSING.test(this.pending))
+                this.sawClosing = true;
+            return [];
+        }
+        const chunk = logs.slice(this.consumed, end);
+        this.consumed = end + 1;
+        this.pending = logs.slice(this.consumed);
+        if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending))
+            this.sawClosing = true;
+        return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }));
+    }
+}
+/**
+ * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
+ * down build container: <uuid>".
+ */
+const CLOSING = /^Gracefully shutting down build container\b/;
+const CLOSING_LINE = /^Gracefully shutting down build container\b/m;
+const COMMA = 0x2c;
+const CLOSE = 0x5d;
+/** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
+const JSON_ARRAY = /^\s*\[\s*[{\]]/;
+function parseEntries(logs) {
+    try {
+        const parsed = JSON.parse(logs);
+        return Array.isArray(parsed) ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function withoutCr(text) {
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
+function entryKind(type) {
+    if (type === 'stderr' || type === 'error')
+        return 'stderr';
+    if (type === 'info' || type === 'warning')
+        return type;
+    return 'stdout';
+}
+function byBatchAndOrder(a, b) {
+    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
+}
+function sameEntry(a, b) {
+    return (a !== undefined &&
+        b !== undefined &&
+        a.batch === b.batch &&
+        a.order === b.order &&
+        a.output === b.output &&
+        a.command === b.command);
+}
+/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
+function keyOf(entry) {
+    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
+}
+
+;// CONCATENATED MODULE: ./src/rollout/versions.ts
 
 
 
@@ -34636,12 +34202,505 @@ async function removePreview(client, config, signal) {
 
 
 
+/** History rows searched for what runs now. */
+const versions_HISTORY_ROWS = 20;
+/** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
+const STARTING_WAIT_MS = 10_000;
+const STARTING_POLL_MS = 500;
+/** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
+const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
+/** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
+const IMPORTING = /^Importing .* \(commit sha ([^)\s]+)\)/;
+/**
+ * Reads the applications when `image-tag`, `commit` or `rollback-on-failure` needs them, and checks
+ * that each is of the kind its input is for. Undefined when no such input is set.
+ */
+async function readVersions(client, config, signal) {
+    if (!config.imageTag && !config.commit && !config.rollbackOnFailure)
+        return undefined;
+    const versions = [];
+    for (const uuid of config.appUuids) {
+        const app = await client.getApplication(uuid, signal);
+        const version = versionOf(uuid, app);
+        if (config.imageTag && config.pr === undefined && !version.dockerImage) {
+            throw new ActionError(`Input \`image-tag\` is for Docker-image applications; ${version.name} is built from git (build pack ${app.build_pack ?? 'unknown'}): use \`commit\` for it.`);
+        }
+        if (config.commit && version.dockerImage) {
+            throw new ActionError(`Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`);
+        }
+        if (config.rollbackOnFailure && !version.dockerImage) {
+            const history = await client.listDeployments(uuid, versions_HISTORY_ROWS, signal);
+            version.runningCommit = runningCommit(history?.deployments);
+        }
+        versions.push(version);
+    }
+    return versions;
+}
+function versionOf(uuid, app) {
+    return {
+        appUuid: uuid,
+        name: app?.name || uuid,
+        dockerImage: app?.build_pack === 'dockerimage',
+        pinned: app?.git_commit_sha || 'HEAD',
+        imageTag: app?.docker_registry_image_tag || undefined
+    };
+}
+/** The commit of the newest finished production deployment; undefined when there is none. */
+function runningCommit(items) {
+    for (const item of Array.isArray(items) ? items : []) {
+        if (Number(item?.pull_request_id ?? 0) !== 0)
+            continue;
+        if (!isFinished(statusFromCoolify(item.status)))
+            continue;
+        if (item.commit && item.commit !== 'HEAD')
+            return item.commit;
+    }
+    return undefined;
+}
+/**
+ * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
+ * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
+ * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
+ */
+async function pinVersions(client, config, versions, state, signal, undo, note) {
+    const pins = [];
+    try {
+        for (const version of versions ?? []) {
+            if (config.imageTag && config.pr === undefined) {
+                const changes = { docker_registry_image_tag: config.imageTag };
+                await client.updateApplication(version.appUuid, changes, signal);
+                note(`${version.name}: image tag set to ${config.imageTag}`);
+            }
+            else if (config.commit) {
+                await pin(client, { appUuid: version.appUuid, previous: version.pinned }, config.commit, {
+                    state,
+                    signal
+                });
+                pins.push({ appUuid: version.appUuid, previous: version.pinned });
+                note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
+            }
+        }
+    }
+    catch (error) {
+        await restorePins(client, pins, state, undo(), note);
+        throw error;
+    }
+    return pins;
+}
+/** Pins `commit` on the application, recording first what to put back. */
+async function pin(client, { appUuid, previous }, commit, { state, signal }) {
+    // Recorded first, and kept if an earlier pin of the same application is still to undo.
+    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous });
+    try {
+        await client.updateApplication(appUuid, { git_commit_sha: commit }, signal);
+    }
+    catch (error) {
+        // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
+        if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
+            state.update(appUuid, { unpin: undefined });
+        }
+        throw error;
+    }
+}
+/**
+ * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
+ * the deployment when it queued it, and a pin left behind would make every later deploy build
+ * it. Problems are reported, never thrown: the deploy itself is not at stake. Returns the pins
+ * left on, which stay recorded for the post step.
+ */
+async function restorePins(client, pins, state, signal, warn) {
+    const left = [];
+    for (const pin of pins) {
+        try {
+            await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
+            state.update(pin.appUuid, { unpin: undefined });
+        }
+        catch (error) {
+            left.push(pin);
+            warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
+        }
+    }
+    return left;
+}
+/**
+ * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
+ * tag: a deploy while another of the app is under way joins that one. A joined deployment that
+ * has not started yet reads the new tag when it starts; one that started with another tag gets a
+ * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
+ * for an image, and only skips that check).
+ */
+async function settleImageTag(client, deployment, tag, mark, signal, note) {
+    if (!deployment.running)
+        return;
+    deployment.ranImage(tag);
+    let ran;
+    try {
+        ran = await startedTag(client, deployment.uuid, mark.at, signal);
+    }
+    catch (error) {
+        // A placeholder the trigger could not resolve: the deployment it joined is in the history.
+        if (!(error instanceof CoolifyError) || error.status !== 404)
+            throw error;
+        const real = await findStarted(client, deployment.appUuid, mark, signal);
+        if (!real)
+            throw error;
+        deployment.follow(real);
+        ran = await startedTag(client, real, mark.at, signal);
+    }
+    if (ran === undefined || ran === tag)
+        return;
+    const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal);
+    const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid);
+    if (!next?.deployment_uuid) {
+        throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
+    }
+    note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
+    deployment.follow(next.deployment_uuid);
+}
+/**
+ * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
+ * when it has not started, so that it will read the new tag, or started after the tag was set.
+ */
+async function startedTag(client, uuid, pinnedAt, signal) {
+    const until = Date.now() + STARTING_WAIT_MS;
+    for (;;) {
+        const detail = await client.getDeployment(uuid, signal);
+        const status = statusFromCoolify(detail.status);
+        const created = deployment_timeOf(detail.created_at);
+        if (created !== undefined && created >= pinnedAt)
+            return undefined;
+        if (status === 'queued')
+            return undefined;
+        const ran = ranImageTag(detail);
+        if (ran !== undefined)
+            return ran;
+        // Started without its first line yet, or its log is hidden from this token.
+        if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
+            return 'an earlier tag';
+        }
+        await sleep(STARTING_POLL_MS, signal);
+    }
+}
+/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
+function ranImageTag(detail) {
+    const match = firstMatch(detail, STARTING);
+    if (!match)
+        return detail.docker_registry_image_tag || undefined;
+    return match[2] ?? match[3] ?? 'latest';
+}
+/** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
+function builtCommit(detail) {
+    return firstMatch(detail, IMPORTING)?.[1];
+}
+function firstMatch(detail, pattern) {
+    const lines = new LogCursor(false).next(detail.logs);
+    for (const line of lines) {
+        const match = pattern.exec(line.text);
+        if (match)
+            return match;
+    }
+    return undefined;
+}
+/**
+ * Checks, once it finished, that the deployment ran the version asked for: an image deployment
+ * that ran another tag failed (its success is not this tag's); a build of another commit gets a
+ * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
+ * whose log this token cannot read is taken as asked.
+ */
+async function verifyVersion(client, deployment, asked, signal, warn) {
+    if (!asked.imageTag && !asked.commit)
+        return;
+    if (!deployment.uuid || !isFinished(deployment.status))
+        return;
+    let detail;
+    try {
+        detail = await client.getDeployment(deployment.uuid, signal);
+    }
+    catch {
+        return;
+    }
+    if (asked.imageTag) {
+        const ran = ranImageTag(detail) ?? asked.imageTag;
+        deployment.ranImage(ran);
+        if (ran !== asked.imageTag)
+            deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`);
+    }
+    else if (asked.commit) {
+        const built = builtCommit(detail);
+        if (built && !sameCommit(built, asked.commit)) {
+            warn(`${deployment.name}: Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log).`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/rollout/rollback.ts
 
 
 
 
 
 
+/**
+ * `rollback-on-failure`, for a deployment whose new version failed or is unhealthy: queues again
+ * what ran before (noted in `version` before deploying). Git apps go back to the commit of their
+ * last finished deployment, through Coolify's rollback route (4.3+) or, on older servers, a pin
+ * of that commit for one deploy; Docker-image apps go back to their earlier tag. Undefined, with
+ * the reason recorded on `failed`, when there is nothing to go back to or it could not start.
+ */
+async function startRollback(client, failed, version, { state, signal, undo, say }) {
+    const target = version.dockerImage ? version.imageTag : version.runningCommit;
+    if (!target) {
+        failed.rollback(false, 'nothing to roll back to: no earlier version is known');
+        return undefined;
+    }
+    const what = version.dockerImage ? `image tag ${target}` : `commit ${target.slice(0, 12)}`;
+    say.note(`${failed.name}: rolling back to ${what}`);
+    try {
+        const deployment = await redeploy(client, failed, version, target, { state, signal, undo, say });
+        return { deployment, what };
+    }
+    catch (error) {
+        failed.rollback(false, `the rollback to ${what} could not start: ${describeError(error)}`);
+        return undefined;
+    }
+}
+/** Records on the failed deployment how its rollback ended. */
+function judgeRollback(failed, { deployment, what }) {
+    if (deployment.ended && !failsStep(deployment.status)) {
+        failed.rollback(true, `rolled back: ${what} runs again (deployment ${deployment.uuid})`);
+    }
+    else {
+        const why = deployment.reason ? `: ${deployment.reason}` : '';
+        failed.rollback(false, `the rollback to ${what} ended ${describeStatus(deployment.status)}${why}`);
+    }
+}
+/** Queues the deployment of the earlier version, and returns it to follow. */
+async function redeploy(client, failed, version, target, { state, signal, undo, say }) {
+    const appUuid = failed.appUuid;
+    const at = Date.now();
+    if (version.dockerImage) {
+        await client.updateApplication(appUuid, { docker_registry_image_tag: target }, signal);
+        const rollback = Deployment.next(failed, await deployOnce(client, appUuid, true, at, undefined, signal), at);
+        rollback.ranImage(target);
+        return rollback;
+    }
+    try {
+        const answer = await client.rollback(appUuid, target, signal);
+        if (answer?.deployment_uuid)
+            return Deployment.next(failed, answer.deployment_uuid, at);
+        throw new ActionError(answer?.message ?? 'Coolify queued no rollback deployment');
+    }
+    catch (error) {
+        if (!isMissingRoute(error))
+            throw error;
+    }
+    // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
+    const pins = [{ appUuid, previous: version.pinned }];
+    try {
+        await pin(client, pins[0], target, { state, signal });
+        return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal), at);
+    }
+    finally {
+        await restorePins(client, pins, state, undo(), say.warn);
+    }
+}
+/** One deploy of one application; the uuid of the deployment it started. */
+async function deployOnce(client, appUuid, force, at, commit, signal) {
+    const deployments = await trigger(client, {
+        appUuids: [appUuid],
+        tags: [],
+        force,
+        mark: { at, commit },
+        signal,
+        note: () => undefined
+    });
+    const [rollback] = deployments;
+    if (!rollback?.uuid)
+        throw new ActionError(rollback?.reason ?? 'Coolify started no deployment');
+    return rollback.uuid;
+}
+
+;// CONCATENATED MODULE: ./src/rollout/rollout.ts
+
+
+
+
+
+/**
+ * One resource's way from the trigger to its outcome: its phases — settle, follow, verify,
+ * health, rollback — run in order as soon as the one before ends, whatever its siblings do. A
+ * phase that throws ends the rollout `failed` with the reason; the rollout's deployments, and so
+ * its status, change only here.
+ */
+class Rollout {
+    deployment;
+    step;
+    version;
+    #rollback;
+    phases = [
+        () => this.settle(),
+        () => this.follow(),
+        () => this.verify(),
+        () => this.checkHealth(this.deployment, this.step.budget.health()),
+        () => this.rollBack()
+    ];
+    constructor(deployment, step, 
+    /** The application's version before the deploy, when an input needed it. */
+    version) {
+        this.deployment = deployment;
+        this.step = step;
+        this.version = version;
+    }
+    /** The resource's uuid: the key of its saved state. */
+    get key() {
+        return this.deployment.appUuid;
+    }
+    /** Its deployments under way in Coolify. */
+    get running() {
+        return [this.deployment, this.#rollback?.deployment].filter((deployment) => deployment?.running === true);
+    }
+    async run() {
+        try {
+            for (const phase of this.phases) {
+                if (this.step.budget.cancelled.aborted)
+                    break;
+                await phase();
+            }
+            // Its name and URL for the report, also when nothing waited on them (`wait: false`).
+            await this.step.described();
+        }
+        catch (error) {
+            this.deployment.end('failed', describeError(error));
+        }
+        finally {
+            this.save();
+        }
+    }
+    /**
+     * The workflow run was cancelled: cancels in Coolify what this rollout still runs, within
+     * `signal` (or leaves it, with `cancel-on-abort: false`).
+     */
+    async stop(signal) {
+        const why = 'the workflow run was cancelled';
+        for (const deployment of this.running) {
+            if (this.step.config.cancelOnAbort) {
+                await this.step.follower.stop(deployment, 'cancelled', why, signal);
+            }
+            else {
+                this.step.follower.leave(deployment, 'cancelled', `${why}; it goes on in Coolify`);
+            }
+        }
+        this.save();
+    }
+    /** Saves, for the post step, which of this run's deployments are still under way. */
+    save() {
+        const { config, state } = this.step;
+        if (!config.wait || !config.cancelOnAbort)
+            return;
+        const running = this.running.map(deployment => deployment.uuid);
+        state.update(this.key, { running, name: running.length ? this.deployment.name : undefined });
+    }
+    /** Image tags: the deployment that runs the tag asked for, when the trigger joined an older one. */
+    async settle() {
+        const { client, config, budget, mark, say } = this.step;
+        if (!config.imageTag || config.pr !== undefined)
+            return;
+        await settleImageTag(client, this.deployment, config.imageTag, mark, budget.deploy(), say.note);
+        this.save();
+    }
+    /** Until the deployment ends or `timeout` passes, when it is cancelled or left running. */
+    async follow() {
+        const { config, budget, follower } = this.step;
+        if (!config.wait)
+            return;
+        await follower.follow(this.deployment, this.step.mark, budget.deploy());
+        if (this.deployment.ended || budget.cancelled.aborted)
+            return;
+        const why = 'it outlasted `timeout`';
+        if (config.cancelOnTimeout) {
+            await follower.stop(this.deployment, 'timeout', why, budget.grace());
+        }
+        else {
+            const left = `${why} and is still running in Coolify (\`cancel-on-timeout\` is false)`;
+            follower.leave(this.deployment, 'timeout', left);
+        }
+    }
+    /** The version asked for is the one that ran. */
+    async verify() {
+        const { client, config, budget, say } = this.step;
+        if (!config.wait)
+            return;
+        const asked = {
+            imageTag: config.pr === undefined ? config.imageTag : undefined,
+            commit: config.commit
+        };
+        await verifyVersion(client, this.deployment, asked, budget.deploy(), say.warn);
+    }
+    /**
+     * A finished deployment is up within its window, else `unhealthy` with the end of its runtime
+     * log. A check that `timeout` cut short ends `timeout`; one that could never read Coolify's
+     * status is a warning, not a verdict.
+     */
+    async checkHealth(deployment, window) {
+        const { client, config, budget, described, say } = this.step;
+        if (!config.wait || !isFinished(deployment.status) || !deployment.appUuid)
+            return;
+        await described();
+        const options = {
+            healthUrl: config.healthUrl,
+            pollIntervalMs: config.pollIntervalMs,
+            pr: config.pr,
+            readStatus: (appUuid, signal) => this.step.statuses.read(appUuid, signal)
+        };
+        const health = await checkHealth(deployment, options, window.signal);
+        if (!health || budget.cancelled.aborted)
+            return;
+        if (health.up) {
+            if (health.url)
+                say.note(`${deployment.name}: healthy (${health.url} answers)`);
+        }
+        else if (health.unknown) {
+            say.warn(`${deployment.name}: could not confirm it is up: ${health.problem}`);
+        }
+        else if (window.cutShort()) {
+            deployment.end('timeout', `it finished, but its time ran out before it came up: ${health.problem}`);
+        }
+        else {
+            deployment.unhealthy(`it did not come up: ${health.problem}`, await runtimeLog(client, deployment.appUuid, budget.grace()));
+            say.runtimeLog(deployment);
+        }
+    }
+    /** `rollback-on-failure`: deploys again what ran before a bad version, in its own time. */
+    async rollBack() {
+        const { client, config, budget, state, follower, say } = this.step;
+        const failed = this.deployment;
+        if (!config.wait ||
+            !config.rollbackOnFailure ||
+            !this.version ||
+            !isBadVersion(failed.status)) {
+            return;
+        }
+        const signal = budget.rollback();
+        const undo = () => budget.grace();
+        const rollback = await startRollback(client, failed, this.version, { state, signal, undo, say });
+        if (!rollback)
+            return;
+        this.#rollback = rollback;
+        this.save();
+        await follower.follow(rollback.deployment, { at: rollback.deployment.triggeredAt }, signal);
+        if (budget.cancelled.aborted)
+            return;
+        if (!rollback.deployment.ended) {
+            // Cancelling a rollback would leave the application worse off: it goes on in Coolify.
+            follower.leave(rollback.deployment, 'timeout', 'it outlasted its time and goes on in Coolify');
+        }
+        await this.checkHealth(rollback.deployment, budget.health(signal));
+        say.note(`${failed.name}: rollback ${rollback.deployment.status}`);
+        judgeRollback(failed, rollback);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/rollout/launch.ts
 
 
 
@@ -34650,119 +34709,68 @@ async function removePreview(client, config, signal) {
 
 
 /** Time to find and cancel what a trigger cut off may have started. */
-const RECOVERY_BUDGET_MS = 5000;
-/** How long the application lookup may go on once the deployments have ended. */
+const RECOVERY_MS = 5000;
+/** How long a health check waits for the applications' names and URLs, once they are due. */
 const LOOKUP_GRACE_MS = 3000;
-/** GitHub's last status, after a cancelled run: the runner kills the step 7.5 s after SIGINT. */
-const GITHUB_AFTER_ABORT_MS = 1500;
-/** The main step: inputs → settings → trigger → watch → report. */
-async function run() {
-    const cancelled = new AbortController();
-    const onSignal = () => cancelled.abort(new ActionError('The workflow run was cancelled.'));
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    const progress = { deployments: [] };
-    try {
-        await deploy(progress, cancelled.signal);
-    }
-    catch (error) {
-        progress.error = error;
-    }
-    await report(progress, cancelled.signal);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await progress.client?.close();
-}
-/** Everything up to the report, noting in `progress` how far it got. */
-async function deploy(progress, cancelled) {
-    const config = readConfig(name => getInput(name), core_setSecret);
-    progress.config = config;
-    const deadline = Date.now() + config.timeoutMs;
-    // Every request carries it: the step ends by `timeout` whatever hangs, and at once when cancelled.
-    const signal = AbortSignal.any([cancelled, AbortSignal.timeout(config.timeoutMs)]);
-    warnIfPlainHttp(config);
-    const client = connect(config);
-    progress.client = client;
-    if (config.deletePreview) {
-        await removePreview(client, config, signal);
-        progress.removed = true;
-        return;
-    }
+/**
+ * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
+ * needs, and the pins. Nothing is deployed when any of it fails.
+ */
+async function prepare(client, config, budget, state, note) {
+    const signal = budget.deploy();
     await applySettings(client, config, signal);
     const versions = await readVersions(client, config, signal);
-    const pins = await pinVersions(client, config, versions, signal, message => info(message));
-    progress.github = await createGitHubDeployment(config, signal);
-    progress.comment = await openPullRequestComment(config);
+    const undo = () => budget.grace();
+    const pins = await pinVersions(client, config, versions, state, signal, undo, note);
+    return { versions, pins };
+}
+/**
+ * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
+ * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
+ * that the post step cancels only what this run started. The pins come off once Coolify has
+ * queued the deployments, whatever happened.
+ */
+async function launch(step, prepared, follower) {
+    const { client, config, budget, state, say } = step;
     const mark = { at: Date.now(), pr: config.pr, commit: config.commit };
-    const keep = config.wait && config.cancelOnAbort;
-    if (keep)
-        saveTrigger({ appUuids: config.appUuids, pr: config.pr, at: mark.at });
+    const saves = config.wait && config.cancelOnAbort;
+    for (const uuid of config.appUuids) {
+        if (saves)
+            state.update(uuid, { trigger: { at: mark.at, pr: mark.pr, commit: mark.commit } });
+    }
     let deployments;
     try {
-        deployments = await triggerDeployments(client, config, mark, signal);
+        deployments = await triggerOrRecover(client, config, mark, budget, say.note);
     }
     finally {
         // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
-        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), m => warning(m));
+        await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
     }
-    progress.deployments = deployments;
-    if (config.imageTag && config.pr === undefined) {
-        await settleImageTag(client, deployments, config.imageTag, mark, signal, m => info(m));
-    }
-    const running = deployments.filter(deployment => deployment.running);
-    if (keep)
-        savePending(running);
-    else
-        saveTrigger(undefined);
-    const lookupEnd = new AbortController();
-    const details = describeApplications(client, deployments, config.pr, AbortSignal.any([signal, lookupEnd.signal]));
-    await progress.github?.inProgress(signal);
-    await progress.comment?.building(deployments, signal);
-    if (config.wait) {
-        const watcher = new Watcher(client, deployments, watchOptions(config, deadline, mark, running));
-        if (!cancelled.aborted)
-            await watcher.run(cancelled);
-        if (cancelled.aborted)
-            await cancelOnAbort(watcher, config);
-        else
-            await verifyVersions(client, deployments, config, signal, m => warning(m));
-        if (keep) {
-            savePending([]);
-            saveTrigger(undefined);
-        }
-    }
-    const grace = setTimeout(() => lookupEnd.abort(), LOOKUP_GRACE_MS);
-    await details;
-    clearTimeout(grace);
-    if (config.wait && !cancelled.aborted) {
-        await checkHealth(client, deployments, healthOptions(config, deadline), signal);
-    }
-    if (config.wait && config.rollbackOnFailure && versions && !cancelled.aborted) {
-        await rollBack(client, deployments, versions, signal, {
-            follow: async (rollbacks) => {
-                const watcher = new Watcher(client, rollbacks, watchOptions(config, deadline, { at: Date.now() }, rollbacks));
-                await watcher.run(cancelled);
-                if (cancelled.aborted)
-                    return cancelOnAbort(watcher, config);
-                await checkHealth(client, rollbacks, healthOptions(config, deadline), signal);
-                for (const rollback of rollbacks)
-                    info(`${rollback.name}: rollback ${rollback.status}`);
-            },
-            note: message => info(message),
-            warn: message => warning(message)
-        });
-    }
-    if (cancelled.aborted)
-        throw cancelled.reason;
+    const described = describeApplications(client, deployments, config.pr, budget.deploy());
+    const reads = follower(deployments.filter(deployment => deployment.running).length > 1);
+    const context = {
+        ...step,
+        mark,
+        follower: reads,
+        statuses: new AppStatusReader(client, signal => reads.turn(signal)),
+        described: () => atMost(described, LOOKUP_GRACE_MS)
+    };
+    const rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
+    for (const uuid of config.appUuids)
+        state.update(uuid, { trigger: undefined });
+    for (const rollout of rollouts)
+        rollout.save();
+    return rollouts;
 }
 /**
- * POST /deploy, and a line for each resource it touched. A trigger cut off by the deadline or a
+ * The trigger, and a line for each resource it touched. A trigger cut off by the deadline or a
  * cancelled run may still have started deployments: those found in the history are followed (and
  * so cancelled) like any other.
  */
-async function triggerDeployments(client, config, mark, signal) {
+async function triggerOrRecover(client, config, mark, budget, note) {
     const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ');
-    info(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
+    note(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
+    const signal = budget.deploy();
     let deployments;
     try {
         deployments = await trigger(client, {
@@ -34774,41 +34782,27 @@ async function triggerDeployments(client, config, mark, signal) {
             dockerTag: config.pr === undefined ? undefined : config.imageTag,
             mark,
             signal,
-            note: message => info(message)
+            note
         });
     }
     catch (error) {
         if (!signal.aborted)
             throw error;
-        const recovery = AbortSignal.timeout(RECOVERY_BUDGET_MS);
+        const recovery = budget.grace(RECOVERY_MS);
         deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => []);
         if (deployments.length === 0) {
-            throw error instanceof ActionError
-                ? error
-                : new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.');
+            const cutOff = !(error instanceof ActionError) || error.details?.cutOff;
+            throw cutOff && !budget.cancelled.aborted
+                ? new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
+                : error;
         }
-        info(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
+        note(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
     }
     for (const deployment of deployments) {
         const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status;
-        info(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
+        note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
     }
     return deployments;
-}
-/** The run was cancelled: stop in Coolify what this step started, within the runner's grace time. */
-async function cancelOnAbort(watcher, config) {
-    const running = watcher.running;
-    if (running.length === 0)
-        return;
-    if (!config.cancelOnAbort) {
-        warning(`Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`);
-        return;
-    }
-    info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
-    await watcher.cancelRunning('cancelled');
-    for (const deployment of running) {
-        info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`);
-    }
 }
 /**
  * Names and public URLs of the applications (their previews' with `pr`), read while the
@@ -34834,60 +34828,495 @@ async function describeApplications(client, deployments, pr, signal) {
         core_debug(`Could not read the applications: ${describeError(error)}`);
     }
 }
+/** `promise`, or nothing after `ms`: a courtesy must not hold up what waits on it. */
+function atMost(promise, ms) {
+    return new Promise(resolve => {
+        const timer = setTimeout(resolve, ms);
+        void promise.finally(() => {
+            clearTimeout(timer);
+            resolve();
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/rollout/outcome.ts
+
+
 /**
- * The end of the step, reached on failure too: outputs (always, even when nothing was deployed), a
- * line per deployment, annotations and the job summary, the step's result, and last the GitHub
- * deployment's outcome (a network call that must not hold up the rest).
+ * The status table's verdict on the deployments, or, without any, on why there are none. An error
+ * that stopped the step is never reported as a status that would pass (`queued` after a failure
+ * once the deployments were queued): it is `failed`, or `cancelled` with the run.
  */
-async function report({ config, deployments, github, comment, removed, error }, cancelled) {
-    const nothing = removed ? 'finished' : cancelled.aborted ? 'cancelled' : 'failed';
-    setOutputs(deployments, setOutput, nothing);
-    if (config && deployments.length > 0) {
-        for (const deployment of deployments) {
-            if (failsStep(deployment.status))
-                continue;
-            const took = deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`;
-            const where = deployment.appUrl ? ` — ${deployment.appUrl}` : '';
-            info(`${deployment.name}: ${deployment.status}${took}${where}`);
+function decide(deployments, ending) {
+    const stopped = ending.cancelled ? 'cancelled' : 'failed';
+    let status = ending.removed
+        ? 'finished'
+        : deployments.length
+            ? worstOf(deployments.map(deployment => deployment.status))
+            : stopped;
+    if (ending.error !== undefined && !failsStep(status))
+        status = stopped;
+    const error = ending.error === undefined ? undefined : describeError(ending.error);
+    return { status, deployments, error, fails: error !== undefined || failsStep(status) };
+}
+
+;// CONCATENATED MODULE: ./src/rollout/cancel.ts
+
+
+/**
+ * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
+ * cancelled; after any other answer the deployment is read: a 400 usually means it ended
+ * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
+ */
+async function cancelDeployment(client, uuid, signal) {
+    for (let attempt = 1;; attempt++) {
+        let problem;
+        let transient = false;
+        let detail;
+        try {
+            await client.cancelDeployment(uuid, signal);
+            return { cancelled: true };
         }
-        annotateFailures(deployments, config.instanceUrl);
-        await writeSummary(deployments, config.instanceUrl);
-        if (deployments.some(deployment => failsStep(deployment.status))) {
-            process.exitCode = 1; // the annotations above say why; a plain number also works under local runners
+        catch (error) {
+            problem = `could not cancel it in Coolify: ${describeError(error)}`;
+            transient = error.details?.transient === true;
+            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+            if (status)
+                detail = { status };
+        }
+        try {
+            detail = await client.getDeployment(uuid, signal);
+        }
+        catch {
+            // What the refusal told, if anything, is all there is to know.
+        }
+        if (detail && statusFromCoolify(detail.status) === 'cancelled')
+            return { cancelled: true, detail };
+        if (detail && !isUnderWay(detail.status))
+            return { cancelled: false, detail };
+        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+            return { cancelled: false, detail, problem };
         }
     }
-    if (error)
-        setFailed(describeError(error));
-    const githubTime = cancelled.aborted ? GITHUB_AFTER_ABORT_MS : undefined;
-    await Promise.all([
-        github?.finish(deployments, error, githubTime),
-        comment?.finish(deployments, error, githubTime)
-    ]);
 }
-function watchOptions(config, deadline, mark, running) {
-    return {
+const CANCEL_ATTEMPTS = 2;
+/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
+const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
+
+;// CONCATENATED MODULE: ./src/rollout/watch.ts
+
+
+
+
+
+
+
+/** First reads come quickly, so a deployment that fails at once is reported at once. */
+const FIRST_DELAY_MS = 500;
+/**
+ * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
+ * without it, reads go on at this pace until the log has been quiet for longer than that.
+ */
+const CLOSING_PAUSE_MS = 500;
+const CLOSING_QUIET_MS = 1500;
+/**
+ * Follows deployments to their end, each on its own cadence within one shared read budget, and
+ * sends new log lines to the sink. Every rollout follows its deployments through the one Follower
+ * of the step, so however many there are, reads go out at the budget's pace. It owns the reading;
+ * the client owns the HTTP, the rollout decides what an unfinished deployment becomes.
+ */
+class Follower {
+    client;
+    options;
+    cursors = new Map();
+    /** Why the last reads failed, when the wait ended while Coolify could not be read. */
+    unread = new Map();
+    pacer;
+    logsHidden = false;
+    constructor(client, options) {
+        this.client = client;
+        this.options = options;
+        this.pacer = new ReadPacer(() => 60_000 / client.pollBudgetPerMinute());
+    }
+    /**
+     * Follows the deployment until it ends or `signal` aborts. `mark`, what its trigger asked for,
+     * finds the real deployment behind a uuid Coolify does not know.
+     */
+    async follow(deployment, mark, signal) {
+        if (!deployment.running)
+            return;
+        this.options.sink.begin(deployment);
+        let resolved = false;
+        for (let reads = 0; !signal.aborted; reads++) {
+            try {
+                await this.read(deployment, signal);
+            }
+            catch (error) {
+                if (signal.aborted) {
+                    if (error instanceof CoolifyError) {
+                        this.unread.set(deployment, `${error.request}: ${error.reason}`);
+                    }
+                    break;
+                }
+                if (error instanceof CoolifyError && error.status === 404 && !resolved) {
+                    // A uuid Coolify never saved (a placeholder): follow the deployment it stands for.
+                    resolved = true;
+                    if (await this.resolve(deployment, mark, signal))
+                        continue;
+                }
+                deployment.end('failed', `could not read the deployment: ${describeError(error)}`);
+                break;
+            }
+            if (deployment.ended) {
+                await this.readClosingLines(deployment, signal);
+                break;
+            }
+            try {
+                await sleep(Math.min(this.options.pollIntervalMs, FIRST_DELAY_MS * 2 ** reads), signal);
+            }
+            catch {
+                break;
+            }
+        }
+        if (deployment.ended)
+            this.close(deployment);
+    }
+    /**
+     * Cancels the deployment in Coolify within `signal`, prints the lines it wrote until then, and
+     * ends it with `status` and `why` — unless it ended on its own meanwhile, which it keeps.
+     */
+    async stop(deployment, status, why, signal) {
+        const result = await cancelDeployment(this.client, deployment.uuid, signal);
+        try {
+            // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
+            // A refusal names the status but carries no log: that is not a log hidden from the token.
+            if (result.detail && 'logs' in result.detail)
+                this.take(deployment, result.detail);
+            else if (result.detail)
+                deployment.observe(result.detail, this.options.instanceUrl);
+            else
+                await this.read(deployment, signal);
+        }
+        catch {
+            // Reported below from what is known.
+        }
+        const unread = this.unread.get(deployment);
+        const reason = why + (unread ? ` while Coolify could not be read (${unread})` : '');
+        if (result.cancelled) {
+            deployment.end(status, `${reason}; it was cancelled in Coolify`);
+        }
+        else if (!deployment.ended) {
+            deployment.end(status, `${reason}, and it may still be running in Coolify: ${result.problem ?? 'its status is unknown'}`);
+        }
+        this.close(deployment);
+    }
+    /** Ends the deployment with `status` without cancelling it: it goes on in Coolify. */
+    leave(deployment, status, reason) {
+        deployment.end(status, reason);
+        this.close(deployment);
+    }
+    /** No more lines will come: the last one, then the sink's end. */
+    close(deployment) {
+        this.flush(deployment);
+        this.options.sink.end(deployment);
+    }
+    /** Follows the real deployment behind an unknown uuid; false when there is none to follow. */
+    async resolve(deployment, mark, signal) {
+        const real = await findStarted(this.client, deployment.appUuid, mark, signal).catch(() => undefined);
+        if (!real || real === deployment.uuid)
+            return false;
+        this.options.note(`${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one it started.`);
+        deployment.follow(real);
+        return true;
+    }
+    /**
+     * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
+     * to a few seconds after the final status, many of them hidden: unless its closing entry is
+     * already read, read again while the log grows.
+     */
+    async readClosingLines(deployment, signal) {
+        if (!this.options.logs || this.logsHidden)
+            return;
+        const cursor = this.cursorOf(deployment);
+        const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs);
+        let quietSince = Date.now();
+        while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
+            const before = cursor.progress;
+            try {
+                await sleep(pause, signal);
+                await this.read(deployment, signal);
+            }
+            catch {
+                return;
+            }
+            if (cursor.progress !== before)
+                quietSince = Date.now();
+        }
+    }
+    /**
+     * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
+     * take turns within one budget.
+     */
+    turn(signal) {
+        return this.pacer.turn(signal);
+    }
+    /** Reads the deployment once, in its turn: status, links and new log lines. */
+    async read(deployment, signal) {
+        await this.pacer.turn(signal);
+        this.take(deployment, await this.client.getDeployment(deployment.uuid, signal));
+    }
+    take(deployment, detail) {
+        const changed = deployment.observe(detail, this.options.instanceUrl);
+        if (changed && !deployment.ended)
+            this.announce(deployment, detail);
+        this.printLogs(deployment, detail);
+    }
+    announce(deployment, detail) {
+        if (statusFromCoolify(detail.status)) {
+            this.options.note(`${deployment.name}: ${describeStatus(deployment.status)}`);
+        }
+        else if (typeof detail.status === 'string') {
+            this.options.warn(`${deployment.name}: Coolify reports the status "${detail.status.slice(0, 40)}", which this action does not know; it is treated as not finished.`);
+        }
+        else {
+            this.options.warn(`${deployment.name}: Coolify's answer has no status; the deployment is treated as not finished.`);
+        }
+    }
+    printLogs(deployment, detail) {
+        if (!this.options.logs)
+            return;
+        if (!('logs' in detail)) {
+            if (!this.logsHidden) {
+                this.logsHidden = true;
+                this.options.warn(`${LOGS_HIDDEN_HINT} The deployment is followed all the same.`);
+            }
+            return;
+        }
+        const lines = this.cursorOf(deployment).next(detail.logs);
+        deployment.remember(lines);
+        this.options.sink.lines(deployment, lines);
+    }
+    cursorOf(deployment) {
+        let cursor = this.cursors.get(deployment);
+        if (!cursor)
+            this.cursors.set(deployment, (cursor = new LogCursor(this.options.showHidden)));
+        return cursor;
+    }
+    flush(deployment) {
+        if (!this.options.logs)
+            return;
+        const lines = this.cursorOf(deployment).flush();
+        deployment.remember(lines);
+        this.options.sink.lines(deployment, lines);
+    }
+}
+/**
+ * Spreads the reads of all deployments evenly within the polling budget: each read takes the next
+ * free turn, so however many deployments run, reads go out at the budget's pace, round robin, and
+ * never idle while one is waiting.
+ */
+class ReadPacer {
+    spacingMs;
+    nextTurn = 0;
+    constructor(spacingMs) {
+        this.spacingMs = spacingMs;
+    }
+    async turn(signal) {
+        const now = Date.now();
+        const at = Math.max(now, this.nextTurn);
+        this.nextTurn = at + this.spacingMs();
+        await sleep(at - now, signal);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/state.ts
+
+const KEY = 'rollouts';
+/**
+ * The one store shared by the main and the post step: a record per rollout, changed field by field
+ * and saved whole after every change (the runner keeps the last value), so a main step killed at
+ * any point leaves the post step exactly what is still to undo, and no record overwrites another.
+ */
+class RunState {
+    #rollouts;
+    constructor(rollouts) {
+        this.#rollouts = rollouts;
+    }
+    /** An empty store, for the main step. */
+    static empty() {
+        return new RunState(new Map());
+    }
+    /** What the main step left, for the post step; empty when nothing was saved or it is unreadable. */
+    static load() {
+        const rollouts = new Map();
+        const saved = parse(getState(KEY));
+        if (saved && typeof saved === 'object') {
+            for (const [key, value] of Object.entries(saved)) {
+                const record = checked(value);
+                if (record)
+                    rollouts.set(key, record);
+            }
+        }
+        return new RunState(rollouts);
+    }
+    get(key) {
+        return this.#rollouts.get(key) ?? {};
+    }
+    /** Every record with something left to undo. */
+    entries() {
+        return [...this.#rollouts];
+    }
+    /** Merges `change` into the rollout's record (an undefined field is removed) and saves. */
+    update(key, change) {
+        const merged = { ...this.get(key), ...change };
+        for (const field of Object.keys(merged)) {
+            const value = merged[field];
+            if (value === undefined || (Array.isArray(value) && value.length === 0))
+                delete merged[field];
+        }
+        if (Object.keys(merged).length === 0)
+            this.#rollouts.delete(key);
+        else
+            this.#rollouts.set(key, merged);
+        saveState(KEY, this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : '');
+    }
+}
+function checked(value) {
+    if (!value || typeof value !== 'object')
+        return undefined;
+    const { name, trigger, running, unpin } = value;
+    const record = {};
+    if (trigger && typeof trigger === 'object' && typeof trigger.at === 'number') {
+        const { at, pr, commit } = trigger;
+        record.trigger = {
+            at,
+            ...(typeof pr === 'number' ? { pr } : {}),
+            ...(typeof commit === 'string' ? { commit } : {})
+        };
+    }
+    if (Array.isArray(running)) {
+        const uuids = running.filter((uuid) => typeof uuid === 'string');
+        if (uuids.length)
+            record.running = uuids;
+    }
+    if (typeof unpin === 'string')
+        record.unpin = unpin;
+    // A name alone leaves nothing to do.
+    if (Object.keys(record).length === 0)
+        return undefined;
+    if (typeof name === 'string')
+        record.name = name;
+    return record;
+}
+function parse(text) {
+    try {
+        return text ? JSON.parse(text) : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/main.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The main step: config → rollouts → run them → one outcome → report. */
+async function run() {
+    const cancelled = new AbortController();
+    const onSignal = () => cancelled.abort(new ActionError('The workflow run was cancelled.'));
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const reporters = {};
+    let client;
+    let budget;
+    let rollouts = [];
+    const ending = { cancelled: false };
+    try {
+        const config = readConfig(name => getInput(name), core_setSecret);
+        reporters.config = config;
+        budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal);
+        warnIfPlainHttp(config);
+        client = connect(config);
+        if (config.deletePreview) {
+            await removePreview(client, config, budget.deploy());
+            ending.removed = true;
+        }
+        else {
+            rollouts = await deploy(client, config, budget, reporters);
+        }
+        if (cancelled.signal.aborted)
+            throw cancelled.signal.reason;
+    }
+    catch (error) {
+        ending.error = error;
+    }
+    ending.cancelled = cancelled.signal.aborted;
+    const outcome = decide(rollouts.map(rollout => rollout.deployment), ending);
+    await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(5000));
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await client?.close();
+}
+/** Prepares, triggers, and runs a rollout per resource; on a cancelled run, stops them. */
+async function deploy(client, config, budget, reporters) {
+    const state = RunState.empty();
+    const say = {
+        note: (message) => info(message),
+        warn: (message) => warning(message),
+        runtimeLog: printRuntimeLog
+    };
+    const prepared = await prepare(client, config, budget, state, say.note);
+    reporters.github = await createGitHubDeployment(config, budget.deploy());
+    reporters.comment = await openPullRequestComment(config);
+    const follower = (several) => new Follower(client, {
         instanceUrl: config.instanceUrl,
         pollIntervalMs: config.pollIntervalMs,
-        deadline,
-        cancelOnTimeout: config.cancelOnTimeout,
         logs: config.logs,
         showHidden: config.debugLogs,
-        sink: new LogPrinter(running.length > 1),
-        trigger: mark,
-        note: message => info(message),
-        warn: message => warning(message)
-    };
+        sink: new LogPrinter(several),
+        note: say.note,
+        warn: say.warn
+    });
+    const rollouts = await launch({ client, config, budget, state, say }, prepared, follower);
+    const deployments = rollouts.map(rollout => rollout.deployment);
+    await reporters.github?.inProgress(budget.deploy());
+    await reporters.comment?.building(deployments, budget.deploy());
+    await Promise.all(rollouts.map(rollout => rollout.run()));
+    if (budget.cancelled.aborted)
+        await stop(rollouts, config, budget);
+    return rollouts;
 }
-function healthOptions(config, deadline) {
-    return {
-        healthUrl: config.healthUrl,
-        timeoutMs: config.healthTimeoutMs,
-        deadline,
-        pollIntervalMs: config.pollIntervalMs,
-        pr: config.pr,
-        note: message => info(message),
-        showRuntimeLog: deployment => printRuntimeLog(deployment)
-    };
+/** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
+async function stop(rollouts, config, budget) {
+    const running = rollouts.flatMap(rollout => rollout.running);
+    if (running.length === 0)
+        return;
+    if (config.cancelOnAbort) {
+        info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
+    }
+    else {
+        warning(`Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`);
+    }
+    const signal = budget.grace();
+    await Promise.all(rollouts.map(rollout => rollout.stop(signal)));
+    if (!config.cancelOnAbort)
+        return;
+    for (const deployment of running) {
+        info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`);
+    }
 }
 function warnIfPlainHttp(config) {
     const { protocol, hostname } = new URL(config.apiUrl);

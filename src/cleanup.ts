@@ -1,88 +1,76 @@
 import * as core from '@actions/core'
 import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
-import { cancelDeployment } from './rollout/cancel.js'
-import { isUnderWay } from './rollout/status.js'
-import { findTriggered } from './rollout/trigger.js'
 import { describeError } from './errors.js'
 import { readConfig } from './inputs.js'
+import { cancelDeployment } from './rollout/cancel.js'
+import { findCreated } from './rollout/history.js'
+import { isUnderWay } from './rollout/status.js'
 import { restorePins } from './rollout/versions.js'
-import {
-  readPending,
-  readPins,
-  readTrigger,
-  savePending,
-  saveTrigger,
-  type PendingDeployment
-} from './state.js'
+import { RunState, type SavedRollout } from './state.js'
 
 /** The post step's time for all of it: the runner is winding the job down. */
 const POST_BUDGET_MS = 20_000
 
 /**
- * The post step: the safety net for a main step that was killed while it deployed. Cancels, in
- * Coolify, every deployment the main step left on its list, and any its trigger started before
- * the answer came, that is still queued or running. Nothing here fails the job: the run is over,
- * so problems become warnings.
+ * The post step: the safety net for a main step that was killed while it deployed. From the
+ * state the main step saved, it puts back every commit pin still on, and (with `cancel-on-abort`)
+ * cancels in Coolify every deployment this run started that is still queued or running: those
+ * saved by uuid, and, for a trigger whose answer never came, the one the application's history
+ * shows it started (same pull request and commit, created after it). Nothing here fails the job:
+ * the run is over, so problems become warnings.
  */
 export async function run(): Promise<void> {
-  await unpin()
-  const pending = readPending()
-  const trigger = readTrigger()
-  if (pending.length === 0 && !trigger) return
+  const state = RunState.load()
+  const records = state.entries()
+  if (records.length === 0) return
   let client: CoolifyClient | undefined
   try {
     const config = readConfig(name => core.getInput(name), core.setSecret)
-    if (!config.cancelOnAbort) return
     client = connect(config)
     const signal = AbortSignal.timeout(POST_BUDGET_MS)
-    const targets = [...pending]
-    if (trigger) {
-      const started = await findTriggered(client, trigger.appUuids, trigger, signal).catch(
-        (error: unknown) => {
-          core.warning(
-            `Could not look for deployments started by the trigger: ${describeError(error)}`
-          )
-          return []
-        }
-      )
-      for (const found of started) {
-        if (!targets.some(target => target.uuid === found.uuid)) {
-          targets.push({ uuid: found.uuid!, name: found.name })
-        }
-      }
-    }
-    await Promise.all(targets.map(target => stopIfRunning(client!, target, signal)))
-    savePending([])
-    saveTrigger(undefined)
+    const pins = records.flatMap(([appUuid, { unpin }]) =>
+      unpin === undefined ? [] : [{ appUuid, previous: unpin }]
+    )
+    const left = await restorePins(client, pins, state, signal, m => core.warning(m))
+    const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid)
+    if (done.length) core.info(`Set git_commit_sha back as it was on ${done.join(', ')}`)
+    if (!config.cancelOnAbort) return
+    await Promise.all(
+      records.map(([appUuid, record]) => cancelLeftRunning(client!, appUuid, record, signal))
+    )
   } catch (error) {
-    core.warning(`Could not cancel the deployments left running: ${describeError(error)}`)
+    core.warning(`Could not clean up after the main step: ${describeError(error)}`)
   } finally {
     await client?.close()
   }
 }
 
-/** Puts back the commit pins a killed main step left on the applications. */
-async function unpin(): Promise<void> {
-  const pins = readPins()
-  if (pins.length === 0) return
-  let client: CoolifyClient | undefined
-  try {
-    client = connect(readConfig(name => core.getInput(name), core.setSecret))
-    const signal = AbortSignal.timeout(POST_BUDGET_MS)
-    const left = await restorePins(client, pins, signal, m => core.warning(m))
-    const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid)
-    if (done.length) core.info(`Set git_commit_sha back as it was on ${done.join(', ')}`)
-  } catch (error) {
-    core.warning(`Could not unpin the applications: ${describeError(error)}`)
-  } finally {
-    await client?.close()
+/** Cancels what one rollout left under way. */
+async function cancelLeftRunning(
+  client: CoolifyClient,
+  appUuid: string,
+  { name = appUuid, running = [], trigger }: SavedRollout,
+  signal: AbortSignal
+): Promise<void> {
+  const uuids = [...running]
+  if (trigger) {
+    try {
+      const started = await findCreated(client, appUuid, trigger, signal)
+      if (started && !uuids.includes(started)) uuids.push(started)
+    } catch (error) {
+      core.warning(
+        `${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`
+      )
+    }
   }
+  for (const uuid of uuids) await stopIfRunning(client, name, uuid, signal)
 }
 
 async function stopIfRunning(
   client: CoolifyClient,
-  { uuid, name }: PendingDeployment,
+  name: string,
+  uuid: string,
   signal: AbortSignal
 ): Promise<void> {
   try {

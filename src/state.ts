@@ -1,72 +1,104 @@
 import * as core from '@actions/core'
-import type { DeploymentView } from './rollout/deployment.js'
 
-const TRIGGER = 'trigger'
-const PENDING = 'pending-deployments'
-const PINS = 'commit-pins'
+const KEY = 'rollouts'
 
-/** What the main step is about to deploy, saved before the trigger goes out. */
+/** What a trigger asked for, to recognise what it started when its answer was lost. */
 export interface SavedTrigger {
-  appUuids: string[]
-  pr?: number
-  /** When the trigger went out (epoch ms). */
+  /** When it went out (epoch ms). */
   at: number
+  pr?: number
+  /** The commit it asked for, when one was. */
+  commit?: string
 }
 
-export interface PendingDeployment {
-  uuid: string
-  name: string
-}
-
-/**
- * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
- * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
- * them behind for the post step to cancel — also a deployment whose trigger's answer never came.
- */
-export function saveTrigger(trigger: SavedTrigger | undefined): void {
-  core.saveState(TRIGGER, trigger ? JSON.stringify(trigger) : '')
-}
-
-export function readTrigger(): SavedTrigger | undefined {
-  const value = parse(core.getState(TRIGGER)) as Partial<SavedTrigger> | undefined
-  if (!value || !Array.isArray(value.appUuids) || typeof value.at !== 'number') return undefined
-  const appUuids = value.appUuids.filter(uuid => typeof uuid === 'string')
-  return { appUuids, at: value.at, pr: typeof value.pr === 'number' ? value.pr : undefined }
-}
-
-export function savePending(deployments: readonly DeploymentView[]): void {
-  const pending: PendingDeployment[] = deployments.flatMap(({ uuid, name }) =>
-    uuid ? [{ uuid, name }] : []
-  )
-  core.saveState(PENDING, JSON.stringify(pending))
-}
-
-export function readPending(): PendingDeployment[] {
-  const value = parse(core.getState(PENDING))
-  return Array.isArray(value)
-    ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
-    : []
-}
-
-/** An application's `git_commit_sha` as it was before `commit` pinned it. */
-export interface SavedPin {
-  appUuid: string
-  previous: string
+/** What the post step needs of one rollout, under the resource's uuid. */
+export interface SavedRollout {
+  /** The resource's name, for the post step's lines. */
+  name?: string
+  /** Set before POST /deploy goes out, cleared once its answer named the deployment. */
+  trigger?: SavedTrigger
+  /** Deployments this run started and has not seen end (the new version, then a rollback). */
+  running?: string[]
+  /** `git_commit_sha` as it was before a pin: set while a pin is on. */
+  unpin?: string
 }
 
 /**
- * Records the pins to undo, before they are set: a main step killed between the pin and its undo
- * leaves them for the post step, so that no later deploy builds the pinned commit.
+ * The one store shared by the main and the post step: a record per rollout, changed field by field
+ * and saved whole after every change (the runner keeps the last value), so a main step killed at
+ * any point leaves the post step exactly what is still to undo, and no record overwrites another.
  */
-export function savePins(pins: readonly SavedPin[]): void {
-  core.saveState(PINS, pins.length ? JSON.stringify(pins) : '')
+export class RunState {
+  readonly #rollouts: Map<string, SavedRollout>
+
+  private constructor(rollouts: Map<string, SavedRollout>) {
+    this.#rollouts = rollouts
+  }
+
+  /** An empty store, for the main step. */
+  static empty(): RunState {
+    return new RunState(new Map())
+  }
+
+  /** What the main step left, for the post step; empty when nothing was saved or it is unreadable. */
+  static load(): RunState {
+    const rollouts = new Map<string, SavedRollout>()
+    const saved = parse(core.getState(KEY))
+    if (saved && typeof saved === 'object') {
+      for (const [key, value] of Object.entries(saved)) {
+        const record = checked(value)
+        if (record) rollouts.set(key, record)
+      }
+    }
+    return new RunState(rollouts)
+  }
+
+  get(key: string): SavedRollout {
+    return this.#rollouts.get(key) ?? {}
+  }
+
+  /** Every record with something left to undo. */
+  entries(): Array<[string, SavedRollout]> {
+    return [...this.#rollouts]
+  }
+
+  /** Merges `change` into the rollout's record (an undefined field is removed) and saves. */
+  update(key: string, change: SavedRollout): void {
+    const merged: SavedRollout = { ...this.get(key), ...change }
+    for (const field of Object.keys(merged) as Array<keyof SavedRollout>) {
+      const value = merged[field]
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) delete merged[field]
+    }
+    if (Object.keys(merged).length === 0) this.#rollouts.delete(key)
+    else this.#rollouts.set(key, merged)
+    core.saveState(
+      KEY,
+      this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : ''
+    )
+  }
 }
 
-export function readPins(): SavedPin[] {
-  const value = parse(core.getState(PINS))
-  return Array.isArray(value)
-    ? value.filter(pin => typeof pin?.appUuid === 'string' && typeof pin?.previous === 'string')
-    : []
+function checked(value: unknown): SavedRollout | undefined {
+  if (!value || typeof value !== 'object') return undefined
+  const { name, trigger, running, unpin } = value as Record<string, unknown>
+  const record: SavedRollout = {}
+  if (trigger && typeof trigger === 'object' && typeof (trigger as SavedTrigger).at === 'number') {
+    const { at, pr, commit } = trigger as SavedTrigger
+    record.trigger = {
+      at,
+      ...(typeof pr === 'number' ? { pr } : {}),
+      ...(typeof commit === 'string' ? { commit } : {})
+    }
+  }
+  if (Array.isArray(running)) {
+    const uuids = running.filter((uuid): uuid is string => typeof uuid === 'string')
+    if (uuids.length) record.running = uuids
+  }
+  if (typeof unpin === 'string') record.unpin = unpin
+  // A name alone leaves nothing to do.
+  if (Object.keys(record).length === 0) return undefined
+  if (typeof name === 'string') record.name = name
+  return record
 }
 
 function parse(text: string): unknown {

@@ -28370,7 +28370,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6178:
+/***/ 7812:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31759,8 +31759,11 @@ class Reachability {
 
 
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
-/** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
-const POLL_SHARE = 0.5;
+/**
+ * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
+ * and whoever else uses the token.
+ */
+const POLL_SHARE = 0.8;
 /** Coolify's default rate limit, until its answers announce the real one. */
 const DEFAULT_LIMIT_PER_MINUTE = 200;
 /**
@@ -31934,7 +31937,7 @@ class CoolifyClient {
             }
             catch (error) {
                 if (call.signal.aborted)
-                    throw last?.afterAttempts(attempt - 1) ?? error;
+                    throw last?.afterAttempts(attempt - 1) ?? cutOff(call, error);
                 if (!(error instanceof errors_CoolifyError) || !error.details.transient || !call.retry) {
                     throw error instanceof errors_CoolifyError ? error.afterAttempts(attempt) : error;
                 }
@@ -32064,6 +32067,19 @@ function invalidFields(json) {
 function looksLikeHtml(text, contentType) {
     return /html/i.test(contentType ?? '') || /^\s*</.test(text);
 }
+/**
+ * A call whose signal ended before any answer: aborted with a reason of its own (the run's cancel),
+ * it throws that; when a time share ran out, a CoolifyError naming the request rather than a bare
+ * "operation aborted".
+ */
+function cutOff(call, error) {
+    if (error instanceof errors_CoolifyError)
+        return error;
+    const reason = call.signal.reason;
+    if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
+        return reason;
+    return new errors_CoolifyError(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
+}
 
 ;// CONCATENATED MODULE: ./src/coolify/connect.ts
 
@@ -32084,555 +32100,6 @@ function connect(config) {
         },
         note: message => info(message)
     });
-}
-
-;// CONCATENATED MODULE: ./src/deploy/status.ts
-/**
- * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
- * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
- * Every other module asks here; none compares status strings of its own.
- */
-const STATUSES = {
-    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
-    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
-    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
-    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
-    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
-    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
-    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
-    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
-};
-/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
-const FROM_COOLIFY = {
-    queued: 'queued',
-    in_progress: 'in_progress',
-    finished: 'finished',
-    failed: 'failed',
-    cancelled: 'cancelled',
-    'cancelled-by-user': 'cancelled'
-};
-/**
- * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
- * does not have, which is treated as not ended.
- */
-function status_statusFromCoolify(raw) {
-    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
-}
-/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
-function isUnderWay(raw) {
-    const status = status_statusFromCoolify(raw);
-    return status === undefined || !status_hasEnded(status);
-}
-function status_hasEnded(status) {
-    return STATUSES[status].ended;
-}
-/** Finished in Coolify: a new version is in place, so it can be checked for health. */
-function status_isFinished(status) {
-    return status === 'finished';
-}
-/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
-function isBadVersion(status) {
-    return status === 'failed' || status === 'unhealthy';
-}
-function failsStep(status) {
-    return STATUSES[status].fails;
-}
-function summaryMark(status) {
-    return STATUSES[status].mark;
-}
-function gitHubState(status) {
-    return STATUSES[status].github;
-}
-/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
-function worstOf(statuses) {
-    if (statuses.length === 0)
-        return 'failed';
-    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
-}
-/** How a status reads in a sentence: `in progress`. */
-function describeStatus(status) {
-    return status.replace('_', ' ');
-}
-
-;// CONCATENATED MODULE: ./src/deploy/cancel.ts
-
-
-/**
- * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
- * cancelled; after any other answer the deployment is read: a 400 usually means it ended
- * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
- */
-async function cancelDeployment(client, uuid, signal) {
-    for (let attempt = 1;; attempt++) {
-        let problem;
-        let transient = false;
-        let detail;
-        try {
-            await client.cancelDeployment(uuid, signal);
-            return { cancelled: true };
-        }
-        catch (error) {
-            problem = `could not cancel it in Coolify: ${describeError(error)}`;
-            transient = error.details?.transient === true;
-            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
-            if (status)
-                detail = { status };
-        }
-        try {
-            detail = await client.getDeployment(uuid, signal);
-        }
-        catch {
-            // What the refusal told, if anything, is all there is to know.
-        }
-        if (detail && status_statusFromCoolify(detail.status) === 'cancelled')
-            return { cancelled: true, detail };
-        if (detail && !isUnderWay(detail.status))
-            return { cancelled: false, detail };
-        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
-        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
-            return { cancelled: false, detail, problem };
-        }
-    }
-}
-const CANCEL_ATTEMPTS = 2;
-/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
-const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
-
-;// CONCATENATED MODULE: ./src/deploy/preview.ts
-
-const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
-/**
- * The address Coolify gives an application's preview of pull request `pr`: the template's host
- * in place of the host of the application's first domain, whose scheme, port and path stay.
- * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
- * when it creates the preview and does not tell.
- */
-function previewUrl(app, pr) {
-    const first = app.fqdn?.split(',')[0]?.trim();
-    if (!first)
-        return undefined;
-    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
-    if (template.includes('{{random}}'))
-        return undefined;
-    let url;
-    try {
-        url = new URL(first);
-    }
-    catch {
-        return undefined;
-    }
-    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
-    const port = url.port ? `:${url.port}` : '';
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `${url.protocol}//${host}${port}${path}`;
-}
-const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
-/**
- * Coolify's answer for a git application without a preview of the pull request, turned into what
- * to do about it; other messages are returned as they are.
- */
-function preview_explainDeployMessage(message) {
-    if (!NO_PREVIEW.test(message))
-        return message;
-    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
-        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
-        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
-        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
-}
-/**
- * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
- * gone; anything else throws.
- */
-async function deletePreview(client, appUuid, pr, signal) {
-    try {
-        await client.deletePreview(appUuid, pr, signal);
-        return true;
-    }
-    catch (error) {
-        const gone = error instanceof CoolifyError &&
-            error.status === 404 &&
-            /preview not found/i.test(error.details.serverMessage ?? '');
-        if (gone)
-            return false;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/deploy/deployment.ts
-
-
-const TAIL_LINES = 40;
-/**
- * One resource the trigger touched, and the only place its state changes: the trigger creates it,
- * the watch loop advances it through these methods, reporters read it as a DeploymentView.
- */
-class deployment_Deployment {
-    appUuid;
-    triggeredAt;
-    #status = 'queued';
-    #uuid;
-    #name;
-    /** Undefined until read; null when a read carried no status. */
-    #coolifyStatus;
-    #reason;
-    #appUrl;
-    #link;
-    #commit;
-    #endedAt;
-    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
-    #createdAt;
-    #finishedAt;
-    #tail = [];
-    #imageTag;
-    #rolledBack;
-    #rollbackNote;
-    #runtimeLog = [];
-    constructor(appUuid, name, 
-    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt) {
-        this.appUuid = appUuid;
-        this.triggeredAt = triggeredAt;
-        this.#name = name;
-        this.#uuid = uuid;
-    }
-    get status() {
-        return this.#status;
-    }
-    get uuid() {
-        return this.#uuid;
-    }
-    get name() {
-        return this.#name;
-    }
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    get coolifyStatus() {
-        return this.#coolifyStatus ?? undefined;
-    }
-    /** Why it ended the way it did, when the status alone does not say. */
-    get reason() {
-        return this.#reason;
-    }
-    /** Where it is served: the application's first `fqdn`, or its preview's address. */
-    get appUrl() {
-        return this.#appUrl;
-    }
-    /** The deployment's page in Coolify. */
-    get link() {
-        return this.#link;
-    }
-    get commit() {
-        return this.#commit;
-    }
-    /** The last lines of its log, for summaries and annotations. */
-    get tail() {
-        return this.#tail;
-    }
-    /** Docker-image apps: the image tag this deployment runs. */
-    get imageTag() {
-        return this.#imageTag;
-    }
-    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
-    get rolledBack() {
-        return this.#rolledBack;
-    }
-    /** What the rollback did: what runs now, or why nothing was rolled back. */
-    get rollbackNote() {
-        return this.#rollbackNote;
-    }
-    /** The end of the application's runtime log, read when it turned out unhealthy. */
-    get runtimeLog() {
-        return this.#runtimeLog;
-    }
-    get ended() {
-        return status_hasEnded(this.#status);
-    }
-    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
-    get running() {
-        return this.#uuid !== undefined && !this.ended;
-    }
-    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
-    get durationMs() {
-        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
-            return Math.max(0, this.#finishedAt - this.#createdAt);
-        }
-        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
-    }
-    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
-    follow(uuid) {
-        this.#uuid = uuid;
-    }
-    /**
-     * Takes the application's name and URL from Coolify's application record: the preview's URL when
-     * it deploys pull request `pr` (none rather than production's when that cannot be known).
-     */
-    describe(app, pr) {
-        if (app.name && this.#name === this.appUuid)
-            this.#name = app.name;
-        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
-        if (url)
-            this.#appUrl = url;
-    }
-    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-    observe(detail, instanceUrl) {
-        if (detail.application_name)
-            this.#name = detail.application_name;
-        if (detail.commit)
-            this.#commit = detail.commit;
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
-        const previous = this.#coolifyStatus;
-        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
-        const status = status_statusFromCoolify(detail.status);
-        if (status) {
-            this.#status = status;
-            if (this.ended)
-                this.#endedAt ??= Date.now();
-        }
-        return previous !== this.#coolifyStatus;
-    }
-    end(status, reason) {
-        this.#status = status;
-        if (reason)
-            this.#reason = reason;
-        this.#endedAt ??= Date.now();
-    }
-    /** Records the image tag it deploys, as asked or as its log showed. */
-    ranImage(tag) {
-        this.#imageTag = tag;
-    }
-    /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
-    unhealthy(reason, runtimeLog) {
-        this.end('unhealthy', reason);
-        this.#runtimeLog = runtimeLog;
-    }
-    /** The outcome of redeploying what ran before this one failed. */
-    rollback(done, note) {
-        this.#rolledBack = done;
-        this.#rollbackNote = note;
-    }
-    remember(lines) {
-        for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
-            if (this.#tail.length === TAIL_LINES)
-                this.#tail.shift();
-            this.#tail.push(line);
-        }
-    }
-}
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function deployment_timeOf(value) {
-    if (typeof value !== 'string' || value === '')
-        return undefined;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : ms;
-}
-
-;// CONCATENATED MODULE: ./src/deploy/history.ts
-
-
-/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
-const CLOCK_SLACK_MS = 5000;
-/** History rows read: the newest few are enough to find one started moments ago. */
-const HISTORY_ROWS = 10;
-/**
- * The deployment a trigger started or joined, from the application's history: the newest one
- * (of the same pull request and commit, where known) that was under way at the trigger or began
- * after it, whatever its status now — a quick deployment may have finished already. Undefined
- * when there is none.
- *
- * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
- * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
- */
-async function history_findStarted(client, appUuid, mark, signal) {
-    const history = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
-    const items = Array.isArray(history?.deployments) ? history.deployments : [];
-    return items.find(item => isFrom(item, mark))?.deployment_uuid;
-}
-function isFrom(item, mark) {
-    if (typeof item?.deployment_uuid !== 'string')
-        return false;
-    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
-        return false;
-    }
-    if (mark.commit && item.commit && item.commit !== 'HEAD' && !history_sameCommit(item.commit, mark.commit))
-        return false;
-    const since = mark.at - CLOCK_SLACK_MS;
-    const created = deployment_timeOf(item.created_at);
-    const finished = deployment_timeOf(item.finished_at);
-    return (isUnderWay(item.status) ||
-        (created !== undefined && created >= since) ||
-        (finished !== undefined && finished >= since));
-}
-/** Full or abbreviated SHAs of the same commit. */
-function history_sameCommit(a, b) {
-    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
-}
-
-;// CONCATENATED MODULE: ./src/deploy/trigger.ts
-
-
-
-
-
-
-const NOTHING_STARTED = 'Coolify started no deployment for it';
-const ALREADY_QUEUED = /already queued/i;
-const QUEUED = /deployment queued/i;
-const STARTED = /^(service|database) .* started/i;
-/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
-const QUEUE_FULL_WAIT_MS = 60_000;
-/**
- * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
- *
- * Transient failures are tried again until the deadline, but a trigger is repeated only where that
- * cannot deploy twice: when Coolify cannot have acted on it (a refused connection, a 429), or when
- * the answer was lost on the way and an application's history shows nothing started by it.
- */
-async function trigger(client, options) {
-    const triggeredAt = options.mark.at;
-    const entries = entriesOf(await deployUntilAnswered(client, options));
-    const deployments = [];
-    for (const entry of entries) {
-        const appUuid = entry.resource_uuid ?? '';
-        const message = entry.message ?? '';
-        const deployment = new Deployment(appUuid, nameIn(message) ?? (appUuid || 'tag deploy'), entry.deployment_uuid, triggeredAt);
-        deployments.push(deployment);
-        if (ALREADY_QUEUED.test(message) && appUuid) {
-            // Coolify answers with a uuid it never saved; the deployment it joined is in the history.
-            // Unresolved here, the watch loop resolves it when the uuid reads as unknown.
-            const real = await findStarted(client, appUuid, options.mark, options.signal).catch(() => undefined);
-            if (real)
-                deployment.follow(real);
-            options.note(`${deployment.name}: a deployment of this commit is already under way; following it.`);
-        }
-        else if (!entry.deployment_uuid) {
-            if (STARTED.test(message))
-                deployment.end('started', message);
-            else
-                deployment.end('failed', explainDeployMessage(message) || NOTHING_STARTED);
-        }
-    }
-    for (const uuid of options.appUuids) {
-        if (!entries.some(entry => entry.resource_uuid === uuid)) {
-            const skipped = new Deployment(uuid, uuid, undefined, triggeredAt);
-            skipped.end('failed', 'Coolify skipped it: no resource with this uuid is visible to the token');
-            deployments.push(skipped);
-        }
-    }
-    if (deployments.length === 0) {
-        throw new ActionError('Coolify answered the deploy request without any deployment.');
-    }
-    return deployments;
-}
-/**
- * The deployments a trigger may have started when its answer was lost, or when it was cut off (the
- * run cancelled, the deadline reached) or killed, found in the applications' histories. Tags name
- * no applications to look up. Throws when a history cannot be read.
- */
-async function findTriggered(client, appUuids, mark, signal) {
-    const found = await Promise.all(appUuids.map(uuid => history_findStarted(client, uuid, mark, signal)));
-    return appUuids.flatMap((appUuid, index) => found[index] ? [new deployment_Deployment(appUuid, appUuid, found[index], mark.at)] : []);
-}
-async function deployUntilAnswered(client, options) {
-    const { signal } = options;
-    /** Entries for applications whose deployment a lost answer started, found in their history. */
-    const recovered = [];
-    let uuids = options.appUuids;
-    /** Said when the deadline cuts an attempt off: more use than the abort. */
-    let last;
-    for (let attempt = 1;; attempt++) {
-        try {
-            const answer = await client.deploy({
-                uuids,
-                tags: options.tags,
-                force: options.force,
-                pr: options.pr,
-                dockerTag: options.dockerTag
-            }, signal);
-            return recovered.length ? { deployments: [...recovered, ...entriesOf(answer)] } : answer;
-        }
-        catch (error) {
-            if (signal.aborted)
-                throw last?.afterAttempts(attempt - 1) ?? error;
-            if (!(error instanceof CoolifyError))
-                throw error;
-            last = error;
-            // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
-            if (error.status === 404 && error.details.serverMessage !== undefined) {
-                throw notFound(error, options);
-            }
-            if (!error.details.transient)
-                throw error;
-            client.reachability.failed(error);
-            if (mayHaveArrived(error)) {
-                // Coolify may have acted on it: follow what it started rather than start a second one.
-                // A forced tag deploy names no applications to look up, and nothing else (Coolify's
-                // "already queued" check is off when forcing) keeps a repeat from deploying twice.
-                if (options.tags.length > 0 && options.force)
-                    throw error.afterAttempts(attempt);
-                // A history that cannot be read proves nothing: then stop rather than risk a second one.
-                const found = await findTriggered(client, uuids, options.mark, signal).catch(() => {
-                    throw error.afterAttempts(attempt);
-                });
-                recovered.push(...found.map(deployment => ({
-                    resource_uuid: deployment.appUuid,
-                    deployment_uuid: deployment.uuid,
-                    message: 'Deployment queued.'
-                })));
-                uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid));
-                if (options.tags.length === 0 && uuids.length === 0)
-                    return { deployments: recovered };
-            }
-            const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
-            try {
-                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
-            }
-            catch {
-                throw error.afterAttempts(attempt);
-            }
-        }
-    }
-}
-/** No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it. */
-function mayHaveArrived(error) {
-    const status = error.status ?? 0;
-    return ((error.details.unanswered === true && !error.details.unsent) ||
-        status >= 500 ||
-        (status >= 200 && status < 300));
-}
-function entriesOf(answer) {
-    if (Array.isArray(answer.deployments))
-        return answer.deployments;
-    // Deploy by tag: a message for every resource, in order, and `details` for the applications
-    // that got a deployment; the n-th detail belongs to the n-th "queued" message.
-    const details = Array.isArray(answer.details) ? answer.details : [];
-    const messages = Array.isArray(answer.message)
-        ? answer.message
-        : answer.message
-            ? [answer.message]
-            : [];
-    const isQueued = (message) => QUEUED.test(message) || ALREADY_QUEUED.test(message);
-    const queued = messages.filter(isQueued);
-    const entries = details.map((detail, index) => ({
-        ...detail,
-        message: queued.length === details.length ? queued[index] : undefined
-    }));
-    for (const message of messages)
-        if (!isQueued(message))
-            entries.push({ message });
-    return entries;
-}
-/** The resource's name in "Application NAME deployment queued." and its kin. */
-function nameIn(message) {
-    return /^(?:application|service|database)\s+(.+?)\s+(?:deployment queued|started)/i.exec(message)?.[1];
-}
-function notFound(error, options) {
-    const what = options.tags.length
-        ? `tag ${options.tags.map(tag => `"${tag}"`).join(', ')}`
-        : `uuid ${options.appUuids.map(uuid => `"${uuid}"`).join(', ')}`;
-    return error.withHint(`No resource with ${what} is visible to this token: check \`${options.tags.length ? 'tag' : 'app-uuid'}\` and that the token belongs to the application's team`);
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
@@ -32658,6 +32125,8 @@ const RESERVED_HEADERS = new Set([
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** What a value sent as an HTTP header may hold: printable ASCII. */
 const HEADER_TEXT = /^[\x20-\x7e]*$/;
+/** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
+const MAX_DURATION_MS = 24 * 3_600_000;
 /** Inputs of several lines or items, checked a line or an item at a time. */
 const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
 /**
@@ -32865,6 +32334,9 @@ function parseDurationInput(read, name, fallback) {
     if (ms === undefined || ms <= 0) {
         throw new errors_ActionError(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
     }
+    if (ms > MAX_DURATION_MS) {
+        throw new errors_ActionError(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
+    }
     return ms;
 }
 function parsePullRequest(text) {
@@ -32962,60 +32434,428 @@ function parseEnv(text) {
     return [...variables].map(([key, value]) => ({ key, value }));
 }
 
-;// CONCATENATED MODULE: ./src/state.ts
+;// CONCATENATED MODULE: ./src/rollout/status.ts
+/**
+ * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
+ * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
+ * Every other module asks here; none compares status strings of its own.
+ */
+const STATUSES = {
+    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
+    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
+    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
+    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
+    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
+    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
+    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
+    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+};
+/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
+const FROM_COOLIFY = {
+    queued: 'queued',
+    in_progress: 'in_progress',
+    finished: 'finished',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    'cancelled-by-user': 'cancelled'
+};
+/**
+ * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
+ * does not have, which is treated as not ended.
+ */
+function status_statusFromCoolify(raw) {
+    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
+}
+/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
+function isUnderWay(raw) {
+    const status = status_statusFromCoolify(raw);
+    return status === undefined || !status_hasEnded(status);
+}
+/**
+ * What an ended status may still become: a finished deployment may turn out unhealthy, of another
+ * version (failed) or unconfirmed when `timeout` cut its health check; a cancel this action sent at
+ * `timeout` reads as cancelled first. Nothing else that ended changes again.
+ */
+const AFTER_END = {
+    finished: ['unhealthy', 'failed', 'timeout'],
+    cancelled: ['timeout']
+};
+/** Whether a deployment now `from` may become `to`. */
+function status_canBecome(from, to) {
+    return from === to || !status_hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
+}
+function status_hasEnded(status) {
+    return STATUSES[status].ended;
+}
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function status_isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
+function failsStep(status) {
+    return STATUSES[status].fails;
+}
+function summaryMark(status) {
+    return STATUSES[status].mark;
+}
+function gitHubState(status) {
+    return STATUSES[status].github;
+}
+/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
+function worstOf(statuses) {
+    if (statuses.length === 0)
+        return 'failed';
+    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
+}
+/** How a status reads in a sentence: `in progress`. */
+function describeStatus(status) {
+    return status.replace('_', ' ');
+}
 
-const TRIGGER = 'trigger';
-const PENDING = 'pending-deployments';
-const PINS = 'commit-pins';
+;// CONCATENATED MODULE: ./src/rollout/cancel.ts
+
+
 /**
- * Records, for the post step, what the main step deploys: the trigger before it goes out, then the
- * deployments it waits on. Cleared when the wait is over, so a main step killed in between leaves
- * them behind for the post step to cancel — also a deployment whose trigger's answer never came.
+ * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
+ * cancelled; after any other answer the deployment is read: a 400 usually means it ended
+ * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
  */
-function saveTrigger(trigger) {
-    saveState(TRIGGER, trigger ? JSON.stringify(trigger) : '');
+async function cancelDeployment(client, uuid, signal) {
+    for (let attempt = 1;; attempt++) {
+        let problem;
+        let transient = false;
+        let detail;
+        try {
+            await client.cancelDeployment(uuid, signal);
+            return { cancelled: true };
+        }
+        catch (error) {
+            problem = `could not cancel it in Coolify: ${describeError(error)}`;
+            transient = error.details?.transient === true;
+            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+            if (status)
+                detail = { status };
+        }
+        try {
+            detail = await client.getDeployment(uuid, signal);
+        }
+        catch {
+            // What the refusal told, if anything, is all there is to know.
+        }
+        if (detail && status_statusFromCoolify(detail.status) === 'cancelled')
+            return { cancelled: true, detail };
+        if (detail && !isUnderWay(detail.status))
+            return { cancelled: false, detail };
+        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+            return { cancelled: false, detail, problem };
+        }
+    }
 }
-function readTrigger() {
-    const value = parse(getState(TRIGGER));
-    if (!value || !Array.isArray(value.appUuids) || typeof value.at !== 'number')
+const CANCEL_ATTEMPTS = 2;
+/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
+const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
+
+;// CONCATENATED MODULE: ./src/rollout/preview.ts
+
+const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
+/**
+ * The address Coolify gives an application's preview of pull request `pr`: the template's host
+ * in place of the host of the application's first domain, whose scheme, port and path stay.
+ * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
+ * when it creates the preview and does not tell.
+ */
+function preview_previewUrl(app, pr) {
+    const first = app.fqdn?.split(',')[0]?.trim();
+    if (!first)
         return undefined;
-    const appUuids = value.appUuids.filter(uuid => typeof uuid === 'string');
-    return { appUuids, at: value.at, pr: typeof value.pr === 'number' ? value.pr : undefined };
-}
-function savePending(deployments) {
-    const pending = deployments.flatMap(({ uuid, name }) => uuid ? [{ uuid, name }] : []);
-    saveState(PENDING, JSON.stringify(pending));
-}
-function readPending() {
-    const value = parse(getState(PENDING));
-    return Array.isArray(value)
-        ? value.filter(item => typeof item?.uuid === 'string' && typeof item?.name === 'string')
-        : [];
-}
-/**
- * Records the pins to undo, before they are set: a main step killed between the pin and its undo
- * leaves them for the post step, so that no later deploy builds the pinned commit.
- */
-function state_savePins(pins) {
-    saveState(PINS, pins.length ? JSON.stringify(pins) : '');
-}
-function readPins() {
-    const value = parse(getState(PINS));
-    return Array.isArray(value)
-        ? value.filter(pin => typeof pin?.appUuid === 'string' && typeof pin?.previous === 'string')
-        : [];
-}
-function parse(text) {
+    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
+    if (template.includes('{{random}}'))
+        return undefined;
+    let url;
     try {
-        return text ? JSON.parse(text) : undefined;
+        url = new URL(first);
     }
     catch {
         return undefined;
     }
+    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
+    const port = url.port ? `:${url.port}` : '';
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `${url.protocol}//${host}${port}${path}`;
+}
+const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
+/**
+ * Coolify's answer for a git application without a preview of the pull request, turned into what
+ * to do about it; other messages are returned as they are.
+ */
+function explainDeployMessage(message) {
+    if (!NO_PREVIEW.test(message))
+        return message;
+    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
+        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
+        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
+        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
+}
+/**
+ * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
+ * gone; anything else throws.
+ */
+async function deletePreview(client, appUuid, pr, signal) {
+    try {
+        await client.deletePreview(appUuid, pr, signal);
+        return true;
+    }
+    catch (error) {
+        const gone = error instanceof CoolifyError &&
+            error.status === 404 &&
+            /preview not found/i.test(error.details.serverMessage ?? '');
+        if (gone)
+            return false;
+        throw error;
+    }
 }
 
-;// CONCATENATED MODULE: ./src/deploy/versions.ts
+;// CONCATENATED MODULE: ./src/rollout/deployment.ts
 
+
+const TAIL_LINES = 40;
+/**
+ * One deployment a rollout started or joined, and the only place its state changes: the trigger
+ * creates it, the rollout's phases advance it through these methods (an ended status changes only
+ * as `canBecome` allows), reporters read it as a DeploymentView.
+ */
+class Deployment {
+    appUuid;
+    triggeredAt;
+    #status = 'queued';
+    #uuid;
+    #name;
+    /** Undefined until read; null when a read carried no status. */
+    #coolifyStatus;
+    #reason;
+    #appUrl;
+    #link;
+    #commit;
+    #endedAt;
+    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+    #createdAt;
+    #finishedAt;
+    #tail = [];
+    #imageTag;
+    #rolledBack;
+    #rollbackNote;
+    #runtimeLog = [];
+    constructor(appUuid, name, 
+    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
+    uuid, triggeredAt) {
+        this.appUuid = appUuid;
+        this.triggeredAt = triggeredAt;
+        this.#name = name;
+        this.#uuid = uuid;
+    }
+    /** The next deployment of the same application (a rollback): same name and URL. */
+    static next(earlier, uuid, at) {
+        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at);
+        next.#appUrl = earlier.appUrl;
+        return next;
+    }
+    get status() {
+        return this.#status;
+    }
+    get uuid() {
+        return this.#uuid;
+    }
+    get name() {
+        return this.#name;
+    }
+    /** Coolify's status word as last read, kept when it is one we do not know. */
+    get coolifyStatus() {
+        return this.#coolifyStatus ?? undefined;
+    }
+    /** Why it ended the way it did, when the status alone does not say. */
+    get reason() {
+        return this.#reason;
+    }
+    /** Where it is served: the application's first `fqdn`, or its preview's address. */
+    get appUrl() {
+        return this.#appUrl;
+    }
+    /** The deployment's page in Coolify. */
+    get link() {
+        return this.#link;
+    }
+    get commit() {
+        return this.#commit;
+    }
+    /** The last lines of its log, for summaries and annotations. */
+    get tail() {
+        return this.#tail;
+    }
+    /** Docker-image apps: the image tag this deployment runs. */
+    get imageTag() {
+        return this.#imageTag;
+    }
+    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+    get rolledBack() {
+        return this.#rolledBack;
+    }
+    /** What the rollback did: what runs now, or why nothing was rolled back. */
+    get rollbackNote() {
+        return this.#rollbackNote;
+    }
+    /** The end of the application's runtime log, read when it turned out unhealthy. */
+    get runtimeLog() {
+        return this.#runtimeLog;
+    }
+    get ended() {
+        return hasEnded(this.#status);
+    }
+    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+    get running() {
+        return this.#uuid !== undefined && !this.ended;
+    }
+    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
+    get durationMs() {
+        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+            return Math.max(0, this.#finishedAt - this.#createdAt);
+        }
+        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
+    }
+    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
+    follow(uuid) {
+        this.#uuid = uuid;
+    }
+    /**
+     * Takes the application's name and URL from Coolify's application record: the preview's URL when
+     * it deploys pull request `pr` (none rather than production's when that cannot be known).
+     */
+    describe(app, pr) {
+        if (app.name && this.#name === this.appUuid)
+            this.#name = app.name;
+        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
+        if (url)
+            this.#appUrl = url;
+    }
+    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
+    observe(detail, instanceUrl) {
+        if (detail.application_name)
+            this.#name = detail.application_name;
+        if (detail.commit)
+            this.#commit = detail.commit;
+        if (detail.deployment_url)
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
+        const previous = this.#coolifyStatus;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
+        const status = statusFromCoolify(detail.status);
+        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
+        if (status && !this.ended) {
+            this.#status = status;
+            if (this.ended)
+                this.#endedAt ??= Date.now();
+        }
+        return previous !== this.#coolifyStatus;
+    }
+    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
+    end(status, reason) {
+        if (!canBecome(this.#status, status))
+            return false;
+        this.#status = status;
+        if (reason)
+            this.#reason = reason;
+        this.#endedAt ??= Date.now();
+        return true;
+    }
+    /** Records the image tag it deploys, as asked or as its log showed. */
+    ranImage(tag) {
+        this.#imageTag = tag;
+    }
+    /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
+    unhealthy(reason, runtimeLog) {
+        if (this.end('unhealthy', reason))
+            this.#runtimeLog = runtimeLog;
+    }
+    /** The outcome of redeploying what ran before this one failed. */
+    rollback(done, note) {
+        this.#rolledBack = done;
+        this.#rollbackNote = note;
+    }
+    remember(lines) {
+        for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
+            if (this.#tail.length === TAIL_LINES)
+                this.#tail.shift();
+            this.#tail.push(line);
+        }
+    }
+}
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function deployment_timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
+;// CONCATENATED MODULE: ./src/rollout/history.ts
+
+
+/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
+const CLOCK_SLACK_MS = 5000;
+/** History rows read: the newest few are enough to find one started moments ago. */
+const HISTORY_ROWS = 10;
+/**
+ * The deployment a trigger started or joined, from the application's history: the newest one
+ * (of the same pull request and commit, where known) that was under way at the trigger or began
+ * after it, whatever its status now — a quick deployment may have finished already. Undefined
+ * when there is none.
+ *
+ * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
+ * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
+ */
+async function history_findStarted(client, appUuid, mark, signal) {
+    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid;
+}
+/**
+ * The deployment a trigger created, for the post step to cancel: like `findStarted`, but never one
+ * that was under way before it (a trigger that joined another run's deployment did not start it).
+ */
+async function findCreated(client, appUuid, mark, signal) {
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = (item) => (deployment_timeOf(item.created_at) ?? -Infinity) >= since;
+    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
+        ?.deployment_uuid;
+}
+async function history_history(client, appUuid, signal) {
+    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
+    return Array.isArray(answer?.deployments) ? answer.deployments : [];
+}
+function isFrom(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
+        return false;
+    }
+    if (mark.commit && item.commit && item.commit !== 'HEAD' && !history_sameCommit(item.commit, mark.commit))
+        return false;
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = deployment_timeOf(item.created_at);
+    const finished = deployment_timeOf(item.finished_at);
+    return (isUnderWay(item.status) ||
+        (created !== undefined && created >= since) ||
+        (finished !== undefined && finished >= since));
+}
+/** Full or abbreviated SHAs of the same commit. */
+function history_sameCommit(a, b) {
+    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
+}
+
+;// CONCATENATED MODULE: ./src/rollout/versions.ts
 
 
 
@@ -33028,8 +32868,6 @@ const versions_HISTORY_ROWS = 20;
 /** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
 const STARTING_WAIT_MS = 10_000;
 const STARTING_POLL_MS = 500;
-/** Time to undo pins when the step is cut short. */
-const UNDO_BUDGET_MS = 5000;
 /** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
 const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
 /** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
@@ -33083,90 +32921,102 @@ function runningCommit(items) {
 /**
  * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
  * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
- * once the deploy is queued.
+ * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
  */
-async function pinVersions(client, config, versions, signal, note) {
-    if (!versions)
-        return [];
+async function pinVersions(client, config, versions, state, signal, undo, note) {
     const pins = [];
     try {
-        await pinEach(client, config, versions, pins, signal, note);
+        for (const version of versions ?? []) {
+            if (config.imageTag && config.pr === undefined) {
+                const changes = { docker_registry_image_tag: config.imageTag };
+                await client.updateApplication(version.appUuid, changes, signal);
+                note(`${version.name}: image tag set to ${config.imageTag}`);
+            }
+            else if (config.commit) {
+                await pin(client, { appUuid: version.appUuid, previous: version.pinned }, config.commit, {
+                    state,
+                    signal
+                });
+                pins.push({ appUuid: version.appUuid, previous: version.pinned });
+                note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
+            }
+        }
     }
     catch (error) {
-        await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), note);
+        await restorePins(client, pins, state, undo(), note);
         throw error;
     }
     return pins;
 }
-async function pinEach(client, config, versions, pins, signal, note) {
-    for (const version of versions) {
-        if (config.imageTag && config.pr === undefined) {
-            await client.updateApplication(version.appUuid, { docker_registry_image_tag: config.imageTag }, signal);
-            note(`${version.name}: image tag set to ${config.imageTag}`);
+/** Pins `commit` on the application, recording first what to put back. */
+async function pin(client, { appUuid, previous }, commit, { state, signal }) {
+    // Recorded first, and kept if an earlier pin of the same application is still to undo.
+    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous });
+    try {
+        await client.updateApplication(appUuid, { git_commit_sha: commit }, signal);
+    }
+    catch (error) {
+        // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
+        if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
+            state.update(appUuid, { unpin: undefined });
         }
-        else if (config.commit) {
-            pins.push({ appUuid: version.appUuid, previous: version.pinned });
-            savePins(pins);
-            await client.updateApplication(version.appUuid, { git_commit_sha: config.commit }, signal);
-            note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
-        }
+        throw error;
     }
 }
 /**
  * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
  * the deployment when it queued it, and a pin left behind would make every later deploy build
- * it. Problems are reported, never thrown: the deploy itself is not at stake.
+ * it. Problems are reported, never thrown: the deploy itself is not at stake. Returns the pins
+ * left on, which stay recorded for the post step.
  */
-async function restorePins(client, pins, signal, warn) {
+async function restorePins(client, pins, state, signal, warn) {
     const left = [];
     for (const pin of pins) {
         try {
             await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
+            state.update(pin.appUuid, { unpin: undefined });
         }
         catch (error) {
             left.push(pin);
             warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
         }
     }
-    state_savePins(left);
     return left;
 }
 /**
- * Makes sure each Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
+ * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
  * tag: a deploy while another of the app is under way joins that one. A joined deployment that
  * has not started yet reads the new tag when it starts; one that started with another tag gets a
  * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
  * for an image, and only skips that check).
  */
-async function settleImageTag(client, deployments, tag, mark, signal, note) {
-    for (const deployment of deployments) {
-        if (!deployment.running)
-            continue;
-        deployment.ranImage(tag);
-        let ran;
-        try {
-            ran = await startedTag(client, deployment.uuid, mark.at, signal);
-        }
-        catch (error) {
-            // A placeholder the trigger could not resolve: the deployment it joined is in the history.
-            if (!(error instanceof CoolifyError) || error.status !== 404)
-                throw error;
-            const real = await findStarted(client, deployment.appUuid, mark, signal);
-            if (!real)
-                throw error;
-            deployment.follow(real);
-            ran = await startedTag(client, real, mark.at, signal);
-        }
-        if (ran === undefined || ran === tag)
-            continue;
-        const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal);
-        const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid);
-        if (!next?.deployment_uuid) {
-            throw new ActionError(`${deployment.name}: Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
-        }
-        note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
-        deployment.follow(next.deployment_uuid);
+async function settleImageTag(client, deployment, tag, mark, signal, note) {
+    if (!deployment.running)
+        return;
+    deployment.ranImage(tag);
+    let ran;
+    try {
+        ran = await startedTag(client, deployment.uuid, mark.at, signal);
     }
+    catch (error) {
+        // A placeholder the trigger could not resolve: the deployment it joined is in the history.
+        if (!(error instanceof CoolifyError) || error.status !== 404)
+            throw error;
+        const real = await findStarted(client, deployment.appUuid, mark, signal);
+        if (!real)
+            throw error;
+        deployment.follow(real);
+        ran = await startedTag(client, real, mark.at, signal);
+    }
+    if (ran === undefined || ran === tag)
+        return;
+    const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal);
+    const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid);
+    if (!next?.deployment_uuid) {
+        throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
+    }
+    note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
+    deployment.follow(next.deployment_uuid);
 }
 /**
  * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
@@ -33213,36 +33063,122 @@ function firstMatch(detail, pattern) {
     return undefined;
 }
 /**
- * Checks, once they finished, that the deployments ran the version asked for, from their logs:
- * an image deployment that ran another tag failed (its success is not this tag's); a build of
- * another commit gets a warning. Deployments whose log this token cannot read are taken as asked.
+ * Checks, once it finished, that the deployment ran the version asked for: an image deployment
+ * that ran another tag failed (its success is not this tag's); a build of another commit gets a
+ * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
+ * whose log this token cannot read is taken as asked.
  */
-async function verifyVersions(client, deployments, config, signal, warn) {
-    const tag = config.pr === undefined ? config.imageTag : undefined;
-    if (!tag && !config.commit)
+async function verifyVersion(client, deployment, asked, signal, warn) {
+    if (!asked.imageTag && !asked.commit)
         return;
-    for (const deployment of deployments) {
-        if (!deployment.uuid || !isFinished(deployment.status))
-            continue;
-        let detail;
-        try {
-            detail = await client.getDeployment(deployment.uuid, signal);
+    if (!deployment.uuid || !isFinished(deployment.status))
+        return;
+    let detail;
+    try {
+        detail = await client.getDeployment(deployment.uuid, signal);
+    }
+    catch {
+        return;
+    }
+    if (asked.imageTag) {
+        const ran = ranImageTag(detail) ?? asked.imageTag;
+        deployment.ranImage(ran);
+        if (ran !== asked.imageTag)
+            deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`);
+    }
+    else if (asked.commit) {
+        const built = builtCommit(detail);
+        if (built && !sameCommit(built, asked.commit)) {
+            warn(`${deployment.name}: Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log).`);
         }
-        catch {
-            continue;
-        }
-        if (tag) {
-            const ran = ranImageTag(detail) ?? tag;
-            deployment.ranImage(ran);
-            if (ran !== tag)
-                deployment.end('failed', `it ran image tag ${ran}, not ${tag}`);
-        }
-        else if (config.commit) {
-            const built = builtCommit(detail);
-            if (built && !sameCommit(built, config.commit)) {
-                warn(`${deployment.name}: Coolify built commit ${built}, not ${config.commit} (see the Importing line of its log).`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/state.ts
+
+const KEY = 'rollouts';
+/**
+ * The one store shared by the main and the post step: a record per rollout, changed field by field
+ * and saved whole after every change (the runner keeps the last value), so a main step killed at
+ * any point leaves the post step exactly what is still to undo, and no record overwrites another.
+ */
+class RunState {
+    #rollouts;
+    constructor(rollouts) {
+        this.#rollouts = rollouts;
+    }
+    /** An empty store, for the main step. */
+    static empty() {
+        return new RunState(new Map());
+    }
+    /** What the main step left, for the post step; empty when nothing was saved or it is unreadable. */
+    static load() {
+        const rollouts = new Map();
+        const saved = parse(getState(KEY));
+        if (saved && typeof saved === 'object') {
+            for (const [key, value] of Object.entries(saved)) {
+                const record = checked(value);
+                if (record)
+                    rollouts.set(key, record);
             }
         }
+        return new RunState(rollouts);
+    }
+    get(key) {
+        return this.#rollouts.get(key) ?? {};
+    }
+    /** Every record with something left to undo. */
+    entries() {
+        return [...this.#rollouts];
+    }
+    /** Merges `change` into the rollout's record (an undefined field is removed) and saves. */
+    update(key, change) {
+        const merged = { ...this.get(key), ...change };
+        for (const field of Object.keys(merged)) {
+            const value = merged[field];
+            if (value === undefined || (Array.isArray(value) && value.length === 0))
+                delete merged[field];
+        }
+        if (Object.keys(merged).length === 0)
+            this.#rollouts.delete(key);
+        else
+            this.#rollouts.set(key, merged);
+        saveState(KEY, this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : '');
+    }
+}
+function checked(value) {
+    if (!value || typeof value !== 'object')
+        return undefined;
+    const { name, trigger, running, unpin } = value;
+    const record = {};
+    if (trigger && typeof trigger === 'object' && typeof trigger.at === 'number') {
+        const { at, pr, commit } = trigger;
+        record.trigger = {
+            at,
+            ...(typeof pr === 'number' ? { pr } : {}),
+            ...(typeof commit === 'string' ? { commit } : {})
+        };
+    }
+    if (Array.isArray(running)) {
+        const uuids = running.filter((uuid) => typeof uuid === 'string');
+        if (uuids.length)
+            record.running = uuids;
+    }
+    if (typeof unpin === 'string')
+        record.unpin = unpin;
+    // A name alone leaves nothing to do.
+    if (Object.keys(record).length === 0)
+        return undefined;
+    if (typeof name === 'string')
+        record.name = name;
+    return record;
+}
+function parse(text) {
+    try {
+        return text ? JSON.parse(text) : undefined;
+    }
+    catch {
+        return undefined;
     }
 }
 
@@ -33259,69 +33195,56 @@ async function verifyVersions(client, deployments, config, signal, warn) {
 /** The post step's time for all of it: the runner is winding the job down. */
 const POST_BUDGET_MS = 20_000;
 /**
- * The post step: the safety net for a main step that was killed while it deployed. Cancels, in
- * Coolify, every deployment the main step left on its list, and any its trigger started before
- * the answer came, that is still queued or running. Nothing here fails the job: the run is over,
- * so problems become warnings.
+ * The post step: the safety net for a main step that was killed while it deployed. From the
+ * state the main step saved, it puts back every commit pin still on, and (with `cancel-on-abort`)
+ * cancels in Coolify every deployment this run started that is still queued or running: those
+ * saved by uuid, and, for a trigger whose answer never came, the one the application's history
+ * shows it started (same pull request and commit, created after it). Nothing here fails the job:
+ * the run is over, so problems become warnings.
  */
 async function run() {
-    await unpin();
-    const pending = readPending();
-    const trigger = readTrigger();
-    if (pending.length === 0 && !trigger)
+    const state = RunState.load();
+    const records = state.entries();
+    if (records.length === 0)
         return;
     let client;
     try {
         const config = readConfig(name => getInput(name), core_setSecret);
-        if (!config.cancelOnAbort)
-            return;
         client = connect(config);
         const signal = AbortSignal.timeout(POST_BUDGET_MS);
-        const targets = [...pending];
-        if (trigger) {
-            const started = await findTriggered(client, trigger.appUuids, trigger, signal).catch((error) => {
-                warning(`Could not look for deployments started by the trigger: ${describeError(error)}`);
-                return [];
-            });
-            for (const found of started) {
-                if (!targets.some(target => target.uuid === found.uuid)) {
-                    targets.push({ uuid: found.uuid, name: found.name });
-                }
-            }
-        }
-        await Promise.all(targets.map(target => stopIfRunning(client, target, signal)));
-        savePending([]);
-        saveTrigger(undefined);
-    }
-    catch (error) {
-        warning(`Could not cancel the deployments left running: ${describeError(error)}`);
-    }
-    finally {
-        await client?.close();
-    }
-}
-/** Puts back the commit pins a killed main step left on the applications. */
-async function unpin() {
-    const pins = readPins();
-    if (pins.length === 0)
-        return;
-    let client;
-    try {
-        client = connect(readConfig(name => getInput(name), core_setSecret));
-        const signal = AbortSignal.timeout(POST_BUDGET_MS);
-        const left = await restorePins(client, pins, signal, m => warning(m));
+        const pins = records.flatMap(([appUuid, { unpin }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin }]);
+        const left = await restorePins(client, pins, state, signal, m => warning(m));
         const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
         if (done.length)
             info(`Set git_commit_sha back as it was on ${done.join(', ')}`);
+        if (!config.cancelOnAbort)
+            return;
+        await Promise.all(records.map(([appUuid, record]) => cancelLeftRunning(client, appUuid, record, signal)));
     }
     catch (error) {
-        warning(`Could not unpin the applications: ${describeError(error)}`);
+        warning(`Could not clean up after the main step: ${describeError(error)}`);
     }
     finally {
         await client?.close();
     }
 }
-async function stopIfRunning(client, { uuid, name }, signal) {
+/** Cancels what one rollout left under way. */
+async function cancelLeftRunning(client, appUuid, { name = appUuid, running = [], trigger }, signal) {
+    const uuids = [...running];
+    if (trigger) {
+        try {
+            const started = await findCreated(client, appUuid, trigger, signal);
+            if (started && !uuids.includes(started))
+                uuids.push(started);
+        }
+        catch (error) {
+            warning(`${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`);
+        }
+    }
+    for (const uuid of uuids)
+        await stopIfRunning(client, name, uuid, signal);
+}
+async function stopIfRunning(client, name, uuid, signal) {
     try {
         const detail = await client.getDeployment(uuid, signal);
         if (!isUnderWay(detail.status))
@@ -33347,7 +33270,7 @@ async function stopIfRunning(client, { uuid, name }, signal) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6178);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7812);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 

@@ -52,8 +52,11 @@ interface Call {
 }
 
 const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
-/** Share of Coolify's per-minute rate limit that polling may use; the rest is for everyone else. */
-const POLL_SHARE = 0.5
+/**
+ * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
+ * and whoever else uses the token.
+ */
+const POLL_SHARE = 0.8
 /** Coolify's default rate limit, until its answers announce the real one. */
 const DEFAULT_LIMIT_PER_MINUTE = 200
 
@@ -250,7 +253,7 @@ export class CoolifyClient {
         this.reachability.answered(`${call.method} ${call.path}`)
         return answer
       } catch (error) {
-        if (call.signal.aborted) throw last?.afterAttempts(attempt - 1) ?? error
+        if (call.signal.aborted) throw last?.afterAttempts(attempt - 1) ?? cutOff(call, error)
         if (!(error instanceof CoolifyError) || !error.details.transient || !call.retry) {
           throw error instanceof CoolifyError ? error.afterAttempts(attempt) : error
         }
@@ -386,4 +389,21 @@ function invalidFields(json: unknown): string {
 
 function looksLikeHtml(text: string, contentType: string | undefined): boolean {
   return /html/i.test(contentType ?? '') || /^\s*</.test(text)
+}
+
+/**
+ * A call whose signal ended before any answer: aborted with a reason of its own (the run's cancel),
+ * it throws that; when a time share ran out, a CoolifyError naming the request rather than a bare
+ * "operation aborted".
+ */
+function cutOff(call: Call, error: unknown): unknown {
+  if (error instanceof CoolifyError) return error
+  const reason: unknown = call.signal.reason
+  if (!(reason instanceof DOMException && reason.name === 'TimeoutError')) return reason
+  return new CoolifyError(
+    `${call.method} ${call.path}`,
+    'Coolify did not answer in the time it had',
+    '',
+    { transient: true, unanswered: true, cutOff: true }
+  )
 }

@@ -13,6 +13,8 @@ export interface FailureDetails {
   unsent?: boolean
   /** From `Retry-After`: no request before this many milliseconds. */
   retryAfterMs?: number
+  /** The caller's time ran out before the first answer: nothing else went wrong. */
+  cutOff?: boolean
 }
 
 /**

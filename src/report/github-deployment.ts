@@ -1,12 +1,10 @@
 import * as core from '@actions/core'
 import { warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
-import type { DeploymentView } from '../rollout/deployment.js'
 import { gitHubState, type GitHubState } from '../rollout/status.js'
-import { describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
 import { failureReason } from './annotations.js'
-import { worstStatus } from './outputs.js'
+import type { Outcome } from '../rollout/outcome.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
@@ -110,23 +108,17 @@ export class GitHubDeployment {
    * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
    * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
    * status while the deployments still run (`wait: false`, or left running when the run stopped).
-   * `timeMs` bounds GitHub's answer when the step has little time left.
+   * `signal` bounds GitHub's answer: the step has only its grace time left.
    */
-  async finish(
-    deployments: readonly DeploymentView[],
-    error?: unknown,
-    timeMs = REQUEST_TIMEOUT_MS
-  ): Promise<void> {
-    const signal = AbortSignal.timeout(timeMs)
-    if (deployments.length === 0) {
-      const why = error ? describeError(error) : 'Coolify deployed nothing'
+  async finish({ status, deployments, error }: Outcome, signal: AbortSignal): Promise<void> {
+    const state = gitHubState(status)
+    if (!state) return
+    const subject = deployments.find(deployment => deployment.status === status)
+    if (!subject) {
+      const why = error ?? 'Coolify deployed nothing'
       await this.setState('error', { description: why, log_url: this.instanceUrl }, signal)
       return
     }
-    const worst = worstStatus(deployments)
-    const state = gitHubState(worst)
-    if (!state) return
-    const subject = deployments.find(deployment => deployment.status === worst)!
     const log_url = subject.link ?? this.instanceUrl
     if (state === 'success') {
       const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl

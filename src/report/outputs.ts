@@ -1,5 +1,6 @@
 import type { DeploymentView } from '../rollout/deployment.js'
-import { worstOf, type Status } from '../rollout/status.js'
+import type { Outcome } from '../rollout/outcome.js'
+import type { Status } from '../rollout/status.js'
 
 /** One element of the `deployments` output. */
 export interface DeploymentRecord {
@@ -14,11 +15,6 @@ export interface DeploymentRecord {
   image_tag?: string
   /** With `rollback-on-failure`, on a deployment that failed. */
   rolled_back?: boolean
-}
-
-/** The step's status: the worst of its deployments. */
-export function worstStatus(deployments: readonly DeploymentView[]): Status {
-  return worstOf(deployments.map(deployment => deployment.status))
 }
 
 export function toRecord(deployment: DeploymentView): DeploymentRecord {
@@ -36,19 +32,15 @@ export function toRecord(deployment: DeploymentView): DeploymentRecord {
   }
 }
 
-/**
- * Sets every output of action.yml; called on success and failure alike. With no deployments
- * (nothing was deployed), `status` is `nothing`: failed, or cancelled with the run.
- */
+/** Sets every output of action.yml from the outcome; on success and failure alike. */
 export function setOutputs(
-  deployments: readonly DeploymentView[],
-  setOutput: (name: string, value: string) => void,
-  nothing: Status = 'failed'
+  { status, deployments }: Outcome,
+  setOutput: (name: string, value: string) => void
 ): void {
   const records = deployments.map(toRecord)
   const first = records.find(record => record.deployment_uuid) ?? records[0]
   setOutput('deployment-uuid', first?.deployment_uuid ?? '')
-  setOutput('status', deployments.length ? worstStatus(deployments) : nothing)
+  setOutput('status', status)
   setOutput('url', records.find(record => record.url)?.url ?? '')
   setOutput(
     'duration',

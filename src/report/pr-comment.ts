@@ -2,12 +2,12 @@ import * as core from '@actions/core'
 import { warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
 import type { DeploymentView } from '../rollout/deployment.js'
-import { describeStatus, failsStep, summaryMark } from '../rollout/status.js'
+import { describeStatus, failsStep, summaryMark, worstOf, type Status } from '../rollout/status.js'
 import { formatDuration } from '../duration.js'
 import { describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
 import { splitTail } from './annotations.js'
-import { worstStatus } from './outputs.js'
+import type { Outcome } from '../rollout/outcome.js'
 import { codeBlock, escapeHtml } from './summary.js'
 
 type Octokit = ReturnType<typeof getOctokit>
@@ -83,19 +83,19 @@ export class PullRequestComment {
 
   /** The deployments were triggered: their status so far. */
   async building(deployments: readonly DeploymentView[], signal: AbortSignal): Promise<void> {
-    await this.write(deploymentsBody(deployments, this.facts), true, signal)
+    await this.write(
+      deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts),
+      true,
+      signal
+    )
   }
 
   /** The outcome, with why when nothing was deployed. */
-  async finish(
-    deployments: readonly DeploymentView[],
-    error?: unknown,
-    timeMs = REQUEST_TIMEOUT_MS
-  ): Promise<void> {
+  async finish({ status, deployments, error }: Outcome, signal: AbortSignal): Promise<void> {
     const body = deployments.length
-      ? deploymentsBody(deployments, this.facts)
+      ? deploymentsBody(status, deployments, this.facts)
       : nothingBody(error, this.facts)
-    await this.write(body, true, AbortSignal.timeout(timeMs))
+    await this.write(body, true, signal)
   }
 
   /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
@@ -145,9 +145,12 @@ export class PullRequestComment {
   }
 }
 
-function deploymentsBody(deployments: readonly DeploymentView[], facts: Context): string {
-  const worst = worstStatus(deployments)
-  const heading = `### ${summaryMark(worst)} Coolify preview of #${facts.pr}: ${describeStatus(worst)}`
+function deploymentsBody(
+  status: Status,
+  deployments: readonly DeploymentView[],
+  facts: Context
+): string {
+  const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`
   const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment']
   const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl))
   const table = [
@@ -160,8 +163,8 @@ function deploymentsBody(deployments: readonly DeploymentView[], facts: Context)
   return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n')
 }
 
-function nothingBody(error: unknown, facts: Context): string {
-  const why = error ? describeError(error) : 'Coolify deployed nothing'
+function nothingBody(error: string | undefined, facts: Context): string {
+  const why = error ?? 'Coolify deployed nothing'
   return (
     `### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
     `${escapeHtml(why)}\n\n${footer(facts)}`

@@ -1,15 +1,16 @@
 import type { ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
 import type { LogLine } from './logs.js'
 import { previewUrl } from './preview.js'
-import { hasEnded, statusFromCoolify, type Status } from './status.js'
+import { canBecome, hasEnded, statusFromCoolify, type Status } from './status.js'
 
 export type { Status } from './status.js'
 
 const TAIL_LINES = 40
 
 /**
- * One resource the trigger touched, and the only place its state changes: the trigger creates it,
- * the watch loop advances it through these methods, reporters read it as a DeploymentView.
+ * One deployment a rollout started or joined, and the only place its state changes: the trigger
+ * creates it, the rollout's phases advance it through these methods (an ended status changes only
+ * as `canBecome` allows), reporters read it as a DeploymentView.
  */
 export class Deployment {
   #status: Status = 'queued'
@@ -40,6 +41,13 @@ export class Deployment {
   ) {
     this.#name = name
     this.#uuid = uuid
+  }
+
+  /** The next deployment of the same application (a rollback): same name and URL. */
+  static next(earlier: DeploymentView, uuid: string | undefined, at: number): Deployment {
+    const next = new Deployment(earlier.appUuid, earlier.name, uuid, at)
+    next.#appUrl = earlier.appUrl
+    return next
   }
 
   get status(): Status {
@@ -134,17 +142,21 @@ export class Deployment {
     const previous = this.#coolifyStatus
     this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null
     const status = statusFromCoolify(detail.status)
-    if (status) {
+    // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
+    if (status && !this.ended) {
       this.#status = status
       if (this.ended) this.#endedAt ??= Date.now()
     }
     return previous !== this.#coolifyStatus
   }
 
-  end(status: Status, reason?: string): void {
+  /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
+  end(status: Status, reason?: string): boolean {
+    if (!canBecome(this.#status, status)) return false
     this.#status = status
     if (reason) this.#reason = reason
     this.#endedAt ??= Date.now()
+    return true
   }
 
   /** Records the image tag it deploys, as asked or as its log showed. */
@@ -154,8 +166,7 @@ export class Deployment {
 
   /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
   unhealthy(reason: string, runtimeLog: readonly string[]): void {
-    this.end('unhealthy', reason)
-    this.#runtimeLog = runtimeLog
+    if (this.end('unhealthy', reason)) this.#runtimeLog = runtimeLog
   }
 
   /** The outcome of redeploying what ran before this one failed. */

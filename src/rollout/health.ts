@@ -1,110 +1,92 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { sleep } from '../coolify/pacing.js'
 import { describeError } from '../errors.js'
-import type { Deployment } from './deployment.js'
+import type { DeploymentView } from './deployment.js'
 import { probe } from './probe.js'
-import { isFinished } from './status.js'
 
 export interface HealthOptions {
   /** A path on the application's URL, or a whole URL. */
   healthUrl?: string
-  timeoutMs: number
-  /** The step's deadline (epoch ms): the check ends by then too. */
-  deadline: number
   pollIntervalMs: number
   /** A preview's deployment: the application's status is production's, so only a full URL counts. */
   pr?: number
-  note: (message: string) => void
-  /** Shows the runtime log of an application that did not come up. */
-  showRuntimeLog: (deployment: Deployment) => void
+  /** Reads the application's status word in Coolify (shared with the other checks). */
+  readStatus: (appUuid: string, signal: AbortSignal) => Promise<string | undefined>
 }
+
+/** What a health check found: up, or the last problem seen, and whether it was only unreadable. */
+export type Health =
+  | { up: true; url?: string }
+  | {
+      up: false
+      problem: string
+      /** Coolify's status could not be read at all, and no URL said otherwise: nothing is known. */
+      unknown: boolean
+    }
 
 /** Lines of the runtime log read for an application that did not come up. */
 const RUNTIME_LINES = 100
-/** Time to read that log once the check is over. */
-const LOG_BUDGET_MS = 5000
 
 /**
- * After `finished`: waits, within `health-timeout` and the step's deadline, until Coolify reports
- * each application running and, with `health-url`, until that URL answers 2xx or 3xx. An
- * application that does not come up in time ends `unhealthy`, with the end of its runtime log. An
- * application that is up at once costs one read of it (and one request to the URL).
+ * After `finished`: waits, until `signal` aborts, for Coolify to report the application running
+ * and, with `health-url`, for that URL to answer 2xx or 3xx. Undefined when there is nothing to
+ * check (a preview without a whole URL). An application that is up at once costs one read of it
+ * (and one request to the URL).
  */
 export async function checkHealth(
-  client: CoolifyClient,
-  deployments: readonly Deployment[],
+  deployment: DeploymentView,
   options: HealthOptions,
   signal: AbortSignal
-): Promise<void> {
-  await Promise.all(
-    deployments
-      .filter(deployment => isFinished(deployment.status) && deployment.appUuid)
-      .map(deployment => checkOne(client, deployment, options, signal))
-  )
-}
-
-async function checkOne(
-  client: CoolifyClient,
-  deployment: Deployment,
-  options: HealthOptions,
-  signal: AbortSignal
-): Promise<void> {
+): Promise<Health | undefined> {
   const preview = options.pr !== undefined
   const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview)
-  if (preview && !url) return
+  if (preview && !url) return undefined
   if (options.healthUrl && !url) {
-    deployment.unhealthy(
-      `\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`,
-      []
-    )
-    return
+    const problem = `\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`
+    return { up: false, problem, unknown: false }
   }
-  const until = AbortSignal.any([
-    signal,
-    AbortSignal.timeout(Math.max(0, Math.min(options.timeoutMs, options.deadline - Date.now())))
-  ])
-  let problem: string | undefined
+  let last: Health | undefined
   for (;;) {
-    const found = await findProblem(client, deployment, url, !preview, until)
-    // A check cut off by the timeout says less than the one before it.
-    if (until.aborted && problem) break
-    problem = found
-    if (!problem || until.aborted) break
+    const found = await look(deployment.appUuid, url, !preview, options, signal)
+    // A look cut off by the end of the check says less than the one before it.
+    if (signal.aborted && last) break
+    last = found
+    if (found.up || signal.aborted) break
     try {
-      await sleep(options.pollIntervalMs, until)
+      await sleep(options.pollIntervalMs, signal)
     } catch {
       break
     }
   }
-  if (!problem) {
-    if (url) options.note(`${deployment.name}: healthy (${url} answers)`)
-    return
-  }
-  const logs = await runtimeLog(client, deployment.appUuid)
-  deployment.unhealthy(`it did not come up: ${problem}`, logs)
-  options.showRuntimeLog(deployment)
+  return last
 }
 
-/** What is wrong now, or undefined when the application is up. */
-async function findProblem(
-  client: CoolifyClient,
-  deployment: Deployment,
+/** One look at the application: its status in Coolify, then its URL. */
+async function look(
+  appUuid: string,
   url: string | undefined,
   checkStatus: boolean,
+  { readStatus }: HealthOptions,
   signal: AbortSignal
-): Promise<string | undefined> {
+): Promise<Health> {
+  let unread: string | undefined
   if (checkStatus) {
     try {
-      const app = await client.getApplication(deployment.appUuid, signal)
-      const status = typeof app?.status === 'string' ? app.status : 'unknown'
-      if (!isRunning(status)) return `Coolify reports it ${status.slice(0, 40)}`
+      const status = (await readStatus(appUuid, signal)) ?? 'unknown'
+      if (!isRunning(status)) {
+        return { up: false, problem: `Coolify reports it ${status.slice(0, 40)}`, unknown: false }
+      }
     } catch (error) {
-      return `could not read its status: ${describeError(error)}`
+      unread = `could not read its status: ${describeError(error)}`
     }
   }
-  if (!url) return undefined
-  const result = await probe(url, signal)
-  return result.ok ? undefined : `${url} ${result.what}`
+  if (url) {
+    const result = await probe(url, signal)
+    if (!result.ok) return { up: false, problem: `${url} ${result.what}`, unknown: false }
+  }
+  // The URL answering says it is up, whatever Coolify could not tell.
+  if (unread && !url) return { up: false, problem: unread, unknown: true }
+  return { up: true, url }
 }
 
 /** `running:healthy`, `running:unknown`…: not `exited`, `restarting`, `degraded` or `starting`. */
@@ -128,13 +110,13 @@ export function healthUrlOf(
 }
 
 /** The end of the application's runtime log; none when Coolify has none to give. */
-async function runtimeLog(client: CoolifyClient, appUuid: string): Promise<string[]> {
+export async function runtimeLog(
+  client: CoolifyClient,
+  appUuid: string,
+  signal: AbortSignal
+): Promise<string[]> {
   try {
-    const answer = await client.getApplicationLogs(
-      appUuid,
-      RUNTIME_LINES,
-      AbortSignal.timeout(LOG_BUDGET_MS)
-    )
+    const answer = await client.getApplicationLogs(appUuid, RUNTIME_LINES, signal)
     const text = typeof answer?.logs === 'string' ? answer.logs : ''
     return text.split(/\r?\n/).filter(line => line.trim() !== '')
   } catch {

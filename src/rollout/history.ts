@@ -32,9 +32,32 @@ export async function findStarted(
   mark: TriggerMark,
   signal: AbortSignal
 ): Promise<string | undefined> {
-  const history = await client.listDeployments(appUuid, HISTORY_ROWS, signal)
-  const items = Array.isArray(history?.deployments) ? history.deployments : []
-  return items.find(item => isFrom(item, mark))?.deployment_uuid
+  return (await history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid
+}
+
+/**
+ * The deployment a trigger created, for the post step to cancel: like `findStarted`, but never one
+ * that was under way before it (a trigger that joined another run's deployment did not start it).
+ */
+export async function findCreated(
+  client: CoolifyClient,
+  appUuid: string,
+  mark: TriggerMark,
+  signal: AbortSignal
+): Promise<string | undefined> {
+  const since = mark.at - CLOCK_SLACK_MS
+  const created = (item: HistoryItem): boolean => (timeOf(item.created_at) ?? -Infinity) >= since
+  return (await history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
+    ?.deployment_uuid
+}
+
+async function history(
+  client: CoolifyClient,
+  appUuid: string,
+  signal: AbortSignal
+): Promise<HistoryItem[]> {
+  const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal)
+  return Array.isArray(answer?.deployments) ? answer.deployments : []
 }
 
 function isFrom(item: HistoryItem, mark: TriggerMark): boolean {

@@ -1,65 +1,66 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { ActionError, describeError } from '../errors.js'
-import { savePins } from '../state.js'
+import type { RunState } from '../state.js'
 import { isMissingRoute } from './configure.js'
 import { Deployment } from './deployment.js'
-import { describeStatus, failsStep, isBadVersion } from './status.js'
+import { describeStatus, failsStep } from './status.js'
 import { trigger } from './trigger.js'
-import { restorePins, UNDO_BUDGET_MS, type AppVersion } from './versions.js'
+import { pin, restorePins, type AppVersion } from './versions.js'
 
-export interface RollbackHooks {
-  /** Follows the rollback deployments to their end, like any deployment (logs, health). */
-  follow: (deployments: Deployment[]) => Promise<void>
-  note: (message: string) => void
-  warn: (message: string) => void
+/** A rollback under way: the deployment of what ran before, and how to name it. */
+export interface Rollback {
+  deployment: Deployment
+  what: string
 }
 
 /**
- * `rollback-on-failure`: for every deployment whose new version failed or is unhealthy, deploys
- * again what ran before (noted in `versions` before deploying) and follows it. Git apps go back to
- * the commit of their last finished deployment, through Coolify's rollback route (4.3+) or, on
- * older servers, a pin of that commit for one deploy; Docker-image apps go back to their earlier
- * tag. The failed deployment records what runs now; its status, and the step's, stay failed.
+ * `rollback-on-failure`, for a deployment whose new version failed or is unhealthy: queues again
+ * what ran before (noted in `version` before deploying). Git apps go back to the commit of their
+ * last finished deployment, through Coolify's rollback route (4.3+) or, on older servers, a pin
+ * of that commit for one deploy; Docker-image apps go back to their earlier tag. Undefined, with
+ * the reason recorded on `failed`, when there is nothing to go back to or it could not start.
  */
-export async function rollBack(
+export async function startRollback(
   client: CoolifyClient,
-  deployments: readonly Deployment[],
-  versions: readonly AppVersion[],
-  signal: AbortSignal,
-  hooks: RollbackHooks
-): Promise<void> {
-  const started: Array<{ failed: Deployment; rollback: Deployment; what: string }> = []
-  for (const failed of deployments) {
-    if (!isBadVersion(failed.status)) continue
-    const version = versions.find(item => item.appUuid === failed.appUuid)
-    if (!version) continue
-    const target = version.dockerImage ? version.imageTag : version.runningCommit
-    if (!target) {
-      failed.rollback(false, 'nothing to roll back to: no earlier version is known')
-      continue
-    }
-    const what = version.dockerImage ? `image tag ${target}` : `commit ${target.slice(0, 12)}`
-    hooks.note(`${failed.name}: rolling back to ${what}`)
-    try {
-      const rollback = await redeploy(client, failed, version, target, signal, hooks.warn)
-      started.push({ failed, rollback, what })
-    } catch (error) {
-      failed.rollback(false, `the rollback to ${what} could not start: ${describeError(error)}`)
-    }
+  failed: Deployment,
+  version: AppVersion,
+  { state, signal, undo, say }: RollbackContext
+): Promise<Rollback | undefined> {
+  const target = version.dockerImage ? version.imageTag : version.runningCommit
+  if (!target) {
+    failed.rollback(false, 'nothing to roll back to: no earlier version is known')
+    return undefined
   }
-  if (started.length === 0) return
-  await hooks.follow(started.map(item => item.rollback))
-  for (const { failed, rollback, what } of started) {
-    if (!failsStep(rollback.status) && rollback.ended) {
-      failed.rollback(true, `rolled back: ${what} runs again (deployment ${rollback.uuid})`)
-    } else {
-      const why = rollback.reason ? `: ${rollback.reason}` : ''
-      failed.rollback(
-        false,
-        `the rollback to ${what} ended ${describeStatus(rollback.status)}${why}`
-      )
-    }
+  const what = version.dockerImage ? `image tag ${target}` : `commit ${target.slice(0, 12)}`
+  say.note(`${failed.name}: rolling back to ${what}`)
+  try {
+    const deployment = await redeploy(client, failed, version, target, { state, signal, undo, say })
+    return { deployment, what }
+  } catch (error) {
+    failed.rollback(false, `the rollback to ${what} could not start: ${describeError(error)}`)
+    return undefined
   }
+}
+
+/** Records on the failed deployment how its rollback ended. */
+export function judgeRollback(failed: Deployment, { deployment, what }: Rollback): void {
+  if (deployment.ended && !failsStep(deployment.status)) {
+    failed.rollback(true, `rolled back: ${what} runs again (deployment ${deployment.uuid})`)
+  } else {
+    const why = deployment.reason ? `: ${deployment.reason}` : ''
+    failed.rollback(
+      false,
+      `the rollback to ${what} ended ${describeStatus(deployment.status)}${why}`
+    )
+  }
+}
+
+export interface RollbackContext {
+  state: RunState
+  signal: AbortSignal
+  /** The time to undo a pin in, whatever happened. */
+  undo: () => AbortSignal
+  say: { note: (message: string) => void; warn: (message: string) => void }
 }
 
 /** Queues the deployment of the earlier version, and returns it to follow. */
@@ -68,38 +69,38 @@ async function redeploy(
   failed: Deployment,
   version: AppVersion,
   target: string,
-  signal: AbortSignal,
-  warn: (message: string) => void
+  { state, signal, undo, say }: RollbackContext
 ): Promise<Deployment> {
   const appUuid = failed.appUuid
   const at = Date.now()
   if (version.dockerImage) {
     await client.updateApplication(appUuid, { docker_registry_image_tag: target }, signal)
-    const [rollback] = await deployOnce(client, appUuid, true, at, undefined, signal)
+    const rollback = Deployment.next(
+      failed,
+      await deployOnce(client, appUuid, true, at, undefined, signal),
+      at
+    )
     rollback.ranImage(target)
     return rollback
   }
   try {
     const answer = await client.rollback(appUuid, target, signal)
-    if (answer?.deployment_uuid) {
-      return new Deployment(appUuid, failed.name, answer.deployment_uuid, at)
-    }
+    if (answer?.deployment_uuid) return Deployment.next(failed, answer.deployment_uuid, at)
     throw new ActionError(answer?.message ?? 'Coolify queued no rollback deployment')
   } catch (error) {
     if (!isMissingRoute(error)) throw error
   }
   // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
   const pins = [{ appUuid, previous: version.pinned }]
-  savePins(pins)
   try {
-    await client.updateApplication(appUuid, { git_commit_sha: target }, signal)
-    const [rollback] = await deployOnce(client, appUuid, false, at, target, signal)
-    return rollback
+    await pin(client, pins[0], target, { state, signal })
+    return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal), at)
   } finally {
-    await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), warn)
+    await restorePins(client, pins, state, undo(), say.warn)
   }
 }
 
+/** One deploy of one application; the uuid of the deployment it started. */
 async function deployOnce(
   client: CoolifyClient,
   appUuid: string,
@@ -107,7 +108,7 @@ async function deployOnce(
   at: number,
   commit: string | undefined,
   signal: AbortSignal
-): Promise<Deployment[]> {
+): Promise<string> {
   const deployments = await trigger(client, {
     appUuids: [appUuid],
     tags: [],
@@ -118,5 +119,5 @@ async function deployOnce(
   })
   const [rollback] = deployments
   if (!rollback?.uuid) throw new ActionError(rollback?.reason ?? 'Coolify started no deployment')
-  return deployments
+  return rollback.uuid
 }

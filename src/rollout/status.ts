@@ -69,6 +69,21 @@ export function isUnderWay(raw: unknown): boolean {
   return status === undefined || !hasEnded(status)
 }
 
+/**
+ * What an ended status may still become: a finished deployment may turn out unhealthy, of another
+ * version (failed) or unconfirmed when `timeout` cut its health check; a cancel this action sent at
+ * `timeout` reads as cancelled first. Nothing else that ended changes again.
+ */
+const AFTER_END: Partial<Record<Status, readonly Status[]>> = {
+  finished: ['unhealthy', 'failed', 'timeout'],
+  cancelled: ['timeout']
+}
+
+/** Whether a deployment now `from` may become `to`. */
+export function canBecome(from: Status, to: Status): boolean {
+  return from === to || !hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false)
+}
+
 export function hasEnded(status: Status): boolean {
   return STATUSES[status].ended
 }

@@ -2,7 +2,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
 import { describeError, ActionError } from '../errors.js'
 import type { Config } from '../inputs.js'
-import { savePins, type SavedPin } from '../state.js'
+import type { RunState } from '../state.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { Deployment } from './deployment.js'
@@ -24,13 +24,17 @@ export interface AppVersion {
   runningCommit?: string
 }
 
+/** An application's `git_commit_sha` as it was before a pin. */
+export interface Pin {
+  appUuid: string
+  previous: string
+}
+
 /** History rows searched for what runs now. */
 const HISTORY_ROWS = 20
 /** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
 const STARTING_WAIT_MS = 10_000
 const STARTING_POLL_MS = 500
-/** Time to undo pins when the step is cut short. */
-export const UNDO_BUDGET_MS = 5000
 
 /** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
 const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /
@@ -93,66 +97,78 @@ function runningCommit(items: HistoryItem[] | undefined): string | undefined {
 /**
  * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
  * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
- * once the deploy is queued.
+ * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
  */
 export async function pinVersions(
   client: CoolifyClient,
   config: Config,
   versions: readonly AppVersion[] | undefined,
+  state: RunState,
   signal: AbortSignal,
+  undo: () => AbortSignal,
   note: (message: string) => void
-): Promise<SavedPin[]> {
-  if (!versions) return []
-  const pins: SavedPin[] = []
+): Promise<Pin[]> {
+  const pins: Pin[] = []
   try {
-    await pinEach(client, config, versions, pins, signal, note)
+    for (const version of versions ?? []) {
+      if (config.imageTag && config.pr === undefined) {
+        const changes = { docker_registry_image_tag: config.imageTag }
+        await client.updateApplication(version.appUuid, changes, signal)
+        note(`${version.name}: image tag set to ${config.imageTag}`)
+      } else if (config.commit) {
+        await pin(client, { appUuid: version.appUuid, previous: version.pinned }, config.commit, {
+          state,
+          signal
+        })
+        pins.push({ appUuid: version.appUuid, previous: version.pinned })
+        note(`${version.name}: pinned to commit ${config.commit} for this deploy`)
+      }
+    }
   } catch (error) {
-    await restorePins(client, pins, AbortSignal.timeout(UNDO_BUDGET_MS), note)
+    await restorePins(client, pins, state, undo(), note)
     throw error
   }
   return pins
 }
 
-async function pinEach(
+/** Pins `commit` on the application, recording first what to put back. */
+export async function pin(
   client: CoolifyClient,
-  config: Config,
-  versions: readonly AppVersion[],
-  pins: SavedPin[],
-  signal: AbortSignal,
-  note: (message: string) => void
+  { appUuid, previous }: Pin,
+  commit: string,
+  { state, signal }: { state: RunState; signal: AbortSignal }
 ): Promise<void> {
-  for (const version of versions) {
-    if (config.imageTag && config.pr === undefined) {
-      await client.updateApplication(
-        version.appUuid,
-        { docker_registry_image_tag: config.imageTag },
-        signal
-      )
-      note(`${version.name}: image tag set to ${config.imageTag}`)
-    } else if (config.commit) {
-      pins.push({ appUuid: version.appUuid, previous: version.pinned })
-      savePins(pins)
-      await client.updateApplication(version.appUuid, { git_commit_sha: config.commit }, signal)
-      note(`${version.name}: pinned to commit ${config.commit} for this deploy`)
+  // Recorded first, and kept if an earlier pin of the same application is still to undo.
+  state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous })
+  try {
+    await client.updateApplication(appUuid, { git_commit_sha: commit }, signal)
+  } catch (error) {
+    // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
+    if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
+      state.update(appUuid, { unpin: undefined })
     }
+    throw error
   }
 }
 
 /**
  * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
  * the deployment when it queued it, and a pin left behind would make every later deploy build
- * it. Problems are reported, never thrown: the deploy itself is not at stake.
+ * it. Problems are reported, never thrown: the deploy itself is not at stake. Returns the pins
+ * left on, which stay recorded for the post step.
  */
 export async function restorePins(
   client: CoolifyClient,
-  pins: readonly SavedPin[],
+  pins: readonly Pin[],
+  state: RunState,
   signal: AbortSignal,
   warn: (message: string) => void
-): Promise<SavedPin[]> {
-  const left: SavedPin[] = []
+): Promise<Pin[]> {
+  const left: Pin[] = []
   for (const pin of pins) {
     try {
       await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal)
+      state.update(pin.appUuid, { unpin: undefined })
     } catch (error) {
       left.push(pin)
       warn(
@@ -160,12 +176,11 @@ export async function restorePins(
       )
     }
   }
-  savePins(left)
   return left
 }
 
 /**
- * Makes sure each Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
+ * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
  * tag: a deploy while another of the app is under way joins that one. A joined deployment that
  * has not started yet reads the new tag when it starts; one that started with another tag gets a
  * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
@@ -173,39 +188,37 @@ export async function restorePins(
  */
 export async function settleImageTag(
   client: CoolifyClient,
-  deployments: readonly Deployment[],
+  deployment: Deployment,
   tag: string,
   mark: TriggerMark,
   signal: AbortSignal,
   note: (message: string) => void
 ): Promise<void> {
-  for (const deployment of deployments) {
-    if (!deployment.running) continue
-    deployment.ranImage(tag)
-    let ran: string | undefined
-    try {
-      ran = await startedTag(client, deployment.uuid!, mark.at, signal)
-    } catch (error) {
-      // A placeholder the trigger could not resolve: the deployment it joined is in the history.
-      if (!(error instanceof CoolifyError) || error.status !== 404) throw error
-      const real = await findStarted(client, deployment.appUuid, mark, signal)
-      if (!real) throw error
-      deployment.follow(real)
-      ran = await startedTag(client, real, mark.at, signal)
-    }
-    if (ran === undefined || ran === tag) continue
-    const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal)
-    const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid)
-    if (!next?.deployment_uuid) {
-      throw new ActionError(
-        `${deployment.name}: Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`
-      )
-    }
-    note(
-      `${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`
-    )
-    deployment.follow(next.deployment_uuid)
+  if (!deployment.running) return
+  deployment.ranImage(tag)
+  let ran: string | undefined
+  try {
+    ran = await startedTag(client, deployment.uuid!, mark.at, signal)
+  } catch (error) {
+    // A placeholder the trigger could not resolve: the deployment it joined is in the history.
+    if (!(error instanceof CoolifyError) || error.status !== 404) throw error
+    const real = await findStarted(client, deployment.appUuid, mark, signal)
+    if (!real) throw error
+    deployment.follow(real)
+    ran = await startedTag(client, real, mark.at, signal)
   }
+  if (ran === undefined || ran === tag) return
+  const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal)
+  const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid)
+  if (!next?.deployment_uuid) {
+    throw new ActionError(
+      `Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`
+    )
+  }
+  note(
+    `${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`
+  )
+  deployment.follow(next.deployment_uuid)
 }
 
 /**
@@ -257,38 +270,37 @@ function firstMatch(detail: DeploymentDetail, pattern: RegExp): RegExpExecArray 
 }
 
 /**
- * Checks, once they finished, that the deployments ran the version asked for, from their logs:
- * an image deployment that ran another tag failed (its success is not this tag's); a build of
- * another commit gets a warning. Deployments whose log this token cannot read are taken as asked.
+ * Checks, once it finished, that the deployment ran the version asked for: an image deployment
+ * that ran another tag failed (its success is not this tag's); a build of another commit gets a
+ * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
+ * whose log this token cannot read is taken as asked.
  */
-export async function verifyVersions(
+export async function verifyVersion(
   client: CoolifyClient,
-  deployments: readonly Deployment[],
-  config: Config,
+  deployment: Deployment,
+  asked: { imageTag?: string; commit?: string },
   signal: AbortSignal,
   warn: (message: string) => void
 ): Promise<void> {
-  const tag = config.pr === undefined ? config.imageTag : undefined
-  if (!tag && !config.commit) return
-  for (const deployment of deployments) {
-    if (!deployment.uuid || !isFinished(deployment.status)) continue
-    let detail: DeploymentDetail
-    try {
-      detail = await client.getDeployment(deployment.uuid, signal)
-    } catch {
-      continue
-    }
-    if (tag) {
-      const ran = ranImageTag(detail) ?? tag
-      deployment.ranImage(ran)
-      if (ran !== tag) deployment.end('failed', `it ran image tag ${ran}, not ${tag}`)
-    } else if (config.commit) {
-      const built = builtCommit(detail)
-      if (built && !sameCommit(built, config.commit)) {
-        warn(
-          `${deployment.name}: Coolify built commit ${built}, not ${config.commit} (see the Importing line of its log).`
-        )
-      }
+  if (!asked.imageTag && !asked.commit) return
+  if (!deployment.uuid || !isFinished(deployment.status)) return
+  let detail: DeploymentDetail
+  try {
+    detail = await client.getDeployment(deployment.uuid, signal)
+  } catch {
+    return
+  }
+  if (asked.imageTag) {
+    const ran = ranImageTag(detail) ?? asked.imageTag
+    deployment.ranImage(ran)
+    if (ran !== asked.imageTag)
+      deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`)
+  } else if (asked.commit) {
+    const built = builtCommit(detail)
+    if (built && !sameCommit(built, asked.commit)) {
+      warn(
+        `${deployment.name}: Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log).`
+      )
     }
   }
 }

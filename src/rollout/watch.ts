@@ -18,19 +18,14 @@ export interface LogSink {
   end(deployment: DeploymentView): void
 }
 
-export interface WatchOptions {
+export interface FollowOptions {
   instanceUrl: string
   pollIntervalMs: number
-  /** When the wait ends (epoch ms). */
-  deadline: number
-  cancelOnTimeout: boolean
   /** Print build logs at all. */
   logs: boolean
   /** Print Coolify's hidden entries too. */
   showHidden: boolean
   sink: LogSink
-  /** What the trigger asked for, to find the real deployment behind an unknown uuid. */
-  trigger: TriggerMark
   note: (message: string) => void
   warn: (message: string) => void
 }
@@ -43,15 +38,14 @@ const FIRST_DELAY_MS = 500
  */
 const CLOSING_PAUSE_MS = 500
 const CLOSING_QUIET_MS = 1500
-/** How long a cancel, and the reads after it, may take once the wait is over. */
-const CANCEL_BUDGET_MS = 5000
 
 /**
- * Follows deployments to their end, all at once: reads each on its own cadence within one shared
- * read budget, sends new log lines to the sink, and at the deadline cancels what is still running.
- * It owns all the waiting; the client owns the HTTP.
+ * Follows deployments to their end, each on its own cadence within one shared read budget, and
+ * sends new log lines to the sink. Every rollout follows its deployments through the one Follower
+ * of the step, so however many there are, reads go out at the budget's pace. It owns the reading;
+ * the client owns the HTTP, the rollout decides what an unfinished deployment becomes.
  */
-export class Watcher {
+export class Follower {
   private readonly cursors = new Map<Deployment, LogCursor>()
   /** Why the last reads failed, when the wait ended while Coolify could not be read. */
   private readonly unread = new Map<Deployment, string>()
@@ -60,75 +54,17 @@ export class Watcher {
 
   constructor(
     private readonly client: CoolifyClient,
-    private readonly deployments: readonly Deployment[],
-    private readonly options: WatchOptions
+    private readonly options: FollowOptions
   ) {
-    for (const deployment of deployments)
-      this.cursors.set(deployment, new LogCursor(options.showHidden))
     this.pacer = new ReadPacer(() => 60_000 / client.pollBudgetPerMinute())
   }
 
-  /** Deployments that have a Coolify deployment and have not ended. */
-  get running(): Deployment[] {
-    return this.deployments.filter(deployment => deployment.running)
-  }
-
-  /** Follows every running deployment until it ends, the deadline passes or `signal` aborts. */
-  async run(signal: AbortSignal): Promise<void> {
-    const untilDeadline = AbortSignal.any([
-      signal,
-      AbortSignal.timeout(Math.max(0, this.options.deadline - Date.now()))
-    ])
-    await Promise.all(this.running.map(deployment => this.follow(deployment, untilDeadline)))
-    if (signal.aborted) return
-    await Promise.all(this.running.map(deployment => this.timeOut(deployment)))
-  }
-
   /**
-   * Cancels, in Coolify, every deployment still running, prints the lines they wrote until then,
-   * and ends them with `status`: `timeout`, or `cancelled` when the workflow run was. A deployment
-   * that ended on its own meanwhile keeps its own status.
+   * Follows the deployment until it ends or `signal` aborts. `mark`, what its trigger asked for,
+   * finds the real deployment behind a uuid Coolify does not know.
    */
-  async cancelRunning(status: 'timeout' | 'cancelled'): Promise<void> {
-    await Promise.all(this.running.map(deployment => this.stop(deployment, status)))
-  }
-
-  private async timeOut(deployment: Deployment): Promise<void> {
-    if (this.options.cancelOnTimeout) return this.stop(deployment, 'timeout')
-    deployment.end(
-      'timeout',
-      'it outlasted `timeout` and is still running in Coolify (`cancel-on-timeout` is false)'
-    )
-    this.options.sink.end(deployment)
-  }
-
-  private async stop(deployment: Deployment, status: 'timeout' | 'cancelled'): Promise<void> {
-    const signal = AbortSignal.timeout(CANCEL_BUDGET_MS)
-    const result = await cancelDeployment(this.client, deployment.uuid!, signal)
-    try {
-      // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
-      if (result.detail) this.take(deployment, result.detail)
-      else await this.read(deployment, signal)
-    } catch {
-      // Reported below from what is known.
-    }
-    this.flush(deployment)
-    const unread = this.unread.get(deployment)
-    const why =
-      (status === 'timeout' ? 'it outlasted `timeout`' : 'the workflow run was cancelled') +
-      (unread ? ` while Coolify could not be read (${unread})` : '')
-    if (result.cancelled) {
-      deployment.end(status, `${why}; it was cancelled in Coolify`)
-    } else if (!deployment.ended) {
-      deployment.end(
-        status,
-        `${why}, and it may still be running in Coolify: ${result.problem ?? 'its status is unknown'}`
-      )
-    }
-    this.options.sink.end(deployment)
-  }
-
-  private async follow(deployment: Deployment, signal: AbortSignal): Promise<void> {
+  async follow(deployment: Deployment, mark: TriggerMark, signal: AbortSignal): Promise<void> {
+    if (!deployment.running) return
     this.options.sink.begin(deployment)
     let resolved = false
     for (let reads = 0; !signal.aborted; reads++) {
@@ -144,7 +80,7 @@ export class Watcher {
         if (error instanceof CoolifyError && error.status === 404 && !resolved) {
           // A uuid Coolify never saved (a placeholder): follow the deployment it stands for.
           resolved = true
-          if (await this.resolve(deployment, signal)) continue
+          if (await this.resolve(deployment, mark, signal)) continue
         }
         deployment.end('failed', `could not read the deployment: ${describeError(error)}`)
         break
@@ -159,20 +95,63 @@ export class Watcher {
         break
       }
     }
-    if (deployment.ended) {
-      this.flush(deployment)
-      this.options.sink.end(deployment)
+    if (deployment.ended) this.close(deployment)
+  }
+
+  /**
+   * Cancels the deployment in Coolify within `signal`, prints the lines it wrote until then, and
+   * ends it with `status` and `why` — unless it ended on its own meanwhile, which it keeps.
+   */
+  async stop(
+    deployment: Deployment,
+    status: 'timeout' | 'cancelled',
+    why: string,
+    signal: AbortSignal
+  ): Promise<void> {
+    const result = await cancelDeployment(this.client, deployment.uuid!, signal)
+    try {
+      // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
+      // A refusal names the status but carries no log: that is not a log hidden from the token.
+      if (result.detail && 'logs' in result.detail) this.take(deployment, result.detail)
+      else if (result.detail) deployment.observe(result.detail, this.options.instanceUrl)
+      else await this.read(deployment, signal)
+    } catch {
+      // Reported below from what is known.
     }
+    const unread = this.unread.get(deployment)
+    const reason = why + (unread ? ` while Coolify could not be read (${unread})` : '')
+    if (result.cancelled) {
+      deployment.end(status, `${reason}; it was cancelled in Coolify`)
+    } else if (!deployment.ended) {
+      deployment.end(
+        status,
+        `${reason}, and it may still be running in Coolify: ${result.problem ?? 'its status is unknown'}`
+      )
+    }
+    this.close(deployment)
+  }
+
+  /** Ends the deployment with `status` without cancelling it: it goes on in Coolify. */
+  leave(deployment: Deployment, status: 'timeout' | 'cancelled', reason: string): void {
+    deployment.end(status, reason)
+    this.close(deployment)
+  }
+
+  /** No more lines will come: the last one, then the sink's end. */
+  private close(deployment: Deployment): void {
+    this.flush(deployment)
+    this.options.sink.end(deployment)
   }
 
   /** Follows the real deployment behind an unknown uuid; false when there is none to follow. */
-  private async resolve(deployment: Deployment, signal: AbortSignal): Promise<boolean> {
-    const real = await findStarted(
-      this.client,
-      deployment.appUuid,
-      this.options.trigger,
-      signal
-    ).catch(() => undefined)
+  private async resolve(
+    deployment: Deployment,
+    mark: TriggerMark,
+    signal: AbortSignal
+  ): Promise<boolean> {
+    const real = await findStarted(this.client, deployment.appUuid, mark, signal).catch(
+      () => undefined
+    )
     if (!real || real === deployment.uuid) return false
     this.options.note(
       `${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one it started.`
@@ -188,7 +167,7 @@ export class Watcher {
    */
   private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
     if (!this.options.logs || this.logsHidden) return
-    const cursor = this.cursors.get(deployment)!
+    const cursor = this.cursorOf(deployment)
     const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs)
     let quietSince = Date.now()
     while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
@@ -201,6 +180,14 @@ export class Watcher {
       }
       if (cursor.progress !== before) quietSince = Date.now()
     }
+  }
+
+  /**
+   * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
+   * take turns within one budget.
+   */
+  turn(signal: AbortSignal): Promise<void> {
+    return this.pacer.turn(signal)
   }
 
   /** Reads the deployment once, in its turn: status, links and new log lines. */
@@ -238,14 +225,20 @@ export class Watcher {
       }
       return
     }
-    const lines = this.cursors.get(deployment)!.next(detail.logs)
+    const lines = this.cursorOf(deployment).next(detail.logs)
     deployment.remember(lines)
     this.options.sink.lines(deployment, lines)
   }
 
+  private cursorOf(deployment: Deployment): LogCursor {
+    let cursor = this.cursors.get(deployment)
+    if (!cursor) this.cursors.set(deployment, (cursor = new LogCursor(this.options.showHidden)))
+    return cursor
+  }
+
   private flush(deployment: Deployment): void {
     if (!this.options.logs) return
-    const lines = this.cursors.get(deployment)!.flush()
+    const lines = this.cursorOf(deployment).flush()
     deployment.remember(lines)
     this.options.sink.lines(deployment, lines)
   }

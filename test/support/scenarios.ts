@@ -3,6 +3,7 @@
  * and checks for what must never be printed.
  */
 import { afterEach, expect } from '@jest/globals'
+import type { SavedRollout } from '../../src/state.js'
 import {
   startFakeCoolify,
   type FakeCoolify,
@@ -168,4 +169,18 @@ export async function startElsewhere(server: FakeCoolify, appUuid = APP.uuid): P
   })
   const answer = (await response.json()) as { deployments: Array<{ deployment_uuid: string }> }
   return answer.deployments[0].deployment_uuid
+}
+
+/** The state key under which the main step saves a record per rollout for the post step. */
+const STATE_KEY = 'rollouts'
+
+/** The records the main step saved, by resource uuid; none when it saved nothing. */
+export function savedRollouts(state: Record<string, string>): Record<string, SavedRollout> {
+  const text = state[STATE_KEY]
+  return text ? (JSON.parse(text) as Record<string, SavedRollout>) : {}
+}
+
+/** State as a main step would have saved these records, for a post step to start from. */
+export function savedState(rollouts: Record<string, SavedRollout>): Record<string, string> {
+  return { [STATE_KEY]: JSON.stringify(rollouts) }
 }

@@ -1,0 +1,182 @@
+import * as core from '@actions/core'
+import type { Budget } from '../budget.js'
+import type { CoolifyClient } from '../coolify/client.js'
+import type { CoolifyError } from '../coolify/errors.js'
+import { ActionError, describeError } from '../errors.js'
+import type { Config } from '../inputs.js'
+import type { RunState } from '../state.js'
+import { AppStatusReader } from './app-status.js'
+import { applySettings } from './configure.js'
+import type { Deployment } from './deployment.js'
+import type { TriggerMark } from './history.js'
+import { Rollout, type StepContext } from './rollout.js'
+import type { Follower } from './watch.js'
+import { findTriggered, trigger } from './trigger.js'
+import { pinVersions, readVersions, restorePins, type AppVersion, type Pin } from './versions.js'
+
+/** What the applications were set to before the trigger. */
+export interface Prepared {
+  versions?: AppVersion[]
+  /** Commit pins to undo once Coolify has queued the deployments. */
+  pins: Pin[]
+}
+
+/** Time to find and cancel what a trigger cut off may have started. */
+const RECOVERY_MS = 5000
+/** How long a health check waits for the applications' names and URLs, once they are due. */
+const LOOKUP_GRACE_MS = 3000
+
+/**
+ * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
+ * needs, and the pins. Nothing is deployed when any of it fails.
+ */
+export async function prepare(
+  client: CoolifyClient,
+  config: Config,
+  budget: Budget,
+  state: RunState,
+  note: (message: string) => void
+): Promise<Prepared> {
+  const signal = budget.deploy()
+  await applySettings(client, config, signal)
+  const versions = await readVersions(client, config, signal)
+  const undo = (): AbortSignal => budget.grace()
+  const pins = await pinVersions(client, config, versions, state, signal, undo, note)
+  return { versions, pins }
+}
+
+/**
+ * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
+ * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
+ * that the post step cancels only what this run started. The pins come off once Coolify has
+ * queued the deployments, whatever happened.
+ */
+export async function launch(
+  step: Omit<StepContext, 'described' | 'mark' | 'follower' | 'statuses'>,
+  prepared: Prepared,
+  follower: (several: boolean) => Follower
+): Promise<Rollout[]> {
+  const { client, config, budget, state, say } = step
+  const mark: TriggerMark = { at: Date.now(), pr: config.pr, commit: config.commit }
+  const saves = config.wait && config.cancelOnAbort
+  for (const uuid of config.appUuids) {
+    if (saves) state.update(uuid, { trigger: { at: mark.at, pr: mark.pr, commit: mark.commit } })
+  }
+  let deployments: Deployment[]
+  try {
+    deployments = await triggerOrRecover(client, config, mark, budget, say.note)
+  } finally {
+    // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
+    await restorePins(client, prepared.pins, state, budget.grace(), say.warn)
+  }
+  const described = describeApplications(client, deployments, config.pr, budget.deploy())
+  const reads = follower(deployments.filter(deployment => deployment.running).length > 1)
+  const context: StepContext = {
+    ...step,
+    mark,
+    follower: reads,
+    statuses: new AppStatusReader(client, signal => reads.turn(signal)),
+    described: () => atMost(described, LOOKUP_GRACE_MS)
+  }
+  const rollouts = deployments.map(
+    deployment =>
+      new Rollout(
+        deployment,
+        context,
+        prepared.versions?.find(version => version.appUuid === deployment.appUuid)
+      )
+  )
+  for (const uuid of config.appUuids) state.update(uuid, { trigger: undefined })
+  for (const rollout of rollouts) rollout.save()
+  return rollouts
+}
+
+/**
+ * The trigger, and a line for each resource it touched. A trigger cut off by the deadline or a
+ * cancelled run may still have started deployments: those found in the history are followed (and
+ * so cancelled) like any other.
+ */
+async function triggerOrRecover(
+  client: CoolifyClient,
+  config: Config,
+  mark: TriggerMark,
+  budget: Budget,
+  note: (message: string) => void
+): Promise<Deployment[]> {
+  const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ')
+  note(
+    `Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`
+  )
+  const signal = budget.deploy()
+  let deployments: Deployment[]
+  try {
+    deployments = await trigger(client, {
+      appUuids: config.appUuids,
+      tags: config.tags,
+      force: config.force,
+      pr: config.pr,
+      // Docker-image previews: Coolify creates or retags the preview with this tag.
+      dockerTag: config.pr === undefined ? undefined : config.imageTag,
+      mark,
+      signal,
+      note
+    })
+  } catch (error) {
+    if (!signal.aborted) throw error
+    const recovery = budget.grace(RECOVERY_MS)
+    deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => [])
+    if (deployments.length === 0) {
+      const cutOff = !(error instanceof ActionError) || (error as CoolifyError).details?.cutOff
+      throw cutOff && !budget.cancelled.aborted
+        ? new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
+        : error
+    }
+    note(
+      `The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`
+    )
+  }
+  for (const deployment of deployments) {
+    const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status
+    note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`)
+  }
+  return deployments
+}
+
+/**
+ * Names and public URLs of the applications (their previews' with `pr`), read while the
+ * deployments run: one read for one application, one list for several.
+ */
+async function describeApplications(
+  client: CoolifyClient,
+  deployments: readonly Deployment[],
+  pr: number | undefined,
+  signal: AbortSignal
+): Promise<void> {
+  const uuids = [...new Set(deployments.map(deployment => deployment.appUuid).filter(Boolean))]
+  if (uuids.length === 0) return
+  try {
+    const apps =
+      uuids.length === 1
+        ? [await client.getApplication(uuids[0], signal)]
+        : await client.listApplications(signal)
+    for (const app of Array.isArray(apps) ? apps : []) {
+      for (const deployment of deployments) {
+        if (deployment.appUuid === app?.uuid) deployment.describe(app, pr)
+      }
+    }
+  } catch (error) {
+    // Names and URLs are a courtesy: the deployments are followed without them.
+    core.debug(`Could not read the applications: ${describeError(error)}`)
+  }
+}
+
+/** `promise`, or nothing after `ms`: a courtesy must not hold up what waits on it. */
+function atMost(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise(resolve => {
+    const timer = setTimeout(resolve, ms)
+    void promise.finally(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}

@@ -1,0 +1,39 @@
+import { describeError } from '../errors.js'
+import type { DeploymentView } from './deployment.js'
+import { failsStep, worstOf, type Status } from './status.js'
+
+/** The step's result, decided once: every reporter reads this, none works it out again. */
+export interface Outcome {
+  /** The `status` output: the worst of the deployments, or why there is none. */
+  status: Status
+  deployments: readonly DeploymentView[]
+  /** Why the step stopped short, in one line: a bad input, a refused trigger, a cancelled run. */
+  error?: string
+  /** The step fails. */
+  fails: boolean
+}
+
+export interface Ending {
+  error?: unknown
+  /** The workflow run was cancelled. */
+  cancelled: boolean
+  /** `delete-preview` removed the preview: nothing was to be deployed. */
+  removed?: boolean
+}
+
+/**
+ * The status table's verdict on the deployments, or, without any, on why there are none. An error
+ * that stopped the step is never reported as a status that would pass (`queued` after a failure
+ * once the deployments were queued): it is `failed`, or `cancelled` with the run.
+ */
+export function decide(deployments: readonly DeploymentView[], ending: Ending): Outcome {
+  const stopped: Status = ending.cancelled ? 'cancelled' : 'failed'
+  let status: Status = ending.removed
+    ? 'finished'
+    : deployments.length
+      ? worstOf(deployments.map(deployment => deployment.status))
+      : stopped
+  if (ending.error !== undefined && !failsStep(status)) status = stopped
+  const error = ending.error === undefined ? undefined : describeError(ending.error)
+  return { status, deployments, error, fails: error !== undefined || failsStep(status) }
+}

@@ -1,0 +1,207 @@
+import type { Budget, HealthWindow } from '../budget.js'
+import type { CoolifyClient } from '../coolify/client.js'
+import { describeError } from '../errors.js'
+import type { Config } from '../inputs.js'
+import type { RunState } from '../state.js'
+import type { Deployment, DeploymentView } from './deployment.js'
+import { checkHealth, runtimeLog } from './health.js'
+import type { TriggerMark } from './history.js'
+import { judgeRollback, startRollback, type Rollback } from './rollback.js'
+import { isBadVersion, isFinished } from './status.js'
+import { settleImageTag, verifyVersion, type AppVersion } from './versions.js'
+import type { Follower } from './watch.js'
+import type { AppStatusReader } from './app-status.js'
+
+/** What every rollout of a step shares. */
+export interface StepContext {
+  client: CoolifyClient
+  config: Config
+  budget: Budget
+  state: RunState
+  /** Reads deployments for all rollouts, within one request budget. */
+  follower: Follower
+  /** Reads the applications' status for all health checks, within the same budget. */
+  statuses: AppStatusReader
+  /** What the trigger asked for. */
+  mark: TriggerMark
+  /** Names and URLs of the applications, read while the deployments run; bounded in time. */
+  described: () => Promise<void>
+  say: {
+    note: (message: string) => void
+    warn: (message: string) => void
+    runtimeLog: (deployment: DeploymentView) => void
+  }
+}
+
+/**
+ * One resource's way from the trigger to its outcome: its phases — settle, follow, verify,
+ * health, rollback — run in order as soon as the one before ends, whatever its siblings do. A
+ * phase that throws ends the rollout `failed` with the reason; the rollout's deployments, and so
+ * its status, change only here.
+ */
+export class Rollout {
+  #rollback: Rollback | undefined
+  private readonly phases: ReadonlyArray<() => Promise<void>> = [
+    () => this.settle(),
+    () => this.follow(),
+    () => this.verify(),
+    () => this.checkHealth(this.deployment, this.step.budget.health()),
+    () => this.rollBack()
+  ]
+
+  constructor(
+    readonly deployment: Deployment,
+    private readonly step: StepContext,
+    /** The application's version before the deploy, when an input needed it. */
+    private readonly version?: AppVersion
+  ) {}
+
+  /** The resource's uuid: the key of its saved state. */
+  get key(): string {
+    return this.deployment.appUuid
+  }
+
+  /** Its deployments under way in Coolify. */
+  get running(): Deployment[] {
+    return [this.deployment, this.#rollback?.deployment].filter(
+      (deployment): deployment is Deployment => deployment?.running === true
+    )
+  }
+
+  async run(): Promise<void> {
+    try {
+      for (const phase of this.phases) {
+        if (this.step.budget.cancelled.aborted) break
+        await phase()
+      }
+      // Its name and URL for the report, also when nothing waited on them (`wait: false`).
+      await this.step.described()
+    } catch (error) {
+      this.deployment.end('failed', describeError(error))
+    } finally {
+      this.save()
+    }
+  }
+
+  /**
+   * The workflow run was cancelled: cancels in Coolify what this rollout still runs, within
+   * `signal` (or leaves it, with `cancel-on-abort: false`).
+   */
+  async stop(signal: AbortSignal): Promise<void> {
+    const why = 'the workflow run was cancelled'
+    for (const deployment of this.running) {
+      if (this.step.config.cancelOnAbort) {
+        await this.step.follower.stop(deployment, 'cancelled', why, signal)
+      } else {
+        this.step.follower.leave(deployment, 'cancelled', `${why}; it goes on in Coolify`)
+      }
+    }
+    this.save()
+  }
+
+  /** Saves, for the post step, which of this run's deployments are still under way. */
+  save(): void {
+    const { config, state } = this.step
+    if (!config.wait || !config.cancelOnAbort) return
+    const running = this.running.map(deployment => deployment.uuid!)
+    state.update(this.key, { running, name: running.length ? this.deployment.name : undefined })
+  }
+
+  /** Image tags: the deployment that runs the tag asked for, when the trigger joined an older one. */
+  private async settle(): Promise<void> {
+    const { client, config, budget, mark, say } = this.step
+    if (!config.imageTag || config.pr !== undefined) return
+    await settleImageTag(client, this.deployment, config.imageTag, mark, budget.deploy(), say.note)
+    this.save()
+  }
+
+  /** Until the deployment ends or `timeout` passes, when it is cancelled or left running. */
+  private async follow(): Promise<void> {
+    const { config, budget, follower } = this.step
+    if (!config.wait) return
+    await follower.follow(this.deployment, this.step.mark, budget.deploy())
+    if (this.deployment.ended || budget.cancelled.aborted) return
+    const why = 'it outlasted `timeout`'
+    if (config.cancelOnTimeout) {
+      await follower.stop(this.deployment, 'timeout', why, budget.grace())
+    } else {
+      const left = `${why} and is still running in Coolify (\`cancel-on-timeout\` is false)`
+      follower.leave(this.deployment, 'timeout', left)
+    }
+  }
+
+  /** The version asked for is the one that ran. */
+  private async verify(): Promise<void> {
+    const { client, config, budget, say } = this.step
+    if (!config.wait) return
+    const asked = {
+      imageTag: config.pr === undefined ? config.imageTag : undefined,
+      commit: config.commit
+    }
+    await verifyVersion(client, this.deployment, asked, budget.deploy(), say.warn)
+  }
+
+  /**
+   * A finished deployment is up within its window, else `unhealthy` with the end of its runtime
+   * log. A check that `timeout` cut short ends `timeout`; one that could never read Coolify's
+   * status is a warning, not a verdict.
+   */
+  private async checkHealth(deployment: Deployment, window: HealthWindow): Promise<void> {
+    const { client, config, budget, described, say } = this.step
+    if (!config.wait || !isFinished(deployment.status) || !deployment.appUuid) return
+    await described()
+    const options = {
+      healthUrl: config.healthUrl,
+      pollIntervalMs: config.pollIntervalMs,
+      pr: config.pr,
+      readStatus: (appUuid: string, signal: AbortSignal) => this.step.statuses.read(appUuid, signal)
+    }
+    const health = await checkHealth(deployment, options, window.signal)
+    if (!health || budget.cancelled.aborted) return
+    if (health.up) {
+      if (health.url) say.note(`${deployment.name}: healthy (${health.url} answers)`)
+    } else if (health.unknown) {
+      say.warn(`${deployment.name}: could not confirm it is up: ${health.problem}`)
+    } else if (window.cutShort()) {
+      deployment.end(
+        'timeout',
+        `it finished, but its time ran out before it came up: ${health.problem}`
+      )
+    } else {
+      deployment.unhealthy(
+        `it did not come up: ${health.problem}`,
+        await runtimeLog(client, deployment.appUuid, budget.grace())
+      )
+      say.runtimeLog(deployment)
+    }
+  }
+
+  /** `rollback-on-failure`: deploys again what ran before a bad version, in its own time. */
+  private async rollBack(): Promise<void> {
+    const { client, config, budget, state, follower, say } = this.step
+    const failed = this.deployment
+    if (
+      !config.wait ||
+      !config.rollbackOnFailure ||
+      !this.version ||
+      !isBadVersion(failed.status)
+    ) {
+      return
+    }
+    const signal = budget.rollback()
+    const undo = (): AbortSignal => budget.grace()
+    const rollback = await startRollback(client, failed, this.version, { state, signal, undo, say })
+    if (!rollback) return
+    this.#rollback = rollback
+    this.save()
+    await follower.follow(rollback.deployment, { at: rollback.deployment.triggeredAt }, signal)
+    if (budget.cancelled.aborted) return
+    if (!rollback.deployment.ended) {
+      // Cancelling a rollback would leave the application worse off: it goes on in Coolify.
+      follower.leave(rollback.deployment, 'timeout', 'it outlasted its time and goes on in Coolify')
+    }
+    await this.checkHealth(rollback.deployment, budget.health(signal))
+    say.note(`${failed.name}: rollback ${rollback.deployment.status}`)
+    judgeRollback(failed, rollback)
+  }
+}
