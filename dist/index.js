@@ -33358,13 +33358,7 @@ class AppStatusReader {
             return;
         }
         const batch = this.take();
-        const uuids = [...batch.keys()];
-        await this.settle(batch, async () => {
-            if (uuids.length === 1)
-                return [await this.client.getApplication(uuids[0], signal)];
-            const apps = await this.client.listApplications(signal);
-            return Array.isArray(apps) ? apps : [];
-        });
+        await this.settle(batch, () => readApplications(this.client, [...batch.keys()], signal));
         this.#reading = false;
         if (this.#waiting.size > 0)
             void this.readAll(signal);
@@ -33393,6 +33387,13 @@ class AppStatusReader {
                     reject(error);
         }
     }
+}
+/** Applications of Coolify: one read for one application, the list for several. */
+async function readApplications(client, uuids, signal) {
+    if (uuids.length === 1)
+        return [await client.getApplication(uuids[0], signal)];
+    const apps = await client.listApplications(signal);
+    return Array.isArray(apps) ? apps : [];
 }
 function notListed(uuid) {
     return new CoolifyError('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
@@ -34813,10 +34814,7 @@ async function describeApplications(client, deployments, pr, signal) {
     if (uuids.length === 0)
         return;
     try {
-        const apps = uuids.length === 1
-            ? [await client.getApplication(uuids[0], signal)]
-            : await client.listApplications(signal);
-        for (const app of Array.isArray(apps) ? apps : []) {
+        for (const app of await readApplications(client, uuids, signal)) {
             for (const deployment of deployments) {
                 if (deployment.appUuid === app?.uuid)
                     deployment.describe(app, pr);
@@ -35265,7 +35263,7 @@ async function run() {
     }
     ending.cancelled = cancelled.signal.aborted;
     const outcome = decide(rollouts.map(rollout => rollout.deployment), ending);
-    await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(5000));
+    await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(GRACE_MS));
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await client?.close();

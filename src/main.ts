@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { Budget } from './budget.js'
+import { Budget, GRACE_MS } from './budget.js'
 import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
 import { ActionError } from './errors.js'
@@ -47,7 +47,7 @@ export async function run(): Promise<void> {
     rollouts.map(rollout => rollout.deployment),
     ending
   )
-  await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(5000))
+  await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(GRACE_MS))
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
   await client?.close()

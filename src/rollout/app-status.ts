@@ -1,5 +1,6 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
+import type { ApplicationSummary } from '../coolify/types.js'
 
 interface Waiting {
   resolve: (status: string | undefined) => void
@@ -42,12 +43,7 @@ export class AppStatusReader {
       return
     }
     const batch = this.take()
-    const uuids = [...batch.keys()]
-    await this.settle(batch, async () => {
-      if (uuids.length === 1) return [await this.client.getApplication(uuids[0], signal)]
-      const apps = await this.client.listApplications(signal)
-      return Array.isArray(apps) ? apps : []
-    })
+    await this.settle(batch, () => readApplications(this.client, [...batch.keys()], signal))
     this.#reading = false
     if (this.#waiting.size > 0) void this.readAll(signal)
   }
@@ -76,6 +72,17 @@ export class AppStatusReader {
       for (const waiting of batch.values()) for (const { reject } of waiting) reject(error)
     }
   }
+}
+
+/** Applications of Coolify: one read for one application, the list for several. */
+export async function readApplications(
+  client: CoolifyClient,
+  uuids: readonly string[],
+  signal: AbortSignal
+): Promise<Array<ApplicationSummary | undefined>> {
+  if (uuids.length === 1) return [await client.getApplication(uuids[0], signal)]
+  const apps = await client.listApplications(signal)
+  return Array.isArray(apps) ? apps : []
 }
 
 function notListed(uuid: string): CoolifyError {

@@ -5,7 +5,7 @@ import type { CoolifyError } from '../coolify/errors.js'
 import { ActionError, describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
-import { AppStatusReader } from './app-status.js'
+import { AppStatusReader, readApplications } from './app-status.js'
 import { applySettings } from './configure.js'
 import type { Deployment } from './deployment.js'
 import type { TriggerMark } from './history.js'
@@ -155,11 +155,7 @@ async function describeApplications(
   const uuids = [...new Set(deployments.map(deployment => deployment.appUuid).filter(Boolean))]
   if (uuids.length === 0) return
   try {
-    const apps =
-      uuids.length === 1
-        ? [await client.getApplication(uuids[0], signal)]
-        : await client.listApplications(signal)
-    for (const app of Array.isArray(apps) ? apps : []) {
+    for (const app of await readApplications(client, uuids, signal)) {
       for (const deployment of deployments) {
         if (deployment.appUuid === app?.uuid) deployment.describe(app, pr)
       }
