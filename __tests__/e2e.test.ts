@@ -58,6 +58,7 @@ describe('the bundled action against Coolify 4.x', () => {
     expect(JSON.parse(result.outputs.deployments)).toEqual([
       {
         app_uuid: APP.uuid,
+        kind: 'application',
         name: 'web',
         deployment_uuid: deployment.uuid,
         status: 'finished',

@@ -124,7 +124,7 @@ describe('several applications in one step', () => {
     expect(server.requests.length).toBeLessThanOrEqual(100)
   }, 60_000)
 
-  it('deploys by tag, reporting a tagged service as started', async () => {
+  it('deploys by tag, following a tagged service until it runs', async () => {
     const { apps, visible } = plan([
       { name: 'front', durationMs: 300 },
       { name: 'back', durationMs: 500 }
@@ -142,7 +142,7 @@ describe('several applications in one step', () => {
     expect(records(result.outputs).map(record => [record.name, record.status])).toEqual([
       ['front', 'finished'],
       ['back', 'finished'],
-      ['redis', 'started']
+      ['redis', 'finished']
     ])
     expect(result.outputs.status).toBe('finished')
   })
@@ -169,7 +169,7 @@ describe('several applications in one step', () => {
     expect(result.stdout).toMatch(/::error::POST \/deploy: the connection to .* failed/)
   })
 
-  it('reports a service in the uuid list as started, not failed', async () => {
+  it('follows a database in the uuid list until it runs, with nothing to cancel', async () => {
     const { apps } = plan([{ name: 'web', durationMs: 300 }])
     const db: FakeApp = { uuid: uuidOf('db'), name: 'db', kind: 'database' }
     const server = await start({ apps: [...apps, db] })
@@ -180,7 +180,7 @@ describe('several applications in one step', () => {
       records(result.outputs).map(record => [record.name, record.status, record.deployment_uuid])
     ).toEqual([
       ['web', 'finished', server.deployments()[0].uuid],
-      ['db', 'started', null]
+      ['db', 'finished', null]
     ])
   })
 

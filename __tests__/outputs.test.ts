@@ -61,6 +61,17 @@ describe('a deployment that ended', () => {
     expect(cancelled.end('timeout', 'it outlasted `timeout`')).toBe(true)
     expect(cancelled.end('failed')).toBe(false)
   })
+
+  it('is timed from the trigger when a started service or database comes up', () => {
+    const service = new Deployment('svc-uuid', 'svc', undefined, Date.now() - 5000, 'service')
+    service.started()
+    expect(service).toMatchObject({ status: 'started', ended: true, running: false })
+    expect(service.durationMs).toBeUndefined()
+    expect(service.end('finished')).toBe(true)
+    expect(service.durationMs).toBeGreaterThanOrEqual(5000)
+    expect(service.end('unhealthy')).toBe(true)
+    expect(service.end('started')).toBe(false)
+  })
 })
 
 describe('outputs', () => {
@@ -78,8 +89,8 @@ describe('outputs', () => {
       },
       'https://coolify.example.com'
     )
-    const b = new Deployment('db-uuid', 'db', undefined, 1000)
-    b.end('started')
+    const b = new Deployment('db-uuid', 'db', undefined, 1000, 'database')
+    b.started()
     setOutputs(decide([a, b], { cancelled: false }), (name, value) => (outputs[name] = value))
     expect(outputs['deployment-uuid']).toBe('api-dep')
     expect(outputs.status).toBe('finished')
@@ -88,6 +99,7 @@ describe('outputs', () => {
     expect(JSON.parse(outputs.deployments)).toEqual([
       {
         app_uuid: 'api-uuid',
+        kind: 'application',
         name: 'api',
         deployment_uuid: 'api-dep',
         status: 'finished',
@@ -95,7 +107,13 @@ describe('outputs', () => {
         duration: 43,
         commit: 'abc'
       },
-      expect.objectContaining({ name: 'db', deployment_uuid: null, status: 'started' })
+      expect.objectContaining({
+        kind: 'database',
+        name: 'db',
+        deployment_uuid: null,
+        status: 'started',
+        duration: null
+      })
     ])
   })
 

@@ -317,7 +317,7 @@ describe('health', () => {
     expect(errorLines(result.stdout)).toEqual([
       expect.stringContaining('it did not come up: Coolify reports it restarting:unhealthy')
     ])
-    expect(result.stdout).toContain('Coolify had no runtime log for it.')
+    expect(result.stdout).toContain('Coolify had no log for it')
   })
 
   it('waits within health-timeout for an application that comes up late', async () => {

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4922);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4049);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4922:
+/***/ 4049:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32005,6 +32005,38 @@ class CoolifyClient {
             signal
         });
     }
+    /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
+    listServices(signal) {
+        return this.call({ method: 'GET', path: '/services', retry: true, signal });
+    }
+    /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
+    getService(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal });
+    }
+    /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
+    getDatabase(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal });
+    }
+    /** The end of a service part's container log; Coolify refuses it unless the container runs. */
+    getServiceLogs(uuid, part, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/services/${enc(uuid)}/logs`,
+            query: { sub_service_name: part, lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /** The end of a database's container log; Coolify refuses it unless the container runs. */
+    getDatabaseLogs(uuid, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/databases/${enc(uuid)}/logs`,
+            query: { lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
     /** Closes idle connections so the process can exit. */
     async close() {
         await this.dispatcher.destroy();
@@ -32015,6 +32047,10 @@ class CoolifyClient {
      * throws the last failure it met, which says more than the abort.
      */
     async call(call) {
+        return (await this.dated(call)).body;
+    }
+    /** `call`, with the time Coolify sent its answer. */
+    async dated(call) {
         let last;
         for (let attempt = 1;; attempt++) {
             try {
@@ -32040,7 +32076,7 @@ class CoolifyClient {
             }
         }
     }
-    /** One request, one answer: the parsed JSON body, or a CoolifyError. */
+    /** One request, one answer: the parsed JSON body and its date, or a CoolifyError. */
     async send(call) {
         const label = `${call.method} ${call.path}`;
         const url = new URL(this.options.apiUrl + call.path);
@@ -32119,7 +32155,8 @@ class CoolifyClient {
             const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
             throw new CoolifyError(label, reason, hint, { status, transient: true });
         }
-        return json;
+        const date = Date.parse(headerOf('date') ?? '');
+        return { body: json, date: Number.isNaN(date) ? undefined : date };
     }
 }
 function enc(segment) {
@@ -32637,11 +32674,13 @@ function isUnderWay(raw) {
 }
 /**
  * What an ended status may still become: a finished deployment may turn out unhealthy, of another
- * version (failed) or unconfirmed when `timeout` cut its health check; a cancel this action sent at
- * `timeout` reads as cancelled first. Nothing else that ended changes again.
+ * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
+ * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
+ * Nothing else that ended changes again.
  */
 const AFTER_END = {
     finished: ['unhealthy', 'failed', 'timeout'],
+    started: ['finished', 'unhealthy', 'timeout'],
     cancelled: ['timeout']
 };
 /** Whether a deployment now `from` may become `to`. */
@@ -32696,7 +32735,7 @@ function annotateFailures(deployments, instanceUrl) {
         // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
         const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text);
         error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
-            title: `${deployment.name}: deployment ${deployment.status}`
+            title: `${deployment.name}: ${what(deployment)} ${deployment.status}`
         });
     }
 }
@@ -32709,7 +32748,11 @@ function failureLine(deployment, instanceUrl) {
 function failureReason(deployment) {
     const reason = deployment.reason ? `: ${deployment.reason}` : '';
     const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
-    return `${deployment.name}: deployment ${deployment.status}${reason}${rollback}`;
+    return `${deployment.name}: ${what(deployment)} ${deployment.status}${reason}${rollback}`;
+}
+/** An application's deployment; a service or database itself, which has none. */
+function what(deployment) {
+    return deployment.kind === 'application' ? 'deployment' : deployment.kind;
 }
 /**
  * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
@@ -32922,13 +32965,14 @@ function codeBlock(text) {
 }
 function row(deployment) {
     const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
-    const reason = [deployment.reason, deployment.rollbackNote]
+    const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
         .filter(Boolean)
         .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
         .join('');
     const duration = deployment.durationMs;
+    const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`;
     return [
-        escapeHtml(deployment.name),
+        escapeHtml(deployment.name) + kind,
         status + reason,
         duration === undefined ? '—' : formatDuration(duration),
         deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
@@ -33166,6 +33210,7 @@ function toRecord(deployment) {
     const duration = deployment.durationMs;
     return {
         app_uuid: deployment.appUuid,
+        kind: deployment.kind,
         name: deployment.name,
         deployment_uuid: deployment.uuid ?? null,
         status: deployment.status,
@@ -33309,8 +33354,9 @@ function oneLine(name) {
 function printRuntimeLog(deployment, write = text => void process.stdout.write(text)) {
     const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
     let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`;
-    if (deployment.runtimeLog.length === 0)
-        text += 'Coolify had no runtime log for it.\n';
+    if (deployment.runtimeLog.length === 0) {
+        text += 'Coolify had no log for it: it gives one only while the container runs.\n';
+    }
     for (const line of deployment.runtimeLog) {
         for (const part of line.split(LINE_BREAK))
             text += `${inert(part)}\n`;
@@ -33619,6 +33665,7 @@ const TAIL_LINES = 40;
 class Deployment {
     appUuid;
     triggeredAt;
+    kind;
     #status = 'queued';
     #uuid;
     #name;
@@ -33637,17 +33684,21 @@ class Deployment {
     #rolledBack;
     #rollbackNote;
     #runtimeLog = [];
-    constructor(appUuid, name, 
+    #warning;
+    constructor(
+    /** The resource's uuid: an application's, or a service's or database's. */
+    appUuid, name, 
     /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt) {
+    uuid, triggeredAt, kind = 'application') {
         this.appUuid = appUuid;
         this.triggeredAt = triggeredAt;
+        this.kind = kind;
         this.#name = name;
         this.#uuid = uuid;
     }
     /** The next deployment of the same application (a rollback): same name and URL. */
     static next(earlier, uuid, at) {
-        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at);
+        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
         next.#appUrl = earlier.appUrl;
         return next;
     }
@@ -33698,6 +33749,10 @@ class Deployment {
     /** The end of the application's runtime log, read when it turned out unhealthy. */
     get runtimeLog() {
         return this.#runtimeLog;
+    }
+    /** What could not be confirmed, though it did not fail the step. */
+    get warning() {
+        return this.#warning;
     }
     get ended() {
         return hasEnded(this.#status);
@@ -33759,11 +33814,23 @@ class Deployment {
         this.#endedAt ??= Date.now();
         return true;
     }
+    /**
+     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
+     * timed, until its status says whether it came up.
+     */
+    started() {
+        if (!this.ended)
+            this.#status = 'started';
+    }
+    /** Passes, but something about it could not be confirmed. */
+    doubt(warning) {
+        this.#warning = warning;
+    }
     /** Records the image tag it deploys, as asked or as its log showed. */
     ranImage(tag) {
         this.#imageTag = tag;
     }
-    /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
+    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
     unhealthy(reason, runtimeLog) {
         if (this.end('unhealthy', reason))
             this.#runtimeLog = runtimeLog;
@@ -33854,6 +33921,7 @@ const NOTHING_STARTED = 'Coolify started no deployment for it';
 const ALREADY_QUEUED = /already queued/i;
 const QUEUED = /deployment queued/i;
 const STARTED = /^(service|database) .* started/i;
+const KIND_OF_STARTED = { service: 'service', database: 'database' };
 /** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
 const QUEUE_FULL_WAIT_MS = 60_000;
 /**
@@ -33868,9 +33936,14 @@ async function trigger(client, options) {
     const entries = entriesOf(await deployUntilAnswered(client, options));
     const deployments = [];
     for (const entry of entries) {
-        const appUuid = entry.resource_uuid ?? '';
         const message = entry.message ?? '';
-        const deployment = new Deployment(appUuid, nameIn(message) ?? (appUuid || 'tag deploy'), entry.deployment_uuid, triggeredAt);
+        const name = nameIn(message);
+        const kind = KIND_OF_STARTED[STARTED.exec(message)?.[1].toLowerCase() ?? ''] ?? 'application';
+        // A tag deploy names a service only in its message: its uuid is found by that name.
+        const appUuid = entry.resource_uuid ??
+            (kind === 'service' && name ? await serviceNamed(client, name, options) : undefined) ??
+            '';
+        const deployment = new Deployment(appUuid, name ?? (appUuid || 'tag deploy'), entry.deployment_uuid, triggeredAt, kind);
         deployments.push(deployment);
         if (ALREADY_QUEUED.test(message) && appUuid) {
             // Coolify answers with a uuid it never saved; the deployment it joined is in the history.
@@ -33881,8 +33954,8 @@ async function trigger(client, options) {
             options.note(`${deployment.name}: a deployment of this commit is already under way; following it.`);
         }
         else if (!entry.deployment_uuid) {
-            if (STARTED.test(message))
-                deployment.end('started', message);
+            if (kind !== 'application')
+                deployment.started();
             else
                 deployment.end('failed', explainDeployMessage(message) || NOTHING_STARTED);
         }
@@ -33996,6 +34069,23 @@ function entriesOf(answer) {
         if (!isQueued(message))
             entries.push({ message });
     return entries;
+}
+/**
+ * The uuid of the service a tag deploy started, by its name; none when the name is not one
+ * service's alone or the list cannot be read (it is then reported as not confirmed).
+ */
+async function serviceNamed(client, name, options) {
+    try {
+        const services = await client.listServices(options.signal);
+        const named = (Array.isArray(services) ? services : []).filter(service => service?.name === name);
+        if (named.length === 1 && named[0].uuid)
+            return named[0].uuid;
+        options.note(`Service ${name}: ${named.length ? 'several services have this name' : 'not in the list of services'}, so its status cannot be followed.`);
+    }
+    catch (error) {
+        options.note(`Service ${name}: could not read the list of services: ${describeError(error)}`);
+    }
+    return undefined;
 }
 /** The resource's name in "Application NAME deployment queued." and its kin. */
 function nameIn(message) {
@@ -34521,30 +34611,208 @@ async function deployOnce(client, appUuid, force, at, commit, signal) {
     return rollback.uuid;
 }
 
+;// CONCATENATED MODULE: ./src/rollout/startup.ts
+
+
+
+/** Lines read of each container's log when it did not come up. */
+const LOG_LINES = 100;
+/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
+const DATE_RESOLUTION_MS = 1000;
+/**
+ * A service or database has no deployment: `/deploy` starts it in the background. Coolify's
+ * status of it says whether it came up, but only once Coolify refreshed it after the start: until
+ * then it is the status from before (a stale `running` of the old containers, or `exited` of a
+ * stopped database), and decides nothing. Waits, until `signal` aborts, for a fresh `running`;
+ * a fresh `exited`, `restarting` or `degraded` (or `starting`) at the end is down, with the end of
+ * its logs, read while its containers still ran (Coolify refuses them afterwards). A status that
+ * was never fresh, or never read, is unknown.
+ */
+async function awaitStartup(client, resource, options, signal) {
+    const freshness = new Freshness();
+    let health = {
+        up: false,
+        problem: 'Coolify has not reported its status yet',
+        unknown: true
+    };
+    let log = [];
+    let parts = [];
+    let loggedStatus;
+    for (;;) {
+        let look;
+        try {
+            await options.turn(signal);
+            look = await readStatus(client, resource, signal);
+        }
+        catch (error) {
+            // Cut off by the end of the wait, a read says less than the look before it.
+            if (signal.aborted)
+                break;
+            if (health.unknown) {
+                health = {
+                    up: false,
+                    problem: `could not read its status: ${describeError(error)}`,
+                    unknown: true
+                };
+            }
+            if (await paused(options, signal))
+                break;
+            continue;
+        }
+        if (look.starting) {
+            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
+        }
+        else if (!freshness.counts(look)) {
+            const problem = `Coolify has not refreshed its status since the start (it still reports ${startup_short(look.status)})`;
+            health = { up: false, problem, unknown: true };
+        }
+        else if (isUp(look.status)) {
+            return { health: { up: true }, log: [], parts: [] };
+        }
+        else {
+            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
+            parts = look.parts;
+            if (log.length === 0 || look.status !== loggedStatus) {
+                const lines = await containerLog(client, resource, look.parts, options, signal);
+                if (lines.length > 0) {
+                    log = lines;
+                    loggedStatus = look.status;
+                }
+            }
+        }
+        if (await paused(options, signal))
+            break;
+    }
+    return { health, log, parts };
+}
+/**
+ * `running` with a health check that passed, or none (`unknown`); not while the check is still
+ * `starting`, nor while it fails.
+ */
+function isUp(status) {
+    const [state, health] = status.trim().toLowerCase().split(':');
+    return state === 'running' && health !== 'starting' && health !== 'unhealthy';
+}
+/**
+ * Which looks count: those whose status Coolify refreshed after the start ended, judged on
+ * Coolify's own clock. The start has ended by the first look that is not `starting` (a service's
+ * reads say `starting` while Coolify's start command runs; a database's start is not visible, so
+ * from the first look), so a refresh counts from the second after that look's answer. Without a
+ * `Date` on the answer, it must be later than the refresh that look showed.
+ */
+class Freshness {
+    #since;
+    counts(look) {
+        this.#since ??=
+            look.answeredAt !== undefined
+                ? look.answeredAt + DATE_RESOLUTION_MS
+                : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
+        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
+    }
+}
+async function readStatus(client, resource, signal) {
+    if (resource.kind === 'database') {
+        const { body, date } = await client.getDatabase(resource.appUuid, signal);
+        const status = statusIn(body?.status, resource);
+        return {
+            status,
+            refreshedAt: deployment_timeOf(body.last_online_at),
+            answeredAt: date,
+            starting: false,
+            parts: []
+        };
+    }
+    const { body, date } = await client.getService(resource.appUuid, signal);
+    const status = statusIn(body?.status, resource);
+    const all = [...arrayOf(body.applications), ...arrayOf(body.databases)];
+    const watched = all.filter(part => !part.exclude_from_status);
+    const parts = watched.length ? watched : all;
+    const times = parts.map(part => deployment_timeOf(part.last_online_at));
+    const down = parts.filter(part => typeof part.status === 'string' && !isUp(part.status));
+    return {
+        status,
+        refreshedAt: times.length && times.every(time => time !== undefined) ? Math.min(...times) : undefined,
+        answeredAt: date,
+        starting: status.toLowerCase().startsWith('starting'),
+        parts: (down.length ? down : parts).flatMap(part => (part.name ? [part.name] : []))
+    };
+}
+function statusIn(status, resource) {
+    if (typeof status === 'string' && status.trim() !== '')
+        return status.trim();
+    throw new ActionError(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
+}
+function arrayOf(parts) {
+    return Array.isArray(parts) ? parts.filter(part => part && typeof part === 'object') : [];
+}
+/**
+ * The end of the containers' logs: the database's, or each named part's of a service (its lines
+ * marked with the part). None where Coolify refuses them (a container that is not running).
+ */
+async function containerLog(client, resource, parts, options, signal) {
+    const lines = [];
+    for (const part of resource.kind === 'database' ? [undefined] : parts) {
+        try {
+            await options.turn(signal);
+            const answer = part === undefined
+                ? await client.getDatabaseLogs(resource.appUuid, LOG_LINES, signal)
+                : await client.getServiceLogs(resource.appUuid, part, LOG_LINES, signal);
+            const text = typeof answer?.logs === 'string' ? answer.logs : '';
+            for (const line of text.split(/\r?\n/)) {
+                if (line.trim() !== '')
+                    lines.push(part === undefined ? line : `${part} | ${line}`);
+            }
+        }
+        catch {
+            // Not running, or unreadable: the status already says it did not come up.
+        }
+    }
+    return lines;
+}
+/** Waits a poll interval; true when the wait is over. */
+async function paused(options, signal) {
+    try {
+        await sleep(options.pollIntervalMs, signal);
+        return false;
+    }
+    catch {
+        return true;
+    }
+}
+function startup_short(status) {
+    return status.slice(0, 40);
+}
+
 ;// CONCATENATED MODULE: ./src/rollout/rollout.ts
 
 
 
 
 
+
 /**
- * One resource's way from the trigger to its outcome: its phases — settle, follow, verify,
- * health, rollback — run in order as soon as the one before ends, whatever its siblings do. A
- * phase that throws ends the rollout `failed` with the reason; the rollout's deployments, and so
- * its status, change only here.
+ * One resource's way from the trigger to its outcome. An application's phases — settle, follow,
+ * verify, health, rollback — run in order as soon as the one before ends, whatever its siblings
+ * do; a service or database, started without a deployment, has one: coming up. A phase that
+ * throws ends the rollout `failed` with the reason; the rollout's deployments, and so its status,
+ * change only here.
  */
 class Rollout {
     deployment;
     step;
     version;
     #rollback;
-    phases = [
-        () => this.settle(),
-        () => this.follow(),
-        () => this.verify(),
-        () => this.checkHealth(this.deployment, this.step.budget.health()),
-        () => this.rollBack()
-    ];
+    get phases() {
+        return this.deployment.kind === 'application'
+            ? [
+                () => this.settle(),
+                () => this.follow(),
+                () => this.verify(),
+                () => this.checkHealth(this.deployment, this.step.budget.health()),
+                () => this.rollBack()
+            ]
+            : [() => this.comeUp()];
+    }
     constructor(deployment, step, 
     /** The application's version before the deploy, when an input needed it. */
     version) {
@@ -34583,6 +34851,9 @@ class Rollout {
      */
     async stop(signal) {
         const why = 'the workflow run was cancelled';
+        if (this.deployment.kind !== 'application' && this.deployment.status === 'started') {
+            this.step.say.note(`${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`);
+        }
         for (const deployment of this.running) {
             if (this.step.config.cancelOnAbort) {
                 await this.step.follower.stop(deployment, 'cancelled', why, signal);
@@ -34661,7 +34932,7 @@ class Rollout {
                 say.note(`${deployment.name}: healthy (${health.url} answers)`);
         }
         else if (health.unknown) {
-            say.warn(`${deployment.name}: could not confirm it is up: ${health.problem}`);
+            this.doubt(deployment, health.problem);
         }
         else if (window.cutShort()) {
             deployment.end('timeout', `it finished, but its time ran out before it came up: ${health.problem}`);
@@ -34670,6 +34941,52 @@ class Rollout {
             deployment.unhealthy(`it did not come up: ${health.problem}`, await runtimeLog(client, deployment.appUuid, budget.grace()));
             say.runtimeLog(deployment);
         }
+    }
+    /**
+     * A service or database: Coolify reports it running within `health-timeout`, else `unhealthy`
+     * with the end of its containers' logs. There is nothing to cancel when time runs out.
+     */
+    async comeUp() {
+        const { client, config, budget, follower, say } = this.step;
+        const resource = this.deployment;
+        if (!config.wait || resource.status !== 'started')
+            return;
+        if (!resource.appUuid) {
+            resource.end('finished');
+            this.doubt(resource, `Coolify did not say which ${resource.kind} it started`);
+            return;
+        }
+        const window = budget.health();
+        const turn = (signal) => follower.turn(signal);
+        const options = { pollIntervalMs: config.pollIntervalMs, turn };
+        const { health, log, parts } = await awaitStartup(client, resource, options, window.signal);
+        if (budget.cancelled.aborted)
+            return;
+        if (health.up) {
+            resource.end('finished');
+            say.note(`${resource.name}: running`);
+        }
+        else if (health.unknown) {
+            resource.end('finished');
+            this.doubt(resource, health.problem);
+        }
+        else if (window.cutShort()) {
+            resource.end('timeout', `its time ran out before it came up (${health.problem}); a ${resource.kind} has no deployment to cancel, so its start goes on in Coolify`);
+        }
+        else {
+            // Logs are given only while a container runs: one more try, if none came yet.
+            const lines = log.length
+                ? log
+                : await containerLog(client, resource, parts, { turn }, budget.grace());
+            resource.unhealthy(`it did not come up: ${health.problem}`, lines);
+            say.runtimeLog(resource);
+        }
+    }
+    /** Passes, with a warning that says what could not be confirmed. */
+    doubt(deployment, problem) {
+        const warning = `could not confirm that ${deployment.name} is up: ${problem}`;
+        deployment.doubt(warning);
+        this.step.say.warn(warning);
     }
     /** `rollback-on-failure`: deploys again what ran before a bad version, in its own time. */
     async rollBack() {
@@ -34810,7 +35127,8 @@ async function triggerOrRecover(client, config, mark, budget, note) {
  * deployments run: one read for one application, one list for several.
  */
 async function describeApplications(client, deployments, pr, signal) {
-    const uuids = [...new Set(deployments.map(deployment => deployment.appUuid).filter(Boolean))];
+    const applications = deployments.filter(deployment => deployment.kind === 'application');
+    const uuids = [...new Set(applications.map(deployment => deployment.appUuid).filter(Boolean))];
     if (uuids.length === 0)
         return;
     try {
@@ -35300,8 +35618,11 @@ async function deploy(client, config, budget, reporters) {
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
 async function stop(rollouts, config, budget) {
     const running = rollouts.flatMap(rollout => rollout.running);
-    if (running.length === 0)
+    if (running.length === 0) {
+        // Services and databases under way have no deployment: each says so.
+        await Promise.all(rollouts.map(rollout => rollout.stop(budget.grace())));
         return;
+    }
     if (config.cancelOnAbort) {
         info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
     }

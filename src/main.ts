@@ -91,7 +91,11 @@ async function deploy(
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
 async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget): Promise<void> {
   const running = rollouts.flatMap(rollout => rollout.running)
-  if (running.length === 0) return
+  if (running.length === 0) {
+    // Services and databases under way have no deployment: each says so.
+    await Promise.all(rollouts.map(rollout => rollout.stop(budget.grace())))
+    return
+  }
   if (config.cancelOnAbort) {
     core.info(
       `The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`

@@ -31917,6 +31917,38 @@ class CoolifyClient {
             signal
         });
     }
+    /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
+    listServices(signal) {
+        return this.call({ method: 'GET', path: '/services', retry: true, signal });
+    }
+    /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
+    getService(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal });
+    }
+    /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
+    getDatabase(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal });
+    }
+    /** The end of a service part's container log; Coolify refuses it unless the container runs. */
+    getServiceLogs(uuid, part, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/services/${enc(uuid)}/logs`,
+            query: { sub_service_name: part, lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /** The end of a database's container log; Coolify refuses it unless the container runs. */
+    getDatabaseLogs(uuid, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/databases/${enc(uuid)}/logs`,
+            query: { lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
     /** Closes idle connections so the process can exit. */
     async close() {
         await this.dispatcher.destroy();
@@ -31927,6 +31959,10 @@ class CoolifyClient {
      * throws the last failure it met, which says more than the abort.
      */
     async call(call) {
+        return (await this.dated(call)).body;
+    }
+    /** `call`, with the time Coolify sent its answer. */
+    async dated(call) {
         let last;
         for (let attempt = 1;; attempt++) {
             try {
@@ -31952,7 +31988,7 @@ class CoolifyClient {
             }
         }
     }
-    /** One request, one answer: the parsed JSON body, or a CoolifyError. */
+    /** One request, one answer: the parsed JSON body and its date, or a CoolifyError. */
     async send(call) {
         const label = `${call.method} ${call.path}`;
         const url = new URL(this.options.apiUrl + call.path);
@@ -32031,7 +32067,8 @@ class CoolifyClient {
             const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
             throw new errors_CoolifyError(label, reason, hint, { status, transient: true });
         }
-        return json;
+        const date = Date.parse(headerOf('date') ?? '');
+        return { body: json, date: Number.isNaN(date) ? undefined : date };
     }
 }
 function enc(segment) {
@@ -32473,11 +32510,13 @@ function isUnderWay(raw) {
 }
 /**
  * What an ended status may still become: a finished deployment may turn out unhealthy, of another
- * version (failed) or unconfirmed when `timeout` cut its health check; a cancel this action sent at
- * `timeout` reads as cancelled first. Nothing else that ended changes again.
+ * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
+ * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
+ * Nothing else that ended changes again.
  */
 const AFTER_END = {
     finished: ['unhealthy', 'failed', 'timeout'],
+    started: ['finished', 'unhealthy', 'timeout'],
     cancelled: ['timeout']
 };
 /** Whether a deployment now `from` may become `to`. */
@@ -32631,6 +32670,7 @@ const TAIL_LINES = 40;
 class Deployment {
     appUuid;
     triggeredAt;
+    kind;
     #status = 'queued';
     #uuid;
     #name;
@@ -32649,17 +32689,21 @@ class Deployment {
     #rolledBack;
     #rollbackNote;
     #runtimeLog = [];
-    constructor(appUuid, name, 
+    #warning;
+    constructor(
+    /** The resource's uuid: an application's, or a service's or database's. */
+    appUuid, name, 
     /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt) {
+    uuid, triggeredAt, kind = 'application') {
         this.appUuid = appUuid;
         this.triggeredAt = triggeredAt;
+        this.kind = kind;
         this.#name = name;
         this.#uuid = uuid;
     }
     /** The next deployment of the same application (a rollback): same name and URL. */
     static next(earlier, uuid, at) {
-        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at);
+        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
         next.#appUrl = earlier.appUrl;
         return next;
     }
@@ -32710,6 +32754,10 @@ class Deployment {
     /** The end of the application's runtime log, read when it turned out unhealthy. */
     get runtimeLog() {
         return this.#runtimeLog;
+    }
+    /** What could not be confirmed, though it did not fail the step. */
+    get warning() {
+        return this.#warning;
     }
     get ended() {
         return hasEnded(this.#status);
@@ -32771,11 +32819,23 @@ class Deployment {
         this.#endedAt ??= Date.now();
         return true;
     }
+    /**
+     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
+     * timed, until its status says whether it came up.
+     */
+    started() {
+        if (!this.ended)
+            this.#status = 'started';
+    }
+    /** Passes, but something about it could not be confirmed. */
+    doubt(warning) {
+        this.#warning = warning;
+    }
     /** Records the image tag it deploys, as asked or as its log showed. */
     ranImage(tag) {
         this.#imageTag = tag;
     }
-    /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
+    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
     unhealthy(reason, runtimeLog) {
         if (this.end('unhealthy', reason))
             this.#runtimeLog = runtimeLog;

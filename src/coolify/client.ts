@@ -15,12 +15,15 @@ import type {
   ApplicationSummary,
   DeployAnswer,
   DeploymentDetail,
+  DatabaseDetail,
+  Dated,
   DeploymentHistory,
   DeployRequest,
   EnvVariable,
   RollbackAnswer,
   RuntimeLogs,
-  SavedEnvVariable
+  SavedEnvVariable,
+  ServiceDetail
 } from './types.js'
 
 export interface ClientOptions {
@@ -234,6 +237,48 @@ export class CoolifyClient {
     })
   }
 
+  /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
+  listServices(signal: AbortSignal): Promise<ServiceDetail[]> {
+    return this.call({ method: 'GET', path: '/services', retry: true, signal })
+  }
+
+  /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
+  getService(uuid: string, signal: AbortSignal): Promise<Dated<ServiceDetail>> {
+    return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal })
+  }
+
+  /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
+  getDatabase(uuid: string, signal: AbortSignal): Promise<Dated<DatabaseDetail>> {
+    return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal })
+  }
+
+  /** The end of a service part's container log; Coolify refuses it unless the container runs. */
+  getServiceLogs(
+    uuid: string,
+    part: string,
+    lines: number,
+    signal: AbortSignal
+  ): Promise<RuntimeLogs> {
+    return this.call({
+      method: 'GET',
+      path: `/services/${enc(uuid)}/logs`,
+      query: { sub_service_name: part, lines: String(lines) },
+      retry: true,
+      signal
+    })
+  }
+
+  /** The end of a database's container log; Coolify refuses it unless the container runs. */
+  getDatabaseLogs(uuid: string, lines: number, signal: AbortSignal): Promise<RuntimeLogs> {
+    return this.call({
+      method: 'GET',
+      path: `/databases/${enc(uuid)}/logs`,
+      query: { lines: String(lines) },
+      retry: true,
+      signal
+    })
+  }
+
   /** Closes idle connections so the process can exit. */
   async close(): Promise<void> {
     await this.dispatcher.destroy()
@@ -245,11 +290,16 @@ export class CoolifyClient {
    * throws the last failure it met, which says more than the abort.
    */
   private async call<T>(call: Call): Promise<T> {
+    return (await this.dated<T>(call)).body
+  }
+
+  /** `call`, with the time Coolify sent its answer. */
+  private async dated<T>(call: Call): Promise<Dated<T>> {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
         await this.gate.ready(call.signal)
-        const answer = (await this.send(call)) as T
+        const answer = (await this.send(call)) as Dated<T>
         this.reachability.answered(`${call.method} ${call.path}`)
         return answer
       } catch (error) {
@@ -268,8 +318,8 @@ export class CoolifyClient {
     }
   }
 
-  /** One request, one answer: the parsed JSON body, or a CoolifyError. */
-  private async send(call: Call): Promise<unknown> {
+  /** One request, one answer: the parsed JSON body and its date, or a CoolifyError. */
+  private async send(call: Call): Promise<Dated<unknown>> {
     const label = `${call.method} ${call.path}`
     const url = new URL(this.options.apiUrl + call.path)
     for (const [key, value] of Object.entries(call.query ?? {})) {
@@ -352,7 +402,8 @@ export class CoolifyClient {
       const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : ''
       throw new CoolifyError(label, reason, hint, { status, transient: true })
     }
-    return json
+    const date = Date.parse(headerOf('date') ?? '')
+    return { body: json, date: Number.isNaN(date) ? undefined : date }
   }
 }
 

@@ -121,3 +121,39 @@ export interface RollbackAnswer {
   message?: string
   deployment_uuid?: string
 }
+
+/** A service's part as GET /services/{uuid} lists it: `name` is what its log route takes. */
+export interface ServicePart {
+  uuid?: string
+  name?: string
+  /** `state:health`, as for applications; refreshed by Coolify in the background. */
+  status?: string
+  /** When Coolify last refreshed `status` (ISO 8601, Coolify's clock). */
+  last_online_at?: string | null
+  /** Left out of the service's status by its owner. */
+  exclude_from_status?: boolean
+}
+
+/** GET /services/{uuid}; `status` is Coolify's aggregate of its parts'. */
+export interface ServiceDetail {
+  uuid?: string
+  name?: string
+  status?: string
+  applications?: ServicePart[]
+  databases?: ServicePart[]
+}
+
+/** GET /databases/{uuid}. */
+export interface DatabaseDetail {
+  uuid?: string
+  name?: string
+  status?: string
+  last_online_at?: string | null
+}
+
+/** An answer with the time on Coolify's clock when it was sent (its `Date` header). */
+export interface Dated<T> {
+  body: T
+  /** Epoch ms, to the second; undefined when the answer carried no `Date`. */
+  date?: number
+}

@@ -20,7 +20,7 @@ export function annotateFailures(
     // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
     const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text)
     core.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
-      title: `${deployment.name}: deployment ${deployment.status}`
+      title: `${deployment.name}: ${what(deployment)} ${deployment.status}`
     })
   }
 }
@@ -36,7 +36,12 @@ function failureLine(deployment: DeploymentView, instanceUrl: string): string {
 export function failureReason(deployment: DeploymentView): string {
   const reason = deployment.reason ? `: ${deployment.reason}` : ''
   const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : ''
-  return `${deployment.name}: deployment ${deployment.status}${reason}${rollback}`
+  return `${deployment.name}: ${what(deployment)} ${deployment.status}${reason}${rollback}`
+}
+
+/** An application's deployment; a service or database itself, which has none. */
+function what(deployment: DeploymentView): string {
+  return deployment.kind === 'application' ? 'deployment' : deployment.kind
 }
 
 /**

@@ -92,7 +92,9 @@ export function printRuntimeLog(
 ): void {
   const token = randomBytes(12).toString('hex')
   let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`
-  if (deployment.runtimeLog.length === 0) text += 'Coolify had no runtime log for it.\n'
+  if (deployment.runtimeLog.length === 0) {
+    text += 'Coolify had no log for it: it gives one only while the container runs.\n'
+  }
   for (const line of deployment.runtimeLog) {
     for (const part of line.split(LINE_BREAK)) text += `${inert(part)}\n`
   }

@@ -1,10 +1,12 @@
-import type { DeploymentView } from '../rollout/deployment.js'
+import type { DeploymentView, Kind } from '../rollout/deployment.js'
 import type { Outcome } from '../rollout/outcome.js'
 import type { Status } from '../rollout/status.js'
 
 /** One element of the `deployments` output. */
 export interface DeploymentRecord {
+  /** The resource's uuid: an application's, service's or database's. */
   app_uuid: string
+  kind: Kind
   name: string
   deployment_uuid: string | null
   status: Status
@@ -21,6 +23,7 @@ export function toRecord(deployment: DeploymentView): DeploymentRecord {
   const duration = deployment.durationMs
   return {
     app_uuid: deployment.appUuid,
+    kind: deployment.kind,
     name: deployment.name,
     deployment_uuid: deployment.uuid ?? null,
     status: deployment.status,

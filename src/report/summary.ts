@@ -65,13 +65,14 @@ export function codeBlock(text: string): string {
 
 function row(deployment: DeploymentView): string[] {
   const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`
-  const reason = [deployment.reason, deployment.rollbackNote]
+  const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
     .filter(Boolean)
     .map(text => `<br><sub>${escapeHtml(text!)}</sub>`)
     .join('')
   const duration = deployment.durationMs
+  const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`
   return [
-    escapeHtml(deployment.name),
+    escapeHtml(deployment.name) + kind,
     status + reason,
     duration === undefined ? '—' : formatDuration(duration),
     deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',

@@ -7,6 +7,9 @@ export type { Status } from './status.js'
 
 const TAIL_LINES = 40
 
+/** What Coolify deploys: an application has deployments; services and databases are started. */
+export type Kind = 'application' | 'service' | 'database'
+
 /**
  * One deployment a rollout started or joined, and the only place its state changes: the trigger
  * creates it, the rollout's phases advance it through these methods (an ended status changes only
@@ -31,13 +34,16 @@ export class Deployment {
   #rolledBack: boolean | undefined
   #rollbackNote: string | undefined
   #runtimeLog: readonly string[] = []
+  #warning: string | undefined
 
   constructor(
+    /** The resource's uuid: an application's, or a service's or database's. */
     readonly appUuid: string,
     name: string,
     /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
     uuid: string | undefined,
-    readonly triggeredAt: number
+    readonly triggeredAt: number,
+    readonly kind: Kind = 'application'
   ) {
     this.#name = name
     this.#uuid = uuid
@@ -45,7 +51,7 @@ export class Deployment {
 
   /** The next deployment of the same application (a rollback): same name and URL. */
   static next(earlier: DeploymentView, uuid: string | undefined, at: number): Deployment {
-    const next = new Deployment(earlier.appUuid, earlier.name, uuid, at)
+    const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind)
     next.#appUrl = earlier.appUrl
     return next
   }
@@ -98,6 +104,10 @@ export class Deployment {
   /** The end of the application's runtime log, read when it turned out unhealthy. */
   get runtimeLog(): readonly string[] {
     return this.#runtimeLog
+  }
+  /** What could not be confirmed, though it did not fail the step. */
+  get warning(): string | undefined {
+    return this.#warning
   }
 
   get ended(): boolean {
@@ -159,12 +169,25 @@ export class Deployment {
     return true
   }
 
+  /**
+   * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
+   * timed, until its status says whether it came up.
+   */
+  started(): void {
+    if (!this.ended) this.#status = 'started'
+  }
+
+  /** Passes, but something about it could not be confirmed. */
+  doubt(warning: string): void {
+    this.#warning = warning
+  }
+
   /** Records the image tag it deploys, as asked or as its log showed. */
   ranImage(tag: string): void {
     this.#imageTag = tag
   }
 
-  /** Finished in Coolify, but the application did not come up; `runtimeLog` tells why. */
+  /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
   unhealthy(reason: string, runtimeLog: readonly string[]): void {
     if (this.end('unhealthy', reason)) this.#runtimeLog = runtimeLog
   }
@@ -187,6 +210,8 @@ export class Deployment {
 export type DeploymentView = Pick<
   Deployment,
   | 'appUuid'
+  | 'kind'
+  | 'warning'
   | 'triggeredAt'
   | 'status'
   | 'uuid'

@@ -152,7 +152,8 @@ async function describeApplications(
   pr: number | undefined,
   signal: AbortSignal
 ): Promise<void> {
-  const uuids = [...new Set(deployments.map(deployment => deployment.appUuid).filter(Boolean))]
+  const applications = deployments.filter(deployment => deployment.kind === 'application')
+  const uuids = [...new Set(applications.map(deployment => deployment.appUuid).filter(Boolean))]
   if (uuids.length === 0) return
   try {
     for (const app of await readApplications(client, uuids, signal)) {

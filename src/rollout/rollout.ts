@@ -8,6 +8,7 @@ import { checkHealth, runtimeLog } from './health.js'
 import type { TriggerMark } from './history.js'
 import { judgeRollback, startRollback, type Rollback } from './rollback.js'
 import { isBadVersion, isFinished } from './status.js'
+import { awaitStartup, containerLog } from './startup.js'
 import { settleImageTag, verifyVersion, type AppVersion } from './versions.js'
 import type { Follower } from './watch.js'
 import type { AppStatusReader } from './app-status.js'
@@ -34,20 +35,25 @@ export interface StepContext {
 }
 
 /**
- * One resource's way from the trigger to its outcome: its phases — settle, follow, verify,
- * health, rollback — run in order as soon as the one before ends, whatever its siblings do. A
- * phase that throws ends the rollout `failed` with the reason; the rollout's deployments, and so
- * its status, change only here.
+ * One resource's way from the trigger to its outcome. An application's phases — settle, follow,
+ * verify, health, rollback — run in order as soon as the one before ends, whatever its siblings
+ * do; a service or database, started without a deployment, has one: coming up. A phase that
+ * throws ends the rollout `failed` with the reason; the rollout's deployments, and so its status,
+ * change only here.
  */
 export class Rollout {
   #rollback: Rollback | undefined
-  private readonly phases: ReadonlyArray<() => Promise<void>> = [
-    () => this.settle(),
-    () => this.follow(),
-    () => this.verify(),
-    () => this.checkHealth(this.deployment, this.step.budget.health()),
-    () => this.rollBack()
-  ]
+  private get phases(): ReadonlyArray<() => Promise<void>> {
+    return this.deployment.kind === 'application'
+      ? [
+          () => this.settle(),
+          () => this.follow(),
+          () => this.verify(),
+          () => this.checkHealth(this.deployment, this.step.budget.health()),
+          () => this.rollBack()
+        ]
+      : [() => this.comeUp()]
+  }
 
   constructor(
     readonly deployment: Deployment,
@@ -89,6 +95,11 @@ export class Rollout {
    */
   async stop(signal: AbortSignal): Promise<void> {
     const why = 'the workflow run was cancelled'
+    if (this.deployment.kind !== 'application' && this.deployment.status === 'started') {
+      this.step.say.note(
+        `${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`
+      )
+    }
     for (const deployment of this.running) {
       if (this.step.config.cancelOnAbort) {
         await this.step.follower.stop(deployment, 'cancelled', why, signal)
@@ -161,7 +172,7 @@ export class Rollout {
     if (health.up) {
       if (health.url) say.note(`${deployment.name}: healthy (${health.url} answers)`)
     } else if (health.unknown) {
-      say.warn(`${deployment.name}: could not confirm it is up: ${health.problem}`)
+      this.doubt(deployment, health.problem)
     } else if (window.cutShort()) {
       deployment.end(
         'timeout',
@@ -174,6 +185,52 @@ export class Rollout {
       )
       say.runtimeLog(deployment)
     }
+  }
+
+  /**
+   * A service or database: Coolify reports it running within `health-timeout`, else `unhealthy`
+   * with the end of its containers' logs. There is nothing to cancel when time runs out.
+   */
+  private async comeUp(): Promise<void> {
+    const { client, config, budget, follower, say } = this.step
+    const resource = this.deployment
+    if (!config.wait || resource.status !== 'started') return
+    if (!resource.appUuid) {
+      resource.end('finished')
+      this.doubt(resource, `Coolify did not say which ${resource.kind} it started`)
+      return
+    }
+    const window = budget.health()
+    const turn = (signal: AbortSignal): Promise<void> => follower.turn(signal)
+    const options = { pollIntervalMs: config.pollIntervalMs, turn }
+    const { health, log, parts } = await awaitStartup(client, resource, options, window.signal)
+    if (budget.cancelled.aborted) return
+    if (health.up) {
+      resource.end('finished')
+      say.note(`${resource.name}: running`)
+    } else if (health.unknown) {
+      resource.end('finished')
+      this.doubt(resource, health.problem)
+    } else if (window.cutShort()) {
+      resource.end(
+        'timeout',
+        `its time ran out before it came up (${health.problem}); a ${resource.kind} has no deployment to cancel, so its start goes on in Coolify`
+      )
+    } else {
+      // Logs are given only while a container runs: one more try, if none came yet.
+      const lines = log.length
+        ? log
+        : await containerLog(client, resource, parts, { turn }, budget.grace())
+      resource.unhealthy(`it did not come up: ${health.problem}`, lines)
+      say.runtimeLog(resource)
+    }
+  }
+
+  /** Passes, with a warning that says what could not be confirmed. */
+  private doubt(deployment: Deployment, problem: string): void {
+    const warning = `could not confirm that ${deployment.name} is up: ${problem}`
+    deployment.doubt(warning)
+    this.step.say.warn(warning)
   }
 
   /** `rollback-on-failure`: deploys again what ran before a bad version, in its own time. */

@@ -2,8 +2,8 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
-import { ActionError } from '../errors.js'
-import { Deployment } from './deployment.js'
+import { ActionError, describeError } from '../errors.js'
+import { Deployment, type Kind } from './deployment.js'
 import { findStarted, type TriggerMark } from './history.js'
 import { explainDeployMessage } from './preview.js'
 
@@ -25,6 +25,7 @@ const NOTHING_STARTED = 'Coolify started no deployment for it'
 const ALREADY_QUEUED = /already queued/i
 const QUEUED = /deployment queued/i
 const STARTED = /^(service|database) .* started/i
+const KIND_OF_STARTED: Record<string, Kind> = { service: 'service', database: 'database' }
 /** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
 const QUEUE_FULL_WAIT_MS = 60_000
 
@@ -43,13 +44,20 @@ export async function trigger(
   const entries = entriesOf(await deployUntilAnswered(client, options))
   const deployments: Deployment[] = []
   for (const entry of entries) {
-    const appUuid = entry.resource_uuid ?? ''
     const message = entry.message ?? ''
+    const name = nameIn(message)
+    const kind = KIND_OF_STARTED[STARTED.exec(message)?.[1].toLowerCase() ?? ''] ?? 'application'
+    // A tag deploy names a service only in its message: its uuid is found by that name.
+    const appUuid =
+      entry.resource_uuid ??
+      (kind === 'service' && name ? await serviceNamed(client, name, options) : undefined) ??
+      ''
     const deployment = new Deployment(
       appUuid,
-      nameIn(message) ?? (appUuid || 'tag deploy'),
+      name ?? (appUuid || 'tag deploy'),
       entry.deployment_uuid,
-      triggeredAt
+      triggeredAt,
+      kind
     )
     deployments.push(deployment)
     if (ALREADY_QUEUED.test(message) && appUuid) {
@@ -63,7 +71,7 @@ export async function trigger(
         `${deployment.name}: a deployment of this commit is already under way; following it.`
       )
     } else if (!entry.deployment_uuid) {
-      if (STARTED.test(message)) deployment.end('started', message)
+      if (kind !== 'application') deployment.started()
       else deployment.end('failed', explainDeployMessage(message) || NOTHING_STARTED)
     }
   }
@@ -191,6 +199,30 @@ function entriesOf(answer: DeployAnswer): DeployEntry[] {
   }))
   for (const message of messages) if (!isQueued(message)) entries.push({ message })
   return entries
+}
+
+/**
+ * The uuid of the service a tag deploy started, by its name; none when the name is not one
+ * service's alone or the list cannot be read (it is then reported as not confirmed).
+ */
+async function serviceNamed(
+  client: CoolifyClient,
+  name: string,
+  options: TriggerOptions
+): Promise<string | undefined> {
+  try {
+    const services = await client.listServices(options.signal)
+    const named = (Array.isArray(services) ? services : []).filter(
+      service => service?.name === name
+    )
+    if (named.length === 1 && named[0].uuid) return named[0].uuid
+    options.note(
+      `Service ${name}: ${named.length ? 'several services have this name' : 'not in the list of services'}, so its status cannot be followed.`
+    )
+  } catch (error) {
+    options.note(`Service ${name}: could not read the list of services: ${describeError(error)}`)
+  }
+  return undefined
 }
 
 /** The resource's name in "Application NAME deployment queued." and its kin. */
