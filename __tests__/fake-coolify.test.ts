@@ -919,6 +919,288 @@ describe('application status, health and runtime logs, 4x', () => {
   })
 })
 
+describe('services and databases, 4x', () => {
+  /** Waits until `ms` after `from` on the real clock, which the fake reads too. */
+  const sleepUntil = (from: number, ms: number): Promise<void> =>
+    sleep(Math.max(0, from + ms - Date.now()))
+  /** last_online_at as epoch ms; Coolify writes it with microseconds. */
+  const onlineAt = (part: { last_online_at: string }): number => {
+    expect(part.last_online_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
+    return Date.parse(part.last_online_at)
+  }
+
+  it('follows a service through its start command, the stale status and its fresh states', async () => {
+    const booted = Date.now()
+    await start({
+      apps: [
+        {
+          uuid: 'svc',
+          name: 'Queue',
+          kind: 'service',
+          subs: [{ name: 'api-server' }, { name: 'cache', kind: 'database' }],
+          starts: [
+            {
+              commandMs: 400,
+              staleMs: 400,
+              states: [
+                { at: 0, status: 'running:unknown' },
+                { at: 400, status: 'restarting:unknown', sub: 'api-server' }
+              ]
+            }
+          ]
+        }
+      ]
+    })
+    const read = async (): Promise<Answer['json']> => (await call('GET', '/services/svc')).json
+    const before = await read()
+    expect(before).toMatchObject({
+      uuid: 'svc',
+      name: 'Queue',
+      status: 'running:healthy',
+      server_status: true,
+      applications: [
+        {
+          name: 'api-server',
+          human_name: 'Api Server',
+          status: 'running:healthy',
+          exclude_from_status: false
+        }
+      ],
+      databases: [{ name: 'cache', status: 'running:healthy' }]
+    })
+    expect(before).not.toHaveProperty('id')
+    expect(before.applications[0]).not.toHaveProperty('id')
+    expect(before.applications[0].uuid).toMatch(/^[a-z][a-z0-9]{23}$/)
+    const seenBefore = onlineAt(before.applications[0])
+    expect(seenBefore).toBeLessThan(booted)
+
+    const deployedAt = Date.now()
+    expect((await call('POST', '/deploy?uuid=svc')).status).toBe(200)
+    // The start command runs: the service says so, its parts are as they were.
+    const running = await read()
+    expect(running.status).toBe('starting:unhealthy')
+    expect(running.applications[0].status).toBe('running:healthy')
+    expect(fake!.app('svc')!.status).toBe('starting:unhealthy')
+
+    // The command ended, Coolify has not looked yet: the status from before the deploy.
+    await sleepUntil(deployedAt, 600)
+    const stale = await read()
+    expect(stale.status).toBe('running:healthy')
+    expect(onlineAt(stale.applications[0])).toBe(seenBefore)
+    expect(onlineAt(stale.databases[0])).toBe(seenBefore)
+
+    await sleepUntil(deployedAt, 1000)
+    const fresh = await read()
+    expect(fresh.status).toBe('running:unknown')
+    expect(onlineAt(fresh.applications[0])).toBeGreaterThanOrEqual(deployedAt + 800)
+
+    // A restarting part makes the whole service degraded; only that part changed.
+    await sleepUntil(deployedAt, 1400)
+    const later = await read()
+    expect(later.status).toBe('degraded:unhealthy')
+    expect(later.applications[0].status).toBe('restarting:unknown')
+    expect(onlineAt(later.applications[0])).toBeGreaterThan(onlineAt(fresh.applications[0]))
+    expect(later.databases[0].status).toBe('running:unknown')
+    expect(onlineAt(later.databases[0])).toBe(onlineAt(fresh.databases[0]))
+    expect((await call('GET', '/services')).json).toEqual([
+      expect.objectContaining({ uuid: 'svc', status: 'degraded:unhealthy' })
+    ])
+  })
+
+  it("aggregates a service's status from its parts as Coolify does", async () => {
+    const cases: Array<[string, string, string]> = [
+      ['running:healthy', 'running:healthy', 'running:healthy'],
+      ['running:healthy', 'running:unknown', 'running:unknown'],
+      ['running:unknown', 'running:unhealthy', 'running:unhealthy'],
+      ['running:healthy', 'exited', 'degraded:unhealthy'],
+      ['running:healthy', 'restarting:unknown', 'degraded:unhealthy'],
+      ['running:healthy', 'starting:unknown', 'starting:unknown'],
+      ['paused:unknown', 'exited', 'paused:unknown'],
+      ['exited', 'exited', 'exited']
+    ]
+    await start({
+      apps: cases.map(([a, b], i) => ({
+        uuid: `svc${i}`,
+        name: `svc${i}`,
+        kind: 'service' as const,
+        subs: [{ name: 'a' }, { name: 'b', kind: 'database' as const }],
+        starts: [
+          {
+            commandMs: 0,
+            staleMs: 0,
+            states: [
+              { at: 0, status: a, sub: 'a' },
+              { at: 0, status: b, sub: 'b' }
+            ]
+          }
+        ]
+      }))
+    })
+    await call('POST', `/deploy?uuid=${cases.map((_, i) => `svc${i}`).join(',')}`)
+    const statuses = await Promise.all(
+      cases.map(async (_, i) => (await call('GET', `/services/svc${i}`)).json.status)
+    )
+    expect(statuses).toEqual(cases.map(([, , aggregate]) => aggregate))
+  })
+
+  it("serves a part's log only while its container runs, with Coolify's errors", async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'svc',
+          name: 'Queue',
+          kind: 'service',
+          subs: [{ name: 'app' }, { name: 'worker' }],
+          subLogs: { app: ['a1', 'a2', 'a3'], worker: ['w1'] },
+          starts: [
+            {
+              commandMs: 0,
+              staleMs: 0,
+              states: [
+                { at: 0, status: 'running:healthy' },
+                { at: 0, status: 'exited', sub: 'worker' },
+                { at: 60_000, status: 'starting:unknown', sub: 'app' }
+              ]
+            }
+          ]
+        }
+      ]
+    })
+    const logs = (query: string, uuid = 'svc'): Promise<Answer> =>
+      call('GET', `/services/${uuid}/logs${query}`)
+    expect((await logs('?sub_service_name=worker')).json).toEqual({ logs: 'w1' })
+    await call('POST', '/deploy?uuid=svc')
+
+    const nameless = await logs('?lines=2', 'nope')
+    expect(nameless.status).toBe(400)
+    expect(nameless.json).toEqual({ message: 'Sub service name is required.' })
+    const unknown = await logs('?sub_service_name=app', 'nope')
+    expect(unknown.status).toBe(404)
+    expect(unknown.json).toEqual({ message: 'Service not found.' })
+    const noContainer = await logs('?sub_service_name=App')
+    expect(noContainer.status).toBe(404)
+    expect(noContainer.json).toEqual({ message: 'Container not found.' })
+    const stopped = await logs('?sub_service_name=worker')
+    expect(stopped.status).toBe(400)
+    expect(stopped.json).toEqual({ message: 'Container is not running.' })
+    expect((await logs('?sub_service_name=app&lines=2')).json).toEqual({ logs: 'a2\na3' })
+    expect((await logs('?sub_service_name=app')).json).toEqual({ logs: 'a1\na2\na3' })
+  })
+
+  it('follows a database: its old status until Coolify refreshes it, then its states', async () => {
+    await start({
+      apps: [
+        {
+          uuid: 'db',
+          name: 'Pg',
+          kind: 'database',
+          status: 'exited',
+          runtimeLogs: ['d1', 'd2', 'd3'],
+          // The start job is not visible: commandMs does not apply to databases.
+          starts: [
+            {
+              commandMs: 5000,
+              staleMs: 400,
+              states: [
+                { at: 0, status: 'running:starting' },
+                { at: 400, status: 'running:healthy' },
+                { at: 800, status: 'exited' }
+              ]
+            }
+          ]
+        }
+      ]
+    })
+    const read = async (): Promise<Answer['json']> => (await call('GET', '/databases/db')).json
+    const logs = (): Promise<Answer> => call('GET', '/databases/db/logs?lines=2')
+    const before = await read()
+    expect(before).toMatchObject({
+      uuid: 'db',
+      name: 'Pg',
+      status: 'exited',
+      database_type: 'standalone-postgresql',
+      server_status: true
+    })
+    expect(before).not.toHaveProperty('id')
+    const seenBefore = onlineAt(before)
+    const notRunning = await logs()
+    expect(notRunning.status).toBe(400)
+    expect(notRunning.json).toEqual({ message: 'Database is not running.' })
+
+    const deployedAt = Date.now()
+    await call('POST', '/deploy?uuid=db')
+    const stale = await read()
+    expect(stale.status).toBe('exited')
+    expect(onlineAt(stale)).toBe(seenBefore)
+
+    await sleepUntil(deployedAt, 600)
+    const fresh = await read()
+    expect(fresh.status).toBe('running:starting')
+    expect(onlineAt(fresh)).toBeGreaterThanOrEqual(deployedAt + 400)
+    expect((await logs()).json).toEqual({ logs: 'd2\nd3' })
+    expect((await call('GET', '/databases')).json).toEqual([
+      expect.objectContaining({ uuid: 'db', status: 'running:starting' })
+    ])
+
+    await sleepUntil(deployedAt, 1000)
+    expect((await read()).status).toBe('running:healthy')
+    await sleepUntil(deployedAt, 1400)
+    expect((await read()).status).toBe('exited')
+    expect(fake!.app('db')!.status).toBe('exited')
+    expect((await logs()).status).toBe(400)
+
+    // The next deploy repeats the last start, from the status it found.
+    const again = Date.now()
+    await call('POST', '/deploy?uuid=db')
+    expect((await read()).status).toBe('exited')
+    await sleepUntil(again, 600)
+    expect((await read()).status).toBe('running:starting')
+  })
+
+  it('keeps services, databases and applications under their own routes, for readers', async () => {
+    const apps: FakeOptions['apps'] = [
+      { uuid: 'web', name: 'Web' },
+      { uuid: 'svc', name: 'Queue', kind: 'service' },
+      { uuid: 'db', name: 'Pg', kind: 'database' }
+    ]
+    await start({ apps })
+    expect((await call('GET', '/services')).json.map((s: { uuid: string }) => s.uuid)).toEqual([
+      'svc'
+    ])
+    expect((await call('GET', '/databases')).json.map((d: { uuid: string }) => d.uuid)).toEqual([
+      'db'
+    ])
+    for (const [path, message] of [
+      ['/services/db', 'Service not found.'],
+      ['/services/web', 'Service not found.'],
+      ['/databases/svc', 'Database not found.'],
+      ['/databases/svc/logs', 'Database not found.'],
+      ['/applications/svc', 'Application not found.'],
+      ['/applications/db', 'Application not found.']
+    ]) {
+      const answer = await call('GET', path)
+      expect([path, answer.status, answer.json.message]).toEqual([path, 404, message])
+    }
+    await fake!.close()
+
+    await start({ abilities: ['deploy'], apps })
+    const denied = await call('GET', '/services/svc')
+    expect(denied.status).toBe(403)
+    expect(denied.json).toEqual({ message: 'Missing required permissions: read' })
+    await fake!.close()
+
+    await start({ flavor: 'seed', apps })
+    for (const path of ['/services', '/services/svc', '/databases/db', '/databases/db/logs']) {
+      const answer = await call('GET', path)
+      expect([path, answer.status, answer.json]).toEqual([
+        path,
+        404,
+        { message: 'Not found.', docs: 'https://coolify.io/docs' }
+      ])
+    }
+  })
+})
+
 describe('rollback, 4x', () => {
   const quick = (commit: string): Scenario => ({ commit, steps: [{ at: 0, status: 'finished' }] })
 

@@ -1,9 +1,9 @@
 /** /applications: list, read, create from a private repository, update, delete. */
-import { PATCH_ALLOWED } from './allow-list.js'
+import { CREATE_ALLOWED, PATCH_ALLOWED } from './allow-list.js'
 import { attribute, checkFields, jsonBody, validationFailed } from './context.js'
 import type { Ctx } from './context.js'
 import { parseEnvText, seedEnv } from './envs.js'
-import { newUuid } from './format.js'
+import { laravelDate, newUuid } from './format.js'
 import { json } from './reply.js'
 import type { Reply } from './reply.js'
 import type { AppRecord, JobField } from './state.js'
@@ -50,17 +50,32 @@ function versionFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
   }
 }
 
+/**
+ * 4.x shows the description and the row's dates. Its timestamp columns keep whole seconds, so
+ * two apps made within one second show the same created_at.
+ */
+function rowFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
+  if (ctx.flavor === 'seed') return {}
+  const seconds = (ms: number): string => laravelDate(Math.floor(ms / 1000) * 1000)
+  return {
+    description: app.description,
+    created_at: seconds(app.createdAt),
+    updated_at: seconds(app.updatedAt)
+  }
+}
+
 function notFound(ctx: Ctx): Reply {
   return json(ctx.flavor, 404, { message: 'Application not found.' })
 }
 
+/** The seed's list items carry the numeric id; 4.x hides it in every application read. */
 export function listApplications(ctx: Ctx): Reply {
   const apps = [...ctx.store.apps.values()].filter(a => a.kind === 'application')
   return json(
     ctx.flavor,
     200,
     apps.map(a => ({
-      id: a.id,
+      ...(ctx.flavor === 'seed' ? { id: a.id } : {}),
       uuid: a.uuid,
       name: a.name,
       status: runtimeStatus(ctx, a),
@@ -68,7 +83,8 @@ export function listApplications(ctx: Ctx): Reply {
       git_repository: a.git_repository,
       git_branch: a.git_branch,
       build_pack: a.build_pack,
-      ...versionFields(ctx, a)
+      ...versionFields(ctx, a),
+      ...rowFields(ctx, a)
     }))
   )
 }
@@ -86,6 +102,7 @@ function detail(ctx: Ctx, app: AppRecord): Record<string, unknown> {
     ports_exposes: app.ports_exposes,
     dockerfile_location: app.dockerfile_location,
     ...versionFields(ctx, app),
+    ...rowFields(ctx, app),
     environment_variables: app.envs.map(seedEnv)
   }
 }
@@ -99,7 +116,14 @@ export function createApplication(ctx: Ctx): Reply {
   const body = jsonBody(ctx)
   if ('error' in body) return body.error
   const data = body.data
-  const errors = checkFields(data, CREATE_REQUIRED, CREATE_OPTIONAL)
+  // 4.x takes many more fields; the fake checks the seed's and lets the others through unread.
+  const unchecked = (field: string): boolean =>
+    ctx.flavor === '4x' &&
+    CREATE_ALLOWED.includes(field) &&
+    !CREATE_REQUIRED.includes(field) &&
+    !CREATE_OPTIONAL.includes(field)
+  const checked = Object.fromEntries(Object.entries(data).filter(([field]) => !unchecked(field)))
+  const errors = checkFields(checked, CREATE_REQUIRED, CREATE_OPTIONAL)
   if (typeof data.build_pack === 'string' && !BUILD_PACKS.includes(data.build_pack)) {
     errors.build_pack = ['The selected build pack is invalid.']
   }
@@ -111,18 +135,26 @@ export function createApplication(ctx: Ctx): Reply {
   const uuid = newUuid()
   const repository = String(data.git_repository)
   const branch = String(data.git_branch)
-  const app = ctx.store.addApp({
-    uuid,
-    name: typeof data.name === 'string' ? data.name : `${repository.replace(/^.*:/, '')}:${branch}`,
-    // A new app gets an http address under sslip.io built from the server's IP.
-    fqdn: typeof data.domains === 'string' ? data.domains : `http://${uuid}.127.0.0.1.sslip.io`
-  })
+  const app = ctx.store.addApp(
+    {
+      uuid,
+      name:
+        typeof data.name === 'string' ? data.name : `${repository.replace(/^.*:/, '')}:${branch}`,
+      ...(typeof data.description === 'string' ? { description: data.description } : {}),
+      // A new app gets an http address under sslip.io built from the server's IP.
+      fqdn: typeof data.domains === 'string' ? data.domains : `http://${uuid}.127.0.0.1.sslip.io`
+    },
+    ctx.now
+  )
+  app.idle = { status: 'exited', http: 404 }
   app.git_repository = repository
   app.git_branch = branch
   app.build_pack = String(data.build_pack)
   app.ports_exposes = String(data.ports_exposes)
   if (typeof data.dockerfile_location === 'string')
     app.dockerfile_location = data.dockerfile_location
+  // Deployed at once, as configured so far.
+  if (ctx.flavor === '4x' && data.instant_deploy) ctx.store.queue(app, {}, ctx.now)
   return json(ctx.flavor, 201, { uuid: app.uuid, domains: app.fqdn })
 }
 
@@ -208,6 +240,7 @@ export function updateApplication(ctx: Ctx): Reply {
   const text = (field: string): string | undefined =>
     typeof data[field] === 'string' ? (data[field] as string) : undefined
   app.name = text('name') ?? app.name
+  if ('description' in data) app.description = text('description') ?? null
   app.fqdn = text('domains') ?? app.fqdn
   app.build_pack = text('build_pack') ?? app.build_pack
   app.ports_exposes = text('ports_exposes') ?? app.ports_exposes
@@ -218,6 +251,7 @@ export function updateApplication(ctx: Ctx): Reply {
     if (field in data)
       ctx.store.setField(app, field, (data[field] as string | null) ?? null, ctx.now)
   }
+  app.updatedAt = ctx.now
   if (data.instant_deploy) {
     // Coolify queues a deployment but answers without its uuid.
     const queued = ctx.store.queue(app, {}, ctx.now)
@@ -243,6 +277,7 @@ function updateSeed(ctx: Ctx, app: AppRecord, data: Record<string, unknown>): Re
   const text = (field: string): string | undefined =>
     typeof data[field] === 'string' ? (data[field] as string) : undefined
   app.name = text('name') ?? app.name
+  app.description = text('description') ?? app.description
   // Written as `domains`, read back as `fqdn`.
   app.fqdn = text('domains') ?? app.fqdn
   app.git_branch = text('git_branch') ?? app.git_branch
@@ -255,6 +290,11 @@ function updateSeed(ctx: Ctx, app: AppRecord, data: Record<string, unknown>): Re
   return json(ctx.flavor, 200, { uuid: app.uuid })
 }
 
+/**
+ * DELETE /applications/{uuid}: Coolify queues the removal and answers at once; the fake removes it
+ * at once. Its query booleans (delete_configurations, delete_volumes, docker_cleanup,
+ * delete_connected_networks, all default true) are read leniently and change nothing here.
+ */
 export function deleteApplication(ctx: Ctx): Reply {
   const app = ctx.store.application(ctx.params[0])
   if (!app && ctx.flavor === '4x')

@@ -27,10 +27,12 @@ function deployResource(
 ): Outcome {
   if (app.kind === 'service') {
     if (app.unauthorized) return { message: 'Unauthorized to deploy this service.' }
+    ctx.store.startResource(app, ctx.now)
     return { message: `Service ${app.name} started. It could take a while, be patient.` }
   }
   if (app.kind === 'database') {
     if (app.unauthorized) return { message: 'Unauthorized to start this database.' }
+    ctx.store.startResource(app, ctx.now)
     return { message: `Database ${app.name} started.` }
   }
   if (app.unauthorized) return { message: 'Unauthorized to deploy this application.' }

@@ -1,4 +1,4 @@
-/** Environment variables: the seed's KEY=value text, and 4.x's bulk route. */
+/** Environment variables: the seed's KEY=value text, and 4.x's bulk, list and delete routes. */
 import { attribute, jsonBody, validationFailed } from './context.js'
 import type { Ctx } from './context.js'
 import { laravelDate, newUuid } from './format.js'
@@ -180,4 +180,30 @@ export function bulkEnvs(ctx: Ctx): Reply {
     saved.push(envView(upsert(app, item, ctx.now), ctx.canReadSensitive))
   }
   return json(ctx.flavor, 201, saved)
+}
+
+/**
+ * GET /applications/{uuid}/envs: production variables, then preview ones, each in creation order;
+ * values only to whoever may read sensitive data.
+ */
+export function listEnvs(ctx: Ctx): Reply {
+  const app = ctx.store.application(ctx.params[0])
+  // Coolify writes this one without a period.
+  if (!app) return json(ctx.flavor, 404, { message: 'Application not found' })
+  const ordered = [...app.envs.filter(e => !e.is_preview), ...app.envs.filter(e => e.is_preview)]
+  return json(
+    ctx.flavor,
+    200,
+    ordered.map(env => envView(env, ctx.canReadSensitive))
+  )
+}
+
+/** DELETE /applications/{uuid}/envs/{env_uuid}: only a variable of that application. */
+export function deleteEnv(ctx: Ctx): Reply {
+  const app = ctx.store.application(ctx.params[0])
+  if (!app) return json(ctx.flavor, 404, { message: 'Application not found.' })
+  const index = app.envs.findIndex(e => e.uuid === ctx.params[1])
+  if (index === -1) return json(ctx.flavor, 404, { message: 'Environment variable not found.' })
+  app.envs.splice(index, 1)
+  return json(ctx.flavor, 200, { message: 'Environment variable deleted.' })
 }

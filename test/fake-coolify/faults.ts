@@ -1,7 +1,7 @@
 /** Injected network and proxy failures: which request gets one, and how it is answered. */
 import type { ServerResponse } from 'node:http'
 import type { Reply } from './reply.js'
-import type { Fault } from './types.js'
+import type { Fault, SlowAnswer } from './types.js'
 
 interface Armed {
   fault: Fault
@@ -16,6 +16,10 @@ export class Faults {
 
   add(fault: Fault): void {
     this.armed.push({ fault, skip: fault.skip ?? 0, times: fault.times ?? 1 })
+  }
+
+  clear(): void {
+    this.armed = []
   }
 
   /** The fault for this request, if any; the first armed match that has let enough through. */
@@ -49,11 +53,12 @@ function matches(fault: Fault, method: string, path: string): boolean {
 
 /** Name recorded on the request. */
 export function faultName(action: Fault['do']): string {
-  return typeof action === 'string' ? action : `status ${action.status}`
+  if (typeof action === 'string') return action
+  return 'delayMs' in action ? `delay ${action.delayMs}ms` : `status ${action.status}`
 }
 
 /** A canned answer for a status fault: JSON unless the body is already a string. */
-export function statusReply(action: Exclude<Fault['do'], string>): Reply {
+export function statusReply(action: Exclude<Fault['do'], string | SlowAnswer>): Reply {
   const text = typeof action.body === 'string'
   return {
     status: action.status,

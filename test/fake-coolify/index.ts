@@ -18,7 +18,9 @@ export type {
   FakeAppState,
   FakeCoolify,
   FakeDeployment,
+  FakeDestination,
   FakeEnv,
+  FakeEnvInput,
   FakeOptions,
   FakePreview,
   Fault,
@@ -26,12 +28,16 @@ export type {
   LogLine,
   LogType,
   RecordedRequest,
+  ResourceStart,
   RuntimeState,
   Scenario,
+  SlowAnswer,
   Step
 } from './types.js'
 export { DEFAULT_SCENARIO } from './scenario.js'
 export { ENV_FIELDS, PATCH_ALLOWED, ROLLBACK_ALLOWED } from './allow-list.js'
+export { CLONE_ALLOWED } from './clone.js'
+export { DEFAULT_DESTINATION } from './state.js'
 
 export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeCoolify> {
   const store = new Store(options.flavor ?? '4x')
@@ -49,7 +55,12 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
       const app = store.apps.get(uuid)
       return app && store.view(app)
     },
+    apps: () =>
+      [...store.apps.values()]
+        .filter(app => app.kind === 'application')
+        .map(app => store.view(app)),
     inject: fault => faults.add(fault),
+    clearFaults: () => faults.clear(),
     addApp: app => void store.addApp(app),
     close: () => server.close()
   }

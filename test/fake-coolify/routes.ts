@@ -6,13 +6,23 @@ import {
   listApplications,
   updateApplication
 } from './applications.js'
+import { cloneApplication, listDestinations } from './clone.js'
 import type { Ctx } from './context.js'
 import { cancelDeployment, deploy, getDeployment, listDeployments } from './deployments.js'
-import { bulkEnvs } from './envs.js'
+import { bulkEnvs, deleteEnv, listEnvs } from './envs.js'
 import { deletePreview } from './previews.js'
 import type { Reply } from './reply.js'
+import {
+  databaseLogs,
+  getDatabase,
+  getService,
+  listDatabases,
+  listServices,
+  serviceLogs
+} from './resources.js'
 import { rollback, rollbackImages } from './rollback.js'
 import { applicationLogs } from './runtime.js'
+import { listTags, removeTag } from './tags.js'
 import type { FakeOptions, Flavor } from './types.js'
 
 export interface Route {
@@ -25,14 +35,27 @@ export interface Route {
 
 const ID = '([^/]+)'
 
-/** Routes real 4.x servers have beyond interface.md; rollback came with 4.3.0. */
+/**
+ * Routes real 4.x servers have beyond interface.md, services and databases among them; rollback,
+ * clone and destinations came with 4.3.0.
+ */
 function coolify4x(version: FakeOptions['version']): Route[] {
   const at = (path: string): RegExp => new RegExp(`^${path}$`)
   const app = (rest: string): RegExp => at(`/applications/${ID}${rest}`)
   return [
     { method: 'PATCH', pattern: app('/envs/bulk'), ability: 'write', handle: bulkEnvs },
+    { method: 'GET', pattern: app('/envs'), ability: 'read', handle: listEnvs },
+    { method: 'DELETE', pattern: app(`/envs/${ID}`), ability: 'write', handle: deleteEnv },
+    { method: 'GET', pattern: app('/tags'), ability: 'read', handle: listTags },
+    { method: 'DELETE', pattern: app(`/tags/${ID}`), ability: 'write', handle: removeTag },
     { method: 'GET', pattern: app('/logs'), ability: 'read', handle: applicationLogs },
     { method: 'DELETE', pattern: app(`/previews/${ID}`), ability: 'write', handle: deletePreview },
+    { method: 'GET', pattern: at('/services'), ability: 'read', handle: listServices },
+    { method: 'GET', pattern: at(`/services/${ID}`), ability: 'read', handle: getService },
+    { method: 'GET', pattern: at(`/services/${ID}/logs`), ability: 'read', handle: serviceLogs },
+    { method: 'GET', pattern: at('/databases'), ability: 'read', handle: listDatabases },
+    { method: 'GET', pattern: at(`/databases/${ID}`), ability: 'read', handle: getDatabase },
+    { method: 'GET', pattern: at(`/databases/${ID}/logs`), ability: 'read', handle: databaseLogs },
     ...(version === '4.2'
       ? []
       : [
@@ -42,7 +65,14 @@ function coolify4x(version: FakeOptions['version']): Route[] {
             ability: 'read',
             handle: rollbackImages
           },
-          { method: 'POST', pattern: app('/rollback'), ability: 'deploy', handle: rollback }
+          { method: 'POST', pattern: app('/rollback'), ability: 'deploy', handle: rollback },
+          { method: 'POST', pattern: app('/clone'), ability: 'write', handle: cloneApplication },
+          {
+            method: 'GET',
+            pattern: app('/destinations'),
+            ability: 'read',
+            handle: listDestinations
+          }
         ])
   ]
 }

@@ -8,7 +8,7 @@ import type { Store } from './state.js'
 export const APP_PREFIX = '/_app/'
 
 /** Coolify's normalizeLogLines(): a positive integer up to 10000, else 100. */
-function lineCount(raw: string | undefined): number {
+export function lineCount(raw: string | undefined): number {
   const n = raw !== undefined && /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : NaN
   return Number.isInteger(n) && n > 0 ? Math.min(n, 10_000) : 100
 }

@@ -76,7 +76,14 @@ export async function listen(
       void reply() // acted on, answered never
     else if (fault === 'html') write(res, nginxBadGateway())
     else if (fault === 'truncate') writeTruncated(res, reply())
-    else {
+    else if ('delayMs' in fault) {
+      // Decided now, delivered later; close() drops the socket if the test ends first.
+      const answer = reply()
+      recorded.status = answer.status
+      setTimeout(() => {
+        if (!res.destroyed) recorded.responseBytes = write(res, answer)
+      }, fault.delayMs).unref()
+    } else {
       if (fault.acted) reply()
       write(res, statusReply(fault))
     }

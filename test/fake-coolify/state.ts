@@ -1,17 +1,21 @@
 /** Applications and deployments of the fake, and the rules that queue and cancel deployments. */
+import { newEnv } from './envs.js'
 import type { EnvVar } from './envs.js'
 import { newUuid } from './format.js'
 import { newPreview } from './previews.js'
 import type { PreviewRecord } from './previews.js'
+import { resourceStatus } from './resources.js'
 import { DEFAULT_SCENARIO, entry, isRunning, progress } from './scenario.js'
 import type { Entry, Phase, Progress } from './scenario.js'
 import type {
   DeploymentStatus,
   FakeApp,
+  FakeDestination,
   FakeAppState,
   FakeDeployment,
   Flavor,
   LogLine,
+  ResourceStart,
   RuntimeState,
   Scenario
 } from './types.js'
@@ -20,19 +24,53 @@ import type {
 export type JobField =
   'git_repository' | 'git_branch' | 'docker_registry_image_name' | 'docker_registry_image_tag'
 
+/** A container a service runs, listed under its `applications` or `databases`. */
+export interface SubRecord {
+  uuid: string
+  name: string
+  kind: 'application' | 'database'
+}
+
 interface Change {
   at: number
   field: JobField
   before: string | null
 }
 
+/** A team-wide Coolify tag; resources refer to it by name. */
+export interface TagRecord {
+  uuid: string
+  name: string
+  createdAt: number
+}
+
+/** Every app of the fake runs here unless it names its own destinations. */
+export const DEFAULT_DESTINATION: Required<FakeDestination> = {
+  uuid: 'd0stinationfakecoolify01',
+  name: 'localhost-coolify',
+  network: 'coolify',
+  serverUuid: 's0rverfakecoolify0000001',
+  serverId: 0
+}
+
 export interface AppRecord {
   id: number
   uuid: string
   name: string
+  description: string | null
   kind: 'application' | 'service' | 'database'
   fqdn: string
+  /** Tag names (see Store.tags). */
   tags: string[]
+  /** Destination uuids: the primary first, then additional networks. */
+  destinations: string[]
+  createdAt: number
+  updatedAt: number
+  /**
+   * Applications Coolify made through the API start 'exited' and serve nothing until their first
+   * deployment finished; the fake's seeded apps are running from the start.
+   */
+  idle?: { status: string; http: number }
   scenarios: Scenario[]
   previews: PreviewRecord[]
   unauthorized: boolean
@@ -50,6 +88,13 @@ export interface AppRecord {
   coolifyJob: boolean
   runtime: RuntimeState[]
   runtimeLogs: string[]
+  /** Services and databases: the status before any /deploy. */
+  status: string
+  subs: SubRecord[]
+  starts: ResourceStart[]
+  subLogs: Record<string, string[]>
+  /** Each /deploy of this service or database: when Coolify answered it, and what it set off. */
+  started: Array<{ at: number; start: ResourceStart }>
   /** Earlier values of the job's fields, oldest first. */
   changes: Change[]
   /** Deployments created so far: picks the next scenario. */
@@ -93,20 +138,31 @@ const HEALTHY = { status: 'running:healthy', http: 200 }
 export class Store {
   readonly apps = new Map<string, AppRecord>()
   readonly deployments: DeploymentRecord[] = []
+  /** The team's tags, by name. */
+  readonly tags = new Map<string, TagRecord>()
+  /** The team's destinations, by uuid. */
+  readonly destinations = new Map<string, Required<FakeDestination>>()
   /** The fake's own URL, for `{{self}}` in addresses. */
   home = ''
+  /** When the fake started: services and databases were last seen online before it. */
+  readonly bootedAt = Date.now()
   private lastAppId = 0
 
   constructor(readonly flavor: Flavor) {}
 
-  addApp(app: FakeApp): AppRecord {
+  addApp(app: FakeApp, now = Date.now()): AppRecord {
+    const destinations = (app.destinations ?? [DEFAULT_DESTINATION]).map(d => this.destination(d))
     const record: AppRecord = {
       id: ++this.lastAppId,
       uuid: app.uuid,
       name: app.name,
+      description: app.description ?? null,
       kind: app.kind ?? 'application',
       fqdn: (app.fqdn ?? `http://${app.uuid}.127.0.0.1.sslip.io`).replaceAll('{{self}}', this.home),
-      tags: app.tags ?? [],
+      tags: (app.tags ?? []).map(name => this.tag(name, now).name),
+      destinations,
+      createdAt: now,
+      updatedAt: now,
       scenarios: app.scenarios?.length ? app.scenarios : [DEFAULT_SCENARIO],
       previews: [],
       unauthorized: app.unauthorized ?? false,
@@ -119,16 +175,96 @@ export class Store {
       docker_registry_image_name: app.image?.name ?? null,
       docker_registry_image_tag: app.image?.tag ?? null,
       preview_url_template: app.previewUrlTemplate ?? '{{pr_id}}.{{domain}}',
-      envs: [],
+      envs: (app.envs ?? []).map(input => {
+        const env = newEnv(input.key, input.value, now)
+        env.is_preview = input.isPreview ?? false
+        env.is_shown_once = input.isShownOnce ?? false
+        return env
+      }),
       coolifyJob: app.coolifyJob ?? false,
       runtime: [...(app.runtime ?? [])].sort((a, b) => a.at - b.at),
       runtimeLogs: app.runtimeLogs ?? [],
+      status: app.status ?? 'running:healthy',
+      subs: (app.subs ?? [{ name: 'app' }]).map(sub => ({
+        uuid: newUuid(),
+        name: sub.name,
+        kind: sub.kind ?? 'application'
+      })),
+      starts: app.starts?.length ? app.starts : [{}],
+      subLogs: app.subLogs ?? {},
+      started: [],
       changes: [],
       deploys: 0
     }
     record.previews = (app.previews ?? []).map(pr => newPreview(record, pr, null))
     this.apps.set(record.uuid, record)
     return record
+  }
+
+  /** The team's tag of this name, made on first use. */
+  tag(name: string, now = Date.now()): TagRecord {
+    let tag = this.tags.get(name)
+    if (!tag) {
+      tag = { uuid: newUuid(), name, createdAt: now }
+      this.tags.set(name, tag)
+    }
+    return tag
+  }
+
+  /** Registers a destination (the first description of a uuid wins); returns its uuid. */
+  private destination(d: FakeDestination): string {
+    if (!this.destinations.has(d.uuid)) {
+      this.destinations.set(d.uuid, {
+        uuid: d.uuid,
+        name: d.name ?? d.uuid,
+        network: d.network ?? d.uuid,
+        serverUuid: d.serverUuid ?? DEFAULT_DESTINATION.serverUuid,
+        serverId: d.serverId ?? DEFAULT_DESTINATION.serverId
+      })
+    }
+    return d.uuid
+  }
+
+  /**
+   * Coolify's clone_application(): a new application (new id and uuid) in `destination` with the
+   * source's settings, fqdn, description, tags, previews and variables, production and preview
+   * alike. Variables are copied row by row, so they keep the source's uuids. It starts 'exited'.
+   */
+  clone(
+    source: AppRecord,
+    destination: string,
+    name: string | undefined,
+    now = Date.now()
+  ): AppRecord {
+    const uuid = newUuid()
+    const record: AppRecord = {
+      ...source,
+      id: ++this.lastAppId,
+      uuid,
+      name: name ?? `clone-of-${limit(source.name, 20)}-${uuid}`,
+      tags: [...source.tags],
+      destinations: [destination],
+      createdAt: now,
+      updatedAt: now,
+      idle: { status: 'exited', http: 404 },
+      previews: [],
+      envs: source.envs.map(env => ({ ...env, createdAt: now, updatedAt: now })),
+      runtimeLogs: [],
+      started: [],
+      changes: [],
+      deploys: 0
+    }
+    record.previews = source.previews.map(p =>
+      newPreview(record, p.pr, p.docker_registry_image_tag)
+    )
+    this.apps.set(uuid, record)
+    return record
+  }
+
+  /** Coolify starting a service or database for /deploy: its next ResourceStart begins now. */
+  startResource(resource: AppRecord, now = Date.now()): void {
+    const start = resource.starts[Math.min(resource.started.length, resource.starts.length - 1)]
+    resource.started.push({ at: now, start })
   }
 
   /** Applications only: services and databases are not under /applications. */
@@ -291,18 +427,24 @@ export class Store {
   /** The container's state now: FakeApp.runtime from the newest finished deployment on. */
   runtime(app: AppRecord, now = Date.now()): { status: string; http: number } {
     const [newest] = this.finished(app, now)
-    if (!newest) return HEALTHY
+    if (!newest) return app.idle ?? HEALTHY
     const elapsed = now - (newest.p.finishedAt ?? now)
     const state = app.runtime.filter(s => s.at <= elapsed).pop()
     return state ? { status: state.status, http: state.http ?? 200 } : HEALTHY
   }
 
   view(app: AppRecord, now = Date.now()): FakeAppState {
-    const { status, http } = this.runtime(app, now)
+    const { http } = this.runtime(app, now)
+    const status =
+      app.kind === 'application' ? this.runtime(app, now).status : resourceStatus(this, app, now)
     return {
+      id: app.id,
       uuid: app.uuid,
       name: app.name,
+      description: app.description,
       fqdn: app.fqdn,
+      tags: [...app.tags],
+      destination: app.destinations[0],
       buildPack: app.build_pack,
       gitRepository: app.git_repository,
       gitBranch: app.git_branch,
@@ -313,6 +455,7 @@ export class Store {
       status,
       http,
       envs: app.envs.map(e => ({
+        uuid: e.uuid,
         key: e.key,
         value: e.value,
         isPreview: e.is_preview,
@@ -350,4 +493,9 @@ export class Store {
       }
     })
   }
+}
+
+/** Laravel's Str::limit(): at most `length` characters, then '...' when it cut. */
+function limit(text: string, length: number): string {
+  return text.length <= length ? text : `${text.slice(0, length).trimEnd()}...`
 }

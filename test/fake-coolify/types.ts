@@ -54,7 +54,21 @@ export interface FakeApp {
    */
   fqdn?: string
   kind?: 'application' | 'service' | 'database'
+  /** Coolify tag names; each name is one team-wide tag with its own uuid. */
   tags?: string[]
+  /** Shown in reads (4x); review apps carry their marker here. Default null. */
+  description?: string
+  /**
+   * Environment variables, in creation order: production ones, and preview ones (`isPreview`)
+   * that pull request deployments use instead.
+   */
+  envs?: FakeEnvInput[]
+  /**
+   * Where the app runs: the first entry is its primary destination, any others are additional
+   * networks (4.3: GET /applications/{uuid}/destinations). Default: the fake's one destination,
+   * DEFAULT_DESTINATION. A clone may go to any destination some app lists.
+   */
+  destinations?: FakeDestination[]
   /** One per successive deploy of this app; the last one repeats; default: a short success. */
   scenarios?: Scenario[]
   /** Pull request ids that have a preview. */
@@ -87,8 +101,56 @@ export interface FakeApp {
    * 'running:healthy' and answers 200. Failed deployments leave the status as it was.
    */
   runtime?: RuntimeState[]
-  /** The running container's log, oldest first: GET /applications/{uuid}/logs serves its end. */
+  /**
+   * The running container's log, oldest first: GET /applications/{uuid}/logs (and
+   * /databases/{uuid}/logs) serves its end.
+   */
   runtimeLogs?: string[]
+  /** Services and databases: the status before any /deploy; default 'running:healthy'. */
+  status?: string
+  /** Services: their sub-resources as GET /services/{uuid} lists them; default [{ name: 'app' }]. */
+  subs?: Array<{ name: string; kind?: 'application' | 'database' }>
+  /** Services and databases: what each successive /deploy sets off; the last one repeats. Default [{}]. */
+  starts?: ResourceStart[]
+  /** Services: each sub-resource's container log, oldest first (`runtimeLogs` serves databases). */
+  subLogs?: Record<string, string[]>
+}
+
+export interface FakeEnvInput {
+  key: string
+  value: string
+  isPreview?: boolean
+  isShownOnce?: boolean
+}
+
+/** A Docker network on a server that applications are deployed into. */
+export interface FakeDestination {
+  uuid: string
+  name?: string
+  network?: string
+  serverUuid?: string
+  serverId?: number
+}
+
+/** What one /deploy of a service or database sets off, from the moment Coolify answered it. */
+export interface ResourceStart {
+  /**
+   * Services: how long Coolify's start command runs; reads of the service answer
+   * 'starting:unhealthy' meanwhile (Service::isStarting). Databases: the job is not visible; ignored.
+   * Default 1000.
+   */
+  commandMs?: number
+  /**
+   * Then how long until Coolify refreshes the status: reads still show the status and
+   * last_online_at from before the deploy. Default 1500.
+   */
+  staleMs?: number
+  /**
+   * From that refresh on, status over time (`at`: ms after the refresh). Each entry that applies
+   * sets last_online_at to the time it applied. With `sub`, only that sub-resource of a service;
+   * else all of them (or the database). Default [{ at: 0, status: 'running:healthy' }].
+   */
+  states?: Array<{ at: number; status: string; sub?: string }>
 }
 
 /**
@@ -120,6 +182,15 @@ export interface Fault {
     | 'truncate'
     | 'html'
     | { status: number; body?: unknown; headers?: Record<string, string>; acted?: boolean }
+    | SlowAnswer
+}
+
+/**
+ * A slow link: Coolify acts on the request and answers at once, the answer arrives `delayMs`
+ * later. What it says is what was true when the request arrived.
+ */
+export interface SlowAnswer {
+  delayMs: number
 }
 
 export interface RecordedRequest {
@@ -130,7 +201,10 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>
   body: string
   at: number
-  /** 'reset' | 'hang' | 'truncate' | 'html' | 'status NNN' when a fault answered the request. */
+  /**
+   * 'reset' | 'hang' | 'truncate' | 'html' | 'status NNN' | 'delay NNNms' when a fault answered the
+   * request.
+   */
   fault?: string
   /** Status and body size in bytes of the reply, when the handler answered (no fault). */
   status?: number
@@ -150,7 +224,10 @@ export interface FakeOptions {
   ipBlocked?: boolean
   /** Serve HTTPS with this PEM key and certificate instead of plain HTTP. */
   tls?: { key: string; cert: string }
-  /** 4x: '4.2' answers 404 "Not found." for the rollback routes (added in 4.3.0). Default '4.3'. */
+  /**
+   * 4x: '4.2' answers 404 "Not found." for the routes added in 4.3.0: rollback, clone and
+   * destinations (4.2.0 already has the per-application tags and envs routes). Default '4.3'.
+   */
   version?: '4.2' | '4.3'
   /**
    * The token owner's role in its team, default 'owner'. A 'member' with any ability beyond `read`
@@ -182,6 +259,8 @@ export interface FakeDeployment {
 }
 
 export interface FakeEnv {
+  /** A clone's variables keep the uuids of the template's, as Coolify's clone copies them. */
+  uuid: string
   key: string
   value: string | null
   isPreview: boolean
@@ -202,9 +281,16 @@ export interface FakePreview {
 
 /** An application as the fake holds it now. */
 export interface FakeAppState {
+  /** Increasing with creation: a clone's is higher than its template's. */
+  id: number
   uuid: string
   name: string
+  description: string | null
   fqdn: string
+  /** Tag names. */
+  tags: string[]
+  /** The primary destination's uuid. */
+  destination: string
   buildPack: string
   gitRepository: string
   gitBranch: string
@@ -229,7 +315,11 @@ export interface FakeCoolify {
   deployments(): FakeDeployment[]
   /** An application (or service, database) now; undefined when there is none. */
   app(uuid: string): FakeAppState | undefined
+  /** Every application now (no services or databases), in creation order. */
+  apps(): FakeAppState[]
   inject(fault: Fault): void
+  /** Disarms every fault injected so far (outages included). */
+  clearFaults(): void
   addApp(app: FakeApp): void
   /** Also ends hanging requests and open sockets. */
   close(): Promise<void>

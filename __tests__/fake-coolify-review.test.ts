@@ -1,0 +1,421 @@
+/**
+ * The fake Coolify's routes for review apps, over real HTTP: cloning (4.3.0+), destinations, an
+ * application's tags and variables, descriptions in reads, deleting an application, and a slow
+ * answer for races.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { CLONE_ALLOWED, DEFAULT_DESTINATION, startFakeCoolify } from '../test/fake-coolify/index.js'
+import type { FakeApp, FakeCoolify, FakeOptions } from '../test/fake-coolify/index.js'
+
+let fake: FakeCoolify | undefined
+
+afterEach(async () => {
+  await fake?.close()
+  fake = undefined
+})
+
+async function start(options: FakeOptions): Promise<FakeCoolify> {
+  fake = await startFakeCoolify(options)
+  return fake
+}
+
+interface Answer {
+  status: number
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<Answer> {
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    Authorization: 'Bearer test-token'
+  }
+  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  const res = await fetch(`${fake!.url}/api/v1${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const text = await res.text()
+  return { status: res.status, json: text ? JSON.parse(text) : undefined }
+}
+
+const UUID = /^[a-z][a-z0-9]{23}$/
+
+const TEMPLATE: FakeApp = {
+  uuid: 'web',
+  name: 'A web application name',
+  fqdn: 'https://web.example.com',
+  description: 'Production web',
+  tags: ['production', 'frontend'],
+  previews: [3],
+  destinations: [
+    { uuid: 'dst-main', name: 'main-net', network: 'main', serverUuid: 'srv-1', serverId: 1 },
+    { uuid: 'dst-extra', name: 'extra-net', serverUuid: 'srv-2', serverId: 2 }
+  ],
+  envs: [
+    { key: 'API_URL', value: 'https://api.example.com' },
+    { key: 'SECRET', value: 'prod-only' },
+    { key: 'API_URL', value: 'https://api.preview.example.com', isPreview: true },
+    { key: 'ONCE', value: 'hidden', isShownOnce: true }
+  ]
+}
+
+const ALL = ['read', 'read:sensitive', 'write', 'deploy']
+
+describe('cloning an application, 4x', () => {
+  it('copies settings, domain, description, tags, previews and variables into a new app', async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE] })
+    const res = await call('POST', '/applications/web/clone', {
+      destination_uuid: 'dst-extra',
+      name: 'web-pr-7'
+    })
+    expect(res.status).toBe(201)
+    expect(res.json).toEqual({ uuid: expect.stringMatching(UUID), message: 'Application cloned.' })
+
+    const template = fake!.app('web')!
+    const clone = fake!.app(res.json.uuid)!
+    expect(clone).toMatchObject({
+      name: 'web-pr-7',
+      description: 'Production web',
+      fqdn: 'https://web.example.com',
+      tags: ['production', 'frontend'],
+      destination: 'dst-extra',
+      gitRepository: template.gitRepository,
+      gitBranch: 'main',
+      buildPack: 'dockerfile',
+      status: 'exited',
+      previews: [{ pr: 3, fqdn: 'https://3.web.example.com', imageTag: null }]
+    })
+    expect(clone.id).toBeGreaterThan(template.id)
+    // Copied row by row: same keys, values, kinds and uuids as the template's.
+    expect(clone.envs).toEqual(template.envs)
+    expect(fake!.deployments()).toEqual([])
+    expect(fake!.apps().map(app => app.uuid)).toEqual(['web', res.json.uuid])
+
+    const named = await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' })
+    expect(fake!.app(named.json.uuid)!.name).toBe(
+      `clone-of-A web application na...-${named.json.uuid}`
+    )
+  })
+
+  it('checks the body before the app, then the app, then the destination', async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE] })
+    expect(CLONE_ALLOWED).toEqual(['destination_uuid', 'name', 'clone_volumes'])
+    const invalid = await call('POST', '/applications/nope/clone', {
+      name: 5,
+      clone_volumes: 'yes',
+      domains: 'x'
+    })
+    expect(invalid.status).toBe(422)
+    expect(invalid.json).toEqual({
+      message: 'Validation failed.',
+      errors: {
+        destination_uuid: ['This field is required.'],
+        name: ['The name field must be a string.'],
+        clone_volumes: ['The clone volumes field must be true or false.'],
+        domains: ['This field is not allowed.']
+      }
+    })
+    expect((await call('POST', '/applications/web/clone', {})).json).toEqual({
+      message: 'Invalid request.',
+      error: 'Empty JSON.'
+    })
+    const app = await call('POST', '/applications/nope/clone', { destination_uuid: 'dst-main' })
+    expect(app.status).toBe(404)
+    expect(app.json).toEqual({ message: 'Application not found.' })
+    const destination = await call('POST', '/applications/web/clone', { destination_uuid: 'x' })
+    expect(destination.status).toBe(404)
+    expect(destination.json).toEqual({ message: 'Destination not found.' })
+    expect(fake!.apps()).toHaveLength(1)
+  })
+
+  it('needs `write`, and is missing before 4.3', async () => {
+    await start({ abilities: ['read', 'deploy'], apps: [TEMPLATE] })
+    const denied = await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' })
+    expect(denied.status).toBe(403)
+    expect(denied.json).toEqual({ message: 'Missing required permissions: write' })
+    await fake!.close()
+
+    await start({ version: '4.2', abilities: ALL, apps: [TEMPLATE] })
+    for (const [method, path] of [
+      ['POST', '/applications/web/clone'],
+      ['GET', '/applications/web/destinations']
+    ]) {
+      const res = await call(
+        method,
+        path,
+        method === 'POST' ? { destination_uuid: 'x' } : undefined
+      )
+      expect(res.status).toBe(404)
+      expect(res.json).toEqual({ message: 'Not found.', docs: 'https://coolify.io/docs' })
+    }
+    expect(fake!.apps()).toHaveLength(1)
+  })
+})
+
+describe('destinations, 4x', () => {
+  it('lists the primary destination first, by default the fake’s one', async () => {
+    await start({ abilities: ['read'], apps: [TEMPLATE, { uuid: 'api', name: 'API' }] })
+    expect((await call('GET', '/applications/web/destinations')).json).toEqual([
+      {
+        uuid: 'dst-main',
+        name: 'main-net',
+        network: 'main',
+        server_uuid: 'srv-1',
+        server_id: 1,
+        is_primary: true
+      },
+      {
+        uuid: 'dst-extra',
+        name: 'extra-net',
+        network: 'dst-extra',
+        server_uuid: 'srv-2',
+        server_id: 2,
+        is_primary: false
+      }
+    ])
+    expect((await call('GET', '/applications/api/destinations')).json).toEqual([
+      {
+        uuid: DEFAULT_DESTINATION.uuid,
+        name: DEFAULT_DESTINATION.name,
+        network: DEFAULT_DESTINATION.network,
+        server_uuid: DEFAULT_DESTINATION.serverUuid,
+        server_id: DEFAULT_DESTINATION.serverId,
+        is_primary: true
+      }
+    ])
+    const missing = await call('GET', '/applications/nope/destinations')
+    expect(missing.status).toBe(404)
+    expect(missing.json).toEqual({ message: 'Application not found.' })
+  })
+})
+
+describe("an application's tags, 4x", () => {
+  it('lists and removes them from one app only, so a tag deploy no longer reaches it', async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE] })
+    const clone = (await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' }))
+      .json.uuid
+    const tags = (await call('GET', `/applications/${clone}/tags`)).json
+    expect(tags).toEqual([
+      expect.objectContaining({ uuid: expect.stringMatching(UUID), name: 'production' }),
+      expect.objectContaining({ uuid: expect.stringMatching(UUID), name: 'frontend' })
+    ])
+    expect(tags[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
+    // One tag for the team: the template shows the same uuid.
+    expect((await call('GET', '/applications/web/tags')).json).toEqual(tags)
+
+    const removed = await call('DELETE', `/applications/${clone}/tags/${tags[0].uuid}`)
+    expect(removed.status).toBe(200)
+    expect(removed.json).toEqual({ message: 'Tag removed.' })
+    expect(fake!.app(clone)!.tags).toEqual(['frontend'])
+    expect(fake!.app('web')!.tags).toEqual(['production', 'frontend'])
+
+    const deployed = await call('POST', '/deploy?tag=production')
+    expect(deployed.json.details.map((d: { resource_uuid: string }) => d.resource_uuid)).toEqual([
+      'web'
+    ])
+
+    const again = await call('DELETE', `/applications/${clone}/tags/${tags[0].uuid}`)
+    expect(again.status).toBe(404)
+    expect(again.json).toEqual({ message: 'Tag not found on resource.' })
+    const unknown = await call('DELETE', `/applications/${clone}/tags/nope`)
+    expect(unknown.json).toEqual({ message: 'Tag not found.' })
+    expect((await call('GET', '/applications/nope/tags')).json).toEqual({
+      message: 'Application not found.'
+    })
+  })
+
+  it('are there on 4.2 too, and removing one needs `write`', async () => {
+    await start({ version: '4.2', abilities: ['read'], apps: [TEMPLATE] })
+    const tags = await call('GET', '/applications/web/tags')
+    expect(tags.status).toBe(200)
+    const denied = await call('DELETE', `/applications/web/tags/${tags.json[0].uuid}`)
+    expect(denied.status).toBe(403)
+    expect(denied.json).toEqual({ message: 'Missing required permissions: write' })
+  })
+})
+
+describe("an application's variables, 4x", () => {
+  it('lists production variables then preview ones, values only with read:sensitive', async () => {
+    await start({
+      abilities: ALL,
+      apps: [
+        {
+          ...TEMPLATE,
+          envs: [{ key: 'PREVIEW_FIRST', value: 'p', isPreview: true }, ...(TEMPLATE.envs ?? [])]
+        }
+      ]
+    })
+    const listed = (await call('GET', '/applications/web/envs')).json
+    expect(listed.map((e: { key: string; is_preview: boolean }) => [e.key, e.is_preview])).toEqual([
+      ['API_URL', false],
+      ['SECRET', false],
+      ['ONCE', false],
+      ['PREVIEW_FIRST', true],
+      ['API_URL', true]
+    ])
+    expect(listed[0]).toMatchObject({
+      uuid: fake!.app('web')!.envs[1].uuid,
+      value: 'https://api.example.com',
+      real_value: 'https://api.example.com'
+    })
+    expect(listed[2]).not.toHaveProperty('value')
+    expect((await call('GET', '/applications/nope/envs')).json).toEqual({
+      message: 'Application not found'
+    })
+    await fake!.close()
+
+    await start({ abilities: ['read'], apps: [TEMPLATE] })
+    const hidden = (await call('GET', '/applications/web/envs')).json
+    expect(hidden).toHaveLength(4)
+    for (const env of hidden) {
+      expect(env).not.toHaveProperty('value')
+      expect(env).not.toHaveProperty('real_value')
+    }
+  })
+
+  it("deletes one of this app's variables, leaving the template's of the same uuid", async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE] })
+    const clone = (await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' }))
+      .json.uuid
+    const secret = fake!.app(clone)!.envs.find(e => e.key === 'SECRET')!
+    const res = await call('DELETE', `/applications/${clone}/envs/${secret.uuid}`)
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({ message: 'Environment variable deleted.' })
+    expect(fake!.app(clone)!.envs.map(e => e.key)).toEqual(['API_URL', 'API_URL', 'ONCE'])
+    expect(fake!.app('web')!.envs.map(e => e.key)).toEqual(['API_URL', 'SECRET', 'API_URL', 'ONCE'])
+
+    const again = await call('DELETE', `/applications/${clone}/envs/${secret.uuid}`)
+    expect(again.status).toBe(404)
+    expect(again.json).toEqual({ message: 'Environment variable not found.' })
+    expect((await call('DELETE', `/applications/nope/envs/${secret.uuid}`)).json).toEqual({
+      message: 'Application not found.'
+    })
+  })
+
+  it('keeps one model: bulk writes show up in the list', async () => {
+    await start({ abilities: ALL, apps: [{ uuid: 'web', name: 'Web' }] })
+    await call('PATCH', '/applications/web/envs/bulk', { data: [{ key: 'A', value: '1' }] })
+    const listed = (await call('GET', '/applications/web/envs')).json
+    expect(listed).toEqual([expect.objectContaining({ key: 'A', value: '1', is_preview: false })])
+    expect(listed[0].uuid).toBe(fake!.app('web')!.envs[0].uuid)
+  })
+})
+
+describe('descriptions, reads and deleting an application, 4x', () => {
+  it('shows description and whole-second dates in reads, and no id', async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE, { uuid: 'api', name: 'API' }] })
+    const list = (await call('GET', '/applications')).json
+    expect(list[0]).toMatchObject({ uuid: 'web', description: 'Production web' })
+    expect(list[1]).toMatchObject({ uuid: 'api', description: null })
+    expect(list[0]).not.toHaveProperty('id')
+    expect(list[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000000Z$/)
+    const detail = (await call('GET', '/applications/web')).json
+    expect(detail).toMatchObject({ description: 'Production web' })
+    expect(detail).not.toHaveProperty('id')
+
+    const patched = await call('PATCH', '/applications/web', {
+      description: 'Review app',
+      domains: 'https://pr-7.example.com',
+      git_branch: 'feature/x'
+    })
+    expect(patched.json).toEqual({ uuid: 'web' })
+    expect(fake!.app('web')).toMatchObject({
+      description: 'Review app',
+      fqdn: 'https://pr-7.example.com',
+      gitBranch: 'feature/x'
+    })
+    await call('PATCH', '/applications/web', { description: null })
+    expect(fake!.app('web')!.description).toBeNull()
+    await fake!.close()
+
+    await start({ flavor: 'seed', apps: [TEMPLATE] })
+    expect((await call('GET', '/applications')).json[0]).toHaveProperty('id', 1)
+  })
+
+  it('deletes an application with its query switches; it is gone from every read', async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE, { uuid: 'api', name: 'API' }] })
+    const query = 'delete_configurations=false&delete_volumes=true&docker_cleanup=1'
+    const res = await call('DELETE', `/applications/api?${query}`)
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({ message: 'Application deletion request queued.' })
+    expect((await call('GET', '/applications/api')).status).toBe(404)
+    expect((await call('GET', '/applications')).json.map((a: { uuid: string }) => a.uuid)).toEqual([
+      'web'
+    ])
+    expect(fake!.app('api')).toBeUndefined()
+    const again = await call('DELETE', '/applications/api')
+    expect(again.status).toBe(404)
+    expect(again.json).toEqual({ message: 'Application not found' })
+  })
+
+  it('starts apps made through the API exited until their first deployment finished', async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE] })
+    const created = await call('POST', '/applications/private-deploy-key', {
+      project_uuid: 'p',
+      server_uuid: 's',
+      environment_name: 'production',
+      private_key_uuid: 'k',
+      git_repository: 'git@git.example.com:acme/web.git',
+      git_branch: 'feature/x',
+      build_pack: 'dockerfile',
+      ports_exposes: '3000',
+      name: 'web-pr-7',
+      description: 'Review app',
+      domains: 'https://pr-7.example.com'
+    })
+    expect(created.status).toBe(201)
+    expect(fake!.app(created.json.uuid)).toMatchObject({
+      name: 'web-pr-7',
+      description: 'Review app',
+      fqdn: 'https://pr-7.example.com',
+      gitBranch: 'feature/x',
+      tags: [],
+      envs: [],
+      status: 'exited'
+    })
+    // The fake's own apps run from the start.
+    expect(fake!.app('web')!.status).toBe('running:healthy')
+    expect(fake!.deployments()).toEqual([])
+  })
+
+  it("takes 4.3's other create fields; instant_deploy deploys at once", async () => {
+    await start({ abilities: ALL, apps: [] })
+    const body = {
+      project_uuid: 'p',
+      server_uuid: 's',
+      environment_name: 'production',
+      private_key_uuid: 'k',
+      git_repository: 'git@git.example.com:acme/web.git',
+      git_branch: 'main',
+      build_pack: 'dockerfile',
+      ports_exposes: '3000'
+    }
+    const created = await call('POST', '/applications/private-deploy-key', {
+      ...body,
+      is_auto_deploy_enabled: false,
+      instant_deploy: true
+    })
+    expect(created.status).toBe(201)
+    expect(fake!.deployments().map(d => d.appUuid)).toEqual([created.json.uuid])
+    const unknown = await call('POST', '/applications/private-deploy-key', { ...body, color: 'x' })
+    expect(unknown.json.errors).toEqual({ color: ['This field is not allowed.'] })
+  })
+})
+
+describe('a slow answer', () => {
+  it('is decided on arrival and delivered later', async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE] })
+    fake!.inject({ method: 'GET', path: '/applications', do: { delayMs: 400 } })
+    const sent = Date.now()
+    const slow = call('GET', '/applications')
+    // Made while the list's answer is on its way: the list does not show it.
+    await new Promise(resolve => setTimeout(resolve, 100))
+    await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' })
+    const answer = await slow
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(400)
+    expect(answer.json.map((a: { uuid: string }) => a.uuid)).toEqual(['web'])
+    expect(fake!.requests[0]).toMatchObject({ fault: 'delay 400ms', status: 200 })
+  })
+})
