@@ -193,6 +193,36 @@ describe('readConfig', () => {
   })
 })
 
+describe('review apps', () => {
+  const review = { ...BASE, 'review-app': 'true', pr: '7' }
+
+  it('put the pull request number in review-domain', () => {
+    const { config } = read({
+      ...review,
+      'review-domain': 'https://pr-{pr}.preview.example.com, https://{pr}.example.org'
+    })
+    expect(config).toMatchObject({
+      reviewApp: true,
+      reviewDomain: 'https://pr-7.preview.example.com, https://7.example.org'
+    })
+  })
+
+  it('need a pull request and exactly one template', () => {
+    expect(failure({ ...review, pr: '' })).toMatch(/`review-app` needs `pr`/)
+    expect(failure({ ...review, 'app-uuid': 'abc123,def456' })).toMatch(/exactly one `app-uuid`/)
+    expect(failure({ ...review, 'app-uuid': '', tag: 'prod' })).toMatch(
+      /`pr` works with `app-uuid` only/
+    )
+    expect(failure({ ...review, 'image-tag': 'v1' })).toMatch(/`image-tag`.*`review-app`/)
+  })
+
+  it('refuse a review-domain that is not an address', () => {
+    expect(failure({ ...review, 'review-domain': 'pr-{pr}.example.com' })).toMatch(
+      /`review-domain`: "pr-7.example.com" is not an http\(s\) address/
+    )
+  })
+})
+
 describe('control characters', () => {
   const SECRET = 'hush-7f3a'
   const CONTROLS: Record<string, string> = {

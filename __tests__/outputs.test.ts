@@ -126,7 +126,8 @@ describe('outputs', () => {
       url: '',
       duration: '',
       deployments: '[]',
-      'rolled-back': 'false'
+      'rolled-back': 'false',
+      'review-app-uuid': ''
     })
   })
 })

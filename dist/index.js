@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4049);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7376);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4049:
+/***/ 7376:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32005,6 +32005,80 @@ class CoolifyClient {
             signal
         });
     }
+    /** GET /applications/{uuid}/destinations (4.3+): the primary destination first. */
+    listDestinations(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/destinations`,
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
+     * a lost answer would make a second copy.
+     */
+    cloneApplication(uuid, clone, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/applications/${enc(uuid)}/clone`,
+            body: clone,
+            retry: false,
+            signal
+        });
+    }
+    /** POST /applications/private-deploy-key: a new application. Not retried, as a clone. */
+    createApplication(app, signal) {
+        return this.call({
+            method: 'POST',
+            path: '/applications/private-deploy-key',
+            body: app,
+            retry: false,
+            signal
+        });
+    }
+    /** DELETE /applications/{uuid}: Coolify removes it in the background. */
+    deleteApplication(uuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    listApplicationTags(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/tags`,
+            retry: true,
+            signal
+        });
+    }
+    removeApplicationTag(uuid, tagUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/tags/${enc(tagUuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    /** Production variables, then preview ones; values only with `read:sensitive`. */
+    listApplicationEnvs(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/envs`,
+            retry: true,
+            signal
+        });
+    }
+    deleteApplicationEnv(uuid, envUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/envs/${enc(envUuid)}`,
+            retry: true,
+            signal
+        });
+    }
     /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
     listServices(signal) {
         return this.call({ method: 'GET', path: '/services', retry: true, signal });
@@ -32328,7 +32402,14 @@ function readConfig(raw, mask) {
         healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
         rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
         comment: parseBoolean(read, 'comment', true),
-        deletePreview: parseBoolean(read, 'delete-preview', false)
+        deletePreview: parseBoolean(read, 'delete-preview', false),
+        reviewApp: parseBoolean(read, 'review-app', false),
+        reviewPlacement: {
+            project: read('review-project').trim() || undefined,
+            server: read('review-server').trim() || undefined,
+            environment: read('review-environment').trim() || undefined,
+            deployKey: read('review-deploy-key').trim() || undefined
+        }
     };
     if (config.pr !== undefined && tags.length > 0) {
         throw new ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
@@ -32340,7 +32421,39 @@ function readConfig(raw, mask) {
         throw new ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
     }
     checkVersionInputs(config);
+    checkReviewInputs(config, read('review-domain'));
     return config;
+}
+/** A review app is one application per pull request, made from one template. */
+function checkReviewInputs(config, domain) {
+    if (!config.reviewApp)
+        return;
+    if (config.pr === undefined) {
+        throw new ActionError('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
+    }
+    if (config.tags.length > 0 || config.appUuids.length !== 1) {
+        throw new ActionError('Input `review-app` needs exactly one `app-uuid`, the template application (no `tag`).');
+    }
+    if (config.imageTag) {
+        throw new ActionError("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
+    }
+    const value = domain.trim();
+    if (!value)
+        return;
+    const domains = value.replaceAll('{pr}', String(config.pr));
+    for (const item of domains.split(',')) {
+        let url;
+        try {
+            url = new URL(item.trim());
+        }
+        catch {
+            url = undefined;
+        }
+        if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+            throw new ActionError(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
+        }
+    }
+    config.reviewDomain = domains;
 }
 /** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
 function checkVersionInputs(config) {
@@ -32559,6 +32672,36 @@ function parseEnv(text) {
     return [...variables].map(([key, value]) => ({ key, value }));
 }
 
+;// CONCATENATED MODULE: ./src/event.ts
+
+/**
+ * The pull request of the event the workflow runs for, read from the event payload the runner
+ * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload.
+ */
+function pullRequestEvent(env = process.env) {
+    let payload;
+    try {
+        payload = env.GITHUB_EVENT_PATH ? JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8')) : {};
+    }
+    catch {
+        payload = {};
+    }
+    const pull = payload?.pull_request;
+    const side = (name) => pull?.[name] ?? {};
+    const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
+    return {
+        headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
+        headRepository: text(side('head').repo?.full_name),
+        baseRepository: text(side('base').repo?.full_name)
+    };
+}
+/** A pull request from a fork: its branch is not in the repository Coolify builds from. */
+function isFromFork(event) {
+    return (event.headRepository !== undefined &&
+        event.baseRepository !== undefined &&
+        event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase());
+}
+
 ;// CONCATENATED MODULE: ./src/rollout/preview.ts
 
 const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
@@ -32619,20 +32762,79 @@ async function deletePreview(client, appUuid, pr, signal) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/report/github-failure.ts
+;// CONCATENATED MODULE: ./src/rollout/configure.ts
+
 
 /**
- * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
- * permission the job needs. GitHub's bookkeeping never changes the deploy.
+ * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
+ * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
+ * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
+ * throws, so nothing is deployed with settings other than those asked for.
  */
-function warnGitHubFailure(action, error, permission) {
-    const { status, response } = error;
-    const message = response?.data?.message;
-    const why = response
-        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
-        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
-    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
-    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
+async function applySettings(client, config, signal) {
+    const settings = {};
+    if (config.gitBranch !== undefined)
+        settings.git_branch = config.gitBranch;
+    if (config.domains !== undefined)
+        settings.domains = config.domains;
+    const env = config.env;
+    if (Object.keys(settings).length === 0 && !env)
+        return;
+    // Learnt from the first answer, so that later applications skip a route that is not there.
+    let bulkRoute = true;
+    for (const uuid of config.appUuids) {
+        try {
+            const changes = { ...settings };
+            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+                bulkRoute = false;
+                info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
+            }
+            if (env && !bulkRoute)
+                changes.environment_variables = joined(env);
+            if (Object.keys(changes).length > 0)
+                await client.updateApplication(uuid, changes, signal);
+        }
+        catch (error) {
+            if (error instanceof CoolifyError && error.status === 422) {
+                throw error.withHint('Check the `git-branch`, `domains` and `env` inputs; nothing was deployed');
+            }
+            throw error;
+        }
+        info(`${uuid}: set ${describeSettings(settings, env)}`);
+    }
+}
+/** What was set, for the log: variable names, never their values. */
+function describeSettings(settings, env) {
+    const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`);
+    if (env)
+        done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
+    return done.join(', ');
+}
+/** True once set; false when the server has no bulk route, so nothing was set. */
+async function setVariables(client, uuid, env, signal) {
+    try {
+        await client.updateApplicationEnvs(uuid, env, signal);
+        return true;
+    }
+    catch (error) {
+        if (isMissingRoute(error))
+            return false;
+        throw error;
+    }
+}
+/**
+ * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
+ * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
+ */
+function isMissingRoute(error) {
+    return (error instanceof CoolifyError &&
+        error.status === 404 &&
+        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
+}
+/** The seed contract's form: `KEY=value` lines. */
+function joined(env) {
+    return env.map(({ key, value }) => `${key}=${value}`).join('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/status.ts
@@ -32716,6 +32918,530 @@ function worstOf(statuses) {
 /** How a status reads in a sentence: `in progress`. */
 function describeStatus(status) {
     return status.replace('_', ' ');
+}
+
+;// CONCATENATED MODULE: ./src/rollout/deployment.ts
+
+
+const TAIL_LINES = 40;
+/**
+ * One deployment a rollout started or joined, and the only place its state changes: the trigger
+ * creates it, the rollout's phases advance it through these methods (an ended status changes only
+ * as `canBecome` allows), reporters read it as a DeploymentView.
+ */
+class Deployment {
+    appUuid;
+    triggeredAt;
+    kind;
+    #status = 'queued';
+    #uuid;
+    #name;
+    /** Undefined until read; null when a read carried no status. */
+    #coolifyStatus;
+    #reason;
+    #appUrl;
+    #link;
+    #commit;
+    #endedAt;
+    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+    #createdAt;
+    #finishedAt;
+    #tail = [];
+    #imageTag;
+    #rolledBack;
+    #rollbackNote;
+    #runtimeLog = [];
+    #warning;
+    constructor(
+    /** The resource's uuid: an application's, or a service's or database's. */
+    appUuid, name, 
+    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
+    uuid, triggeredAt, kind = 'application') {
+        this.appUuid = appUuid;
+        this.triggeredAt = triggeredAt;
+        this.kind = kind;
+        this.#name = name;
+        this.#uuid = uuid;
+    }
+    /** The next deployment of the same application (a rollback): same name and URL. */
+    static next(earlier, uuid, at) {
+        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
+        next.#appUrl = earlier.appUrl;
+        return next;
+    }
+    get status() {
+        return this.#status;
+    }
+    get uuid() {
+        return this.#uuid;
+    }
+    get name() {
+        return this.#name;
+    }
+    /** Coolify's status word as last read, kept when it is one we do not know. */
+    get coolifyStatus() {
+        return this.#coolifyStatus ?? undefined;
+    }
+    /** Why it ended the way it did, when the status alone does not say. */
+    get reason() {
+        return this.#reason;
+    }
+    /** Where it is served: the application's first `fqdn`, or its preview's address. */
+    get appUrl() {
+        return this.#appUrl;
+    }
+    /** The deployment's page in Coolify. */
+    get link() {
+        return this.#link;
+    }
+    get commit() {
+        return this.#commit;
+    }
+    /** The last lines of its log, for summaries and annotations. */
+    get tail() {
+        return this.#tail;
+    }
+    /** Docker-image apps: the image tag this deployment runs. */
+    get imageTag() {
+        return this.#imageTag;
+    }
+    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+    get rolledBack() {
+        return this.#rolledBack;
+    }
+    /** What the rollback did: what runs now, or why nothing was rolled back. */
+    get rollbackNote() {
+        return this.#rollbackNote;
+    }
+    /** The end of the application's runtime log, read when it turned out unhealthy. */
+    get runtimeLog() {
+        return this.#runtimeLog;
+    }
+    /** What could not be confirmed, though it did not fail the step. */
+    get warning() {
+        return this.#warning;
+    }
+    get ended() {
+        return hasEnded(this.#status);
+    }
+    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+    get running() {
+        return this.#uuid !== undefined && !this.ended;
+    }
+    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
+    get durationMs() {
+        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+            return Math.max(0, this.#finishedAt - this.#createdAt);
+        }
+        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
+    }
+    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
+    follow(uuid) {
+        this.#uuid = uuid;
+    }
+    /**
+     * Takes the application's name and URL from Coolify's application record: the preview's URL when
+     * it deploys pull request `pr` (none rather than production's when that cannot be known).
+     */
+    describe(app, pr) {
+        if (app.name && this.#name === this.appUuid)
+            this.#name = app.name;
+        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
+        if (url)
+            this.#appUrl = url;
+    }
+    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
+    observe(detail, instanceUrl) {
+        if (detail.application_name)
+            this.#name = detail.application_name;
+        if (detail.commit)
+            this.#commit = detail.commit;
+        if (detail.deployment_url)
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
+        const previous = this.#coolifyStatus;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
+        const status = statusFromCoolify(detail.status);
+        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
+        if (status && !this.ended) {
+            this.#status = status;
+            if (this.ended)
+                this.#endedAt ??= Date.now();
+        }
+        return previous !== this.#coolifyStatus;
+    }
+    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
+    end(status, reason) {
+        if (!canBecome(this.#status, status))
+            return false;
+        this.#status = status;
+        if (reason)
+            this.#reason = reason;
+        this.#endedAt ??= Date.now();
+        return true;
+    }
+    /**
+     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
+     * timed, until its status says whether it came up.
+     */
+    started() {
+        if (!this.ended)
+            this.#status = 'started';
+    }
+    /** Passes, but something about it could not be confirmed. */
+    doubt(warning) {
+        this.#warning = warning;
+    }
+    /** Records the image tag it deploys, as asked or as its log showed. */
+    ranImage(tag) {
+        this.#imageTag = tag;
+    }
+    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
+    unhealthy(reason, runtimeLog) {
+        if (this.end('unhealthy', reason))
+            this.#runtimeLog = runtimeLog;
+    }
+    /** The outcome of redeploying what ran before this one failed. */
+    rollback(done, note) {
+        this.#rolledBack = done;
+        this.#rollbackNote = note;
+    }
+    remember(lines) {
+        for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
+            if (this.#tail.length === TAIL_LINES)
+                this.#tail.shift();
+            this.#tail.push(line);
+        }
+    }
+}
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function deployment_timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
+;// CONCATENATED MODULE: ./src/rollout/review-app.ts
+
+
+
+
+
+
+/** How often a run waits for a review app another run is setting up. */
+const WAIT_FOR_OTHER_MS = 1000;
+/**
+ * Checks, before any request, what a review app needs from the event: a pull request of this
+ * repository (Coolify builds branches of the template's repository only) and its branch.
+ */
+function checkReviewEvent(config, event) {
+    if (!config.reviewApp)
+        return;
+    if (isFromFork(event)) {
+        throw new ActionError(`Pull request ${config.pr} comes from a fork (${event.headRepository}): Coolify builds branches of the template's repository only, so it gets no review app.`);
+    }
+    if (!config.gitBranch && !config.deletePreview && !event.headRef) {
+        throw new ActionError("Input `review-app` builds the pull request's branch, which the event does not name: run it on `pull_request`, or give `git-branch`.");
+    }
+}
+/**
+ * The review app for the pull request: found again by its name and marker, or made from the
+ * template — cloned where Coolify can (4.3+), else created from the template's repository — and
+ * set up before anything deploys it: no production domain, tags or variables. A run that made one
+ * while another run made one too keeps the older and deletes its own.
+ */
+async function openReviewApp(client, config, event, signal, undo, note) {
+    const templateUuid = config.appUuids[0];
+    const template = await client.getApplication(templateUuid, signal);
+    const names = namesFor(template.name ?? templateUuid, config, templateUuid);
+    const hasDomain = Boolean(template.fqdn?.trim());
+    if (hasDomain && !config.reviewDomain) {
+        throw new ActionError(`Input \`review-domain\` is needed: the template ${names.name.replace(/-pr-\d+$/, '')} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com.`);
+    }
+    const branch = config.gitBranch ?? event.headRef;
+    // Set up just now, it needs nothing more; found again, its domain and branch are set again,
+    // and `env`, as for any application.
+    const target = (uuid, setUp) => ({
+        ...config,
+        appUuids: [uuid],
+        pr: undefined,
+        gitBranch: setUp ? undefined : branch,
+        domains: setUp ? undefined : config.reviewDomain,
+        env: setUp ? undefined : config.env,
+        reviewApp: false
+    });
+    const found = await findReviewApps(client, names, signal);
+    const ready = found.find(app => app.description === names.marker);
+    if (ready) {
+        note(`Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
+        return { uuid: ready.uuid, name: names.name, config: target(ready.uuid, false) };
+    }
+    const variables = withInput(await previewVariables(client, templateUuid, signal), config.env);
+    const setUp = async (uuid) => finishSetup(client, uuid, { names, branch, domains: config.reviewDomain, variables }, signal);
+    const unfinished = found[0];
+    if (unfinished) {
+        note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`);
+        await setUp(unfinished.uuid);
+        return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, true) };
+    }
+    const uuid = await makeReviewApp(client, config, template, { names, branch }, signal, note);
+    try {
+        await setUp(uuid);
+    }
+    catch (error) {
+        await removeHalfMade(client, uuid, undo(), note);
+        throw error;
+    }
+    const kept = await keepOlder(client, names, uuid, signal, undo, note);
+    return { uuid: kept, name: names.name, config: target(kept, true) };
+}
+/** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
+async function deleteReviewApp(client, config, signal, note) {
+    const templateUuid = config.appUuids[0];
+    const template = await client.getApplication(templateUuid, signal);
+    const names = namesFor(template.name ?? templateUuid, config, templateUuid);
+    const found = await findReviewApps(client, names, signal);
+    if (found.length === 0) {
+        note(`No review app of pull request ${config.pr} in Coolify (already deleted)`);
+        return;
+    }
+    for (const app of found) {
+        await deleteApplication(client, app.uuid, signal);
+        note(`Coolify is deleting review app ${names.name} (${app.uuid})`);
+    }
+}
+function namesFor(templateName, config, templateUuid) {
+    const repository = process.env.GITHUB_REPOSITORY ?? 'this repository';
+    const marker = `Review app for pull request #${config.pr} of ${repository}, template ${templateUuid}`;
+    return {
+        name: `${templateName}-pr-${config.pr}`,
+        marker,
+        pending: `${marker} (being set up)`
+    };
+}
+/** Applications with the review app's name and marker, the oldest first; never any other. */
+async function findReviewApps(client, names, signal) {
+    const apps = await client.listApplications(signal);
+    return (Array.isArray(apps) ? apps : [])
+        .filter((app) => app?.name === names.name &&
+        typeof app.uuid === 'string' &&
+        typeof app.description === 'string' &&
+        (app.description === names.marker || app.description === names.pending))
+        .sort(olderFirst);
+}
+/**
+ * Coolify's API hides ids: the older is the one created first, and of two created in the same
+ * second, the one with the smaller uuid, so that every run picks the same.
+ */
+function olderFirst(a, b) {
+    const time = (app) => deployment_timeOf(app.created_at) ?? Infinity;
+    return time(a) - time(b) || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
+}
+/**
+ * A new application for the pull request, not deployed: a clone of the template into its primary
+ * destination, or, on servers without the clone route, one created from the template's
+ * repository where the `review-*` inputs say. Its description says at once that it is being set
+ * up, and its domain is no longer production's.
+ */
+async function makeReviewApp(client, config, template, { names, branch }, signal, note) {
+    const destination = await primaryDestination(client, template.uuid, signal);
+    let uuid;
+    if (destination) {
+        const clone = await client
+            .cloneApplication(template.uuid, { destination_uuid: destination, name: names.name }, signal)
+            .catch(error => {
+            throw needsWrite(error);
+        });
+        uuid = clone?.uuid;
+    }
+    else {
+        uuid = (await createFromRepository(client, config, template, { names, branch }, signal))?.uuid;
+    }
+    if (typeof uuid !== 'string' || uuid === '') {
+        throw new ActionError('Coolify answered without the uuid of the review app it made.');
+    }
+    note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
+    return uuid;
+}
+/** The template's primary destination; none when the server has no such route (before 4.3). */
+async function primaryDestination(client, templateUuid, signal) {
+    try {
+        const destinations = await client.listDestinations(templateUuid, signal);
+        const list = Array.isArray(destinations) ? destinations : [];
+        const primary = list.find(destination => destination?.is_primary) ?? list[0];
+        if (!primary?.uuid)
+            throw new ActionError('Coolify names no destination for the template.');
+        return primary.uuid;
+    }
+    catch (error) {
+        if (isMissingRoute(error))
+            return undefined;
+        throw error;
+    }
+}
+async function createFromRepository(client, config, template, { names, branch }, signal) {
+    const { project, server, environment, deployKey } = config.reviewPlacement;
+    const missing = [
+        !project && 'review-project',
+        !server && 'review-server',
+        !environment && 'review-environment',
+        !deployKey && 'review-deploy-key'
+    ].filter(Boolean);
+    if (missing.length > 0) {
+        throw new ActionError(`This Coolify cannot clone applications (before 4.3): the review app is created from the template's repository, which needs ${missing.map(name => `\`${name}\``).join(', ')}.`);
+    }
+    if (!template.git_repository || !template.build_pack || !template.ports_exposes) {
+        throw new ActionError("Coolify did not give the template's repository, build pack and ports, which a review app is created with.");
+    }
+    return client
+        .createApplication({
+        project_uuid: project,
+        server_uuid: server,
+        environment_name: environment,
+        private_key_uuid: deployKey,
+        git_repository: template.git_repository,
+        git_branch: branch,
+        build_pack: template.build_pack,
+        ports_exposes: template.ports_exposes,
+        name: names.name,
+        description: names.pending,
+        ...(config.reviewDomain ? { domains: config.reviewDomain } : {})
+    }, signal)
+        .catch(error => {
+        throw needsWrite(error);
+    });
+}
+/**
+ * The template's preview variables, to become the review app's own: pull request code never gets
+ * production's. Copying them needs their values, which only `read:sensitive` shows.
+ */
+async function previewVariables(client, templateUuid, signal) {
+    let listed;
+    try {
+        listed = await client.listApplicationEnvs(templateUuid, signal);
+    }
+    catch (error) {
+        if (isMissingRoute(error))
+            return [];
+        throw error;
+    }
+    const previews = (Array.isArray(listed) ? listed : []).filter(variable => variable?.is_preview === true && typeof variable.key === 'string');
+    if (previews.some(variable => typeof variable.value !== 'string')) {
+        throw new ActionError("Coolify hides the template's preview variables from this token: a review app copies them, which needs the `read:sensitive` ability.");
+    }
+    return previews.map(variable => ({ key: variable.key, value: variable.value }));
+}
+/** The template's preview variables, and `env` over them. */
+function withInput(variables, env) {
+    const byKey = new Map(variables.map(variable => [variable.key, variable.value]));
+    for (const variable of env ?? [])
+        byKey.set(variable.key, variable.value);
+    return [...byKey].map(([key, value]) => ({ key, value }));
+}
+/**
+ * Everything that makes the new application a review app, before anything deploys it: its
+ * description, domain and branch; none of the template's tags (a `tag` deploy of production must
+ * never reach it); none of production's variables, but the template's preview ones and `env`. Done again on
+ * an app a run left half set up. The description says it is ready last.
+ */
+async function finishSetup(client, uuid, setup, signal) {
+    const { names, branch, domains, variables } = setup;
+    await client.updateApplication(uuid, { description: names.pending, git_branch: branch, ...(domains ? { domains } : {}) }, signal);
+    try {
+        const tags = await client.listApplicationTags(uuid, signal);
+        for (const tag of Array.isArray(tags) ? tags : []) {
+            if (tag?.uuid)
+                await client.removeApplicationTag(uuid, tag.uuid, signal);
+        }
+    }
+    catch (error) {
+        // Servers before 4.3 have no tags per application, so a new app there has none.
+        if (!isMissingRoute(error))
+            throw error;
+    }
+    const listed = await client.listApplicationEnvs(uuid, signal).catch(error => {
+        if (isMissingRoute(error))
+            return [];
+        throw error;
+    });
+    for (const variable of Array.isArray(listed) ? listed : []) {
+        if (variable?.is_preview !== true && variable?.uuid) {
+            await client.deleteApplicationEnv(uuid, variable.uuid, signal);
+        }
+    }
+    if (variables.length > 0)
+        await client.updateApplicationEnvs(uuid, variables, signal);
+    await client.updateApplication(uuid, { description: names.marker }, signal);
+}
+/**
+ * Two runs for one pull request may each have made a review app: the older is kept, so this run
+ * deletes its own when an older one exists, once that one is ready.
+ */
+async function keepOlder(client, names, own, signal, undo, note) {
+    const found = await findReviewApps(client, names, signal);
+    const ownIndex = found.findIndex(app => app.uuid === own);
+    const older = ownIndex > 0 ? found[0] : undefined;
+    if (!older)
+        return own;
+    note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
+    await waitUntilReady(client, older.uuid, names, signal);
+    await removeHalfMade(client, own, undo(), note);
+    return older.uuid;
+}
+/** Until the other run has set the review app up: it is never deployed before. */
+async function waitUntilReady(client, uuid, names, signal) {
+    for (;;) {
+        const app = await client.getApplication(uuid, signal);
+        if (app.description === names.marker)
+            return;
+        await sleep(WAIT_FOR_OTHER_MS, signal);
+    }
+}
+/** Deletes an application this run made; says so when Coolify would not. */
+async function removeHalfMade(client, uuid, signal, note) {
+    try {
+        await deleteApplication(client, uuid, signal);
+        note(`Deleted review app ${uuid}, which this run made`);
+    }
+    catch (error) {
+        note(`Could not delete review app ${uuid}: ${describeError(error)}; it is marked as being set up, so it is never deployed so and the next run finishes it`);
+    }
+}
+/** One already gone counts as deleted. */
+async function deleteApplication(client, uuid, signal) {
+    try {
+        await client.deleteApplication(uuid, signal);
+    }
+    catch (error) {
+        if (error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error))
+            return;
+        throw needsWrite(error);
+    }
+}
+/** A 403 on making or deleting an application: the token lacks `write`. */
+function needsWrite(error) {
+    if (error instanceof CoolifyError && error.status === 403) {
+        return error.withHint('Review apps need a token with the `write` ability (to clone, set up and delete applications)');
+    }
+    return error;
+}
+
+;// CONCATENATED MODULE: ./src/report/github-failure.ts
+
+/**
+ * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
+ * permission the job needs. GitHub's bookkeeping never changes the deploy.
+ */
+function warnGitHubFailure(action, error, permission) {
+    const { status, response } = error;
+    const message = response?.data?.message;
+    const why = response
+        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
+    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
+    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
 }
 
 ;// CONCATENATED MODULE: ./src/report/annotations.ts
@@ -33187,14 +33913,18 @@ function pr_comment_warn(error) {
 
 
 
+
 /**
  * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
- * gone counts as removed), marks the GitHub deployments of `environment` inactive and says so in
+ * gone counts as removed), or with `review-app` the pull request's review app, marks the GitHub deployments of `environment` inactive and says so in
  * the pull request comment. Nothing is deployed.
  */
 async function removePreview(client, config, signal) {
     const pr = config.pr;
-    for (const uuid of config.appUuids) {
+    if (config.reviewApp) {
+        await deleteReviewApp(client, config, signal, message => info(message));
+    }
+    for (const uuid of config.reviewApp ? [] : config.appUuids) {
         const deleted = await deletePreview(client, uuid, pr, signal);
         info(deleted
             ? `${uuid}: Coolify is removing the preview of pull request ${pr}`
@@ -33222,7 +33952,7 @@ function toRecord(deployment) {
     };
 }
 /** Sets every output of action.yml from the outcome; on success and failure alike. */
-function setOutputs({ status, deployments }, setOutput) {
+function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
     const records = deployments.map(toRecord);
     const first = records.find(record => record.deployment_uuid) ?? records[0];
     setOutput('deployment-uuid', first?.deployment_uuid ?? '');
@@ -33231,6 +33961,7 @@ function setOutputs({ status, deployments }, setOutput) {
     setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
     setOutput('deployments', JSON.stringify(records));
     setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)));
+    setOutput('review-app-uuid', reviewAppUuid ?? '');
 }
 
 ;// CONCATENATED MODULE: ./src/report/index.ts
@@ -33445,81 +34176,6 @@ function notListed(uuid) {
     return new CoolifyError('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
 }
 
-;// CONCATENATED MODULE: ./src/rollout/configure.ts
-
-
-/**
- * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
- * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
- * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
- * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
- * throws, so nothing is deployed with settings other than those asked for.
- */
-async function applySettings(client, config, signal) {
-    const settings = {};
-    if (config.gitBranch !== undefined)
-        settings.git_branch = config.gitBranch;
-    if (config.domains !== undefined)
-        settings.domains = config.domains;
-    const env = config.env;
-    if (Object.keys(settings).length === 0 && !env)
-        return;
-    // Learnt from the first answer, so that later applications skip a route that is not there.
-    let bulkRoute = true;
-    for (const uuid of config.appUuids) {
-        try {
-            const changes = { ...settings };
-            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
-                bulkRoute = false;
-                info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
-            }
-            if (env && !bulkRoute)
-                changes.environment_variables = joined(env);
-            if (Object.keys(changes).length > 0)
-                await client.updateApplication(uuid, changes, signal);
-        }
-        catch (error) {
-            if (error instanceof CoolifyError && error.status === 422) {
-                throw error.withHint('Check the `git-branch`, `domains` and `env` inputs; nothing was deployed');
-            }
-            throw error;
-        }
-        info(`${uuid}: set ${describeSettings(settings, env)}`);
-    }
-}
-/** What was set, for the log: variable names, never their values. */
-function describeSettings(settings, env) {
-    const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`);
-    if (env)
-        done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
-    return done.join(', ');
-}
-/** True once set; false when the server has no bulk route, so nothing was set. */
-async function setVariables(client, uuid, env, signal) {
-    try {
-        await client.updateApplicationEnvs(uuid, env, signal);
-        return true;
-    }
-    catch (error) {
-        if (isMissingRoute(error))
-            return false;
-        throw error;
-    }
-}
-/**
- * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
- * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
- */
-function isMissingRoute(error) {
-    return (error instanceof CoolifyError &&
-        error.status === 404 &&
-        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
-}
-/** The seed contract's form: `KEY=value` lines. */
-function joined(env) {
-    return env.map(({ key, value }) => `${key}=${value}`).join('\n');
-}
-
 ;// CONCATENATED MODULE: ./src/rollout/probe.ts
 
 
@@ -33651,209 +34307,6 @@ async function runtimeLog(client, appUuid, signal) {
     catch {
         return [];
     }
-}
-
-;// CONCATENATED MODULE: ./src/rollout/deployment.ts
-
-
-const TAIL_LINES = 40;
-/**
- * One deployment a rollout started or joined, and the only place its state changes: the trigger
- * creates it, the rollout's phases advance it through these methods (an ended status changes only
- * as `canBecome` allows), reporters read it as a DeploymentView.
- */
-class Deployment {
-    appUuid;
-    triggeredAt;
-    kind;
-    #status = 'queued';
-    #uuid;
-    #name;
-    /** Undefined until read; null when a read carried no status. */
-    #coolifyStatus;
-    #reason;
-    #appUrl;
-    #link;
-    #commit;
-    #endedAt;
-    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
-    #createdAt;
-    #finishedAt;
-    #tail = [];
-    #imageTag;
-    #rolledBack;
-    #rollbackNote;
-    #runtimeLog = [];
-    #warning;
-    constructor(
-    /** The resource's uuid: an application's, or a service's or database's. */
-    appUuid, name, 
-    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt, kind = 'application') {
-        this.appUuid = appUuid;
-        this.triggeredAt = triggeredAt;
-        this.kind = kind;
-        this.#name = name;
-        this.#uuid = uuid;
-    }
-    /** The next deployment of the same application (a rollback): same name and URL. */
-    static next(earlier, uuid, at) {
-        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
-        next.#appUrl = earlier.appUrl;
-        return next;
-    }
-    get status() {
-        return this.#status;
-    }
-    get uuid() {
-        return this.#uuid;
-    }
-    get name() {
-        return this.#name;
-    }
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    get coolifyStatus() {
-        return this.#coolifyStatus ?? undefined;
-    }
-    /** Why it ended the way it did, when the status alone does not say. */
-    get reason() {
-        return this.#reason;
-    }
-    /** Where it is served: the application's first `fqdn`, or its preview's address. */
-    get appUrl() {
-        return this.#appUrl;
-    }
-    /** The deployment's page in Coolify. */
-    get link() {
-        return this.#link;
-    }
-    get commit() {
-        return this.#commit;
-    }
-    /** The last lines of its log, for summaries and annotations. */
-    get tail() {
-        return this.#tail;
-    }
-    /** Docker-image apps: the image tag this deployment runs. */
-    get imageTag() {
-        return this.#imageTag;
-    }
-    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
-    get rolledBack() {
-        return this.#rolledBack;
-    }
-    /** What the rollback did: what runs now, or why nothing was rolled back. */
-    get rollbackNote() {
-        return this.#rollbackNote;
-    }
-    /** The end of the application's runtime log, read when it turned out unhealthy. */
-    get runtimeLog() {
-        return this.#runtimeLog;
-    }
-    /** What could not be confirmed, though it did not fail the step. */
-    get warning() {
-        return this.#warning;
-    }
-    get ended() {
-        return hasEnded(this.#status);
-    }
-    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
-    get running() {
-        return this.#uuid !== undefined && !this.ended;
-    }
-    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
-    get durationMs() {
-        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
-            return Math.max(0, this.#finishedAt - this.#createdAt);
-        }
-        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
-    }
-    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
-    follow(uuid) {
-        this.#uuid = uuid;
-    }
-    /**
-     * Takes the application's name and URL from Coolify's application record: the preview's URL when
-     * it deploys pull request `pr` (none rather than production's when that cannot be known).
-     */
-    describe(app, pr) {
-        if (app.name && this.#name === this.appUuid)
-            this.#name = app.name;
-        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
-        if (url)
-            this.#appUrl = url;
-    }
-    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-    observe(detail, instanceUrl) {
-        if (detail.application_name)
-            this.#name = detail.application_name;
-        if (detail.commit)
-            this.#commit = detail.commit;
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
-        const previous = this.#coolifyStatus;
-        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
-        const status = statusFromCoolify(detail.status);
-        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
-        if (status && !this.ended) {
-            this.#status = status;
-            if (this.ended)
-                this.#endedAt ??= Date.now();
-        }
-        return previous !== this.#coolifyStatus;
-    }
-    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
-    end(status, reason) {
-        if (!canBecome(this.#status, status))
-            return false;
-        this.#status = status;
-        if (reason)
-            this.#reason = reason;
-        this.#endedAt ??= Date.now();
-        return true;
-    }
-    /**
-     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
-     * timed, until its status says whether it came up.
-     */
-    started() {
-        if (!this.ended)
-            this.#status = 'started';
-    }
-    /** Passes, but something about it could not be confirmed. */
-    doubt(warning) {
-        this.#warning = warning;
-    }
-    /** Records the image tag it deploys, as asked or as its log showed. */
-    ranImage(tag) {
-        this.#imageTag = tag;
-    }
-    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
-    unhealthy(reason, runtimeLog) {
-        if (this.end('unhealthy', reason))
-            this.#runtimeLog = runtimeLog;
-    }
-    /** The outcome of redeploying what ran before this one failed. */
-    rollback(done, note) {
-        this.#rolledBack = done;
-        this.#rollbackNote = note;
-    }
-    remember(lines) {
-        for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
-            if (this.#tail.length === TAIL_LINES)
-                this.#tail.shift();
-            this.#tail.push(line);
-        }
-    }
-}
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function deployment_timeOf(value) {
-    if (typeof value !== 'string' || value === '')
-        return undefined;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : ms;
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/history.ts
@@ -35026,21 +35479,28 @@ class Rollout {
 
 
 
+
+
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_MS = 5000;
 /** How long a health check waits for the applications' names and URLs, once they are due. */
 const LOOKUP_GRACE_MS = 3000;
 /**
- * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
- * needs, and the pins. Nothing is deployed when any of it fails.
+ * Before any deployment: the review app (found, or made and set up), the settings
+ * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
+ * when any of it fails.
  */
 async function prepare(client, config, budget, state, note) {
     const signal = budget.deploy();
-    await applySettings(client, config, signal);
-    const versions = await readVersions(client, config, signal);
     const undo = () => budget.grace();
-    const pins = await pinVersions(client, config, versions, state, signal, undo, note);
-    return { versions, pins };
+    const reviewApp = config.reviewApp
+        ? await openReviewApp(client, config, pullRequestEvent(), signal, undo, note)
+        : undefined;
+    const target = reviewApp?.config ?? config;
+    await applySettings(client, target, signal);
+    const versions = await readVersions(client, target, signal);
+    const pins = await pinVersions(client, target, versions, state, signal, undo, note);
+    return { config: target, reviewApp, versions, pins };
 }
 /**
  * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
@@ -35173,7 +35633,8 @@ function decide(deployments, ending) {
     if (ending.error !== undefined && !failsStep(status))
         status = stopped;
     const error = ending.error === undefined ? undefined : describeError(ending.error);
-    return { status, deployments, error, fails: error !== undefined || failsStep(status) };
+    const fails = error !== undefined || failsStep(status);
+    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid };
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/cancel.ts
@@ -35549,6 +36010,8 @@ function parse(text) {
 
 
 
+
+
 /** The main step: config → rollouts → run them → one outcome → report. */
 async function run() {
     const cancelled = new AbortController();
@@ -35562,6 +36025,7 @@ async function run() {
     const ending = { cancelled: false };
     try {
         const config = readConfig(name => getInput(name), core_setSecret);
+        checkReviewEvent(config, pullRequestEvent());
         reporters.config = config;
         budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal);
         warnIfPlainHttp(config);
@@ -35580,7 +36044,7 @@ async function run() {
         ending.error = error;
     }
     ending.cancelled = cancelled.signal.aborted;
-    const outcome = decide(rollouts.map(rollout => rollout.deployment), ending);
+    const outcome = decide(rollouts.map(rollout => rollout.deployment), { ...ending, reviewAppUuid: reporters.reviewAppUuid });
     await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(GRACE_MS));
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -35595,6 +36059,7 @@ async function deploy(client, config, budget, reporters) {
         runtimeLog: printRuntimeLog
     };
     const prepared = await prepare(client, config, budget, state, say.note);
+    reporters.reviewAppUuid = prepared.reviewApp?.uuid;
     reporters.github = await createGitHubDeployment(config, budget.deploy());
     reporters.comment = await openPullRequestComment(config);
     const follower = (several) => new Follower(client, {
@@ -35606,7 +36071,7 @@ async function deploy(client, config, budget, reporters) {
         note: say.note,
         warn: say.warn
     });
-    const rollouts = await launch({ client, config, budget, state, say }, prepared, follower);
+    const rollouts = await launch({ client, config: prepared.config, budget, state, say }, prepared, follower);
     const deployments = rollouts.map(rollout => rollout.deployment);
     await reporters.github?.inProgress(budget.deploy());
     await reporters.comment?.building(deployments, budget.deploy());

@@ -42,6 +42,20 @@ export interface Config {
   comment: boolean
   /** With `pr`: remove that preview instead of deploying. */
   deletePreview: boolean
+  /** With `pr` and one `app-uuid`, the template: deploy a whole application of its own. */
+  reviewApp: boolean
+  /** The review app's domain(s), `{pr}` already replaced by the pull request's number. */
+  reviewDomain?: string
+  /** Where servers without the clone route create the review app. */
+  reviewPlacement: ReviewPlacement
+}
+
+/** For `POST /applications/private-deploy-key` on servers without the clone route. */
+export interface ReviewPlacement {
+  project?: string
+  server?: string
+  environment?: string
+  deployKey?: string
 }
 
 /** Reads an input by its action.yml name; '' when unset (as `core.getInput` does). */
@@ -149,7 +163,14 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
     rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
     comment: parseBoolean(read, 'comment', true),
-    deletePreview: parseBoolean(read, 'delete-preview', false)
+    deletePreview: parseBoolean(read, 'delete-preview', false),
+    reviewApp: parseBoolean(read, 'review-app', false),
+    reviewPlacement: {
+      project: read('review-project').trim() || undefined,
+      server: read('review-server').trim() || undefined,
+      environment: read('review-environment').trim() || undefined,
+      deployKey: read('review-deploy-key').trim() || undefined
+    }
   }
   if (config.pr !== undefined && tags.length > 0) {
     throw new ActionError(
@@ -167,7 +188,45 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     )
   }
   checkVersionInputs(config)
+  checkReviewInputs(config, read('review-domain'))
   return config
+}
+
+/** A review app is one application per pull request, made from one template. */
+function checkReviewInputs(config: Config, domain: string): void {
+  if (!config.reviewApp) return
+  if (config.pr === undefined) {
+    throw new ActionError(
+      'Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.'
+    )
+  }
+  if (config.tags.length > 0 || config.appUuids.length !== 1) {
+    throw new ActionError(
+      'Input `review-app` needs exactly one `app-uuid`, the template application (no `tag`).'
+    )
+  }
+  if (config.imageTag) {
+    throw new ActionError(
+      "Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch."
+    )
+  }
+  const value = domain.trim()
+  if (!value) return
+  const domains = value.replaceAll('{pr}', String(config.pr))
+  for (const item of domains.split(',')) {
+    let url: URL | undefined
+    try {
+      url = new URL(item.trim())
+    } catch {
+      url = undefined
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+      throw new ActionError(
+        `Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`
+      )
+    }
+  }
+  config.reviewDomain = domains
 }
 
 /** The version inputs name applications: they need `app-uuid`, and one kind of version each. */

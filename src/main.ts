@@ -4,12 +4,14 @@ import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
 import { ActionError } from './errors.js'
 import { readConfig, type Config } from './inputs.js'
+import { pullRequestEvent } from './event.js'
 import { removePreview } from './remove-preview.js'
 import { report, type Reporters } from './report/index.js'
 import { LogPrinter, printRuntimeLog } from './report/console.js'
 import { createGitHubDeployment } from './report/github-deployment.js'
 import { openPullRequestComment } from './report/pr-comment.js'
 import { launch, prepare } from './rollout/launch.js'
+import { checkReviewEvent } from './rollout/review-app.js'
 import { decide, type Ending } from './rollout/outcome.js'
 import type { Rollout } from './rollout/rollout.js'
 import { Follower } from './rollout/watch.js'
@@ -28,6 +30,7 @@ export async function run(): Promise<void> {
   const ending: Ending = { cancelled: false }
   try {
     const config = readConfig(name => core.getInput(name), core.setSecret)
+    checkReviewEvent(config, pullRequestEvent())
     reporters.config = config
     budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal)
     warnIfPlainHttp(config)
@@ -45,7 +48,7 @@ export async function run(): Promise<void> {
   ending.cancelled = cancelled.signal.aborted
   const outcome = decide(
     rollouts.map(rollout => rollout.deployment),
-    ending
+    { ...ending, reviewAppUuid: reporters.reviewAppUuid }
   )
   await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(GRACE_MS))
   process.off('SIGINT', onSignal)
@@ -67,6 +70,7 @@ async function deploy(
     runtimeLog: printRuntimeLog
   }
   const prepared = await prepare(client, config, budget, state, say.note)
+  reporters.reviewAppUuid = prepared.reviewApp?.uuid
   reporters.github = await createGitHubDeployment(config, budget.deploy())
   reporters.comment = await openPullRequestComment(config)
   const follower = (several: boolean): Follower =>
@@ -79,7 +83,11 @@ async function deploy(
       note: say.note,
       warn: say.warn
     })
-  const rollouts = await launch({ client, config, budget, state, say }, prepared, follower)
+  const rollouts = await launch(
+    { client, config: prepared.config, budget, state, say },
+    prepared,
+    follower
+  )
   const deployments = rollouts.map(rollout => rollout.deployment)
   await reporters.github?.inProgress(budget.deploy())
   await reporters.comment?.building(deployments, budget.deploy())

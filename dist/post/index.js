@@ -31917,6 +31917,80 @@ class CoolifyClient {
             signal
         });
     }
+    /** GET /applications/{uuid}/destinations (4.3+): the primary destination first. */
+    listDestinations(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/destinations`,
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
+     * a lost answer would make a second copy.
+     */
+    cloneApplication(uuid, clone, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/applications/${enc(uuid)}/clone`,
+            body: clone,
+            retry: false,
+            signal
+        });
+    }
+    /** POST /applications/private-deploy-key: a new application. Not retried, as a clone. */
+    createApplication(app, signal) {
+        return this.call({
+            method: 'POST',
+            path: '/applications/private-deploy-key',
+            body: app,
+            retry: false,
+            signal
+        });
+    }
+    /** DELETE /applications/{uuid}: Coolify removes it in the background. */
+    deleteApplication(uuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    listApplicationTags(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/tags`,
+            retry: true,
+            signal
+        });
+    }
+    removeApplicationTag(uuid, tagUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/tags/${enc(tagUuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    /** Production variables, then preview ones; values only with `read:sensitive`. */
+    listApplicationEnvs(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/envs`,
+            retry: true,
+            signal
+        });
+    }
+    deleteApplicationEnv(uuid, envUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/envs/${enc(envUuid)}`,
+            retry: true,
+            signal
+        });
+    }
     /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
     listServices(signal) {
         return this.call({ method: 'GET', path: '/services', retry: true, signal });
@@ -32240,7 +32314,14 @@ function readConfig(raw, mask) {
         healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
         rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
         comment: parseBoolean(read, 'comment', true),
-        deletePreview: parseBoolean(read, 'delete-preview', false)
+        deletePreview: parseBoolean(read, 'delete-preview', false),
+        reviewApp: parseBoolean(read, 'review-app', false),
+        reviewPlacement: {
+            project: read('review-project').trim() || undefined,
+            server: read('review-server').trim() || undefined,
+            environment: read('review-environment').trim() || undefined,
+            deployKey: read('review-deploy-key').trim() || undefined
+        }
     };
     if (config.pr !== undefined && tags.length > 0) {
         throw new errors_ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
@@ -32252,7 +32333,39 @@ function readConfig(raw, mask) {
         throw new errors_ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
     }
     checkVersionInputs(config);
+    checkReviewInputs(config, read('review-domain'));
     return config;
+}
+/** A review app is one application per pull request, made from one template. */
+function checkReviewInputs(config, domain) {
+    if (!config.reviewApp)
+        return;
+    if (config.pr === undefined) {
+        throw new errors_ActionError('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
+    }
+    if (config.tags.length > 0 || config.appUuids.length !== 1) {
+        throw new errors_ActionError('Input `review-app` needs exactly one `app-uuid`, the template application (no `tag`).');
+    }
+    if (config.imageTag) {
+        throw new errors_ActionError("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
+    }
+    const value = domain.trim();
+    if (!value)
+        return;
+    const domains = value.replaceAll('{pr}', String(config.pr));
+    for (const item of domains.split(',')) {
+        let url;
+        try {
+            url = new URL(item.trim());
+        }
+        catch {
+            url = undefined;
+        }
+        if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+            throw new errors_ActionError(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
+        }
+    }
+    config.reviewDomain = domains;
 }
 /** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
 function checkVersionInputs(config) {

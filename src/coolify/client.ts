@@ -17,6 +17,10 @@ import type {
   DeploymentDetail,
   DatabaseDetail,
   Dated,
+  Destination,
+  ListedEnvVariable,
+  NewApplication,
+  Tag,
   DeploymentHistory,
   DeployRequest,
   EnvVariable,
@@ -233,6 +237,92 @@ export class CoolifyClient {
       path: `/applications/${enc(uuid)}/rollback`,
       body: { commit },
       retry: false,
+      signal
+    })
+  }
+
+  /** GET /applications/{uuid}/destinations (4.3+): the primary destination first. */
+  listDestinations(uuid: string, signal: AbortSignal): Promise<Destination[]> {
+    return this.call({
+      method: 'GET',
+      path: `/applications/${enc(uuid)}/destinations`,
+      retry: true,
+      signal
+    })
+  }
+
+  /**
+   * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
+   * a lost answer would make a second copy.
+   */
+  cloneApplication(
+    uuid: string,
+    clone: { destination_uuid: string; name: string },
+    signal: AbortSignal
+  ): Promise<{ uuid?: string }> {
+    return this.call({
+      method: 'POST',
+      path: `/applications/${enc(uuid)}/clone`,
+      body: clone,
+      retry: false,
+      signal
+    })
+  }
+
+  /** POST /applications/private-deploy-key: a new application. Not retried, as a clone. */
+  createApplication(app: NewApplication, signal: AbortSignal): Promise<{ uuid?: string }> {
+    return this.call({
+      method: 'POST',
+      path: '/applications/private-deploy-key',
+      body: app,
+      retry: false,
+      signal
+    })
+  }
+
+  /** DELETE /applications/{uuid}: Coolify removes it in the background. */
+  deleteApplication(uuid: string, signal: AbortSignal): Promise<unknown> {
+    return this.call({
+      method: 'DELETE',
+      path: `/applications/${enc(uuid)}`,
+      retry: true,
+      signal
+    })
+  }
+
+  listApplicationTags(uuid: string, signal: AbortSignal): Promise<Tag[]> {
+    return this.call({
+      method: 'GET',
+      path: `/applications/${enc(uuid)}/tags`,
+      retry: true,
+      signal
+    })
+  }
+
+  removeApplicationTag(uuid: string, tagUuid: string, signal: AbortSignal): Promise<unknown> {
+    return this.call({
+      method: 'DELETE',
+      path: `/applications/${enc(uuid)}/tags/${enc(tagUuid)}`,
+      retry: true,
+      signal
+    })
+  }
+
+  /** Production variables, then preview ones; values only with `read:sensitive`. */
+  listApplicationEnvs(uuid: string, signal: AbortSignal): Promise<ListedEnvVariable[]> {
+    return this.call({
+      method: 'GET',
+      path: `/applications/${enc(uuid)}/envs`,
+      retry: true,
+      signal
+    })
+  }
+
+  deleteApplicationEnv(uuid: string, envUuid: string, signal: AbortSignal): Promise<unknown> {
+    return this.call({
+      method: 'DELETE',
+      path: `/applications/${enc(uuid)}/envs/${enc(envUuid)}`,
+      retry: true,
       signal
     })
   }

@@ -4,6 +4,8 @@ export interface ApplicationSummary {
   id?: number
   uuid: string
   name?: string
+  description?: string | null
+  created_at?: string
   status?: string
   fqdn?: string | null
   git_repository?: string
@@ -25,6 +27,7 @@ export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
 /** The write side of an application: `domains` sets what reads show as `fqdn`. */
 export interface ApplicationChanges {
   name?: string
+  description?: string
   domains?: string
   git_branch?: string
   git_repository?: string
@@ -156,4 +159,40 @@ export interface Dated<T> {
   body: T
   /** Epoch ms, to the second; undefined when the answer carried no `Date`. */
   date?: number
+}
+
+/** GET /applications/{uuid}/destinations (4.3+): where a clone may go, the primary first. */
+export interface Destination {
+  uuid?: string
+  name?: string
+  is_primary?: boolean
+}
+
+/** A Coolify tag on a resource. */
+export interface Tag {
+  uuid?: string
+  name?: string
+}
+
+/** A variable as GET /applications/{uuid}/envs lists it; `value` only with `read:sensitive`. */
+export interface ListedEnvVariable {
+  uuid?: string
+  key?: string
+  value?: string | null
+  is_preview?: boolean
+}
+
+/** The seed's POST /applications/private-deploy-key. */
+export interface NewApplication {
+  project_uuid: string
+  server_uuid: string
+  environment_name: string
+  private_key_uuid: string
+  git_repository: string
+  git_branch: string
+  build_pack: string
+  ports_exposes: string
+  name?: string
+  description?: string
+  domains?: string
 }

@@ -12,6 +12,8 @@ import { writeSummary } from './summary.js'
 /** Where the outcome goes besides the step's own output: whatever the step got to set up. */
 export interface Reporters {
   config?: Config
+  /** With `review-app`: the pull request's application, once found or made. */
+  reviewAppUuid?: string
   github?: GitHubDeployment
   comment?: PullRequestComment
 }

@@ -37,7 +37,7 @@ export function toRecord(deployment: DeploymentView): DeploymentRecord {
 
 /** Sets every output of action.yml from the outcome; on success and failure alike. */
 export function setOutputs(
-  { status, deployments }: Outcome,
+  { status, deployments, reviewAppUuid }: Outcome,
   setOutput: (name: string, value: string) => void
 ): void {
   const records = deployments.map(toRecord)
@@ -51,4 +51,5 @@ export function setOutputs(
   )
   setOutput('deployments', JSON.stringify(records))
   setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)))
+  setOutput('review-app-uuid', reviewAppUuid ?? '')
 }

@@ -3,6 +3,7 @@ import type { Budget } from '../budget.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import type { CoolifyError } from '../coolify/errors.js'
 import { ActionError, describeError } from '../errors.js'
+import { pullRequestEvent } from '../event.js'
 import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
 import { AppStatusReader, readApplications } from './app-status.js'
@@ -11,11 +12,16 @@ import type { Deployment } from './deployment.js'
 import type { TriggerMark } from './history.js'
 import { Rollout, type StepContext } from './rollout.js'
 import type { Follower } from './watch.js'
+import { openReviewApp, type ReviewApp } from './review-app.js'
 import { findTriggered, trigger } from './trigger.js'
 import { pinVersions, readVersions, restorePins, type AppVersion, type Pin } from './versions.js'
 
-/** What the applications were set to before the trigger. */
+/** What the deploy is about, and what the applications were set to before the trigger. */
 export interface Prepared {
+  /** The config the rollouts deploy with: a review app's, when there is one. */
+  config: Config
+  /** With `review-app`: the application of the pull request. */
+  reviewApp?: ReviewApp
   versions?: AppVersion[]
   /** Commit pins to undo once Coolify has queued the deployments. */
   pins: Pin[]
@@ -27,8 +33,9 @@ const RECOVERY_MS = 5000
 const LOOKUP_GRACE_MS = 3000
 
 /**
- * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
- * needs, and the pins. Nothing is deployed when any of it fails.
+ * Before any deployment: the review app (found, or made and set up), the settings
+ * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
+ * when any of it fails.
  */
 export async function prepare(
   client: CoolifyClient,
@@ -38,11 +45,15 @@ export async function prepare(
   note: (message: string) => void
 ): Promise<Prepared> {
   const signal = budget.deploy()
-  await applySettings(client, config, signal)
-  const versions = await readVersions(client, config, signal)
   const undo = (): AbortSignal => budget.grace()
-  const pins = await pinVersions(client, config, versions, state, signal, undo, note)
-  return { versions, pins }
+  const reviewApp = config.reviewApp
+    ? await openReviewApp(client, config, pullRequestEvent(), signal, undo, note)
+    : undefined
+  const target = reviewApp?.config ?? config
+  await applySettings(client, target, signal)
+  const versions = await readVersions(client, target, signal)
+  const pins = await pinVersions(client, target, versions, state, signal, undo, note)
+  return { config: target, reviewApp, versions, pins }
 }
 
 /**

@@ -11,6 +11,8 @@ export interface Outcome {
   error?: string
   /** The step fails. */
   fails: boolean
+  /** With `review-app`: the pull request's application. */
+  reviewAppUuid?: string
 }
 
 export interface Ending {
@@ -19,6 +21,7 @@ export interface Ending {
   cancelled: boolean
   /** `delete-preview` removed the preview: nothing was to be deployed. */
   removed?: boolean
+  reviewAppUuid?: string
 }
 
 /**
@@ -35,5 +38,6 @@ export function decide(deployments: readonly DeploymentView[], ending: Ending): 
       : stopped
   if (ending.error !== undefined && !failsStep(status)) status = stopped
   const error = ending.error === undefined ? undefined : describeError(ending.error)
-  return { status, deployments, error, fails: error !== undefined || failsStep(status) }
+  const fails = error !== undefined || failsStep(status)
+  return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid }
 }

@@ -1,0 +1,562 @@
+/**
+ * Review apps (`review-app: true`) through the bundled action, against the fake Coolify: a whole
+ * application per pull request, cloned from a template application on the first run (created
+ * from scratch on servers without the clone route), found again by name and description marker,
+ * configured completely before it is ever deployed, and deleted with `delete-preview`.
+ */
+import { describe, expect, it } from '@jest/globals'
+import {
+  type FakeApp,
+  type FakeAppState,
+  type FakeCoolify,
+  type RecordedRequest
+} from '../test/fake-coolify/index.js'
+import { pullRequestEventEnv, type PullRequestEvent } from '../test/support/events.js'
+import { runAction, type RunResult } from '../test/support/runner.js'
+import {
+  actionRequests,
+  build,
+  errorLines,
+  expectNoSecrets,
+  expectNoStackTrace,
+  fakeCoolifyPerTest,
+  requestLines,
+  TOKEN
+} from '../test/support/scenarios.js'
+
+const PR = 7
+const HEAD_REF = 'feature/login-form'
+/** The runner's GITHUB_REPOSITORY. */
+const REPOSITORY = 'octo/app'
+const PRIMARY = { uuid: 'dst0web0primary000000001', name: 'web-net', serverUuid: 'srv0one' }
+
+/** Values only production may see: none may reach an app that runs pull request code. */
+const PRODUCTION_SECRETS = ['sk_live_production_only_51', 'postgres://prod:prod-db-pass@db/prod']
+
+const TEMPLATE: FakeApp = {
+  uuid: 'tpl0web0uuid000000000001',
+  name: 'web',
+  fqdn: 'https://web.example.com',
+  description: 'The production web app',
+  tags: ['production'],
+  destinations: [PRIMARY, { uuid: 'dst0web0extra00000000001', serverUuid: 'srv0two' }],
+  envs: [
+    { key: 'API_URL', value: 'https://api.example.com' },
+    { key: 'DATABASE_URL', value: PRODUCTION_SECRETS[1] },
+    { key: 'STRIPE_SECRET', value: PRODUCTION_SECRETS[0] },
+    { key: 'API_URL', value: 'https://api.staging.example.com', isPreview: true },
+    { key: 'DATABASE_URL', value: 'postgres://preview@db/preview', isPreview: true },
+    { key: 'PREVIEW_BANNER', value: 'on', isPreview: true }
+  ],
+  scenarios: [build('finished')]
+}
+
+const NAME = `${TEMPLATE.name}-pr-${PR}`
+const MARKER = `Review app for pull request #${PR} of ${REPOSITORY}, template ${TEMPLATE.uuid}`
+const SETTING_UP = `${MARKER} (being set up)`
+const DOMAIN = `https://pr-${PR}.preview.example.com`
+
+/** The review app's production variables: the template's preview ones, then `env`. */
+const REVIEW_VARIABLES = {
+  API_URL: 'https://api.staging.example.com',
+  DATABASE_URL: 'postgres://preview@db/preview',
+  PREVIEW_BANNER: 'on',
+  PR_NUMBER: String(PR)
+}
+
+const start = fakeCoolifyPerTest(() => ({
+  abilities: ['read', 'read:sensitive', 'write', 'deploy'],
+  apps: [TEMPLATE]
+}))
+
+function inputs(server: FakeCoolify, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'coolify-url': server.url,
+    token: TOKEN,
+    'app-uuid': TEMPLATE.uuid,
+    pr: String(PR),
+    'review-app': 'true',
+    'review-domain': 'https://pr-{pr}.preview.example.com',
+    env: `PR_NUMBER=${PR}`,
+    // No GitHub in these tests: the comment would only add a warning.
+    comment: 'false',
+    'poll-interval': '100ms',
+    timeout: '20s',
+    ...extra
+  }
+}
+
+async function run(
+  server: FakeCoolify,
+  extra: Record<string, string> = {},
+  event: Partial<PullRequestEvent> = {}
+): Promise<RunResult> {
+  const result = await runAction({
+    inputs: inputs(server, extra),
+    env: pullRequestEventEnv({ number: PR, headRef: HEAD_REF, ...event }),
+    killAfterMs: 40_000
+  })
+  if (process.env.SHOW_RUN) console.log(result.stdout, result.stderr)
+  return result
+}
+
+/** Applications named as the review app, whoever made them. */
+function namesakes(server: FakeCoolify): FakeAppState[] {
+  return server.apps().filter(app => app.name === NAME)
+}
+
+function productionVariables(app: FakeAppState): Record<string, string | null> {
+  return Object.fromEntries(app.envs.filter(e => !e.isPreview).map(e => [e.key, e.value]))
+}
+
+/** Requests on an application or anything under it. */
+function onApp(request: RecordedRequest, uuid: string): boolean {
+  return new RegExp(`^/api/v1/applications/${uuid}(/|$)`).test(request.path)
+}
+
+/** Requests that change something: anything but a read. */
+function writes(requests: RecordedRequest[], uuid: string): RecordedRequest[] {
+  return requests.filter(request => request.method !== 'GET' && onApp(request, uuid))
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function body(request: RecordedRequest): any {
+  return JSON.parse(request.body)
+}
+
+function deploys(requests: RecordedRequest[]): RecordedRequest[] {
+  return requests.filter(request => request.method === 'POST' && request.path === '/api/v1/deploy')
+}
+
+function rows(result: RunResult): Array<Record<string, unknown>> {
+  return JSON.parse(result.outputs.deployments ?? '[]')
+}
+
+/** The review app as a finished run leaves it. */
+function expectFinishedReviewApp(app: FakeAppState | undefined): void {
+  expect(app).toMatchObject({
+    name: NAME,
+    description: MARKER,
+    fqdn: DOMAIN,
+    gitBranch: HEAD_REF,
+    tags: []
+  })
+  expect(productionVariables(app!)).toEqual(REVIEW_VARIABLES)
+  for (const env of app!.envs) expect(PRODUCTION_SECRETS).not.toContain(env.value)
+}
+
+/** Exactly one finished review app; the run's outputs name it. */
+function theReviewApp(server: FakeCoolify): FakeAppState {
+  const marked = namesakes(server).filter(app => app.description?.startsWith(MARKER))
+  expect(marked).toHaveLength(1)
+  return marked[0]
+}
+
+async function patchDirectly(server: FakeCoolify, uuid: string, changes: object): Promise<void> {
+  const response = await fetch(`${server.url}/api/v1/applications/${uuid}`, {
+    method: 'PATCH',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      accept: 'application/json',
+      'content-type': 'application/json'
+    },
+    body: JSON.stringify(changes)
+  })
+  expect(response.status).toBe(200)
+}
+
+describe('the first run for a pull request', () => {
+  // Guards: the clone into the primary destination, every setting written before the one deploy,
+  // the marker first and last, no production secret and no production tag on the copy.
+  it('clones the template and configures the clone completely before deploying it', async () => {
+    const server = await start()
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    const requests = actionRequests(server)
+    const clones = requests.filter(r => r.path === `/api/v1/applications/${TEMPLATE.uuid}/clone`)
+    expect(clones.map(r => r.method)).toEqual(['POST'])
+    expect(body(clones[0])).toMatchObject({ destination_uuid: PRIMARY.uuid, name: NAME })
+
+    const app = theReviewApp(server)
+    expect(app.uuid).not.toBe(TEMPLATE.uuid)
+    expectFinishedReviewApp(app)
+    expect(app.destination).toBe(PRIMARY.uuid)
+
+    // Marked before anything else is changed, finished only once everything else is done, and
+    // deployed after that.
+    const changes = writes(requests, app.uuid)
+    const appPath = `/api/v1/applications/${app.uuid}`
+    expect(changes[0]).toMatchObject({ method: 'PATCH', path: appPath })
+    expect(body(changes[0]).description).toBe(SETTING_UP)
+    const last = changes.at(-1)!
+    expect(last).toMatchObject({ method: 'PATCH', path: appPath })
+    expect(body(last).description).toBe(MARKER)
+    const [trigger, ...more] = deploys(requests)
+    expect(more).toEqual([])
+    expect(requests.indexOf(trigger)).toBeGreaterThan(requests.indexOf(last))
+    expect(trigger.query.uuid).toBe(app.uuid)
+    expect(trigger.query).not.toHaveProperty('pr')
+    expect(trigger.query).not.toHaveProperty('pull_request_id')
+
+    expect(server.deployments()).toEqual([
+      expect.objectContaining({ appUuid: app.uuid, status: 'finished' })
+    ])
+    expect(server.deployments()[0].pr).toBeUndefined()
+    expect(result.outputs).toMatchObject({
+      'review-app-uuid': app.uuid,
+      url: DOMAIN,
+      status: 'finished'
+    })
+    expect(rows(result)[0]).toMatchObject({ app_uuid: app.uuid, status: 'finished' })
+
+    // The template is read and cloned, never changed.
+    expect(requestLines(writes(requests, TEMPLATE.uuid))).toEqual([
+      `POST /api/v1/applications/${TEMPLATE.uuid}/clone`
+    ])
+    expect(server.app(TEMPLATE.uuid)).toEqual(template)
+    expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
+    expectNoStackTrace(result.stderr)
+  })
+
+  it('takes the branch from `git-branch` over the pull request’s head branch', async () => {
+    const server = await start()
+    const result = await run(server, { 'git-branch': 'release/next' })
+
+    expect(result.code).toBe(0)
+    expect(theReviewApp(server).gitBranch).toBe('release/next')
+    // The setting is the review app's, not the template's.
+    expect(requestLines(writes(actionRequests(server), TEMPLATE.uuid))).toEqual([
+      `POST /api/v1/applications/${TEMPLATE.uuid}/clone`
+    ])
+    expect(server.app(TEMPLATE.uuid)!.gitBranch).toBe('main')
+  })
+})
+
+describe('a later run for the same pull request', () => {
+  // Guards: the marked app is found again by name and marker (no second clone), its domain and
+  // branch are set again before it is deployed again.
+  it('finds the review app again, sets its domain and branch again and deploys it', async () => {
+    const server = await start()
+    const first = await run(server)
+    expect(first.code).toBe(0)
+    const uuid = first.outputs['review-app-uuid']
+    // Changed by hand in Coolify meanwhile.
+    await patchDirectly(server, uuid, { domains: 'https://elsewhere.example.com', git_branch: 'x' })
+    const before = actionRequests(server).length
+
+    const second = await run(server)
+
+    expect(second.code).toBe(0)
+    const requests = actionRequests(server).slice(before)
+    expect(requests.filter(r => r.path.endsWith('/clone'))).toEqual([])
+    expect(
+      requests.filter(r => r.method === 'POST' && r.path.includes('private-deploy-key'))
+    ).toEqual([])
+    const patches = writes(requests, uuid).filter(r => r.path === `/api/v1/applications/${uuid}`)
+    expect(patches.some(r => body(r).domains === DOMAIN)).toBe(true)
+    expect(patches.some(r => body(r).git_branch === HEAD_REF)).toBe(true)
+    const [trigger] = deploys(requests)
+    expect(trigger.query.uuid).toBe(uuid)
+    for (const change of writes(requests, uuid)) {
+      expect(requests.indexOf(change)).toBeLessThan(requests.indexOf(trigger))
+    }
+
+    expect(namesakes(server)).toHaveLength(1)
+    expectFinishedReviewApp(server.app(uuid))
+    expect(server.deployments().map(d => d.appUuid)).toEqual([uuid, uuid])
+    expect(second.outputs).toMatchObject({ 'review-app-uuid': uuid, url: DOMAIN })
+  }, 60_000)
+})
+
+describe('applications that only look like the review app', () => {
+  const unmarked: FakeApp[] = [
+    {
+      uuid: 'own0web0pr70000000000001',
+      name: NAME,
+      description: 'Made by hand for the demo',
+      fqdn: 'https://demo.example.com',
+      scenarios: [build('finished')]
+    },
+    {
+      uuid: 'own0web0pr70000000000002',
+      name: NAME,
+      // The marker, but not at the start.
+      description: `Copied from: ${MARKER}`,
+      fqdn: 'https://copy.example.com',
+      scenarios: [build('finished')]
+    },
+    {
+      uuid: 'own0web0pr70000000000003',
+      name: NAME,
+      // Another template's review app.
+      description: `Review app for pull request #${PR} of ${REPOSITORY}, template tpl0other00000000000001`,
+      fqdn: 'https://other.example.com',
+      scenarios: [build('finished')]
+    }
+  ]
+
+  // Guards: a namesake without this template's marker at the start of its description is never
+  // reused, changed, deployed or deleted; a review app of its own is made beside them.
+  it('are left alone, and a review app of its own is made', async () => {
+    const server = await start({ apps: [TEMPLATE, ...unmarked] })
+    const before = unmarked.map(app => server.app(app.uuid))
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    const requests = actionRequests(server)
+    for (const app of unmarked) expect(writes(requests, app.uuid)).toEqual([])
+    expect(unmarked.map(app => server.app(app.uuid))).toEqual(before)
+    const mine = theReviewApp(server)
+    expect(unmarked.map(app => app.uuid)).not.toContain(mine.uuid)
+    expectFinishedReviewApp(mine)
+    expect(namesakes(server)).toHaveLength(unmarked.length + 1)
+    expect(server.deployments().map(d => d.appUuid)).toEqual([mine.uuid])
+    expect(result.outputs['review-app-uuid']).toBe(mine.uuid)
+  })
+})
+
+describe('delete-preview with review-app', () => {
+  const REVIEW_APP: FakeApp = {
+    uuid: 'rev0web0pr70000000000001',
+    name: NAME,
+    description: MARKER,
+    fqdn: DOMAIN,
+    scenarios: [build('finished')]
+  }
+  const STRANGER: FakeApp = {
+    uuid: 'own0web0pr70000000000001',
+    name: NAME,
+    description: 'Made by hand for the demo',
+    scenarios: [build('finished')]
+  }
+
+  // Guards: the marked app is deleted; the template and an unmarked namesake never are, and no
+  // preview of the template is touched.
+  it('deletes the review app and nothing else', async () => {
+    const server = await start({ apps: [TEMPLATE, REVIEW_APP, STRANGER] })
+    const result = await run(server, { 'delete-preview': 'true' })
+
+    expect(result.code).toBe(0)
+    const requests = actionRequests(server)
+    expect(requestLines(requests.filter(r => r.method !== 'GET'))).toEqual([
+      `DELETE /api/v1/applications/${REVIEW_APP.uuid}`
+    ])
+    expect(server.app(REVIEW_APP.uuid)).toBeUndefined()
+    expect(server.app(STRANGER.uuid)).toBeDefined()
+    expect(server.app(TEMPLATE.uuid)).toBeDefined()
+    expect(server.deployments()).toEqual([])
+    expect(errorLines(result.stdout)).toEqual([])
+  })
+
+  it('succeeds when there is none, saying so', async () => {
+    const server = await start({ apps: [TEMPLATE, STRANGER] })
+    const result = await run(server, { 'delete-preview': 'true' })
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    expect(actionRequests(server).filter(r => r.method !== 'GET')).toEqual([])
+    expect(server.app(STRANGER.uuid)).toBeDefined()
+    const said = result.stdout
+      .split('\n')
+      .some(
+        line => /review app/i.test(line) && /\b(no|none|nothing|not found|already)\b/i.test(line)
+      )
+    expect(said).toBe(true)
+  })
+})
+
+describe('a Coolify without the clone route (4.2)', () => {
+  const placement = {
+    'review-project': 'prj0web0uuid000000000001',
+    'review-server': 'srv0web0uuid000000000001',
+    'review-environment': 'previews',
+    'review-deploy-key': 'key0web0uuid000000000001'
+  }
+
+  // Guards: the review app is created from the template's repository, build pack and ports where
+  // the review-* inputs say, then configured as a clone would be; a missing tags route (older
+  // servers) is not an error.
+  it('creates the review app through POST /applications/private-deploy-key', async () => {
+    const server = await start({ version: '4.2' })
+    // Servers before 4.2.0 have no per-application tags route.
+    server.inject({
+      path: /^\/applications\/[^/]+\/tags/,
+      times: Infinity,
+      do: { status: 404, body: { message: 'Not found.', docs: 'https://coolify.io/docs' } }
+    })
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server, placement)
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    const requests = actionRequests(server)
+    const creates = requests.filter(
+      r => r.method === 'POST' && r.path === '/api/v1/applications/private-deploy-key'
+    )
+    expect(creates).toHaveLength(1)
+    const sent = body(creates[0])
+    expect(sent).toMatchObject({
+      project_uuid: placement['review-project'],
+      server_uuid: placement['review-server'],
+      environment_name: placement['review-environment'],
+      private_key_uuid: placement['review-deploy-key'],
+      git_repository: template.gitRepository,
+      build_pack: template.buildPack,
+      ports_exposes: '3000',
+      name: NAME,
+      domains: DOMAIN,
+      git_branch: HEAD_REF
+    })
+    expect(String(sent.description).startsWith(MARKER)).toBe(true)
+    expect(sent.instant_deploy ?? false).toBe(false)
+
+    const app = theReviewApp(server)
+    expectFinishedReviewApp(app)
+    expect(app.gitRepository).toBe(template.gitRepository)
+    const [trigger] = deploys(requests)
+    for (const change of writes(requests, app.uuid)) {
+      expect(requests.indexOf(change)).toBeLessThan(requests.indexOf(trigger))
+    }
+    expect(trigger.query.uuid).toBe(app.uuid)
+    expect(server.deployments()).toEqual([
+      expect.objectContaining({ appUuid: app.uuid, status: 'finished' })
+    ])
+    expect(result.outputs).toMatchObject({ 'review-app-uuid': app.uuid, url: DOMAIN })
+    expect(writes(requests, TEMPLATE.uuid)).toEqual([])
+    expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
+  })
+
+  it('names the missing review-* inputs in one line and creates nothing', async () => {
+    const server = await start({ version: '4.2' })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    for (const input of Object.keys(placement)) expect(error).toContain(input)
+    expect(actionRequests(server).filter(r => r.method !== 'GET')).toEqual([])
+    expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid])
+    expect(server.deployments()).toEqual([])
+    expectNoStackTrace(result.stderr)
+  })
+})
+
+describe('two runs for one pull request at the same time', () => {
+  // Guards: both runs clone (their lists are answered before either clone is made), and in the
+  // end one marked review app remains, which both runs report and only it is deployed.
+  it('end with exactly one review app', async () => {
+    const server = await start()
+    // Each run's first list is answered 3 s late with what was true when it asked: both say
+    // "none yet" unless one run starts that much later than the other, so both clone.
+    server.inject({ method: 'GET', path: '/applications', times: 2, do: { delayMs: 3000 } })
+    const [a, b] = await Promise.all([run(server), run(server)])
+
+    expect([a.code, b.code]).toEqual([0, 0])
+    const clones = actionRequests(server).filter(r => r.path.endsWith('/clone'))
+    expect(clones).toHaveLength(2)
+    expect(namesakes(server)).toHaveLength(1)
+    const app = theReviewApp(server)
+    expectFinishedReviewApp(app)
+    expect(a.outputs['review-app-uuid']).toBe(app.uuid)
+    expect(b.outputs['review-app-uuid']).toBe(app.uuid)
+    // The copy that lost was deleted, and never deployed.
+    expect(new Set(server.deployments().map(d => d.appUuid))).toEqual(new Set([app.uuid]))
+    expect(a.outputs.status).toBe('finished')
+    expect(b.outputs.status).toBe('finished')
+  }, 60_000)
+})
+
+describe('refusals', () => {
+  // Guards: a review app needs a domain of its own when the template has one; the check comes
+  // after reading the template and before any change.
+  it('needs review-domain when the template has a domain, before changing anything', async () => {
+    const server = await start()
+    const result = await run(server, { 'review-domain': '' })
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('review-domain')
+    expect(actionRequests(server).filter(r => r.method !== 'GET')).toEqual([])
+    expect(server.apps()).toHaveLength(1)
+    expectNoStackTrace(result.stderr)
+  })
+
+  const refused: Array<[string, Record<string, string>, Partial<PullRequestEvent>, RegExp]> = [
+    ['without pr', { pr: '' }, {}, /\bpr\b|pull request/i],
+    ['with tag', { tag: 'production' }, {}, /\btag\b/],
+    [
+      'with several app-uuids',
+      { 'app-uuid': `${TEMPLATE.uuid},api0uuid0000000000000001` },
+      {},
+      /app-uuid|one (application|template)/i
+    ],
+    ['for a pull request from a fork', {}, { headRepo: 'mallory/app' }, /fork/i]
+  ]
+  // Guards: each is one error line, before any request to Coolify.
+  it.each(refused)('refuses review-app %s before any request', async (_, extra, event, names) => {
+    const server = await start()
+    const result = await run(server, extra, event)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toMatch(names)
+    expect(actionRequests(server)).toEqual([])
+    expectNoStackTrace(result.stderr)
+  })
+
+  it('names the `write` ability when Coolify refuses the clone', async () => {
+    const server = await start({ abilities: ['read', 'read:sensitive', 'deploy'] })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('`write`')
+    expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid])
+    expect(server.deployments()).toEqual([])
+  })
+})
+
+describe('a failure while setting the review app up', () => {
+  // Guards: a half-configured copy is never deployed and never left looking finished (it is
+  // deleted, or keeps the being-set-up marker); the next run ends with one finished review app.
+  it('deploys nothing, and the next run finishes the job', async () => {
+    const server = await start()
+    server.inject({
+      method: 'PATCH',
+      path: /\/envs\/bulk$/,
+      times: Infinity,
+      do: {
+        status: 422,
+        body: {
+          message: 'Validation failed.',
+          errors: { key: ['The key field format is invalid.'] }
+        }
+      }
+    })
+    const failed = await run(server)
+
+    expect(failed.code).toBe(1)
+    expect(server.deployments()).toEqual([])
+    expect(deploys(actionRequests(server))).toEqual([])
+    const left = namesakes(server)
+    expect(left.length).toBeLessThanOrEqual(1)
+    for (const app of left) expect(app.description).toBe(SETTING_UP)
+    expect(server.app(TEMPLATE.uuid)!.tags).toEqual(['production'])
+
+    server.clearFaults()
+    const retried = await run(server)
+
+    expect(retried.code).toBe(0)
+    expect(namesakes(server)).toHaveLength(1)
+    const app = theReviewApp(server)
+    expectFinishedReviewApp(app)
+    expect(server.deployments().map(d => d.appUuid)).toEqual([app.uuid])
+    expect(retried.outputs['review-app-uuid']).toBe(app.uuid)
+  }, 60_000)
+})

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs'
+
+/** What the workflow's event says about its pull request, where it says anything. */
+export interface PullRequestEvent {
+  /** The branch the pull request brings. */
+  headRef?: string
+  /** `owner/repo` the pull request's branch lives in, and the one it targets. */
+  headRepository?: string
+  baseRepository?: string
+}
+
+/**
+ * The pull request of the event the workflow runs for, read from the event payload the runner
+ * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload.
+ */
+export function pullRequestEvent(env: NodeJS.ProcessEnv = process.env): PullRequestEvent {
+  let payload: unknown
+  try {
+    payload = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) : {}
+  } catch {
+    payload = {}
+  }
+  const pull = (payload as { pull_request?: Record<string, unknown> } | null)?.pull_request
+  const side = (name: 'head' | 'base'): { ref?: unknown; repo?: { full_name?: unknown } } =>
+    (pull?.[name] as { ref?: unknown; repo?: { full_name?: unknown } } | undefined) ?? {}
+  const text = (value: unknown): string | undefined =>
+    typeof value === 'string' && value !== '' ? value : undefined
+  return {
+    headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
+    headRepository: text(side('head').repo?.full_name),
+    baseRepository: text(side('base').repo?.full_name)
+  }
+}
+
+/** A pull request from a fork: its branch is not in the repository Coolify builds from. */
+export function isFromFork(event: PullRequestEvent): boolean {
+  return (
+    event.headRepository !== undefined &&
+    event.baseRepository !== undefined &&
+    event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase()
+  )
+}
