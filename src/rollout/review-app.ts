@@ -24,8 +24,10 @@ interface Names {
   pending: string
 }
 
-/** How often a run waits for a review app another run is setting up. */
+/** How often a run looks at a review app another run is setting up. */
 const WAIT_FOR_OTHER_MS = 1000
+/** How long a review app found half set up may still be another run's work in progress. */
+const UNFINISHED_WAIT_MS = 15_000
 
 /**
  * Checks, before any request, what a review app needs from the event: a pull request of this
@@ -94,6 +96,11 @@ export async function openReviewApp(
     finishSetup(client, uuid, { names, branch, domains: config.reviewDomain, variables }, signal)
   const unfinished = found[0]
   if (unfinished) {
+    // Another run may be setting it up right now: give it time, then finish what it left.
+    const waited = AbortSignal.any([signal, AbortSignal.timeout(UNFINISHED_WAIT_MS)])
+    if (await waitUntilReady(client, unfinished.uuid, names, waited).catch(() => false)) {
+      return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, false) }
+    }
     note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`)
     await setUp(unfinished.uuid)
     return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, true) }
@@ -101,6 +108,16 @@ export async function openReviewApp(
 
   const uuid = await makeReviewApp(client, config, template, { names, branch }, signal, note)
   try {
+    // One that another run finished meanwhile has passed that run's check below: it is kept.
+    await markPending(client, uuid, { names, branch, domains: config.reviewDomain }, signal)
+    const finished = (await findReviewApps(client, names, signal)).find(
+      app => app.uuid !== uuid && app.description === names.marker
+    )
+    if (finished) {
+      note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`)
+      await removeHalfMade(client, uuid, undo(), note)
+      return { uuid: finished.uuid, name: names.name, config: target(finished.uuid, false) }
+    }
     await setUp(uuid)
   } catch (error) {
     await removeHalfMade(client, uuid, undo(), note)
@@ -311,16 +328,12 @@ async function finishSetup(
   setup: { names: Names; branch: string; domains?: string; variables: EnvVariable[] },
   signal: AbortSignal
 ): Promise<void> {
-  const { names, branch, domains, variables } = setup
-  await client.updateApplication(
-    uuid,
-    { description: names.pending, git_branch: branch, ...(domains ? { domains } : {}) },
-    signal
-  )
+  const { names, variables } = setup
+  await markPending(client, uuid, setup, signal)
   try {
     const tags = await client.listApplicationTags(uuid, signal)
     for (const tag of Array.isArray(tags) ? tags : []) {
-      if (tag?.uuid) await client.removeApplicationTag(uuid, tag.uuid, signal)
+      if (tag?.uuid) await client.removeApplicationTag(uuid, tag.uuid, signal).catch(unlessGone)
     }
   } catch (error) {
     // Servers before 4.3 have no tags per application, so a new app there has none.
@@ -332,16 +345,31 @@ async function finishSetup(
   })
   for (const variable of Array.isArray(listed) ? listed : []) {
     if (variable?.is_preview !== true && variable?.uuid) {
-      await client.deleteApplicationEnv(uuid, variable.uuid, signal)
+      await client.deleteApplicationEnv(uuid, variable.uuid, signal).catch(unlessGone)
     }
   }
   if (variables.length > 0) await client.updateApplicationEnvs(uuid, variables, signal)
   await client.updateApplication(uuid, { description: names.marker }, signal)
 }
 
+/** First of all: the description says it is being set up, and the domain is no longer production's. */
+async function markPending(
+  client: CoolifyClient,
+  uuid: string,
+  { names, branch, domains }: { names: Names; branch: string; domains?: string },
+  signal: AbortSignal
+): Promise<void> {
+  await client.updateApplication(
+    uuid,
+    { description: names.pending, git_branch: branch, ...(domains ? { domains } : {}) },
+    signal
+  )
+}
+
 /**
  * Two runs for one pull request may each have made a review app: the older is kept, so this run
- * deletes its own when an older one exists, once that one is ready.
+ * deletes its own when an older one exists, once that one is ready — or keeps its own after all
+ * when the other run deleted that one meanwhile.
  */
 async function keepOlder(
   client: CoolifyClient,
@@ -356,21 +384,33 @@ async function keepOlder(
   const older = ownIndex > 0 ? found[0] : undefined
   if (!older) return own
   note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`)
-  await waitUntilReady(client, older.uuid, names, signal)
+  if (!(await waitUntilReady(client, older.uuid, names, signal))) {
+    note(`Review app ${older.uuid} was deleted meanwhile: keeping ${own}`)
+    return own
+  }
   await removeHalfMade(client, own, undo(), note)
   return older.uuid
 }
 
-/** Until the other run has set the review app up: it is never deployed before. */
+/**
+ * Until the other run has set the review app up (it is never deployed before); false when it
+ * is gone.
+ */
 async function waitUntilReady(
   client: CoolifyClient,
   uuid: string,
   names: Names,
   signal: AbortSignal
-): Promise<void> {
+): Promise<boolean> {
   for (;;) {
-    const app = await client.getApplication(uuid, signal)
-    if (app.description === names.marker) return
+    const app = await client.getApplication(uuid, signal).catch(error => {
+      if (error instanceof CoolifyError && error.status === 404) return undefined
+      throw error
+    })
+    if (!app || (app.description !== names.marker && app.description !== names.pending)) {
+      return false
+    }
+    if (app.description === names.marker) return true
     await sleep(WAIT_FOR_OTHER_MS, signal)
   }
 }
@@ -404,6 +444,12 @@ async function deleteApplication(
     if (error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)) return
     throw needsWrite(error)
   }
+}
+
+/** Removed already, by a run that set the same app up at the same time: done. */
+function unlessGone(error: unknown): void {
+  if (error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)) return
+  throw error
 }
 
 /** A 403 on making or deleting an application: the token lacks `write`. */
