@@ -13,7 +13,7 @@ function payloadFile(payload: unknown): string {
 const pullRequest = (head: string, base: string) => ({
   pull_request: {
     number: 7,
-    head: { ref: 'feature/login', repo: { full_name: head } },
+    head: { ref: 'feature/login', sha: 'c0ffee0', repo: { full_name: head } },
     base: { ref: 'main', repo: { full_name: base } }
   }
 })
@@ -25,6 +25,7 @@ describe("the event's pull request", () => {
     })
     expect(event).toEqual({
       headRef: 'feature/login',
+      headSha: 'c0ffee0',
       headRepository: 'octo/app',
       baseRepository: 'octo/app'
     })
@@ -47,6 +48,7 @@ describe("the event's pull request", () => {
       const event = pullRequestEvent(env)
       expect(event).toEqual({
         headRef: 'fix',
+        headSha: undefined,
         headRepository: undefined,
         baseRepository: undefined
       })

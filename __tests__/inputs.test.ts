@@ -193,6 +193,41 @@ describe('readConfig', () => {
   })
 })
 
+describe('trigger: false', () => {
+  it('cancels nothing it did not start, unless told to', () => {
+    expect(read({ ...BASE, trigger: 'false' }).config).toMatchObject({
+      trigger: false,
+      cancelOnTimeout: false,
+      cancelOnAbort: false
+    })
+    expect(
+      read({ ...BASE, trigger: 'false', 'cancel-on-timeout': 'true', 'cancel-on-abort': 'true' })
+        .config
+    ).toMatchObject({ cancelOnTimeout: true, cancelOnAbort: true })
+    expect(read(BASE).config).toMatchObject({
+      trigger: true,
+      cancelOnTimeout: true,
+      cancelOnAbort: true
+    })
+  })
+
+  it('takes commit as the commit to follow, and refuses what would start or change something', () => {
+    expect(read({ ...BASE, trigger: 'false', commit: 'ABCDEF1' }).config.commit).toBe('abcdef1')
+    for (const [input, value] of [
+      ['env', 'A=1'],
+      ['domains', 'https://x.example.com'],
+      ['review-app', 'true'],
+      ['delete-preview', 'true']
+    ]) {
+      expect(failure({ ...BASE, trigger: 'false', pr: '3', [input]: value })).toContain(
+        `\`${input}\``
+      )
+    }
+    expect(failure({ ...BASE, 'app-uuid': '', tag: 'prod', trigger: 'false' })).toContain('`tag`')
+    expect(failure({ ...BASE, trigger: 'false', wait: 'false' })).toMatch(/would do nothing/)
+  })
+})
+
 describe('review apps', () => {
   const review = { ...BASE, 'review-app': 'true', pr: '7' }
 

@@ -32374,6 +32374,7 @@ function readConfig(raw, mask) {
             throw new ActionError(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
         }
     }
+    const trigger = parseBoolean(read, 'trigger', true);
     const config = {
         instanceUrl,
         apiUrl,
@@ -32382,11 +32383,13 @@ function readConfig(raw, mask) {
         tags,
         force: parseBoolean(read, 'force', false),
         pr: parsePullRequest(read('pr')),
+        trigger,
         wait: parseBoolean(read, 'wait', true),
         timeoutMs: parseDurationInput(read, 'timeout', '30m'),
         pollIntervalMs: parseDurationInput(read, 'poll-interval', '3s'),
-        cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', true),
-        cancelOnAbort: parseBoolean(read, 'cancel-on-abort', true),
+        // What the action did not start, it does not cancel unless told to.
+        cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', trigger),
+        cancelOnAbort: parseBoolean(read, 'cancel-on-abort', trigger),
         logs: parseBoolean(read, 'logs', true),
         debugLogs: parseBoolean(read, 'debug-logs', false),
         headers,
@@ -32420,9 +32423,32 @@ function readConfig(raw, mask) {
     if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
         throw new ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
     }
+    checkFollowInputs(config, read);
     checkVersionInputs(config);
     checkReviewInputs(config, read('review-domain'));
     return config;
+}
+/** `trigger: false` starts and changes nothing: inputs that would are refused. */
+function checkFollowInputs(config, read) {
+    if (config.trigger)
+        return;
+    const changing = [
+        'git-branch',
+        'domains',
+        'env',
+        'image-tag',
+        'force',
+        'rollback-on-failure',
+        'review-app',
+        'delete-preview',
+        'tag'
+    ].filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()));
+    if (changing.length > 0) {
+        throw new ActionError(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
+    }
+    if (!config.wait) {
+        throw new ActionError('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
+    }
 }
 /** A review app is one application per pull request, made from one template. */
 function checkReviewInputs(config, domain) {
@@ -32691,6 +32717,7 @@ function pullRequestEvent(env = process.env) {
     const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
     return {
         headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
+        headSha: text(side('head').sha),
         headRepository: text(side('head').repo?.full_name),
         baseRepository: text(side('base').repo?.full_name)
     };
@@ -33130,8 +33157,10 @@ function deployment_timeOf(value) {
 
 
 
-/** How often a run waits for a review app another run is setting up. */
+/** How often a run looks at a review app another run is setting up. */
 const WAIT_FOR_OTHER_MS = 1000;
+/** How long a review app found half set up may still be another run's work in progress. */
+const UNFINISHED_WAIT_MS = 15_000;
 /**
  * Checks, before any request, what a review app needs from the event: a pull request of this
  * repository (Coolify builds branches of the template's repository only) and its branch.
@@ -33182,12 +33211,25 @@ async function openReviewApp(client, config, event, signal, undo, note) {
     const setUp = async (uuid) => finishSetup(client, uuid, { names, branch, domains: config.reviewDomain, variables }, signal);
     const unfinished = found[0];
     if (unfinished) {
+        // Another run may be setting it up right now: give it time, then finish what it left.
+        const waited = AbortSignal.any([signal, AbortSignal.timeout(UNFINISHED_WAIT_MS)]);
+        if (await waitUntilReady(client, unfinished.uuid, names, waited).catch(() => false)) {
+            return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, false) };
+        }
         note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`);
         await setUp(unfinished.uuid);
         return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, true) };
     }
     const uuid = await makeReviewApp(client, config, template, { names, branch }, signal, note);
     try {
+        // One that another run finished meanwhile has passed that run's check below: it is kept.
+        await markPending(client, uuid, { names, branch, domains: config.reviewDomain }, signal);
+        const finished = (await findReviewApps(client, names, signal)).find(app => app.uuid !== uuid && app.description === names.marker);
+        if (finished) {
+            note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`);
+            await removeHalfMade(client, uuid, undo(), note);
+            return { uuid: finished.uuid, name: names.name, config: target(finished.uuid, false) };
+        }
         await setUp(uuid);
     }
     catch (error) {
@@ -33347,13 +33389,13 @@ function withInput(variables, env) {
  * an app a run left half set up. The description says it is ready last.
  */
 async function finishSetup(client, uuid, setup, signal) {
-    const { names, branch, domains, variables } = setup;
-    await client.updateApplication(uuid, { description: names.pending, git_branch: branch, ...(domains ? { domains } : {}) }, signal);
+    const { names, variables } = setup;
+    await markPending(client, uuid, setup, signal);
     try {
         const tags = await client.listApplicationTags(uuid, signal);
         for (const tag of Array.isArray(tags) ? tags : []) {
             if (tag?.uuid)
-                await client.removeApplicationTag(uuid, tag.uuid, signal);
+                await client.removeApplicationTag(uuid, tag.uuid, signal).catch(unlessGone);
         }
     }
     catch (error) {
@@ -33368,16 +33410,21 @@ async function finishSetup(client, uuid, setup, signal) {
     });
     for (const variable of Array.isArray(listed) ? listed : []) {
         if (variable?.is_preview !== true && variable?.uuid) {
-            await client.deleteApplicationEnv(uuid, variable.uuid, signal);
+            await client.deleteApplicationEnv(uuid, variable.uuid, signal).catch(unlessGone);
         }
     }
     if (variables.length > 0)
         await client.updateApplicationEnvs(uuid, variables, signal);
     await client.updateApplication(uuid, { description: names.marker }, signal);
 }
+/** First of all: the description says it is being set up, and the domain is no longer production's. */
+async function markPending(client, uuid, { names, branch, domains }, signal) {
+    await client.updateApplication(uuid, { description: names.pending, git_branch: branch, ...(domains ? { domains } : {}) }, signal);
+}
 /**
  * Two runs for one pull request may each have made a review app: the older is kept, so this run
- * deletes its own when an older one exists, once that one is ready.
+ * deletes its own when an older one exists, once that one is ready — or keeps its own after all
+ * when the other run deleted that one meanwhile.
  */
 async function keepOlder(client, names, own, signal, undo, note) {
     const found = await findReviewApps(client, names, signal);
@@ -33386,16 +33433,29 @@ async function keepOlder(client, names, own, signal, undo, note) {
     if (!older)
         return own;
     note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
-    await waitUntilReady(client, older.uuid, names, signal);
+    if (!(await waitUntilReady(client, older.uuid, names, signal))) {
+        note(`Review app ${older.uuid} was deleted meanwhile: keeping ${own}`);
+        return own;
+    }
     await removeHalfMade(client, own, undo(), note);
     return older.uuid;
 }
-/** Until the other run has set the review app up: it is never deployed before. */
+/**
+ * Until the other run has set the review app up (it is never deployed before); false when it
+ * is gone.
+ */
 async function waitUntilReady(client, uuid, names, signal) {
     for (;;) {
-        const app = await client.getApplication(uuid, signal);
+        const app = await client.getApplication(uuid, signal).catch(error => {
+            if (error instanceof CoolifyError && error.status === 404)
+                return undefined;
+            throw error;
+        });
+        if (!app || (app.description !== names.marker && app.description !== names.pending)) {
+            return false;
+        }
         if (app.description === names.marker)
-            return;
+            return true;
         await sleep(WAIT_FOR_OTHER_MS, signal);
     }
 }
@@ -33419,6 +33479,12 @@ async function deleteApplication(client, uuid, signal) {
             return;
         throw needsWrite(error);
     }
+}
+/** Removed already, by a run that set the same app up at the same time: done. */
+function unlessGone(error) {
+    if (error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error))
+        return;
+    throw error;
 }
 /** A 403 on making or deleting an application: the token lacks `write`. */
 function needsWrite(error) {
@@ -34312,6 +34378,7 @@ async function runtimeLog(client, appUuid, signal) {
 ;// CONCATENATED MODULE: ./src/rollout/history.ts
 
 
+
 /** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
 const CLOCK_SLACK_MS = 5000;
 /** History rows read: the newest few are enough to find one started moments ago. */
@@ -34337,6 +34404,35 @@ async function findCreated(client, appUuid, mark, signal) {
     const created = (item) => (timeOf(item.created_at) ?? -Infinity) >= since;
     return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
         ?.deployment_uuid;
+}
+/**
+ * The newest deployment of `commit` (and of pull request `pr`, or production) in the
+ * application's history, whenever it was created and whatever its status: what `trigger: false`
+ * follows. Another commit's deployment is never taken.
+ */
+async function findOfCommit(client, appUuid, { commit, pr }, signal) {
+    const rows = await history_history(client, appUuid, signal);
+    return rows.find(item => typeof item?.deployment_uuid === 'string' &&
+        Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
+        typeof item.commit === 'string' &&
+        sameCommit(item.commit, commit))?.deployment_uuid;
+}
+/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
+async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
+    try {
+        for (;;) {
+            await turn(signal);
+            const found = await findOfCommit(client, appUuid, wanted, signal);
+            if (found)
+                return found;
+            await sleep(wanted.pollIntervalMs, signal);
+        }
+    }
+    catch (error) {
+        if (signal.aborted)
+            return undefined;
+        throw error;
+    }
 }
 async function history_history(client, appUuid, signal) {
     const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
@@ -35243,6 +35339,7 @@ function startup_short(status) {
 
 
 
+
 /**
  * One resource's way from the trigger to its outcome. An application's phases — settle, follow,
  * verify, health, rollback — run in order as soon as the one before ends, whatever its siblings
@@ -35258,6 +35355,7 @@ class Rollout {
     get phases() {
         return this.deployment.kind === 'application'
             ? [
+                () => this.find(),
                 () => this.settle(),
                 () => this.follow(),
                 () => this.verify(),
@@ -35324,6 +35422,28 @@ class Rollout {
             return;
         const running = this.running.map(deployment => deployment.uuid);
         state.update(this.key, { running, name: running.length ? this.deployment.name : undefined });
+    }
+    /**
+     * `trigger: false`: the deployment Coolify started by itself for the commit, once it appears in
+     * the application's history (webhooks lag), within `timeout`. None is a timeout that says what
+     * to check.
+     */
+    async find() {
+        const { client, config, budget, follower, mark, say } = this.step;
+        if (config.trigger || this.deployment.uuid)
+            return;
+        const commit = mark.commit;
+        const uuid = await findOfCommitWithin(client, this.deployment.appUuid, { commit, pr: mark.pr, pollIntervalMs: config.pollIntervalMs }, signal => follower.turn(signal), budget.deploy());
+        if (budget.cancelled.aborted)
+            return;
+        if (!uuid) {
+            const branch = config.pr === undefined ? 'the branch Coolify deploys' : 'its preview deployments';
+            this.deployment.end('timeout', `no deployment of commit ${commit.slice(0, 7)} appeared in Coolify within \`timeout\`: check that auto-deploy is on for it and that the commit is on ${branch}`);
+            return;
+        }
+        this.deployment.follow(uuid);
+        say.note(`${this.deployment.name}: following deployment ${uuid} of commit ${commit.slice(0, 7)}`);
+        this.save();
     }
     /** Image tags: the deployment that runs the tag asked for, when the trigger joined an older one. */
     async settle() {
@@ -35481,6 +35601,7 @@ class Rollout {
 
 
 
+
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_MS = 5000;
 /** How long a health check waits for the applications' names and URLs, once they are due. */
@@ -35491,6 +35612,8 @@ const LOOKUP_GRACE_MS = 3000;
  * when any of it fails.
  */
 async function prepare(client, config, budget, state, note) {
+    if (!config.trigger)
+        return { config, pins: [], follow: commitToFollow(config, pullRequestEvent()) };
     const signal = budget.deploy();
     const undo = () => budget.grace();
     const reviewApp = config.reviewApp
@@ -35510,15 +35633,19 @@ async function prepare(client, config, budget, state, note) {
  */
 async function launch(step, prepared, follower) {
     const { client, config, budget, state, say } = step;
-    const mark = { at: Date.now(), pr: config.pr, commit: config.commit };
-    const saves = config.wait && config.cancelOnAbort;
+    const commit = prepared.follow ?? config.commit;
+    const mark = { at: Date.now(), pr: config.pr, commit };
+    // Only a trigger the step sends may leave something for the post step to find and cancel.
+    const saves = config.wait && config.cancelOnAbort && config.trigger;
     for (const uuid of config.appUuids) {
         if (saves)
             state.update(uuid, { trigger: { at: mark.at, pr: mark.pr, commit: mark.commit } });
     }
     let deployments;
     try {
-        deployments = await triggerOrRecover(client, config, mark, budget, say.note);
+        deployments = config.trigger
+            ? await triggerOrRecover(client, config, mark, budget, say.note)
+            : awaitDeployments(config, mark, say.note);
     }
     finally {
         // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
@@ -35581,6 +35708,24 @@ async function triggerOrRecover(client, config, mark, budget, note) {
         note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
     }
     return deployments;
+}
+/**
+ * With `trigger: false`, the commit to follow: `commit`, else the pull request's head commit with
+ * `pr`, else the workflow's commit.
+ */
+function commitToFollow(config, event) {
+    const commit = config.commit ?? (config.pr === undefined ? process.env.GITHUB_SHA : event.headSha);
+    if (!commit) {
+        throw new ActionError(config.pr === undefined
+            ? "Input `trigger: false` follows the workflow's commit, but GITHUB_SHA is not set: give `commit`."
+            : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`);
+    }
+    return commit.toLowerCase();
+}
+/** `trigger: false`: a deployment to find for each application, nothing started. */
+function awaitDeployments(config, mark, note) {
+    note(`Waiting for the deployment Coolify starts by itself of commit ${mark.commit.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`);
+    return config.appUuids.map(uuid => new Deployment(uuid, uuid, undefined, mark.at));
 }
 /**
  * Names and public URLs of the applications (their previews' with `pr`), read while the

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs'
 
 /** What the workflow's event says about its pull request, where it says anything. */
 export interface PullRequestEvent {
-  /** The branch the pull request brings. */
+  /** The branch the pull request brings, and its newest commit. */
   headRef?: string
+  headSha?: string
   /** `owner/repo` the pull request's branch lives in, and the one it targets. */
   headRepository?: string
   baseRepository?: string
@@ -21,12 +22,13 @@ export function pullRequestEvent(env: NodeJS.ProcessEnv = process.env): PullRequ
     payload = {}
   }
   const pull = (payload as { pull_request?: Record<string, unknown> } | null)?.pull_request
-  const side = (name: 'head' | 'base'): { ref?: unknown; repo?: { full_name?: unknown } } =>
-    (pull?.[name] as { ref?: unknown; repo?: { full_name?: unknown } } | undefined) ?? {}
+  type Side = { ref?: unknown; sha?: unknown; repo?: { full_name?: unknown } }
+  const side = (name: 'head' | 'base'): Side => (pull?.[name] as Side | undefined) ?? {}
   const text = (value: unknown): string | undefined =>
     typeof value === 'string' && value !== '' ? value : undefined
   return {
     headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
+    headSha: text(side('head').sha),
     headRepository: text(side('head').repo?.full_name),
     baseRepository: text(side('base').repo?.full_name)
   }

@@ -14,6 +14,8 @@ export interface Config {
   tags: string[]
   force: boolean
   pr?: number
+  /** False: start nothing, follow the deployment Coolify started by itself for the commit. */
+  trigger: boolean
   wait: boolean
   timeoutMs: number
   pollIntervalMs: number
@@ -32,7 +34,7 @@ export interface Config {
   env?: EnvVariable[]
   /** Docker-image apps: the image tag to deploy (with `pr`, the preview's tag). */
   imageTag?: string
-  /** Git apps: the commit SHA to build. */
+  /** Git apps: the commit SHA to build; with `trigger: false`, the commit to follow. */
   commit?: string
   /** A path on the application's URL, or a full http(s) URL, that must answer 2xx/3xx. */
   healthUrl?: string
@@ -135,6 +137,7 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     }
   }
 
+  const trigger = parseBoolean(read, 'trigger', true)
   const config: Config = {
     instanceUrl,
     apiUrl,
@@ -143,11 +146,13 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     tags,
     force: parseBoolean(read, 'force', false),
     pr: parsePullRequest(read('pr')),
+    trigger,
     wait: parseBoolean(read, 'wait', true),
     timeoutMs: parseDurationInput(read, 'timeout', '30m'),
     pollIntervalMs: parseDurationInput(read, 'poll-interval', '3s'),
-    cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', true),
-    cancelOnAbort: parseBoolean(read, 'cancel-on-abort', true),
+    // What the action did not start, it does not cancel unless told to.
+    cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', trigger),
+    cancelOnAbort: parseBoolean(read, 'cancel-on-abort', trigger),
     logs: parseBoolean(read, 'logs', true),
     debugLogs: parseBoolean(read, 'debug-logs', false),
     headers,
@@ -187,9 +192,36 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
       'Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).'
     )
   }
+  checkFollowInputs(config, read)
   checkVersionInputs(config)
   checkReviewInputs(config, read('review-domain'))
   return config
+}
+
+/** `trigger: false` starts and changes nothing: inputs that would are refused. */
+function checkFollowInputs(config: Config, read: InputReader): void {
+  if (config.trigger) return
+  const changing = [
+    'git-branch',
+    'domains',
+    'env',
+    'image-tag',
+    'force',
+    'rollback-on-failure',
+    'review-app',
+    'delete-preview',
+    'tag'
+  ].filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()))
+  if (changing.length > 0) {
+    throw new ActionError(
+      `Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`
+    )
+  }
+  if (!config.wait) {
+    throw new ActionError(
+      'Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.'
+    )
+  }
 }
 
 /** A review app is one application per pull request, made from one template. */

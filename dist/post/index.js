@@ -32286,6 +32286,7 @@ function readConfig(raw, mask) {
             throw new errors_ActionError(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
         }
     }
+    const trigger = parseBoolean(read, 'trigger', true);
     const config = {
         instanceUrl,
         apiUrl,
@@ -32294,11 +32295,13 @@ function readConfig(raw, mask) {
         tags,
         force: parseBoolean(read, 'force', false),
         pr: parsePullRequest(read('pr')),
+        trigger,
         wait: parseBoolean(read, 'wait', true),
         timeoutMs: parseDurationInput(read, 'timeout', '30m'),
         pollIntervalMs: parseDurationInput(read, 'poll-interval', '3s'),
-        cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', true),
-        cancelOnAbort: parseBoolean(read, 'cancel-on-abort', true),
+        // What the action did not start, it does not cancel unless told to.
+        cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', trigger),
+        cancelOnAbort: parseBoolean(read, 'cancel-on-abort', trigger),
         logs: parseBoolean(read, 'logs', true),
         debugLogs: parseBoolean(read, 'debug-logs', false),
         headers,
@@ -32332,9 +32335,32 @@ function readConfig(raw, mask) {
     if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
         throw new errors_ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
     }
+    checkFollowInputs(config, read);
     checkVersionInputs(config);
     checkReviewInputs(config, read('review-domain'));
     return config;
+}
+/** `trigger: false` starts and changes nothing: inputs that would are refused. */
+function checkFollowInputs(config, read) {
+    if (config.trigger)
+        return;
+    const changing = [
+        'git-branch',
+        'domains',
+        'env',
+        'image-tag',
+        'force',
+        'rollback-on-failure',
+        'review-app',
+        'delete-preview',
+        'tag'
+    ].filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()));
+    if (changing.length > 0) {
+        throw new errors_ActionError(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
+    }
+    if (!config.wait) {
+        throw new errors_ActionError('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
+    }
 }
 /** A review app is one application per pull request, made from one template. */
 function checkReviewInputs(config, domain) {
@@ -32977,6 +33003,7 @@ function deployment_timeOf(value) {
 ;// CONCATENATED MODULE: ./src/rollout/history.ts
 
 
+
 /** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
 const CLOCK_SLACK_MS = 5000;
 /** History rows read: the newest few are enough to find one started moments ago. */
@@ -33002,6 +33029,35 @@ async function findCreated(client, appUuid, mark, signal) {
     const created = (item) => (deployment_timeOf(item.created_at) ?? -Infinity) >= since;
     return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
         ?.deployment_uuid;
+}
+/**
+ * The newest deployment of `commit` (and of pull request `pr`, or production) in the
+ * application's history, whenever it was created and whatever its status: what `trigger: false`
+ * follows. Another commit's deployment is never taken.
+ */
+async function findOfCommit(client, appUuid, { commit, pr }, signal) {
+    const rows = await history_history(client, appUuid, signal);
+    return rows.find(item => typeof item?.deployment_uuid === 'string' &&
+        Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
+        typeof item.commit === 'string' &&
+        history_sameCommit(item.commit, commit))?.deployment_uuid;
+}
+/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
+async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
+    try {
+        for (;;) {
+            await turn(signal);
+            const found = await findOfCommit(client, appUuid, wanted, signal);
+            if (found)
+                return found;
+            await sleep(wanted.pollIntervalMs, signal);
+        }
+    }
+    catch (error) {
+        if (signal.aborted)
+            return undefined;
+        throw error;
+    }
 }
 async function history_history(client, appUuid, signal) {
     const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal);

@@ -1,5 +1,6 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import type { HistoryItem } from '../coolify/types.js'
+import { sleep } from '../coolify/pacing.js'
 import { timeOf } from './deployment.js'
 import { isUnderWay } from './status.js'
 
@@ -49,6 +50,48 @@ export async function findCreated(
   const created = (item: HistoryItem): boolean => (timeOf(item.created_at) ?? -Infinity) >= since
   return (await history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
     ?.deployment_uuid
+}
+
+/**
+ * The newest deployment of `commit` (and of pull request `pr`, or production) in the
+ * application's history, whenever it was created and whatever its status: what `trigger: false`
+ * follows. Another commit's deployment is never taken.
+ */
+export async function findOfCommit(
+  client: CoolifyClient,
+  appUuid: string,
+  { commit, pr }: { commit: string; pr?: number },
+  signal: AbortSignal
+): Promise<string | undefined> {
+  const rows = await history(client, appUuid, signal)
+  return rows.find(
+    item =>
+      typeof item?.deployment_uuid === 'string' &&
+      Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
+      typeof item.commit === 'string' &&
+      sameCommit(item.commit, commit)
+  )?.deployment_uuid
+}
+
+/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
+export async function findOfCommitWithin(
+  client: CoolifyClient,
+  appUuid: string,
+  wanted: { commit: string; pr?: number; pollIntervalMs: number },
+  turn: (signal: AbortSignal) => Promise<void>,
+  signal: AbortSignal
+): Promise<string | undefined> {
+  try {
+    for (;;) {
+      await turn(signal)
+      const found = await findOfCommit(client, appUuid, wanted, signal)
+      if (found) return found
+      await sleep(wanted.pollIntervalMs, signal)
+    }
+  } catch (error) {
+    if (signal.aborted) return undefined
+    throw error
+  }
 }
 
 async function history(

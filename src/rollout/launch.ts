@@ -3,12 +3,12 @@ import type { Budget } from '../budget.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import type { CoolifyError } from '../coolify/errors.js'
 import { ActionError, describeError } from '../errors.js'
-import { pullRequestEvent } from '../event.js'
+import { pullRequestEvent, type PullRequestEvent } from '../event.js'
 import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
 import { AppStatusReader, readApplications } from './app-status.js'
 import { applySettings } from './configure.js'
-import type { Deployment } from './deployment.js'
+import { Deployment } from './deployment.js'
 import type { TriggerMark } from './history.js'
 import { Rollout, type StepContext } from './rollout.js'
 import type { Follower } from './watch.js'
@@ -25,6 +25,8 @@ export interface Prepared {
   versions?: AppVersion[]
   /** Commit pins to undo once Coolify has queued the deployments. */
   pins: Pin[]
+  /** With `trigger: false`: the commit whose deployment Coolify starts by itself. */
+  follow?: string
 }
 
 /** Time to find and cancel what a trigger cut off may have started. */
@@ -44,6 +46,8 @@ export async function prepare(
   state: RunState,
   note: (message: string) => void
 ): Promise<Prepared> {
+  if (!config.trigger)
+    return { config, pins: [], follow: commitToFollow(config, pullRequestEvent()) }
   const signal = budget.deploy()
   const undo = (): AbortSignal => budget.grace()
   const reviewApp = config.reviewApp
@@ -68,14 +72,18 @@ export async function launch(
   follower: (several: boolean) => Follower
 ): Promise<Rollout[]> {
   const { client, config, budget, state, say } = step
-  const mark: TriggerMark = { at: Date.now(), pr: config.pr, commit: config.commit }
-  const saves = config.wait && config.cancelOnAbort
+  const commit = prepared.follow ?? config.commit
+  const mark: TriggerMark = { at: Date.now(), pr: config.pr, commit }
+  // Only a trigger the step sends may leave something for the post step to find and cancel.
+  const saves = config.wait && config.cancelOnAbort && config.trigger
   for (const uuid of config.appUuids) {
     if (saves) state.update(uuid, { trigger: { at: mark.at, pr: mark.pr, commit: mark.commit } })
   }
   let deployments: Deployment[]
   try {
-    deployments = await triggerOrRecover(client, config, mark, budget, say.note)
+    deployments = config.trigger
+      ? await triggerOrRecover(client, config, mark, budget, say.note)
+      : awaitDeployments(config, mark, say.note)
   } finally {
     // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
     await restorePins(client, prepared.pins, state, budget.grace(), say.warn)
@@ -151,6 +159,34 @@ async function triggerOrRecover(
     note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`)
   }
   return deployments
+}
+
+/**
+ * With `trigger: false`, the commit to follow: `commit`, else the pull request's head commit with
+ * `pr`, else the workflow's commit.
+ */
+export function commitToFollow(config: Config, event: PullRequestEvent): string {
+  const commit = config.commit ?? (config.pr === undefined ? process.env.GITHUB_SHA : event.headSha)
+  if (!commit) {
+    throw new ActionError(
+      config.pr === undefined
+        ? "Input `trigger: false` follows the workflow's commit, but GITHUB_SHA is not set: give `commit`."
+        : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`
+    )
+  }
+  return commit.toLowerCase()
+}
+
+/** `trigger: false`: a deployment to find for each application, nothing started. */
+function awaitDeployments(
+  config: Config,
+  mark: TriggerMark,
+  note: (message: string) => void
+): Deployment[] {
+  note(
+    `Waiting for the deployment Coolify starts by itself of commit ${mark.commit!.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`
+  )
+  return config.appUuids.map(uuid => new Deployment(uuid, uuid, undefined, mark.at))
 }
 
 /**

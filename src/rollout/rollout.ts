@@ -5,7 +5,7 @@ import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
 import type { Deployment, DeploymentView } from './deployment.js'
 import { checkHealth, runtimeLog } from './health.js'
-import type { TriggerMark } from './history.js'
+import { findOfCommitWithin, type TriggerMark } from './history.js'
 import { judgeRollback, startRollback, type Rollback } from './rollback.js'
 import { isBadVersion, isFinished } from './status.js'
 import { awaitStartup, containerLog } from './startup.js'
@@ -46,6 +46,7 @@ export class Rollout {
   private get phases(): ReadonlyArray<() => Promise<void>> {
     return this.deployment.kind === 'application'
       ? [
+          () => this.find(),
           () => this.settle(),
           () => this.follow(),
           () => this.verify(),
@@ -116,6 +117,39 @@ export class Rollout {
     if (!config.wait || !config.cancelOnAbort) return
     const running = this.running.map(deployment => deployment.uuid!)
     state.update(this.key, { running, name: running.length ? this.deployment.name : undefined })
+  }
+
+  /**
+   * `trigger: false`: the deployment Coolify started by itself for the commit, once it appears in
+   * the application's history (webhooks lag), within `timeout`. None is a timeout that says what
+   * to check.
+   */
+  private async find(): Promise<void> {
+    const { client, config, budget, follower, mark, say } = this.step
+    if (config.trigger || this.deployment.uuid) return
+    const commit = mark.commit!
+    const uuid = await findOfCommitWithin(
+      client,
+      this.deployment.appUuid,
+      { commit, pr: mark.pr, pollIntervalMs: config.pollIntervalMs },
+      signal => follower.turn(signal),
+      budget.deploy()
+    )
+    if (budget.cancelled.aborted) return
+    if (!uuid) {
+      const branch =
+        config.pr === undefined ? 'the branch Coolify deploys' : 'its preview deployments'
+      this.deployment.end(
+        'timeout',
+        `no deployment of commit ${commit.slice(0, 7)} appeared in Coolify within \`timeout\`: check that auto-deploy is on for it and that the commit is on ${branch}`
+      )
+      return
+    }
+    this.deployment.follow(uuid)
+    say.note(
+      `${this.deployment.name}: following deployment ${uuid} of commit ${commit.slice(0, 7)}`
+    )
+    this.save()
   }
 
   /** Image tags: the deployment that runs the tag asked for, when the trigger joined an older one. */

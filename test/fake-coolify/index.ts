@@ -62,6 +62,12 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
     inject: fault => faults.add(fault),
     clearFaults: () => faults.clear(),
     addApp: app => void store.addApp(app),
+    push: (uuid, { pr } = {}) => {
+      const app = store.application(uuid)
+      const queued = app && store.queue(app, { pr })
+      if (queued?.kind !== 'queued') return undefined
+      return store.snapshot().find(deployment => deployment.uuid === queued.deployment.uuid)
+    },
     close: () => server.close()
   }
 }

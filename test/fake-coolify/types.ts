@@ -321,6 +321,12 @@ export interface FakeCoolify {
   /** Disarms every fault injected so far (outages included). */
   clearFaults(): void
   addApp(app: FakeApp): void
+  /**
+   * A push to the application's branch, as Coolify's GitHub App webhook answers it: a deployment
+   * of the app's next scenario (its commit), queued without the API. Undefined when Coolify would
+   * skip it (the same commit already queued).
+   */
+  push(appUuid: string, options?: { pr?: number }): FakeDeployment | undefined
   /** Also ends hanging requests and open sockets. */
   close(): Promise<void>
 }
