@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7376);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9213);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7376:
+/***/ 9213:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31412,6 +31412,87 @@ class Budget {
     }
 }
 
+;// CONCATENATED MODULE: ./src/proxy.ts
+
+/**
+ * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
+ * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
+ * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
+ * names — `*`, the host, `host:port`, or a domain it ends in (`example.com` or `.example.com`).
+ */
+function proxyFor(target, env = process.env) {
+    if (bypasses(target, env))
+        return undefined;
+    const value = target.protocol === 'https:'
+        ? env.https_proxy || env.HTTPS_PROXY
+        : env.http_proxy || env.HTTP_PROXY;
+    if (!value)
+        return undefined;
+    let url;
+    try {
+        // A bare `host:port` is an http proxy.
+        url = new URL(value.includes('://') ? value : `http://${value}`);
+    }
+    catch {
+        return undefined;
+    }
+    if (!/^https?:$/.test(url.protocol))
+        return undefined;
+    return { url, name: url.host };
+}
+/** The password of a proxy URL, to mask before anything could print it. */
+function proxySecrets(env = process.env) {
+    const secrets = [];
+    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+        const value = env[name];
+        if (!value)
+            continue;
+        try {
+            const { password } = new URL(value.includes('://') ? value : `http://${value}`);
+            if (password)
+                secrets.push(password, decodeURIComponent(password));
+        }
+        catch {
+            // Not a URL: nothing that reads as a password.
+        }
+    }
+    return [...new Set(secrets)];
+}
+function bypasses(target, env) {
+    const host = target.hostname.toLowerCase();
+    if (!host)
+        return false;
+    if (host === 'localhost' || host.startsWith('127.') || host === '[::1]')
+        return true;
+    const list = env.no_proxy || env.NO_PROXY || '';
+    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+    const names = [host, `${host}:${port}`];
+    return list
+        .split(',')
+        .map(item => item.trim().toLowerCase())
+        .filter(Boolean)
+        .some(item => item === '*' ||
+        names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`)));
+}
+/**
+ * A dispatcher for requests to `target`: through its proxy (a CONNECT tunnel, so TLS and
+ * `ca` stay between this step and the target), or straight.
+ */
+function dispatcherFor(target, options, env = process.env) {
+    const { ca, ...agent } = options;
+    const connect = { ...agent.connect, ...(ca ? { ca } : {}) };
+    const proxy = proxyFor(target, env);
+    if (!proxy)
+        return { dispatcher: new undici.Agent({ ...agent, connect }) };
+    const dispatcher = new undici.ProxyAgent({
+        ...agent,
+        uri: proxy.url.href,
+        requestTls: connect,
+        proxyTls: { timeout: connect.timeout }
+    });
+    return { dispatcher, proxy };
+}
+
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
 ;// CONCATENATED MODULE: ./src/errors.ts
@@ -31622,8 +31703,15 @@ const CERTIFICATE_CODES = new Set([
     'ERR_TLS_CERT_ALTNAME_INVALID'
 ]);
 /** Turns a failure to get any answer into the reason and next step. */
-function describeNetworkFailure(error, host) {
+function describeNetworkFailure(error, host, 
+/** The proxy in between (`host:port`), when there is one: it fails in ways of its own. */
+proxy) {
     const code = errorCode(error);
+    if (proxy) {
+        const failure = describeProxyFailure(error, code, host, proxy);
+        if (failure)
+            return failure;
+    }
     if (ARGUMENT_CODES.has(code)) {
         return {
             reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
@@ -31666,6 +31754,51 @@ function describeNetworkFailure(error, host) {
         transient: true,
         unsent
     };
+}
+/**
+ * What the proxy did, when it is the proxy that failed: it could not be reached, or it answered
+ * the tunnel with something else than 200 (407: it wants credentials; 5xx: it could not reach
+ * Coolify). Undefined when the failure lies past the proxy.
+ */
+function describeProxyFailure(error, code, host, proxy) {
+    const hint = 'Check HTTPS_PROXY (or HTTP_PROXY) and NO_PROXY on the runner';
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+        return {
+            reason: `could not reach the proxy ${proxy} (${code})`,
+            hint,
+            transient: true,
+            unsent: true
+        };
+    }
+    const status = /Proxy response \((\d{3})\)/.exec(messageChain(error))?.[1];
+    if (!status)
+        return undefined;
+    if (status === '407') {
+        return {
+            reason: `the proxy ${proxy} wants credentials (407 Proxy Authentication Required)`,
+            hint: 'Put the proxy user and password in HTTPS_PROXY, like http://user:password@proxy:3128',
+            transient: false,
+            unsent: true
+        };
+    }
+    return {
+        reason: `the proxy ${proxy} answered ${status} instead of connecting to ${host}`,
+        hint: Number(status) >= 500 ? '' : hint,
+        transient: Number(status) >= 500,
+        unsent: true
+    };
+}
+/** The messages of an error and its causes, which undici nests. */
+function messageChain(error) {
+    const messages = [];
+    let current = error;
+    for (let depth = 0; current && depth < 4; depth++) {
+        const message = current.message;
+        if (typeof message === 'string')
+            messages.push(message);
+        current = current.cause;
+    }
+    return messages.join(' ');
 }
 function errorCode(error) {
     let current = error;
@@ -31846,6 +31979,7 @@ class Reachability {
 
 
 
+
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
 /**
  * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
@@ -31867,18 +32001,20 @@ class CoolifyClient {
     headers;
     retry;
     host;
+    /** The outbound proxy requests go through, when the runner has one for Coolify. */
+    proxy;
     constructor(options) {
         this.options = options;
         const timeout = options.requestTimeoutMs ?? 30_000;
-        this.dispatcher = new undici.Agent({
-            connect: {
-                timeout,
-                ...(options.caCertificate ? { ca: [...external_node_tls_.rootCertificates, options.caCertificate] } : {})
-            },
+        const { dispatcher, proxy } = dispatcherFor(new URL(options.apiUrl), {
+            connect: { timeout },
+            ca: options.caCertificate ? [...external_node_tls_.rootCertificates, options.caCertificate] : undefined,
             headersTimeout: timeout,
             bodyTimeout: timeout,
             keepAliveTimeout: 10_000
-        });
+        }, options.env);
+        this.dispatcher = dispatcher;
+        this.proxy = proxy;
         this.headers = {
             // Lower-cased, so the action's own headers below replace any of the same name.
             ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
@@ -32173,7 +32309,7 @@ class CoolifyClient {
         catch (error) {
             if (call.signal.aborted)
                 throw call.signal.reason;
-            const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host);
+            const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host, this.proxy?.name);
             throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
         }
         const status = response.statusCode;
@@ -32190,7 +32326,7 @@ class CoolifyClient {
         catch (error) {
             if (call.signal.aborted)
                 throw call.signal.reason;
-            const { reason } = describeNetworkFailure(error, this.host);
+            const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
             throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
                 status,
                 transient: true
@@ -32283,9 +32419,15 @@ function cutOff(call, error) {
 ;// CONCATENATED MODULE: ./src/coolify/connect.ts
 
 
-/** The client for the instance and credentials in `config`, with timeouts scaled to its cadence. */
+
+/**
+ * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
+ * through the runner's proxy when it has one (its password masked first).
+ */
 function connect(config) {
-    return new CoolifyClient({
+    for (const secret of proxySecrets())
+        core_setSecret(secret);
+    const client = new CoolifyClient({
         apiUrl: config.apiUrl,
         token: config.token,
         headers: config.headers,
@@ -32299,6 +32441,9 @@ function connect(config) {
         },
         note: message => info(message)
     });
+    if (client.proxy)
+        info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
+    return client;
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
@@ -34245,6 +34390,7 @@ function notListed(uuid) {
 ;// CONCATENATED MODULE: ./src/rollout/probe.ts
 
 
+
 /** Longest wait for one answer: a slow application counts as not answering. */
 const PROBE_TIMEOUT_MS = 10_000;
 /**
@@ -34253,7 +34399,8 @@ const PROBE_TIMEOUT_MS = 10_000;
  * it carries none of the action's headers: never the token, never `headers`.
  */
 async function probe(url, signal) {
-    const dispatcher = new undici.Agent({
+    // Through the runner's proxy, as a browser on it would reach the application.
+    const { dispatcher, proxy } = dispatcherFor(new URL(url), {
         connect: { timeout: PROBE_TIMEOUT_MS },
         headersTimeout: PROBE_TIMEOUT_MS,
         bodyTimeout: PROBE_TIMEOUT_MS
@@ -34273,9 +34420,10 @@ async function probe(url, signal) {
         if (signal.aborted)
             return { ok: false, what: 'did not answer in time' };
         const code = error?.code;
+        const through = proxy ? ` through the proxy ${proxy.name}` : '';
         return {
             ok: false,
-            what: `did not answer (${typeof code === 'string' ? code : describeError(error)})`
+            what: `did not answer${through} (${typeof code === 'string' ? code : describeError(error)})`
         };
     }
     finally {

@@ -1,5 +1,6 @@
 import { rootCertificates } from 'node:tls'
-import { Agent, request, type Dispatcher } from 'undici'
+import { request, type Dispatcher } from 'undici'
+import { dispatcherFor, type Proxy } from '../proxy.js'
 import { CoolifyError, describeHttpFailure, describeNetworkFailure } from './errors.js'
 import {
   backoffDelay,
@@ -43,6 +44,8 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>
   /** Told once when Coolify stops answering, and once when it answers again. */
   note?: (message: string) => void
+  /** Where the proxy settings come from (HTTPS_PROXY, NO_PROXY…); the process's by default. */
+  env?: NodeJS.ProcessEnv
 }
 
 interface Call {
@@ -79,18 +82,24 @@ export class CoolifyClient {
   private readonly headers: Record<string, string>
   private readonly retry: RetryPolicy
   private readonly host: string
+  /** The outbound proxy requests go through, when the runner has one for Coolify. */
+  readonly proxy: Proxy | undefined
 
   constructor(private readonly options: ClientOptions) {
     const timeout = options.requestTimeoutMs ?? 30_000
-    this.dispatcher = new Agent({
-      connect: {
-        timeout,
-        ...(options.caCertificate ? { ca: [...rootCertificates, options.caCertificate] } : {})
+    const { dispatcher, proxy } = dispatcherFor(
+      new URL(options.apiUrl),
+      {
+        connect: { timeout },
+        ca: options.caCertificate ? [...rootCertificates, options.caCertificate] : undefined,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        keepAliveTimeout: 10_000
       },
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      keepAliveTimeout: 10_000
-    })
+      options.env
+    )
+    this.dispatcher = dispatcher
+    this.proxy = proxy
     this.headers = {
       // Lower-cased, so the action's own headers below replace any of the same name.
       ...Object.fromEntries(
@@ -430,7 +439,11 @@ export class CoolifyClient {
       })
     } catch (error) {
       if (call.signal.aborted) throw call.signal.reason
-      const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host)
+      const { reason, hint, transient, unsent } = describeNetworkFailure(
+        error,
+        this.host,
+        this.proxy?.name
+      )
       throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent })
     }
 
@@ -451,7 +464,7 @@ export class CoolifyClient {
       text = await response.body.text()
     } catch (error) {
       if (call.signal.aborted) throw call.signal.reason
-      const { reason } = describeNetworkFailure(error, this.host)
+      const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name)
       throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
         status,
         transient: true

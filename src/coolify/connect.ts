@@ -1,10 +1,15 @@
 import * as core from '@actions/core'
 import type { Config } from '../inputs.js'
+import { proxySecrets } from '../proxy.js'
 import { CoolifyClient } from './client.js'
 
-/** The client for the instance and credentials in `config`, with timeouts scaled to its cadence. */
+/**
+ * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
+ * through the runner's proxy when it has one (its password masked first).
+ */
 export function connect(config: Config): CoolifyClient {
-  return new CoolifyClient({
+  for (const secret of proxySecrets()) core.setSecret(secret)
+  const client = new CoolifyClient({
     apiUrl: config.apiUrl,
     token: config.token,
     headers: config.headers,
@@ -18,4 +23,6 @@ export function connect(config: Config): CoolifyClient {
     },
     note: message => core.info(message)
   })
+  if (client.proxy) core.info(`Requests to Coolify go through the proxy ${client.proxy.name}`)
+  return client
 }

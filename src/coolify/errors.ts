@@ -230,9 +230,15 @@ const CERTIFICATE_CODES = new Set([
 /** Turns a failure to get any answer into the reason and next step. */
 export function describeNetworkFailure(
   error: unknown,
-  host: string
+  host: string,
+  /** The proxy in between (`host:port`), when there is one: it fails in ways of its own. */
+  proxy?: string
 ): { reason: string; hint: string; transient: boolean; unsent: boolean } {
   const code = errorCode(error)
+  if (proxy) {
+    const failure = describeProxyFailure(error, code, host, proxy)
+    if (failure) return failure
+  }
   if (ARGUMENT_CODES.has(code)) {
     return {
       reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
@@ -275,6 +281,56 @@ export function describeNetworkFailure(
     transient: true,
     unsent
   }
+}
+
+/**
+ * What the proxy did, when it is the proxy that failed: it could not be reached, or it answered
+ * the tunnel with something else than 200 (407: it wants credentials; 5xx: it could not reach
+ * Coolify). Undefined when the failure lies past the proxy.
+ */
+function describeProxyFailure(
+  error: unknown,
+  code: string,
+  host: string,
+  proxy: string
+): { reason: string; hint: string; transient: boolean; unsent: boolean } | undefined {
+  const hint = 'Check HTTPS_PROXY (or HTTP_PROXY) and NO_PROXY on the runner'
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return {
+      reason: `could not reach the proxy ${proxy} (${code})`,
+      hint,
+      transient: true,
+      unsent: true
+    }
+  }
+  const status = /Proxy response \((\d{3})\)/.exec(messageChain(error))?.[1]
+  if (!status) return undefined
+  if (status === '407') {
+    return {
+      reason: `the proxy ${proxy} wants credentials (407 Proxy Authentication Required)`,
+      hint: 'Put the proxy user and password in HTTPS_PROXY, like http://user:password@proxy:3128',
+      transient: false,
+      unsent: true
+    }
+  }
+  return {
+    reason: `the proxy ${proxy} answered ${status} instead of connecting to ${host}`,
+    hint: Number(status) >= 500 ? '' : hint,
+    transient: Number(status) >= 500,
+    unsent: true
+  }
+}
+
+/** The messages of an error and its causes, which undici nests. */
+function messageChain(error: unknown): string {
+  const messages: string[] = []
+  let current: unknown = error
+  for (let depth = 0; current && depth < 4; depth++) {
+    const message = (current as { message?: unknown }).message
+    if (typeof message === 'string') messages.push(message)
+    current = (current as { cause?: unknown }).cause
+  }
+  return messages.join(' ')
 }
 
 function errorCode(error: unknown): string {

@@ -1,5 +1,6 @@
-import { Agent, request } from 'undici'
+import { request } from 'undici'
 import { describeError } from '../errors.js'
+import { dispatcherFor } from '../proxy.js'
 
 /** What one request to the application's health URL found. */
 export interface ProbeResult {
@@ -17,7 +18,8 @@ const PROBE_TIMEOUT_MS = 10_000
  * it carries none of the action's headers: never the token, never `headers`.
  */
 export async function probe(url: string, signal: AbortSignal): Promise<ProbeResult> {
-  const dispatcher = new Agent({
+  // Through the runner's proxy, as a browser on it would reach the application.
+  const { dispatcher, proxy } = dispatcherFor(new URL(url), {
     connect: { timeout: PROBE_TIMEOUT_MS },
     headersTimeout: PROBE_TIMEOUT_MS,
     bodyTimeout: PROBE_TIMEOUT_MS
@@ -35,9 +37,10 @@ export async function probe(url: string, signal: AbortSignal): Promise<ProbeResu
   } catch (error) {
     if (signal.aborted) return { ok: false, what: 'did not answer in time' }
     const code = (error as { code?: unknown })?.code
+    const through = proxy ? ` through the proxy ${proxy.name}` : ''
     return {
       ok: false,
-      what: `did not answer (${typeof code === 'string' ? code : describeError(error)})`
+      what: `did not answer${through} (${typeof code === 'string' ? code : describeError(error)})`
     }
   } finally {
     await dispatcher.destroy()

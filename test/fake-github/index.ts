@@ -23,6 +23,11 @@ export interface FakeGitHubOptions {
   refuse?: number | { status: number; paths: RegExp }
   /** Comments already on issues and pull requests, oldest first. */
   comments?: Array<{ issue: number; body: string; login?: string; repo?: string }>
+  /**
+   * Where the REST API lives: GitHub Enterprise Server serves it under `/api/v3`. Requests
+   * elsewhere get 404; `url` ends with it, as GITHUB_API_URL does on such a server.
+   */
+  prefix?: string
 }
 
 export interface GitHubDeploymentStatus {
@@ -364,15 +369,19 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         body
       }
       requests.push(request)
-      const [status, reply, headers] = parsed
-        ? answer(request)
-        : [400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }]
+      const prefix = options.prefix ?? ''
+      const routed = { ...request, path: request.path.slice(prefix.length) }
+      const [status, reply, headers] = !request.path.startsWith(prefix)
+        ? notFound()
+        : parsed
+          ? answer(routed)
+          : [400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }]
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
       res.end(JSON.stringify(reply))
     })
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${options.prefix ?? ''}`
   return {
     url,
     requests,

@@ -1,0 +1,52 @@
+import { describe, expect, it } from '@jest/globals'
+import { proxyFor, proxySecrets } from '../src/proxy.js'
+
+const proxied = (url: string, env: NodeJS.ProcessEnv): string | undefined =>
+  proxyFor(new URL(url), env)?.name
+
+describe('the proxy a request takes', () => {
+  it('is HTTPS_PROXY for https and HTTP_PROXY for http, the lower-case name first', () => {
+    const env = { HTTPS_PROXY: 'http://secure:3128', HTTP_PROXY: 'http://plain:3128' }
+    expect(proxied('https://coolify.example.com', env)).toBe('secure:3128')
+    expect(proxied('http://coolify.example.com', env)).toBe('plain:3128')
+    expect(proxied('https://coolify.example.com', { ...env, https_proxy: 'lower:8080' })).toBe(
+      'lower:8080'
+    )
+    // As the runner's own client: https does not fall back on HTTP_PROXY.
+    expect(proxied('https://coolify.example.com', { HTTP_PROXY: 'http://plain:3128' })).toBe(
+      undefined
+    )
+    expect(proxied('https://coolify.example.com', { HTTPS_PROXY: 'bare-host:3128' })).toBe(
+      'bare-host:3128'
+    )
+  })
+
+  it('is none for loopback, and for what NO_PROXY names', () => {
+    const env = { HTTPS_PROXY: 'http://proxy:3128' }
+    for (const url of ['https://localhost', 'https://127.0.0.1:8000', 'https://[::1]']) {
+      expect(proxied(url, env)).toBeUndefined()
+    }
+    const target = 'https://coolify.example.com'
+    for (const noProxy of [
+      'coolify.example.com',
+      'example.com',
+      '.example.com',
+      'EXAMPLE.COM',
+      'coolify.example.com:443',
+      'a, *',
+      ' other.org , example.com '
+    ]) {
+      expect(proxied(target, { ...env, NO_PROXY: noProxy })).toBeUndefined()
+    }
+    for (const noProxy of ['other.example.com', 'ample.com', 'coolify.example.com:8443', '']) {
+      expect(proxied(target, { ...env, no_proxy: noProxy })).toBe('proxy:3128')
+    }
+  })
+
+  it('gives the password of a proxy URL to mask, and names the proxy without it', () => {
+    const env = { HTTPS_PROXY: 'http://deploy:p%40ss-word@proxy:3128' }
+    expect(proxySecrets(env)).toEqual(['p%40ss-word', 'p@ss-word'])
+    expect(proxied('https://coolify.example.com', env)).toBe('proxy:3128')
+    expect(proxySecrets({ HTTP_PROXY: 'http://proxy:3128' })).toEqual([])
+  })
+})

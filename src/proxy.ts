@@ -1,0 +1,88 @@
+import { Agent, ProxyAgent, type Dispatcher } from 'undici'
+
+/** The outbound proxy a request goes through. */
+export interface Proxy {
+  url: URL
+  /** `host:port`: how messages name it, never with its credentials. */
+  name: string
+}
+
+/**
+ * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
+ * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
+ * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
+ * names — `*`, the host, `host:port`, or a domain it ends in (`example.com` or `.example.com`).
+ */
+export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): Proxy | undefined {
+  if (bypasses(target, env)) return undefined
+  const value =
+    target.protocol === 'https:'
+      ? env.https_proxy || env.HTTPS_PROXY
+      : env.http_proxy || env.HTTP_PROXY
+  if (!value) return undefined
+  let url: URL
+  try {
+    // A bare `host:port` is an http proxy.
+    url = new URL(value.includes('://') ? value : `http://${value}`)
+  } catch {
+    return undefined
+  }
+  if (!/^https?:$/.test(url.protocol)) return undefined
+  return { url, name: url.host }
+}
+
+/** The password of a proxy URL, to mask before anything could print it. */
+export function proxySecrets(env: NodeJS.ProcessEnv = process.env): string[] {
+  const secrets: string[] = []
+  for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+    const value = env[name]
+    if (!value) continue
+    try {
+      const { password } = new URL(value.includes('://') ? value : `http://${value}`)
+      if (password) secrets.push(password, decodeURIComponent(password))
+    } catch {
+      // Not a URL: nothing that reads as a password.
+    }
+  }
+  return [...new Set(secrets)]
+}
+
+function bypasses(target: URL, env: NodeJS.ProcessEnv): boolean {
+  const host = target.hostname.toLowerCase()
+  if (!host) return false
+  if (host === 'localhost' || host.startsWith('127.') || host === '[::1]') return true
+  const list = env.no_proxy || env.NO_PROXY || ''
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80')
+  const names = [host, `${host}:${port}`]
+  return list
+    .split(',')
+    .map(item => item.trim().toLowerCase())
+    .filter(Boolean)
+    .some(
+      item =>
+        item === '*' ||
+        names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`))
+    )
+}
+
+/**
+ * A dispatcher for requests to `target`: through its proxy (a CONNECT tunnel, so TLS and
+ * `ca` stay between this step and the target), or straight.
+ */
+export function dispatcherFor(
+  target: URL,
+  options: Agent.Options & { ca?: string[] },
+  env: NodeJS.ProcessEnv = process.env
+): { dispatcher: Dispatcher; proxy?: Proxy } {
+  const { ca, ...agent } = options
+  const connect = { ...(agent.connect as object), ...(ca ? { ca } : {}) }
+  const proxy = proxyFor(target, env)
+  if (!proxy) return { dispatcher: new Agent({ ...agent, connect }) }
+  const dispatcher = new ProxyAgent({
+    ...agent,
+    uri: proxy.url.href,
+    requestTls: connect,
+    proxyTls: { timeout: (connect as { timeout?: number }).timeout }
+  })
+  return { dispatcher, proxy }
+}
