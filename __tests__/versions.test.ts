@@ -187,7 +187,7 @@ describe('commit', () => {
     expect(server.app(APP.uuid)?.gitCommitSha).toBe(old)
   })
 
-  it('warns when the build log names another commit', async () => {
+  it('fails, naming both commits, when the build log names another commit', async () => {
     const other = '1111111111111111111111111111111111111111'
     const scenario: Scenario = {
       steps: [
@@ -203,8 +203,11 @@ describe('commit', () => {
     const server = await start({ apps: [{ ...APP, scenarios: [scenario] }] })
     const result = await run(server, { commit: SHA })
 
-    expect(result.code).toBe(0)
-    expect(result.stdout).toContain(`::warning::web: Coolify built commit ${other}, not ${SHA}`)
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('failed')
+    expect(errorLines(result.stdout).join('\n')).toContain(
+      `web: deployment failed: Coolify built commit ${other}, not ${SHA}`
+    )
   })
 
   it('refuses a value that is not a SHA', async () => {

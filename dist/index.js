@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9213);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7806);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9213:
+/***/ 7806:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31493,6 +31493,35 @@ function dispatcherFor(target, options, env = process.env) {
     return { dispatcher, proxy };
 }
 
+;// CONCATENATED MODULE: ./src/secrets.ts
+
+/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+const masked = new Set();
+/**
+ * Masks a value in the runner's log from now on, and remembers it, so that the pull request
+ * comment, which the runner does not mask, can leave it out too.
+ */
+function mask(value) {
+    if (!value)
+        return;
+    masked.add(value);
+    core_setSecret(value);
+}
+/** The values masked so far. */
+function maskedValues() {
+    return [...masked];
+}
+/**
+ * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
+ * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
+ * payloads are replaced before such a line is printed.
+ */
+function redactPayloads(text) {
+    return text
+        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
+}
+
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
 ;// CONCATENATED MODULE: ./src/errors.ts
@@ -32420,13 +32449,14 @@ function cutOff(call, error) {
 
 
 
+
 /**
  * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
  * through the runner's proxy when it has one (its password masked first).
  */
 function connect(config) {
     for (const secret of proxySecrets())
-        core_setSecret(secret);
+        mask(secret);
     const client = new CoolifyClient({
         apiUrl: config.apiUrl,
         token: config.token,
@@ -33279,8 +33309,13 @@ class Deployment {
         this.#rolledBack = done;
         this.#rollbackNote = note;
     }
+    /**
+     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
+     * hidden entry, which stays in the job log (and there only with `debug-logs`).
+     */
     remember(lines) {
-        for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
+        const visible = lines.filter(line => !line.hidden);
+        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
             if (this.#tail.length === TAIL_LINES)
                 this.#tail.shift();
             this.#tail.push(line);
@@ -33935,6 +33970,7 @@ function escapeHtml(text) {
 
 
 
+
 /** GitHub must never hold up the deploy. */
 const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
 /** Log lines under a failed deployment: enough to see why without opening the job. */
@@ -33960,8 +33996,7 @@ async function openPullRequestComment(config) {
             pr: config.pr,
             instanceUrl: config.instanceUrl,
             workflow: context.workflow || 'workflow',
-            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`,
-            secrets: secretsOf(config)
+            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
         };
         const marker = markerFor(facts.workflow, resources);
         return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts);
@@ -34013,7 +34048,7 @@ class PullRequestComment {
     async write(text, create, signal) {
         if (this.#refused)
             return;
-        const body = `${this.marker}\n${redact(text, this.facts.secrets)}`;
+        const body = `${this.marker}\n${redact(text, maskedValues())}`;
         const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(pr_comment_REQUEST_TIMEOUT_MS)]) };
         const issue = { ...this.repo, issue_number: this.facts.pr };
         try {
@@ -34097,21 +34132,12 @@ function pr_comment_link(html, href) {
     return `<a href="${escapeHtml(href)}">${html}</a>`;
 }
 /**
- * The values the step masks in its log: the runner does not mask a comment, and build output may
- * print them.
+ * Every value the step masks in its log, as printed in a log line and as escaped in the table:
+ * the runner does not mask a comment, and build output may print them.
  */
-function secretsOf(config) {
-    const values = [
-        config.token,
-        config.githubToken ?? '',
-        ...Object.values(config.headers),
-        ...(config.env ?? []).map(variable => variable.value)
-    ];
-    return values.filter(value => value.length >= MIN_SECRET_LENGTH);
-}
-/** Each secret as printed in a log line and as escaped in the table. */
 function redact(text, secrets) {
     return secrets
+        .filter(secret => secret.length >= MIN_SECRET_LENGTH)
         .flatMap(secret => [secret, escapeHtml(secret)])
         .reduce((result, secret) => result.replaceAll(secret, '***'), text);
 }
@@ -34385,6 +34411,39 @@ async function readApplications(client, uuids, signal) {
 }
 function notListed(uuid) {
     return new CoolifyError('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
+}
+
+;// CONCATENATED MODULE: ./src/rollout/debug-logs.ts
+
+
+/** Shorter values are not masked: masking `1` or `true` would blank the whole log. */
+const debug_logs_MIN_MASKED_LENGTH = 4;
+/**
+ * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the
+ * application's variables. Says once who can read them, and masks the variables' values, plain
+ * and base64, where the token may read them (`read:sensitive`); payloads are redacted as printed.
+ */
+async function guardDebugLogs(client, config, signal, warn) {
+    if (!config.debugLogs)
+        return;
+    warn("`debug-logs: true` prints Coolify's internal commands into this job's log, which everyone who can read the run can read (everyone, on a public repository). Encoded payloads are redacted and the applications' variables masked where the token can read them; nothing hidden goes to the summary, annotations or pull request comment.");
+    for (const uuid of config.appUuids) {
+        try {
+            const variables = await client.listApplicationEnvs(uuid, signal);
+            for (const variable of Array.isArray(variables) ? variables : []) {
+                const value = variable?.value;
+                if (typeof value !== 'string' || value.length < debug_logs_MIN_MASKED_LENGTH)
+                    continue;
+                mask(value);
+                mask(Buffer.from(value).toString('base64'));
+            }
+        }
+        catch (error) {
+            if (signal.aborted)
+                throw error;
+            warn(`Could not read the variables of ${uuid} to mask them: ${describeError(error)}`);
+        }
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/probe.ts
@@ -34796,6 +34855,7 @@ function notFound(error, options) {
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/logs.ts
+
 /** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
 const PROBE_LENGTH = 64;
 /**
@@ -34906,16 +34966,19 @@ class LogCursor {
                 this.sawClosing = true;
             if (entry.hidden && !this.showHidden)
                 continue;
+            const hidden = entry.hidden ? { hidden: true } : {};
+            // Hidden entries are the job's own commands, some carrying every variable encoded.
+            const shown = (text) => (entry.hidden ? redactPayloads(text) : text);
             if (entry.command) {
                 const key = `${entry.batch ?? 0}\u0000${entry.command}`;
                 if (key !== this.lastCommand) {
                     this.lastCommand = key;
-                    lines.push({ kind: 'command', text: entry.command });
+                    lines.push({ kind: 'command', text: shown(entry.command), ...hidden });
                 }
             }
             const kind = entryKind(entry.type);
-            for (const text of (entry.output ?? '').split('\n'))
-                lines.push({ kind, text: withoutCr(text) });
+            for (const text of shown(entry.output ?? '').split('\n'))
+                lines.push({ kind, text: withoutCr(text), ...hidden });
         }
         return lines;
     }
@@ -35195,7 +35258,7 @@ function firstMatch(detail, pattern) {
  * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
  * whose log this token cannot read is taken as asked.
  */
-async function verifyVersion(client, deployment, asked, signal, warn) {
+async function verifyVersion(client, deployment, asked, signal) {
     if (!asked.imageTag && !asked.commit)
         return;
     if (!deployment.uuid || !isFinished(deployment.status))
@@ -35214,9 +35277,10 @@ async function verifyVersion(client, deployment, asked, signal, warn) {
             deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`);
     }
     else if (asked.commit) {
+        // Another commit passing green would be a lie, as another image tag would.
         const built = builtCommit(detail);
         if (built && !sameCommit(built, asked.commit)) {
-            warn(`${deployment.name}: Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log).`);
+            deployment.end('failed', `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`);
         }
     }
 }
@@ -35620,14 +35684,14 @@ class Rollout {
     }
     /** The version asked for is the one that ran. */
     async verify() {
-        const { client, config, budget, say } = this.step;
+        const { client, config, budget } = this.step;
         if (!config.wait)
             return;
         const asked = {
             imageTag: config.pr === undefined ? config.imageTag : undefined,
             commit: config.commit
         };
-        await verifyVersion(client, this.deployment, asked, budget.deploy(), say.warn);
+        await verifyVersion(client, this.deployment, asked, budget.deploy());
     }
     /**
      * A finished deployment is up within its window, else `unhealthy` with the end of its runtime
@@ -35750,6 +35814,7 @@ class Rollout {
 
 
 
+
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_MS = 5000;
 /** How long a health check waits for the applications' names and URLs, once they are due. */
@@ -35760,14 +35825,18 @@ const LOOKUP_GRACE_MS = 3000;
  * when any of it fails.
  */
 async function prepare(client, config, budget, state, note) {
-    if (!config.trigger)
-        return { config, pins: [], follow: commitToFollow(config, pullRequestEvent()) };
+    if (!config.trigger) {
+        const follow = commitToFollow(config, pullRequestEvent());
+        await guardDebugLogs(client, config, budget.deploy(), message => warning(message));
+        return { config, pins: [], follow };
+    }
     const signal = budget.deploy();
     const undo = () => budget.grace();
     const reviewApp = config.reviewApp
         ? await openReviewApp(client, config, pullRequestEvent(), signal, undo, note)
         : undefined;
     const target = reviewApp?.config ?? config;
+    await guardDebugLogs(client, target, signal, message => warning(message));
     await applySettings(client, target, signal);
     const versions = await readVersions(client, target, signal);
     const pins = await pinVersions(client, target, versions, state, signal, undo, note);
@@ -36305,6 +36374,7 @@ function parse(text) {
 
 
 
+
 /** The main step: config → rollouts → run them → one outcome → report. */
 async function run() {
     const cancelled = new AbortController();
@@ -36317,7 +36387,7 @@ async function run() {
     let rollouts = [];
     const ending = { cancelled: false };
     try {
-        const config = readConfig(name => getInput(name), core_setSecret);
+        const config = readConfig(name => getInput(name), mask);
         checkReviewEvent(config, pullRequestEvent());
         reporters.config = config;
         budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal);

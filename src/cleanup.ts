@@ -8,6 +8,7 @@ import { findCreated } from './rollout/history.js'
 import { isUnderWay } from './rollout/status.js'
 import { restorePins } from './rollout/versions.js'
 import { RunState, type SavedRollout } from './state.js'
+import { mask } from './secrets.js'
 
 /** The post step's time for all of it: the runner is winding the job down. */
 const POST_BUDGET_MS = 20_000
@@ -26,7 +27,7 @@ export async function run(): Promise<void> {
   if (records.length === 0) return
   let client: CoolifyClient | undefined
   try {
-    const config = readConfig(name => core.getInput(name), core.setSecret)
+    const config = readConfig(name => core.getInput(name), mask)
     client = connect(config)
     const signal = AbortSignal.timeout(POST_BUDGET_MS)
     const pins = records.flatMap(([appUuid, { unpin }]) =>

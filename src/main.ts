@@ -15,6 +15,7 @@ import { checkReviewEvent } from './rollout/review-app.js'
 import { decide, type Ending } from './rollout/outcome.js'
 import type { Rollout } from './rollout/rollout.js'
 import { Follower } from './rollout/watch.js'
+import { mask } from './secrets.js'
 import { RunState } from './state.js'
 
 /** The main step: config → rollouts → run them → one outcome → report. */
@@ -29,7 +30,7 @@ export async function run(): Promise<void> {
   let rollouts: Rollout[] = []
   const ending: Ending = { cancelled: false }
   try {
-    const config = readConfig(name => core.getInput(name), core.setSecret)
+    const config = readConfig(name => core.getInput(name), mask)
     checkReviewEvent(config, pullRequestEvent())
     reporters.config = config
     budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal)

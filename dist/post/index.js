@@ -28370,7 +28370,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2718:
+/***/ 4082:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31405,6 +31405,35 @@ function dispatcherFor(target, options, env = process.env) {
     return { dispatcher, proxy };
 }
 
+;// CONCATENATED MODULE: ./src/secrets.ts
+
+/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+const masked = new Set();
+/**
+ * Masks a value in the runner's log from now on, and remembers it, so that the pull request
+ * comment, which the runner does not mask, can leave it out too.
+ */
+function mask(value) {
+    if (!value)
+        return;
+    masked.add(value);
+    core_setSecret(value);
+}
+/** The values masked so far. */
+function maskedValues() {
+    return [...masked];
+}
+/**
+ * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
+ * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
+ * payloads are replaced before such a line is printed.
+ */
+function secrets_redactPayloads(text) {
+    return text
+        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
+}
+
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
 ;// CONCATENATED MODULE: ./src/errors.ts
@@ -32332,13 +32361,14 @@ function cutOff(call, error) {
 
 
 
+
 /**
  * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
  * through the runner's proxy when it has one (its password masked first).
  */
 function connect(config) {
     for (const secret of proxySecrets())
-        core_setSecret(secret);
+        mask(secret);
     const client = new CoolifyClient({
         apiUrl: config.apiUrl,
         token: config.token,
@@ -33129,8 +33159,13 @@ class Deployment {
         this.#rolledBack = done;
         this.#rollbackNote = note;
     }
+    /**
+     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
+     * hidden entry, which stays in the job log (and there only with `debug-logs`).
+     */
     remember(lines) {
-        for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
+        const visible = lines.filter(line => !line.hidden);
+        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
             if (this.#tail.length === TAIL_LINES)
                 this.#tail.shift();
             this.#tail.push(line);
@@ -33227,6 +33262,197 @@ function isFrom(item, mark) {
 function history_sameCommit(a, b) {
     const [short, long] = a.length <= b.length ? [a, b] : [b, a];
     return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
+}
+
+;// CONCATENATED MODULE: ./src/rollout/logs.ts
+
+/** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
+const PROBE_LENGTH = 64;
+/**
+ * Turns successive reads of one deployment's full log into the lines not seen before.
+ *
+ * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
+ * entries in a string, appended to in order; the contract sends newline-separated text. Either
+ * way the log only grows, so the cursor remembers where the last read ended and parses only what
+ * came after it: the work per read grows with the new lines, not with the log. A 4.x log that did
+ * not just grow (reordered, trimmed, a stale copy) is parsed whole and matched entry by entry.
+ */
+class logs_LogCursor {
+    showHidden;
+    /** Entries (4.x) or characters (text) taken so far. */
+    consumed = 0;
+    /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
+    arrayEnd = -1;
+    probe = '';
+    /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
+    lastEntry;
+    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
+    taken = new Set();
+    /** The command whose `$ command` line was printed last, with its batch. */
+    lastCommand;
+    /** Text of an unterminated last line, held until it ends or the deployment does. */
+    pending = '';
+    sawClosing = false;
+    constructor(showHidden) {
+        this.showHidden = showHidden;
+    }
+    /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
+    get progress() {
+        return this.taken.size + this.consumed + this.pending.length;
+    }
+    /** Coolify's last entry has been read: no more lines will come. */
+    get closed() {
+        return this.sawClosing;
+    }
+    /** The new visible lines in `logs`, the deployment's whole log as read now. */
+    next(logs) {
+        if (!logs)
+            return [];
+        if (!JSON_ARRAY.test(logs))
+            return this.nextText(logs);
+        let fresh = this.appended(logs);
+        let grown = fresh !== undefined;
+        if (!fresh) {
+            const entries = parseEntries(logs);
+            // An array that does not parse was cut off on the way: wait for a whole one.
+            if (!entries)
+                return [];
+            grown =
+                entries.length >= this.consumed &&
+                    (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry));
+            // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
+            // every entry not taken yet, wherever it stands.
+            fresh = grown
+                ? entries.slice(this.consumed)
+                : entries.filter(entry => !this.taken.has(keyOf(entry)));
+        }
+        this.take(fresh, grown);
+        // Only a log holding all that was taken may serve as the start of the next one.
+        this.arrayEnd = grown ? logs.lastIndexOf(']') : -1;
+        this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : '';
+        return this.linesOf(fresh);
+    }
+    /** At the end of a deployment: the last line, even without a closing newline. */
+    flush() {
+        const text = this.pending;
+        this.pending = '';
+        return text ? [{ kind: 'stdout', text }] : [];
+    }
+    /**
+     * The entries after those of the last read, parsed alone, when `logs` is that log with entries
+     * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
+     * when it is not, and the whole log must be parsed.
+     */
+    appended(logs) {
+        const end = this.arrayEnd;
+        if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
+            return undefined;
+        }
+        if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE)
+            return [];
+        if (logs.charCodeAt(end) !== COMMA)
+            return undefined;
+        return parseEntries(`[${logs.slice(end + 1)}`);
+    }
+    /**
+     * Records new entries as taken. Those that extend the log seen so far also move its end, which
+     * the next read is compared with; others (from a reordered log) do not.
+     */
+    take(fresh, grown) {
+        for (const entry of fresh)
+            this.taken.add(keyOf(entry));
+        if (!grown || fresh.length === 0)
+            return;
+        this.consumed += fresh.length;
+        this.lastEntry = fresh[fresh.length - 1];
+    }
+    /** The printed lines of new entries, in Coolify's (batch, order). */
+    linesOf(fresh) {
+        // New entries nearly always come in that order already; a stable sort keeps it otherwise.
+        fresh.sort(byBatchAndOrder);
+        const lines = [];
+        for (const entry of fresh) {
+            if (CLOSING.test(entry.output ?? ''))
+                this.sawClosing = true;
+            if (entry.hidden && !this.showHidden)
+                continue;
+            const hidden = entry.hidden ? { hidden: true } : {};
+            // Hidden entries are the job's own commands, some carrying every variable encoded.
+            const shown = (text) => (entry.hidden ? redactPayloads(text) : text);
+            if (entry.command) {
+                const key = `${entry.batch ?? 0}\u0000${entry.command}`;
+                if (key !== this.lastCommand) {
+                    this.lastCommand = key;
+                    lines.push({ kind: 'command', text: shown(entry.command), ...hidden });
+                }
+            }
+            const kind = entryKind(entry.type);
+            for (const text of shown(entry.output ?? '').split('\n'))
+                lines.push({ kind, text: withoutCr(text), ...hidden });
+        }
+        return lines;
+    }
+    nextText(logs) {
+        if (logs.length < this.consumed)
+            return [];
+        const end = logs.lastIndexOf('\n');
+        if (end < this.consumed) {
+            this.pending = logs.slice(this.consumed);
+            if (CLOSING.test(this.pending))
+                this.sawClosing = true;
+            return [];
+        }
+        const chunk = logs.slice(this.consumed, end);
+        this.consumed = end + 1;
+        this.pending = logs.slice(this.consumed);
+        if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending))
+            this.sawClosing = true;
+        return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }));
+    }
+}
+/**
+ * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
+ * down build container: <uuid>".
+ */
+const CLOSING = /^Gracefully shutting down build container\b/;
+const CLOSING_LINE = /^Gracefully shutting down build container\b/m;
+const COMMA = 0x2c;
+const CLOSE = 0x5d;
+/** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
+const JSON_ARRAY = /^\s*\[\s*[{\]]/;
+function parseEntries(logs) {
+    try {
+        const parsed = JSON.parse(logs);
+        return Array.isArray(parsed) ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function withoutCr(text) {
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
+function entryKind(type) {
+    if (type === 'stderr' || type === 'error')
+        return 'stderr';
+    if (type === 'info' || type === 'warning')
+        return type;
+    return 'stdout';
+}
+function byBatchAndOrder(a, b) {
+    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
+}
+function sameEntry(a, b) {
+    return (a !== undefined &&
+        b !== undefined &&
+        a.batch === b.batch &&
+        a.order === b.order &&
+        a.output === b.output &&
+        a.command === b.command);
+}
+/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
+function keyOf(entry) {
+    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/versions.ts
@@ -33442,7 +33668,7 @@ function firstMatch(detail, pattern) {
  * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
  * whose log this token cannot read is taken as asked.
  */
-async function verifyVersion(client, deployment, asked, signal, warn) {
+async function verifyVersion(client, deployment, asked, signal) {
     if (!asked.imageTag && !asked.commit)
         return;
     if (!deployment.uuid || !isFinished(deployment.status))
@@ -33461,9 +33687,10 @@ async function verifyVersion(client, deployment, asked, signal, warn) {
             deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`);
     }
     else if (asked.commit) {
+        // Another commit passing green would be a lie, as another image tag would.
         const built = builtCommit(detail);
         if (built && !sameCommit(built, asked.commit)) {
-            warn(`${deployment.name}: Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log).`);
+            deployment.end('failed', `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`);
         }
     }
 }
@@ -33566,6 +33793,7 @@ function parse(text) {
 
 
 
+
 /** The post step's time for all of it: the runner is winding the job down. */
 const POST_BUDGET_MS = 20_000;
 /**
@@ -33583,7 +33811,7 @@ async function run() {
         return;
     let client;
     try {
-        const config = readConfig(name => getInput(name), core_setSecret);
+        const config = readConfig(name => getInput(name), mask);
         client = connect(config);
         const signal = AbortSignal.timeout(POST_BUDGET_MS);
         const pins = records.flatMap(([appUuid, { unpin }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin }]);
@@ -33644,7 +33872,7 @@ async function stopIfRunning(client, name, uuid, signal) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2718);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4082);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 

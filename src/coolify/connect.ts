@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import type { Config } from '../inputs.js'
 import { proxySecrets } from '../proxy.js'
+import { mask } from '../secrets.js'
 import { CoolifyClient } from './client.js'
 
 /**
@@ -8,7 +9,7 @@ import { CoolifyClient } from './client.js'
  * through the runner's proxy when it has one (its password masked first).
  */
 export function connect(config: Config): CoolifyClient {
-  for (const secret of proxySecrets()) core.setSecret(secret)
+  for (const secret of proxySecrets()) mask(secret)
   const client = new CoolifyClient({
     apiUrl: config.apiUrl,
     token: config.token,

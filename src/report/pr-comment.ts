@@ -6,6 +6,7 @@ import { describeStatus, failsStep, summaryMark, worstOf, type Status } from '..
 import { formatDuration } from '../duration.js'
 import { describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
+import { maskedValues } from '../secrets.js'
 import { splitTail } from './annotations.js'
 import type { Outcome } from '../rollout/outcome.js'
 import { codeBlock, escapeHtml } from './summary.js'
@@ -26,7 +27,6 @@ interface Context {
   instanceUrl: string
   workflow: string
   runUrl: string
-  secrets: string[]
 }
 
 /**
@@ -49,8 +49,7 @@ export async function openPullRequestComment(
       pr: config.pr,
       instanceUrl: config.instanceUrl,
       workflow: context.workflow || 'workflow',
-      runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`,
-      secrets: secretsOf(config)
+      runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
     }
     const marker = markerFor(facts.workflow, resources)
     return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts)
@@ -108,7 +107,7 @@ export class PullRequestComment {
 
   private async write(text: string, create: boolean, signal: AbortSignal): Promise<void> {
     if (this.#refused) return
-    const body = `${this.marker}\n${redact(text, this.facts.secrets)}`
+    const body = `${this.marker}\n${redact(text, maskedValues())}`
     const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
     const issue = { ...this.repo, issue_number: this.facts.pr }
     try {
@@ -207,22 +206,12 @@ function link(html: string, href: string): string {
 }
 
 /**
- * The values the step masks in its log: the runner does not mask a comment, and build output may
- * print them.
+ * Every value the step masks in its log, as printed in a log line and as escaped in the table:
+ * the runner does not mask a comment, and build output may print them.
  */
-function secretsOf(config: Config): string[] {
-  const values = [
-    config.token,
-    config.githubToken ?? '',
-    ...Object.values(config.headers),
-    ...(config.env ?? []).map(variable => variable.value)
-  ]
-  return values.filter(value => value.length >= MIN_SECRET_LENGTH)
-}
-
-/** Each secret as printed in a log line and as escaped in the table. */
 function redact(text: string, secrets: readonly string[]): string {
   return secrets
+    .filter(secret => secret.length >= MIN_SECRET_LENGTH)
     .flatMap(secret => [secret, escapeHtml(secret)])
     .reduce((result, secret) => result.replaceAll(secret, '***'), text)
 }

@@ -198,8 +198,13 @@ export class Deployment {
     this.#rollbackNote = note
   }
 
+  /**
+   * Keeps the end of its log for summaries, annotations and the pull request comment: never a
+   * hidden entry, which stays in the job log (and there only with `debug-logs`).
+   */
   remember(lines: readonly LogLine[]): void {
-    for (const line of lines.length > TAIL_LINES ? lines.slice(-TAIL_LINES) : lines) {
+    const visible = lines.filter(line => !line.hidden)
+    for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
       if (this.#tail.length === TAIL_LINES) this.#tail.shift()
       this.#tail.push(line)
     }

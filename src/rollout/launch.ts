@@ -8,6 +8,7 @@ import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
 import { AppStatusReader, readApplications } from './app-status.js'
 import { applySettings } from './configure.js'
+import { guardDebugLogs } from './debug-logs.js'
 import { Deployment } from './deployment.js'
 import type { TriggerMark } from './history.js'
 import { Rollout, type StepContext } from './rollout.js'
@@ -46,14 +47,18 @@ export async function prepare(
   state: RunState,
   note: (message: string) => void
 ): Promise<Prepared> {
-  if (!config.trigger)
-    return { config, pins: [], follow: commitToFollow(config, pullRequestEvent()) }
+  if (!config.trigger) {
+    const follow = commitToFollow(config, pullRequestEvent())
+    await guardDebugLogs(client, config, budget.deploy(), message => core.warning(message))
+    return { config, pins: [], follow }
+  }
   const signal = budget.deploy()
   const undo = (): AbortSignal => budget.grace()
   const reviewApp = config.reviewApp
     ? await openReviewApp(client, config, pullRequestEvent(), signal, undo, note)
     : undefined
   const target = reviewApp?.config ?? config
+  await guardDebugLogs(client, target, signal, message => core.warning(message))
   await applySettings(client, target, signal)
   const versions = await readVersions(client, target, signal)
   const pins = await pinVersions(client, target, versions, state, signal, undo, note)

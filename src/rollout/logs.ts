@@ -1,9 +1,13 @@
+import { redactPayloads } from '../secrets.js'
+
 /** What a printed line came from: Coolify's entry types, plus the command that produced output. */
 export type LineKind = 'stdout' | 'stderr' | 'info' | 'warning' | 'command'
 
 export interface LogLine {
   kind: LineKind
   text: string
+  /** From one of Coolify's hidden entries: printed with `debug-logs` only, and nowhere else. */
+  hidden?: boolean
 }
 
 interface Entry {
@@ -122,16 +126,19 @@ export class LogCursor {
     for (const entry of fresh) {
       if (CLOSING.test(entry.output ?? '')) this.sawClosing = true
       if (entry.hidden && !this.showHidden) continue
+      const hidden = entry.hidden ? { hidden: true } : {}
+      // Hidden entries are the job's own commands, some carrying every variable encoded.
+      const shown = (text: string): string => (entry.hidden ? redactPayloads(text) : text)
       if (entry.command) {
         const key = `${entry.batch ?? 0}\u0000${entry.command}`
         if (key !== this.lastCommand) {
           this.lastCommand = key
-          lines.push({ kind: 'command', text: entry.command })
+          lines.push({ kind: 'command', text: shown(entry.command), ...hidden })
         }
       }
       const kind = entryKind(entry.type)
-      for (const text of (entry.output ?? '').split('\n'))
-        lines.push({ kind, text: withoutCr(text) })
+      for (const text of shown(entry.output ?? '').split('\n'))
+        lines.push({ kind, text: withoutCr(text), ...hidden })
     }
     return lines
   }

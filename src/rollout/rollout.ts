@@ -177,13 +177,13 @@ export class Rollout {
 
   /** The version asked for is the one that ran. */
   private async verify(): Promise<void> {
-    const { client, config, budget, say } = this.step
+    const { client, config, budget } = this.step
     if (!config.wait) return
     const asked = {
       imageTag: config.pr === undefined ? config.imageTag : undefined,
       commit: config.commit
     }
-    await verifyVersion(client, this.deployment, asked, budget.deploy(), say.warn)
+    await verifyVersion(client, this.deployment, asked, budget.deploy())
   }
 
   /**

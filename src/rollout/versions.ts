@@ -279,8 +279,7 @@ export async function verifyVersion(
   client: CoolifyClient,
   deployment: Deployment,
   asked: { imageTag?: string; commit?: string },
-  signal: AbortSignal,
-  warn: (message: string) => void
+  signal: AbortSignal
 ): Promise<void> {
   if (!asked.imageTag && !asked.commit) return
   if (!deployment.uuid || !isFinished(deployment.status)) return
@@ -296,10 +295,12 @@ export async function verifyVersion(
     if (ran !== asked.imageTag)
       deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`)
   } else if (asked.commit) {
+    // Another commit passing green would be a lie, as another image tag would.
     const built = builtCommit(detail)
     if (built && !sameCommit(built, asked.commit)) {
-      warn(
-        `${deployment.name}: Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log).`
+      deployment.end(
+        'failed',
+        `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`
       )
     }
   }

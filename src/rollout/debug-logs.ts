@@ -1,0 +1,38 @@
+import type { CoolifyClient } from '../coolify/client.js'
+import { describeError } from '../errors.js'
+import type { Config } from '../inputs.js'
+import { mask } from '../secrets.js'
+
+/** Shorter values are not masked: masking `1` or `true` would blank the whole log. */
+const MIN_MASKED_LENGTH = 4
+
+/**
+ * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the
+ * application's variables. Says once who can read them, and masks the variables' values, plain
+ * and base64, where the token may read them (`read:sensitive`); payloads are redacted as printed.
+ */
+export async function guardDebugLogs(
+  client: CoolifyClient,
+  config: Config,
+  signal: AbortSignal,
+  warn: (message: string) => void
+): Promise<void> {
+  if (!config.debugLogs) return
+  warn(
+    "`debug-logs: true` prints Coolify's internal commands into this job's log, which everyone who can read the run can read (everyone, on a public repository). Encoded payloads are redacted and the applications' variables masked where the token can read them; nothing hidden goes to the summary, annotations or pull request comment."
+  )
+  for (const uuid of config.appUuids) {
+    try {
+      const variables = await client.listApplicationEnvs(uuid, signal)
+      for (const variable of Array.isArray(variables) ? variables : []) {
+        const value = variable?.value
+        if (typeof value !== 'string' || value.length < MIN_MASKED_LENGTH) continue
+        mask(value)
+        mask(Buffer.from(value).toString('base64'))
+      }
+    } catch (error) {
+      if (signal.aborted) throw error
+      warn(`Could not read the variables of ${uuid} to mask them: ${describeError(error)}`)
+    }
+  }
+}
