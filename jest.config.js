@@ -11,8 +11,13 @@ export default {
   },
   testMatch: ['**/__tests__/**/*.test.ts'],
   testTimeout: 30000,
+  // The end-to-end suites mostly wait on the fakes in real time, not on the CPU: twice as many
+  // workers as this 2-core machine has halve the suite's time.
+  maxWorkers: 4,
   globalSetup: './test/bundle-sources.mjs',
-  collectCoverage: true,
+  // Coverage sees only what runs in Jest's own processes, not the bundle the end-to-end suites
+  // spawn, and slows every suite: `npm run coverage` measures it when wanted.
+  collectCoverage: false,
   collectCoverageFrom: ['src/**/*.ts'],
   coverageProvider: 'v8',
   coverageReporters: ['text-summary']

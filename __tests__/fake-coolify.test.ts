@@ -73,7 +73,9 @@ const long: Scenario = { steps: [{ at: 0, status: 'in_progress', lines: ['Buildi
 
 describe('deploy and read, 4x', () => {
   it('follows the scenario with Coolify 4.x shapes', async () => {
-    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [timed] }] })
+    // The fake's own clock, driven here: each read sees the scenario at the time it names.
+    let now = Date.parse('2026-11-23T10:00:00Z')
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [timed] }], clock: () => now })
     const trigger = await call('POST', '/deploy?uuid=web')
     expect(trigger.status).toBe(200)
     const [entry] = trigger.json.deployments
@@ -97,7 +99,7 @@ describe('deploy and read, 4x', () => {
       )
     )
 
-    await sleep(150)
+    now += 150
     const running = await call('GET', `/deployments/${entry.deployment_uuid}`)
     expect(running.json.status).toBe('in_progress')
     expect(typeof running.json.logs).toBe('string')
@@ -114,7 +116,7 @@ describe('deploy and read, 4x', () => {
     expect(logs[0].timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
     expect(logs[1]).toMatchObject({ command: 'docker ps', hidden: true, batch: 1, order: 2 })
 
-    await sleep(150)
+    now += 150
     const done = await call('GET', `/deployments/${entry.deployment_uuid}`)
     expect(done.json.status).toBe('finished')
     expect(done.json.finished_at).not.toBeNull()

@@ -100,7 +100,7 @@ export function createPipeline(options: FakeOptions, store: Store): Handler {
         '<!DOCTYPE html><html><head><title>Not Found</title></head><body>404 | Not Found</body></html>'
       )
     }
-    const now = Date.now()
+    const now = store.clock()
     const reply = api(request, request.path.slice(API_PREFIX.length) || '/', now)
     return flavor === '4x' && !wantsJson(request.headers)
       ? forBrowser(reply, request.headers, home)

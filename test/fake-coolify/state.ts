@@ -145,12 +145,18 @@ export class Store {
   /** The fake's own URL, for `{{self}}` in addresses. */
   home = ''
   /** When the fake started: services and databases were last seen online before it. */
-  readonly bootedAt = Date.now()
+  readonly bootedAt: number
   private lastAppId = 0
 
-  constructor(readonly flavor: Flavor) {}
+  constructor(
+    readonly flavor: Flavor,
+    /** The fake's clock: scenarios and timelines are read from it. */
+    readonly clock: () => number = Date.now
+  ) {
+    this.bootedAt = clock()
+  }
 
-  addApp(app: FakeApp, now = Date.now()): AppRecord {
+  addApp(app: FakeApp, now = this.clock()): AppRecord {
     const destinations = (app.destinations ?? [DEFAULT_DESTINATION]).map(d => this.destination(d))
     const record: AppRecord = {
       id: ++this.lastAppId,
@@ -202,7 +208,7 @@ export class Store {
   }
 
   /** The team's tag of this name, made on first use. */
-  tag(name: string, now = Date.now()): TagRecord {
+  tag(name: string, now = this.clock()): TagRecord {
     let tag = this.tags.get(name)
     if (!tag) {
       tag = { uuid: newUuid(), name, createdAt: now }
@@ -234,7 +240,7 @@ export class Store {
     source: AppRecord,
     destination: string,
     name: string | undefined,
-    now = Date.now()
+    now = this.clock()
   ): AppRecord {
     const uuid = newUuid()
     const record: AppRecord = {
@@ -262,7 +268,7 @@ export class Store {
   }
 
   /** Coolify starting a service or database for /deploy: its next ResourceStart begins now. */
-  startResource(resource: AppRecord, now = Date.now()): void {
+  startResource(resource: AppRecord, now = this.clock()): void {
     const start = resource.starts[Math.min(resource.started.length, resource.starts.length - 1)]
     resource.started.push({ at: now, start })
   }
@@ -294,12 +300,12 @@ export class Store {
     return value
   }
 
-  progress(d: DeploymentRecord, now = Date.now()): Progress {
+  progress(d: DeploymentRecord, now = this.clock()): Progress {
     return progress(d, now)
   }
 
   /** The status as this flavor spells it. */
-  status(d: DeploymentRecord, now = Date.now()): DeploymentStatus {
+  status(d: DeploymentRecord, now = this.clock()): DeploymentStatus {
     return this.spell(progress(d, now).phase)
   }
 
@@ -308,7 +314,7 @@ export class Store {
   }
 
   /** The row's commit now: resolved once the job took it. */
-  commit(d: DeploymentRecord, now = Date.now()): string {
+  commit(d: DeploymentRecord, now = this.clock()): string {
     return d.resolvesTo !== undefined && progress(d, now).startedAt !== null
       ? d.resolvesTo
       : d.commit
@@ -326,7 +332,7 @@ export class Store {
    * a queued or running row with the same commit, pull request and image tag, Coolify queues
    * nothing and answers with a fresh uuid it never saves.
    */
-  queue(app: AppRecord, options: QueueOptions, now = Date.now()): Queued {
+  queue(app: AppRecord, options: QueueOptions, now = this.clock()): Queued {
     const scenario = app.scenarios[Math.min(app.deploys, app.scenarios.length - 1)]
     const pr = options.pr ?? 0
     const imageTag = options.imageTag ?? null
@@ -395,7 +401,7 @@ export class Store {
    * Stops a running deployment; false when it had already ended. Writes what Coolify's cancel
    * endpoint writes, or the `reason` another cancelling path gives.
    */
-  cancel(d: DeploymentRecord, now = Date.now(), reason?: string): boolean {
+  cancel(d: DeploymentRecord, now = this.clock(), reason?: string): boolean {
     const phase = progress(d, now).phase
     if (!isRunning(phase)) return false
     d.cancelledAt = now
@@ -416,7 +422,7 @@ export class Store {
   }
 
   /** The production deployments that finished, newest first, with when they finished. */
-  finished(app: AppRecord, now = Date.now()): Array<{ d: DeploymentRecord; p: Progress }> {
+  finished(app: AppRecord, now = this.clock()): Array<{ d: DeploymentRecord; p: Progress }> {
     return this.deployments
       .filter(d => d.app === app && d.pr === 0)
       .map(d => ({ d, p: progress(d, now) }))
@@ -425,7 +431,7 @@ export class Store {
   }
 
   /** The container's state now: FakeApp.runtime from the newest finished deployment on. */
-  runtime(app: AppRecord, now = Date.now()): { status: string; http: number } {
+  runtime(app: AppRecord, now = this.clock()): { status: string; http: number } {
     const [newest] = this.finished(app, now)
     if (!newest) return app.idle ?? HEALTHY
     const elapsed = now - (newest.p.finishedAt ?? now)
@@ -433,7 +439,7 @@ export class Store {
     return state ? { status: state.status, http: state.http ?? 200 } : HEALTHY
   }
 
-  view(app: AppRecord, now = Date.now()): FakeAppState {
+  view(app: AppRecord, now = this.clock()): FakeAppState {
     const { http } = this.runtime(app, now)
     const status =
       app.kind === 'application' ? this.runtime(app, now).status : resourceStatus(this, app, now)
@@ -473,7 +479,7 @@ export class Store {
     }
   }
 
-  snapshot(now = Date.now()): FakeDeployment[] {
+  snapshot(now = this.clock()): FakeDeployment[] {
     return this.deployments.map(d => {
       const p = progress(d, now)
       const ran = d.app.build_pack === 'dockerimage' && p.startedAt !== null

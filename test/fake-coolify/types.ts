@@ -213,6 +213,11 @@ export interface RecordedRequest {
 
 export interface FakeOptions {
   flavor?: Flavor
+  /**
+   * The fake's clock, default Date.now: a test that drives it reads a scenario at exact times,
+   * however slow the machine. Faults and outages keep the real clock.
+   */
+  clock?: () => number
   token?: string
   abilities?: string[]
   apps?: FakeApp[]
