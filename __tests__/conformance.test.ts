@@ -1,5 +1,6 @@
 /** The conformance checker, on requests recorded by the fake Coolify over real HTTP. */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
+import { CoolifyClient } from '../src/coolify/client.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, RecordedRequest } from '../test/fake-coolify/index.js'
 import { checkRequest, SPEC_SKIPPED } from '../test/support/conformance.js'
@@ -48,32 +49,79 @@ async function sent(
 const describeWithSpec = SPEC_SKIPPED ? describe.skip : describe
 
 describeWithSpec('checkRequest', () => {
-  it('passes the requests the action makes', async () => {
-    const good = [
-      await sent('GET', '/api/v1/applications'),
-      await sent('GET', '/api/v1/applications/web'),
-      await sent('POST', '/api/v1/deploy?uuid=web&force=true'),
-      await sent('POST', '/api/v1/deploy?uuid=web&pull_request_id=7&docker_tag=pr-7'),
-      await sent('POST', '/api/v1/deploy?tag=prod'),
-      await sent('GET', '/api/v1/deployments/abc'),
-      await sent('GET', '/api/v1/deployments/applications/web?skip=0&take=10'),
-      await sent('POST', '/api/v1/deployments/abc/cancel'),
-      await sent('PATCH', '/api/v1/applications/web', {
-        git_branch: 'main',
-        docker_registry_image_tag: 'v2',
-        health_check_type: 'http',
-        instant_deploy: false
-      }),
-      await sent('PATCH', '/api/v1/applications/web/envs/bulk', {
-        data: [{ key: 'A', value: '1', is_preview: false, is_buildtime: false, comment: null }]
-      }),
-      await sent('GET', '/api/v1/applications/web/logs?lines=50'),
-      await sent('GET', '/api/v1/applications/web/rollback-images'),
-      await sent('POST', '/api/v1/applications/web/rollback', { commit: 'abc1234' }),
-      await sent('DELETE', '/api/v1/applications/web/previews/7')
-    ]
-    for (const request of good)
+  // Every route the client has, called once: a method added to the client without a line here
+  // fails the first check, and a request the spec does not describe fails the second.
+  it('passes every request the client can send', async () => {
+    const client = new CoolifyClient({ apiUrl: `${fake.url}/api/v1`, token: 'test-token' })
+    const signal = AbortSignal.timeout(10_000)
+    const calls: Record<string, () => Promise<unknown>> = {
+      listApplications: () => client.listApplications(signal),
+      getApplication: () => client.getApplication('web', signal),
+      updateApplication: () =>
+        client.updateApplication('web', { git_branch: 'main', description: 'd' }, signal),
+      updateApplicationEnvs: () =>
+        client.updateApplicationEnvs('web', [{ key: 'A', value: '1' }], signal),
+      deploy: () =>
+        client.deploy({ uuids: ['web'], force: true, pr: 7, dockerTag: 'pr-7' }, signal),
+      listDeployments: () => client.listDeployments('web', 10, signal),
+      getDeployment: () => client.getDeployment('abc', signal),
+      cancelDeployment: () => client.cancelDeployment('abc', signal),
+      deletePreview: () => client.deletePreview('web', 7, signal),
+      getApplicationLogs: () => client.getApplicationLogs('web', 100, signal),
+      rollback: () => client.rollback('web', 'abc1234', signal),
+      listDestinations: () => client.listDestinations('web', signal),
+      cloneApplication: () =>
+        client.cloneApplication('web', { destination_uuid: 'd', name: 'web-pr-7' }, signal),
+      createApplication: () =>
+        client.createApplication(
+          {
+            project_uuid: 'p',
+            server_uuid: 's',
+            environment_name: 'production',
+            private_key_uuid: 'k',
+            git_repository: 'git@git.example.com:acme/web.git',
+            git_branch: 'main',
+            build_pack: 'dockerfile',
+            ports_exposes: '3000',
+            name: 'web-pr-7',
+            description: 'Review app',
+            domains: 'https://pr-7.example.com'
+          },
+          signal
+        ),
+      deleteApplication: () => client.deleteApplication('web', signal),
+      listApplicationTags: () => client.listApplicationTags('web', signal),
+      removeApplicationTag: () => client.removeApplicationTag('web', 't', signal),
+      listApplicationEnvs: () => client.listApplicationEnvs('web', signal),
+      deleteApplicationEnv: () => client.deleteApplicationEnv('web', 'e', signal),
+      listServices: () => client.listServices(signal),
+      getService: () => client.getService('svc', signal),
+      getServiceLogs: () => client.getServiceLogs('svc', 'app', 100, signal),
+      getDatabase: () => client.getDatabase('db', signal),
+      getDatabaseLogs: () => client.getDatabaseLogs('db', 100, signal)
+    }
+    const routes = Object.getOwnPropertyNames(CoolifyClient.prototype).filter(
+      name =>
+        ![
+          'constructor',
+          'retryDelay',
+          'pollBudgetPerMinute',
+          'close',
+          'call',
+          'dated',
+          'send'
+        ].includes(name)
+    )
+    expect(Object.keys(calls).sort()).toEqual(routes.sort())
+    try {
+      for (const call of Object.values(calls)) await call().catch(() => undefined)
+    } finally {
+      await client.close()
+    }
+    expect(fake.requests).toHaveLength(routes.length)
+    for (const request of fake.requests) {
       expect([request.path, checkRequest(request)]).toEqual([request.path, []])
+    }
   })
 
   it('names the route, parameter, header and body problems', async () => {
