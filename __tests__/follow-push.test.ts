@@ -168,6 +168,10 @@ describe('trigger: false', () => {
       ['api', 'finished']
     ])
     expect(new Set(records.map(record => record.deployment_uuid)).size).toBe(2)
+    // Each one's lines carry its name, as for deployments the step starts.
+    const lines = printed(result.stdout)
+    expect(lines).toContain('web | Rolling update completed.')
+    expect(lines).toContain('api | Rolling update completed.')
     expect(sent(server, 'POST', /\/deploy$/)).toBe(0)
   }, 30_000)
 

@@ -4,7 +4,7 @@ import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
 import { ActionError } from './errors.js'
 import { readConfig, type Config } from './inputs.js'
-import { pullRequestEvent } from './event.js'
+import { pullRequestEvent, type PullRequestEvent } from './event.js'
 import { removePreview } from './remove-preview.js'
 import { report, type Reporters } from './report/index.js'
 import { LogPrinter, printRuntimeLog } from './report/console.js'
@@ -31,7 +31,8 @@ export async function run(): Promise<void> {
   const ending: Ending = { cancelled: false }
   try {
     const config = readConfig(name => core.getInput(name), mask)
-    checkReviewEvent(config, pullRequestEvent())
+    const event = pullRequestEvent()
+    checkReviewEvent(config, event)
     reporters.config = config
     budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal)
     warnIfPlainHttp(config)
@@ -40,7 +41,7 @@ export async function run(): Promise<void> {
       await removePreview(client, config, budget.deploy())
       ending.removed = true
     } else {
-      rollouts = await deploy(client, config, budget, reporters)
+      rollouts = await deploy(client, config, event, budget, reporters)
     }
     if (cancelled.signal.aborted) throw cancelled.signal.reason
   } catch (error) {
@@ -61,6 +62,7 @@ export async function run(): Promise<void> {
 async function deploy(
   client: CoolifyClient,
   config: Config,
+  event: PullRequestEvent,
   budget: Budget,
   reporters: Reporters
 ): Promise<Rollout[]> {
@@ -70,7 +72,7 @@ async function deploy(
     warn: (message: string) => core.warning(message),
     runtimeLog: printRuntimeLog
   }
-  const prepared = await prepare(client, config, budget, state, say.note)
+  const prepared = await prepare(client, config, budget, state, event, say.note)
   reporters.reviewAppUuid = prepared.reviewApp?.uuid
   reporters.github = await createGitHubDeployment(config, budget.deploy())
   reporters.comment = await openPullRequestComment(config)

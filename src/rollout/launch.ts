@@ -3,7 +3,7 @@ import type { Budget } from '../budget.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import type { CoolifyError } from '../coolify/errors.js'
 import { ActionError, describeError } from '../errors.js'
-import { pullRequestEvent, type PullRequestEvent } from '../event.js'
+import type { PullRequestEvent } from '../event.js'
 import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
 import { AppStatusReader, readApplications } from './app-status.js'
@@ -45,20 +45,19 @@ export async function prepare(
   config: Config,
   budget: Budget,
   state: RunState,
+  event: PullRequestEvent,
   note: (message: string) => void
 ): Promise<Prepared> {
-  if (!config.trigger) {
-    const follow = commitToFollow(config, pullRequestEvent())
-    await guardDebugLogs(client, config, budget.deploy(), message => core.warning(message))
-    return { config, pins: [], follow }
-  }
+  const follow = config.trigger ? undefined : commitToFollow(config, event)
   const signal = budget.deploy()
   const undo = (): AbortSignal => budget.grace()
   const reviewApp = config.reviewApp
-    ? await openReviewApp(client, config, pullRequestEvent(), signal, undo, note)
+    ? await openReviewApp(client, config, event, signal, undo, note)
     : undefined
   const target = reviewApp?.config ?? config
   await guardDebugLogs(client, target, signal, message => core.warning(message))
+  // `trigger: false` changes nothing: no settings, no pins.
+  if (follow) return { config, pins: [], follow }
   await applySettings(client, target, signal)
   const versions = await readVersions(client, target, signal)
   const pins = await pinVersions(client, target, versions, state, signal, undo, note)
@@ -94,7 +93,8 @@ export async function launch(
     await restorePins(client, prepared.pins, state, budget.grace(), say.warn)
   }
   const described = describeApplications(client, deployments, config.pr, budget.deploy())
-  const reads = follower(deployments.filter(deployment => deployment.running).length > 1)
+  // Under way or still to be found (`trigger: false`): each one's lines need its name.
+  const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1)
   const context: StepContext = {
     ...step,
     mark,
