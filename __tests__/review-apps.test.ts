@@ -191,6 +191,9 @@ describe('the first run for a pull request', () => {
     const appPath = `/api/v1/applications/${app.uuid}`
     expect(changes[0]).toMatchObject({ method: 'PATCH', path: appPath })
     expect(body(changes[0]).description).toBe(SETTING_UP)
+    // Marked once: the rest of the set-up does not write the same again.
+    const patches = changes.filter(change => change.method === 'PATCH' && change.path === appPath)
+    expect(patches.filter(change => body(change).description === SETTING_UP)).toHaveLength(1)
     const last = changes.at(-1)!
     expect(last).toMatchObject({ method: 'PATCH', path: appPath })
     expect(body(last).description).toBe(MARKER)

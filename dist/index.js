@@ -33364,10 +33364,11 @@ function checkReviewEvent(config, event) {
 async function openReviewApp(client, config, event, signal, undo, note) {
     const templateUuid = config.appUuids[0];
     const template = await client.getApplication(templateUuid, signal);
-    const names = namesFor(template.name ?? templateUuid, config, templateUuid);
+    const templateName = template.name ?? templateUuid;
+    const names = namesFor(templateName, config, templateUuid);
     const hasDomain = Boolean(template.fqdn?.trim());
     if (hasDomain && !config.reviewDomain) {
-        throw new ActionError(`Input \`review-domain\` is needed: the template ${names.name.replace(/-pr-\d+$/, '')} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com.`);
+        throw new ActionError(`Input \`review-domain\` is needed: the template ${templateName} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com.`);
     }
     const branch = config.gitBranch ?? event.headRef;
     // Set up just now, it needs nothing more; found again, its domain and branch are set again,
@@ -33388,7 +33389,7 @@ async function openReviewApp(client, config, event, signal, undo, note) {
         return { uuid: ready.uuid, name: names.name, config: target(ready.uuid, false) };
     }
     const variables = withInput(await previewVariables(client, templateUuid, signal), config.env);
-    const setUp = async (uuid) => finishSetup(client, uuid, { names, branch, domains: config.reviewDomain, variables }, signal);
+    const setup = { names, branch, domains: config.reviewDomain, variables };
     const unfinished = found[0];
     if (unfinished) {
         // Another run may be setting it up right now: give it time, then finish what it left.
@@ -33397,20 +33398,21 @@ async function openReviewApp(client, config, event, signal, undo, note) {
             return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, false) };
         }
         note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`);
-        await setUp(unfinished.uuid);
+        await markPending(client, unfinished.uuid, setup, signal);
+        await finishSetup(client, unfinished.uuid, setup, signal);
         return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, true) };
     }
     const uuid = await makeReviewApp(client, config, template, { names, branch }, signal, note);
     try {
         // One that another run finished meanwhile has passed that run's check below: it is kept.
-        await markPending(client, uuid, { names, branch, domains: config.reviewDomain }, signal);
+        await markPending(client, uuid, setup, signal);
         const finished = (await findReviewApps(client, names, signal)).find(app => app.uuid !== uuid && app.description === names.marker);
         if (finished) {
             note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`);
             await removeHalfMade(client, uuid, undo(), note);
             return { uuid: finished.uuid, name: names.name, config: target(finished.uuid, false) };
         }
-        await setUp(uuid);
+        await finishSetup(client, uuid, setup, signal);
     }
     catch (error) {
         await removeHalfMade(client, uuid, undo(), note);
@@ -33563,14 +33565,12 @@ function withInput(variables, env) {
     return [...byKey].map(([key, value]) => ({ key, value }));
 }
 /**
- * Everything that makes the new application a review app, before anything deploys it: its
- * description, domain and branch; none of the template's tags (a `tag` deploy of production must
- * never reach it); none of production's variables, but the template's preview ones and `env`. Done again on
- * an app a run left half set up. The description says it is ready last.
+ * The rest of what makes an application marked as being set up (`markPending`) a review app,
+ * before anything deploys it: none of the template's tags (a `tag` deploy of production must
+ * never reach it); none of production's variables, but the template's preview ones and `env`.
+ * Done again on an app a run left half set up. The description says it is ready last.
  */
-async function finishSetup(client, uuid, setup, signal) {
-    const { names, variables } = setup;
-    await markPending(client, uuid, setup, signal);
+async function finishSetup(client, uuid, { names, variables }, signal) {
     try {
         const tags = await client.listApplicationTags(uuid, signal);
         for (const tag of Array.isArray(tags) ? tags : []) {
@@ -33579,7 +33579,7 @@ async function finishSetup(client, uuid, setup, signal) {
         }
     }
     catch (error) {
-        // Servers before 4.3 have no tags per application, so a new app there has none.
+        // Servers before 4.2 have no tags per application, so a new app there has none.
         if (!isMissingRoute(error))
             throw error;
     }
@@ -35814,7 +35814,6 @@ class Rollout {
 
 
 
-
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_MS = 5000;
 /** How long a health check waits for the applications' names and URLs, once they are due. */
@@ -35824,19 +35823,18 @@ const LOOKUP_GRACE_MS = 3000;
  * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
  * when any of it fails.
  */
-async function prepare(client, config, budget, state, note) {
-    if (!config.trigger) {
-        const follow = commitToFollow(config, pullRequestEvent());
-        await guardDebugLogs(client, config, budget.deploy(), message => warning(message));
-        return { config, pins: [], follow };
-    }
+async function prepare(client, config, budget, state, event, note) {
+    const follow = config.trigger ? undefined : commitToFollow(config, event);
     const signal = budget.deploy();
     const undo = () => budget.grace();
     const reviewApp = config.reviewApp
-        ? await openReviewApp(client, config, pullRequestEvent(), signal, undo, note)
+        ? await openReviewApp(client, config, event, signal, undo, note)
         : undefined;
     const target = reviewApp?.config ?? config;
     await guardDebugLogs(client, target, signal, message => warning(message));
+    // `trigger: false` changes nothing: no settings, no pins.
+    if (follow)
+        return { config, pins: [], follow };
     await applySettings(client, target, signal);
     const versions = await readVersions(client, target, signal);
     const pins = await pinVersions(client, target, versions, state, signal, undo, note);
@@ -35869,7 +35867,8 @@ async function launch(step, prepared, follower) {
         await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
     }
     const described = describeApplications(client, deployments, config.pr, budget.deploy());
-    const reads = follower(deployments.filter(deployment => deployment.running).length > 1);
+    // Under way or still to be found (`trigger: false`): each one's lines need its name.
+    const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
     const context = {
         ...step,
         mark,
@@ -36388,7 +36387,8 @@ async function run() {
     const ending = { cancelled: false };
     try {
         const config = readConfig(name => getInput(name), mask);
-        checkReviewEvent(config, pullRequestEvent());
+        const event = pullRequestEvent();
+        checkReviewEvent(config, event);
         reporters.config = config;
         budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal);
         warnIfPlainHttp(config);
@@ -36398,7 +36398,7 @@ async function run() {
             ending.removed = true;
         }
         else {
-            rollouts = await deploy(client, config, budget, reporters);
+            rollouts = await deploy(client, config, event, budget, reporters);
         }
         if (cancelled.signal.aborted)
             throw cancelled.signal.reason;
@@ -36414,14 +36414,14 @@ async function run() {
     await client?.close();
 }
 /** Prepares, triggers, and runs a rollout per resource; on a cancelled run, stops them. */
-async function deploy(client, config, budget, reporters) {
+async function deploy(client, config, event, budget, reporters) {
     const state = RunState.empty();
     const say = {
         note: (message) => info(message),
         warn: (message) => warning(message),
         runtimeLog: printRuntimeLog
     };
-    const prepared = await prepare(client, config, budget, state, say.note);
+    const prepared = await prepare(client, config, budget, state, event, say.note);
     reporters.reviewAppUuid = prepared.reviewApp?.uuid;
     reporters.github = await createGitHubDeployment(config, budget.deploy());
     reporters.comment = await openPullRequestComment(config);

@@ -63,11 +63,12 @@ export async function openReviewApp(
 ): Promise<ReviewApp> {
   const templateUuid = config.appUuids[0]
   const template = await client.getApplication(templateUuid, signal)
-  const names = namesFor(template.name ?? templateUuid, config, templateUuid)
+  const templateName = template.name ?? templateUuid
+  const names = namesFor(templateName, config, templateUuid)
   const hasDomain = Boolean(template.fqdn?.trim())
   if (hasDomain && !config.reviewDomain) {
     throw new ActionError(
-      `Input \`review-domain\` is needed: the template ${names.name.replace(/-pr-\d+$/, '')} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com.`
+      `Input \`review-domain\` is needed: the template ${templateName} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com.`
     )
   }
   const branch = config.gitBranch ?? event.headRef!
@@ -92,8 +93,7 @@ export async function openReviewApp(
     return { uuid: ready.uuid, name: names.name, config: target(ready.uuid, false) }
   }
   const variables = withInput(await previewVariables(client, templateUuid, signal), config.env)
-  const setUp = async (uuid: string): Promise<void> =>
-    finishSetup(client, uuid, { names, branch, domains: config.reviewDomain, variables }, signal)
+  const setup = { names, branch, domains: config.reviewDomain, variables }
   const unfinished = found[0]
   if (unfinished) {
     // Another run may be setting it up right now: give it time, then finish what it left.
@@ -102,14 +102,15 @@ export async function openReviewApp(
       return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, false) }
     }
     note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`)
-    await setUp(unfinished.uuid)
+    await markPending(client, unfinished.uuid, setup, signal)
+    await finishSetup(client, unfinished.uuid, setup, signal)
     return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, true) }
   }
 
   const uuid = await makeReviewApp(client, config, template, { names, branch }, signal, note)
   try {
     // One that another run finished meanwhile has passed that run's check below: it is kept.
-    await markPending(client, uuid, { names, branch, domains: config.reviewDomain }, signal)
+    await markPending(client, uuid, setup, signal)
     const finished = (await findReviewApps(client, names, signal)).find(
       app => app.uuid !== uuid && app.description === names.marker
     )
@@ -118,7 +119,7 @@ export async function openReviewApp(
       await removeHalfMade(client, uuid, undo(), note)
       return { uuid: finished.uuid, name: names.name, config: target(finished.uuid, false) }
     }
-    await setUp(uuid)
+    await finishSetup(client, uuid, setup, signal)
   } catch (error) {
     await removeHalfMade(client, uuid, undo(), note)
     throw error
@@ -317,26 +318,24 @@ function withInput(variables: EnvVariable[], env: EnvVariable[] | undefined): En
 }
 
 /**
- * Everything that makes the new application a review app, before anything deploys it: its
- * description, domain and branch; none of the template's tags (a `tag` deploy of production must
- * never reach it); none of production's variables, but the template's preview ones and `env`. Done again on
- * an app a run left half set up. The description says it is ready last.
+ * The rest of what makes an application marked as being set up (`markPending`) a review app,
+ * before anything deploys it: none of the template's tags (a `tag` deploy of production must
+ * never reach it); none of production's variables, but the template's preview ones and `env`.
+ * Done again on an app a run left half set up. The description says it is ready last.
  */
 async function finishSetup(
   client: CoolifyClient,
   uuid: string,
-  setup: { names: Names; branch: string; domains?: string; variables: EnvVariable[] },
+  { names, variables }: { names: Names; variables: EnvVariable[] },
   signal: AbortSignal
 ): Promise<void> {
-  const { names, variables } = setup
-  await markPending(client, uuid, setup, signal)
   try {
     const tags = await client.listApplicationTags(uuid, signal)
     for (const tag of Array.isArray(tags) ? tags : []) {
       if (tag?.uuid) await client.removeApplicationTag(uuid, tag.uuid, signal).catch(unlessGone)
     }
   } catch (error) {
-    // Servers before 4.3 have no tags per application, so a new app there has none.
+    // Servers before 4.2 have no tags per application, so a new app there has none.
     if (!isMissingRoute(error)) throw error
   }
   const listed = await client.listApplicationEnvs(uuid, signal).catch(error => {
