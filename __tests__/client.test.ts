@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { CoolifyClient } from '../src/coolify/client.js'
 import type { ClientOptions } from '../src/coolify/client.js'
 import { CoolifyError } from '../src/coolify/errors.js'
+import { ActionError } from '../src/errors.js'
+import { sleep } from '../src/coolify/pacing.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type {
   FakeApp,
@@ -718,14 +720,23 @@ describe('retries', () => {
   })
 
   it('waits no longer than maxDelayMs between attempts', async () => {
+    const waits: number[] = []
     const { fake, client } = await setup({
-      client: { retry: { baseDelayMs: 50, maxDelayMs: 100 } }
+      client: {
+        retry: { baseDelayMs: 50, maxDelayMs: 100 },
+        sleep: async ms => void waits.push(ms)
+      }
     })
     fake.inject({ do: 'reset', times: 6 })
     await client.listApplications(S())
-    const times = fake.requests.map(r => r.at)
-    expect(times).toHaveLength(7)
-    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThan(400)
+    expect(fake.requests).toHaveLength(7)
+    // Doubling from 50 and held at the cap, each with up to half of it left to chance.
+    const bounds = [50, 100, 100, 100, 100, 100]
+    expect(waits).toHaveLength(bounds.length)
+    waits.forEach((wait, i) => {
+      expect(wait).toBeGreaterThanOrEqual(bounds[i] / 2)
+      expect(wait).toBeLessThanOrEqual(bounds[i])
+    })
   })
 
   it('does not repeat a failure that is not transient', async () => {
@@ -888,37 +899,52 @@ describe('rate limit', () => {
 describe('abort signal', () => {
   const stop = new Error('stopped by the test')
 
-  async function abortedAfter(
-    ms: number,
-    call: (signal: AbortSignal) => Promise<unknown>
-  ): Promise<{ error: unknown; elapsed: number }> {
-    const controller = new AbortController()
-    const started = Date.now()
-    setTimeout(() => controller.abort(stop), ms)
-    const error = await call(controller.signal).catch((e: unknown) => e)
-    return { error, elapsed: Date.now() - started }
-  }
-
   it('ends a retry loop during its backoff, with the failure it met', async () => {
+    const controller = new AbortController()
+    const waits: number[] = []
+    // A backoff of ten minutes, aborted the moment it starts: only the signal can end it.
     const { fake, client } = await setup({
-      client: { retry: { baseDelayMs: 10_000, maxDelayMs: 10_000 } }
+      client: {
+        retry: { baseDelayMs: 600_000, maxDelayMs: 600_000 },
+        sleep: (ms, signal) => {
+          waits.push(ms)
+          controller.abort(stop)
+          return sleep(ms, signal)
+        }
+      }
     })
     fake.inject({ do: 'reset', times: Infinity })
-    const { error, elapsed } = await abortedAfter(200, s => client.listApplications(s))
+    const error = await client.listApplications(controller.signal).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(CoolifyError)
     expect((error as CoolifyError).message).toMatch(/connection to 127\.0\.0\.1:\d+ failed/)
-    expect(elapsed).toBeLessThan(1000)
+    expect(waits).toEqual([expect.any(Number)])
+    expect(waits[0]).toBeGreaterThanOrEqual(300_000)
     expect(fake.requests).toHaveLength(1)
     expect(notes).toHaveLength(1)
   })
 
   it('ends a request that hangs', async () => {
-    const { fake, client } = await setup({ client: { requestTimeoutMs: 20_000 } })
+    const controller = new AbortController()
+    // Ten minutes before the client would give up on it by itself.
+    const { fake, client } = await setup({ client: { requestTimeoutMs: 600_000 } })
     fake.inject({ do: 'hang' })
-    const { error, elapsed } = await abortedAfter(200, s => client.getDeployment('abc', s))
-    expect(error).toBe(stop)
-    expect(elapsed).toBeLessThan(1000)
+    const call = client.getDeployment('abc', controller.signal).catch((e: unknown) => e)
+    while (fake.requests.length === 0) await sleep(5)
+    controller.abort(stop)
+    expect(await call).toBe(stop)
     expect(fake.requests).toHaveLength(1)
+    expect(notes).toEqual([])
+  })
+
+  it('close() ends a call still under way, without trying it again', async () => {
+    const { fake, client } = await setup({ client: { requestTimeoutMs: 600_000 } })
+    fake.inject({ do: 'hang' })
+    const call = client.getApplication(WEB.uuid, S()).catch((e: unknown) => e)
+    while (fake.requests.length === 0) await sleep(5)
+    await client.close()
+    expect(await call).toEqual(new ActionError('the step is done with Coolify'))
+    expect(fake.requests).toHaveLength(1)
+    // Not an outage: nothing is said.
     expect(notes).toEqual([])
   })
 

@@ -32009,6 +32009,7 @@ class Reachability {
 
 
 
+
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
 /**
  * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
@@ -32024,6 +32025,8 @@ const DEFAULT_LIMIT_PER_MINUTE = 200;
 class CoolifyClient {
     options;
     gate = new RateGate();
+    /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
+    closing = new AbortController();
     /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
     reachability;
     dispatcher;
@@ -32276,8 +32279,12 @@ class CoolifyClient {
             signal
         });
     }
-    /** Closes idle connections so the process can exit. */
+    /**
+     * Ends every call still under way, without retrying it, and closes the connections, so that the
+     * process can exit.
+     */
     async close() {
+        this.closing.abort(new ActionError('the step is done with Coolify'));
         await this.dispatcher.destroy();
     }
     /**
@@ -32289,7 +32296,8 @@ class CoolifyClient {
         return (await this.dated(call)).body;
     }
     /** `call`, with the time Coolify sent its answer. */
-    async dated(call) {
+    async dated(asked) {
+        const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) };
         let last;
         for (let attempt = 1;; attempt++) {
             try {
@@ -32307,7 +32315,8 @@ class CoolifyClient {
                 last = error;
                 this.reachability.failed(error);
                 try {
-                    await sleep(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
+                    const wait = this.options.sleep ?? sleep;
+                    await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
                 }
                 catch {
                     throw error.afterAttempts(attempt);
@@ -35816,7 +35825,7 @@ class Rollout {
 
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_MS = 5000;
-/** How long a health check waits for the applications' names and URLs, once they are due. */
+/** How long the step waits for the applications' names and URLs, once they are first due. */
 const LOOKUP_GRACE_MS = 3000;
 /**
  * Before any deployment: the review app (found, or made and set up), the settings
@@ -35867,6 +35876,7 @@ async function launch(step, prepared, follower) {
         await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
     }
     const described = describeApplications(client, deployments, config.pr, budget.deploy());
+    let lookupWaited;
     // Under way or still to be found (`trigger: false`): each one's lines need its name.
     const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
     const context = {
@@ -35874,7 +35884,8 @@ async function launch(step, prepared, follower) {
         mark,
         follower: reads,
         statuses: new AppStatusReader(client, signal => reads.turn(signal)),
-        described: () => atMost(described, LOOKUP_GRACE_MS)
+        // One grace for the whole step: whoever waits later does not wait again.
+        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
     };
     const rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
     for (const uuid of config.appUuids)

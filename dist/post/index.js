@@ -31921,6 +31921,7 @@ class Reachability {
 
 
 
+
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
 /**
  * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
@@ -31936,6 +31937,8 @@ const DEFAULT_LIMIT_PER_MINUTE = 200;
 class CoolifyClient {
     options;
     gate = new RateGate();
+    /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
+    closing = new AbortController();
     /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
     reachability;
     dispatcher;
@@ -32188,8 +32191,12 @@ class CoolifyClient {
             signal
         });
     }
-    /** Closes idle connections so the process can exit. */
+    /**
+     * Ends every call still under way, without retrying it, and closes the connections, so that the
+     * process can exit.
+     */
     async close() {
+        this.closing.abort(new errors_ActionError('the step is done with Coolify'));
         await this.dispatcher.destroy();
     }
     /**
@@ -32201,7 +32208,8 @@ class CoolifyClient {
         return (await this.dated(call)).body;
     }
     /** `call`, with the time Coolify sent its answer. */
-    async dated(call) {
+    async dated(asked) {
+        const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) };
         let last;
         for (let attempt = 1;; attempt++) {
             try {
@@ -32219,7 +32227,8 @@ class CoolifyClient {
                 last = error;
                 this.reachability.failed(error);
                 try {
-                    await pacing_sleep(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
+                    const wait = this.options.sleep ?? pacing_sleep;
+                    await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
                 }
                 catch {
                     throw error.afterAttempts(attempt);

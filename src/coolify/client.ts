@@ -1,5 +1,6 @@
 import { rootCertificates } from 'node:tls'
 import { request, type Dispatcher } from 'undici'
+import { ActionError } from '../errors.js'
 import { dispatcherFor, type Proxy } from '../proxy.js'
 import { CoolifyError, describeHttpFailure, describeNetworkFailure } from './errors.js'
 import {
@@ -46,6 +47,8 @@ export interface ClientOptions {
   note?: (message: string) => void
   /** Where the proxy settings come from (HTTPS_PROXY, NO_PROXY…); the process's by default. */
   env?: NodeJS.ProcessEnv
+  /** How the backoff between attempts waits; tests hand in their own clock. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
 interface Call {
@@ -76,6 +79,8 @@ const DEFAULT_LIMIT_PER_MINUTE = 200
  */
 export class CoolifyClient {
   private readonly gate = new RateGate()
+  /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
+  private readonly closing = new AbortController()
   /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
   readonly reachability: Reachability
   private readonly dispatcher: Dispatcher
@@ -378,8 +383,12 @@ export class CoolifyClient {
     })
   }
 
-  /** Closes idle connections so the process can exit. */
+  /**
+   * Ends every call still under way, without retrying it, and closes the connections, so that the
+   * process can exit.
+   */
   async close(): Promise<void> {
+    this.closing.abort(new ActionError('the step is done with Coolify'))
     await this.dispatcher.destroy()
   }
 
@@ -393,7 +402,8 @@ export class CoolifyClient {
   }
 
   /** `call`, with the time Coolify sent its answer. */
-  private async dated<T>(call: Call): Promise<Dated<T>> {
+  private async dated<T>(asked: Call): Promise<Dated<T>> {
+    const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) }
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
@@ -409,7 +419,8 @@ export class CoolifyClient {
         last = error
         this.reachability.failed(error)
         try {
-          await sleep(this.retryDelay(attempt, error.details.retryAfterMs), call.signal)
+          const wait = this.options.sleep ?? sleep
+          await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal)
         } catch {
           throw error.afterAttempts(attempt)
         }

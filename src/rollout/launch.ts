@@ -32,7 +32,7 @@ export interface Prepared {
 
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_MS = 5000
-/** How long a health check waits for the applications' names and URLs, once they are due. */
+/** How long the step waits for the applications' names and URLs, once they are first due. */
 const LOOKUP_GRACE_MS = 3000
 
 /**
@@ -93,6 +93,7 @@ export async function launch(
     await restorePins(client, prepared.pins, state, budget.grace(), say.warn)
   }
   const described = describeApplications(client, deployments, config.pr, budget.deploy())
+  let lookupWaited: Promise<void> | undefined
   // Under way or still to be found (`trigger: false`): each one's lines need its name.
   const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1)
   const context: StepContext = {
@@ -100,7 +101,8 @@ export async function launch(
     mark,
     follower: reads,
     statuses: new AppStatusReader(client, signal => reads.turn(signal)),
-    described: () => atMost(described, LOOKUP_GRACE_MS)
+    // One grace for the whole step: whoever waits later does not wait again.
+    described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
   }
   const rollouts = deployments.map(
     deployment =>
