@@ -23,8 +23,9 @@ import {
   startElsewhere
 } from '../test/support/scenarios.js'
 
-/** The runner's grace time between SIGINT and SIGTERM. */
+/** The runner's grace time between SIGINT and SIGTERM, and between SIGTERM and SIGKILL. */
 const GRACE_MS = 7500
+const TERM_GRACE_MS = 2500
 
 const start = fakeCoolifyPerTest(() => ({ apps: [{ ...APP, scenarios: [endless()] }] }))
 
@@ -33,37 +34,47 @@ const untilSignal = (server: FakeCoolify, extra: Record<string, string> = {}) =>
   inputsFor(server, { timeout: '30s', ...extra })
 
 /**
- * Runs the main step and sends `signal` once `when` holds for what it printed; resolves with the
- * result and how long the step took to exit after the signal.
+ * Runs the main step and sends `signal` once `when` holds for what it printed. After a SIGINT it
+ * goes on as the runner does (SIGTERM after the grace time, SIGKILL after that); resolves with the
+ * result and every signal sent before the step exited.
  */
 async function runAndSignal(
   server: FakeCoolify,
   signal: NodeJS.Signals,
   when: (stdout: string, server: FakeCoolify) => boolean,
   inputs: Record<string, string> = {}
-): Promise<RunResult & { afterSignalMs: number }> {
-  let sentAt: number | undefined
+): Promise<RunResult & { signalsSent: NodeJS.Signals[] }> {
+  const signalsSent: NodeJS.Signals[] = []
+  const escalations: NodeJS.Timeout[] = []
   let printed = ''
   let watching = false
   const result = await runAction({
     inputs: untilSignal(server, inputs),
-    killAfterMs: 20_000,
+    killAfterMs: 60_000,
     onStdout: (stdout, child) => {
       printed = stdout
       if (watching) return
       watching = true
+      const send = (sent: NodeJS.Signals): void => {
+        if (child.exitCode !== null || child.signalCode !== null) return
+        signalsSent.push(sent)
+        child.kill(sent)
+      }
       // Checked on output and on a timer: the moment may come while the step prints nothing.
       const check = (): void => {
-        if (sentAt !== undefined || child.exitCode !== null || child.signalCode !== null) return
+        if (signalsSent.length > 0 || child.exitCode !== null || child.signalCode !== null) return
         if (!when(printed, server)) return void setTimeout(check, 5)
-        sentAt = Date.now()
-        child.kill(signal)
+        send(signal)
+        if (signal !== 'SIGINT') return
+        escalations.push(setTimeout(() => send('SIGTERM'), GRACE_MS))
+        escalations.push(setTimeout(() => send('SIGKILL'), GRACE_MS + TERM_GRACE_MS))
       }
       check()
     }
   })
-  expect(sentAt).toBeDefined()
-  return { ...result, afterSignalMs: Date.now() - sentAt! }
+  escalations.forEach(clearTimeout)
+  expect(signalsSent[0]).toBe(signal)
+  return { ...result, signalsSent }
 }
 
 /** Once Coolify has started the deployment (whether or not its answer came back). */
@@ -88,14 +99,15 @@ function expectQuietSuccess(post: RunResult): void {
 }
 
 describe('a cancelled workflow run', () => {
-  it('cancels the running deployment on SIGINT and exits within the grace time', async () => {
+  it('cancels the running deployment on SIGINT and exits before the runner escalates', async () => {
     const server = await start()
     const main = await runAndSignal(server, 'SIGINT', building)
     const [deployment] = server.deployments()
 
     expect(main.signal).toBeNull()
     expect(main.code).not.toBe(0)
-    expect(main.afterSignalMs).toBeLessThan(GRACE_MS)
+    // Ended by itself, before the runner's SIGTERM.
+    expect(main.signalsSent).toEqual(['SIGINT'])
     expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
     expect(deployment.status).toBe('cancelled-by-user')
     expect(main.stdout).toContain(
@@ -149,7 +161,8 @@ describe('a cancelled workflow run', () => {
     const [deployment] = server.deployments()
 
     expect(main.code).not.toBe(0)
-    expect(main.afterSignalMs).toBeLessThan(GRACE_MS)
+    // Ended by itself, before the runner's SIGTERM.
+    expect(main.signalsSent).toEqual(['SIGINT'])
     // Found in the history by what was saved before the trigger went out, and cancelled.
     expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
     expect(deployment.status).toBe('cancelled-by-user')
@@ -186,7 +199,8 @@ describe('a cancelled workflow run', () => {
     const main = await runAndSignal(server, 'SIGINT', building, inputs)
 
     expect(main.code).not.toBe(0)
-    expect(main.afterSignalMs).toBeLessThan(GRACE_MS)
+    // Ended by itself, before the runner's SIGTERM.
+    expect(main.signalsSent).toEqual(['SIGINT'])
     expect(main.stdout).toMatch(
       /::warning::Left running in Coolify \(cancel-on-abort is false\): web/
     )

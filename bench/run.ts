@@ -42,6 +42,7 @@ import {
 import { hangs } from './hangs.js'
 import type { PollCost } from './poll-cost.js'
 import { manyAppsLimited } from './rate-limit.js'
+import { recovery } from './recovery.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const REFERENCE = join(PROJECT, 'bench/reference.mjs')
@@ -823,7 +824,8 @@ const GROUPS: Array<{ name: string; run: () => Promise<Part> }> = [
     }
   },
   { name: 'limits', run: manyAppsLimited },
-  { name: 'hangs', run: hangs }
+  { name: 'hangs', run: hangs },
+  { name: 'recovery', run: recovery }
 ]
 
 /** The groups named on the command line (`npm run bench -- hangs limits`), else all of them. */
