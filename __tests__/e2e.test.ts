@@ -83,6 +83,37 @@ describe('the bundled action against Coolify 4.x', () => {
     expectNoSecrets(result.stdout + result.stderr, [TOKEN])
   })
 
+  it("reports Coolify's own duration, in whole seconds", async () => {
+    // A 42 s build, on a Coolify clock that runs a hundred times as fast as the real one.
+    const booted = Date.now()
+    const server = await start({
+      clock: () => booted + (Date.now() - booted) * 100,
+      apps: [
+        {
+          ...APP,
+          scenarios: [
+            {
+              commit: 'abc1234',
+              steps: [
+                { at: 0, status: 'queued' },
+                { at: 4000, status: 'in_progress', lines: ['Starting deployment of web.'] },
+                { at: 42_000, status: 'finished', lines: ['Rolling update completed.'] },
+                { at: 43_000, lines: ['Gracefully shutting down build container'] }
+              ]
+            }
+          ]
+        }
+      ]
+    })
+    const result = await run(server, { timeout: '1m' })
+
+    expect(result.code).toBe(0)
+    // Its created_at to its finished_at, which Coolify writes to the second.
+    expect(Number(result.outputs.duration)).toBeGreaterThanOrEqual(41)
+    expect(Number(result.outputs.duration)).toBeLessThanOrEqual(43)
+    expect(JSON.parse(result.outputs.deployments)[0].duration).toBe(Number(result.outputs.duration))
+  })
+
   it('marks stderr lines so they stand out', async () => {
     const server = await start()
     const result = await run(server)
