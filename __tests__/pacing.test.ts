@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { backoffDelay, parseRetryAfter, RateGate } from '../src/coolify/pacing.js'
+import { ReadPacer } from '../src/rollout/watch.js'
 
 const policy = { baseDelayMs: 1000, maxDelayMs: 30_000 }
 
@@ -60,5 +61,47 @@ describe('RateGate', () => {
     expect(passed).toBe(false)
     controller.abort(new Error('stop'))
     await expect(second).rejects.toThrow('stop')
+  })
+})
+
+describe('ReadPacer', () => {
+  /** A pacer of one read per 375 ms (160 a minute) on a clock the test moves. */
+  function pacer() {
+    let now = 1_000_000
+    const reads = new ReadPacer(
+      () => 375,
+      () => now
+    )
+    return {
+      /** Takes a turn and moves the clock to it: when the read goes out. */
+      read: () => (now += reads.take()),
+      wait: (ms: number) => (now += ms)
+    }
+  }
+
+  it('lets a read after a quiet spell go at once, however soon after the last', () => {
+    const { read, wait } = pacer()
+    const first = read()
+    wait(10)
+    // The health check right after the read that saw the end.
+    expect(read()).toBe(first + 10)
+  })
+
+  it('holds the pace when reads queue up: one more than the budget at most', () => {
+    const { read } = pacer()
+    const times = Array.from({ length: 9 }, read)
+    const start = times[0]
+    // Two at once, then one per turn.
+    expect(times.map(at => at - start)).toEqual([0, 0, 375, 750, 1125, 1500, 1875, 2250, 2625])
+  })
+
+  it('counts a spell as quiet only once its turns have passed', () => {
+    const { read, wait } = pacer()
+    const first = read()
+    read()
+    read()
+    // Two turns ahead of the pace: the next waits for its turn, not for the slack.
+    wait(100)
+    expect(read() - first).toBe(750)
   })
 })

@@ -245,19 +245,31 @@ export class Follower {
 }
 
 /**
- * Spreads the reads of all deployments evenly within the polling budget: each read takes the next
- * free turn, so however many deployments run, reads go out at the budget's pace, round robin, and
- * never idle while one is waiting.
+ * Spreads the reads of all deployments within the polling budget: each read takes the next free
+ * turn, so however many deployments run, reads go out at the budget's pace, round robin, and never
+ * idle while one is waiting. One turn of slack lets a read that follows a quiet spell (the health
+ * check right after the read that saw the end) go at once; the pace still holds over any stretch,
+ * with at most one read more.
  */
-class ReadPacer {
-  private nextTurn = 0
+export class ReadPacer {
+  /** When the next read would be due at the budget's exact pace. */
+  private due = 0
 
-  constructor(private readonly spacingMs: () => number) {}
+  constructor(
+    private readonly spacingMs: () => number,
+    private readonly now: () => number = Date.now
+  ) {}
 
-  async turn(signal: AbortSignal): Promise<void> {
-    const now = Date.now()
-    const at = Math.max(now, this.nextTurn)
-    this.nextTurn = at + this.spacingMs()
-    await sleep(at - now, signal)
+  turn(signal: AbortSignal): Promise<void> {
+    return sleep(this.take(), signal)
+  }
+
+  /** Takes the next turn; how long until it comes. */
+  take(): number {
+    const now = this.now()
+    const spacing = this.spacingMs()
+    const at = Math.max(now, this.due - spacing)
+    this.due = Math.max(this.due, at) + spacing
+    return at - now
   }
 }
