@@ -3,6 +3,35 @@
  * gets 422 "This field is not allowed.", whatever the OpenAPI spec says.
  */
 
+/** The application's health check, in both the PATCH and the create lists. */
+const HEALTH_CHECK_FIELDS = [
+  'health_check_enabled',
+  'health_check_type',
+  'health_check_command',
+  'health_check_path',
+  'health_check_port',
+  'health_check_host',
+  'health_check_method',
+  'health_check_return_code',
+  'health_check_scheme',
+  'health_check_response_text',
+  'health_check_interval',
+  'health_check_timeout',
+  'health_check_retries',
+  'health_check_start_period'
+]
+
+/** The container's resource limits, in both the PATCH and the create lists. */
+const LIMIT_FIELDS = [
+  'limits_memory',
+  'limits_memory_swap',
+  'limits_memory_swappiness',
+  'limits_memory_reservation',
+  'limits_cpus',
+  'limits_cpuset',
+  'limits_cpu_shares'
+]
+
 /** PATCH /applications/{uuid} (the same list in every 4.3.x release). */
 export const PATCH_ALLOWED: readonly string[] = [
   // Identity and source
@@ -56,28 +85,9 @@ export const PATCH_ALLOWED: readonly string[] = [
   'is_preview_deployments_enabled',
   'is_preserve_repository_enabled',
   // Health check
-  'health_check_enabled',
-  'health_check_type',
-  'health_check_command',
-  'health_check_path',
-  'health_check_port',
-  'health_check_host',
-  'health_check_method',
-  'health_check_return_code',
-  'health_check_scheme',
-  'health_check_response_text',
-  'health_check_interval',
-  'health_check_timeout',
-  'health_check_retries',
-  'health_check_start_period',
+  ...HEALTH_CHECK_FIELDS,
   // Limits
-  'limits_memory',
-  'limits_memory_swap',
-  'limits_memory_swappiness',
-  'limits_memory_reservation',
-  'limits_cpus',
-  'limits_cpuset',
-  'limits_cpu_shares',
+  ...LIMIT_FIELDS,
   'max_restart_count',
   // Deployment commands and webhooks
   'post_deployment_command',
@@ -163,27 +173,8 @@ export const CREATE_ALLOWED: readonly string[] = [
   'custom_network_aliases',
   'base_directory',
   'publish_directory',
-  'health_check_enabled',
-  'health_check_type',
-  'health_check_command',
-  'health_check_path',
-  'health_check_port',
-  'health_check_host',
-  'health_check_method',
-  'health_check_return_code',
-  'health_check_scheme',
-  'health_check_response_text',
-  'health_check_interval',
-  'health_check_timeout',
-  'health_check_retries',
-  'health_check_start_period',
-  'limits_memory',
-  'limits_memory_swap',
-  'limits_memory_swappiness',
-  'limits_memory_reservation',
-  'limits_cpus',
-  'limits_cpuset',
-  'limits_cpu_shares',
+  ...HEALTH_CHECK_FIELDS,
+  ...LIMIT_FIELDS,
   'custom_labels',
   'custom_docker_run_options',
   'post_deployment_command',
