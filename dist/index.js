@@ -31458,11 +31458,16 @@ function proxySecrets(env = process.env) {
     }
     return [...new Set(secrets)];
 }
+/** This machine: `localhost`, 127.x.x.x or [::1]. */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase();
+    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+}
 function bypasses(target, env) {
     const host = target.hostname.toLowerCase();
     if (!host)
         return false;
-    if (host === 'localhost' || host.startsWith('127.') || host === '[::1]')
+    if (isLoopback(host))
         return true;
     const list = env.no_proxy || env.NO_PROXY || '';
     const port = target.port || (target.protocol === 'https:' ? '443' : '80');
@@ -31495,6 +31500,11 @@ function dispatcherFor(target, options, env = process.env) {
 
 ;// CONCATENATED MODULE: ./src/secrets.ts
 
+/**
+ * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+const MIN_MASKED_LENGTH = 4;
 /** Everything the step masked: what the runner does not mask itself (a pull request comment). */
 const masked = new Set();
 /**
@@ -32491,6 +32501,7 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
+
 const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Docker's rule for a tag. */
 const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
@@ -32859,7 +32870,6 @@ function maskEnvValues(text, mask) {
             mask(value);
     }
 }
-const MIN_MASKED_LENGTH = 4;
 /**
  * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
  * a line break; tabs and other control characters are refused too.
@@ -33984,8 +33994,6 @@ function escapeHtml(text) {
 const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
 /** Log lines under a failed deployment: enough to see why without opening the job. */
 const COMMENT_LINES = 15;
-/** Values shorter than this are not redacted: hiding `1` or `true` would garble the comment. */
-const MIN_SECRET_LENGTH = 4;
 /**
  * The sticky comment on the pull request: one per workflow and set of applications, found again by
  * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
@@ -34146,7 +34154,7 @@ function pr_comment_link(html, href) {
  */
 function redact(text, secrets) {
     return secrets
-        .filter(secret => secret.length >= MIN_SECRET_LENGTH)
+        .filter(secret => secret.length >= MIN_MASKED_LENGTH)
         .flatMap(secret => [secret, escapeHtml(secret)])
         .reduce((result, secret) => result.replaceAll(secret, '***'), text);
 }
@@ -34425,8 +34433,6 @@ function notListed(uuid) {
 ;// CONCATENATED MODULE: ./src/rollout/debug-logs.ts
 
 
-/** Shorter values are not masked: masking `1` or `true` would blank the whole log. */
-const debug_logs_MIN_MASKED_LENGTH = 4;
 /**
  * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the
  * application's variables. Says once who can read them, and masks the variables' values, plain
@@ -34441,7 +34447,7 @@ async function guardDebugLogs(client, config, signal, warn) {
             const variables = await client.listApplicationEnvs(uuid, signal);
             for (const variable of Array.isArray(variables) ? variables : []) {
                 const value = variable?.value;
-                if (typeof value !== 'string' || value.length < debug_logs_MIN_MASKED_LENGTH)
+                if (typeof value !== 'string' || value.length < MIN_MASKED_LENGTH)
                     continue;
                 mask(value);
                 mask(Buffer.from(value).toString('base64'));
@@ -35863,7 +35869,7 @@ async function launch(step, prepared, follower) {
     const saves = config.wait && config.cancelOnAbort && config.trigger;
     for (const uuid of config.appUuids) {
         if (saves)
-            state.update(uuid, { trigger: { at: mark.at, pr: mark.pr, commit: mark.commit } });
+            state.update(uuid, { trigger: mark });
     }
     let deployments;
     try {
@@ -36395,6 +36401,7 @@ function parse(text) {
 
 
 
+
 /** The main step: config → rollouts → run them → one outcome → report. */
 async function run() {
     const cancelled = new AbortController();
@@ -36467,15 +36474,11 @@ async function deploy(client, config, event, budget, reporters) {
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
 async function stop(rollouts, config, budget) {
     const running = rollouts.flatMap(rollout => rollout.running);
-    if (running.length === 0) {
-        // Services and databases under way have no deployment: each says so.
-        await Promise.all(rollouts.map(rollout => rollout.stop(budget.grace())));
-        return;
-    }
-    if (config.cancelOnAbort) {
+    // Services and databases under way have no deployment: each says so as it stops.
+    if (running.length > 0 && config.cancelOnAbort) {
         info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
     }
-    else {
+    else if (running.length > 0) {
         warning(`Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`);
     }
     const signal = budget.grace();
@@ -36488,8 +36491,7 @@ async function stop(rollouts, config, budget) {
 }
 function warnIfPlainHttp(config) {
     const { protocol, hostname } = new URL(config.apiUrl);
-    const loopback = hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
-    if (protocol === 'http:' && !loopback) {
+    if (protocol === 'http:' && !isLoopback(hostname)) {
         warning(`The token travels over plain http:// to ${hostname}, readable by anyone on the way; use https:// for \`coolify-url\`.`);
     }
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { EnvVariable } from './coolify/types.js'
 import { parseDuration } from './duration.js'
 import { ActionError } from './errors.js'
+import { MIN_MASKED_LENGTH } from './secrets.js'
 
 /** Every input of action.yml, read once and checked. */
 export interface Config {
@@ -488,8 +489,6 @@ function maskEnvValues(text: string, mask: (secret: string) => void): void {
     if (line.includes('=') && value.length >= MIN_MASKED_LENGTH) mask(value)
   }
 }
-
-const MIN_MASKED_LENGTH = 4
 
 /**
  * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold

@@ -15,6 +15,7 @@ import { checkReviewEvent } from './rollout/review-app.js'
 import { decide, type Ending } from './rollout/outcome.js'
 import type { Rollout } from './rollout/rollout.js'
 import { Follower } from './rollout/watch.js'
+import { isLoopback } from './proxy.js'
 import { mask } from './secrets.js'
 import { RunState } from './state.js'
 
@@ -102,16 +103,12 @@ async function deploy(
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
 async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget): Promise<void> {
   const running = rollouts.flatMap(rollout => rollout.running)
-  if (running.length === 0) {
-    // Services and databases under way have no deployment: each says so.
-    await Promise.all(rollouts.map(rollout => rollout.stop(budget.grace())))
-    return
-  }
-  if (config.cancelOnAbort) {
+  // Services and databases under way have no deployment: each says so as it stops.
+  if (running.length > 0 && config.cancelOnAbort) {
     core.info(
       `The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`
     )
-  } else {
+  } else if (running.length > 0) {
     core.warning(
       `Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`
     )
@@ -126,8 +123,7 @@ async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget
 
 function warnIfPlainHttp(config: Config): void {
   const { protocol, hostname } = new URL(config.apiUrl)
-  const loopback = hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname)
-  if (protocol === 'http:' && !loopback) {
+  if (protocol === 'http:' && !isLoopback(hostname)) {
     core.warning(
       `The token travels over plain http:// to ${hostname}, readable by anyone on the way; use https:// for \`coolify-url\`.`
     )

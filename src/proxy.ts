@@ -47,10 +47,16 @@ export function proxySecrets(env: NodeJS.ProcessEnv = process.env): string[] {
   return [...new Set(secrets)]
 }
 
+/** This machine: `localhost`, 127.x.x.x or [::1]. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase()
+  return host === 'localhost' || host.startsWith('127.') || host === '[::1]'
+}
+
 function bypasses(target: URL, env: NodeJS.ProcessEnv): boolean {
   const host = target.hostname.toLowerCase()
   if (!host) return false
-  if (host === 'localhost' || host.startsWith('127.') || host === '[::1]') return true
+  if (isLoopback(host)) return true
   const list = env.no_proxy || env.NO_PROXY || ''
   const port = target.port || (target.protocol === 'https:' ? '443' : '80')
   const names = [host, `${host}:${port}`]

@@ -1,5 +1,11 @@
 import * as core from '@actions/core'
 
+/**
+ * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+export const MIN_MASKED_LENGTH = 4
+
 /** Everything the step masked: what the runner does not mask itself (a pull request comment). */
 const masked = new Set<string>()
 

@@ -1,15 +1,10 @@
 import * as core from '@actions/core'
+import type { TriggerMark } from './rollout/history.js'
 
 const KEY = 'rollouts'
 
 /** What a trigger asked for, to recognise what it started when its answer was lost. */
-export interface SavedTrigger {
-  /** When it went out (epoch ms). */
-  at: number
-  pr?: number
-  /** The commit it asked for, when one was. */
-  commit?: string
-}
+export type SavedTrigger = TriggerMark
 
 /** What the post step needs of one rollout, under the resource's uuid. */
 export interface SavedRollout {

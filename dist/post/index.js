@@ -31370,11 +31370,16 @@ function proxySecrets(env = process.env) {
     }
     return [...new Set(secrets)];
 }
+/** This machine: `localhost`, 127.x.x.x or [::1]. */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase();
+    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+}
 function bypasses(target, env) {
     const host = target.hostname.toLowerCase();
     if (!host)
         return false;
-    if (host === 'localhost' || host.startsWith('127.') || host === '[::1]')
+    if (isLoopback(host))
         return true;
     const list = env.no_proxy || env.NO_PROXY || '';
     const port = target.port || (target.protocol === 'https:' ? '443' : '80');
@@ -31407,6 +31412,11 @@ function dispatcherFor(target, options, env = process.env) {
 
 ;// CONCATENATED MODULE: ./src/secrets.ts
 
+/**
+ * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+const MIN_MASKED_LENGTH = 4;
 /** Everything the step masked: what the runner does not mask itself (a pull request comment). */
 const masked = new Set();
 /**
@@ -32403,6 +32413,7 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
+
 const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Docker's rule for a tag. */
 const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
@@ -32771,7 +32782,6 @@ function maskEnvValues(text, mask) {
             mask(value);
     }
 }
-const MIN_MASKED_LENGTH = 4;
 /**
  * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
  * a line break; tabs and other control characters are refused too.

@@ -6,7 +6,7 @@ import { describeStatus, failsStep, summaryMark, worstOf, type Status } from '..
 import { formatDuration } from '../duration.js'
 import { describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
-import { maskedValues } from '../secrets.js'
+import { maskedValues, MIN_MASKED_LENGTH } from '../secrets.js'
 import { splitTail } from './annotations.js'
 import type { Outcome } from '../rollout/outcome.js'
 import { codeBlock, escapeHtml } from './summary.js'
@@ -18,8 +18,6 @@ type Repo = { owner: string; repo: string }
 const REQUEST_TIMEOUT_MS = 10_000
 /** Log lines under a failed deployment: enough to see why without opening the job. */
 const COMMENT_LINES = 15
-/** Values shorter than this are not redacted: hiding `1` or `true` would garble the comment. */
-const MIN_SECRET_LENGTH = 4
 
 /** Where the comment's facts come from, besides the deployments. */
 interface Context {
@@ -211,7 +209,7 @@ function link(html: string, href: string): string {
  */
 function redact(text: string, secrets: readonly string[]): string {
   return secrets
-    .filter(secret => secret.length >= MIN_SECRET_LENGTH)
+    .filter(secret => secret.length >= MIN_MASKED_LENGTH)
     .flatMap(secret => [secret, escapeHtml(secret)])
     .reduce((result, secret) => result.replaceAll(secret, '***'), text)
 }

@@ -1,10 +1,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
-import { mask } from '../secrets.js'
-
-/** Shorter values are not masked: masking `1` or `true` would blank the whole log. */
-const MIN_MASKED_LENGTH = 4
+import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
 
 /**
  * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the

@@ -81,7 +81,7 @@ export async function launch(
   // Only a trigger the step sends may leave something for the post step to find and cancel.
   const saves = config.wait && config.cancelOnAbort && config.trigger
   for (const uuid of config.appUuids) {
-    if (saves) state.update(uuid, { trigger: { at: mark.at, pr: mark.pr, commit: mark.commit } })
+    if (saves) state.update(uuid, { trigger: mark })
   }
   let deployments: Deployment[]
   try {
