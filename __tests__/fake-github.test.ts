@@ -167,3 +167,29 @@ describe('refusals', () => {
     ])
   })
 })
+
+describe('as Forgejo', () => {
+  it('serves issue comments under /api/v1, whole and in its shape, and has no deployments', async () => {
+    await start({ forgejo: true, comments: [{ issue: 7, body: 'earlier' }] })
+    expect(github!.url).toMatch(/\/api\/v1$/)
+
+    const deployment = await call('POST', `${REPO}/deployments`, { ref: 'abc' })
+    expect(deployment.status).toBe(404)
+    expect(deployment.json.message).toBe("The target couldn't be found.")
+    expect((await call('GET', `${REPO}/deployments/1/statuses`)).status).toBe(404)
+
+    const created = await call('POST', `${REPO}/issues/7/comments`, { body: 'Deployed.' })
+    expect(created.status).toBe(201)
+    expect(created.json.user.login).toBe('forgejo-actions')
+    expect(created.json).not.toHaveProperty('node_id')
+    const edited = await call('PATCH', `${REPO}/issues/comments/${created.json.id}`, {
+      body: 'Deployed again.'
+    })
+    expect(edited.json.body).toBe('Deployed again.')
+
+    // Listed whole, without pages, whatever per_page asks.
+    const listed = await call('GET', `${REPO}/issues/7/comments?per_page=1`)
+    expect(listed.headers.get('link')).toBeNull()
+    expect(listed.json.map((c: { body: string }) => c.body)).toEqual(['earlier', 'Deployed again.'])
+  })
+})

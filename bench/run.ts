@@ -18,7 +18,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { FakeCoolify } from '../test/fake-coolify/index.js'
-import { findNode24 } from '../test/support/node24.js'
+import { findNode24 } from '../test/support/node.js'
 import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
 import { bigBuild, steadyBuild } from './builds.js'
 import {

@@ -28414,7 +28414,7 @@ function utils_toCommandValue(input) {
  * @returns The command properties to send with the actual annotation command
  * See IssueCommandProperties: https://github.com/actions/runner/blob/main/src/Runner.Worker/ActionCommandManager.cs#L646
  */
-function utils_toCommandProperties(annotationProperties) {
+function toCommandProperties(annotationProperties) {
     if (!Object.keys(annotationProperties).length) {
         return {};
     }
@@ -31225,7 +31225,7 @@ function core_debug(message) {
  * @param properties optional properties to add to the annotation.
  */
 function error(message, properties = {}) {
-    command_issueCommand('error', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a warning issue
@@ -31233,7 +31233,7 @@ function error(message, properties = {}) {
  * @param properties optional properties to add to the annotation.
  */
 function warning(message, properties = {}) {
-    command_issueCommand('warning', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a notice issue
@@ -31241,7 +31241,7 @@ function warning(message, properties = {}) {
  * @param properties optional properties to add to the annotation.
  */
 function notice(message, properties = {}) {
-    issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Writes info to log with console.log.
@@ -33708,6 +33708,23 @@ function warnGitHubFailure(action, error, permission) {
     const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
     warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
 }
+/**
+ * The forge whose runner runs this step when it is not GitHub: Forgejo's runner sets both
+ * FORGEJO_ACTIONS and GITEA_ACTIONS, Gitea's act_runner GITEA_ACTIONS. Their APIs answer GitHub's
+ * issue-comment paths but have no deployments.
+ */
+function otherForge(env = process.env) {
+    if (env.FORGEJO_ACTIONS === 'true')
+        return 'Forgejo';
+    if (env.GITEA_ACTIONS === 'true')
+        return 'Gitea';
+    return undefined;
+}
+/** A deployments call that failed because the forge has no such API: its 404, on Forgejo or Gitea. */
+function lacksDeploymentsApi(error) {
+    const forge = otherForge();
+    return forge && error.status === 404 ? forge : undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/report/annotations.ts
 
@@ -33767,7 +33784,8 @@ const DESCRIPTION_LENGTH = 140;
 /**
  * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
  * the repository's Environments, with the app's URL, and in the pull request. Undefined without
- * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy).
+ * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
+ * on Forgejo and Gitea, which have no deployments API (a notice).
  * `@actions/github` is loaded only here, so a step without `environment` starts without it.
  */
 async function createGitHubDeployment(config, signal) {
@@ -33800,7 +33818,11 @@ async function createGitHubDeployment(config, signal) {
         return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl);
     }
     catch (error) {
-        warn(`record a GitHub deployment in environment "${environment}"`, error);
+        const forge = lacksDeploymentsApi(error);
+        if (forge)
+            noDeploymentsApi(forge, environment);
+        else
+            warn(`record a GitHub deployment in environment "${environment}"`, error);
         return undefined;
     }
 }
@@ -33835,7 +33857,11 @@ async function deactivateEnvironment(config, signal) {
         info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`);
     }
     catch (error) {
-        warn(`mark the GitHub deployments in environment "${environment}" inactive`, error);
+        const forge = lacksDeploymentsApi(error);
+        if (forge)
+            noDeploymentsApi(forge, environment);
+        else
+            warn(`mark the GitHub deployments in environment "${environment}" inactive`, error);
     }
 }
 /** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
@@ -33895,6 +33921,10 @@ class GitHubDeployment {
             warn(`set GitHub deployment ${this.id} to ${state}`, error);
         }
     }
+}
+/** Said once per step: the first deployments call is the only one a missing API answers. */
+function noDeploymentsApi(forge, environment) {
+    notice(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
 }
 function warn(action, error) {
     warnGitHubFailure(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');

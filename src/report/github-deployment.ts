@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { warnGitHubFailure } from './github-failure.js'
+import { lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
 import { gitHubState, type GitHubState } from '../rollout/status.js'
 import type { Config } from '../inputs.js'
@@ -17,7 +17,8 @@ const DESCRIPTION_LENGTH = 140
 /**
  * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
  * the repository's Environments, with the app's URL, and in the pull request. Undefined without
- * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy).
+ * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
+ * on Forgejo and Gitea, which have no deployments API (a notice).
  * `@actions/github` is loaded only here, so a step without `environment` starts without it.
  */
 export async function createGitHubDeployment(
@@ -52,7 +53,9 @@ export async function createGitHubDeployment(
     core.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
     return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl)
   } catch (error) {
-    warn(`record a GitHub deployment in environment "${environment}"`, error)
+    const forge = lacksDeploymentsApi(error)
+    if (forge) noDeploymentsApi(forge, environment)
+    else warn(`record a GitHub deployment in environment "${environment}"`, error)
     return undefined
   }
 }
@@ -86,7 +89,9 @@ export async function deactivateEnvironment(config: Config, signal: AbortSignal)
     }
     core.info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`)
   } catch (error) {
-    warn(`mark the GitHub deployments in environment "${environment}" inactive`, error)
+    const forge = lacksDeploymentsApi(error)
+    if (forge) noDeploymentsApi(forge, environment)
+    else warn(`mark the GitHub deployments in environment "${environment}" inactive`, error)
   }
 }
 
@@ -151,6 +156,13 @@ export class GitHubDeployment {
       warn(`set GitHub deployment ${this.id} to ${state}`, error)
     }
   }
+}
+
+/** Said once per step: the first deployments call is the only one a missing API answers. */
+function noDeploymentsApi(forge: string, environment: string): void {
+  core.notice(
+    `${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`
+  )
 }
 
 function warn(action: string, error: unknown): void {

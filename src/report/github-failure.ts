@@ -13,3 +13,20 @@ export function warnGitHubFailure(action: string, error: unknown, permission: st
   const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : ''
   core.warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`)
 }
+
+/**
+ * The forge whose runner runs this step when it is not GitHub: Forgejo's runner sets both
+ * FORGEJO_ACTIONS and GITEA_ACTIONS, Gitea's act_runner GITEA_ACTIONS. Their APIs answer GitHub's
+ * issue-comment paths but have no deployments.
+ */
+export function otherForge(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.FORGEJO_ACTIONS === 'true') return 'Forgejo'
+  if (env.GITEA_ACTIONS === 'true') return 'Gitea'
+  return undefined
+}
+
+/** A deployments call that failed because the forge has no such API: its 404, on Forgejo or Gitea. */
+export function lacksDeploymentsApi(error: unknown): string | undefined {
+  const forge = otherForge()
+  return forge && (error as { status?: number }).status === 404 ? forge : undefined
+}

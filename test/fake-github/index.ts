@@ -1,7 +1,9 @@
 /**
  * A fake GitHub REST API on loopback: deployments with their statuses, and issue (pull request)
  * comments, shaped as GitHub answers them. It records what it received; `refuse` answers all or
- * some routes with an error, as GitHub does when the token lacks a permission.
+ * some routes with an error, as GitHub does when the token lacks a permission. As `forgejo`, it is
+ * a Forgejo (or Gitea) API instead: under `/api/v1`, issue comments at GitHub's paths in Forgejo's
+ * shape, listed whole, and no deployments routes at all.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -28,6 +30,8 @@ export interface FakeGitHubOptions {
    * elsewhere get 404; `url` ends with it, as GITHUB_API_URL does on such a server.
    */
   prefix?: string
+  /** Answer as Forgejo's API does (Gitea's is the same here) rather than as GitHub's. */
+  forgejo?: boolean
 }
 
 export interface GitHubDeploymentStatus {
@@ -101,8 +105,22 @@ function invalid(message: string): Answer {
   return [422, { message, documentation_url: DOCS, status: '422' }]
 }
 
+/** Forgejo's answer to a path it has no route for, and to a missing object. */
+function forgejoNotFound(base: string): Answer {
+  return [404, { message: "The target couldn't be found.", url: `${base}/api/swagger`, errors: [] }]
+}
+
+/** Who writes what the job's automatic token writes on Forgejo. */
+const FORGEJO_BOT = 'forgejo-actions'
+
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const forgejo = options.forgejo === true
+  const prefix = options.prefix ?? (forgejo ? '/api/v1' : '')
+  const bot = forgejo ? FORGEJO_BOT : BOT
   const requests: GitHubRequest[] = []
+  /** The instance's web address: the API's without its prefix. */
+  const webUrl = (): string => (prefix ? url.slice(0, -prefix.length) : url)
+  const missing = (): Answer => (forgejo ? forgejoNotFound(webUrl()) : notFound())
   const deployments: GitHubDeployment[] = []
   const comments: GitHubComment[] = []
   // Each kind counts from 1, as a fresh repository's first deployment is number 1 here.
@@ -145,6 +163,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
 
   /** A page of `items` and GitHub's Link header (prev, next, last, first as they apply). */
   function page(request: GitHubRequest, items: unknown[]): Answer {
+    // Forgejo lists an issue's comments whole: its route takes `since` and `before`, no pages.
+    if (forgejo) return [200, items]
     const perPage = Math.min(Math.max(Number(request.query.per_page) || 30, 1), 100)
     const number = Math.max(Number(request.query.page) || 1, 1)
     const last = Math.max(Math.ceil(items.length / perPage), 1)
@@ -207,6 +227,22 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   }
 
   function commentView(c: GitHubComment): Record<string, unknown> {
+    if (forgejo) {
+      const web = webUrl()
+      return {
+        id: c.id,
+        html_url: `${web}/${c.repo}/pulls/${c.issue}#issuecomment-${c.id}`,
+        pull_request_url: `${web}/${c.repo}/pulls/${c.issue}`,
+        issue_url: '',
+        user: { id: c.login === bot ? -2 : 1, login: c.login, full_name: '' },
+        original_author: '',
+        original_author_id: 0,
+        body: c.body,
+        assets: [],
+        created_at: c.createdAt,
+        updated_at: c.updatedAt
+      }
+    }
     return {
       id: c.id,
       node_id: `IC_${c.id}`,
@@ -286,11 +322,14 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const refusal = refused(request.path)
     if (refusal) return refusal
     const { method, path, query, body } = request
+    if (forgejo && (DEPLOYMENTS.test(path) || STATUSES.test(path))) {
+      return missing()
+    }
     let m: RegExpExecArray | null
     if ((m = DEPLOYMENTS.exec(path))) {
       const repo = m[1]
       if (method === 'POST') return createDeployment(repo, body)
-      if (method !== 'GET') return notFound()
+      if (method !== 'GET') return missing()
       const matching = deployments
         .filter(d => d.repo === repo)
         .filter(d => !query.environment || d.environment === query.environment)
@@ -302,9 +341,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     }
     if ((m = STATUSES.exec(path))) {
       const d = deployments.find(x => x.repo === m![1] && x.id === Number(m![2]))
-      if (!d) return notFound()
+      if (!d) return missing()
       if (method === 'POST') return createStatus(d, body)
-      if (method !== 'GET') return notFound()
+      if (method !== 'GET') return missing()
       return page(
         request,
         [...d.statuses].reverse().map(s => statusView(d, s))
@@ -318,7 +357,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           comments.filter(c => c.repo === repo && c.issue === issue).map(commentView)
         )
       }
-      if (method !== 'POST') return notFound()
+      if (method !== 'POST') return missing()
       if (typeof body.body !== 'string')
         return invalid('Invalid request.\n\n"body" wasn\'t supplied.')
       const at = stamp()
@@ -327,7 +366,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         repo,
         issue,
         body: body.body,
-        login: BOT,
+        login: bot,
         createdAt: at,
         updatedAt: at
       }
@@ -336,16 +375,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     }
     if ((m = COMMENT.exec(path))) {
       const comment = comments.find(c => c.repo === m![1] && c.id === Number(m![2]))
-      if (!comment) return notFound()
+      if (!comment) return missing()
       if (method === 'GET') return [200, commentView(comment)]
-      if (method !== 'PATCH') return notFound()
+      if (method !== 'PATCH') return missing()
       if (typeof body.body !== 'string')
         return invalid('Invalid request.\n\n"body" wasn\'t supplied.')
       comment.body = body.body
       comment.updatedAt = stamp()
       return [200, commentView(comment)]
     }
-    return notFound()
+    return missing()
   }
 
   const server = createServer((req, res) => {
@@ -369,10 +408,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         body
       }
       requests.push(request)
-      const prefix = options.prefix ?? ''
       const routed = { ...request, path: request.path.slice(prefix.length) }
       const [status, reply, headers] = !request.path.startsWith(prefix)
-        ? notFound()
+        ? missing()
         : parsed
           ? answer(routed)
           : [400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }]
@@ -381,7 +419,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     })
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${options.prefix ?? ''}`
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`
   return {
     url,
     requests,

@@ -23,7 +23,10 @@ const STEPS_INDENT = '      '
 
 /** This action, as the examples and the project's own workflows name it in `uses:`. */
 export function isThisAction(uses: unknown): boolean {
-  return typeof uses === 'string' && /^(OWNER\/coolify-deploy-follow@\S+|\.\/?)$/.test(uses)
+  return (
+    typeof uses === 'string' &&
+    /^((https:\/\/github\.com\/)?OWNER\/coolify-deploy-follow@\S+|\.\/?)$/.test(uses)
+  )
 }
 
 /** Every workflow a reader meets in this project: its workflows, the README's and docs/'s examples. */

@@ -14,7 +14,7 @@ import {
   type JobStatus,
   type Manifest
 } from './manifest.js'
-import { findNode24 } from './node24.js'
+import { findNode24 } from './node.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 /** Also right when this file runs compiled from .build/test/support. */
@@ -50,6 +50,8 @@ export interface RunOptions {
   script?: string
   /** Node options before the script, e.g. `--import` of a preload. */
   nodeArgs?: string[]
+  /** The Node binary: Node 24 as GitHub's runner has it, unless a test runs another runner's. */
+  node?: string
 }
 
 export interface RunResult {
@@ -75,7 +77,7 @@ export function actionManifest(): Manifest {
 
 /**
  * Runs the action as GitHub's runner does: it reads action.yml, runs the file its `runs.main` (or
- * `runs.post`) names on Node 24 from a workspace outside the project, with the inputs in INPUT_*
+ * `runs.post`) names on Node 24 (or `node`) from a workspace outside the project, with the inputs in INPUT_*
  * variables (upper-cased, hyphens kept) and files for outputs, state and the job summary. An
  * output the action sets that action.yml does not declare is an error.
  */
@@ -123,7 +125,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
 
   const script =
     options.script ?? join(ACTION_DIR, entry === 'main' ? action.runs.main : action.runs.post!)
-  const node = findNode24()
+  const node = options.node ?? findNode24()
   const startedAt = Date.now()
   const child = spawn(node, [...(options.nodeArgs ?? []), script], {
     cwd: workspace,

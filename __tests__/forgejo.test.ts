@@ -1,0 +1,230 @@
+/**
+ * The bundle under a Forgejo (or Gitea) runner, as their runners run GitHub-format actions: on the
+ * job image's `node` (Node 20 in Forgejo's default image: the oldest version package.json's
+ * `engines` allows), with FORGEJO_ACTIONS and GITEA_ACTIONS set, GITHUB_API_URL at the instance's
+ * API (issue comments at GitHub's paths, no deployments API), and a cancel that kills the main
+ * step outright (no SIGINT, no grace) before the post step runs — where `cancelled()` is never true.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import type { ChildProcess } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FakeCoolify } from '../test/fake-coolify/index.js'
+import { startFakeGitHub, type FakeGitHub } from '../test/fake-github/index.js'
+import { findNode } from '../test/support/node.js'
+import { PROJECT, runAction, type RunOptions, type RunResult } from '../test/support/runner.js'
+import {
+  actionRequests,
+  APP,
+  build,
+  endless,
+  expectNoSecrets,
+  expectNoStackTrace,
+  fakeCoolifyPerTest,
+  inputsFor,
+  requestLines,
+  TOKEN
+} from '../test/support/scenarios.js'
+
+const JOB_TOKEN = 'forgejo-job-token-5678'
+const PR = 7
+const HEAD = 'fedcba9876543210fedcba9876543210fedcba98'
+const SHA = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c'
+
+/** The oldest Node the bundle claims to run on: `engines.node` is `>=N`. */
+const MINIMUM_NODE = Number(
+  /^>=\s*(\d+)/.exec(
+    JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')).engines.node
+  )![1]
+)
+
+let forgejo: FakeGitHub | undefined
+afterEach(async () => {
+  await forgejo?.close()
+  forgejo = undefined
+})
+
+const start = fakeCoolifyPerTest(() => ({
+  abilities: ['deploy', 'read', 'read:sensitive', 'write'],
+  apps: [{ ...APP, previews: [PR], coolifyJob: true, scenarios: [build('finished')] }]
+}))
+
+/** A pull_request event, as the runner writes it for the job. */
+function pullRequestEvent(): string {
+  const path = join(tmpdir(), `forgejo-event-${process.pid}.json`)
+  writeFileSync(
+    path,
+    JSON.stringify({ number: PR, pull_request: { number: PR, head: { sha: HEAD } } })
+  )
+  return path
+}
+
+/** The step as Forgejo's runner starts it: its Node, its variables, its API. */
+async function runOnForgejo(
+  server: FakeCoolify,
+  inputs: Record<string, string>,
+  options: Partial<RunOptions> = {}
+): Promise<RunResult> {
+  forgejo ??= await startFakeGitHub({ forgejo: true })
+  return runAction({
+    node: findNode(MINIMUM_NODE),
+    inputs: inputsFor(server, { 'github-token': JOB_TOKEN, timeout: '30s', ...inputs }),
+    env: {
+      FORGEJO_ACTIONS: 'true',
+      GITEA_ACTIONS: 'true',
+      GITHUB_API_URL: forgejo.url,
+      GITHUB_SERVER_URL: forgejo.url.replace(/\/api\/v1$/, ''),
+      GITHUB_EVENT_PATH: pullRequestEvent(),
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_WORKFLOW: 'Preview'
+    },
+    ...options
+  })
+}
+
+/** Kills the main step with SIGKILL once `when` holds, as Forgejo's runner cancels a job. */
+function killWhen(when: () => boolean): Partial<RunOptions> {
+  let sent = false
+  return {
+    killAfterMs: 20_000,
+    onStdout: (_stdout, child: ChildProcess) => {
+      const check = (): void => {
+        if (sent || child.exitCode !== null || child.signalCode !== null) return
+        if (!when()) return void setTimeout(check, 5)
+        sent = true
+        child.kill('SIGKILL')
+      }
+      check()
+    }
+  }
+}
+
+function cancels(server: FakeCoolify): string[] {
+  return requestLines(actionRequests(server)).filter(line => line.endsWith('/cancel'))
+}
+
+function annotations(stdout: string, kind: 'notice' | 'warning' | 'error'): string[] {
+  return stdout.split('\n').filter(line => line.startsWith(`::${kind}`))
+}
+
+function expectClean(result: RunResult): void {
+  expectNoStackTrace(result.stderr)
+  expectNoSecrets(result.stdout + result.stderr, [TOKEN, JOB_TOKEN])
+}
+
+describe('on a Forgejo runner', () => {
+  it(`runs on Node ${MINIMUM_NODE}, the oldest package.json allows`, () => {
+    const version = readFileSync(join(PROJECT, 'package.json'), 'utf8')
+    expect(JSON.parse(version).engines.node).toBe(`>=${MINIMUM_NODE}`)
+    expect(MINIMUM_NODE).toBeLessThanOrEqual(20)
+  })
+
+  it('deploys the preview, comments on the pull request and says once there is no deployments API', async () => {
+    const server = await start()
+    const result = await runOnForgejo(server, { pr: String(PR), environment: 'preview' })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(annotations(result.stdout, 'notice')).toEqual([
+      '::notice::Forgejo has no deployments API: environment "preview" is not recorded there. This does not change the deploy.'
+    ])
+    expect(annotations(result.stdout, 'warning')).toEqual([])
+    // One try at the deployments API, then none: no status is sent to a deployment never made.
+    const asked = forgejo!.requests.filter(request => /\/deployments/.test(request.path))
+    expect(asked.map(request => `${request.method} ${request.path}`)).toEqual([
+      'POST /api/v1/repos/octo/app/deployments'
+    ])
+    // The sticky comment, written through the issue-comment API, with the job's token.
+    const [comment] = forgejo!.comments(PR)
+    expect(forgejo!.comments(PR)).toHaveLength(1)
+    expect(comment.login).toBe('forgejo-actions')
+    expect(comment.body).toContain('Coolify preview of #7: finished')
+    expect(comment.body).toContain('https://7.web.example.com')
+    const commentRequest = forgejo!.requests.find(request => request.method === 'POST')!
+    expect(commentRequest.headers.authorization).toBe(`token ${JOB_TOKEN}`)
+    expectClean(result)
+  })
+
+  it('updates its comment in place on the next run', async () => {
+    const server = await start()
+    await runOnForgejo(server, { pr: String(PR) })
+    const second = await runOnForgejo(server, { pr: String(PR) })
+
+    expect(second.code).toBe(0)
+    expect(forgejo!.comments(PR)).toHaveLength(1)
+    expect(forgejo!.requests.filter(request => request.method === 'PATCH')).not.toHaveLength(0)
+  })
+
+  it('says the same once when delete-preview finds no deployments API', async () => {
+    const server = await start()
+    const result = await runOnForgejo(server, {
+      pr: String(PR),
+      environment: 'preview',
+      'delete-preview': 'true'
+    })
+
+    expect(result.code).toBe(0)
+    expect(annotations(result.stdout, 'notice')).toEqual([
+      '::notice::Forgejo has no deployments API: environment "preview" is not recorded there. This does not change the deploy.'
+    ])
+    expect(annotations(result.stdout, 'warning')).toEqual([])
+    expect(server.app(APP.uuid)!.previews).toEqual([])
+  })
+})
+
+describe('a Forgejo cancel: the main step killed outright, then the post step', () => {
+  it('cancels the deployment the killed step left building', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
+    const main = await runOnForgejo(
+      server,
+      {},
+      killWhen(() => server.deployments()[0]?.status === 'in_progress')
+    )
+    const [deployment] = server.deployments()
+
+    expect(main.signal).toBe('SIGKILL')
+    expect(deployment.status).toBe('in_progress')
+    expect(cancels(server)).toEqual([])
+
+    // Forgejo never reports the job cancelled: the post step runs on `always()`.
+    const post = await runOnForgejo(
+      server,
+      {},
+      { entry: 'post', job: 'failure', state: main.state }
+    )
+    expect(post.code).toBe(0)
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
+    expectClean(post)
+  })
+
+  it('puts the pin back and cancels what a trigger without an answer started', async () => {
+    const server = await start({
+      apps: [{ ...APP, coolifyJob: true, scenarios: [endless()] }]
+    })
+    // Coolify queues the deployment; its answer never reaches the step before the kill.
+    server.inject({ method: 'POST', path: '/deploy', do: 'lost' })
+    const main = await runOnForgejo(
+      server,
+      { commit: SHA },
+      killWhen(() => server.deployments().length > 0)
+    )
+
+    expect(main.signal).toBe('SIGKILL')
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe(SHA)
+
+    const post = await runOnForgejo(
+      server,
+      { commit: SHA },
+      { entry: 'post', job: 'failure', state: main.state }
+    )
+    expect(post.code).toBe(0)
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
+    const [deployment] = server.deployments()
+    expect(deployment.commit).toBe(SHA)
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
+    expect(deployment.status).toBe('cancelled-by-user')
+    expectClean(post)
+  })
+})
