@@ -38,8 +38,15 @@ const haveShellcheck = shellcheck.status === 0
 const problems: string[] = []
 let scripts = 0
 
+/**
+ * Forgejo and Gitea take an action's whole address (`uses: https://github.com/OWNER/REPO@v1`),
+ * which actionlint, knowing only GitHub, refuses: it checks the short form GitHub would resolve.
+ */
+const forgeAddress = (workflow: string): string =>
+  workflow.replace(/^(\s*(?:- )?uses:\s*)https:\/\/github\.com\//gm, '$1')
+
 for (const example of workflows) {
-  for (const finding of await runLint(example.workflow, example.file)) {
+  for (const finding of await runLint(forgeAddress(example.workflow), example.file)) {
     if (!finding.message) continue
     const where = `${example.file}:${example.lineOf(finding.line)}:${finding.column}`
     problems.push(`${where}: ${finding.message} [${finding.kind}]`)
