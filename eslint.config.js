@@ -23,6 +23,22 @@ export default tseslint.config(
     }
   },
   {
+    // The core runs under every host: GitHub's packages belong to the action's front end alone.
+    files: ['src/**/*.ts'],
+    ignores: ['src/action/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@actions/*'], message: 'Only src/action/ talks to GitHub: use host().' },
+            { group: ['**/action/*', '**/cli/*'], message: 'The core never imports a host.' }
+          ]
+        }
+      ]
+    }
+  },
+  {
     files: ['__tests__/**/*.ts'],
     ...jest.configs['flat/recommended'],
     rules: {

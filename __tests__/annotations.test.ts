@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import type { LogLine } from '../src/rollout/logs.js'
-import { splitTail } from '../src/report/annotations.js'
+import { splitTail } from '../src/action/annotations.js'
 
 const out = (text: string): LogLine => ({ kind: 'stdout', text })
 const err = (text: string): LogLine => ({ kind: 'stderr', text })

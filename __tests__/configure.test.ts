@@ -9,6 +9,8 @@ import { CoolifyClient } from '../src/coolify/client.js'
 import { CoolifyError } from '../src/coolify/errors.js'
 import { applySettings } from '../src/rollout/configure.js'
 import { readConfig } from '../src/inputs.js'
+import { actionHost } from '../src/action/host.js'
+import { setHost } from '../src/host.js'
 import {
   startFakeCoolify,
   type FakeCoolify,
@@ -24,6 +26,8 @@ const API = { uuid: 'apiuuid0000000000000000b', name: 'api' }
 let fake: FakeCoolify | undefined
 let client: CoolifyClient | undefined
 const printed = captureStdout()
+// Its lines go where the action prints them.
+setHost(actionHost())
 
 afterEach(async () => {
   await client?.close()

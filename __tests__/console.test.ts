@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals'
 import type { DeploymentView } from '../src/rollout/deployment.js'
 import type { LogLine } from '../src/rollout/logs.js'
+import { githubLog } from '../src/action/host.js'
 import { LogPrinter } from '../src/report/console.js'
 
 const ZWSP = '\u200b'
@@ -12,7 +13,10 @@ const ZWSP = '\u200b'
 /** What one printer writes for these lines of a deployment named `name`. */
 function printed(several: boolean, lines: LogLine[], name = 'web'): string {
   let out = ''
-  const printer = new LogPrinter(several, text => (out += text))
+  const printer = new LogPrinter(
+    several,
+    githubLog(text => (out += text))
+  )
   const deployment = { name } as DeploymentView
   printer.begin(deployment)
   printer.lines(deployment, lines)

@@ -22,8 +22,16 @@ import {
 } from '../test/support/scenarios.js'
 
 jest.unstable_mockModule('@actions/core', () => coreStandIn)
-const { run } = await import('../src/main.js')
-const { run: runPost } = await import('../src/cleanup.js')
+const { run } = await import('../src/action/main.js')
+const { run: cleanUp } = await import('../src/cleanup.js')
+const { actionHost } = await import('../src/action/host.js')
+const { setHost } = await import('../src/host.js')
+
+/** The post step as its entry (src/action/post.ts) runs it. */
+async function runPost(): Promise<void> {
+  setHost(actionHost())
+  await cleanUp()
+}
 
 let server: FakeCoolify | undefined
 const printed = captureStdout()

@@ -6,6 +6,7 @@
  */
 import type { DeploymentView } from '../src/rollout/deployment.js'
 import { LogCursor, type LogLine } from '../src/rollout/logs.js'
+import { githubLog } from '../src/action/host.js'
 import { LogPrinter } from '../src/report/console.js'
 import { phpJson } from '../test/fake-coolify/format.js'
 import { coolifyLogs } from '../test/fake-coolify/logs.js'
@@ -42,7 +43,10 @@ function measure(entries: number, fresh: number, all: ReturnType<typeof logOf>):
   const logsBefore = coolifyLogs(before)!
   const logsNow = coolifyLogs(now)!
   const response = phpJson({ deployment_uuid: 'bench', status: 'in_progress', logs: logsNow })
-  const printer = new LogPrinter(false, () => undefined)
+  const printer = new LogPrinter(
+    false,
+    githubLog(() => undefined)
+  )
   const deployment = { name: 'web' } as DeploymentView
   const samples = { parse: [] as number[], cursor: [] as number[] }
   const print: number[] = []

@@ -4,12 +4,12 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(218);
+module.exports = __nccwpck_require__(7837);
 
 
 /***/ }),
 
-/***/ 218:
+/***/ 7837:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -28368,11 +28368,11 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9407:
+/***/ 218:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7806);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6894);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7806:
+/***/ 6894:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28389,6 +28389,51 @@ __webpack_async_result__();
 __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/event.ts
+
+/**
+ * The pull request of the event the workflow runs for, read from the event payload the runner
+ * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload.
+ */
+function pullRequestEvent(env = process.env) {
+    let payload;
+    try {
+        payload = env.GITHUB_EVENT_PATH ? JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8')) : {};
+    }
+    catch {
+        payload = {};
+    }
+    const pull = payload?.pull_request;
+    const side = (name) => pull?.[name] ?? {};
+    const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
+    return {
+        headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
+        headSha: text(side('head').sha),
+        headRepository: text(side('head').repo?.full_name),
+        baseRepository: text(side('base').repo?.full_name)
+    };
+}
+/** A pull request from a fork: its branch is not in the repository Coolify builds from. */
+function isFromFork(event) {
+    return (event.headRepository !== undefined &&
+        event.baseRepository !== undefined &&
+        event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase());
+}
+
+;// CONCATENATED MODULE: ./src/host.ts
+let current;
+/** The host of this process: set once, by the entry point, before anything else runs. */
+function host() {
+    if (!current)
+        throw new Error('No host: the entry point sets one before it runs the core.');
+    return current;
+}
+function setHost(next) {
+    current = next;
+}
 
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(857);
@@ -31335,6 +31380,738 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+/**
+ * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
+ * those.
+ */
+function parseDuration(text) {
+    const value = text.trim().toLowerCase();
+    if (/^\d+(?:\.\d+)?$/.test(value))
+        return Math.round(Number(value) * 1000);
+    if (value === '')
+        return undefined;
+    let total = 0;
+    PART.lastIndex = 0;
+    while (PART.lastIndex < value.length) {
+        const match = PART.exec(value);
+        if (!match)
+            return undefined;
+        total += Number(match[1]) * UNIT_MS[match[2]];
+    }
+    return Math.round(total);
+}
+/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)}ms`;
+    if (ms < 60_000)
+        return `${Number((ms / 1000).toFixed(1))}s`;
+    const seconds = Math.round(ms / 1000);
+    const h = Math.floor(seconds / 3600);
+    const m = Math.floor((seconds % 3600) / 60);
+    const s = seconds % 60;
+    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/rollout/status.ts
+/**
+ * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
+ * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
+ * Every other module asks here; none compares status strings of its own.
+ */
+const STATUSES = {
+    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
+    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
+    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
+    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
+    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
+    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
+    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
+    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+};
+/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
+const FROM_COOLIFY = {
+    queued: 'queued',
+    in_progress: 'in_progress',
+    finished: 'finished',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    'cancelled-by-user': 'cancelled'
+};
+/**
+ * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
+ * does not have, which is treated as not ended.
+ */
+function statusFromCoolify(raw) {
+    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
+}
+/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
+function isUnderWay(raw) {
+    const status = statusFromCoolify(raw);
+    return status === undefined || !hasEnded(status);
+}
+/**
+ * What an ended status may still become: a finished deployment may turn out unhealthy, of another
+ * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
+ * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
+ * Nothing else that ended changes again.
+ */
+const AFTER_END = {
+    finished: ['unhealthy', 'failed', 'timeout'],
+    started: ['finished', 'unhealthy', 'timeout'],
+    cancelled: ['timeout']
+};
+/** Whether a deployment now `from` may become `to`. */
+function canBecome(from, to) {
+    return from === to || !hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
+}
+function hasEnded(status) {
+    return STATUSES[status].ended;
+}
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
+function failsStep(status) {
+    return STATUSES[status].fails;
+}
+function summaryMark(status) {
+    return STATUSES[status].mark;
+}
+function gitHubState(status) {
+    return STATUSES[status].github;
+}
+/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
+function worstOf(statuses) {
+    if (statuses.length === 0)
+        return 'failed';
+    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
+}
+/** How a status reads in a sentence: `in progress`. */
+function describeStatus(status) {
+    return status.replace('_', ' ');
+}
+
+;// CONCATENATED MODULE: ./src/action/annotations.ts
+
+
+/** Log lines an annotation carries: enough to show the cause, not a log. */
+const ANNOTATION_LINES = 5;
+/**
+ * An error annotation per failed deployment: its title names the application and the status, its
+ * message gives the reason, the link and the log lines that tell why.
+ */
+function annotateFailures(deployments, instanceUrl) {
+    for (const deployment of deployments) {
+        if (!failsStep(deployment.status))
+            continue;
+        const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES);
+        // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
+        const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text);
+        error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
+            title: `${deployment.name}: ${what(deployment)} ${deployment.status}`
+        });
+    }
+}
+/** One line: the application, the status, why, and where to look in Coolify. */
+function failureLine(deployment, instanceUrl) {
+    const link = deployment.link ?? (deployment.uuid ? `deployment ${deployment.uuid} on ${instanceUrl}` : '');
+    return `${failureReason(deployment)}${link ? ` — ${link}` : ''}`;
+}
+/** The application, the status and why. */
+function failureReason(deployment) {
+    const reason = deployment.reason ? `: ${deployment.reason}` : '';
+    const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
+    return `${deployment.name}: ${what(deployment)} ${deployment.status}${reason}${rollback}`;
+}
+/** An application's deployment; a service or database itself, which has none. */
+function what(deployment) {
+    return deployment.kind === 'application' ? 'deployment' : deployment.kind;
+}
+/**
+ * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
+ * deployment failed, and the last of the other lines to fill up to `max`; each in log order.
+ */
+function splitTail(tail, max) {
+    const stderr = tail.filter(line => line.kind === 'stderr').slice(-max);
+    const others = tail.filter(line => line.kind !== 'stderr');
+    return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
+}
+
+;// CONCATENATED MODULE: ./src/report/outputs.ts
+function toRecord(deployment) {
+    const duration = deployment.durationMs;
+    return {
+        app_uuid: deployment.appUuid,
+        kind: deployment.kind,
+        name: deployment.name,
+        deployment_uuid: deployment.uuid ?? null,
+        status: deployment.status,
+        url: deployment.appUrl ?? null,
+        duration: duration === undefined ? null : Math.round(duration / 1000),
+        commit: deployment.commit ?? null,
+        ...(deployment.imageTag !== undefined ? { image_tag: deployment.imageTag } : {}),
+        ...(deployment.rolledBack !== undefined ? { rolled_back: deployment.rolledBack } : {})
+    };
+}
+/** Sets every output of action.yml from the outcome; on success and failure alike. */
+function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
+    const records = deployments.map(toRecord);
+    const first = records.find(record => record.deployment_uuid) ?? records[0];
+    setOutput('deployment-uuid', first?.deployment_uuid ?? '');
+    setOutput('status', status);
+    setOutput('url', records.find(record => record.url)?.url ?? '');
+    setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
+    setOutput('deployments', JSON.stringify(records));
+    setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)));
+    setOutput('review-app-uuid', reviewAppUuid ?? '');
+}
+
+;// CONCATENATED MODULE: ./src/action/summary.ts
+
+
+
+
+/** Log lines under a failed deployment: enough to see the cause without opening the log. */
+const SUMMARY_LINES = 20;
+/**
+ * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
+ * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
+ * warning: it never changes the step's outcome.
+ */
+async function writeSummary(deployments, instanceUrl) {
+    try {
+        const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL'];
+        summary
+            .addHeading(`Deploy to Coolify on ${summary_link(new URL(instanceUrl).host, instanceUrl)}`, 3)
+            .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
+        for (const deployment of deployments) {
+            if (deployment.runtimeLog.length > 0) {
+                const lines = deployment.runtimeLog
+                    .slice(-SUMMARY_LINES)
+                    .map(text => ({ kind: 'stdout', text }));
+                summary.addDetails(`${escapeHtml(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
+            }
+            const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES);
+            if (!failsStep(deployment.status) || stderr.length + rest.length === 0)
+                continue;
+            summary.addDetails(`${escapeHtml(deployment.name)}: the end of its log`, block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest));
+        }
+        await summary.write();
+    }
+    catch (error) {
+        warning(`Could not write the job summary: ${error instanceof Error ? error.message : error}`);
+    }
+}
+/**
+ * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
+ * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
+ */
+function block(label, lines) {
+    if (lines.length === 0)
+        return '';
+    return `\n\n${label}:\n${codeBlock(lines.map(line => line.text).join('\n'))}\n`;
+}
+/** A fenced code block that no run of backticks in `text` can close early. */
+function codeBlock(text) {
+    const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
+    const fence = '`'.repeat(Math.max(3, longestRun + 1));
+    return `${fence}text\n${text}\n${fence}`;
+}
+function row(deployment) {
+    const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
+    const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
+        .filter(Boolean)
+        .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
+        .join('');
+    const duration = deployment.durationMs;
+    const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`;
+    return [
+        escapeHtml(deployment.name) + kind,
+        status + reason,
+        duration === undefined ? '—' : formatDuration(duration),
+        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+        deployment.uuid ? linkOrText(deployment.uuid, deployment.link) : '—',
+        deployment.appUrl ? summary_link(deployment.appUrl, deployment.appUrl) : '—'
+    ];
+}
+function linkOrText(text, href) {
+    return href ? summary_link(text, href) : escapeHtml(text);
+}
+function summary_link(text, href) {
+    return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+}
+function escapeHtml(text) {
+    return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`);
+}
+
+;// CONCATENATED MODULE: ./src/action/report.ts
+
+
+
+
+
+
+
+/**
+ * The end of the step, reached on failure too, from the one outcome: outputs (always, even when
+ * nothing was deployed), a line per deployment, annotations and the job summary, the step's
+ * result, and last, within `signal`, the watchers: the GitHub deployment and the pull request comment.
+ */
+async function report(outcome, config, watchers, signal) {
+    setOutputs(outcome, (name, value) => host().setOutput(name, value));
+    const { deployments } = outcome;
+    if (config && deployments.length > 0) {
+        for (const deployment of deployments) {
+            if (failsStep(deployment.status))
+                continue;
+            const took = deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`;
+            const where = deployment.appUrl ? ` — ${deployment.appUrl}` : '';
+            host().info(`${deployment.name}: ${deployment.status}${took}${where}`);
+        }
+        annotateFailures(deployments, config.instanceUrl);
+        await writeSummary(deployments, config.instanceUrl);
+    }
+    if (outcome.error)
+        setFailed(outcome.error);
+    // The annotations say why; a plain number also works under local runners.
+    else if (outcome.fails)
+        process.exitCode = 1;
+    await Promise.all(watchers.map(watcher => watcher.finish(outcome, signal)));
+}
+
+;// CONCATENATED MODULE: ./src/action/github-failure.ts
+
+/**
+ * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
+ * permission the job needs. GitHub's bookkeeping never changes the deploy.
+ */
+function warnGitHubFailure(action, error, permission) {
+    const { status, response } = error;
+    const message = response?.data?.message;
+    const why = response
+        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
+    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
+    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
+}
+/**
+ * The forge whose runner runs this step when it is not GitHub: Forgejo's runner sets both
+ * FORGEJO_ACTIONS and GITEA_ACTIONS, Gitea's act_runner GITEA_ACTIONS. Their APIs answer GitHub's
+ * issue-comment paths but have no deployments.
+ */
+function otherForge(env = process.env) {
+    if (env.FORGEJO_ACTIONS === 'true')
+        return 'Forgejo';
+    if (env.GITEA_ACTIONS === 'true')
+        return 'Gitea';
+    return undefined;
+}
+/** A deployments call that failed because the forge has no such API: its 404, on Forgejo or Gitea. */
+function lacksDeploymentsApi(error) {
+    const forge = otherForge();
+    return forge && error.status === 404 ? forge : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/action/github-deployment.ts
+
+
+
+
+/** GitHub must never hold up the deploy, nor the runner's grace time when the run is cancelled. */
+const REQUEST_TIMEOUT_MS = 10_000;
+/** GitHub's limit on a status description. */
+const DESCRIPTION_LENGTH = 140;
+/**
+ * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
+ * the repository's Environments, with the app's URL, and in the pull request. Undefined without
+ * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
+ * on Forgejo and Gitea, which have no deployments API (a notice).
+ * `@actions/github` is loaded only here, so a step without `environment` starts without it.
+ */
+async function createGitHubDeployment(config, signal) {
+    const { environment, githubToken, instanceUrl } = config;
+    if (!environment)
+        return undefined;
+    if (!githubToken) {
+        warning(`\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`);
+        return undefined;
+    }
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const octokit = getOctokit(githubToken);
+        // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
+        const sha = context.payload.pull_request?.head?.sha ?? context.sha;
+        const { data } = await octokit.rest.repos.createDeployment({
+            ...context.repo,
+            ref: sha,
+            environment,
+            description: 'Deploy with Coolify',
+            auto_merge: false,
+            required_contexts: [],
+            // A preview goes away with its pull request.
+            transient_environment: config.pr !== undefined,
+            request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
+        });
+        if (!('id' in data))
+            throw new Error(data.message ?? 'GitHub created no deployment');
+        info(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
+        return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl);
+    }
+    catch (error) {
+        const forge = lacksDeploymentsApi(error);
+        if (forge)
+            noDeploymentsApi(forge, environment);
+        else
+            warn(`record a GitHub deployment in environment "${environment}"`, error);
+        return undefined;
+    }
+}
+/**
+ * `delete-preview`: every GitHub deployment of the `environment` input gets an `inactive` status,
+ * so the pull request and the Environments page stop offering the removed preview. Nothing without
+ * `environment`; GitHub refusing is a warning.
+ */
+async function deactivateEnvironment(config, signal) {
+    const { environment, githubToken } = config;
+    if (!environment || !githubToken)
+        return;
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const octokit = getOctokit(githubToken);
+        const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) };
+        const deployments = await octokit.paginate(octokit.rest.repos.listDeployments, {
+            ...context.repo,
+            environment,
+            per_page: 100,
+            request
+        });
+        for (const deployment of deployments) {
+            await octokit.rest.repos.createDeploymentStatus({
+                ...context.repo,
+                deployment_id: deployment.id,
+                state: 'inactive',
+                description: 'The preview was removed',
+                request
+            });
+        }
+        info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`);
+    }
+    catch (error) {
+        const forge = lacksDeploymentsApi(error);
+        if (forge)
+            noDeploymentsApi(forge, environment);
+        else
+            warn(`mark the GitHub deployments in environment "${environment}" inactive`, error);
+    }
+}
+/** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
+class GitHubDeployment {
+    octokit;
+    repo;
+    id;
+    instanceUrl;
+    constructor(octokit, repo, id, instanceUrl) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.id = id;
+        this.instanceUrl = instanceUrl;
+    }
+    /** Coolify has taken the deployments on. */
+    async building(_deployments, signal) {
+        await this.setState('in_progress', { description: 'Deploying with Coolify' }, signal);
+    }
+    /**
+     * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
+     * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
+     * status while the deployments still run (`wait: false`, or left running when the run stopped).
+     * `signal` bounds GitHub's answer: the step has only its grace time left.
+     */
+    async finish({ status, deployments, error }, signal) {
+        const state = gitHubState(status);
+        if (!state)
+            return;
+        const subject = deployments.find(deployment => deployment.status === status);
+        if (!subject) {
+            const why = error ?? 'Coolify deployed nothing';
+            await this.setState('error', { description: why, log_url: this.instanceUrl }, signal);
+            return;
+        }
+        const log_url = subject.link ?? this.instanceUrl;
+        if (state === 'success') {
+            const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl;
+            const names = deployments.map(deployment => deployment.name).join(', ');
+            await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url }, signal);
+        }
+        else {
+            await this.setState(state, { description: failureReason(subject), log_url }, signal);
+        }
+    }
+    async setState(state, details, signal) {
+        try {
+            await this.octokit.rest.repos.createDeploymentStatus({
+                ...this.repo,
+                deployment_id: this.id,
+                state,
+                ...details,
+                description: shorten(details.description),
+                request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
+            });
+        }
+        catch (error) {
+            warn(`set GitHub deployment ${this.id} to ${state}`, error);
+        }
+    }
+}
+/** Said once per step: the first deployments call is the only one a missing API answers. */
+function noDeploymentsApi(forge, environment) {
+    notice(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
+}
+function warn(action, error) {
+    warnGitHubFailure(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
+}
+function shorten(text) {
+    return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text;
+}
+
+;// CONCATENATED MODULE: ./src/errors.ts
+/**
+ * An error the user can act on: its message is one line that says what went wrong and what to do.
+ * Anything else that reaches the top is a defect and is reported as such.
+ */
+class ActionError extends Error {
+    name = 'ActionError';
+}
+/** One line, never a stack: the last word on any failure. */
+function describeError(error) {
+    if (error instanceof ActionError)
+        return error.message;
+    const text = error instanceof Error ? error.message : String(error);
+    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
+}
+
+;// CONCATENATED MODULE: ./src/secrets.ts
+
+/**
+ * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+const MIN_MASKED_LENGTH = 4;
+/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+const masked = new Set();
+/**
+ * Masks a value in the host's log from now on, and remembers it, so that the pull request
+ * comment, which the runner does not mask, can leave it out too.
+ */
+function mask(value) {
+    if (!value)
+        return;
+    masked.add(value);
+    host().mask(value);
+}
+/** The values masked so far. */
+function maskedValues() {
+    return [...masked];
+}
+/**
+ * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
+ * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
+ * payloads are replaced before such a line is printed.
+ */
+function redactPayloads(text) {
+    return text
+        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
+}
+
+;// CONCATENATED MODULE: ./src/action/pr-comment.ts
+
+
+
+
+
+
+
+
+/** GitHub must never hold up the deploy. */
+const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
+/** Log lines under a failed deployment: enough to see why without opening the job. */
+const COMMENT_LINES = 15;
+/**
+ * The sticky comment on the pull request: one per workflow and set of applications, found again by
+ * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
+ * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
+ */
+async function openPullRequestComment(config) {
+    if (config.pr === undefined || !config.comment)
+        return undefined;
+    if (!config.githubToken) {
+        warning('`pr` is set but `github-token` is empty: no pull request comment is written.');
+        return undefined;
+    }
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const resources = config.tags.length ? config.tags : config.appUuids;
+        const facts = {
+            pr: config.pr,
+            instanceUrl: config.instanceUrl,
+            workflow: context.workflow || 'workflow',
+            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
+        };
+        const marker = markerFor(facts.workflow, resources);
+        return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts);
+    }
+    catch (error) {
+        warning(`Could not prepare the pull request comment: ${describeError(error)}`);
+        return undefined;
+    }
+}
+/**
+ * The hidden first line that finds the comment again: the workflow and the sorted resources,
+ * URI-encoded so that no name can end the HTML comment.
+ */
+function markerFor(workflow, resources) {
+    const names = [...resources].sort().map(encodeURIComponent).join(',');
+    return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`;
+}
+class PullRequestComment {
+    octokit;
+    repo;
+    marker;
+    facts;
+    #id;
+    /** Set once GitHub refused: one warning, then no more requests. */
+    #refused = false;
+    constructor(octokit, repo, marker, facts) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.marker = marker;
+        this.facts = facts;
+    }
+    /** The deployments were triggered: their status so far. */
+    async building(deployments, signal) {
+        await this.write(deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts), true, signal);
+    }
+    /** The outcome, with why when nothing was deployed. */
+    async finish({ status, deployments, error }, signal) {
+        const body = deployments.length
+            ? deploymentsBody(status, deployments, this.facts)
+            : nothingBody(error, this.facts);
+        await this.write(body, true, signal);
+    }
+    /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
+    async removed(signal) {
+        const body = `### 🗑️ Coolify preview of #${this.facts.pr}: removed\n\n` +
+            `The preview was removed from Coolify.\n\n${footer(this.facts)}`;
+        await this.write(body, false, signal);
+    }
+    async write(text, create, signal) {
+        if (this.#refused)
+            return;
+        const body = `${this.marker}\n${redact(text, maskedValues())}`;
+        const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(pr_comment_REQUEST_TIMEOUT_MS)]) };
+        const issue = { ...this.repo, issue_number: this.facts.pr };
+        try {
+            this.#id ??= await this.find(request);
+            if (this.#id !== undefined) {
+                await this.octokit.rest.issues.updateComment({
+                    ...this.repo,
+                    comment_id: this.#id,
+                    body,
+                    request
+                });
+            }
+            else if (create) {
+                const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
+                this.#id = data.id;
+            }
+        }
+        catch (error) {
+            this.#refused = true;
+            pr_comment_warn(error);
+        }
+    }
+    /** The comment of an earlier run: the first whose body starts with the marker. */
+    async find(request) {
+        const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
+            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker));
+            if (mine.length)
+                done();
+            return mine;
+        });
+        return found[0]?.id;
+    }
+}
+function deploymentsBody(status, deployments, facts) {
+    const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`;
+    const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
+    const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
+    const table = [
+        '<table>',
+        `<tr>${header.map(name => `<th>${name}</th>`).join('')}</tr>`,
+        ...rows.map(row => `<tr>${row.map(cell => `<td>${cell}</td>`).join('')}</tr>`),
+        '</table>'
+    ].join('\n');
+    const logs = deployments.map(failureLog).filter(Boolean).join('\n\n');
+    return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
+}
+function nothingBody(error, facts) {
+    const why = error ?? 'Coolify deployed nothing';
+    return (`### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
+        `${escapeHtml(why)}\n\n${footer(facts)}`);
+}
+function cells(deployment, instanceUrl) {
+    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
+    const duration = deployment.durationMs;
+    return [
+        escapeHtml(deployment.name),
+        `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}${reason}`,
+        deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
+        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+        duration === undefined ? '—' : formatDuration(duration),
+        deployment.uuid ? pr_comment_link('logs', deployment.link ?? instanceUrl) : '—'
+    ];
+}
+/** A failed deployment's last lines, stderr first, in a collapsed block. */
+function failureLog(deployment) {
+    if (!failsStep(deployment.status))
+        return '';
+    const { stderr, rest } = splitTail(deployment.tail, COMMENT_LINES);
+    const lines = stderr.length ? stderr : rest;
+    if (lines.length === 0)
+        return '';
+    const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log';
+    return (`<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
+        `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`);
+}
+function footer(facts) {
+    const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    return `<sub>Updated by ${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`;
+}
+function pr_comment_link(html, href) {
+    return `<a href="${escapeHtml(href)}">${html}</a>`;
+}
+/**
+ * Every value the step masks in its log, as printed in a log line and as escaped in the table:
+ * the runner does not mask a comment, and build output may print them.
+ */
+function redact(text, secrets) {
+    return secrets
+        .filter(secret => secret.length >= MIN_MASKED_LENGTH)
+        .flatMap(secret => [secret, escapeHtml(secret)])
+        .reduce((result, secret) => result.replaceAll(secret, '***'), text);
+}
+function pr_comment_warn(error) {
+    warnGitHubFailure('write the pull request comment', error, '`permissions: pull-requests: write` (or a `github-token` allowed to comment)');
+}
+
 ;// CONCATENATED MODULE: ./src/budget.ts
 /**
  * Undo (cancels, pins) and the report, after everything else; with the process's own start and
@@ -31498,58 +32275,8 @@ function dispatcherFor(target, options, env = process.env) {
     return { dispatcher, proxy };
 }
 
-;// CONCATENATED MODULE: ./src/secrets.ts
-
-/**
- * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
- * log, and the pull request comment leaves out only what the log does.
- */
-const MIN_MASKED_LENGTH = 4;
-/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
-const masked = new Set();
-/**
- * Masks a value in the runner's log from now on, and remembers it, so that the pull request
- * comment, which the runner does not mask, can leave it out too.
- */
-function mask(value) {
-    if (!value)
-        return;
-    masked.add(value);
-    core_setSecret(value);
-}
-/** The values masked so far. */
-function maskedValues() {
-    return [...masked];
-}
-/**
- * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
- * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
- * payloads are replaced before such a line is printed.
- */
-function redactPayloads(text) {
-    return text
-        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
-        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
-}
-
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
-;// CONCATENATED MODULE: ./src/errors.ts
-/**
- * An error the user can act on: its message is one line that says what went wrong and what to do.
- * Anything else that reaches the top is a defect and is reported as such.
- */
-class ActionError extends Error {
-    name = 'ActionError';
-}
-/** One line, never a stack: the last word on any failure. */
-function describeError(error) {
-    if (error instanceof ActionError)
-        return error.message;
-    const text = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
-}
-
 ;// CONCATENATED MODULE: ./src/coolify/errors.ts
 
 /**
@@ -31852,42 +32579,6 @@ function errorCode(error) {
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-/**
- * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
- * those.
- */
-function parseDuration(text) {
-    const value = text.trim().toLowerCase();
-    if (/^\d+(?:\.\d+)?$/.test(value))
-        return Math.round(Number(value) * 1000);
-    if (value === '')
-        return undefined;
-    let total = 0;
-    PART.lastIndex = 0;
-    while (PART.lastIndex < value.length) {
-        const match = PART.exec(value);
-        if (!match)
-            return undefined;
-        total += Number(match[1]) * UNIT_MS[match[2]];
-    }
-    return Math.round(total);
-}
-/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)}ms`;
-    if (ms < 60_000)
-        return `${Number((ms / 1000).toFixed(1))}s`;
-    const seconds = Math.round(ms / 1000);
-    const h = Math.floor(seconds / 3600);
-    const m = Math.floor((seconds % 3600) / 60);
-    const s = seconds % 60;
-    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
-}
-
 ;// CONCATENATED MODULE: ./src/coolify/pacing.ts
 
 
@@ -32488,15 +33179,13 @@ function connect(config) {
             baseDelayMs: Math.min(1000, config.pollIntervalMs),
             maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
         },
-        note: message => info(message)
+        note: message => host().info(message)
     });
     if (client.proxy)
-        info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
+        host().info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
     return client;
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/inputs.ts
 
 
@@ -32892,37 +33581,6 @@ function parseEnv(text) {
     return [...variables].map(([key, value]) => ({ key, value }));
 }
 
-;// CONCATENATED MODULE: ./src/event.ts
-
-/**
- * The pull request of the event the workflow runs for, read from the event payload the runner
- * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload.
- */
-function pullRequestEvent(env = process.env) {
-    let payload;
-    try {
-        payload = env.GITHUB_EVENT_PATH ? JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8')) : {};
-    }
-    catch {
-        payload = {};
-    }
-    const pull = payload?.pull_request;
-    const side = (name) => pull?.[name] ?? {};
-    const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
-    return {
-        headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
-        headSha: text(side('head').sha),
-        headRepository: text(side('head').repo?.full_name),
-        baseRepository: text(side('base').repo?.full_name)
-    };
-}
-/** A pull request from a fork: its branch is not in the repository Coolify builds from. */
-function isFromFork(event) {
-    return (event.headRepository !== undefined &&
-        event.baseRepository !== undefined &&
-        event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase());
-}
-
 ;// CONCATENATED MODULE: ./src/rollout/preview.ts
 
 const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
@@ -33009,7 +33667,7 @@ async function applySettings(client, config, signal) {
             const changes = { ...settings };
             if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
                 bulkRoute = false;
-                info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
+                host().info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
             }
             if (env && !bulkRoute)
                 changes.environment_variables = joined(env);
@@ -33022,7 +33680,7 @@ async function applySettings(client, config, signal) {
             }
             throw error;
         }
-        info(`${uuid}: set ${describeSettings(settings, env)}`);
+        host().info(`${uuid}: set ${describeSettings(settings, env)}`);
     }
 }
 /** What was set, for the log: variable names, never their values. */
@@ -33056,89 +33714,6 @@ function isMissingRoute(error) {
 /** The seed contract's form: `KEY=value` lines. */
 function joined(env) {
     return env.map(({ key, value }) => `${key}=${value}`).join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/rollout/status.ts
-/**
- * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
- * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
- * Every other module asks here; none compares status strings of its own.
- */
-const STATUSES = {
-    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
-    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
-    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
-    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
-    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
-    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
-    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
-    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
-};
-/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
-const FROM_COOLIFY = {
-    queued: 'queued',
-    in_progress: 'in_progress',
-    finished: 'finished',
-    failed: 'failed',
-    cancelled: 'cancelled',
-    'cancelled-by-user': 'cancelled'
-};
-/**
- * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
- * does not have, which is treated as not ended.
- */
-function statusFromCoolify(raw) {
-    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
-}
-/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
-function isUnderWay(raw) {
-    const status = statusFromCoolify(raw);
-    return status === undefined || !hasEnded(status);
-}
-/**
- * What an ended status may still become: a finished deployment may turn out unhealthy, of another
- * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
- * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
- * Nothing else that ended changes again.
- */
-const AFTER_END = {
-    finished: ['unhealthy', 'failed', 'timeout'],
-    started: ['finished', 'unhealthy', 'timeout'],
-    cancelled: ['timeout']
-};
-/** Whether a deployment now `from` may become `to`. */
-function canBecome(from, to) {
-    return from === to || !hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
-}
-function hasEnded(status) {
-    return STATUSES[status].ended;
-}
-/** Finished in Coolify: a new version is in place, so it can be checked for health. */
-function isFinished(status) {
-    return status === 'finished';
-}
-/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
-function isBadVersion(status) {
-    return status === 'failed' || status === 'unhealthy';
-}
-function failsStep(status) {
-    return STATUSES[status].fails;
-}
-function summaryMark(status) {
-    return STATUSES[status].mark;
-}
-function gitHubState(status) {
-    return STATUSES[status].github;
-}
-/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
-function worstOf(statuses) {
-    if (statuses.length === 0)
-        return 'failed';
-    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
-}
-/** How a status reads in a sentence: `in progress`. */
-function describeStatus(status) {
-    return status.replace('_', ' ');
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/deployment.ts
@@ -33693,597 +34268,27 @@ function needsWrite(error) {
     return error;
 }
 
-;// CONCATENATED MODULE: ./src/report/github-failure.ts
-
-/**
- * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
- * permission the job needs. GitHub's bookkeeping never changes the deploy.
- */
-function warnGitHubFailure(action, error, permission) {
-    const { status, response } = error;
-    const message = response?.data?.message;
-    const why = response
-        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
-        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
-    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
-    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
-}
-/**
- * The forge whose runner runs this step when it is not GitHub: Forgejo's runner sets both
- * FORGEJO_ACTIONS and GITEA_ACTIONS, Gitea's act_runner GITEA_ACTIONS. Their APIs answer GitHub's
- * issue-comment paths but have no deployments.
- */
-function otherForge(env = process.env) {
-    if (env.FORGEJO_ACTIONS === 'true')
-        return 'Forgejo';
-    if (env.GITEA_ACTIONS === 'true')
-        return 'Gitea';
-    return undefined;
-}
-/** A deployments call that failed because the forge has no such API: its 404, on Forgejo or Gitea. */
-function lacksDeploymentsApi(error) {
-    const forge = otherForge();
-    return forge && error.status === 404 ? forge : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/report/annotations.ts
-
-
-/** Log lines an annotation carries: enough to show the cause, not a log. */
-const ANNOTATION_LINES = 5;
-/**
- * An error annotation per failed deployment: its title names the application and the status, its
- * message gives the reason, the link and the log lines that tell why.
- */
-function annotateFailures(deployments, instanceUrl) {
-    for (const deployment of deployments) {
-        if (!failsStep(deployment.status))
-            continue;
-        const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES);
-        // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
-        const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text);
-        error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
-            title: `${deployment.name}: ${what(deployment)} ${deployment.status}`
-        });
-    }
-}
-/** One line: the application, the status, why, and where to look in Coolify. */
-function failureLine(deployment, instanceUrl) {
-    const link = deployment.link ?? (deployment.uuid ? `deployment ${deployment.uuid} on ${instanceUrl}` : '');
-    return `${failureReason(deployment)}${link ? ` — ${link}` : ''}`;
-}
-/** The application, the status and why. */
-function failureReason(deployment) {
-    const reason = deployment.reason ? `: ${deployment.reason}` : '';
-    const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
-    return `${deployment.name}: ${what(deployment)} ${deployment.status}${reason}${rollback}`;
-}
-/** An application's deployment; a service or database itself, which has none. */
-function what(deployment) {
-    return deployment.kind === 'application' ? 'deployment' : deployment.kind;
-}
-/**
- * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
- * deployment failed, and the last of the other lines to fill up to `max`; each in log order.
- */
-function splitTail(tail, max) {
-    const stderr = tail.filter(line => line.kind === 'stderr').slice(-max);
-    const others = tail.filter(line => line.kind !== 'stderr');
-    return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
-}
-
-;// CONCATENATED MODULE: ./src/report/github-deployment.ts
-
-
-
-
-/** GitHub must never hold up the deploy, nor the runner's grace time when the run is cancelled. */
-const REQUEST_TIMEOUT_MS = 10_000;
-/** GitHub's limit on a status description. */
-const DESCRIPTION_LENGTH = 140;
-/**
- * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
- * the repository's Environments, with the app's URL, and in the pull request. Undefined without
- * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
- * on Forgejo and Gitea, which have no deployments API (a notice).
- * `@actions/github` is loaded only here, so a step without `environment` starts without it.
- */
-async function createGitHubDeployment(config, signal) {
-    const { environment, githubToken, instanceUrl } = config;
-    if (!environment)
-        return undefined;
-    if (!githubToken) {
-        warning(`\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`);
-        return undefined;
-    }
-    try {
-        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = getOctokit(githubToken);
-        // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
-        const sha = context.payload.pull_request?.head?.sha ?? context.sha;
-        const { data } = await octokit.rest.repos.createDeployment({
-            ...context.repo,
-            ref: sha,
-            environment,
-            description: 'Deploy with Coolify',
-            auto_merge: false,
-            required_contexts: [],
-            // A preview goes away with its pull request.
-            transient_environment: config.pr !== undefined,
-            request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
-        });
-        if (!('id' in data))
-            throw new Error(data.message ?? 'GitHub created no deployment');
-        info(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
-        return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl);
-    }
-    catch (error) {
-        const forge = lacksDeploymentsApi(error);
-        if (forge)
-            noDeploymentsApi(forge, environment);
-        else
-            warn(`record a GitHub deployment in environment "${environment}"`, error);
-        return undefined;
-    }
-}
-/**
- * `delete-preview`: every GitHub deployment of the `environment` input gets an `inactive` status,
- * so the pull request and the Environments page stop offering the removed preview. Nothing without
- * `environment`; GitHub refusing is a warning.
- */
-async function deactivateEnvironment(config, signal) {
-    const { environment, githubToken } = config;
-    if (!environment || !githubToken)
-        return;
-    try {
-        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = getOctokit(githubToken);
-        const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) };
-        const deployments = await octokit.paginate(octokit.rest.repos.listDeployments, {
-            ...context.repo,
-            environment,
-            per_page: 100,
-            request
-        });
-        for (const deployment of deployments) {
-            await octokit.rest.repos.createDeploymentStatus({
-                ...context.repo,
-                deployment_id: deployment.id,
-                state: 'inactive',
-                description: 'The preview was removed',
-                request
-            });
-        }
-        info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`);
-    }
-    catch (error) {
-        const forge = lacksDeploymentsApi(error);
-        if (forge)
-            noDeploymentsApi(forge, environment);
-        else
-            warn(`mark the GitHub deployments in environment "${environment}" inactive`, error);
-    }
-}
-/** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
-class GitHubDeployment {
-    octokit;
-    repo;
-    id;
-    instanceUrl;
-    constructor(octokit, repo, id, instanceUrl) {
-        this.octokit = octokit;
-        this.repo = repo;
-        this.id = id;
-        this.instanceUrl = instanceUrl;
-    }
-    /** Coolify has taken the deployments on. */
-    async inProgress(signal) {
-        await this.setState('in_progress', { description: 'Deploying with Coolify' }, signal);
-    }
-    /**
-     * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
-     * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
-     * status while the deployments still run (`wait: false`, or left running when the run stopped).
-     * `signal` bounds GitHub's answer: the step has only its grace time left.
-     */
-    async finish({ status, deployments, error }, signal) {
-        const state = gitHubState(status);
-        if (!state)
-            return;
-        const subject = deployments.find(deployment => deployment.status === status);
-        if (!subject) {
-            const why = error ?? 'Coolify deployed nothing';
-            await this.setState('error', { description: why, log_url: this.instanceUrl }, signal);
-            return;
-        }
-        const log_url = subject.link ?? this.instanceUrl;
-        if (state === 'success') {
-            const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl;
-            const names = deployments.map(deployment => deployment.name).join(', ');
-            await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url }, signal);
-        }
-        else {
-            await this.setState(state, { description: failureReason(subject), log_url }, signal);
-        }
-    }
-    async setState(state, details, signal) {
-        try {
-            await this.octokit.rest.repos.createDeploymentStatus({
-                ...this.repo,
-                deployment_id: this.id,
-                state,
-                ...details,
-                description: shorten(details.description),
-                request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
-            });
-        }
-        catch (error) {
-            warn(`set GitHub deployment ${this.id} to ${state}`, error);
-        }
-    }
-}
-/** Said once per step: the first deployments call is the only one a missing API answers. */
-function noDeploymentsApi(forge, environment) {
-    notice(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
-}
-function warn(action, error) {
-    warnGitHubFailure(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
-}
-function shorten(text) {
-    return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text;
-}
-
-;// CONCATENATED MODULE: ./src/report/summary.ts
-
-
-
-
-/** Log lines under a failed deployment: enough to see the cause without opening the log. */
-const SUMMARY_LINES = 20;
-/**
- * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
- * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
- * warning: it never changes the step's outcome.
- */
-async function writeSummary(deployments, instanceUrl) {
-    try {
-        const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL'];
-        summary
-            .addHeading(`Deploy to Coolify on ${summary_link(new URL(instanceUrl).host, instanceUrl)}`, 3)
-            .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
-        for (const deployment of deployments) {
-            if (deployment.runtimeLog.length > 0) {
-                const lines = deployment.runtimeLog
-                    .slice(-SUMMARY_LINES)
-                    .map(text => ({ kind: 'stdout', text }));
-                summary.addDetails(`${escapeHtml(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
-            }
-            const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES);
-            if (!failsStep(deployment.status) || stderr.length + rest.length === 0)
-                continue;
-            summary.addDetails(`${escapeHtml(deployment.name)}: the end of its log`, block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest));
-        }
-        await summary.write();
-    }
-    catch (error) {
-        warning(`Could not write the job summary: ${error instanceof Error ? error.message : error}`);
-    }
-}
-/**
- * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
- * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
- */
-function block(label, lines) {
-    if (lines.length === 0)
-        return '';
-    return `\n\n${label}:\n${codeBlock(lines.map(line => line.text).join('\n'))}\n`;
-}
-/** A fenced code block that no run of backticks in `text` can close early. */
-function codeBlock(text) {
-    const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
-    const fence = '`'.repeat(Math.max(3, longestRun + 1));
-    return `${fence}text\n${text}\n${fence}`;
-}
-function row(deployment) {
-    const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
-    const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
-        .filter(Boolean)
-        .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
-        .join('');
-    const duration = deployment.durationMs;
-    const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`;
-    return [
-        escapeHtml(deployment.name) + kind,
-        status + reason,
-        duration === undefined ? '—' : formatDuration(duration),
-        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
-        deployment.uuid ? linkOrText(deployment.uuid, deployment.link) : '—',
-        deployment.appUrl ? summary_link(deployment.appUrl, deployment.appUrl) : '—'
-    ];
-}
-function linkOrText(text, href) {
-    return href ? summary_link(text, href) : escapeHtml(text);
-}
-function summary_link(text, href) {
-    return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
-}
-function escapeHtml(text) {
-    return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`);
-}
-
-;// CONCATENATED MODULE: ./src/report/pr-comment.ts
-
-
-
-
-
-
-
-
-/** GitHub must never hold up the deploy. */
-const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
-/** Log lines under a failed deployment: enough to see why without opening the job. */
-const COMMENT_LINES = 15;
-/**
- * The sticky comment on the pull request: one per workflow and set of applications, found again by
- * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
- * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
- */
-async function openPullRequestComment(config) {
-    if (config.pr === undefined || !config.comment)
-        return undefined;
-    if (!config.githubToken) {
-        warning('`pr` is set but `github-token` is empty: no pull request comment is written.');
-        return undefined;
-    }
-    try {
-        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const resources = config.tags.length ? config.tags : config.appUuids;
-        const facts = {
-            pr: config.pr,
-            instanceUrl: config.instanceUrl,
-            workflow: context.workflow || 'workflow',
-            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
-        };
-        const marker = markerFor(facts.workflow, resources);
-        return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts);
-    }
-    catch (error) {
-        warning(`Could not prepare the pull request comment: ${describeError(error)}`);
-        return undefined;
-    }
-}
-/**
- * The hidden first line that finds the comment again: the workflow and the sorted resources,
- * URI-encoded so that no name can end the HTML comment.
- */
-function markerFor(workflow, resources) {
-    const names = [...resources].sort().map(encodeURIComponent).join(',');
-    return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`;
-}
-class PullRequestComment {
-    octokit;
-    repo;
-    marker;
-    facts;
-    #id;
-    /** Set once GitHub refused: one warning, then no more requests. */
-    #refused = false;
-    constructor(octokit, repo, marker, facts) {
-        this.octokit = octokit;
-        this.repo = repo;
-        this.marker = marker;
-        this.facts = facts;
-    }
-    /** The deployments were triggered: their status so far. */
-    async building(deployments, signal) {
-        await this.write(deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts), true, signal);
-    }
-    /** The outcome, with why when nothing was deployed. */
-    async finish({ status, deployments, error }, signal) {
-        const body = deployments.length
-            ? deploymentsBody(status, deployments, this.facts)
-            : nothingBody(error, this.facts);
-        await this.write(body, true, signal);
-    }
-    /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
-    async removed(signal) {
-        const body = `### 🗑️ Coolify preview of #${this.facts.pr}: removed\n\n` +
-            `The preview was removed from Coolify.\n\n${footer(this.facts)}`;
-        await this.write(body, false, signal);
-    }
-    async write(text, create, signal) {
-        if (this.#refused)
-            return;
-        const body = `${this.marker}\n${redact(text, maskedValues())}`;
-        const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(pr_comment_REQUEST_TIMEOUT_MS)]) };
-        const issue = { ...this.repo, issue_number: this.facts.pr };
-        try {
-            this.#id ??= await this.find(request);
-            if (this.#id !== undefined) {
-                await this.octokit.rest.issues.updateComment({
-                    ...this.repo,
-                    comment_id: this.#id,
-                    body,
-                    request
-                });
-            }
-            else if (create) {
-                const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
-                this.#id = data.id;
-            }
-        }
-        catch (error) {
-            this.#refused = true;
-            pr_comment_warn(error);
-        }
-    }
-    /** The comment of an earlier run: the first whose body starts with the marker. */
-    async find(request) {
-        const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
-            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker));
-            if (mine.length)
-                done();
-            return mine;
-        });
-        return found[0]?.id;
-    }
-}
-function deploymentsBody(status, deployments, facts) {
-    const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`;
-    const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
-    const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
-    const table = [
-        '<table>',
-        `<tr>${header.map(name => `<th>${name}</th>`).join('')}</tr>`,
-        ...rows.map(row => `<tr>${row.map(cell => `<td>${cell}</td>`).join('')}</tr>`),
-        '</table>'
-    ].join('\n');
-    const logs = deployments.map(failureLog).filter(Boolean).join('\n\n');
-    return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
-}
-function nothingBody(error, facts) {
-    const why = error ?? 'Coolify deployed nothing';
-    return (`### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
-        `${escapeHtml(why)}\n\n${footer(facts)}`);
-}
-function cells(deployment, instanceUrl) {
-    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
-    const duration = deployment.durationMs;
-    return [
-        escapeHtml(deployment.name),
-        `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}${reason}`,
-        deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
-        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
-        duration === undefined ? '—' : formatDuration(duration),
-        deployment.uuid ? pr_comment_link('logs', deployment.link ?? instanceUrl) : '—'
-    ];
-}
-/** A failed deployment's last lines, stderr first, in a collapsed block. */
-function failureLog(deployment) {
-    if (!failsStep(deployment.status))
-        return '';
-    const { stderr, rest } = splitTail(deployment.tail, COMMENT_LINES);
-    const lines = stderr.length ? stderr : rest;
-    if (lines.length === 0)
-        return '';
-    const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log';
-    return (`<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
-        `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`);
-}
-function footer(facts) {
-    const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    return `<sub>Updated by ${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`;
-}
-function pr_comment_link(html, href) {
-    return `<a href="${escapeHtml(href)}">${html}</a>`;
-}
-/**
- * Every value the step masks in its log, as printed in a log line and as escaped in the table:
- * the runner does not mask a comment, and build output may print them.
- */
-function redact(text, secrets) {
-    return secrets
-        .filter(secret => secret.length >= MIN_MASKED_LENGTH)
-        .flatMap(secret => [secret, escapeHtml(secret)])
-        .reduce((result, secret) => result.replaceAll(secret, '***'), text);
-}
-function pr_comment_warn(error) {
-    warnGitHubFailure('write the pull request comment', error, '`permissions: pull-requests: write` (or a `github-token` allowed to comment)');
-}
-
 ;// CONCATENATED MODULE: ./src/remove-preview.ts
-
-
 
 
 
 /**
  * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
- * gone counts as removed), or with `review-app` the pull request's review app, marks the GitHub deployments of `environment` inactive and says so in
- * the pull request comment. Nothing is deployed.
+ * gone counts as removed), or with `review-app` the pull request's review app. Nothing is deployed.
  */
 async function removePreview(client, config, signal) {
     const pr = config.pr;
-    if (config.reviewApp) {
-        await deleteReviewApp(client, config, signal, message => info(message));
-    }
+    const note = (message) => host().info(message);
+    if (config.reviewApp)
+        await deleteReviewApp(client, config, signal, note);
     for (const uuid of config.reviewApp ? [] : config.appUuids) {
         const deleted = await deletePreview(client, uuid, pr, signal);
-        info(deleted
+        note(deleted
             ? `${uuid}: Coolify is removing the preview of pull request ${pr}`
             : `${uuid}: no preview of pull request ${pr} in Coolify (already removed)`);
     }
-    await deactivateEnvironment(config, signal);
-    const comment = await openPullRequestComment(config);
-    await comment?.removed(signal);
 }
 
-;// CONCATENATED MODULE: ./src/report/outputs.ts
-function toRecord(deployment) {
-    const duration = deployment.durationMs;
-    return {
-        app_uuid: deployment.appUuid,
-        kind: deployment.kind,
-        name: deployment.name,
-        deployment_uuid: deployment.uuid ?? null,
-        status: deployment.status,
-        url: deployment.appUrl ?? null,
-        duration: duration === undefined ? null : Math.round(duration / 1000),
-        commit: deployment.commit ?? null,
-        ...(deployment.imageTag !== undefined ? { image_tag: deployment.imageTag } : {}),
-        ...(deployment.rolledBack !== undefined ? { rolled_back: deployment.rolledBack } : {})
-    };
-}
-/** Sets every output of action.yml from the outcome; on success and failure alike. */
-function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
-    const records = deployments.map(toRecord);
-    const first = records.find(record => record.deployment_uuid) ?? records[0];
-    setOutput('deployment-uuid', first?.deployment_uuid ?? '');
-    setOutput('status', status);
-    setOutput('url', records.find(record => record.url)?.url ?? '');
-    setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
-    setOutput('deployments', JSON.stringify(records));
-    setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)));
-    setOutput('review-app-uuid', reviewAppUuid ?? '');
-}
-
-;// CONCATENATED MODULE: ./src/report/index.ts
-
-
-
-
-
-
-/**
- * The end of the step, reached on failure too, from the one outcome: outputs (always, even when
- * nothing was deployed), a line per deployment, annotations and the job summary, the step's
- * result, and last, within `signal`, the GitHub deployment and the pull request comment.
- */
-async function report(outcome, { config, github, comment }, signal) {
-    setOutputs(outcome, setOutput);
-    const { deployments } = outcome;
-    if (config && deployments.length > 0) {
-        for (const deployment of deployments) {
-            if (failsStep(deployment.status))
-                continue;
-            const took = deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`;
-            const where = deployment.appUrl ? ` — ${deployment.appUrl}` : '';
-            info(`${deployment.name}: ${deployment.status}${took}${where}`);
-        }
-        annotateFailures(deployments, config.instanceUrl);
-        await writeSummary(deployments, config.instanceUrl);
-    }
-    if (outcome.error)
-        setFailed(outcome.error);
-    // The annotations say why; a plain number also works under local runners.
-    else if (outcome.fails)
-        process.exitCode = 1;
-    await Promise.all([github?.finish(outcome, signal), comment?.finish(outcome, signal)]);
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/report/console.ts
 
 const STYLE = {
@@ -34296,87 +34301,62 @@ const STYLE = {
 /** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
 const LINE_BREAK = /\r\n|\r|\n/;
 /**
- * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
- * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
- */
-// eslint-disable-next-line no-control-regex
-const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/;
-const ZERO_WIDTH_SPACE = '\u200b';
-/**
  * Writes build logs into the job's output. One deployment gets one log group around its whole
  * log; several that run at once get a group per batch, each line prefixed with the application's
- * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`, and
- * a line that would read as log markup gets a zero-width space between `##` and `[`, so that it
- * reads the same but is printed as text. A batch is written with a single write, however many
- * lines it holds.
+ * name. Build output is printed verbatim, in the host's way (it cannot issue commands). A batch is
+ * written with a single write, however many lines it holds.
  */
 class LogPrinter {
     several;
-    write;
+    format;
     openGroup;
-    constructor(several, write = text => void process.stdout.write(text)) {
+    constructor(several, format = host().log) {
         this.several = several;
-        this.write = write;
+        this.format = format;
     }
     /** Opens the log group of a deployment followed alone. */
     begin(deployment) {
         if (this.several || this.openGroup)
             return;
         this.openGroup = deployment;
-        this.write(`::group::Build log of ${oneLine(deployment.name)}\n`);
+        this.format.write(this.format.startGroup(`Build log of ${this.format.oneLine(deployment.name)}`));
     }
     end(deployment) {
         if (this.openGroup !== deployment)
             return;
         this.openGroup = undefined;
-        this.write('::endgroup::\n');
+        this.format.write(this.format.endGroup());
     }
     lines(deployment, lines) {
         if (lines.length === 0)
             return;
-        const name = oneLine(deployment.name);
+        const name = this.format.oneLine(deployment.name);
         const prefix = this.several ? `${name} | ` : '';
-        const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-        let text = this.several ? `::group::${name}\n` : '';
-        text += `::stop-commands::${token}\n`;
+        const printed = [];
         for (const line of lines) {
             const [open, close] = STYLE[line.kind];
-            // Each line the runner will see gets the prefix and style, and is checked for markup.
+            // Each line the host will show gets the prefix and style.
             const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text];
             parts.forEach((part, index) => {
                 const marker = line.kind === 'command' && index === 0 ? '$ ' : '';
-                text += `${inert(`${prefix}${open}${marker}${part}${close}`)}\n`;
+                printed.push(`${prefix}${open}${marker}${part}${close}`);
             });
         }
-        text += `::${token}::\n`;
-        if (this.several)
-            text += '::endgroup::\n';
-        this.write(text);
+        const text = this.format.verbatim(printed);
+        this.format.write(this.several ? this.format.startGroup(name) + text + this.format.endGroup() : text);
     }
-}
-function inert(line) {
-    return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
-}
-/** A name from Coolify as one line of text: it goes into group titles and line prefixes. */
-function oneLine(name) {
-    // eslint-disable-next-line no-control-regex
-    return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '));
 }
 /**
- * The runtime log of an application that did not come up, in a log group of its own, as inert as
- * build output (the application wrote it, not the action).
+ * The runtime log of an application that did not come up, in a log group of its own, as verbatim
+ * as build output (the application wrote it, not the deploy).
  */
-function printRuntimeLog(deployment, write = text => void process.stdout.write(text)) {
-    const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-    let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`;
-    if (deployment.runtimeLog.length === 0) {
-        text += 'Coolify had no log for it: it gives one only while the container runs.\n';
-    }
-    for (const line of deployment.runtimeLog) {
-        for (const part of line.split(LINE_BREAK))
-            text += `${inert(part)}\n`;
-    }
-    write(`${text}::${token}::\n::endgroup::\n`);
+function printRuntimeLog(deployment, format = host().log) {
+    const lines = deployment.runtimeLog.length === 0
+        ? ['Coolify had no log for it: it gives one only while the container runs.']
+        : deployment.runtimeLog.flatMap(line => line.split(LINE_BREAK));
+    format.write(format.startGroup(`Runtime log of ${format.oneLine(deployment.name)}`) +
+        format.verbatim(lines) +
+        format.endGroup());
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/app-status.ts
@@ -35876,7 +35856,7 @@ async function prepare(client, config, budget, state, event, note) {
         ? await openReviewApp(client, config, event, signal, undo, note)
         : undefined;
     const target = reviewApp?.config ?? config;
-    await guardDebugLogs(client, target, signal, message => warning(message));
+    await guardDebugLogs(client, target, signal, message => host().warning(message));
     // `trigger: false` changes nothing: no settings, no pins.
     if (follow)
         return { config, pins: [], follow };
@@ -36009,7 +35989,7 @@ async function describeApplications(client, deployments, pr, signal) {
     }
     catch (error) {
         // Names and URLs are a courtesy: the deployments are followed without them.
-        core_debug(`Could not read the applications: ${describeError(error)}`);
+        host().debug(`Could not read the applications: ${describeError(error)}`);
     }
 }
 /** `promise`, or nothing after `ms`: a courtesy must not hold up what waits on it. */
@@ -36345,7 +36325,7 @@ class RunState {
     /** What the main step left, for the post step; empty when nothing was saved or it is unreadable. */
     static load() {
         const rollouts = new Map();
-        const saved = parse(getState(KEY));
+        const saved = parse(host().getState(KEY));
         if (saved && typeof saved === 'object') {
             for (const [key, value] of Object.entries(saved)) {
                 const record = checked(value);
@@ -36374,7 +36354,7 @@ class RunState {
             this.#rollouts.delete(key);
         else
             this.#rollouts.set(key, merged);
-        saveState(KEY, this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : '');
+        host().saveState(KEY, this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : '');
     }
 }
 function checked(value) {
@@ -36413,7 +36393,7 @@ function parse(text) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/main.ts
+;// CONCATENATED MODULE: ./src/run.ts
 
 
 
@@ -36428,35 +36408,36 @@ function parse(text) {
 
 
 
-
-
-
-
-/** The main step: config → rollouts → run them → one outcome → report. */
-async function run() {
+/**
+ * The deploy, from options to outcome, for any host: config → rollouts → run them → one outcome →
+ * the front's report. SIGINT and SIGTERM cancel what this run started, within the grace time.
+ */
+async function deployAndFollow(front) {
     const cancelled = new AbortController();
     const onSignal = () => cancelled.abort(new ActionError('The workflow run was cancelled.'));
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const reporters = {};
+    let config;
     let client;
     let budget;
     let rollouts = [];
+    const watchers = [];
     const ending = { cancelled: false };
     try {
-        const config = readConfig(name => getInput(name), mask);
-        const event = pullRequestEvent();
-        checkReviewEvent(config, event);
-        reporters.config = config;
-        budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal);
-        warnIfPlainHttp(config);
-        client = connect(config);
-        if (config.deletePreview) {
-            await removePreview(client, config, budget.deploy());
+        const read = readConfig(name => host().input(name), mask);
+        const event = front.event();
+        checkReviewEvent(read, event);
+        config = read;
+        budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal);
+        warnIfPlainHttp(read);
+        client = connect(read);
+        if (read.deletePreview) {
+            await removePreview(client, read, budget.deploy());
+            await front.removed(read, budget.deploy());
             ending.removed = true;
         }
         else {
-            rollouts = await deploy(client, config, event, budget, reporters);
+            rollouts = await deploy(client, read, event, budget, front, watchers, ending);
         }
         if (cancelled.signal.aborted)
             throw cancelled.signal.reason;
@@ -36465,24 +36446,23 @@ async function run() {
         ending.error = error;
     }
     ending.cancelled = cancelled.signal.aborted;
-    const outcome = decide(rollouts.map(rollout => rollout.deployment), { ...ending, reviewAppUuid: reporters.reviewAppUuid });
-    await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(GRACE_MS));
+    const outcome = decide(rollouts.map(rollout => rollout.deployment), ending);
+    await front.report(outcome, config, watchers, budget?.grace() ?? AbortSignal.timeout(GRACE_MS));
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await client?.close();
 }
 /** Prepares, triggers, and runs a rollout per resource; on a cancelled run, stops them. */
-async function deploy(client, config, event, budget, reporters) {
+async function deploy(client, config, event, budget, front, watchers, ending) {
     const state = RunState.empty();
     const say = {
-        note: (message) => info(message),
-        warn: (message) => warning(message),
-        runtimeLog: printRuntimeLog
+        note: (message) => host().info(message),
+        warn: (message) => host().warning(message),
+        runtimeLog: (deployment) => printRuntimeLog(deployment)
     };
     const prepared = await prepare(client, config, budget, state, event, say.note);
-    reporters.reviewAppUuid = prepared.reviewApp?.uuid;
-    reporters.github = await createGitHubDeployment(config, budget.deploy());
-    reporters.comment = await openPullRequestComment(config);
+    ending.reviewAppUuid = prepared.reviewApp?.uuid;
+    watchers.push(...(await front.watchers(config, budget)));
     const follower = (several) => new Follower(client, {
         instanceUrl: config.instanceUrl,
         pollIntervalMs: config.pollIntervalMs,
@@ -36494,8 +36474,8 @@ async function deploy(client, config, event, budget, reporters) {
     });
     const rollouts = await launch({ client, config: prepared.config, budget, state, say }, prepared, follower);
     const deployments = rollouts.map(rollout => rollout.deployment);
-    await reporters.github?.inProgress(budget.deploy());
-    await reporters.comment?.building(deployments, budget.deploy());
+    for (const watcher of watchers)
+        await watcher.building(deployments, budget.deploy());
     await Promise.all(rollouts.map(rollout => rollout.run()));
     if (budget.cancelled.aborted)
         await stop(rollouts, config, budget);
@@ -36506,25 +36486,105 @@ async function stop(rollouts, config, budget) {
     const running = rollouts.flatMap(rollout => rollout.running);
     // Services and databases under way have no deployment: each says so as it stops.
     if (running.length > 0 && config.cancelOnAbort) {
-        info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
+        host().info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
     }
     else if (running.length > 0) {
-        warning(`Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`);
+        host().warning(`Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`);
     }
     const signal = budget.grace();
     await Promise.all(rollouts.map(rollout => rollout.stop(signal)));
     if (!config.cancelOnAbort)
         return;
     for (const deployment of running) {
-        info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`);
+        host().info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`);
     }
 }
 function warnIfPlainHttp(config) {
     const { protocol, hostname } = new URL(config.apiUrl);
     if (protocol === 'http:' && !isLoopback(hostname)) {
-        warning(`The token travels over plain http:// to ${hostname}, readable by anyone on the way; use https:// for \`coolify-url\`.`);
+        host().warning(`The token travels over plain http:// to ${hostname}, readable by anyone on the way; use https:// for \`coolify-url\`.`);
     }
 }
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/action/host.ts
+
+
+/**
+ * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
+ * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
+ */
+// eslint-disable-next-line no-control-regex
+const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/;
+const ZERO_WIDTH_SPACE = '\u200b';
+/** The action on GitHub's runner (and Forgejo's and Gitea's): @actions/core's workflow commands. */
+function actionHost() {
+    return {
+        input: name => getInput(name),
+        info: message => info(message),
+        notice: message => notice(message),
+        warning: message => warning(message),
+        error: (message, title) => error(message, title === undefined ? {} : { title }),
+        debug: message => core_debug(message),
+        mask: value => core_setSecret(value),
+        log: githubLog(),
+        setOutput: (name, value) => setOutput(name, value),
+        saveState: (key, value) => saveState(key, value),
+        getState: key => getState(key)
+    };
+}
+/**
+ * Log groups in workflow commands. Text from outside cannot issue commands: it is wrapped in
+ * `stop-commands` with a token nobody can guess, and a line that would read as log markup gets a
+ * zero-width space between `##` and `[`, so that it reads the same but is printed as text.
+ */
+function githubLog(write = text => void process.stdout.write(text)) {
+    return {
+        write,
+        startGroup: title => `::group::${title}\n`,
+        endGroup: () => '::endgroup::\n',
+        verbatim: lines => {
+            const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+            return `::stop-commands::${token}\n${lines.map(line => `${inert(line)}\n`).join('')}::${token}::\n`;
+        },
+        // eslint-disable-next-line no-control-regex
+        oneLine: text => inert(text.replace(/[\u0000-\u001f\u007f]+/g, ' '))
+    };
+}
+function inert(line) {
+    return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
+}
+
+;// CONCATENATED MODULE: ./src/action/main.ts
+
+
+
+
+
+
+
+/** The action's main step: the one deploy pipeline, told and reported the way GitHub shows it. */
+async function run() {
+    setHost(actionHost());
+    await deployAndFollow(github);
+}
+const github = {
+    event: () => pullRequestEvent(),
+    async watchers(config, budget) {
+        const watchers = [
+            await createGitHubDeployment(config, budget.deploy()),
+            await openPullRequestComment(config)
+        ];
+        return watchers.filter(watcher => watcher !== undefined);
+    },
+    async removed(config, signal) {
+        await deactivateEnvironment(config, signal);
+        const comment = await openPullRequestComment(config);
+        await comment?.removed(signal);
+    },
+    report: report
+};
 
 
 /***/ }),
@@ -36954,6 +37014,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(9407);
+/******/ var __webpack_exports__ = __nccwpck_require__(218);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

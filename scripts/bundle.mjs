@@ -10,8 +10,8 @@ import { join } from 'node:path'
 
 const out = process.argv[2] ?? 'dist'
 const entries = [
-  ['src/index.ts', out],
-  ['src/post.ts', join(out, 'post')]
+  ['src/action/index.ts', out],
+  ['src/action/post.ts', join(out, 'post')]
 ]
 
 rmSync(out, { recursive: true, force: true })

@@ -1,7 +1,7 @@
-import * as core from '@actions/core'
 import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
 import { describeError } from './errors.js'
+import { host } from './host.js'
 import { readConfig } from './inputs.js'
 import { cancelDeployment } from './rollout/cancel.js'
 import { findCreated } from './rollout/history.js'
@@ -27,21 +27,21 @@ export async function run(): Promise<void> {
   if (records.length === 0) return
   let client: CoolifyClient | undefined
   try {
-    const config = readConfig(name => core.getInput(name), mask)
+    const config = readConfig(name => host().input(name), mask)
     client = connect(config)
     const signal = AbortSignal.timeout(POST_BUDGET_MS)
     const pins = records.flatMap(([appUuid, { unpin }]) =>
       unpin === undefined ? [] : [{ appUuid, previous: unpin }]
     )
-    const left = await restorePins(client, pins, state, signal, m => core.warning(m))
+    const left = await restorePins(client, pins, state, signal, m => host().warning(m))
     const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid)
-    if (done.length) core.info(`Set git_commit_sha back as it was on ${done.join(', ')}`)
+    if (done.length) host().info(`Set git_commit_sha back as it was on ${done.join(', ')}`)
     if (!config.cancelOnAbort) return
     await Promise.all(
       records.map(([appUuid, record]) => cancelLeftRunning(client!, appUuid, record, signal))
     )
   } catch (error) {
-    core.warning(`Could not clean up after the main step: ${describeError(error)}`)
+    host().warning(`Could not clean up after the main step: ${describeError(error)}`)
   } finally {
     await client?.close()
   }
@@ -60,7 +60,7 @@ async function cancelLeftRunning(
       const started = await findCreated(client, appUuid, trigger, signal)
       if (started && !uuids.includes(started)) uuids.push(started)
     } catch (error) {
-      core.warning(
+      host().warning(
         `${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`
       )
     }
@@ -78,15 +78,15 @@ async function stopIfRunning(
     const detail = await client.getDeployment(uuid, signal)
     if (!isUnderWay(detail.status)) return
   } catch (error) {
-    core.warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`)
+    host().warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`)
     return
   }
   const result = await cancelDeployment(client, uuid, signal)
   if (result.cancelled) {
-    core.info(
+    host().info(
       `${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`
     )
   } else if (result.problem) {
-    core.warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`)
+    host().warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`)
   }
 }

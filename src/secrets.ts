@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import { host } from './host.js'
 
 /**
  * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
@@ -10,13 +10,13 @@ export const MIN_MASKED_LENGTH = 4
 const masked = new Set<string>()
 
 /**
- * Masks a value in the runner's log from now on, and remembers it, so that the pull request
+ * Masks a value in the host's log from now on, and remembers it, so that the pull request
  * comment, which the runner does not mask, can leave it out too.
  */
 export function mask(value: string): void {
   if (!value) return
   masked.add(value)
-  core.setSecret(value)
+  host().mask(value)
 }
 
 /** The values masked so far. */

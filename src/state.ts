@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import { host } from './host.js'
 import type { TriggerMark } from './rollout/history.js'
 
 const KEY = 'rollouts'
@@ -38,7 +38,7 @@ export class RunState {
   /** What the main step left, for the post step; empty when nothing was saved or it is unreadable. */
   static load(): RunState {
     const rollouts = new Map<string, SavedRollout>()
-    const saved = parse(core.getState(KEY))
+    const saved = parse(host().getState(KEY))
     if (saved && typeof saved === 'object') {
       for (const [key, value] of Object.entries(saved)) {
         const record = checked(value)
@@ -66,7 +66,7 @@ export class RunState {
     }
     if (Object.keys(merged).length === 0) this.#rollouts.delete(key)
     else this.#rollouts.set(key, merged)
-    core.saveState(
+    host().saveState(
       KEY,
       this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : ''
     )

@@ -28370,14 +28370,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4082:
+/***/ 5994:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  e: () => (/* binding */ run)
+  L: () => (/* binding */ actionHost)
 });
+
+// UNUSED EXPORTS: githubLog
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -28403,7 +28405,7 @@ function utils_toCommandValue(input) {
  * @returns The command properties to send with the actual annotation command
  * See IssueCommandProperties: https://github.com/actions/runner/blob/main/src/Runner.Worker/ActionCommandManager.cs#L646
  */
-function utils_toCommandProperties(annotationProperties) {
+function toCommandProperties(annotationProperties) {
     if (!Object.keys(annotationProperties).length) {
         return {};
     }
@@ -31167,10 +31169,10 @@ function getBooleanInput(name, options) {
 function setOutput(name, value) {
     const filePath = process.env['GITHUB_OUTPUT'] || '';
     if (filePath) {
-        return issueFileCommand('OUTPUT', prepareKeyValueMessage(name, value));
+        return file_command_issueFileCommand('OUTPUT', file_command_prepareKeyValueMessage(name, value));
     }
-    process.stdout.write(os.EOL);
-    issueCommand('set-output', { name }, toCommandValue(value));
+    process.stdout.write(external_os_namespaceObject.EOL);
+    command_issueCommand('set-output', { name }, utils_toCommandValue(value));
 }
 /**
  * Enables or disables the echoing of commands into stdout for the rest of the step.
@@ -31206,7 +31208,7 @@ function isDebug() {
  * @param message debug message
  */
 function core_debug(message) {
-    issueCommand('debug', {}, message);
+    command_issueCommand('debug', {}, message);
 }
 /**
  * Adds an error issue
@@ -31214,7 +31216,7 @@ function core_debug(message) {
  * @param properties optional properties to add to the annotation.
  */
 function error(message, properties = {}) {
-    issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a warning issue
@@ -31222,7 +31224,7 @@ function error(message, properties = {}) {
  * @param properties optional properties to add to the annotation.
  */
 function warning(message, properties = {}) {
-    command_issueCommand('warning', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a notice issue
@@ -31230,7 +31232,7 @@ function warning(message, properties = {}) {
  * @param properties optional properties to add to the annotation.
  */
 function notice(message, properties = {}) {
-    issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Writes info to log with console.log.
@@ -31324,6 +31326,91 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/action/host.ts
+
+
+/**
+ * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
+ * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
+ */
+// eslint-disable-next-line no-control-regex
+const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/;
+const ZERO_WIDTH_SPACE = '\u200b';
+/** The action on GitHub's runner (and Forgejo's and Gitea's): @actions/core's workflow commands. */
+function actionHost() {
+    return {
+        input: name => getInput(name),
+        info: message => info(message),
+        notice: message => notice(message),
+        warning: message => warning(message),
+        error: (message, title) => error(message, title === undefined ? {} : { title }),
+        debug: message => core_debug(message),
+        mask: value => core_setSecret(value),
+        log: githubLog(),
+        setOutput: (name, value) => setOutput(name, value),
+        saveState: (key, value) => saveState(key, value),
+        getState: key => getState(key)
+    };
+}
+/**
+ * Log groups in workflow commands. Text from outside cannot issue commands: it is wrapped in
+ * `stop-commands` with a token nobody can guess, and a line that would read as log markup gets a
+ * zero-width space between `##` and `[`, so that it reads the same but is printed as text.
+ */
+function githubLog(write = text => void process.stdout.write(text)) {
+    return {
+        write,
+        startGroup: title => `::group::${title}\n`,
+        endGroup: () => '::endgroup::\n',
+        verbatim: lines => {
+            const token = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+            return `::stop-commands::${token}\n${lines.map(line => `${inert(line)}\n`).join('')}::${token}::\n`;
+        },
+        // eslint-disable-next-line no-control-regex
+        oneLine: text => inert(text.replace(/[\u0000-\u001f\u007f]+/g, ' '))
+    };
+}
+function inert(line) {
+    return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
+}
+
+
+/***/ }),
+
+/***/ 7718:
+/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3031);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2237);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5994);
+
+
+
+// The post step: undoes what a killed main step left, from the state it saved.
+(0,_host_js__WEBPACK_IMPORTED_MODULE_2__/* .setHost */ .F)((0,_host_js__WEBPACK_IMPORTED_MODULE_1__/* .actionHost */ .L)());
+await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 3031:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  e: () => (/* binding */ run)
+});
+
+// EXTERNAL MODULE: ./src/host.ts
+var host = __nccwpck_require__(2237);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./src/proxy.ts
 
 /**
@@ -31420,14 +31507,14 @@ const MIN_MASKED_LENGTH = 4;
 /** Everything the step masked: what the runner does not mask itself (a pull request comment). */
 const masked = new Set();
 /**
- * Masks a value in the runner's log from now on, and remembers it, so that the pull request
+ * Masks a value in the host's log from now on, and remembers it, so that the pull request
  * comment, which the runner does not mask, can leave it out too.
  */
 function mask(value) {
     if (!value)
         return;
     masked.add(value);
-    core_setSecret(value);
+    (0,host/* host */.H)().mask(value);
 }
 /** The values masked so far. */
 function maskedValues() {
@@ -32400,10 +32487,10 @@ function connect(config) {
             baseDelayMs: Math.min(1000, config.pollIntervalMs),
             maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
         },
-        note: message => info(message)
+        note: message => (0,host/* host */.H)().info(message)
     });
     if (client.proxy)
-        info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
+        (0,host/* host */.H)().info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
     return client;
 }
 
@@ -33734,7 +33821,7 @@ class RunState {
     /** What the main step left, for the post step; empty when nothing was saved or it is unreadable. */
     static load() {
         const rollouts = new Map();
-        const saved = parse(getState(KEY));
+        const saved = parse((0,host/* host */.H)().getState(KEY));
         if (saved && typeof saved === 'object') {
             for (const [key, value] of Object.entries(saved)) {
                 const record = checked(value);
@@ -33763,7 +33850,7 @@ class RunState {
             this.#rollouts.delete(key);
         else
             this.#rollouts.set(key, merged);
-        saveState(KEY, this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : '');
+        (0,host/* host */.H)().saveState(KEY, this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : '');
     }
 }
 function checked(value) {
@@ -33830,20 +33917,20 @@ async function run() {
         return;
     let client;
     try {
-        const config = readConfig(name => getInput(name), mask);
+        const config = readConfig(name => (0,host/* host */.H)().input(name), mask);
         client = connect(config);
         const signal = AbortSignal.timeout(POST_BUDGET_MS);
         const pins = records.flatMap(([appUuid, { unpin }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin }]);
-        const left = await restorePins(client, pins, state, signal, m => warning(m));
+        const left = await restorePins(client, pins, state, signal, m => (0,host/* host */.H)().warning(m));
         const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
         if (done.length)
-            info(`Set git_commit_sha back as it was on ${done.join(', ')}`);
+            (0,host/* host */.H)().info(`Set git_commit_sha back as it was on ${done.join(', ')}`);
         if (!config.cancelOnAbort)
             return;
         await Promise.all(records.map(([appUuid, record]) => cancelLeftRunning(client, appUuid, record, signal)));
     }
     catch (error) {
-        warning(`Could not clean up after the main step: ${describeError(error)}`);
+        (0,host/* host */.H)().warning(`Could not clean up after the main step: ${describeError(error)}`);
     }
     finally {
         await client?.close();
@@ -33859,7 +33946,7 @@ async function cancelLeftRunning(client, appUuid, { name = appUuid, running = []
                 uuids.push(started);
         }
         catch (error) {
-            warning(`${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`);
+            (0,host/* host */.H)().warning(`${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`);
         }
     }
     for (const uuid of uuids)
@@ -33872,31 +33959,39 @@ async function stopIfRunning(client, name, uuid, signal) {
             return;
     }
     catch (error) {
-        warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`);
+        (0,host/* host */.H)().warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`);
         return;
     }
     const result = await cancelDeployment(client, uuid, signal);
     if (result.cancelled) {
-        info(`${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`);
+        (0,host/* host */.H)().info(`${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`);
     }
     else if (result.problem) {
-        warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`);
+        (0,host/* host */.H)().warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`);
     }
 }
 
 
 /***/ }),
 
-/***/ 6661:
-/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+/***/ 2237:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4082);
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   F: () => (/* binding */ setHost),
+/* harmony export */   H: () => (/* binding */ host)
+/* harmony export */ });
+let current;
+/** The host of this process: set once, by the entry point, before anything else runs. */
+function host() {
+    if (!current)
+        throw new Error('No host: the entry point sets one before it runs the core.');
+    return current;
+}
+function setHost(next) {
+    current = next;
+}
 
-await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
@@ -34223,6 +34318,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(6661);
+/******/ var __webpack_exports__ = __nccwpck_require__(7718);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

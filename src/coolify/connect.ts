@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import { host } from '../host.js'
 import type { Config } from '../inputs.js'
 import { proxySecrets } from '../proxy.js'
 import { mask } from '../secrets.js'
@@ -22,8 +22,8 @@ export function connect(config: Config): CoolifyClient {
       baseDelayMs: Math.min(1000, config.pollIntervalMs),
       maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
     },
-    note: message => core.info(message)
+    note: message => host().info(message)
   })
-  if (client.proxy) core.info(`Requests to Coolify go through the proxy ${client.proxy.name}`)
+  if (client.proxy) host().info(`Requests to Coolify go through the proxy ${client.proxy.name}`)
   return client
 }

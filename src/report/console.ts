@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto'
+import type { LogFormat } from '../host.js'
+import { host } from '../host.js'
 import type { DeploymentView } from '../rollout/deployment.js'
 import type { LineKind, LogLine } from '../rollout/logs.js'
 import type { LogSink } from '../rollout/watch.js'
@@ -13,90 +14,69 @@ const STYLE: Record<LineKind, [string, string]> = {
 
 /** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
 const LINE_BREAK = /\r\n|\r|\n/
-/**
- * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
- * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
- */
-// eslint-disable-next-line no-control-regex
-const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/
-const ZERO_WIDTH_SPACE = '\u200b'
 
 /**
  * Writes build logs into the job's output. One deployment gets one log group around its whole
  * log; several that run at once get a group per batch, each line prefixed with the application's
- * name. Build output cannot issue workflow commands: each batch is wrapped in `stop-commands`, and
- * a line that would read as log markup gets a zero-width space between `##` and `[`, so that it
- * reads the same but is printed as text. A batch is written with a single write, however many
- * lines it holds.
+ * name. Build output is printed verbatim, in the host's way (it cannot issue commands). A batch is
+ * written with a single write, however many lines it holds.
  */
 export class LogPrinter implements LogSink {
   private openGroup: DeploymentView | undefined
 
   constructor(
     private readonly several: boolean,
-    private readonly write: (text: string) => void = text => void process.stdout.write(text)
+    private readonly format: LogFormat = host().log
   ) {}
 
   /** Opens the log group of a deployment followed alone. */
   begin(deployment: DeploymentView): void {
     if (this.several || this.openGroup) return
     this.openGroup = deployment
-    this.write(`::group::Build log of ${oneLine(deployment.name)}\n`)
+    this.format.write(
+      this.format.startGroup(`Build log of ${this.format.oneLine(deployment.name)}`)
+    )
   }
 
   end(deployment: DeploymentView): void {
     if (this.openGroup !== deployment) return
     this.openGroup = undefined
-    this.write('::endgroup::\n')
+    this.format.write(this.format.endGroup())
   }
 
   lines(deployment: DeploymentView, lines: readonly LogLine[]): void {
     if (lines.length === 0) return
-    const name = oneLine(deployment.name)
+    const name = this.format.oneLine(deployment.name)
     const prefix = this.several ? `${name} | ` : ''
-    const token = randomBytes(12).toString('hex')
-    let text = this.several ? `::group::${name}\n` : ''
-    text += `::stop-commands::${token}\n`
+    const printed: string[] = []
     for (const line of lines) {
       const [open, close] = STYLE[line.kind]
-      // Each line the runner will see gets the prefix and style, and is checked for markup.
+      // Each line the host will show gets the prefix and style.
       const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text]
       parts.forEach((part, index) => {
         const marker = line.kind === 'command' && index === 0 ? '$ ' : ''
-        text += `${inert(`${prefix}${open}${marker}${part}${close}`)}\n`
+        printed.push(`${prefix}${open}${marker}${part}${close}`)
       })
     }
-    text += `::${token}::\n`
-    if (this.several) text += '::endgroup::\n'
-    this.write(text)
+    const text = this.format.verbatim(printed)
+    this.format.write(
+      this.several ? this.format.startGroup(name) + text + this.format.endGroup() : text
+    )
   }
-}
-
-function inert(line: string): string {
-  return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line
-}
-
-/** A name from Coolify as one line of text: it goes into group titles and line prefixes. */
-function oneLine(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  return inert(name.replace(/[\u0000-\u001f\u007f]+/g, ' '))
 }
 
 /**
- * The runtime log of an application that did not come up, in a log group of its own, as inert as
- * build output (the application wrote it, not the action).
+ * The runtime log of an application that did not come up, in a log group of its own, as verbatim
+ * as build output (the application wrote it, not the deploy).
  */
-export function printRuntimeLog(
-  deployment: DeploymentView,
-  write: (text: string) => void = text => void process.stdout.write(text)
-): void {
-  const token = randomBytes(12).toString('hex')
-  let text = `::group::Runtime log of ${oneLine(deployment.name)}\n::stop-commands::${token}\n`
-  if (deployment.runtimeLog.length === 0) {
-    text += 'Coolify had no log for it: it gives one only while the container runs.\n'
-  }
-  for (const line of deployment.runtimeLog) {
-    for (const part of line.split(LINE_BREAK)) text += `${inert(part)}\n`
-  }
-  write(`${text}::${token}::\n::endgroup::\n`)
+export function printRuntimeLog(deployment: DeploymentView, format: LogFormat = host().log): void {
+  const lines =
+    deployment.runtimeLog.length === 0
+      ? ['Coolify had no log for it: it gives one only while the container runs.']
+      : deployment.runtimeLog.flatMap(line => line.split(LINE_BREAK))
+  format.write(
+    format.startGroup(`Runtime log of ${format.oneLine(deployment.name)}`) +
+      format.verbatim(lines) +
+      format.endGroup()
+  )
 }

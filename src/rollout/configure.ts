@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import { host } from '../host.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import type { ApplicationChanges, EnvVariable } from '../coolify/types.js'
@@ -28,7 +28,7 @@ export async function applySettings(
       const changes = { ...settings }
       if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
         bulkRoute = false
-        core.info(
+        host().info(
           "This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH."
         )
       }
@@ -42,7 +42,7 @@ export async function applySettings(
       }
       throw error
     }
-    core.info(`${uuid}: set ${describeSettings(settings, env)}`)
+    host().info(`${uuid}: set ${describeSettings(settings, env)}`)
   }
 }
 

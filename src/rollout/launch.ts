@@ -1,8 +1,8 @@
-import * as core from '@actions/core'
 import type { Budget } from '../budget.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import type { CoolifyError } from '../coolify/errors.js'
 import { ActionError, describeError } from '../errors.js'
+import { host } from '../host.js'
 import type { PullRequestEvent } from '../event.js'
 import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
@@ -55,7 +55,7 @@ export async function prepare(
     ? await openReviewApp(client, config, event, signal, undo, note)
     : undefined
   const target = reviewApp?.config ?? config
-  await guardDebugLogs(client, target, signal, message => core.warning(message))
+  await guardDebugLogs(client, target, signal, message => host().warning(message))
   // `trigger: false` changes nothing: no settings, no pins.
   if (follow) return { config, pins: [], follow }
   await applySettings(client, target, signal)
@@ -217,7 +217,7 @@ async function describeApplications(
     }
   } catch (error) {
     // Names and URLs are a courtesy: the deployments are followed without them.
-    core.debug(`Could not read the applications: ${describeError(error)}`)
+    host().debug(`Could not read the applications: ${describeError(error)}`)
   }
 }
 

@@ -4,7 +4,9 @@ import type { getOctokit } from '@actions/github'
 import { gitHubState, type GitHubState } from '../rollout/status.js'
 import type { Config } from '../inputs.js'
 import { failureReason } from './annotations.js'
+import type { DeploymentView } from '../rollout/deployment.js'
 import type { Outcome } from '../rollout/outcome.js'
+import type { Watcher } from '../run.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
@@ -96,7 +98,7 @@ export async function deactivateEnvironment(config: Config, signal: AbortSignal)
 }
 
 /** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
-export class GitHubDeployment {
+export class GitHubDeployment implements Watcher {
   constructor(
     private readonly octokit: Octokit,
     private readonly repo: Repo,
@@ -105,7 +107,7 @@ export class GitHubDeployment {
   ) {}
 
   /** Coolify has taken the deployments on. */
-  async inProgress(signal: AbortSignal): Promise<void> {
+  async building(_deployments: readonly DeploymentView[], signal: AbortSignal): Promise<void> {
     await this.setState('in_progress', { description: 'Deploying with Coolify' }, signal)
   }
 

@@ -9,6 +9,7 @@ import type { Config } from '../inputs.js'
 import { maskedValues, MIN_MASKED_LENGTH } from '../secrets.js'
 import { splitTail } from './annotations.js'
 import type { Outcome } from '../rollout/outcome.js'
+import type { Watcher } from '../run.js'
 import { codeBlock, escapeHtml } from './summary.js'
 
 type Octokit = ReturnType<typeof getOctokit>
@@ -66,7 +67,7 @@ export function markerFor(workflow: string, resources: readonly string[]): strin
   return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`
 }
 
-export class PullRequestComment {
+export class PullRequestComment implements Watcher {
   #id: number | undefined
   /** Set once GitHub refused: one warning, then no more requests. */
   #refused = false

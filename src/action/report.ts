@@ -1,34 +1,26 @@
 import * as core from '@actions/core'
 import { formatDuration } from '../duration.js'
+import { host } from '../host.js'
 import type { Config } from '../inputs.js'
 import type { Outcome } from '../rollout/outcome.js'
 import { failsStep } from '../rollout/status.js'
+import type { Watcher } from '../run.js'
 import { annotateFailures } from './annotations.js'
-import type { GitHubDeployment } from './github-deployment.js'
-import { setOutputs } from './outputs.js'
-import type { PullRequestComment } from './pr-comment.js'
+import { setOutputs } from '../report/outputs.js'
 import { writeSummary } from './summary.js'
-
-/** Where the outcome goes besides the step's own output: whatever the step got to set up. */
-export interface Reporters {
-  config?: Config
-  /** With `review-app`: the pull request's application, once found or made. */
-  reviewAppUuid?: string
-  github?: GitHubDeployment
-  comment?: PullRequestComment
-}
 
 /**
  * The end of the step, reached on failure too, from the one outcome: outputs (always, even when
  * nothing was deployed), a line per deployment, annotations and the job summary, the step's
- * result, and last, within `signal`, the GitHub deployment and the pull request comment.
+ * result, and last, within `signal`, the watchers: the GitHub deployment and the pull request comment.
  */
 export async function report(
   outcome: Outcome,
-  { config, github, comment }: Reporters,
+  config: Config | undefined,
+  watchers: readonly Watcher[],
   signal: AbortSignal
 ): Promise<void> {
-  setOutputs(outcome, core.setOutput)
+  setOutputs(outcome, (name, value) => host().setOutput(name, value))
   const { deployments } = outcome
   if (config && deployments.length > 0) {
     for (const deployment of deployments) {
@@ -36,7 +28,7 @@ export async function report(
       const took =
         deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`
       const where = deployment.appUrl ? ` — ${deployment.appUrl}` : ''
-      core.info(`${deployment.name}: ${deployment.status}${took}${where}`)
+      host().info(`${deployment.name}: ${deployment.status}${took}${where}`)
     }
     annotateFailures(deployments, config.instanceUrl)
     await writeSummary(deployments, config.instanceUrl)
@@ -44,5 +36,5 @@ export async function report(
   if (outcome.error) core.setFailed(outcome.error)
   // The annotations say why; a plain number also works under local runners.
   else if (outcome.fails) process.exitCode = 1
-  await Promise.all([github?.finish(outcome, signal), comment?.finish(outcome, signal)])
+  await Promise.all(watchers.map(watcher => watcher.finish(outcome, signal)))
 }

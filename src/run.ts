@@ -1,48 +1,76 @@
-import * as core from '@actions/core'
 import { Budget, GRACE_MS } from './budget.js'
 import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './coolify/connect.js'
 import { ActionError } from './errors.js'
+import type { PullRequestEvent } from './event.js'
+import { host } from './host.js'
 import { readConfig, type Config } from './inputs.js'
-import { pullRequestEvent, type PullRequestEvent } from './event.js'
+import { isLoopback } from './proxy.js'
 import { removePreview } from './remove-preview.js'
-import { report, type Reporters } from './report/index.js'
 import { LogPrinter, printRuntimeLog } from './report/console.js'
-import { createGitHubDeployment } from './report/github-deployment.js'
-import { openPullRequestComment } from './report/pr-comment.js'
+import type { DeploymentView } from './rollout/deployment.js'
 import { launch, prepare } from './rollout/launch.js'
+import { decide, type Ending, type Outcome } from './rollout/outcome.js'
 import { checkReviewEvent } from './rollout/review-app.js'
-import { decide, type Ending } from './rollout/outcome.js'
 import type { Rollout } from './rollout/rollout.js'
 import { Follower } from './rollout/watch.js'
-import { isLoopback } from './proxy.js'
 import { mask } from './secrets.js'
 import { RunState } from './state.js'
 
-/** The main step: config → rollouts → run them → one outcome → report. */
-export async function run(): Promise<void> {
+/** Told of the deploy as it goes, besides the log: a GitHub deployment, a pull request comment. */
+export interface Watcher {
+  /** Coolify has taken the deployments on. */
+  building(deployments: readonly DeploymentView[], signal: AbortSignal): Promise<void>
+  /** The outcome; `signal` bounds it, as the step has only its grace time left. */
+  finish(outcome: Outcome, signal: AbortSignal): Promise<void>
+}
+
+/** What a host adds to the one deploy pipeline. */
+export interface Front {
+  /** What the CI says about the pull request being deployed, where it says anything. */
+  event(): PullRequestEvent
+  /** Opened once the deploy's target is known, before the trigger. */
+  watchers(config: Config, budget: Budget): Promise<Watcher[]>
+  /** With `delete-preview`, once Coolify was asked to remove it. */
+  removed(config: Config, signal: AbortSignal): Promise<void>
+  /** The end, reached on failure too: outputs, summary, the exit status, then the watchers. */
+  report(
+    outcome: Outcome,
+    config: Config | undefined,
+    watchers: readonly Watcher[],
+    signal: AbortSignal
+  ): Promise<void>
+}
+
+/**
+ * The deploy, from options to outcome, for any host: config → rollouts → run them → one outcome →
+ * the front's report. SIGINT and SIGTERM cancel what this run started, within the grace time.
+ */
+export async function deployAndFollow(front: Front): Promise<void> {
   const cancelled = new AbortController()
   const onSignal = (): void => cancelled.abort(new ActionError('The workflow run was cancelled.'))
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  const reporters: Reporters = {}
+  let config: Config | undefined
   let client: CoolifyClient | undefined
   let budget: Budget | undefined
   let rollouts: Rollout[] = []
+  const watchers: Watcher[] = []
   const ending: Ending = { cancelled: false }
   try {
-    const config = readConfig(name => core.getInput(name), mask)
-    const event = pullRequestEvent()
-    checkReviewEvent(config, event)
-    reporters.config = config
-    budget = new Budget(config.timeoutMs, config.healthTimeoutMs, cancelled.signal)
-    warnIfPlainHttp(config)
-    client = connect(config)
-    if (config.deletePreview) {
-      await removePreview(client, config, budget.deploy())
+    const read = readConfig(name => host().input(name), mask)
+    const event = front.event()
+    checkReviewEvent(read, event)
+    config = read
+    budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal)
+    warnIfPlainHttp(read)
+    client = connect(read)
+    if (read.deletePreview) {
+      await removePreview(client, read, budget.deploy())
+      await front.removed(read, budget.deploy())
       ending.removed = true
     } else {
-      rollouts = await deploy(client, config, event, budget, reporters)
+      rollouts = await deploy(client, read, event, budget, front, watchers, ending)
     }
     if (cancelled.signal.aborted) throw cancelled.signal.reason
   } catch (error) {
@@ -51,9 +79,9 @@ export async function run(): Promise<void> {
   ending.cancelled = cancelled.signal.aborted
   const outcome = decide(
     rollouts.map(rollout => rollout.deployment),
-    { ...ending, reviewAppUuid: reporters.reviewAppUuid }
+    ending
   )
-  await report(outcome, reporters, budget?.grace() ?? AbortSignal.timeout(GRACE_MS))
+  await front.report(outcome, config, watchers, budget?.grace() ?? AbortSignal.timeout(GRACE_MS))
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
   await client?.close()
@@ -65,18 +93,19 @@ async function deploy(
   config: Config,
   event: PullRequestEvent,
   budget: Budget,
-  reporters: Reporters
+  front: Front,
+  watchers: Watcher[],
+  ending: Ending
 ): Promise<Rollout[]> {
   const state = RunState.empty()
   const say = {
-    note: (message: string) => core.info(message),
-    warn: (message: string) => core.warning(message),
-    runtimeLog: printRuntimeLog
+    note: (message: string) => host().info(message),
+    warn: (message: string) => host().warning(message),
+    runtimeLog: (deployment: DeploymentView) => printRuntimeLog(deployment)
   }
   const prepared = await prepare(client, config, budget, state, event, say.note)
-  reporters.reviewAppUuid = prepared.reviewApp?.uuid
-  reporters.github = await createGitHubDeployment(config, budget.deploy())
-  reporters.comment = await openPullRequestComment(config)
+  ending.reviewAppUuid = prepared.reviewApp?.uuid
+  watchers.push(...(await front.watchers(config, budget)))
   const follower = (several: boolean): Follower =>
     new Follower(client, {
       instanceUrl: config.instanceUrl,
@@ -93,8 +122,7 @@ async function deploy(
     follower
   )
   const deployments = rollouts.map(rollout => rollout.deployment)
-  await reporters.github?.inProgress(budget.deploy())
-  await reporters.comment?.building(deployments, budget.deploy())
+  for (const watcher of watchers) await watcher.building(deployments, budget.deploy())
   await Promise.all(rollouts.map(rollout => rollout.run()))
   if (budget.cancelled.aborted) await stop(rollouts, config, budget)
   return rollouts
@@ -105,11 +133,11 @@ async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget
   const running = rollouts.flatMap(rollout => rollout.running)
   // Services and databases under way have no deployment: each says so as it stops.
   if (running.length > 0 && config.cancelOnAbort) {
-    core.info(
+    host().info(
       `The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`
     )
   } else if (running.length > 0) {
-    core.warning(
+    host().warning(
       `Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`
     )
   }
@@ -117,14 +145,14 @@ async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget
   await Promise.all(rollouts.map(rollout => rollout.stop(signal)))
   if (!config.cancelOnAbort) return
   for (const deployment of running) {
-    core.info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`)
+    host().info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`)
   }
 }
 
 function warnIfPlainHttp(config: Config): void {
   const { protocol, hostname } = new URL(config.apiUrl)
   if (protocol === 'http:' && !isLoopback(hostname)) {
-    core.warning(
+    host().warning(
       `The token travels over plain http:// to ${hostname}, readable by anyone on the way; use https:// for \`coolify-url\`.`
     )
   }

@@ -1,0 +1,30 @@
+import { pullRequestEvent } from '../event.js'
+import { setHost } from '../host.js'
+import { report } from './report.js'
+import { createGitHubDeployment, deactivateEnvironment } from './github-deployment.js'
+import { openPullRequestComment } from './pr-comment.js'
+import { deployAndFollow, type Front, type Watcher } from '../run.js'
+import { actionHost } from './host.js'
+
+/** The action's main step: the one deploy pipeline, told and reported the way GitHub shows it. */
+export async function run(): Promise<void> {
+  setHost(actionHost())
+  await deployAndFollow(github)
+}
+
+const github: Front = {
+  event: () => pullRequestEvent(),
+  async watchers(config, budget) {
+    const watchers: Array<Watcher | undefined> = [
+      await createGitHubDeployment(config, budget.deploy()),
+      await openPullRequestComment(config)
+    ]
+    return watchers.filter(watcher => watcher !== undefined)
+  },
+  async removed(config, signal) {
+    await deactivateEnvironment(config, signal)
+    const comment = await openPullRequestComment(config)
+    await comment?.removed(signal)
+  },
+  report
+}
