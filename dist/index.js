@@ -28410,6 +28410,7 @@ function pullRequestEvent(env = process.env) {
     const side = (name) => pull?.[name] ?? {};
     const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
     return {
+        sha: text(env.GITHUB_SHA),
         headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
         headSha: text(side('head').sha),
         headRepository: text(side('head').repo?.full_name),
@@ -35957,10 +35958,10 @@ async function triggerOrRecover(client, config, mark, budget, note) {
  * `pr`, else the workflow's commit.
  */
 function commitToFollow(config, event) {
-    const commit = config.commit ?? (config.pr === undefined ? process.env.GITHUB_SHA : event.headSha);
+    const commit = config.commit ?? (config.pr === undefined ? event.sha : event.headSha);
     if (!commit) {
         throw new ActionError(config.pr === undefined
-            ? "Input `trigger: false` follows the workflow's commit, but GITHUB_SHA is not set: give `commit`."
+            ? 'Input `trigger: false` follows the commit the workflow runs for, which the CI does not name: give `commit`.'
             : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`);
     }
     return commit.toLowerCase();
@@ -36006,6 +36007,7 @@ function atMost(promise, ms) {
 ;// CONCATENATED MODULE: ./src/rollout/outcome.ts
 
 
+
 /**
  * The status table's verdict on the deployments, or, without any, on why there are none. An error
  * that stopped the step is never reported as a status that would pass (`queued` after a failure
@@ -36022,7 +36024,8 @@ function decide(deployments, ending) {
         status = stopped;
     const error = ending.error === undefined ? undefined : describeError(ending.error);
     const fails = error !== undefined || failsStep(status);
-    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid };
+    const byCoolify = ending.error instanceof CoolifyError;
+    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify };
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/cancel.ts

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 
-/** What the workflow's event says about its pull request, where it says anything. */
+/** What the CI says about the code it runs for: its commit, and the pull request's branch. */
 export interface PullRequestEvent {
+  /** The commit the workflow (pipeline) runs for. */
+  sha?: string
   /** The branch the pull request brings, and its newest commit. */
   headRef?: string
   headSha?: string
@@ -27,6 +29,7 @@ export function pullRequestEvent(env: NodeJS.ProcessEnv = process.env): PullRequ
   const text = (value: unknown): string | undefined =>
     typeof value === 'string' && value !== '' ? value : undefined
   return {
+    sha: text(env.GITHUB_SHA),
     headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
     headSha: text(side('head').sha),
     headRepository: text(side('head').repo?.full_name),

@@ -173,11 +173,11 @@ async function triggerOrRecover(
  * `pr`, else the workflow's commit.
  */
 export function commitToFollow(config: Config, event: PullRequestEvent): string {
-  const commit = config.commit ?? (config.pr === undefined ? process.env.GITHUB_SHA : event.headSha)
+  const commit = config.commit ?? (config.pr === undefined ? event.sha : event.headSha)
   if (!commit) {
     throw new ActionError(
       config.pr === undefined
-        ? "Input `trigger: false` follows the workflow's commit, but GITHUB_SHA is not set: give `commit`."
+        ? 'Input `trigger: false` follows the commit the workflow runs for, which the CI does not name: give `commit`.'
         : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`
     )
   }

@@ -1,3 +1,4 @@
+import { CoolifyError } from '../coolify/errors.js'
 import { describeError } from '../errors.js'
 import type { DeploymentView } from './deployment.js'
 import { failsStep, worstOf, type Status } from './status.js'
@@ -13,6 +14,8 @@ export interface Outcome {
   fails: boolean
   /** With `review-app`: the pull request's application. */
   reviewAppUuid?: string
+  /** The error is Coolify's: it could not be reached, or it refused a request. */
+  byCoolify: boolean
 }
 
 export interface Ending {
@@ -39,5 +42,6 @@ export function decide(deployments: readonly DeploymentView[], ending: Ending): 
   if (ending.error !== undefined && !failsStep(status)) status = stopped
   const error = ending.error === undefined ? undefined : describeError(ending.error)
   const fails = error !== undefined || failsStep(status)
-  return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid }
+  const byCoolify = ending.error instanceof CoolifyError
+  return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify }
 }

@@ -1,0 +1,323 @@
+/**
+ * The command-line tool as a user gets it: the package packed with `npm pack` from the current
+ * sources' bundle, installed from the tarball into an empty folder, and its bin run against the
+ * fake Coolify over real HTTP, with the token in the environment as a CI job gives it.
+ */
+import { beforeAll, describe, expect, it } from '@jest/globals'
+import { execFileSync, spawn } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FakeCoolify } from '../test/fake-coolify/index.js'
+import { findNode } from '../test/support/node.js'
+import { actionManifest, PROJECT } from '../test/support/runner.js'
+import { FLAGS } from '../src/cli/options.js'
+import {
+  actionRequests,
+  APP,
+  build,
+  endless,
+  expectNoSecrets,
+  expectNoStackTrace,
+  fakeCoolifyPerTest,
+  FINISHED_LOG,
+  requestLines,
+  TOKEN
+} from '../test/support/scenarios.js'
+
+const SHA = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c'
+/* eslint-disable no-control-regex -- GitLab's section markers and colours start with ESC */
+const COLOURS = /\u001b\[[0-9;]*m/g
+const SECTION_START = /\u001b\[0Ksection_start:\d+:(\w+)\[collapsed=false\]\r\u001b\[0K(.*)\n/
+const SECTION_END = /\u001b\[0Ksection_end:\d+:(\w+)\r\u001b\[0K\n/
+/* eslint-enable no-control-regex */
+/** The oldest Node the package claims: `engines.node` is `>=N`. */
+const MINIMUM_NODE = Number(
+  /^>=\s*(\d+)/.exec(
+    JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')).engines.node
+  )![1]
+)
+
+let bin = ''
+
+/** Packs the package around the fresh bundle and installs the tarball, once for the file. */
+beforeAll(() => {
+  const source = mkdtempSync(join(tmpdir(), 'coolify-cli-pack-'))
+  for (const file of ['package.json', 'README.md', 'LICENSE']) {
+    cpSync(join(PROJECT, file), join(source, file))
+  }
+  cpSync(join(process.env.ACTION_DIR ?? PROJECT, 'dist', 'cli'), join(source, 'dist', 'cli'), {
+    recursive: true
+  })
+  const tarball = execFileSync('npm', ['pack', '--silent'], { cwd: source, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()!
+  const user = mkdtempSync(join(tmpdir(), 'coolify-cli-user-'))
+  writeFileSync(join(user, 'package.json'), '{}')
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(source, tarball)], {
+    cwd: user,
+    stdio: 'ignore'
+  })
+  const installed = JSON.parse(
+    readFileSync(join(user, 'node_modules/coolify-deploy-follow/package.json'), 'utf8')
+  )
+  // Nothing else to install: the bundle is the whole program.
+  expect(installed.dependencies ?? {}).toEqual({})
+  bin = join(user, 'node_modules', '.bin', 'coolify-deploy-follow')
+}, 120_000)
+
+interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+const start = fakeCoolifyPerTest(() => ({
+  abilities: ['deploy', 'read', 'read:sensitive', 'write']
+}))
+
+/** Runs the installed bin on the oldest Node the package allows, as `npx` would. */
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+  signal?: { name: NodeJS.Signals; when: () => boolean }
+): Promise<CliResult> {
+  const child = spawn(findNode(MINIMUM_NODE), [bin, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      COOLIFY_TOKEN: TOKEN,
+      ...env
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  if (signal) {
+    const check = (): void => {
+      if (child.exitCode !== null) return
+      if (!signal.when()) return void setTimeout(check, 5)
+      child.kill(signal.name)
+    }
+    check()
+  }
+  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  return new Promise(resolve =>
+    child.on('close', code => {
+      clearTimeout(killer)
+      resolve({ code, stdout, stderr })
+    })
+  )
+}
+
+const basics = (server: FakeCoolify): string[] => [
+  '--url',
+  server.url,
+  '--app',
+  APP.uuid,
+  '--poll-interval',
+  '100ms'
+]
+
+/** The build log's lines among what was printed, without colours: each must be there once, in order. */
+function buildLog(stdout: string): string[] {
+  const known = new Set(FINISHED_LOG)
+  return stdout
+    .split('\n')
+    .map(line => line.replace(COLOURS, ''))
+    .filter(line => known.has(line))
+}
+
+function expectClean(result: CliResult): void {
+  expectNoStackTrace(result.stderr)
+  expectNoSecrets(result.stdout + result.stderr, [TOKEN])
+}
+
+describe('the command line', () => {
+  it('deploys, prints the build log once and in order, and ends with the result', async () => {
+    const server = await start()
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-out-'))
+    const json = join(folder, 'deployments.json')
+    const dotenv = join(folder, 'deploy.env')
+    const result = await cli([...basics(server), '--json', json, '--dotenv', dotenv])
+
+    expect(result.code).toBe(0)
+    expect(buildLog(result.stdout)).toEqual(FINISHED_LOG)
+    const [deployment] = server.deployments()
+    expect(result.stdout).toMatch(
+      /^Result:\n {2}web {2}finished {2}\S+ {2}https:\/\/web\.example\.com$/m
+    )
+    const records = JSON.parse(readFileSync(json, 'utf8'))
+    expect(records).toEqual([
+      expect.objectContaining({
+        app_uuid: APP.uuid,
+        kind: 'application',
+        name: 'web',
+        deployment_uuid: deployment.uuid,
+        status: 'finished',
+        url: 'https://web.example.com'
+      })
+    ])
+    expect(readFileSync(dotenv, 'utf8')).toBe(
+      [
+        'COOLIFY_STATUS=finished',
+        `COOLIFY_DEPLOYMENT_UUID=${deployment.uuid}`,
+        'COOLIFY_APP_URL=https://web.example.com',
+        `COOLIFY_DURATION=${records[0].duration}`,
+        'COOLIFY_ROLLED_BACK=false',
+        'COOLIFY_REVIEW_APP_UUID=',
+        ''
+      ].join('\n')
+    )
+    // No workflow commands: they mean nothing outside GitHub's runner.
+    expect(result.stdout).not.toMatch(/^::/m)
+    expectClean(result)
+  })
+
+  it('folds the build log into GitLab sections under GitLab CI', async () => {
+    const server = await start()
+    const result = await cli(basics(server), { GITLAB_CI: 'true' })
+
+    expect(result.code).toBe(0)
+    const opened = SECTION_START.exec(result.stdout)
+    expect(opened?.[2]).toBe('Build log of web')
+    const inside = result.stdout.slice(opened!.index + opened![0].length)
+    const closed = SECTION_END.exec(inside)
+    expect(closed?.[1]).toBe(opened![1])
+    // Inside the section, the whole log, once and in order; and nowhere else.
+    expect(buildLog(inside.slice(0, closed!.index))).toEqual(FINISHED_LOG)
+    expect(buildLog(result.stdout)).toEqual(FINISHED_LOG)
+    expectClean(result)
+  })
+
+  it('exits 1 with the reason when the deployment fails', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [build('failed')] }] })
+    const result = await cli(basics(server))
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^ {2}web {2}failed/m)
+    expect(result.stdout).toContain('npm ERR! build script failed')
+    expectClean(result)
+  })
+
+  it('exits 1 and cancels the deployment when --timeout passes', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
+    const result = await cli([...basics(server), '--timeout', '2s'])
+
+    expect(result.code).toBe(1)
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
+    expect(result.stdout).toMatch(/^ {2}web {2}timeout/m)
+    expectClean(result)
+  })
+
+  it('on SIGTERM cancels what it started and puts the pin back, then exits', async () => {
+    const server = await start({ apps: [{ ...APP, coolifyJob: true, scenarios: [endless()] }] })
+    // Coolify queues the deployment; its answer is lost, so the pin is still on at the signal.
+    server.inject({ method: 'POST', path: '/deploy', do: 'lost' })
+    const result = await cli(
+      [...basics(server), '--commit', SHA],
+      {},
+      {
+        name: 'SIGTERM',
+        when: () => server.deployments().length > 0
+      }
+    )
+
+    expect(result.code).toBe(1)
+    const [deployment] = server.deployments()
+    expect(deployment.commit).toBe(SHA)
+    expect(deployment.status).toBe('cancelled-by-user')
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
+    expect(requestLines(actionRequests(server)).filter(line => line.endsWith('/cancel'))).toEqual([
+      `POST /api/v1/deployments/${deployment.uuid}/cancel`
+    ])
+    expectClean(result)
+  })
+
+  it('exits 3 when Coolify refuses the token', async () => {
+    const server = await start()
+    const result = await cli(basics(server), { COOLIFY_TOKEN: 'not-the-token-1234' })
+
+    expect(result.code).toBe(3)
+    expect(result.stdout).toMatch(/^error: .*401/m)
+    expectNoSecrets(result.stdout + result.stderr, ['not-the-token-1234'])
+  })
+})
+
+describe('bad usage: one line naming the option, exit 2', () => {
+  it.each([
+    [['--bogus'], {}, 'coolify-deploy-follow: --bogus: no such option (--help lists them).'],
+    [['--timeout'], {}, 'coolify-deploy-follow: --timeout: needs a value.'],
+    [['--force=yes'], {}, 'coolify-deploy-follow: --force: takes no value.'],
+    [
+      ['--token', 'abc'],
+      {},
+      'coolify-deploy-follow: --token: the token is not taken on the command line, where the process list and the job log show it: set COOLIFY_TOKEN, or give --token-file FILE.'
+    ],
+    [
+      ['--token-file', '/nonexistent/token'],
+      {},
+      'coolify-deploy-follow: --token-file: cannot read /nonexistent/token (ENOENT).'
+    ]
+  ])('%j', async (args, env, line) => {
+    const result = await cli(args, env)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(`${line}\n`)
+    expect(result.stdout).toBe('')
+  })
+
+  it('names the option of a bad value, in the command line’s words', async () => {
+    const result = await cli([
+      '--url',
+      'https://coolify.example.com',
+      '--app',
+      'web',
+      '--timeout',
+      'soon'
+    ])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toMatch(/^error: `--timeout`: "soon" is not a duration/m)
+    expectNoStackTrace(result.stderr)
+  })
+
+  it('says where the token comes from when there is none', async () => {
+    const result = await cli(['--url', 'https://coolify.example.com', '--app', 'web'], {
+      COOLIFY_TOKEN: ''
+    })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(
+      "coolify-deploy-follow: no API token: set COOLIFY_TOKEN (from your CI's secret variables), or give --token-file FILE.\n"
+    )
+  })
+
+  it('reads the token from --token-file and options from COOLIFY_* variables', async () => {
+    const server = await start()
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-token-'))
+    mkdirSync(folder, { recursive: true })
+    writeFileSync(join(folder, 'token'), `${TOKEN}\n`)
+    const result = await cli(['--token-file', join(folder, 'token')], {
+      COOLIFY_TOKEN: '',
+      COOLIFY_URL: server.url,
+      COOLIFY_APP: APP.uuid,
+      COOLIFY_POLL_INTERVAL: '100ms'
+    })
+    expect(result.code).toBe(0)
+    expectClean(result)
+  })
+
+  it('has a flag for each input of the action but GitHub’s own and the token, all in --help', async () => {
+    const inputs = [...actionManifest().inputs.keys()]
+    const github = ['github-token', 'environment', 'comment', 'token']
+    expect(FLAGS.map(flag => flag.input).sort()).toEqual(
+      inputs.filter(input => !github.includes(input)).sort()
+    )
+    const result = await cli(['--help'])
+    expect(result.code).toBe(0)
+    for (const flag of [...FLAGS.map(flag => flag.name), 'token-file', 'json', 'dotenv']) {
+      expect(result.stdout).toMatch(new RegExp(`^ {2}--${flag}\\b`, 'm'))
+    }
+  })
+})

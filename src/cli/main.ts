@@ -1,0 +1,169 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { formatDuration } from '../duration.js'
+import type { PullRequestEvent } from '../event.js'
+import { setHost } from '../host.js'
+import type { Config } from '../inputs.js'
+import { setOutputs, toRecord } from '../report/outputs.js'
+import type { Outcome } from '../rollout/outcome.js'
+import { failsStep } from '../rollout/status.js'
+import { deployAndFollow, type Front } from '../run.js'
+import { TerminalHost } from './host.js'
+import {
+  inCommandLineTerms,
+  parseInvocation,
+  usage,
+  UsageError,
+  type Invocation
+} from './options.js'
+
+/** The exit statuses, as --help and the docs name them. */
+export const EXIT = { finished: 0, failed: 1, usage: 2, coolify: 3 } as const
+
+const NAME = 'coolify-deploy-follow'
+
+/**
+ * The command line: the same deploy as the action's, printed for any CI. Returns the exit status.
+ * `write` takes standard output; a usage mistake goes to `fail` (standard error).
+ */
+export async function main(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  write: (text: string) => void,
+  fail: (text: string) => void
+): Promise<number> {
+  let invocation: Invocation
+  try {
+    invocation = parseInvocation(args, env)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    fail(`${NAME}: ${error.message}\n`)
+    return EXIT.usage
+  }
+  if (invocation.help) {
+    write(usage())
+    return EXIT.finished
+  }
+  if (invocation.version) {
+    write(`${NAME} ${version()}\n`)
+    return EXIT.finished
+  }
+  if (!invocation.inputs.get('token')) {
+    fail(
+      `${NAME}: no API token: set COOLIFY_TOKEN (from your CI's secret variables), or give --token-file FILE.\n`
+    )
+    return EXIT.usage
+  }
+  const gitlab = env.GITLAB_CI === 'true'
+  const host = new TerminalHost({
+    inputs: invocation.inputs,
+    colors: colors(env, gitlab),
+    gitlab,
+    verbose: invocation.verbose,
+    write
+  })
+  setHost(host)
+  let status: number = EXIT.finished
+  await deployAndFollow({
+    event: () => mergeRequest(env),
+    watchers: async () => [],
+    removed: async () => {},
+    report: async (outcome, config) => {
+      status = await report(host, outcome, config, invocation)
+    }
+  } satisfies Front)
+  return status
+}
+
+/** The result table, the files for later jobs, and the exit status. */
+async function report(
+  host: TerminalHost,
+  outcome: Outcome,
+  config: Config | undefined,
+  invocation: Invocation
+): Promise<number> {
+  setOutputs(outcome, (name, value) => host.setOutput(name, value))
+  if (outcome.deployments.length > 0) host.info(table(outcome))
+  if (outcome.error) host.error(inCommandLineTerms(outcome.error))
+  for (const [file, text] of [
+    [invocation.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
+    [invocation.dotenv, () => dotenv(host.outputs)]
+  ] as const) {
+    if (!file) continue
+    try {
+      writeFileSync(file, text())
+    } catch (error) {
+      host.warning(`Could not write ${file}: ${(error as Error).message}`)
+    }
+  }
+  if (outcome.error && config === undefined) return EXIT.usage
+  if (outcome.byCoolify) return EXIT.coolify
+  return outcome.fails ? EXIT.failed : EXIT.finished
+}
+
+/** One row per deployment: name, status, duration, and the URL or why it failed. */
+function table({ deployments }: Outcome): string {
+  const rows = deployments.map(deployment => [
+    deployment.name,
+    deployment.status,
+    deployment.durationMs === undefined ? '' : formatDuration(deployment.durationMs),
+    failsStep(deployment.status) ? (deployment.reason ?? '') : (deployment.appUrl ?? '')
+  ])
+  const widths = [0, 1, 2].map(column => Math.max(...rows.map(row => row[column].length)))
+  const lines = rows.map(row =>
+    row
+      .map((cell, column) => (column < 3 ? cell.padEnd(widths[column]) : cell))
+      .join('  ')
+      .trimEnd()
+  )
+  return ['Result:', ...lines.map(line => `  ${line}`)].join('\n')
+}
+
+/**
+ * The outputs as COOLIFY_* variables, one a line, for GitLab's `artifacts:reports:dotenv` (which
+ * also gives an environment its URL). `deployments` stays in --json: a dotenv value is one line.
+ */
+function dotenv(outputs: ReadonlyMap<string, string>): string {
+  const names: Record<string, string> = {
+    status: 'COOLIFY_STATUS',
+    'deployment-uuid': 'COOLIFY_DEPLOYMENT_UUID',
+    url: 'COOLIFY_APP_URL',
+    duration: 'COOLIFY_DURATION',
+    'rolled-back': 'COOLIFY_ROLLED_BACK',
+    'review-app-uuid': 'COOLIFY_REVIEW_APP_UUID'
+  }
+  return Object.entries(names)
+    .map(([output, name]) => `${name}=${(outputs.get(output) ?? '').replace(/[\r\n]/g, ' ')}\n`)
+    .join('')
+}
+
+/**
+ * A GitLab pipeline's facts, as the action reads a workflow's event: the commit, and in a merge
+ * request pipeline the source branch, its newest commit, and whether it comes from a fork.
+ */
+function mergeRequest(env: NodeJS.ProcessEnv): PullRequestEvent {
+  const text = (name: string): string | undefined => env[name] || undefined
+  return {
+    sha: text('CI_COMMIT_SHA'),
+    headRef: text('CI_MERGE_REQUEST_SOURCE_BRANCH_NAME'),
+    headSha: text('CI_MERGE_REQUEST_SOURCE_BRANCH_SHA') ?? text('CI_COMMIT_SHA'),
+    headRepository: text('CI_MERGE_REQUEST_SOURCE_PROJECT_PATH'),
+    baseRepository: text('CI_MERGE_REQUEST_PROJECT_PATH')
+  }
+}
+
+/** Colours on a terminal and in GitLab's log, never with NO_COLOR; FORCE_COLOR asks for them. */
+function colors(env: NodeJS.ProcessEnv, gitlab: boolean): boolean {
+  if (env.NO_COLOR) return false
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return true
+  return gitlab || process.stdout.isTTY === true
+}
+
+/** The package's version: package.json sits two folders above the bundle (dist/cli/). */
+function version(): string {
+  try {
+    const manifest = new URL('../../package.json', import.meta.url)
+    return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
+  } catch {
+    return 'unknown'
+  }
+}

@@ -1,0 +1,387 @@
+import { readFileSync } from 'node:fs'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { ActionError } from '../errors.js'
+
+/** How a flag gives its input's value. */
+type Kind =
+  /** A value: `--timeout 15m`. */
+  | 'value'
+  /** A value, repeatable; the values are joined as the input's lines: `--app a --app b`. */
+  | 'lines'
+  /** A switch for an input that defaults to false: `--force`. */
+  | 'on'
+  /** A switch for an input that defaults to true: `--no-wait`. */
+  | 'off'
+  /** A file whose text is the value: `--ca-certificate ca.pem`. */
+  | 'file'
+
+interface Flag {
+  /** The flag without its dashes, `no-` included for an `off` switch. */
+  name: string
+  /** The action.yml input it stands for. */
+  input: string
+  kind: Kind
+  /** What the value is, in --help. */
+  value?: string
+  about: string
+}
+
+/**
+ * The action's inputs as flags. GitHub's own (`github-token`, `environment`, `comment`) have no
+ * flag, and the token none either: on a command line the process list and the job log show it.
+ */
+export const FLAGS: readonly Flag[] = [
+  {
+    name: 'url',
+    input: 'coolify-url',
+    kind: 'value',
+    value: 'URL',
+    about: 'the Coolify instance, e.g. https://coolify.example.com'
+  },
+  {
+    name: 'app',
+    input: 'app-uuid',
+    kind: 'lines',
+    value: 'UUID',
+    about:
+      'an application (or service, database) uuid to deploy; repeat it, or separate with commas'
+  },
+  {
+    name: 'tag',
+    input: 'tag',
+    kind: 'lines',
+    value: 'TAG',
+    about: 'deploy every resource with this Coolify tag instead'
+  },
+  { name: 'force', input: 'force', kind: 'on', about: 'rebuild without the build cache' },
+  {
+    name: 'pr',
+    input: 'pr',
+    kind: 'value',
+    value: 'N',
+    about: "deploy that pull (merge) request's preview"
+  },
+  {
+    name: 'image-tag',
+    input: 'image-tag',
+    kind: 'value',
+    value: 'TAG',
+    about: 'Docker-image applications: deploy this image tag'
+  },
+  {
+    name: 'commit',
+    input: 'commit',
+    kind: 'value',
+    value: 'SHA',
+    about: 'git applications: build exactly this commit, then unpin'
+  },
+  {
+    name: 'git-branch',
+    input: 'git-branch',
+    kind: 'value',
+    value: 'BRANCH',
+    about: 'set the branch before the deploy'
+  },
+  {
+    name: 'domains',
+    input: 'domains',
+    kind: 'value',
+    value: 'URLS',
+    about: 'set the domains before the deploy'
+  },
+  {
+    name: 'env',
+    input: 'env',
+    kind: 'lines',
+    value: 'KEY=VALUE',
+    about: 'set an environment variable before the deploy; repeat it'
+  },
+  {
+    name: 'no-trigger',
+    input: 'trigger',
+    kind: 'off',
+    about: 'start nothing: follow the deployment Coolify starts by itself for --commit'
+  },
+  { name: 'no-wait', input: 'wait', kind: 'off', about: 'trigger and return at once' },
+  {
+    name: 'timeout',
+    input: 'timeout',
+    kind: 'value',
+    value: 'DURATION',
+    about: 'how long to wait for the deployments (30m)'
+  },
+  {
+    name: 'poll-interval',
+    input: 'poll-interval',
+    kind: 'value',
+    value: 'DURATION',
+    about: 'base time between reads (3s)'
+  },
+  {
+    name: 'no-cancel-on-timeout',
+    input: 'cancel-on-timeout',
+    kind: 'off',
+    about: 'leave deployments running when --timeout passes'
+  },
+  {
+    name: 'no-cancel-on-abort',
+    input: 'cancel-on-abort',
+    kind: 'off',
+    about: 'leave deployments running on SIGINT or SIGTERM'
+  },
+  {
+    name: 'health-url',
+    input: 'health-url',
+    kind: 'value',
+    value: 'PATH|URL',
+    about: 'after the deploy, a path or URL that must answer 2xx or 3xx'
+  },
+  {
+    name: 'health-timeout',
+    input: 'health-timeout',
+    kind: 'value',
+    value: 'DURATION',
+    about: 'how long the health check may take (2m)'
+  },
+  {
+    name: 'rollback-on-failure',
+    input: 'rollback-on-failure',
+    kind: 'on',
+    about: 'redeploy what ran before when the new version fails'
+  },
+  {
+    name: 'delete-preview',
+    input: 'delete-preview',
+    kind: 'on',
+    about: 'with --pr: remove that preview (or review app) instead of deploying'
+  },
+  {
+    name: 'review-app',
+    input: 'review-app',
+    kind: 'on',
+    about: 'with --pr and one --app (the template): an application of its own for the pull request'
+  },
+  {
+    name: 'review-domain',
+    input: 'review-domain',
+    kind: 'value',
+    value: 'URL',
+    about: "the review app's domain, {pr} standing for the number"
+  },
+  {
+    name: 'review-project',
+    input: 'review-project',
+    kind: 'value',
+    value: 'UUID',
+    about: 'Coolify before 4.3: the project to create review apps in'
+  },
+  {
+    name: 'review-server',
+    input: 'review-server',
+    kind: 'value',
+    value: 'UUID',
+    about: 'Coolify before 4.3: the server'
+  },
+  {
+    name: 'review-environment',
+    input: 'review-environment',
+    kind: 'value',
+    value: 'NAME',
+    about: 'Coolify before 4.3: the environment'
+  },
+  {
+    name: 'review-deploy-key',
+    input: 'review-deploy-key',
+    kind: 'value',
+    value: 'UUID',
+    about: 'Coolify before 4.3: the deploy key'
+  },
+  { name: 'no-logs', input: 'logs', kind: 'off', about: 'print no build logs' },
+  {
+    name: 'debug-logs',
+    input: 'debug-logs',
+    kind: 'on',
+    about: "also print Coolify's hidden log entries"
+  },
+  {
+    name: 'header',
+    input: 'headers',
+    kind: 'lines',
+    value: "'NAME: VALUE'",
+    about: 'an extra HTTP header (Cloudflare Access and the like); repeat it'
+  },
+  {
+    name: 'ca-certificate',
+    input: 'ca-certificate',
+    kind: 'file',
+    value: 'FILE',
+    about: 'extra CA certificates (PEM) to trust'
+  }
+]
+
+/** The command line's own options, beside the inputs. */
+const OWN = {
+  'token-file': { type: 'string' },
+  token: { type: 'string' },
+  json: { type: 'string' },
+  dotenv: { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' }
+} as const
+
+/** What the command line asks for. */
+export interface Invocation {
+  /** Each input's value as the action would get it, '' when not given. */
+  inputs: Map<string, string>
+  /** Write the `deployments` records to this file. */
+  json?: string
+  /** Write the outputs as COOLIFY_* variables to this file (GitLab's dotenv report). */
+  dotenv?: string
+  verbose: boolean
+  help: boolean
+  version: boolean
+}
+
+/** A mistake on the command line: one line, exit 2. */
+export class UsageError extends ActionError {
+  override name = 'UsageError'
+}
+
+/** The environment variable a flag falls back to: COOLIFY_ and its name, `no-` left out. */
+export function envName(flag: Flag): string {
+  return `COOLIFY_${flag.name.replace(/^no-/, '').replaceAll('-', '_').toUpperCase()}`
+}
+
+/** Reads the arguments, falling back to COOLIFY_* variables for what they do not give. */
+export function parseInvocation(args: readonly string[], env: NodeJS.ProcessEnv): Invocation {
+  const options: NonNullable<ParseArgsConfig['options']> = { ...OWN }
+  for (const flag of FLAGS) {
+    options[flag.name] = {
+      type: flag.kind === 'on' || flag.kind === 'off' ? 'boolean' : 'string',
+      multiple: flag.kind === 'lines'
+    }
+  }
+  let values: Record<string, string | boolean | Array<string | boolean> | undefined>
+  try {
+    ;({ values } = parseArgs({ args: [...args], options, strict: true, allowPositionals: false }))
+  } catch (error) {
+    throw new UsageError(usageProblem(error))
+  }
+  if (values.token !== undefined) {
+    throw new UsageError(
+      '--token: the token is not taken on the command line, where the process list and the job log show it: set COOLIFY_TOKEN, or give --token-file FILE.'
+    )
+  }
+  const inputs = new Map<string, string>()
+  for (const flag of FLAGS) inputs.set(flag.input, valueOf(flag, values[flag.name], env))
+  inputs.set('token', token(values['token-file'] as string | undefined, env))
+  return {
+    inputs,
+    json: values.json as string | undefined,
+    dotenv: values.dotenv as string | undefined,
+    verbose: values.verbose === true,
+    help: values.help === true,
+    version: values.version === true
+  }
+}
+
+function valueOf(flag: Flag, given: unknown, env: NodeJS.ProcessEnv): string {
+  const fallback = env[envName(flag)] ?? ''
+  switch (flag.kind) {
+    case 'on':
+      return given === true ? 'true' : fallback
+    case 'off':
+      return given === true ? 'false' : fallback
+    case 'lines':
+      return Array.isArray(given) && given.length > 0 ? given.join('\n') : fallback
+    case 'file': {
+      const path = typeof given === 'string' ? given : fallback
+      return path ? readText(`--${flag.name}`, path) : ''
+    }
+    default:
+      return typeof given === 'string' ? given : fallback
+  }
+}
+
+/** The token: from --token-file, else COOLIFY_TOKEN; never from a flag's value. */
+function token(file: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (file !== undefined) return readText('--token-file', file).trim()
+  return env.COOLIFY_TOKEN ?? ''
+}
+
+function readText(option: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new UsageError(`${option}: cannot read ${path} (${code ?? 'unreadable'}).`)
+  }
+}
+
+/** parseArgs' complaint, as one line that names the option. */
+function usageProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string }
+  const option = /'(-{1,2}[^' ]+)/.exec(message ?? '')?.[1]
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `${option ?? 'An option'}: no such option (--help lists them).`
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return message?.includes('argument missing')
+        ? `${option ?? 'An option'}: needs a value.`
+        : `${option ?? 'An option'}: takes no value.`
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `${/'([^']*)'/.exec(message ?? '')?.[1] ?? 'An argument'}: unexpected; every value follows its option (--help lists them).`
+    default:
+      return message?.split('\n')[0] ?? String(error)
+  }
+}
+
+/**
+ * An error about the action's inputs, in the command line's words: "Input `timeout`" becomes
+ * "--timeout", and `trigger: false` becomes --no-trigger.
+ */
+export function inCommandLineTerms(message: string): string {
+  const byInput = new Map(FLAGS.map(flag => [flag.input, flag]))
+  return message
+    .replace(/Input `/g, '`')
+    .replace(/`([a-z-]+)(?:: (true|false))?`/g, (whole, input: string, value?: string) => {
+      if (input === 'token') return '`COOLIFY_TOKEN`'
+      const flag = byInput.get(input)
+      if (!flag) return whole
+      if (flag.kind === 'off' && value === 'false') return `\`--${flag.name}\``
+      if (flag.kind === 'on' && value === 'true') return `\`--${flag.name}\``
+      return `\`--${flag.name}${value ? ` ${value}` : ''}\``
+    })
+}
+
+/** `--help`. */
+export function usage(): string {
+  const rows: Array<[string, string]> = FLAGS.map(flag => [
+    `--${flag.name}${flag.value ? ` ${flag.value}` : ''}`,
+    `${flag.about} [${envName(flag)}]`
+  ])
+  rows.push(
+    ['--token-file FILE', 'read the API token from FILE [else COOLIFY_TOKEN]'],
+    ['--json FILE', 'write the deployments as JSON (the action’s `deployments` output)'],
+    ['--dotenv FILE', 'write the results as COOLIFY_* variables (GitLab’s dotenv report)'],
+    ['--verbose', 'print debug lines too'],
+    ['--version', 'print the version'],
+    ['-h, --help', 'print this help']
+  )
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2
+  return [
+    'Usage: coolify-deploy-follow --url URL --app UUID [options]',
+    '',
+    'Deploys applications on Coolify, streams their build logs, and waits for the result.',
+    'The API token comes from COOLIFY_TOKEN or --token-file; it needs the deploy and read',
+    'abilities, and read:sensitive for the build logs.',
+    '',
+    'Options (each falls back to the environment variable in brackets):',
+    ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`),
+    '',
+    'Exit status: 0 every deployment finished; 1 a deployment failed, was cancelled, timed out or',
+    'is unhealthy; 2 a bad option or input; 3 Coolify could not be reached or refused.',
+    ''
+  ].join('\n')
+}
