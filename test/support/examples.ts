@@ -33,7 +33,7 @@ export function isThisAction(uses: unknown): boolean {
 export function allWorkflows(project: string): WorkflowExample[] {
   const workflows = join(project, '.github/workflows')
   const files = readdirSync(workflows).filter(name => /\.ya?ml$/.test(name))
-  const pages = ['README.md', ...markdownUnder(join(project, 'docs'), project)]
+  const pages = documentationPages(project)
   return [
     ...files.map(name => {
       const file = relative(project, join(workflows, name))
@@ -41,6 +41,11 @@ export function allWorkflows(project: string): WorkflowExample[] {
     }),
     ...pages.flatMap(page => workflowExamples(readFileSync(join(project, page), 'utf8'), page))
   ]
+}
+
+/** The README and every guide in docs/, relative to the project. */
+export function documentationPages(project: string): string[] {
+  return ['README.md', ...markdownUnder(join(project, 'docs'), project)]
 }
 
 function markdownUnder(dir: string, project: string): string[] {
@@ -51,9 +56,16 @@ function markdownUnder(dir: string, project: string): string[] {
     .map(name => relative(project, join(dir, name)))
 }
 
-/** The ```yaml blocks of a Markdown page, each as a whole workflow. */
-export function workflowExamples(markdown: string, file: string): WorkflowExample[] {
-  const examples: WorkflowExample[] = []
+/** A ```yaml block of a page: its lines and the page's line number of its first line. */
+export interface YamlBlock {
+  file: string
+  lines: string[]
+  firstLine: number
+}
+
+/** Every ```yaml block of a Markdown page. */
+export function yamlBlocks(markdown: string, file: string): YamlBlock[] {
+  const blocks: YamlBlock[] = []
   const lines = markdown.split('\n')
   for (let i = 0; i < lines.length; i++) {
     const fence = /^(\s*)```ya?ml\s*$/.exec(lines[i])
@@ -62,11 +74,32 @@ export function workflowExamples(markdown: string, file: string): WorkflowExampl
     const start = i + 1
     let end = start
     while (end < lines.length && !/^\s*```\s*$/.test(lines[end])) end++
-    const block = lines.slice(start, end).map(line => line.slice(indent))
-    examples.push(wrap(block, file, start + 1))
+    blocks.push({
+      file,
+      lines: lines.slice(start, end).map(line => line.slice(indent)),
+      firstLine: start + 1
+    })
     i = end
   }
-  return examples
+  return blocks
+}
+
+/**
+ * A GitLab pipeline rather than a workflow: it includes files or components, or has a job with a
+ * `script`. The GitLab guide's blocks are checked against the component instead.
+ */
+export function isGitLabPipeline(block: YamlBlock): boolean {
+  const contents = parseDocument(block.lines.join('\n')).contents
+  if (!isMap(contents)) return false
+  if (contents.has('include') || contents.has('stages')) return true
+  return contents.items.some(pair => isMap(pair.value) && pair.value.has('script'))
+}
+
+/** The ```yaml blocks of a Markdown page that are workflows or steps, each as a whole workflow. */
+export function workflowExamples(markdown: string, file: string): WorkflowExample[] {
+  return yamlBlocks(markdown, file)
+    .filter(block => !isGitLabPipeline(block))
+    .map(block => wrap(block.lines, file, block.firstLine))
 }
 
 /** `firstLine`: the page's line number of the block's first line. */
