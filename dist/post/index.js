@@ -32127,11 +32127,41 @@ class CoolifyClient {
             signal
         });
     }
-    /** DELETE /applications/{uuid}: Coolify removes it in the background. */
+    /**
+     * DELETE /applications/{uuid}: Coolify removes it in the background, with its own volumes and
+     * configuration. Without `docker_cleanup=false` it would also prune the whole server's build
+     * cache, so that production's next build starts cold.
+     */
     deleteApplication(uuid, signal) {
         return this.call({
             method: 'DELETE',
             path: `/applications/${enc(uuid)}`,
+            query: { docker_cleanup: 'false' },
+            retry: true,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/storages: its volumes, bind mounts and file mounts. */
+    listApplicationStorages(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/storages`,
+            retry: true,
+            signal
+        });
+    }
+    listScheduledTasks(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/scheduled-tasks`,
+            retry: true,
+            signal
+        });
+    }
+    deleteScheduledTask(uuid, taskUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/scheduled-tasks/${enc(taskUuid)}`,
             retry: true,
             signal
         });
