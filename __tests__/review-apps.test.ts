@@ -434,6 +434,38 @@ describe('a Coolify without the clone route (4.2)', () => {
     expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
   })
 
+  // Guards: on a server with several destinations Coolify's create route needs
+  // destination_uuid (else 400): `review-destination` gives it, and without it the error says so.
+  it('sends review-destination to a server with several destinations, and asks for it', async () => {
+    const server = await start({
+      version: '4.2',
+      apps: [
+        TEMPLATE,
+        {
+          uuid: 'other0app0uuid0000000001',
+          name: 'other',
+          destinations: [{ uuid: 'dst0multi0second00000001', serverUuid: PRIMARY.serverUuid }]
+        }
+      ]
+    })
+    const onServer = { ...placement, 'review-server': PRIMARY.serverUuid }
+    const refused = await run(server, onServer)
+
+    expect(refused.code).toBe(1)
+    const [error, ...more] = errorLines(refused.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('`review-destination`')
+    expect(namesakes(server)).toEqual([])
+
+    const made = await run(server, { ...onServer, 'review-destination': PRIMARY.uuid })
+    expect(made.code).toBe(0)
+    const creates = actionRequests(server).filter(
+      r => r.method === 'POST' && r.path === '/api/v1/applications/private-deploy-key'
+    )
+    expect(body(creates.at(-1)!).destination_uuid).toBe(PRIMARY.uuid)
+    expect(theReviewApp(server).destination).toBe(PRIMARY.uuid)
+  })
+
   it('names the missing review-* inputs in one line and creates nothing', async () => {
     const server = await start({ version: '4.2' })
     const result = await run(server)

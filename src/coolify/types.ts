@@ -247,4 +247,6 @@ export interface NewApplication {
   name?: string
   description?: string
   domains?: string
+  /** Required by Coolify when the server has several destinations. */
+  destination_uuid?: string
 }

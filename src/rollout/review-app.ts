@@ -520,7 +520,7 @@ async function createFromRepository(
   { names, branch }: { names: Names; branch: string },
   signal: AbortSignal
 ): Promise<string> {
-  const { project, server, environment, deployKey } = config.reviewPlacement
+  const { project, server, environment, deployKey, destination } = config.reviewPlacement
   const missing = [
     !project && 'review-project',
     !server && 'review-server',
@@ -550,11 +550,20 @@ async function createFromRepository(
         ports_exposes: template.ports_exposes,
         name: names.name,
         description: names.pending,
-        ...(config.reviewDomain ? { domains: config.reviewDomain } : {})
+        ...(config.reviewDomain ? { domains: config.reviewDomain } : {}),
+        ...(destination ? { destination_uuid: destination } : {})
       },
       signal
     )
     .catch(error => {
+      if (
+        error instanceof CoolifyError &&
+        /multiple destinations/i.test(error.details.serverMessage ?? '')
+      ) {
+        throw error.withHint(
+          `The server \`review-server\` has several destinations: give \`review-destination\`, the uuid of the one for review apps (the server's Destinations in Coolify)`
+        )
+      }
       throw needsWrite(error)
     })
   if (typeof made?.uuid !== 'string' || made.uuid === '') {

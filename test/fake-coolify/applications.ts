@@ -160,6 +160,22 @@ export function createApplication(ctx: Ctx): Reply {
     errors.ports_exposes = ['The ports exposes field format is invalid.']
   }
   if (Object.keys(errors).length > 0) return validationFailed(ctx, errors)
+  // As Coolify: a server with several destinations needs to be told which one.
+  const onServer = [...ctx.store.destinations.values()].filter(
+    d => d.serverUuid === data.server_uuid
+  )
+  if (ctx.flavor === '4x' && onServer.length > 1) {
+    if (!('destination_uuid' in data)) {
+      return json(ctx.flavor, 400, {
+        message: 'Server has multiple destinations and you do not set destination_uuid.'
+      })
+    }
+    if (!onServer.some(d => d.uuid === data.destination_uuid)) {
+      return validationFailed(ctx, {
+        destination_uuid: 'Provided destination_uuid does not belong to the specified server.'
+      })
+    }
+  }
 
   const uuid = newUuid()
   const repository = String(data.git_repository)
@@ -171,7 +187,10 @@ export function createApplication(ctx: Ctx): Reply {
         typeof data.name === 'string' ? data.name : `${repository.replace(/^.*:/, '')}:${branch}`,
       ...(typeof data.description === 'string' ? { description: data.description } : {}),
       // A new app gets an http address under sslip.io built from the server's IP.
-      fqdn: typeof data.domains === 'string' ? data.domains : `http://${uuid}.127.0.0.1.sslip.io`
+      fqdn: typeof data.domains === 'string' ? data.domains : `http://${uuid}.127.0.0.1.sslip.io`,
+      ...(onServer.length > 0
+        ? { destinations: [onServer.find(d => d.uuid === data.destination_uuid) ?? onServer[0]] }
+        : {})
     },
     ctx.now
   )
