@@ -32636,7 +32636,8 @@ function readConfig(raw, mask) {
             project: read('review-project').trim() || undefined,
             server: read('review-server').trim() || undefined,
             environment: read('review-environment').trim() || undefined,
-            deployKey: read('review-deploy-key').trim() || undefined
+            deployKey: read('review-deploy-key').trim() || undefined,
+            destination: read('review-destination').trim() || undefined
         }
     };
     if (config.pr !== undefined && tags.length > 0) {
@@ -34032,7 +34033,7 @@ async function removeLostCopies(client, names, before, signal, note) {
     return `The copy Coolify made could not be deleted: ${left.join(', ')} — a copy of the template, domain and all: delete it in Coolify.`;
 }
 async function createFromRepository(client, config, template, { names, branch }, signal) {
-    const { project, server, environment, deployKey } = config.reviewPlacement;
+    const { project, server, environment, deployKey, destination } = config.reviewPlacement;
     const missing = [
         !project && 'review-project',
         !server && 'review-server',
@@ -34057,9 +34058,14 @@ async function createFromRepository(client, config, template, { names, branch },
         ports_exposes: template.ports_exposes,
         name: names.name,
         description: names.pending,
-        ...(config.reviewDomain ? { domains: config.reviewDomain } : {})
+        ...(config.reviewDomain ? { domains: config.reviewDomain } : {}),
+        ...(destination ? { destination_uuid: destination } : {})
     }, signal)
         .catch(error => {
+        if (error instanceof CoolifyError &&
+            /multiple destinations/i.test(error.details.serverMessage ?? '')) {
+            throw error.withHint(`The server \`review-server\` has several destinations: give \`review-destination\`, the uuid of the one for review apps (the server's Destinations in Coolify)`);
+        }
         throw needsWrite(error);
     });
     if (typeof made?.uuid !== 'string' || made.uuid === '') {

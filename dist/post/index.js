@@ -32548,7 +32548,8 @@ function readConfig(raw, mask) {
             project: read('review-project').trim() || undefined,
             server: read('review-server').trim() || undefined,
             environment: read('review-environment').trim() || undefined,
-            deployKey: read('review-deploy-key').trim() || undefined
+            deployKey: read('review-deploy-key').trim() || undefined,
+            destination: read('review-destination').trim() || undefined
         }
     };
     if (config.pr !== undefined && tags.length > 0) {
