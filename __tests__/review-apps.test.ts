@@ -221,6 +221,7 @@ describe('the first run for a pull request', () => {
     ])
     expect(server.app(TEMPLATE.uuid)).toEqual(template)
     expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
+    expect(result.stdout).not.toMatch(/^::add-mask::on$/m)
     expectNoStackTrace(result.stderr)
   })
 
@@ -813,6 +814,8 @@ describe("the template's variables", () => {
     expect(warnings).toContain('`env`')
     expect(result.stdout).not.toMatch(/read:sensitive/)
     expect(result.stdout).toContain('::add-mask::https://api.staging.example.com')
+    // Each line of a multi-line value; never one so short it would star out the whole log.
+    expect(result.stdout).toContain('::add-mask::second line')
     expectNoSecrets(result.stdout + result.stderr, [
       ...PRODUCTION_SECRETS,
       'https://api.staging.example.com'

@@ -256,7 +256,7 @@ describe('the read-back', () => {
       }
     )
     expect(traces).toEqual([
-      'its domains still name www.example.com',
+      'its domains still name www.example.com (a server without a proxy keeps the old domain)',
       'its compose domains still name web.example.com',
       'its labels still route web.example.com',
       'it mounts /srv/up',

@@ -6,7 +6,7 @@ import type { ApplicationDetail, ApplicationSummary, EnvVariable } from '../cool
 import { ActionError, describeError } from '../errors.js'
 import { isFromFork, type PullRequestEvent } from '../event.js'
 import type { Config } from '../inputs.js'
-import { mask } from '../secrets.js'
+import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
 import { isGone, isMissingRoute, writeVariables } from './configure.js'
 import { timeOf } from './deployment.js'
 import {
@@ -120,7 +120,10 @@ export async function openReviewApp(
     )
   }
   for (const warning of plan.warnings) core.warning(warning)
-  for (const secret of plan.secrets) mask(secret)
+  // As the variables of debug logs: short values ("true", "3000") would star out the whole log.
+  for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
+    if (line.length >= MIN_MASKED_LENGTH) mask(line)
+  }
   const setup: Setup = { facts, plan, env: config.env, names }
 
   const unfinished = found[0]
@@ -401,7 +404,7 @@ async function applyWrite(
       const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), env)
       if (traces.length > 0) {
         throw new ActionError(
-          `Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed (a server without a proxy ignores a new domain).`
+          `Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed.`
         )
       }
     }

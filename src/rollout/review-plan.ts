@@ -168,11 +168,11 @@ export function tracesOfProduction(
 ): string[] {
   const traces: string[] = []
   const hosts = templateHosts(template)
-  const named = (where: string, text: string | null | undefined): void => {
+  const named = (where: string, text: string | null | undefined, note = ''): void => {
     const found = [...hosts].filter(host => hostsOf(text ?? '').has(host))
-    if (found.length > 0) traces.push(`its ${where} still name ${found.join(', ')}`)
+    if (found.length > 0) traces.push(`its ${where} still name ${found.join(', ')}${note}`)
   }
-  named('domains', app.fqdn)
+  named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)')
   named('compose domains', Object.values(app.composeDomains).join(','))
   const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host))
   if (labelled.length > 0) traces.push(`its labels still route ${labelled.join(', ')}`)
