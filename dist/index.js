@@ -33466,12 +33466,12 @@ function planReviewApp(template, request) {
 function tracesOfProduction(template, app, env = []) {
     const traces = [];
     const hosts = templateHosts(template);
-    const named = (where, text) => {
+    const named = (where, text, note = '') => {
         const found = [...hosts].filter(host => hostsOf(text ?? '').has(host));
         if (found.length > 0)
-            traces.push(`its ${where} still name ${found.join(', ')}`);
+            traces.push(`its ${where} still name ${found.join(', ')}${note}`);
     };
-    named('domains', app.fqdn);
+    named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)');
     named('compose domains', Object.values(app.composeDomains).join(','));
     const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host));
     if (labelled.length > 0)
@@ -33724,8 +33724,11 @@ async function openReviewApp(client, config, event, signal, undo, note) {
     }
     for (const warning of plan.warnings)
         core_warning(warning);
-    for (const secret of plan.secrets)
-        mask(secret);
+    // As the variables of debug logs: short values ("true", "3000") would star out the whole log.
+    for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
+        if (line.length >= MIN_MASKED_LENGTH)
+            mask(line);
+    }
     const setup = { facts, plan, env: config.env, names };
     const unfinished = found[0];
     if (unfinished) {
@@ -33946,7 +33949,7 @@ async function applyWrite(client, uuid, write, facts, env, signal) {
         case 'verify': {
             const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), env);
             if (traces.length > 0) {
-                throw new ActionError(`Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed (a server without a proxy ignores a new domain).`);
+                throw new ActionError(`Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed.`);
             }
         }
     }
