@@ -94,6 +94,9 @@ describe('checkRequest', () => {
       removeApplicationTag: () => client.removeApplicationTag('web', 't', signal),
       listApplicationEnvs: () => client.listApplicationEnvs('web', signal),
       deleteApplicationEnv: () => client.deleteApplicationEnv('web', 'e', signal),
+      listApplicationStorages: () => client.listApplicationStorages('web', signal),
+      listScheduledTasks: () => client.listScheduledTasks('web', signal),
+      deleteScheduledTask: () => client.deleteScheduledTask('web', 't', signal),
       listServices: () => client.listServices(signal),
       getService: () => client.getService('svc', signal),
       getServiceLogs: () => client.getServiceLogs('svc', 'app', 100, signal),
@@ -236,6 +239,16 @@ describe('every request the action sends', () => {
       inputs: { 'git-branch': 'staging', domains: 'https://s.example.com', env: 'A=1\nB=two' }
     },
     { name: 'wait: false', inputs: { wait: 'false' } },
+    {
+      name: 'a review app',
+      inputs: {
+        pr: '7',
+        'review-app': 'true',
+        'review-domain': 'https://pr-{pr}.example.com',
+        'git-branch': 'feature/x',
+        env: 'A=1'
+      }
+    },
     {
       name: 'a timeout that cancels',
       inputs: { timeout: '1s' },

@@ -65,7 +65,8 @@ const ALL = ['read', 'read:sensitive', 'write', 'deploy']
 
 describe('cloning an application, 4x', () => {
   it('copies settings, domain, description, tags, previews and variables into a new app', async () => {
-    await start({ abilities: ALL, apps: [TEMPLATE] })
+    // Readonly labels off: the clone keeps the template's domain (see below for on).
+    await start({ abilities: ALL, apps: [{ ...TEMPLATE, readonlyLabels: false }] })
     const res = await call('POST', '/applications/web/clone', {
       destination_uuid: 'dst-extra',
       name: 'web-pr-7'
@@ -99,6 +100,87 @@ describe('cloning an application, 4x', () => {
     )
   })
 
+  // As clone_application: everything that could build, route or mount production comes along.
+  it('copies auto-deploy, webhook secrets, the pin, labels, mounts, tasks and compose domains', async () => {
+    const source: FakeApp = {
+      ...TEMPLATE,
+      gitCommitSha: 'abc1234',
+      webhookSecrets: { manual_webhook_secret_github: 'whsec' },
+      readonlyLabels: false,
+      customLabels: 'traefik.http.routers.web.rule=Host(`web.example.com`)',
+      storages: {
+        persistent: [
+          { name: 'web-data', mountPath: '/data' },
+          { name: 'web-uploads', mountPath: '/uploads', hostPath: '/srv/uploads' }
+        ],
+        files: [{ fsPath: '/data/coolify/web/config.yml', mountPath: '/app/config.yml' }]
+      },
+      scheduledTasks: [{ name: 'nightly', command: 'php artisan prune' }]
+    }
+    await start({ abilities: ALL, apps: [source] })
+    const uuid = (await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' }))
+      .json.uuid
+    const clone = fake!.app(uuid)!
+    const template = fake!.app('web')!
+    expect(clone).toMatchObject({
+      gitCommitSha: 'abc1234',
+      autoDeploy: true,
+      webhookSecrets: ['manual_webhook_secret_github'],
+      fqdn: 'https://web.example.com',
+      customLabels: source.customLabels,
+      scheduledTasks: [{ name: 'nightly', uuid: expect.stringMatching(UUID) }]
+    })
+    expect(clone.scheduledTasks[0].uuid).not.toBe(template.scheduledTasks[0].uuid)
+    expect(clone.persistentStorages.map(v => [v.name, v.hostPath])).toEqual([
+      [`${uuid}-data`, null],
+      [`${uuid}-uploads`, '/srv/uploads']
+    ])
+    expect(clone.fileStorages.map(f => f.fsPath)).toEqual(['/data/coolify/web/config.yml'])
+
+    const storages = (await call('GET', `/applications/${uuid}/storages`)).json
+    expect(storages.persistent_storages[1]).toMatchObject({
+      name: `${uuid}-uploads`,
+      mount_path: '/uploads',
+      host_path: '/srv/uploads'
+    })
+    expect(storages.file_storages[0]).toMatchObject({
+      fs_path: '/data/coolify/web/config.yml',
+      mount_path: '/app/config.yml'
+    })
+    const tasks = (await call('GET', `/applications/${uuid}/scheduled-tasks`)).json
+    expect(tasks).toEqual([
+      expect.objectContaining({ name: 'nightly', command: 'php artisan prune' })
+    ])
+    const deleted = await call('DELETE', `/applications/${uuid}/scheduled-tasks/${tasks[0].uuid}`)
+    expect(deleted.json).toEqual({ message: 'Scheduled task deleted.' })
+    expect(fake!.app(uuid)!.scheduledTasks).toEqual([])
+    expect(fake!.app('web')!.scheduledTasks).toHaveLength(1)
+    const again = await call('DELETE', `/applications/${uuid}/scheduled-tasks/${tasks[0].uuid}`)
+    expect([again.status, again.json]).toEqual([404, { message: 'Scheduled task not found.' }])
+
+    const detail = (await call('GET', `/applications/${uuid}`)).json
+    expect(detail).toMatchObject({
+      manual_webhook_secret_github: 'whsec',
+      settings: { is_auto_deploy_enabled: true, is_container_label_readonly_enabled: false }
+    })
+    expect(Buffer.from(detail.custom_labels, 'base64').toString()).toBe(source.customLabels)
+  })
+
+  it('with readonly labels on a proxied server, gives the clone a generated domain and labels', async () => {
+    await start({ abilities: ALL, apps: [TEMPLATE, { ...TEMPLATE, uuid: 'bare', proxy: 'NONE' }] })
+    const proxied = (
+      await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' })
+    ).json.uuid
+    const clone = fake!.app(proxied)!
+    expect(clone.fqdn).toBe(`http://${proxied}.127.0.0.1.sslip.io`)
+    expect(clone.customLabels).toContain(`Host(\`${proxied}.127.0.0.1.sslip.io\`)`)
+    expect(clone.customLabels).not.toContain('web.example.com')
+
+    const bare = (await call('POST', '/applications/bare/clone', { destination_uuid: 'dst-main' }))
+      .json.uuid
+    expect(fake!.app(bare)!.fqdn).toBe('https://web.example.com')
+  })
+
   it('checks the body before the app, then the app, then the destination', async () => {
     await start({ abilities: ALL, apps: [TEMPLATE] })
     expect(CLONE_ALLOWED).toEqual(['destination_uuid', 'name', 'clone_volumes'])
@@ -130,6 +212,20 @@ describe('cloning an application, 4x', () => {
     expect(fake!.apps()).toHaveLength(1)
   })
 
+  it('hides labels and webhook secrets without read:sensitive', async () => {
+    await start({
+      abilities: ['read'],
+      apps: [{ ...TEMPLATE, webhookSecrets: { manual_webhook_secret_gitea: 's' } }]
+    })
+    const detail = (await call('GET', '/applications/web')).json
+    expect(detail).not.toHaveProperty('custom_labels')
+    expect(detail).not.toHaveProperty('manual_webhook_secret_gitea')
+    expect(detail.settings).toEqual({
+      is_auto_deploy_enabled: true,
+      is_container_label_readonly_enabled: true
+    })
+  })
+
   it('needs `write`, and is missing before 4.3', async () => {
     await start({ abilities: ['read', 'deploy'], apps: [TEMPLATE] })
     const denied = await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' })
@@ -140,7 +236,9 @@ describe('cloning an application, 4x', () => {
     await start({ version: '4.2', abilities: ALL, apps: [TEMPLATE] })
     for (const [method, path] of [
       ['POST', '/applications/web/clone'],
-      ['GET', '/applications/web/destinations']
+      ['GET', '/applications/web/destinations'],
+      ['GET', '/applications/web/storages'],
+      ['GET', '/applications/web/scheduled-tasks']
     ]) {
       const res = await call(
         method,
@@ -401,6 +499,75 @@ describe('descriptions, reads and deleting an application, 4x', () => {
     expect(fake!.deployments().map(d => d.appUuid)).toEqual([created.json.uuid])
     const unknown = await call('POST', '/applications/private-deploy-key', { ...body, color: 'x' })
     expect(unknown.json.errors).toEqual({ color: ['This field is not allowed.'] })
+  })
+})
+
+describe('PATCH of what a clone carries, 4x', () => {
+  it('turns off auto-deploy, clears webhook secrets, unpins, and makes labels from new domains', async () => {
+    await start({
+      abilities: ALL,
+      apps: [
+        {
+          ...TEMPLATE,
+          gitCommitSha: 'abc1234',
+          webhookSecrets: { manual_webhook_secret_github: 's' }
+        }
+      ]
+    })
+    const res = await call('PATCH', '/applications/web', {
+      is_auto_deploy_enabled: false,
+      manual_webhook_secret_github: '',
+      git_commit_sha: 'HEAD',
+      domains: 'https://pr-7.example.com'
+    })
+    expect(res.status).toBe(200)
+    expect(fake!.app('web')).toMatchObject({
+      autoDeploy: false,
+      webhookSecrets: [],
+      gitCommitSha: 'HEAD',
+      fqdn: 'https://pr-7.example.com'
+    })
+    expect(fake!.app('web')!.customLabels).toContain('Host(`pr-7.example.com`)')
+    const labels = await call('PATCH', '/applications/web', { custom_labels: 'not base64!' })
+    expect([labels.status, labels.json.errors]).toEqual([
+      422,
+      { custom_labels: 'The custom_labels should be base64 encoded.' }
+    ])
+  })
+
+  it('drops `domains` on a server without a proxy, and still answers 200', async () => {
+    await start({ abilities: ALL, apps: [{ ...TEMPLATE, proxy: 'NONE' }] })
+    const res = await call('PATCH', '/applications/web', { domains: 'https://pr-7.example.com' })
+    expect(res.status).toBe(200)
+    expect(fake!.app('web')!.fqdn).toBe('https://web.example.com')
+  })
+
+  it('refuses `domains` for compose applications and takes docker_compose_domains', async () => {
+    await start({
+      abilities: ALL,
+      apps: [
+        {
+          ...TEMPLATE,
+          fqdn: '',
+          buildPack: 'dockercompose',
+          compose: { services: ['web', 'worker'], domains: { web: 'https://web.example.com' } }
+        }
+      ]
+    })
+    const refused = await call('PATCH', '/applications/web', {
+      domains: 'https://pr-7.example.com'
+    })
+    expect(refused.status).toBe(422)
+    expect(Object.keys(refused.json.errors)).toEqual(['domains'])
+    const detail = (await call('GET', '/applications/web')).json
+    expect(JSON.parse(detail.docker_compose_domains)).toEqual({
+      web: { domain: 'https://web.example.com' }
+    })
+    const res = await call('PATCH', '/applications/web', {
+      docker_compose_domains: [{ name: 'web', domain: 'https://pr-7.example.com' }]
+    })
+    expect(res.status).toBe(200)
+    expect(fake!.app('web')!.composeDomains).toEqual({ web: 'https://pr-7.example.com' })
   })
 })
 

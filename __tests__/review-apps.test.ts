@@ -221,6 +221,7 @@ describe('the first run for a pull request', () => {
     ])
     expect(server.app(TEMPLATE.uuid)).toEqual(template)
     expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
+    expect(result.stdout).not.toMatch(/^::add-mask::on$/m)
     expectNoStackTrace(result.stderr)
   })
 
@@ -344,9 +345,11 @@ describe('delete-preview with review-app', () => {
 
     expect(result.code).toBe(0)
     const requests = actionRequests(server)
-    expect(requestLines(requests.filter(r => r.method !== 'GET'))).toEqual([
-      `DELETE /api/v1/applications/${REVIEW_APP.uuid}`
-    ])
+    const changes = requests.filter(r => r.method !== 'GET')
+    expect(requestLines(changes)).toEqual([`DELETE /api/v1/applications/${REVIEW_APP.uuid}`])
+    // The default docker_cleanup would prune the whole server's build cache; the review app's
+    // own volumes and configuration still go (the other switches keep their defaults).
+    expect(changes[0].query).toEqual({ docker_cleanup: 'false' })
     expect(server.app(REVIEW_APP.uuid)).toBeUndefined()
     expect(server.app(STRANGER.uuid)).toBeDefined()
     expect(server.app(TEMPLATE.uuid)).toBeDefined()
@@ -430,6 +433,38 @@ describe('a Coolify without the clone route (4.2)', () => {
     expect(result.outputs).toMatchObject({ 'review-app-uuid': app.uuid, url: DOMAIN })
     expect(writes(requests, TEMPLATE.uuid)).toEqual([])
     expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
+  })
+
+  // Guards: on a server with several destinations Coolify's create route needs
+  // destination_uuid (else 400): `review-destination` gives it, and without it the error says so.
+  it('sends review-destination to a server with several destinations, and asks for it', async () => {
+    const server = await start({
+      version: '4.2',
+      apps: [
+        TEMPLATE,
+        {
+          uuid: 'other0app0uuid0000000001',
+          name: 'other',
+          destinations: [{ uuid: 'dst0multi0second00000001', serverUuid: PRIMARY.serverUuid }]
+        }
+      ]
+    })
+    const onServer = { ...placement, 'review-server': PRIMARY.serverUuid }
+    const refused = await run(server, onServer)
+
+    expect(refused.code).toBe(1)
+    const [error, ...more] = errorLines(refused.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('`review-destination`')
+    expect(namesakes(server)).toEqual([])
+
+    const made = await run(server, { ...onServer, 'review-destination': PRIMARY.uuid })
+    expect(made.code).toBe(0)
+    const creates = actionRequests(server).filter(
+      r => r.method === 'POST' && r.path === '/api/v1/applications/private-deploy-key'
+    )
+    expect(body(creates.at(-1)!).destination_uuid).toBe(PRIMARY.uuid)
+    expect(theReviewApp(server).destination).toBe(PRIMARY.uuid)
   })
 
   it('names the missing review-* inputs in one line and creates nothing', async () => {
@@ -562,4 +597,285 @@ describe('a failure while setting the review app up', () => {
     expect(server.deployments().map(d => d.appUuid)).toEqual([app.uuid])
     expect(retried.outputs['review-app-uuid']).toBe(app.uuid)
   }, 60_000)
+})
+
+/** Lines the runner shows as warnings. */
+function warningLines(stdout: string): string[] {
+  return stdout.split('\n').filter(line => line.startsWith('::warning'))
+}
+
+/** Nothing was written, made or deployed. */
+function expectUntouched(server: FakeCoolify, template: FakeAppState): void {
+  expect(actionRequests(server).filter(r => r.method !== 'GET')).toEqual([])
+  expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid])
+  expect(server.app(TEMPLATE.uuid)).toEqual(template)
+  expect(server.deployments()).toEqual([])
+}
+
+describe('what a clone carries from production', () => {
+  // Guards: a template whose clone would share production's files is refused before any write,
+  // each path named.
+  it('refuses a template with a bind mount or a file mount, naming each path', async () => {
+    const server = await start({
+      apps: [
+        {
+          ...TEMPLATE,
+          storages: {
+            persistent: [
+              { name: 'web-cache', mountPath: '/cache' },
+              { name: 'web-uploads', mountPath: '/app/uploads', hostPath: '/srv/web/uploads' }
+            ],
+            files: [{ fsPath: '/data/coolify/applications/web/app.db', mountPath: '/app/app.db' }]
+          }
+        }
+      ]
+    })
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('/srv/web/uploads')
+    expect(error).toContain('/data/coolify/applications/web/app.db')
+    expect(error).not.toContain('/cache')
+    expectUntouched(server, template)
+    expectNoStackTrace(result.stderr)
+  })
+
+  // Guards: the first write disarms the clone (auto-deploy, webhook secrets, pin); the branch
+  // becomes the pull request's only after the template's tasks, tags and variables are gone.
+  it('disarms the clone first and sets the branch last; the review app builds the branch head', async () => {
+    const server = await start({
+      apps: [
+        {
+          ...TEMPLATE,
+          gitCommitSha: 'f00dfeed0pinned',
+          webhookSecrets: { manual_webhook_secret_github: 'whsec_production' },
+          scheduledTasks: [{ name: 'nightly-prune', command: 'php artisan model:prune' }]
+        }
+      ]
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    const app = theReviewApp(server)
+    expectFinishedReviewApp(app)
+    expect(app).toMatchObject({
+      autoDeploy: false,
+      gitCommitSha: 'HEAD',
+      webhookSecrets: [],
+      scheduledTasks: []
+    })
+    expect(server.app(TEMPLATE.uuid)).toMatchObject({
+      autoDeploy: true,
+      gitCommitSha: 'f00dfeed0pinned'
+    })
+
+    const requests = actionRequests(server)
+    const changes = writes(requests, app.uuid)
+    expect(body(changes[0])).toMatchObject({
+      description: SETTING_UP,
+      is_auto_deploy_enabled: false,
+      git_commit_sha: 'HEAD',
+      manual_webhook_secret_github: ''
+    })
+    const branch = changes.findIndex(c => c.method === 'PATCH' && 'git_branch' in body(c))
+    expect(body(changes[branch]).git_branch).toBe(HEAD_REF)
+    const before = changes.slice(0, branch)
+    const removed = (part: string): boolean =>
+      before.some(c => c.method === 'DELETE' && c.path.includes(part))
+    expect(removed('/scheduled-tasks/')).toBe(true)
+    expect(removed('/tags/')).toBe(true)
+    expect(removed('/envs/')).toBe(true)
+    // Nothing production's is taken off after the branch is the pull request's.
+    expect(changes.slice(branch).filter(c => c.method === 'DELETE')).toEqual([])
+    expect(server.deployments()).toEqual([
+      expect.objectContaining({ appUuid: app.uuid, commit: expect.not.stringMatching(/^f00dfeed/) })
+    ])
+    expectNoSecrets(result.stdout + result.stderr, ['whsec_production'])
+  })
+
+  // Guards: compose applications route through docker_compose_domains (PATCH `domains` is 422
+  // for them): the routed service gets review-domain.
+  it('gives a compose template’s routed service the review domain', async () => {
+    const server = await start({
+      apps: [
+        {
+          ...TEMPLATE,
+          fqdn: '',
+          buildPack: 'dockercompose',
+          compose: { services: ['web', 'worker'], domains: { web: 'https://web.example.com' } }
+        }
+      ]
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    const app = theReviewApp(server)
+    expect(app.composeDomains).toEqual({ web: DOMAIN })
+    expect(
+      writes(actionRequests(server), app.uuid).filter(c => c.body.includes('"domains"'))
+    ).toEqual([])
+    expect(server.deployments().map(d => d.appUuid)).toEqual([app.uuid])
+  })
+
+  // Guards: with "Readonly labels" off the clone keeps production's Host() rules: refused before
+  // any write.
+  it('refuses a template whose own labels route its domain', async () => {
+    const server = await start({
+      apps: [
+        {
+          ...TEMPLATE,
+          readonlyLabels: false,
+          customLabels: 'traefik.enable=true\ntraefik.http.routers.web.rule=Host(`web.example.com`)'
+        }
+      ]
+    })
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('Readonly labels')
+    expectUntouched(server, template)
+  })
+
+  // Guards: a server without a proxy drops PATCH `domains` and answers 200: the read-back finds
+  // production's host still on the clone, deletes it, and nothing is deployed.
+  it('deletes the clone and deploys nothing when its domain stays production’s', async () => {
+    const server = await start({ apps: [{ ...TEMPLATE, proxy: 'NONE' }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('web.example.com')
+    expect(namesakes(server)).toEqual([])
+    expect(server.deployments()).toEqual([])
+    expect(deploys(actionRequests(server))).toEqual([])
+    expect(result.outputs.url ?? '').not.toContain('web.example.com')
+    expect(server.app(TEMPLATE.uuid)!.fqdn).toBe(TEMPLATE.fqdn)
+  })
+})
+
+describe("the template's variables", () => {
+  const VARIABLES: FakeApp = {
+    ...TEMPLATE,
+    envs: [
+      { key: 'API_URL', value: 'https://api.example.com' },
+      { key: 'STRIPE_SECRET', value: PRODUCTION_SECRETS[0] },
+      { key: 'DATABASE_URL', value: PRODUCTION_SECRETS[1] },
+      { key: 'SIGNING_KEY', value: 'locked-production-key', isShownOnce: true },
+      { key: 'API_URL', value: 'https://api.staging.example.com', isPreview: true },
+      // Twins Coolify made with production's values, never edited.
+      { key: 'STRIPE_SECRET', value: PRODUCTION_SECRETS[0], isPreview: true },
+      { key: 'DATABASE_URL', value: PRODUCTION_SECRETS[1], isPreview: true },
+      {
+        key: 'GREETING',
+        value: 'Hello $USER\nsecond line',
+        isPreview: true,
+        isLiteral: true,
+        isMultiline: true,
+        isBuildtime: false
+      },
+      { key: 'PREVIEW_TOKEN', value: 'pv_token_only_here', isPreview: true, isShownOnce: true }
+    ]
+  }
+
+  // Guards: preview twins equal to production are not copied (warned by key, never value); copied
+  // ones keep their flags and are masked; locked ones are named, with `env` as the way to give them.
+  it('copies preview values of their own with their flags, and names what it leaves out', async () => {
+    const server = await start({ apps: [VARIABLES] })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    const app = theReviewApp(server)
+    expect(productionVariables(app)).toEqual({
+      API_URL: 'https://api.staging.example.com',
+      GREETING: 'Hello $USER\nsecond line',
+      PR_NUMBER: String(PR)
+    })
+    expect(app.envs.find(e => e.key === 'GREETING' && !e.isPreview)).toMatchObject({
+      isLiteral: true,
+      isMultiline: true,
+      isRuntime: true,
+      isBuildtime: false
+    })
+    for (const env of app.envs) expect(PRODUCTION_SECRETS).not.toContain(env.value)
+
+    const warnings = warningLines(result.stdout).join('\n')
+    expect(warnings).toMatch(/STRIPE_SECRET/)
+    expect(warnings).toMatch(/DATABASE_URL/)
+    expect(warnings).toMatch(/PREVIEW_TOKEN[^\n]*locked/)
+    expect(warnings).toContain('`env`')
+    expect(result.stdout).not.toMatch(/read:sensitive/)
+    expect(result.stdout).toContain('::add-mask::https://api.staging.example.com')
+    // Each line of a multi-line value; never one so short it would star out the whole log.
+    expect(result.stdout).toContain('::add-mask::second line')
+    expectNoSecrets(result.stdout + result.stderr, [
+      ...PRODUCTION_SECRETS,
+      'https://api.staging.example.com'
+    ])
+  })
+
+  // Guards: `env` gives what cannot be copied, without a warning about it.
+  it('takes a locked variable from env', async () => {
+    const server = await start({ apps: [VARIABLES] })
+    const result = await run(server, {
+      env: `PR_NUMBER=${PR}\nPREVIEW_TOKEN=pv_for_pr\nSTRIPE_SECRET=sk_test_1\nDATABASE_URL=postgres://pr@db/pr`
+    })
+
+    expect(result.code).toBe(0)
+    expect(productionVariables(theReviewApp(server))).toMatchObject({
+      PREVIEW_TOKEN: 'pv_for_pr',
+      STRIPE_SECRET: 'sk_test_1'
+    })
+    expect(warningLines(result.stdout).join('\n')).not.toMatch(/PREVIEW_TOKEN|STRIPE_SECRET/)
+  })
+})
+
+describe('a clone whose answer is lost after Coolify saved it', () => {
+  // Guards: the copy — the template's name-pr-N, its description, tags and domain — is found by
+  // name and deleted; nothing is deployed.
+  it('finds the copy and deletes it', async () => {
+    const server = await start()
+    server.inject({ method: 'POST', path: `/applications/${TEMPLATE.uuid}/clone`, do: 'lost' })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toMatch(/deleted/)
+    const clones = actionRequests(server).filter(r => r.path.endsWith('/clone'))
+    expect(clones).toHaveLength(1)
+    expect(namesakes(server)).toEqual([])
+    expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid])
+    expect(server.deployments()).toEqual([])
+  })
+
+  // Guards: when deleting it fails too, the error names the copy to delete.
+  it('names the copy when it cannot be deleted', async () => {
+    const server = await start()
+    server.inject({ method: 'POST', path: `/applications/${TEMPLATE.uuid}/clone`, do: 'lost' })
+    server.inject({
+      method: 'DELETE',
+      path: /^\/applications\/[^/]+$/,
+      times: Infinity,
+      do: { status: 403, body: { message: 'You are not allowed to delete this application.' } }
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [copy] = namesakes(server)
+    expect(copy).toBeDefined()
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain(copy.uuid)
+    expect(error).toMatch(/delete it/i)
+    expect(server.deployments()).toEqual([])
+  })
 })

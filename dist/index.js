@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6894);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2326);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6894:
+/***/ 2326:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32907,11 +32907,41 @@ class CoolifyClient {
             signal
         });
     }
-    /** DELETE /applications/{uuid}: Coolify removes it in the background. */
+    /**
+     * DELETE /applications/{uuid}: Coolify removes it in the background, with its own volumes and
+     * configuration. Without `docker_cleanup=false` it would also prune the whole server's build
+     * cache, so that production's next build starts cold.
+     */
     deleteApplication(uuid, signal) {
         return this.call({
             method: 'DELETE',
             path: `/applications/${enc(uuid)}`,
+            query: { docker_cleanup: 'false' },
+            retry: true,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/storages: its volumes, bind mounts and file mounts. */
+    listApplicationStorages(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/storages`,
+            retry: true,
+            signal
+        });
+    }
+    listScheduledTasks(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/scheduled-tasks`,
+            retry: true,
+            signal
+        });
+    }
+    deleteScheduledTask(uuid, taskUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/scheduled-tasks/${enc(taskUuid)}`,
             retry: true,
             signal
         });
@@ -33296,7 +33326,8 @@ function readConfig(raw, mask) {
             project: read('review-project').trim() || undefined,
             server: read('review-server').trim() || undefined,
             environment: read('review-environment').trim() || undefined,
-            deployKey: read('review-deploy-key').trim() || undefined
+            deployKey: read('review-deploy-key').trim() || undefined,
+            destination: read('review-destination').trim() || undefined
         }
     };
     if (config.pr !== undefined && tags.length > 0) {
@@ -33691,6 +33722,15 @@ function describeSettings(settings, env) {
         done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
     return done.join(', ');
 }
+/**
+ * Sets one application's variables: through the bulk route, or, on a server without it, as the
+ * application's PATCH of `KEY=value` lines (which keeps no flags).
+ */
+async function writeVariables(client, uuid, env, signal) {
+    if (await setVariables(client, uuid, env, signal))
+        return;
+    await client.updateApplication(uuid, { environment_variables: joined(env) }, signal);
+}
 /** True once set; false when the server has no bulk route, so nothing was set. */
 async function setVariables(client, uuid, env, signal) {
     try {
@@ -33711,6 +33751,10 @@ function isMissingRoute(error) {
     return (error instanceof CoolifyError &&
         error.status === 404 &&
         /^not found\.?$/i.test(error.details.serverMessage ?? ''));
+}
+/** A 404 about the thing asked for (it is not there, or no longer), not about a missing route. */
+function isGone(error) {
+    return error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error);
 }
 /** The seed contract's form: `KEY=value` lines. */
 function joined(env) {
@@ -33925,7 +33969,262 @@ function deployment_timeOf(value) {
     return Number.isNaN(ms) ? undefined : ms;
 }
 
+;// CONCATENATED MODULE: ./src/rollout/review-plan.ts
+/** The webhook secrets a clone keeps: a push signed with one deploys the app. */
+const WEBHOOK_SECRETS = [
+    'manual_webhook_secret_github',
+    'manual_webhook_secret_gitlab',
+    'manual_webhook_secret_bitbucket',
+    'manual_webhook_secret_gitea'
+];
+/** The flags a copied variable keeps: they change how its value is read and when it is there. */
+const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'];
+/**
+ * The review app's target and the writes that reach it from a fresh clone, or why none may be
+ * made. The order is part of the contract: first what could build or route the clone (auto-deploy,
+ * webhook secrets, the pinned commit) goes, with the marker that it is being set up; then its
+ * domains; then the template's tasks, tags and variables; then its own variables; the pull
+ * request's branch only after all of that (a push to it deploys whatever carries it); then the
+ * read-back; the marker that it is ready last.
+ */
+function planReviewApp(template, request) {
+    const refused = [
+        ...mountRefusals(template),
+        ...routeRefusals(template, request),
+        ...labelRefusals(template)
+    ];
+    if (refused.length > 0)
+        return { refused };
+    const { variables, warnings, secrets } = reviewVariables(template.variables, request.env);
+    const compose = isCompose(template);
+    const routed = Object.entries(template.composeDomains).filter(([, domain]) => domain.trim());
+    const composeDomains = compose && routed.length === 1 && request.domain
+        ? { [routed[0][0]]: request.domain }
+        : undefined;
+    const domains = !compose && request.domain ? request.domain : undefined;
+    const writes = [
+        {
+            kind: 'update',
+            changes: {
+                description: request.pending,
+                is_auto_deploy_enabled: false,
+                git_commit_sha: 'HEAD',
+                ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, '']))
+            }
+        }
+    ];
+    if (domains)
+        writes.push({ kind: 'update', changes: { domains } });
+    if (composeDomains) {
+        const [[name, domain]] = Object.entries(composeDomains);
+        writes.push({ kind: 'update', changes: { docker_compose_domains: [{ name, domain }] } });
+    }
+    writes.push({ kind: 'delete-scheduled-tasks' }, { kind: 'remove-tags' });
+    writes.push({ kind: 'delete-variables' });
+    if (variables.length > 0)
+        writes.push({ kind: 'set-variables', variables });
+    writes.push({ kind: 'update', changes: { git_branch: request.branch } });
+    writes.push({ kind: 'verify' });
+    writes.push({ kind: 'update', changes: { description: request.marker } });
+    return {
+        target: { domains, composeDomains, branch: request.branch, variables },
+        writes,
+        warnings,
+        secrets
+    };
+}
+/**
+ * Every trace of production the review app still carries, named without values: a host of the
+ * template's in its domains or labels (a server without a proxy drops a new domain and still
+ * answers 200), a mount path of the template's, a variable equal to production's, what could
+ * build it behind the run's back. Empty when it is the pull request's own.
+ */
+function tracesOfProduction(template, app, env = []) {
+    const traces = [];
+    const hosts = templateHosts(template);
+    const named = (where, text, note = '') => {
+        const found = [...hosts].filter(host => hostsOf(text ?? '').has(host));
+        if (found.length > 0)
+            traces.push(`its ${where} still name ${found.join(', ')}${note}`);
+    };
+    named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)');
+    named('compose domains', Object.values(app.composeDomains).join(','));
+    const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host));
+    if (labelled.length > 0)
+        traces.push(`its labels still route ${labelled.join(', ')}`);
+    const bindPaths = new Set(template.persistentStorages.map(s => s.host_path).filter(Boolean));
+    const filePaths = new Set(template.fileStorages.map(s => s.fs_path).filter(Boolean));
+    for (const storage of app.persistentStorages) {
+        if (storage.host_path && bindPaths.has(storage.host_path)) {
+            traces.push(`it mounts ${storage.host_path}`);
+        }
+    }
+    for (const storage of app.fileStorages) {
+        if (storage.fs_path && filePaths.has(storage.fs_path))
+            traces.push(`it mounts ${storage.fs_path}`);
+    }
+    const production = productionValues(template.variables);
+    const given = new Set(env.map(variable => variable.key));
+    const equal = app.variables
+        .filter(v => typeof v.key === 'string' && !given.has(v.key))
+        .filter(v => typeof v.value === 'string' && v.value !== '' && production.get(v.key) === v.value)
+        .map(v => v.key);
+    if (equal.length > 0) {
+        traces.push(`its variable(s) ${[...new Set(equal)].join(', ')} hold production's values`);
+    }
+    if (app.autoDeploy === true)
+        traces.push('auto-deploy is still on');
+    if (app.gitCommitSha && app.gitCommitSha !== 'HEAD') {
+        traces.push(`it is still pinned to commit ${app.gitCommitSha}`);
+    }
+    if (app.webhookSecrets.length > 0)
+        traces.push(`it keeps ${app.webhookSecrets.join(', ')}`);
+    return traces;
+}
+function isCompose(template) {
+    return template.buildPack === 'dockercompose';
+}
+/**
+ * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:
+ * the review app would read and write production's files. They cannot be taken off safely either
+ * (Coolify deletes a file mount's file on the server with it), so such templates are refused.
+ */
+function mountRefusals(template) {
+    const binds = template.persistentStorages.filter(storage => storage.host_path?.trim());
+    const files = template.fileStorages.filter(storage => storage.fs_path?.trim());
+    if (binds.length === 0 && files.length === 0)
+        return [];
+    const paths = [
+        ...binds.map(s => `bind mount ${s.host_path} (at ${s.mount_path ?? '?'})`),
+        ...files.map(s => `file mount ${s.fs_path} (at ${s.mount_path ?? '?'})`)
+    ];
+    return [
+        `the template mounts production's files — ${paths.join(', ')} — which its clone would share: give review apps a template without bind or file mounts (named volumes are fine)`
+    ];
+}
+/** The review app needs a domain of its own wherever the template has one. */
+function routeRefusals(template, request) {
+    const routed = Object.entries(template.composeDomains).filter(([, domain]) => domain.trim());
+    const hasDomain = isCompose(template) ? routed.length > 0 : Boolean(template.fqdn?.trim());
+    if (hasDomain && !request.domain) {
+        return [
+            `input \`review-domain\` is needed: the template ${template.name} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com`
+        ];
+    }
+    if (isCompose(template) && routed.length > 1) {
+        return [
+            `the template ${template.name} is a compose application that routes ${routed.length} services (${routed.map(([name]) => name).join(', ')}), and \`review-domain\` gives the domain of one: give review apps a template that routes one service`
+        ];
+    }
+    return [];
+}
+/**
+ * With "Readonly labels" off the template's own labels are copied as they are, and labels that
+ * route by host send production's traffic to the pull request's build too. Coolify takes no
+ * setting to turn them back into generated ones, so such templates are refused.
+ */
+function labelRefusals(template) {
+    if (template.readonlyLabels !== false)
+        return [];
+    const labels = template.customLabels;
+    if (labels !== undefined && !routesByHost(labels, templateHosts(template)))
+        return [];
+    return [
+        `the template ${template.name} has "Readonly labels" off, so its clone keeps its own labels${labels === undefined ? ' (hidden from this token)' : ', which route its domains'}: turn "Readonly labels" on in the template (Coolify then makes the labels from the review app's domain)`
+    ];
+}
+function routesByHost(labels, hosts) {
+    const text = labels.toLowerCase();
+    return (/\bhost(regexp|sni)?\s*\(/.test(text) ||
+        /^caddy(_\d+)?\s*=/m.test(text) ||
+        [...hosts].some(host => text.includes(host)));
+}
+/** Every host the template is reached by, lower case. */
+function templateHosts(template) {
+    return hostsOf([template.fqdn ?? '', ...Object.values(template.composeDomains)].join(','));
+}
+/** The hosts of comma-separated addresses. */
+function hostsOf(addresses) {
+    const hosts = new Set();
+    for (const item of addresses.split(',')) {
+        const text = item.trim();
+        if (!text)
+            continue;
+        try {
+            hosts.add(new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`).hostname);
+        }
+        catch {
+            // Not an address: nothing routes by it.
+        }
+    }
+    return hosts;
+}
+/** Production's values by key; undefined for a value Coolify hides (a locked variable). */
+function productionValues(variables) {
+    const values = new Map();
+    for (const v of variables) {
+        if (v?.is_preview === true || typeof v?.key !== 'string')
+            continue;
+        values.set(v.key, typeof v.value === 'string' ? v.value : undefined);
+    }
+    return values;
+}
+/**
+ * The review app's variables: the template's preview variables that are not production's (Coolify
+ * gives every production variable a preview twin with the same value), with their flags, then
+ * `env` over them. Locked ("shown once") values are shown to no token, so they cannot be copied.
+ */
+function reviewVariables(listed, env) {
+    const production = productionValues(listed);
+    const given = new Set((env ?? []).map(variable => variable.key));
+    const byKey = new Map();
+    const twins = [];
+    const locked = [];
+    const unverifiable = [];
+    for (const v of listed) {
+        if (v?.is_preview !== true || typeof v.key !== 'string' || given.has(v.key))
+            continue;
+        const key = v.key;
+        if (v.is_shown_once === true) {
+            locked.push(key);
+        }
+        else if (typeof v.value !== 'string') {
+            // Hidden although not locked: the token cannot read sensitive values (checked before).
+            continue;
+        }
+        else if (production.has(key) && production.get(key) === undefined) {
+            unverifiable.push(key);
+        }
+        else if (production.get(key) === v.value) {
+            twins.push(key);
+        }
+        else {
+            const flags = Object.fromEntries(FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]]));
+            byKey.set(key, { key, value: v.value, ...flags });
+        }
+    }
+    for (const variable of env ?? [])
+        byKey.set(variable.key, variable);
+    const warnings = [];
+    const own = "give the review app its own with `env`, or a value of its own in the template's preview variable in Coolify";
+    if (twins.length > 0) {
+        warnings.push(`Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`);
+    }
+    if (unverifiable.length > 0) {
+        warnings.push(`Not copied to the review app: ${unverifiable.join(', ')} — production's value is locked, so the preview value cannot be shown to differ from it; ${own}.`);
+    }
+    if (locked.length > 0) {
+        warnings.push(`Not copied to the review app: ${locked.join(', ')} — locked ("shown once") in the template, so Coolify shows the value to no token; give it with \`env\`.`);
+    }
+    const copied = [...byKey.values()];
+    const secrets = copied.filter(v => !given.has(v.key)).map(v => v.value);
+    return { variables: copied, warnings, secrets };
+}
+
 ;// CONCATENATED MODULE: ./src/rollout/review-app.ts
+
+
+
 
 
 
@@ -33934,8 +34233,11 @@ function deployment_timeOf(value) {
 
 /** How often a run looks at a review app another run is setting up. */
 const WAIT_FOR_OTHER_MS = 1000;
-/** How long a review app found half set up may still be another run's work in progress. */
-const UNFINISHED_WAIT_MS = 15_000;
+/**
+ * The longest a run waits for a review app another run is setting up: a setup takes seconds, so
+ * one still unfinished after this was left by a run that stopped halfway.
+ */
+const OTHER_RUN_WAIT_MS = 15_000;
 /**
  * Checks, before any request, what a review app needs from the event: a pull request of this
  * repository (Coolify builds branches of the template's repository only) and its branch.
@@ -33953,75 +34255,82 @@ function checkReviewEvent(config, event) {
 /**
  * The review app for the pull request: found again by its name and marker, or made from the
  * template — cloned where Coolify can (4.3+), else created from the template's repository — and
- * set up before anything deploys it: no production domain, tags or variables. A run that made one
- * while another run made one too keeps the older and deletes its own.
+ * set up by the plan (review-plan.ts) before anything deploys it, then read back: any trace of
+ * production left on it deletes it and fails the step. A run that made one while another run made
+ * one too keeps the older and deletes its own.
  */
 async function openReviewApp(client, config, event, signal, undo, note) {
-    const templateUuid = config.appUuids[0];
-    const template = await client.getApplication(templateUuid, signal);
-    const templateName = template.name ?? templateUuid;
-    const names = namesFor(templateName, config, templateUuid);
-    const hasDomain = Boolean(template.fqdn?.trim());
-    if (hasDomain && !config.reviewDomain) {
-        throw new ActionError(`Input \`review-domain\` is needed: the template ${templateName} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com.`);
-    }
+    const { template, names } = await templateOf(client, config, signal);
     const branch = config.gitBranch ?? event.headRef;
+    const compose = template.build_pack === 'dockercompose';
     // Set up just now, it needs nothing more; found again, its domain and branch are set again,
-    // and `env`, as for any application.
+    // and `env`, as for any application (compose applications route by service, not `domains`).
     const target = (uuid, setUp) => ({
         ...config,
         appUuids: [uuid],
         pr: undefined,
         gitBranch: setUp ? undefined : branch,
-        domains: setUp ? undefined : config.reviewDomain,
+        domains: setUp || compose ? undefined : config.reviewDomain,
         env: setUp ? undefined : config.env,
         reviewApp: false
     });
-    const found = await findReviewApps(client, names, signal);
+    const reviewApp = (uuid, setUp) => ({
+        uuid,
+        name: names.name,
+        config: target(uuid, setUp)
+    });
+    const listed = await client.listApplications(signal);
+    const found = reviewAppsIn(listed, names);
     const ready = found.find(app => app.description === names.marker);
     if (ready) {
         note(`Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
-        return { uuid: ready.uuid, name: names.name, config: target(ready.uuid, false) };
+        return reviewApp(ready.uuid, false);
     }
-    const variables = withInput(await previewVariables(client, templateUuid, signal), config.env);
-    const setup = { names, branch, domains: config.reviewDomain, variables };
+    const destination = await primaryDestination(client, template.uuid, signal);
+    const facts = await templateFacts(client, template, destination !== undefined, signal);
+    const plan = planReviewApp(facts, {
+        branch,
+        domain: config.reviewDomain,
+        env: config.env,
+        pending: names.pending,
+        marker: names.marker
+    });
+    if (plan.refused) {
+        throw new ActionError(`No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`);
+    }
+    for (const warning of plan.warnings)
+        host().warning(warning);
+    // As the variables of debug logs: short values ("true", "3000") would star out the whole log.
+    for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
+        if (line.length >= MIN_MASKED_LENGTH)
+            mask(line);
+    }
+    const setup = { facts, plan, env: config.env, names };
     const unfinished = found[0];
     if (unfinished) {
-        // Another run may be setting it up right now: give it time, then finish what it left.
-        const waited = AbortSignal.any([signal, AbortSignal.timeout(UNFINISHED_WAIT_MS)]);
-        if (await waitUntilReady(client, unfinished.uuid, names, waited).catch(() => false)) {
-            return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, false) };
+        // Another run may be setting it up right now: give it a short while, then finish what it left.
+        if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
+            return reviewApp(unfinished.uuid, false);
         }
         note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`);
-        await markPending(client, unfinished.uuid, setup, signal);
-        await finishSetup(client, unfinished.uuid, setup, signal);
-        return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, true) };
+        await setUp(client, unfinished.uuid, setup, signal, undo, note, { marked: true });
+        return reviewApp(unfinished.uuid, true);
     }
-    const uuid = await makeReviewApp(client, config, template, { names, branch }, signal, note);
-    try {
-        // One that another run finished meanwhile has passed that run's check below: it is kept.
-        await markPending(client, uuid, setup, signal);
-        const finished = (await findReviewApps(client, names, signal)).find(app => app.uuid !== uuid && app.description === names.marker);
-        if (finished) {
-            note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`);
-            await removeHalfMade(client, uuid, undo(), note);
-            return { uuid: finished.uuid, name: names.name, config: target(finished.uuid, false) };
-        }
-        await finishSetup(client, uuid, setup, signal);
-    }
-    catch (error) {
-        await removeHalfMade(client, uuid, undo(), note);
-        throw error;
-    }
+    const before = new Set(namesakesIn(listed, names.name));
+    const uuid = destination
+        ? await cloneTemplate(client, template, destination, names, before, signal, undo, note)
+        : await createFromRepository(client, config, template, { names, branch }, signal);
+    note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
+    const other = await setUp(client, uuid, setup, signal, undo, note, { marked: false });
+    if (other)
+        return reviewApp(other, false);
     const kept = await keepOlder(client, names, uuid, signal, undo, note);
-    return { uuid: kept, name: names.name, config: target(kept, true) };
+    return reviewApp(kept, true);
 }
 /** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
 async function deleteReviewApp(client, config, signal, note) {
-    const templateUuid = config.appUuids[0];
-    const template = await client.getApplication(templateUuid, signal);
-    const names = namesFor(template.name ?? templateUuid, config, templateUuid);
-    const found = await findReviewApps(client, names, signal);
+    const { names } = await templateOf(client, config, signal);
+    const found = reviewAppsIn(await client.listApplications(signal), names);
     if (found.length === 0) {
         note(`No review app of pull request ${config.pr} in Coolify (already deleted)`);
         return;
@@ -34031,24 +34340,36 @@ async function deleteReviewApp(client, config, signal, note) {
         note(`Coolify is deleting review app ${names.name} (${app.uuid})`);
     }
 }
-function namesFor(templateName, config, templateUuid) {
+/** The template (`app-uuid`) and the names its review app for this pull request goes by. */
+async function templateOf(client, config, signal) {
+    const uuid = config.appUuids[0];
+    const template = await client.getApplication(uuid, signal);
     const repository = process.env.GITHUB_REPOSITORY ?? 'this repository';
-    const marker = `Review app for pull request #${config.pr} of ${repository}, template ${templateUuid}`;
-    return {
-        name: `${templateName}-pr-${config.pr}`,
+    const marker = `Review app for pull request #${config.pr} of ${repository}, template ${uuid}`;
+    const names = {
+        name: `${template.name ?? uuid}-pr-${config.pr}`,
         marker,
         pending: `${marker} (being set up)`
     };
+    return { template: { ...template, uuid }, names };
+}
+/** The uuids of the applications with this name. */
+function namesakesIn(listed, name) {
+    return (Array.isArray(listed) ? listed : [])
+        .filter(app => app?.name === name && typeof app.uuid === 'string')
+        .map(app => app.uuid);
 }
 /** Applications with the review app's name and marker, the oldest first; never any other. */
-async function findReviewApps(client, names, signal) {
-    const apps = await client.listApplications(signal);
-    return (Array.isArray(apps) ? apps : [])
+function reviewAppsIn(listed, names) {
+    return (Array.isArray(listed) ? listed : [])
         .filter((app) => app?.name === names.name &&
         typeof app.uuid === 'string' &&
         typeof app.description === 'string' &&
         (app.description === names.marker || app.description === names.pending))
         .sort(olderFirst);
+}
+async function findReviewApps(client, names, signal) {
+    return reviewAppsIn(await client.listApplications(signal), names);
 }
 /**
  * Coolify's API hides ids: the older is the one created first, and of two created in the same
@@ -34059,30 +34380,166 @@ function olderFirst(a, b) {
     return time(a) - time(b) || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }
 /**
- * A new application for the pull request, not deployed: a clone of the template into its primary
- * destination, or, on servers without the clone route, one created from the template's
- * repository where the `review-*` inputs say. Its description says at once that it is being set
- * up, and its domain is no longer production's.
+ * What the template is, for the plan. A clone starts as the template does; an application created
+ * from the repository (before 4.3) starts with none of its storages, labels or compose domains.
  */
-async function makeReviewApp(client, config, template, { names, branch }, signal, note) {
-    const destination = await primaryDestination(client, template.uuid, signal);
-    let uuid;
-    if (destination) {
-        const clone = await client
-            .cloneApplication(template.uuid, { destination_uuid: destination, name: names.name }, signal)
-            .catch(error => {
-            throw needsWrite(error);
-        });
-        uuid = clone?.uuid;
+async function templateFacts(client, template, cloned, signal) {
+    let variables;
+    try {
+        variables = await client.listApplicationEnvs(template.uuid, signal);
     }
-    else {
-        uuid = (await createFromRepository(client, config, template, { names, branch }, signal))?.uuid;
+    catch (error) {
+        if (!isMissingRoute(error))
+            throw error;
     }
-    if (typeof uuid !== 'string' || uuid === '') {
-        throw new ActionError('Coolify answered without the uuid of the review app it made.');
+    variables = Array.isArray(variables) ? variables : [];
+    // Locked values are hidden from every token; any other hidden one means no `read:sensitive`.
+    if (variables.some(v => v?.is_shown_once !== true && typeof v?.value !== 'string')) {
+        throw new ActionError("Coolify hides the template's variables from this token: a review app copies its preview variables and checks them against production's, which needs the `read:sensitive` ability.");
     }
-    note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
-    return uuid;
+    const base = {
+        name: template.name ?? template.uuid,
+        fqdn: template.fqdn,
+        buildPack: template.build_pack,
+        variables
+    };
+    if (!cloned)
+        return { ...base, composeDomains: {}, persistentStorages: [], fileStorages: [] };
+    const storages = await client.listApplicationStorages(template.uuid, signal);
+    return {
+        ...base,
+        composeDomains: composeDomainsOf(template.docker_compose_domains),
+        customLabels: labelsOf(template.custom_labels),
+        readonlyLabels: template.settings?.is_container_label_readonly_enabled,
+        persistentStorages: listOf(storages?.persistent_storages),
+        fileStorages: listOf(storages?.file_storages)
+    };
+}
+/** The review app as Coolify now has it, to compare with the plan's target. */
+async function readBack(client, uuid, signal) {
+    const app = await client.getApplication(uuid, signal);
+    const storages = await client.listApplicationStorages(uuid, signal).catch(error => {
+        if (isMissingRoute(error))
+            return undefined;
+        throw error;
+    });
+    const variables = await listed(client.listApplicationEnvs(uuid, signal));
+    return {
+        fqdn: app.fqdn,
+        composeDomains: composeDomainsOf(app.docker_compose_domains),
+        customLabels: labelsOf(app.custom_labels),
+        autoDeploy: app.settings?.is_auto_deploy_enabled,
+        gitCommitSha: app.git_commit_sha,
+        webhookSecrets: WEBHOOK_SECRETS.filter(field => Boolean(app[field])),
+        persistentStorages: listOf(storages?.persistent_storages),
+        fileStorages: listOf(storages?.file_storages),
+        variables
+    };
+}
+function listOf(value) {
+    return Array.isArray(value) ? value : [];
+}
+/** docker_compose_domains, stored as JSON `{service: {domain}}`: each service's domain(s). */
+function composeDomainsOf(stored) {
+    let parsed;
+    try {
+        parsed = JSON.parse(stored ?? '{}');
+    }
+    catch {
+        return {};
+    }
+    const domains = {};
+    for (const [service, entry] of Object.entries(parsed ?? {})) {
+        const domain = entry?.domain;
+        if (typeof domain === 'string')
+            domains[service] = domain;
+    }
+    return domains;
+}
+/** custom_labels are stored base64-encoded; undefined when Coolify hid them. */
+function labelsOf(stored) {
+    if (typeof stored !== 'string')
+        return undefined;
+    return Buffer.from(stored, 'base64').toString('utf8');
+}
+/**
+ * Applies the plan to an application this run made, or finishes one a run left half set up.
+ * Anything failing deletes it; when even that fails, the error names it. Returns the uuid of
+ * another run's review app when that one was finished meanwhile (this run's is then deleted).
+ */
+async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, note, state) {
+    const [first, ...rest] = plan.writes;
+    const made = !state.marked;
+    try {
+        await applyWrite(client, uuid, first, facts, env, signal);
+        state.marked = true;
+        // One that another run finished meanwhile has passed that run's read-back: it is kept.
+        const finished = made &&
+            (await findReviewApps(client, names, signal)).find(app => app.uuid !== uuid && app.description === names.marker);
+        if (finished) {
+            note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`);
+            await removeOrSay(client, uuid, undo(), note, 'it is marked as being set up');
+            return finished.uuid;
+        }
+        for (const write of rest)
+            await applyWrite(client, uuid, write, facts, env, signal);
+    }
+    catch (error) {
+        const left = await removeHalfMade(client, uuid, undo(), note);
+        if (!left)
+            throw error;
+        const marked = state.marked ? ' (it is marked as being set up, so no run deploys it)' : '';
+        throw new ActionError(`${describeError(error)} Review app ${uuid} could not be deleted (${left})${marked}: delete it in Coolify.`);
+    }
+    return undefined;
+}
+/** One write of the plan. */
+async function applyWrite(client, uuid, write, facts, env, signal) {
+    switch (write.kind) {
+        case 'update':
+            await client.updateApplication(uuid, write.changes, signal);
+            return;
+        case 'delete-scheduled-tasks':
+            for (const task of await listed(client.listScheduledTasks(uuid, signal))) {
+                if (task?.uuid)
+                    await client.deleteScheduledTask(uuid, task.uuid, signal).catch(unlessGone);
+            }
+            return;
+        case 'remove-tags':
+            // Servers before 4.2 have no tags per application, so a new app there has none.
+            for (const tag of await listed(client.listApplicationTags(uuid, signal))) {
+                if (tag?.uuid)
+                    await client.removeApplicationTag(uuid, tag.uuid, signal).catch(unlessGone);
+            }
+            return;
+        case 'delete-variables':
+            for (const variable of await listed(client.listApplicationEnvs(uuid, signal))) {
+                if (variable?.uuid) {
+                    await client.deleteApplicationEnv(uuid, variable.uuid, signal).catch(unlessGone);
+                }
+            }
+            return;
+        case 'set-variables':
+            await writeVariables(client, uuid, write.variables, signal);
+            return;
+        case 'verify': {
+            const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), env);
+            if (traces.length > 0) {
+                throw new ActionError(`Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed.`);
+            }
+        }
+    }
+}
+/** A list Coolify answered; none on a server without the route. */
+async function listed(answer) {
+    try {
+        return listOf(await answer);
+    }
+    catch (error) {
+        if (isMissingRoute(error))
+            return [];
+        throw error;
+    }
 }
 /** The template's primary destination; none when the server has no such route (before 4.3). */
 async function primaryDestination(client, templateUuid, signal) {
@@ -34100,8 +34557,62 @@ async function primaryDestination(client, templateUuid, signal) {
         throw error;
     }
 }
+/**
+ * A clone of the template into its primary destination, not deployed. The clone is never sent
+ * twice; when its answer is lost, the copy Coolify may have saved meanwhile — its name, not there
+ * before the request, without a review marker — is found and deleted, or named.
+ */
+async function cloneTemplate(client, template, destination, names, before, signal, undo, note) {
+    let uuid;
+    try {
+        const clone = await client.cloneApplication(template.uuid, { destination_uuid: destination, name: names.name }, signal);
+        uuid = clone?.uuid;
+    }
+    catch (error) {
+        if (!mayHaveActed(error))
+            throw needsWrite(error);
+        throw new ActionError(`${describeError(error)} ${await removeLostCopies(client, names, before, undo(), note)}`);
+    }
+    if (typeof uuid !== 'string' || uuid === '') {
+        const left = await removeLostCopies(client, names, before, undo(), note);
+        throw new ActionError(`Coolify answered the clone without the review app's uuid. ${left}`);
+    }
+    return uuid;
+}
+/** A failure after which Coolify may have saved what was asked: no answer, or a server error. */
+function mayHaveActed(error) {
+    return (error instanceof CoolifyError &&
+        !error.details.unsent &&
+        (error.status === undefined || error.status >= 500));
+}
+/** Deletes the copies a lost clone answer left behind; says what became of them. */
+async function removeLostCopies(client, names, before, signal, note) {
+    let listed;
+    try {
+        listed = listOf(await client.listApplications(signal));
+    }
+    catch (error) {
+        return `Whether Coolify made a copy named ${names.name} could not be checked (${describeError(error)}): look for one without a review marker in its description and delete it.`;
+    }
+    const copies = listed.filter(app => app?.name === names.name &&
+        typeof app.uuid === 'string' &&
+        !before.has(app.uuid) &&
+        app.description !== names.marker &&
+        app.description !== names.pending);
+    if (copies.length === 0)
+        return 'Coolify made no copy; nothing was deployed.';
+    const left = [];
+    for (const copy of copies) {
+        const failure = await removeHalfMade(client, copy.uuid, signal, note);
+        if (failure)
+            left.push(`${copy.uuid} (${failure})`);
+    }
+    if (left.length === 0)
+        return 'The copy Coolify had made was deleted; nothing was deployed.';
+    return `The copy Coolify made could not be deleted: ${left.join(', ')} — a copy of the template, domain and all: delete it in Coolify.`;
+}
 async function createFromRepository(client, config, template, { names, branch }, signal) {
-    const { project, server, environment, deployKey } = config.reviewPlacement;
+    const { project, server, environment, deployKey, destination } = config.reviewPlacement;
     const missing = [
         !project && 'review-project',
         !server && 'review-server',
@@ -34114,7 +34625,7 @@ async function createFromRepository(client, config, template, { names, branch },
     if (!template.git_repository || !template.build_pack || !template.ports_exposes) {
         throw new ActionError("Coolify did not give the template's repository, build pack and ports, which a review app is created with.");
     }
-    return client
+    const made = await client
         .createApplication({
         project_uuid: project,
         server_uuid: server,
@@ -34126,80 +34637,25 @@ async function createFromRepository(client, config, template, { names, branch },
         ports_exposes: template.ports_exposes,
         name: names.name,
         description: names.pending,
-        ...(config.reviewDomain ? { domains: config.reviewDomain } : {})
+        ...(config.reviewDomain ? { domains: config.reviewDomain } : {}),
+        ...(destination ? { destination_uuid: destination } : {})
     }, signal)
         .catch(error => {
+        if (error instanceof CoolifyError &&
+            /multiple destinations/i.test(error.details.serverMessage ?? '')) {
+            throw error.withHint(`The server \`review-server\` has several destinations: give \`review-destination\`, the uuid of the one for review apps (the server's Destinations in Coolify)`);
+        }
         throw needsWrite(error);
     });
-}
-/**
- * The template's preview variables, to become the review app's own: pull request code never gets
- * production's. Copying them needs their values, which only `read:sensitive` shows.
- */
-async function previewVariables(client, templateUuid, signal) {
-    let listed;
-    try {
-        listed = await client.listApplicationEnvs(templateUuid, signal);
+    if (typeof made?.uuid !== 'string' || made.uuid === '') {
+        throw new ActionError('Coolify answered without the uuid of the review app it made.');
     }
-    catch (error) {
-        if (isMissingRoute(error))
-            return [];
-        throw error;
-    }
-    const previews = (Array.isArray(listed) ? listed : []).filter(variable => variable?.is_preview === true && typeof variable.key === 'string');
-    if (previews.some(variable => typeof variable.value !== 'string')) {
-        throw new ActionError("Coolify hides the template's preview variables from this token: a review app copies them, which needs the `read:sensitive` ability.");
-    }
-    return previews.map(variable => ({ key: variable.key, value: variable.value }));
-}
-/** The template's preview variables, and `env` over them. */
-function withInput(variables, env) {
-    const byKey = new Map(variables.map(variable => [variable.key, variable.value]));
-    for (const variable of env ?? [])
-        byKey.set(variable.key, variable.value);
-    return [...byKey].map(([key, value]) => ({ key, value }));
-}
-/**
- * The rest of what makes an application marked as being set up (`markPending`) a review app,
- * before anything deploys it: none of the template's tags (a `tag` deploy of production must
- * never reach it); none of production's variables, but the template's preview ones and `env`.
- * Done again on an app a run left half set up. The description says it is ready last.
- */
-async function finishSetup(client, uuid, { names, variables }, signal) {
-    try {
-        const tags = await client.listApplicationTags(uuid, signal);
-        for (const tag of Array.isArray(tags) ? tags : []) {
-            if (tag?.uuid)
-                await client.removeApplicationTag(uuid, tag.uuid, signal).catch(unlessGone);
-        }
-    }
-    catch (error) {
-        // Servers before 4.2 have no tags per application, so a new app there has none.
-        if (!isMissingRoute(error))
-            throw error;
-    }
-    const listed = await client.listApplicationEnvs(uuid, signal).catch(error => {
-        if (isMissingRoute(error))
-            return [];
-        throw error;
-    });
-    for (const variable of Array.isArray(listed) ? listed : []) {
-        if (variable?.is_preview !== true && variable?.uuid) {
-            await client.deleteApplicationEnv(uuid, variable.uuid, signal).catch(unlessGone);
-        }
-    }
-    if (variables.length > 0)
-        await client.updateApplicationEnvs(uuid, variables, signal);
-    await client.updateApplication(uuid, { description: names.marker }, signal);
-}
-/** First of all: the description says it is being set up, and the domain is no longer production's. */
-async function markPending(client, uuid, { names, branch, domains }, signal) {
-    await client.updateApplication(uuid, { description: names.pending, git_branch: branch, ...(domains ? { domains } : {}) }, signal);
+    return made.uuid;
 }
 /**
  * Two runs for one pull request may each have made a review app: the older is kept, so this run
  * deletes its own when an older one exists, once that one is ready — or keeps its own after all
- * when the other run deleted that one meanwhile.
+ * when the other run deleted that one meanwhile, or has not finished it within OTHER_RUN_WAIT_MS.
  */
 async function keepOlder(client, names, own, signal, undo, note) {
     const found = await findReviewApps(client, names, signal);
@@ -34207,42 +34663,62 @@ async function keepOlder(client, names, own, signal, undo, note) {
     const older = ownIndex > 0 ? found[0] : undefined;
     if (!older)
         return own;
-    note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
-    if (!(await waitUntilReady(client, older.uuid, names, signal))) {
-        note(`Review app ${older.uuid} was deleted meanwhile: keeping ${own}`);
+    const other = await waitForOtherRun(client, older.uuid, names, signal);
+    if (other === 'gone') {
+        note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`);
         return own;
     }
-    await removeHalfMade(client, own, undo(), note);
+    if (other === 'unfinished') {
+        note(`Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`);
+        return own;
+    }
+    note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
+    await removeOrSay(client, own, undo(), note, 'it is a finished review app of this pull request');
     return older.uuid;
 }
 /**
- * Until the other run has set the review app up (it is never deployed before); false when it
- * is gone.
+ * What becomes of a review app another run is setting up, within OTHER_RUN_WAIT_MS: ready, gone,
+ * or still unfinished (a run that stopped halfway leaves it so).
  */
-async function waitUntilReady(client, uuid, names, signal) {
-    for (;;) {
-        const app = await client.getApplication(uuid, signal).catch(error => {
-            if (error instanceof CoolifyError && error.status === 404)
-                return undefined;
-            throw error;
-        });
-        if (!app || (app.description !== names.marker && app.description !== names.pending)) {
-            return false;
+async function waitForOtherRun(client, uuid, names, signal) {
+    const bound = AbortSignal.timeout(OTHER_RUN_WAIT_MS);
+    const waited = AbortSignal.any([signal, bound]);
+    try {
+        for (;;) {
+            const app = await client.getApplication(uuid, waited).catch(error => {
+                if (isGone(error))
+                    return undefined;
+                throw error;
+            });
+            if (app?.description === names.marker)
+                return 'ready';
+            if (app?.description !== names.pending)
+                return 'gone';
+            await sleep(WAIT_FOR_OTHER_MS, waited);
         }
-        if (app.description === names.marker)
-            return true;
-        await sleep(WAIT_FOR_OTHER_MS, signal);
+    }
+    catch (error) {
+        if (bound.aborted && !signal.aborted)
+            return 'unfinished';
+        throw error;
     }
 }
-/** Deletes an application this run made; says so when Coolify would not. */
+/** Deletes an application this run made; on failure, what went wrong. */
 async function removeHalfMade(client, uuid, signal, note) {
     try {
         await deleteApplication(client, uuid, signal);
         note(`Deleted review app ${uuid}, which this run made`);
+        return undefined;
     }
     catch (error) {
-        note(`Could not delete review app ${uuid}: ${describeError(error)}; it is marked as being set up, so it is never deployed so and the next run finishes it`);
+        return describeError(error);
     }
+}
+/** Deletes an application this run made, and says so when Coolify would not. */
+async function removeOrSay(client, uuid, signal, note, state) {
+    const failure = await removeHalfMade(client, uuid, signal, note);
+    if (failure)
+        note(`Could not delete review app ${uuid} (${failure}); ${state}: delete it in Coolify`);
 }
 /** One already gone counts as deleted. */
 async function deleteApplication(client, uuid, signal) {
@@ -34250,14 +34726,14 @@ async function deleteApplication(client, uuid, signal) {
         await client.deleteApplication(uuid, signal);
     }
     catch (error) {
-        if (error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error))
+        if (isGone(error))
             return;
         throw needsWrite(error);
     }
 }
 /** Removed already, by a run that set the same app up at the same time: done. */
 function unlessGone(error) {
-    if (error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error))
+    if (isGone(error))
         return;
     throw error;
 }

@@ -59,6 +59,8 @@ export interface ReviewPlacement {
   server?: string
   environment?: string
   deployKey?: string
+  /** Needed by Coolify when the server has several destinations. */
+  destination?: string
 }
 
 /** Reads an input by its action.yml name; '' when unset (as `core.getInput` does). */
@@ -175,7 +177,8 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
       project: read('review-project').trim() || undefined,
       server: read('review-server').trim() || undefined,
       environment: read('review-environment').trim() || undefined,
-      deployKey: read('review-deploy-key').trim() || undefined
+      deployKey: read('review-deploy-key').trim() || undefined,
+      destination: read('review-destination').trim() || undefined
     }
   }
   if (config.pr !== undefined && tags.length > 0) {

@@ -32214,11 +32214,41 @@ class CoolifyClient {
             signal
         });
     }
-    /** DELETE /applications/{uuid}: Coolify removes it in the background. */
+    /**
+     * DELETE /applications/{uuid}: Coolify removes it in the background, with its own volumes and
+     * configuration. Without `docker_cleanup=false` it would also prune the whole server's build
+     * cache, so that production's next build starts cold.
+     */
     deleteApplication(uuid, signal) {
         return this.call({
             method: 'DELETE',
             path: `/applications/${enc(uuid)}`,
+            query: { docker_cleanup: 'false' },
+            retry: true,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/storages: its volumes, bind mounts and file mounts. */
+    listApplicationStorages(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/storages`,
+            retry: true,
+            signal
+        });
+    }
+    listScheduledTasks(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/scheduled-tasks`,
+            retry: true,
+            signal
+        });
+    }
+    deleteScheduledTask(uuid, taskUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/scheduled-tasks/${enc(taskUuid)}`,
             retry: true,
             signal
         });
@@ -32605,7 +32635,8 @@ function readConfig(raw, mask) {
             project: read('review-project').trim() || undefined,
             server: read('review-server').trim() || undefined,
             environment: read('review-environment').trim() || undefined,
-            deployKey: read('review-deploy-key').trim() || undefined
+            deployKey: read('review-deploy-key').trim() || undefined,
+            destination: read('review-destination').trim() || undefined
         }
     };
     if (config.pr !== undefined && tags.length > 0) {

@@ -196,6 +196,13 @@ export const FLAGS: readonly Flag[] = [
     value: 'UUID',
     about: 'Coolify before 4.3: the deploy key'
   },
+  {
+    name: 'review-destination',
+    input: 'review-destination',
+    kind: 'value',
+    value: 'UUID',
+    about: 'Coolify before 4.3: the destination, on a server with several'
+  },
   { name: 'no-logs', input: 'logs', kind: 'off', about: 'print no build logs' },
   {
     name: 'debug-logs',

@@ -14,6 +14,7 @@ import {
 import type {
   ApplicationChanges,
   ApplicationDetail,
+  ApplicationStorages,
   ApplicationSummary,
   DeployAnswer,
   DeploymentDetail,
@@ -29,6 +30,7 @@ import type {
   RollbackAnswer,
   RuntimeLogs,
   SavedEnvVariable,
+  ScheduledTask,
   ServiceDetail
 } from './types.js'
 
@@ -294,11 +296,44 @@ export class CoolifyClient {
     })
   }
 
-  /** DELETE /applications/{uuid}: Coolify removes it in the background. */
+  /**
+   * DELETE /applications/{uuid}: Coolify removes it in the background, with its own volumes and
+   * configuration. Without `docker_cleanup=false` it would also prune the whole server's build
+   * cache, so that production's next build starts cold.
+   */
   deleteApplication(uuid: string, signal: AbortSignal): Promise<unknown> {
     return this.call({
       method: 'DELETE',
       path: `/applications/${enc(uuid)}`,
+      query: { docker_cleanup: 'false' },
+      retry: true,
+      signal
+    })
+  }
+
+  /** GET /applications/{uuid}/storages: its volumes, bind mounts and file mounts. */
+  listApplicationStorages(uuid: string, signal: AbortSignal): Promise<ApplicationStorages> {
+    return this.call({
+      method: 'GET',
+      path: `/applications/${enc(uuid)}/storages`,
+      retry: true,
+      signal
+    })
+  }
+
+  listScheduledTasks(uuid: string, signal: AbortSignal): Promise<ScheduledTask[]> {
+    return this.call({
+      method: 'GET',
+      path: `/applications/${enc(uuid)}/scheduled-tasks`,
+      retry: true,
+      signal
+    })
+  }
+
+  deleteScheduledTask(uuid: string, taskUuid: string, signal: AbortSignal): Promise<unknown> {
+    return this.call({
+      method: 'DELETE',
+      path: `/applications/${enc(uuid)}/scheduled-tasks/${enc(taskUuid)}`,
       retry: true,
       signal
     })

@@ -22,6 +22,38 @@ export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
   docker_registry_image_name?: string | null
   docker_registry_image_tag?: string | null
   environment_variables?: Array<{ key: string; value: string; is_secret?: boolean }>
+  /** Compose applications: JSON of `{service: {domain}}`. */
+  docker_compose_domains?: string | null
+  /** Base64; only with `read:sensitive`. */
+  custom_labels?: string | null
+  manual_webhook_secret_github?: string | null
+  manual_webhook_secret_gitlab?: string | null
+  manual_webhook_secret_bitbucket?: string | null
+  manual_webhook_secret_gitea?: string | null
+  /** 4.x: the application's settings row. */
+  settings?: {
+    is_auto_deploy_enabled?: boolean
+    is_container_label_readonly_enabled?: boolean
+  } | null
+}
+
+/** GET /applications/{uuid}/storages (4.3+). */
+export interface ApplicationStorages {
+  /** Named volumes, and bind mounts (those with a `host_path`). */
+  persistent_storages?: Array<{
+    uuid?: string
+    name?: string
+    mount_path?: string
+    host_path?: string | null
+  }>
+  /** Files and directories of the server mounted into the container. */
+  file_storages?: Array<{ uuid?: string; fs_path?: string; mount_path?: string }>
+}
+
+/** A scheduled task as GET /applications/{uuid}/scheduled-tasks lists it. */
+export interface ScheduledTask {
+  uuid?: string
+  name?: string
 }
 
 /** The write side of an application: `domains` sets what reads show as `fqdn`. */
@@ -41,12 +73,26 @@ export interface ApplicationChanges {
   git_commit_sha?: string
   /** Docker-image apps: the tag the next deployment pulls. */
   docker_registry_image_tag?: string
+  /** Whether a push to its branch deploys it. */
+  is_auto_deploy_enabled?: boolean
+  /** Empty clears one (Coolify reads '' as null): a push signed with it no longer deploys. */
+  manual_webhook_secret_github?: string
+  manual_webhook_secret_gitlab?: string
+  manual_webhook_secret_bitbucket?: string
+  manual_webhook_secret_gitea?: string
+  /** Compose applications: the domain(s) of each service; the ones not named lose theirs. */
+  docker_compose_domains?: Array<{ name: string; domain: string }>
 }
 
 /** One variable for PATCH /applications/{uuid}/envs/bulk, which creates or updates it by key. */
 export interface EnvVariable {
   key: string
   value: string
+  /** Coolify's defaults when left out: false, false, true, true. */
+  is_literal?: boolean
+  is_multiline?: boolean
+  is_runtime?: boolean
+  is_buildtime?: boolean
 }
 
 /** A variable as the bulk route answers it; `value` is left out without `write:sensitive`. */
@@ -180,6 +226,12 @@ export interface ListedEnvVariable {
   key?: string
   value?: string | null
   is_preview?: boolean
+  /** Locked: its value is shown to no token, root included. */
+  is_shown_once?: boolean
+  is_literal?: boolean
+  is_multiline?: boolean
+  is_runtime?: boolean
+  is_buildtime?: boolean
 }
 
 /** The seed's POST /applications/private-deploy-key. */
@@ -195,4 +247,6 @@ export interface NewApplication {
   name?: string
   description?: string
   domains?: string
+  /** Required by Coolify when the server has several destinations. */
+  destination_uuid?: string
 }

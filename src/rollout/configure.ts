@@ -53,6 +53,20 @@ function describeSettings(settings: ApplicationChanges, env: EnvVariable[] | und
   return done.join(', ')
 }
 
+/**
+ * Sets one application's variables: through the bulk route, or, on a server without it, as the
+ * application's PATCH of `KEY=value` lines (which keeps no flags).
+ */
+export async function writeVariables(
+  client: CoolifyClient,
+  uuid: string,
+  env: EnvVariable[],
+  signal: AbortSignal
+): Promise<void> {
+  if (await setVariables(client, uuid, env, signal)) return
+  await client.updateApplication(uuid, { environment_variables: joined(env) }, signal)
+}
+
 /** True once set; false when the server has no bulk route, so nothing was set. */
 async function setVariables(
   client: CoolifyClient,
@@ -79,6 +93,11 @@ export function isMissingRoute(error: unknown): boolean {
     error.status === 404 &&
     /^not found\.?$/i.test(error.details.serverMessage ?? '')
   )
+}
+
+/** A 404 about the thing asked for (it is not there, or no longer), not about a missing route. */
+export function isGone(error: unknown): boolean {
+  return error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)
 }
 
 /** The seed contract's form: `KEY=value` lines. */

@@ -1,12 +1,23 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
-import type { ApplicationSummary, EnvVariable } from '../coolify/types.js'
+import type { ApplicationDetail, ApplicationSummary, EnvVariable } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
 import { isFromFork, type PullRequestEvent } from '../event.js'
+import { host } from '../host.js'
 import type { Config } from '../inputs.js'
-import { isMissingRoute } from './configure.js'
+import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
+import { isGone, isMissingRoute, writeVariables } from './configure.js'
 import { timeOf } from './deployment.js'
+import {
+  planReviewApp,
+  tracesOfProduction,
+  WEBHOOK_SECRETS,
+  type ReadBack,
+  type ReviewPlan,
+  type TemplateFacts,
+  type Write
+} from './review-plan.js'
 
 /** The review app of this run's pull request, made from the template or found again. */
 export interface ReviewApp {
@@ -26,8 +37,11 @@ interface Names {
 
 /** How often a run looks at a review app another run is setting up. */
 const WAIT_FOR_OTHER_MS = 1000
-/** How long a review app found half set up may still be another run's work in progress. */
-const UNFINISHED_WAIT_MS = 15_000
+/**
+ * The longest a run waits for a review app another run is setting up: a setup takes seconds, so
+ * one still unfinished after this was left by a run that stopped halfway.
+ */
+export const OTHER_RUN_WAIT_MS = 15_000
 
 /**
  * Checks, before any request, what a review app needs from the event: a pull request of this
@@ -50,8 +64,9 @@ export function checkReviewEvent(config: Config, event: PullRequestEvent): void 
 /**
  * The review app for the pull request: found again by its name and marker, or made from the
  * template — cloned where Coolify can (4.3+), else created from the template's repository — and
- * set up before anything deploys it: no production domain, tags or variables. A run that made one
- * while another run made one too keeps the older and deletes its own.
+ * set up by the plan (review-plan.ts) before anything deploys it, then read back: any trace of
+ * production left on it deletes it and fails the step. A run that made one while another run made
+ * one too keeps the older and deletes its own.
  */
 export async function openReviewApp(
   client: CoolifyClient,
@@ -61,71 +76,76 @@ export async function openReviewApp(
   undo: () => AbortSignal,
   note: (message: string) => void
 ): Promise<ReviewApp> {
-  const templateUuid = config.appUuids[0]
-  const template = await client.getApplication(templateUuid, signal)
-  const templateName = template.name ?? templateUuid
-  const names = namesFor(templateName, config, templateUuid)
-  const hasDomain = Boolean(template.fqdn?.trim())
-  if (hasDomain && !config.reviewDomain) {
-    throw new ActionError(
-      `Input \`review-domain\` is needed: the template ${templateName} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com.`
-    )
-  }
+  const { template, names } = await templateOf(client, config, signal)
   const branch = config.gitBranch ?? event.headRef!
+  const compose = template.build_pack === 'dockercompose'
   // Set up just now, it needs nothing more; found again, its domain and branch are set again,
-  // and `env`, as for any application.
+  // and `env`, as for any application (compose applications route by service, not `domains`).
   const target = (uuid: string, setUp: boolean): Config => ({
     ...config,
     appUuids: [uuid],
     pr: undefined,
     gitBranch: setUp ? undefined : branch,
-    domains: setUp ? undefined : config.reviewDomain,
+    domains: setUp || compose ? undefined : config.reviewDomain,
     env: setUp ? undefined : config.env,
     reviewApp: false
   })
+  const reviewApp = (uuid: string, setUp: boolean): ReviewApp => ({
+    uuid,
+    name: names.name,
+    config: target(uuid, setUp)
+  })
 
-  const found = await findReviewApps(client, names, signal)
+  const listed = await client.listApplications(signal)
+  const found = reviewAppsIn(listed, names)
   const ready = found.find(app => app.description === names.marker)
   if (ready) {
     note(
       `Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`
     )
-    return { uuid: ready.uuid, name: names.name, config: target(ready.uuid, false) }
+    return reviewApp(ready.uuid, false)
   }
-  const variables = withInput(await previewVariables(client, templateUuid, signal), config.env)
-  const setup = { names, branch, domains: config.reviewDomain, variables }
+  const destination = await primaryDestination(client, template.uuid, signal)
+  const facts = await templateFacts(client, template, destination !== undefined, signal)
+  const plan = planReviewApp(facts, {
+    branch,
+    domain: config.reviewDomain,
+    env: config.env,
+    pending: names.pending,
+    marker: names.marker
+  })
+  if (plan.refused) {
+    throw new ActionError(
+      `No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`
+    )
+  }
+  for (const warning of plan.warnings) host().warning(warning)
+  // As the variables of debug logs: short values ("true", "3000") would star out the whole log.
+  for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
+    if (line.length >= MIN_MASKED_LENGTH) mask(line)
+  }
+  const setup: Setup = { facts, plan, env: config.env, names }
+
   const unfinished = found[0]
   if (unfinished) {
-    // Another run may be setting it up right now: give it time, then finish what it left.
-    const waited = AbortSignal.any([signal, AbortSignal.timeout(UNFINISHED_WAIT_MS)])
-    if (await waitUntilReady(client, unfinished.uuid, names, waited).catch(() => false)) {
-      return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, false) }
+    // Another run may be setting it up right now: give it a short while, then finish what it left.
+    if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
+      return reviewApp(unfinished.uuid, false)
     }
     note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`)
-    await markPending(client, unfinished.uuid, setup, signal)
-    await finishSetup(client, unfinished.uuid, setup, signal)
-    return { uuid: unfinished.uuid, name: names.name, config: target(unfinished.uuid, true) }
+    await setUp(client, unfinished.uuid, setup, signal, undo, note, { marked: true })
+    return reviewApp(unfinished.uuid, true)
   }
 
-  const uuid = await makeReviewApp(client, config, template, { names, branch }, signal, note)
-  try {
-    // One that another run finished meanwhile has passed that run's check below: it is kept.
-    await markPending(client, uuid, setup, signal)
-    const finished = (await findReviewApps(client, names, signal)).find(
-      app => app.uuid !== uuid && app.description === names.marker
-    )
-    if (finished) {
-      note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`)
-      await removeHalfMade(client, uuid, undo(), note)
-      return { uuid: finished.uuid, name: names.name, config: target(finished.uuid, false) }
-    }
-    await finishSetup(client, uuid, setup, signal)
-  } catch (error) {
-    await removeHalfMade(client, uuid, undo(), note)
-    throw error
-  }
+  const before = new Set(namesakesIn(listed, names.name))
+  const uuid = destination
+    ? await cloneTemplate(client, template, destination, names, before, signal, undo, note)
+    : await createFromRepository(client, config, template, { names, branch }, signal)
+  note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`)
+  const other = await setUp(client, uuid, setup, signal, undo, note, { marked: false })
+  if (other) return reviewApp(other, false)
   const kept = await keepOlder(client, names, uuid, signal, undo, note)
-  return { uuid: kept, name: names.name, config: target(kept, true) }
+  return reviewApp(kept, true)
 }
 
 /** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
@@ -135,10 +155,8 @@ export async function deleteReviewApp(
   signal: AbortSignal,
   note: (message: string) => void
 ): Promise<void> {
-  const templateUuid = config.appUuids[0]
-  const template = await client.getApplication(templateUuid, signal)
-  const names = namesFor(template.name ?? templateUuid, config, templateUuid)
-  const found = await findReviewApps(client, names, signal)
+  const { names } = await templateOf(client, config, signal)
+  const found = reviewAppsIn(await client.listApplications(signal), names)
   if (found.length === 0) {
     note(`No review app of pull request ${config.pr} in Coolify (already deleted)`)
     return
@@ -149,24 +167,37 @@ export async function deleteReviewApp(
   }
 }
 
-function namesFor(templateName: string, config: Config, templateUuid: string): Names {
+/** The template (`app-uuid`) and the names its review app for this pull request goes by. */
+async function templateOf(
+  client: CoolifyClient,
+  config: Config,
+  signal: AbortSignal
+): Promise<{ template: ApplicationDetail; names: Names }> {
+  const uuid = config.appUuids[0]
+  const template = await client.getApplication(uuid, signal)
   const repository = process.env.GITHUB_REPOSITORY ?? 'this repository'
-  const marker = `Review app for pull request #${config.pr} of ${repository}, template ${templateUuid}`
-  return {
-    name: `${templateName}-pr-${config.pr}`,
+  const marker = `Review app for pull request #${config.pr} of ${repository}, template ${uuid}`
+  const names = {
+    name: `${template.name ?? uuid}-pr-${config.pr}`,
     marker,
     pending: `${marker} (being set up)`
   }
+  return { template: { ...template, uuid }, names }
+}
+
+/** The uuids of the applications with this name. */
+function namesakesIn(listed: unknown, name: string): string[] {
+  return (Array.isArray(listed) ? (listed as ApplicationSummary[]) : [])
+    .filter(app => app?.name === name && typeof app.uuid === 'string')
+    .map(app => app.uuid)
 }
 
 /** Applications with the review app's name and marker, the oldest first; never any other. */
-async function findReviewApps(
-  client: CoolifyClient,
-  names: Names,
-  signal: AbortSignal
-): Promise<Array<ApplicationSummary & { description: string }>> {
-  const apps = await client.listApplications(signal)
-  return (Array.isArray(apps) ? apps : [])
+function reviewAppsIn(
+  listed: unknown,
+  names: Names
+): Array<ApplicationSummary & { description: string }> {
+  return (Array.isArray(listed) ? (listed as ApplicationSummary[]) : [])
     .filter(
       (app): app is ApplicationSummary & { description: string } =>
         app?.name === names.name &&
@@ -175,6 +206,14 @@ async function findReviewApps(
         (app.description === names.marker || app.description === names.pending)
     )
     .sort(olderFirst)
+}
+
+async function findReviewApps(
+  client: CoolifyClient,
+  names: Names,
+  signal: AbortSignal
+): Promise<Array<ApplicationSummary & { description: string }>> {
+  return reviewAppsIn(await client.listApplications(signal), names)
 }
 
 /**
@@ -187,36 +226,199 @@ function olderFirst(a: ApplicationSummary, b: ApplicationSummary): number {
 }
 
 /**
- * A new application for the pull request, not deployed: a clone of the template into its primary
- * destination, or, on servers without the clone route, one created from the template's
- * repository where the `review-*` inputs say. Its description says at once that it is being set
- * up, and its domain is no longer production's.
+ * What the template is, for the plan. A clone starts as the template does; an application created
+ * from the repository (before 4.3) starts with none of its storages, labels or compose domains.
  */
-async function makeReviewApp(
+async function templateFacts(
   client: CoolifyClient,
-  config: Config,
-  template: ApplicationSummary & { ports_exposes?: string },
-  { names, branch }: { names: Names; branch: string },
+  template: ApplicationDetail,
+  cloned: boolean,
+  signal: AbortSignal
+): Promise<TemplateFacts> {
+  let variables
+  try {
+    variables = await client.listApplicationEnvs(template.uuid, signal)
+  } catch (error) {
+    if (!isMissingRoute(error)) throw error
+  }
+  variables = Array.isArray(variables) ? variables : []
+  // Locked values are hidden from every token; any other hidden one means no `read:sensitive`.
+  if (variables.some(v => v?.is_shown_once !== true && typeof v?.value !== 'string')) {
+    throw new ActionError(
+      "Coolify hides the template's variables from this token: a review app copies its preview variables and checks them against production's, which needs the `read:sensitive` ability."
+    )
+  }
+  const base = {
+    name: template.name ?? template.uuid,
+    fqdn: template.fqdn,
+    buildPack: template.build_pack,
+    variables
+  }
+  if (!cloned) return { ...base, composeDomains: {}, persistentStorages: [], fileStorages: [] }
+  const storages = await client.listApplicationStorages(template.uuid, signal)
+  return {
+    ...base,
+    composeDomains: composeDomainsOf(template.docker_compose_domains),
+    customLabels: labelsOf(template.custom_labels),
+    readonlyLabels: template.settings?.is_container_label_readonly_enabled,
+    persistentStorages: listOf(storages?.persistent_storages),
+    fileStorages: listOf(storages?.file_storages)
+  }
+}
+
+/** The review app as Coolify now has it, to compare with the plan's target. */
+async function readBack(
+  client: CoolifyClient,
+  uuid: string,
+  signal: AbortSignal
+): Promise<ReadBack> {
+  const app = await client.getApplication(uuid, signal)
+  const storages = await client.listApplicationStorages(uuid, signal).catch(error => {
+    if (isMissingRoute(error)) return undefined
+    throw error
+  })
+  const variables = await listed(client.listApplicationEnvs(uuid, signal))
+  return {
+    fqdn: app.fqdn,
+    composeDomains: composeDomainsOf(app.docker_compose_domains),
+    customLabels: labelsOf(app.custom_labels),
+    autoDeploy: app.settings?.is_auto_deploy_enabled,
+    gitCommitSha: app.git_commit_sha,
+    webhookSecrets: WEBHOOK_SECRETS.filter(field => Boolean(app[field])),
+    persistentStorages: listOf(storages?.persistent_storages),
+    fileStorages: listOf(storages?.file_storages),
+    variables
+  }
+}
+
+function listOf<T>(value: T[] | undefined | null): T[] {
+  return Array.isArray(value) ? value : []
+}
+
+/** docker_compose_domains, stored as JSON `{service: {domain}}`: each service's domain(s). */
+function composeDomainsOf(stored: string | null | undefined): Record<string, string> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(stored ?? '{}')
+  } catch {
+    return {}
+  }
+  const domains: Record<string, string> = {}
+  for (const [service, entry] of Object.entries(parsed ?? {})) {
+    const domain = (entry as { domain?: unknown } | null)?.domain
+    if (typeof domain === 'string') domains[service] = domain
+  }
+  return domains
+}
+
+/** custom_labels are stored base64-encoded; undefined when Coolify hid them. */
+function labelsOf(stored: string | null | undefined): string | undefined {
+  if (typeof stored !== 'string') return undefined
+  return Buffer.from(stored, 'base64').toString('utf8')
+}
+
+interface Setup {
+  facts: TemplateFacts
+  plan: Exclude<ReviewPlan, { refused: string[] }>
+  env?: EnvVariable[]
+  names: Names
+}
+
+/**
+ * Applies the plan to an application this run made, or finishes one a run left half set up.
+ * Anything failing deletes it; when even that fails, the error names it. Returns the uuid of
+ * another run's review app when that one was finished meanwhile (this run's is then deleted).
+ */
+async function setUp(
+  client: CoolifyClient,
+  uuid: string,
+  { facts, plan, env, names }: Setup,
   signal: AbortSignal,
-  note: (message: string) => void
-): Promise<string> {
-  const destination = await primaryDestination(client, template.uuid, signal)
-  let uuid: string | undefined
-  if (destination) {
-    const clone = await client
-      .cloneApplication(template.uuid, { destination_uuid: destination, name: names.name }, signal)
-      .catch(error => {
-        throw needsWrite(error)
-      })
-    uuid = clone?.uuid
-  } else {
-    uuid = (await createFromRepository(client, config, template, { names, branch }, signal))?.uuid
+  undo: () => AbortSignal,
+  note: (message: string) => void,
+  state: { marked: boolean }
+): Promise<string | undefined> {
+  const [first, ...rest] = plan.writes
+  const made = !state.marked
+  try {
+    await applyWrite(client, uuid, first, facts, env, signal)
+    state.marked = true
+    // One that another run finished meanwhile has passed that run's read-back: it is kept.
+    const finished =
+      made &&
+      (await findReviewApps(client, names, signal)).find(
+        app => app.uuid !== uuid && app.description === names.marker
+      )
+    if (finished) {
+      note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`)
+      await removeOrSay(client, uuid, undo(), note, 'it is marked as being set up')
+      return finished.uuid
+    }
+    for (const write of rest) await applyWrite(client, uuid, write, facts, env, signal)
+  } catch (error) {
+    const left = await removeHalfMade(client, uuid, undo(), note)
+    if (!left) throw error
+    const marked = state.marked ? ' (it is marked as being set up, so no run deploys it)' : ''
+    throw new ActionError(
+      `${describeError(error)} Review app ${uuid} could not be deleted (${left})${marked}: delete it in Coolify.`
+    )
   }
-  if (typeof uuid !== 'string' || uuid === '') {
-    throw new ActionError('Coolify answered without the uuid of the review app it made.')
+  return undefined
+}
+
+/** One write of the plan. */
+async function applyWrite(
+  client: CoolifyClient,
+  uuid: string,
+  write: Write,
+  facts: TemplateFacts,
+  env: EnvVariable[] | undefined,
+  signal: AbortSignal
+): Promise<void> {
+  switch (write.kind) {
+    case 'update':
+      await client.updateApplication(uuid, write.changes, signal)
+      return
+    case 'delete-scheduled-tasks':
+      for (const task of await listed(client.listScheduledTasks(uuid, signal))) {
+        if (task?.uuid) await client.deleteScheduledTask(uuid, task.uuid, signal).catch(unlessGone)
+      }
+      return
+    case 'remove-tags':
+      // Servers before 4.2 have no tags per application, so a new app there has none.
+      for (const tag of await listed(client.listApplicationTags(uuid, signal))) {
+        if (tag?.uuid) await client.removeApplicationTag(uuid, tag.uuid, signal).catch(unlessGone)
+      }
+      return
+    case 'delete-variables':
+      for (const variable of await listed(client.listApplicationEnvs(uuid, signal))) {
+        if (variable?.uuid) {
+          await client.deleteApplicationEnv(uuid, variable.uuid, signal).catch(unlessGone)
+        }
+      }
+      return
+    case 'set-variables':
+      await writeVariables(client, uuid, write.variables, signal)
+      return
+    case 'verify': {
+      const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), env)
+      if (traces.length > 0) {
+        throw new ActionError(
+          `Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed.`
+        )
+      }
+    }
   }
-  note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`)
-  return uuid
+}
+
+/** A list Coolify answered; none on a server without the route. */
+async function listed<T>(answer: Promise<T[]>): Promise<T[]> {
+  try {
+    return listOf(await answer)
+  } catch (error) {
+    if (isMissingRoute(error)) return []
+    throw error
+  }
 }
 
 /** The template's primary destination; none when the server has no such route (before 4.3). */
@@ -237,14 +439,91 @@ async function primaryDestination(
   }
 }
 
+/**
+ * A clone of the template into its primary destination, not deployed. The clone is never sent
+ * twice; when its answer is lost, the copy Coolify may have saved meanwhile — its name, not there
+ * before the request, without a review marker — is found and deleted, or named.
+ */
+async function cloneTemplate(
+  client: CoolifyClient,
+  template: ApplicationDetail,
+  destination: string,
+  names: Names,
+  before: Set<string>,
+  signal: AbortSignal,
+  undo: () => AbortSignal,
+  note: (message: string) => void
+): Promise<string> {
+  let uuid: string | undefined
+  try {
+    const clone = await client.cloneApplication(
+      template.uuid,
+      { destination_uuid: destination, name: names.name },
+      signal
+    )
+    uuid = clone?.uuid
+  } catch (error) {
+    if (!mayHaveActed(error)) throw needsWrite(error)
+    throw new ActionError(
+      `${describeError(error)} ${await removeLostCopies(client, names, before, undo(), note)}`
+    )
+  }
+  if (typeof uuid !== 'string' || uuid === '') {
+    const left = await removeLostCopies(client, names, before, undo(), note)
+    throw new ActionError(`Coolify answered the clone without the review app's uuid. ${left}`)
+  }
+  return uuid
+}
+
+/** A failure after which Coolify may have saved what was asked: no answer, or a server error. */
+function mayHaveActed(error: unknown): boolean {
+  return (
+    error instanceof CoolifyError &&
+    !error.details.unsent &&
+    (error.status === undefined || error.status >= 500)
+  )
+}
+
+/** Deletes the copies a lost clone answer left behind; says what became of them. */
+async function removeLostCopies(
+  client: CoolifyClient,
+  names: Names,
+  before: Set<string>,
+  signal: AbortSignal,
+  note: (message: string) => void
+): Promise<string> {
+  let listed: ApplicationSummary[]
+  try {
+    listed = listOf(await client.listApplications(signal))
+  } catch (error) {
+    return `Whether Coolify made a copy named ${names.name} could not be checked (${describeError(error)}): look for one without a review marker in its description and delete it.`
+  }
+  const copies = listed.filter(
+    app =>
+      app?.name === names.name &&
+      typeof app.uuid === 'string' &&
+      !before.has(app.uuid) &&
+      app.description !== names.marker &&
+      app.description !== names.pending
+  )
+  if (copies.length === 0) return 'Coolify made no copy; nothing was deployed.'
+  const left: string[] = []
+  for (const copy of copies) {
+    const failure = await removeHalfMade(client, copy.uuid, signal, note)
+    if (failure) left.push(`${copy.uuid} (${failure})`)
+  }
+  if (left.length === 0) return 'The copy Coolify had made was deleted; nothing was deployed.'
+  return `The copy Coolify made could not be deleted: ${left.join(', ')} — a copy of the template, domain and all: delete it in Coolify.`
+}
+
 async function createFromRepository(
   client: CoolifyClient,
   config: Config,
-  template: ApplicationSummary & { ports_exposes?: string },
+  template: ApplicationDetail,
   { names, branch }: { names: Names; branch: string },
   signal: AbortSignal
-): Promise<{ uuid?: string }> {
-  const { project, server, environment, deployKey } = config.reviewPlacement
+): Promise<string> {
+  const { project, server, environment, deployKey, destination } = config.reviewPlacement
   const missing = [
     !project && 'review-project',
     !server && 'review-server',
@@ -261,7 +540,7 @@ async function createFromRepository(
       "Coolify did not give the template's repository, build pack and ports, which a review app is created with."
     )
   }
-  return client
+  const made = await client
     .createApplication(
       {
         project_uuid: project!,
@@ -274,101 +553,32 @@ async function createFromRepository(
         ports_exposes: template.ports_exposes,
         name: names.name,
         description: names.pending,
-        ...(config.reviewDomain ? { domains: config.reviewDomain } : {})
+        ...(config.reviewDomain ? { domains: config.reviewDomain } : {}),
+        ...(destination ? { destination_uuid: destination } : {})
       },
       signal
     )
     .catch(error => {
+      if (
+        error instanceof CoolifyError &&
+        /multiple destinations/i.test(error.details.serverMessage ?? '')
+      ) {
+        throw error.withHint(
+          `The server \`review-server\` has several destinations: give \`review-destination\`, the uuid of the one for review apps (the server's Destinations in Coolify)`
+        )
+      }
       throw needsWrite(error)
     })
-}
-
-/**
- * The template's preview variables, to become the review app's own: pull request code never gets
- * production's. Copying them needs their values, which only `read:sensitive` shows.
- */
-async function previewVariables(
-  client: CoolifyClient,
-  templateUuid: string,
-  signal: AbortSignal
-): Promise<EnvVariable[]> {
-  let listed
-  try {
-    listed = await client.listApplicationEnvs(templateUuid, signal)
-  } catch (error) {
-    if (isMissingRoute(error)) return []
-    throw error
+  if (typeof made?.uuid !== 'string' || made.uuid === '') {
+    throw new ActionError('Coolify answered without the uuid of the review app it made.')
   }
-  const previews = (Array.isArray(listed) ? listed : []).filter(
-    variable => variable?.is_preview === true && typeof variable.key === 'string'
-  )
-  if (previews.some(variable => typeof variable.value !== 'string')) {
-    throw new ActionError(
-      "Coolify hides the template's preview variables from this token: a review app copies them, which needs the `read:sensitive` ability."
-    )
-  }
-  return previews.map(variable => ({ key: variable.key!, value: variable.value! }))
-}
-
-/** The template's preview variables, and `env` over them. */
-function withInput(variables: EnvVariable[], env: EnvVariable[] | undefined): EnvVariable[] {
-  const byKey = new Map(variables.map(variable => [variable.key, variable.value]))
-  for (const variable of env ?? []) byKey.set(variable.key, variable.value)
-  return [...byKey].map(([key, value]) => ({ key, value }))
-}
-
-/**
- * The rest of what makes an application marked as being set up (`markPending`) a review app,
- * before anything deploys it: none of the template's tags (a `tag` deploy of production must
- * never reach it); none of production's variables, but the template's preview ones and `env`.
- * Done again on an app a run left half set up. The description says it is ready last.
- */
-async function finishSetup(
-  client: CoolifyClient,
-  uuid: string,
-  { names, variables }: { names: Names; variables: EnvVariable[] },
-  signal: AbortSignal
-): Promise<void> {
-  try {
-    const tags = await client.listApplicationTags(uuid, signal)
-    for (const tag of Array.isArray(tags) ? tags : []) {
-      if (tag?.uuid) await client.removeApplicationTag(uuid, tag.uuid, signal).catch(unlessGone)
-    }
-  } catch (error) {
-    // Servers before 4.2 have no tags per application, so a new app there has none.
-    if (!isMissingRoute(error)) throw error
-  }
-  const listed = await client.listApplicationEnvs(uuid, signal).catch(error => {
-    if (isMissingRoute(error)) return []
-    throw error
-  })
-  for (const variable of Array.isArray(listed) ? listed : []) {
-    if (variable?.is_preview !== true && variable?.uuid) {
-      await client.deleteApplicationEnv(uuid, variable.uuid, signal).catch(unlessGone)
-    }
-  }
-  if (variables.length > 0) await client.updateApplicationEnvs(uuid, variables, signal)
-  await client.updateApplication(uuid, { description: names.marker }, signal)
-}
-
-/** First of all: the description says it is being set up, and the domain is no longer production's. */
-async function markPending(
-  client: CoolifyClient,
-  uuid: string,
-  { names, branch, domains }: { names: Names; branch: string; domains?: string },
-  signal: AbortSignal
-): Promise<void> {
-  await client.updateApplication(
-    uuid,
-    { description: names.pending, git_branch: branch, ...(domains ? { domains } : {}) },
-    signal
-  )
+  return made.uuid
 }
 
 /**
  * Two runs for one pull request may each have made a review app: the older is kept, so this run
  * deletes its own when an older one exists, once that one is ready — or keeps its own after all
- * when the other run deleted that one meanwhile.
+ * when the other run deleted that one meanwhile, or has not finished it within OTHER_RUN_WAIT_MS.
  */
 async function keepOlder(
   client: CoolifyClient,
@@ -382,53 +592,77 @@ async function keepOlder(
   const ownIndex = found.findIndex(app => app.uuid === own)
   const older = ownIndex > 0 ? found[0] : undefined
   if (!older) return own
-  note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`)
-  if (!(await waitUntilReady(client, older.uuid, names, signal))) {
-    note(`Review app ${older.uuid} was deleted meanwhile: keeping ${own}`)
+  const other = await waitForOtherRun(client, older.uuid, names, signal)
+  if (other === 'gone') {
+    note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`)
     return own
   }
-  await removeHalfMade(client, own, undo(), note)
+  if (other === 'unfinished') {
+    note(
+      `Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`
+    )
+    return own
+  }
+  note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`)
+  await removeOrSay(client, own, undo(), note, 'it is a finished review app of this pull request')
   return older.uuid
 }
 
 /**
- * Until the other run has set the review app up (it is never deployed before); false when it
- * is gone.
+ * What becomes of a review app another run is setting up, within OTHER_RUN_WAIT_MS: ready, gone,
+ * or still unfinished (a run that stopped halfway leaves it so).
  */
-async function waitUntilReady(
+async function waitForOtherRun(
   client: CoolifyClient,
   uuid: string,
   names: Names,
   signal: AbortSignal
-): Promise<boolean> {
-  for (;;) {
-    const app = await client.getApplication(uuid, signal).catch(error => {
-      if (error instanceof CoolifyError && error.status === 404) return undefined
-      throw error
-    })
-    if (!app || (app.description !== names.marker && app.description !== names.pending)) {
-      return false
+): Promise<'ready' | 'gone' | 'unfinished'> {
+  const bound = AbortSignal.timeout(OTHER_RUN_WAIT_MS)
+  const waited = AbortSignal.any([signal, bound])
+  try {
+    for (;;) {
+      const app = await client.getApplication(uuid, waited).catch(error => {
+        if (isGone(error)) return undefined
+        throw error
+      })
+      if (app?.description === names.marker) return 'ready'
+      if (app?.description !== names.pending) return 'gone'
+      await sleep(WAIT_FOR_OTHER_MS, waited)
     }
-    if (app.description === names.marker) return true
-    await sleep(WAIT_FOR_OTHER_MS, signal)
+  } catch (error) {
+    if (bound.aborted && !signal.aborted) return 'unfinished'
+    throw error
   }
 }
 
-/** Deletes an application this run made; says so when Coolify would not. */
+/** Deletes an application this run made; on failure, what went wrong. */
 async function removeHalfMade(
   client: CoolifyClient,
   uuid: string,
   signal: AbortSignal,
   note: (message: string) => void
-): Promise<void> {
+): Promise<string | undefined> {
   try {
     await deleteApplication(client, uuid, signal)
     note(`Deleted review app ${uuid}, which this run made`)
+    return undefined
   } catch (error) {
-    note(
-      `Could not delete review app ${uuid}: ${describeError(error)}; it is marked as being set up, so it is never deployed so and the next run finishes it`
-    )
+    return describeError(error)
   }
+}
+
+/** Deletes an application this run made, and says so when Coolify would not. */
+async function removeOrSay(
+  client: CoolifyClient,
+  uuid: string,
+  signal: AbortSignal,
+  note: (message: string) => void,
+  state: string
+): Promise<void> {
+  const failure = await removeHalfMade(client, uuid, signal, note)
+  if (failure)
+    note(`Could not delete review app ${uuid} (${failure}); ${state}: delete it in Coolify`)
 }
 
 /** One already gone counts as deleted. */
@@ -440,14 +674,14 @@ async function deleteApplication(
   try {
     await client.deleteApplication(uuid, signal)
   } catch (error) {
-    if (error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)) return
+    if (isGone(error)) return
     throw needsWrite(error)
   }
 }
 
 /** Removed already, by a run that set the same app up at the same time: done. */
 function unlessGone(error: unknown): void {
-  if (error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)) return
+  if (isGone(error)) return
   throw error
 }
 

@@ -6,6 +6,7 @@ import { parseEnvText, seedEnv } from './envs.js'
 import { laravelDate, newUuid } from './format.js'
 import { json } from './reply.js'
 import type { Reply } from './reply.js'
+import { labelsFor, WEBHOOK_SECRET_FIELDS } from './state.js'
 import type { AppRecord, JobField } from './state.js'
 
 const BUILD_PACKS = ['dockerfile', 'nixpacks', 'static']
@@ -89,6 +90,33 @@ export function listApplications(ctx: Ctx): Reply {
   )
 }
 
+/**
+ * What 4.x's detail adds: compose domains, the settings row, and — only to whoever may read
+ * sensitive data — the labels (base64) and webhook secrets.
+ */
+function settingFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
+  if (ctx.flavor === 'seed') return {}
+  const domains = Object.entries(app.composeDomains)
+  return {
+    docker_compose_domains:
+      domains.length > 0
+        ? JSON.stringify(Object.fromEntries(domains.map(([name, domain]) => [name, { domain }])))
+        : null,
+    ...(ctx.canReadSensitive
+      ? {
+          custom_labels: Buffer.from(app.customLabels).toString('base64'),
+          ...Object.fromEntries(
+            WEBHOOK_SECRET_FIELDS.map(field => [field, app.webhookSecrets[field] ?? null])
+          )
+        }
+      : {}),
+    settings: {
+      is_auto_deploy_enabled: app.autoDeploy,
+      is_container_label_readonly_enabled: app.readonlyLabels
+    }
+  }
+}
+
 /** The detail has no id. */
 function detail(ctx: Ctx, app: AppRecord): Record<string, unknown> {
   return {
@@ -103,6 +131,7 @@ function detail(ctx: Ctx, app: AppRecord): Record<string, unknown> {
     dockerfile_location: app.dockerfile_location,
     ...versionFields(ctx, app),
     ...rowFields(ctx, app),
+    ...settingFields(ctx, app),
     environment_variables: app.envs.map(seedEnv)
   }
 }
@@ -131,6 +160,22 @@ export function createApplication(ctx: Ctx): Reply {
     errors.ports_exposes = ['The ports exposes field format is invalid.']
   }
   if (Object.keys(errors).length > 0) return validationFailed(ctx, errors)
+  // As Coolify: a server with several destinations needs to be told which one.
+  const onServer = [...ctx.store.destinations.values()].filter(
+    d => d.serverUuid === data.server_uuid
+  )
+  if (ctx.flavor === '4x' && onServer.length > 1) {
+    if (!('destination_uuid' in data)) {
+      return json(ctx.flavor, 400, {
+        message: 'Server has multiple destinations and you do not set destination_uuid.'
+      })
+    }
+    if (!onServer.some(d => d.uuid === data.destination_uuid)) {
+      return validationFailed(ctx, {
+        destination_uuid: 'Provided destination_uuid does not belong to the specified server.'
+      })
+    }
+  }
 
   const uuid = newUuid()
   const repository = String(data.git_repository)
@@ -142,7 +187,10 @@ export function createApplication(ctx: Ctx): Reply {
         typeof data.name === 'string' ? data.name : `${repository.replace(/^.*:/, '')}:${branch}`,
       ...(typeof data.description === 'string' ? { description: data.description } : {}),
       // A new app gets an http address under sslip.io built from the server's IP.
-      fqdn: typeof data.domains === 'string' ? data.domains : `http://${uuid}.127.0.0.1.sslip.io`
+      fqdn: typeof data.domains === 'string' ? data.domains : `http://${uuid}.127.0.0.1.sslip.io`,
+      ...(onServer.length > 0
+        ? { destinations: [onServer.find(d => d.uuid === data.destination_uuid) ?? onServer[0]] }
+        : {})
     },
     ctx.now
   )
@@ -174,7 +222,10 @@ const PATCH_RULES: Record<string, (value: unknown) => string | undefined> = {
       ? undefined
       : 'The selected :field is invalid.',
   dockerfile_location: text,
-  preview_url_template: text
+  preview_url_template: text,
+  docker_compose_domains: nullable(value =>
+    Array.isArray(value) ? undefined : 'The :field field must be an array.'
+  )
 }
 
 function text(value: unknown): string | undefined {
@@ -234,14 +285,55 @@ export function updateApplication(ctx: Ctx): Reply {
       })
     }
   }
+  if (typeof data.custom_labels === 'string' && !isBase64(data.custom_labels)) {
+    return validationFailed(ctx, { custom_labels: 'The custom_labels should be base64 encoded.' })
+  }
   const errors = patchErrors(data)
   if (Object.keys(errors).length > 0) return validationFailed(ctx, errors)
+  // As update_by_uuid: compose applications route by service, never by `domains`.
+  if (app.build_pack === 'dockercompose' && 'domains' in data) {
+    return validationFailed(ctx, {
+      domains:
+        'The domains field cannot be used for dockercompose applications. Use docker_compose_domains instead to set domains for individual services.'
+    })
+  }
+  if ('docker_compose_domains' in data && app.composeServices.length === 0) {
+    return validationFailed(ctx, {
+      docker_compose_domains:
+        'Cannot set docker_compose_domains without docker_compose_raw. Reload the compose file from the git repository first.'
+    })
+  }
 
   const text = (field: string): string | undefined =>
     typeof data[field] === 'string' ? (data[field] as string) : undefined
   app.name = text('name') ?? app.name
   if ('description' in data) app.description = text('description') ?? null
-  app.fqdn = text('domains') ?? app.fqdn
+  // A server without a proxy takes no domains: Coolify drops the field and still answers 200.
+  if (app.proxy !== 'NONE') app.fqdn = text('domains') ?? app.fqdn
+  if ('is_auto_deploy_enabled' in data)
+    app.autoDeploy = [true, 1, '1'].includes(data.is_auto_deploy_enabled as never)
+  for (const field of WEBHOOK_SECRET_FIELDS) {
+    if (!(field in data)) continue
+    // Laravel reads '' as null.
+    const value = text(field)
+    if (value) app.webhookSecrets[field] = value
+    else delete app.webhookSecrets[field]
+  }
+  if (Array.isArray(data.docker_compose_domains)) {
+    const domains: Record<string, string> = {}
+    for (const item of data.docker_compose_domains as Array<Record<string, unknown>>) {
+      const name = String(item?.name ?? '')
+      if (app.composeServices.includes(name)) domains[name] = String(item?.domain ?? '')
+    }
+    // The services named replace the whole list; a list naming none changes nothing.
+    if (Object.keys(domains).length > 0) app.composeDomains = domains
+  }
+  if (typeof data.custom_labels === 'string') {
+    app.customLabels = Buffer.from(data.custom_labels, 'base64').toString('utf8')
+  }
+  if (app.readonlyLabels && 'domains' in data && app.proxy !== 'NONE') {
+    app.customLabels = labelsFor(app)
+  }
   app.build_pack = text('build_pack') ?? app.build_pack
   app.ports_exposes = text('ports_exposes') ?? app.ports_exposes
   app.dockerfile_location = text('dockerfile_location') ?? app.dockerfile_location
@@ -260,6 +352,10 @@ export function updateApplication(ctx: Ctx): Reply {
     }
   }
   return json(ctx.flavor, 200, { uuid: app.uuid })
+}
+
+function isBase64(text: string): boolean {
+  return /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 === 0
 }
 
 const JOB_FIELDS: JobField[] = [
@@ -293,7 +389,8 @@ function updateSeed(ctx: Ctx, app: AppRecord, data: Record<string, unknown>): Re
 /**
  * DELETE /applications/{uuid}: Coolify queues the removal and answers at once; the fake removes it
  * at once. Its query booleans (delete_configurations, delete_volumes, docker_cleanup,
- * delete_connected_networks, all default true) are read leniently and change nothing here.
+ * delete_connected_networks, all default true; docker_cleanup prunes the whole server's build
+ * cache) are read leniently and change nothing here: tests read them from the recorded request.
  */
 export function deleteApplication(ctx: Ctx): Reply {
   const app = ctx.store.application(ctx.params[0])

@@ -22,6 +22,7 @@ import {
 } from './resources.js'
 import { rollback, rollbackImages } from './rollback.js'
 import { applicationLogs } from './runtime.js'
+import { deleteScheduledTask, listScheduledTasks, listStorages } from './storages.js'
 import { listTags, removeTag } from './tags.js'
 import type { FakeOptions, Flavor } from './types.js'
 
@@ -37,7 +38,7 @@ const ID = '([^/]+)'
 
 /**
  * Routes real 4.x servers have beyond interface.md, services and databases among them; rollback,
- * clone and destinations came with 4.3.0.
+ * clone, destinations, storages and scheduled tasks came with 4.3.
  */
 function coolify4x(version: FakeOptions['version']): Route[] {
   const at = (path: string): RegExp => new RegExp(`^${path}$`)
@@ -72,6 +73,19 @@ function coolify4x(version: FakeOptions['version']): Route[] {
             pattern: app('/destinations'),
             ability: 'read',
             handle: listDestinations
+          },
+          { method: 'GET', pattern: app('/storages'), ability: 'read', handle: listStorages },
+          {
+            method: 'GET',
+            pattern: app('/scheduled-tasks'),
+            ability: 'read',
+            handle: listScheduledTasks
+          },
+          {
+            method: 'DELETE',
+            pattern: app(`/scheduled-tasks/${ID}`),
+            ability: 'write',
+            handle: deleteScheduledTask
           }
         ])
   ]

@@ -44,6 +44,40 @@ export interface TagRecord {
   createdAt: number
 }
 
+/** A persistent storage: a named Docker volume, or a bind mount of `host_path`. */
+export interface VolumeRecord {
+  id: number
+  uuid: string
+  name: string
+  mount_path: string
+  host_path: string | null
+}
+
+/** A file mount: a file (or directory) of the server at `fs_path`, mounted at `mount_path`. */
+export interface FileRecord {
+  id: number
+  uuid: string
+  fs_path: string
+  mount_path: string
+  content: string | null
+}
+
+export interface TaskRecord {
+  uuid: string
+  name: string
+  command: string
+  frequency: string
+  createdAt: number
+}
+
+/** The webhook secrets a manual (non-App) git source signs pushes with. */
+export const WEBHOOK_SECRET_FIELDS = [
+  'manual_webhook_secret_github',
+  'manual_webhook_secret_gitlab',
+  'manual_webhook_secret_bitbucket',
+  'manual_webhook_secret_gitea'
+] as const
+
 /** Every app of the fake runs here unless it names its own destinations. */
 export const DEFAULT_DESTINATION: Required<FakeDestination> = {
   uuid: 'd0stinationfakecoolify01',
@@ -99,6 +133,22 @@ export interface AppRecord {
   changes: Change[]
   /** Deployments created so far: picks the next scenario. */
   deploys: number
+  /** The settings row's is_auto_deploy_enabled. */
+  autoDeploy: boolean
+  /** Webhook secret field → value, for those that are set. */
+  webhookSecrets: Record<string, string>
+  /** The settings row's is_container_label_readonly_enabled. */
+  readonlyLabels: boolean
+  /** custom_labels, decoded. */
+  customLabels: string
+  proxy: 'traefik' | 'NONE'
+  /** Services of docker_compose_raw; empty when it has none. */
+  composeServices: string[]
+  /** docker_compose_domains: service → domain. */
+  composeDomains: Record<string, string>
+  persistentStorages: VolumeRecord[]
+  fileStorages: FileRecord[]
+  scheduledTasks: TaskRecord[]
 }
 
 export interface DeploymentRecord {
@@ -147,6 +197,7 @@ export class Store {
   /** When the fake started: services and databases were last seen online before it. */
   readonly bootedAt: number
   private lastAppId = 0
+  private lastStorageId = 0
 
   constructor(
     readonly flavor: Flavor,
@@ -185,6 +236,10 @@ export class Store {
         const env = newEnv(input.key, input.value, now)
         env.is_preview = input.isPreview ?? false
         env.is_shown_once = input.isShownOnce ?? false
+        env.is_literal = input.isLiteral ?? false
+        env.is_multiline = input.isMultiline ?? false
+        env.is_runtime = input.isRuntime ?? true
+        env.is_buildtime = input.isBuildtime ?? true
         return env
       }),
       coolifyJob: app.coolifyJob ?? false,
@@ -200,8 +255,37 @@ export class Store {
       subLogs: app.subLogs ?? {},
       started: [],
       changes: [],
-      deploys: 0
+      deploys: 0,
+      autoDeploy: app.autoDeploy ?? true,
+      webhookSecrets: { ...app.webhookSecrets },
+      readonlyLabels: app.readonlyLabels ?? true,
+      customLabels: '',
+      proxy: app.proxy ?? 'traefik',
+      composeServices: app.compose?.services ?? [],
+      composeDomains: { ...app.compose?.domains },
+      persistentStorages: (app.storages?.persistent ?? []).map(v => ({
+        id: ++this.lastStorageId,
+        uuid: newUuid(),
+        name: v.name,
+        mount_path: v.mountPath,
+        host_path: v.hostPath ?? null
+      })),
+      fileStorages: (app.storages?.files ?? []).map(f => ({
+        id: ++this.lastStorageId,
+        uuid: newUuid(),
+        fs_path: f.fsPath,
+        mount_path: f.mountPath,
+        content: f.content ?? null
+      })),
+      scheduledTasks: (app.scheduledTasks ?? []).map(t => ({
+        uuid: newUuid(),
+        name: t.name,
+        command: t.command,
+        frequency: t.frequency ?? '0 * * * *',
+        createdAt: now
+      }))
     }
+    record.customLabels = app.customLabels ?? labelsFor(record)
     record.previews = (app.previews ?? []).map(pr => newPreview(record, pr, null))
     this.apps.set(record.uuid, record)
     return record
@@ -233,8 +317,12 @@ export class Store {
 
   /**
    * Coolify's clone_application(): a new application (new id and uuid) in `destination` with the
-   * source's settings, fqdn, description, tags, previews and variables, production and preview
-   * alike. Variables are copied row by row, so they keep the source's uuids. It starts 'exited'.
+   * source's settings row (auto-deploy, readonly labels), webhook secrets, pinned commit, fqdn,
+   * labels, compose domains, description, tags, previews, scheduled tasks (new uuids), persistent
+   * storages (a volume renamed after the clone, a bind mount's host path kept), file storages
+   * (same fs_path), and variables, production and preview alike. Variables are copied row by row,
+   * so they keep the source's uuids. Only with readonly labels on a server with a proxy does it get
+   * a generated fqdn and labels made from it. It starts 'exited'.
    */
   clone(
     source: AppRecord,
@@ -258,7 +346,24 @@ export class Store {
       runtimeLogs: [],
       started: [],
       changes: [],
-      deploys: 0
+      deploys: 0,
+      webhookSecrets: { ...source.webhookSecrets },
+      composeServices: [...source.composeServices],
+      composeDomains: { ...source.composeDomains },
+      persistentStorages: source.persistentStorages.map(v => ({
+        ...v,
+        id: ++this.lastStorageId,
+        uuid: newUuid(),
+        name: v.name.startsWith(source.uuid)
+          ? v.name.replace(source.uuid, uuid)
+          : `${uuid}-${v.name.split('-').pop()}`
+      })),
+      fileStorages: source.fileStorages.map(f => ({ ...f, id: ++this.lastStorageId })),
+      scheduledTasks: source.scheduledTasks.map(t => ({ ...t, uuid: newUuid(), createdAt: now }))
+    }
+    if (record.proxy !== 'NONE' && record.readonlyLabels) {
+      record.fqdn = `http://${uuid}.127.0.0.1.sslip.io`
+      record.customLabels = labelsFor(record)
     }
     record.previews = source.previews.map(p =>
       newPreview(record, p.pr, p.docker_registry_image_tag)
@@ -475,7 +580,24 @@ export class Store {
         pr: p.pr,
         fqdn: p.fqdn,
         imageTag: p.docker_registry_image_tag
-      }))
+      })),
+      autoDeploy: app.autoDeploy,
+      webhookSecrets: Object.keys(app.webhookSecrets).filter(field => app.webhookSecrets[field]),
+      readonlyLabels: app.readonlyLabels,
+      customLabels: app.customLabels,
+      composeDomains: { ...app.composeDomains },
+      persistentStorages: app.persistentStorages.map(v => ({
+        uuid: v.uuid,
+        name: v.name,
+        mountPath: v.mount_path,
+        hostPath: v.host_path
+      })),
+      fileStorages: app.fileStorages.map(f => ({
+        uuid: f.uuid,
+        fsPath: f.fs_path,
+        mountPath: f.mount_path
+      })),
+      scheduledTasks: app.scheduledTasks.map(t => ({ uuid: t.uuid, name: t.name }))
     }
   }
 
@@ -499,6 +621,25 @@ export class Store {
       }
     })
   }
+}
+
+/** Proxy labels routing each of the app's hosts to it, as Coolify makes them with readonly labels. */
+export function labelsFor(app: AppRecord): string {
+  if (app.proxy === 'NONE') return ''
+  return app.fqdn
+    .split(',')
+    .map(url => url.trim())
+    .filter(Boolean)
+    .flatMap((url, index) => {
+      const host = URL.canParse(url) ? new URL(url).hostname : url
+      const router = `http-${index}-${app.uuid}`
+      return [
+        'traefik.enable=true',
+        `traefik.http.routers.${router}.entryPoints=http`,
+        `traefik.http.routers.${router}.rule=Host(\`${host}\`) && PathPrefix(\`/\`)`
+      ]
+    })
+    .join('\n')
 }
 
 /** Laravel's Str::limit(): at most `length` characters, then '...' when it cut. */

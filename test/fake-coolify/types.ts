@@ -106,6 +106,31 @@ export interface FakeApp {
    * /databases/{uuid}/logs) serves its end.
    */
   runtimeLogs?: string[]
+  /** Whether a push to its branch deploys it (the settings row); default true, as Coolify's. */
+  autoDeploy?: boolean
+  /** manual_webhook_secret_github|gitlab|bitbucket|gitea that are set, by field name. */
+  webhookSecrets?: Record<string, string>
+  /**
+   * "Readonly labels" (default true): Coolify makes the labels from the domains. Off, the app keeps
+   * `customLabels` as they are.
+   */
+  readonlyLabels?: boolean
+  /** The labels' text (stored and shown base64-encoded); default made from the domains. */
+  customLabels?: string
+  /**
+   * The proxy of the app's server, default 'traefik'. With 'NONE', PATCH `domains` is dropped and
+   * still answered 200, and a clone keeps the template's domain.
+   */
+  proxy?: 'traefik' | 'NONE'
+  /** dockercompose apps: the services of its compose file, and the domain each is routed by. */
+  compose?: { services: string[]; domains?: Record<string, string> }
+  /** Its persistent storages (named volumes; bind mounts with `hostPath`) and file mounts. */
+  storages?: {
+    persistent?: Array<{ name: string; mountPath: string; hostPath?: string }>
+    files?: Array<{ fsPath: string; mountPath: string; content?: string }>
+  }
+  /** Scheduled tasks (commands Coolify runs in its container). */
+  scheduledTasks?: Array<{ name: string; command: string; frequency?: string }>
   /** Services and databases: the status before any /deploy; default 'running:healthy'. */
   status?: string
   /** Services: their sub-resources as GET /services/{uuid} lists them; default [{ name: 'app' }]. */
@@ -121,6 +146,10 @@ export interface FakeEnvInput {
   value: string
   isPreview?: boolean
   isShownOnce?: boolean
+  isLiteral?: boolean
+  isMultiline?: boolean
+  isRuntime?: boolean
+  isBuildtime?: boolean
 }
 
 /** A Docker network on a server that applications are deployed into. */
@@ -230,8 +259,8 @@ export interface FakeOptions {
   /** Serve HTTPS with this PEM key and certificate instead of plain HTTP. */
   tls?: { key: string; cert: string }
   /**
-   * 4x: '4.2' answers 404 "Not found." for the routes added in 4.3.0: rollback, clone and
-   * destinations (4.2.0 already has the per-application tags and envs routes). Default '4.3'.
+   * 4x: '4.2' answers 404 "Not found." for the routes added in 4.3: rollback, clone,
+   * destinations, storages and scheduled tasks (4.2.0 already has the per-application tags and envs routes). Default '4.3'.
    */
   version?: '4.2' | '4.3'
   /**
@@ -310,6 +339,21 @@ export interface FakeAppState {
   http: number
   envs: FakeEnv[]
   previews: FakePreview[]
+  autoDeploy: boolean
+  /** The webhook secret fields that are set. */
+  webhookSecrets: string[]
+  readonlyLabels: boolean
+  customLabels: string
+  /** Compose apps: each routed service's domain. */
+  composeDomains: Record<string, string>
+  persistentStorages: Array<{
+    uuid: string
+    name: string
+    mountPath: string
+    hostPath: string | null
+  }>
+  fileStorages: Array<{ uuid: string; fsPath: string; mountPath: string }>
+  scheduledTasks: Array<{ uuid: string; name: string }>
 }
 
 export interface FakeCoolify {

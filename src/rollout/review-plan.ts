@@ -1,0 +1,360 @@
+/**
+ * What a review app must become, worked out before anything is written: a pure function from what
+ * the template is and the pull request to the review app's target state and the ordered writes that
+ * reach it — or a refusal with its reasons. A clone of production is production until proven
+ * otherwise, so whatever the plan does not make the review app's own it refuses.
+ */
+import type { ApplicationChanges, EnvVariable, ListedEnvVariable } from '../coolify/types.js'
+
+/** What the template is, as Coolify shows it (and so what its clone starts as). */
+export interface TemplateFacts {
+  name: string
+  /** Its domains, comma-separated URLs. */
+  fqdn?: string | null
+  buildPack?: string
+  /** docker_compose_domains: the domain(s) of each service of a compose application. */
+  composeDomains: Record<string, string>
+  /** custom_labels, decoded; undefined when Coolify hid them. */
+  customLabels?: string
+  /** "Readonly labels": Coolify then makes the labels from the domains; undefined when not shown. */
+  readonlyLabels?: boolean
+  /** Bind mounts are the persistent storages with a `host_path`. */
+  persistentStorages: Array<{ name?: string; mount_path?: string; host_path?: string | null }>
+  /** File mounts: files or directories of the server, at `fs_path`. */
+  fileStorages: Array<{ fs_path?: string; mount_path?: string }>
+  /** Its variables, production and preview, as GET /applications/{uuid}/envs lists them. */
+  variables: ListedEnvVariable[]
+}
+
+/** What the pull request asks of its review app. */
+export interface ReviewRequest {
+  branch: string
+  /** `review-domain`, `{pr}` already replaced. */
+  domain?: string
+  /** `env`: set over the copied variables. */
+  env?: EnvVariable[]
+  /** The descriptions: while it is set up, and once it is ready. */
+  pending: string
+  marker: string
+}
+
+/** One step of the setup, in the order the plan gives. */
+export type Write =
+  /** PATCH /applications/{uuid}. */
+  | { kind: 'update'; changes: ApplicationChanges }
+  /** Every scheduled task the clone carries (the template's: they would run in its container). */
+  | { kind: 'delete-scheduled-tasks' }
+  /** Every Coolify tag the clone carries (a `tag` deploy of production must never reach it). */
+  | { kind: 'remove-tags' }
+  /** Every variable the clone carries, production and preview: production's values. */
+  | { kind: 'delete-variables' }
+  | { kind: 'set-variables'; variables: EnvVariable[] }
+  /** Read the app back and compare it with the target; any trace of production fails the setup. */
+  | { kind: 'verify' }
+
+/** What the review app is once set up. */
+export interface ReviewTarget {
+  /** Its domains: `review-domain`, or none for compose applications (they route by service). */
+  domains?: string
+  /** Compose applications: the one routed service's domain. */
+  composeDomains?: Record<string, string>
+  branch: string
+  variables: EnvVariable[]
+}
+
+export type ReviewPlan =
+  | { refused: string[] }
+  | {
+      refused?: undefined
+      target: ReviewTarget
+      writes: Write[]
+      /** For the log: what the review app does not get, and why (keys, never values). */
+      warnings: string[]
+      /** Copied values, to be masked in the log. */
+      secrets: string[]
+    }
+
+/** The webhook secrets a clone keeps: a push signed with one deploys the app. */
+export const WEBHOOK_SECRETS = [
+  'manual_webhook_secret_github',
+  'manual_webhook_secret_gitlab',
+  'manual_webhook_secret_bitbucket',
+  'manual_webhook_secret_gitea'
+] as const
+
+/** The flags a copied variable keeps: they change how its value is read and when it is there. */
+const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'] as const
+
+/**
+ * The review app's target and the writes that reach it from a fresh clone, or why none may be
+ * made. The order is part of the contract: first what could build or route the clone (auto-deploy,
+ * webhook secrets, the pinned commit) goes, with the marker that it is being set up; then its
+ * domains; then the template's tasks, tags and variables; then its own variables; the pull
+ * request's branch only after all of that (a push to it deploys whatever carries it); then the
+ * read-back; the marker that it is ready last.
+ */
+export function planReviewApp(template: TemplateFacts, request: ReviewRequest): ReviewPlan {
+  const refused = [
+    ...mountRefusals(template),
+    ...routeRefusals(template, request),
+    ...labelRefusals(template)
+  ]
+  if (refused.length > 0) return { refused }
+
+  const { variables, warnings, secrets } = reviewVariables(template.variables, request.env)
+  const compose = isCompose(template)
+  const routed = Object.entries(template.composeDomains).filter(([, domain]) => domain.trim())
+  const composeDomains =
+    compose && routed.length === 1 && request.domain
+      ? { [routed[0][0]]: request.domain }
+      : undefined
+  const domains = !compose && request.domain ? request.domain : undefined
+
+  const writes: Write[] = [
+    {
+      kind: 'update',
+      changes: {
+        description: request.pending,
+        is_auto_deploy_enabled: false,
+        git_commit_sha: 'HEAD',
+        ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, '']))
+      }
+    }
+  ]
+  if (domains) writes.push({ kind: 'update', changes: { domains } })
+  if (composeDomains) {
+    const [[name, domain]] = Object.entries(composeDomains)
+    writes.push({ kind: 'update', changes: { docker_compose_domains: [{ name, domain }] } })
+  }
+  writes.push({ kind: 'delete-scheduled-tasks' }, { kind: 'remove-tags' })
+  writes.push({ kind: 'delete-variables' })
+  if (variables.length > 0) writes.push({ kind: 'set-variables', variables })
+  writes.push({ kind: 'update', changes: { git_branch: request.branch } })
+  writes.push({ kind: 'verify' })
+  writes.push({ kind: 'update', changes: { description: request.marker } })
+
+  return {
+    target: { domains, composeDomains, branch: request.branch, variables },
+    writes,
+    warnings,
+    secrets
+  }
+}
+
+/** What the review app's setup reads back before its first deploy. */
+export interface ReadBack {
+  fqdn?: string | null
+  composeDomains: Record<string, string>
+  customLabels?: string
+  autoDeploy?: boolean
+  gitCommitSha?: string | null
+  /** The webhook secrets that are set (not their values). */
+  webhookSecrets: string[]
+  persistentStorages: TemplateFacts['persistentStorages']
+  fileStorages: TemplateFacts['fileStorages']
+  variables: ListedEnvVariable[]
+}
+
+/**
+ * Every trace of production the review app still carries, named without values: a host of the
+ * template's in its domains or labels (a server without a proxy drops a new domain and still
+ * answers 200), a mount path of the template's, a variable equal to production's, what could
+ * build it behind the run's back. Empty when it is the pull request's own.
+ */
+export function tracesOfProduction(
+  template: TemplateFacts,
+  app: ReadBack,
+  env: EnvVariable[] = []
+): string[] {
+  const traces: string[] = []
+  const hosts = templateHosts(template)
+  const named = (where: string, text: string | null | undefined, note = ''): void => {
+    const found = [...hosts].filter(host => hostsOf(text ?? '').has(host))
+    if (found.length > 0) traces.push(`its ${where} still name ${found.join(', ')}${note}`)
+  }
+  named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)')
+  named('compose domains', Object.values(app.composeDomains).join(','))
+  const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host))
+  if (labelled.length > 0) traces.push(`its labels still route ${labelled.join(', ')}`)
+
+  const bindPaths = new Set(template.persistentStorages.map(s => s.host_path).filter(Boolean))
+  const filePaths = new Set(template.fileStorages.map(s => s.fs_path).filter(Boolean))
+  for (const storage of app.persistentStorages) {
+    if (storage.host_path && bindPaths.has(storage.host_path)) {
+      traces.push(`it mounts ${storage.host_path}`)
+    }
+  }
+  for (const storage of app.fileStorages) {
+    if (storage.fs_path && filePaths.has(storage.fs_path))
+      traces.push(`it mounts ${storage.fs_path}`)
+  }
+
+  const production = productionValues(template.variables)
+  const given = new Set(env.map(variable => variable.key))
+  const equal = app.variables
+    .filter(v => typeof v.key === 'string' && !given.has(v.key))
+    .filter(
+      v => typeof v.value === 'string' && v.value !== '' && production.get(v.key!) === v.value
+    )
+    .map(v => v.key!)
+  if (equal.length > 0) {
+    traces.push(`its variable(s) ${[...new Set(equal)].join(', ')} hold production's values`)
+  }
+  if (app.autoDeploy === true) traces.push('auto-deploy is still on')
+  if (app.gitCommitSha && app.gitCommitSha !== 'HEAD') {
+    traces.push(`it is still pinned to commit ${app.gitCommitSha}`)
+  }
+  if (app.webhookSecrets.length > 0) traces.push(`it keeps ${app.webhookSecrets.join(', ')}`)
+  return traces
+}
+
+function isCompose(template: TemplateFacts): boolean {
+  return template.buildPack === 'dockercompose'
+}
+
+/**
+ * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:
+ * the review app would read and write production's files. They cannot be taken off safely either
+ * (Coolify deletes a file mount's file on the server with it), so such templates are refused.
+ */
+function mountRefusals(template: TemplateFacts): string[] {
+  const binds = template.persistentStorages.filter(storage => storage.host_path?.trim())
+  const files = template.fileStorages.filter(storage => storage.fs_path?.trim())
+  if (binds.length === 0 && files.length === 0) return []
+  const paths = [
+    ...binds.map(s => `bind mount ${s.host_path} (at ${s.mount_path ?? '?'})`),
+    ...files.map(s => `file mount ${s.fs_path} (at ${s.mount_path ?? '?'})`)
+  ]
+  return [
+    `the template mounts production's files — ${paths.join(', ')} — which its clone would share: give review apps a template without bind or file mounts (named volumes are fine)`
+  ]
+}
+
+/** The review app needs a domain of its own wherever the template has one. */
+function routeRefusals(template: TemplateFacts, request: ReviewRequest): string[] {
+  const routed = Object.entries(template.composeDomains).filter(([, domain]) => domain.trim())
+  const hasDomain = isCompose(template) ? routed.length > 0 : Boolean(template.fqdn?.trim())
+  if (hasDomain && !request.domain) {
+    return [
+      `input \`review-domain\` is needed: the template ${template.name} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com`
+    ]
+  }
+  if (isCompose(template) && routed.length > 1) {
+    return [
+      `the template ${template.name} is a compose application that routes ${routed.length} services (${routed.map(([name]) => name).join(', ')}), and \`review-domain\` gives the domain of one: give review apps a template that routes one service`
+    ]
+  }
+  return []
+}
+
+/**
+ * With "Readonly labels" off the template's own labels are copied as they are, and labels that
+ * route by host send production's traffic to the pull request's build too. Coolify takes no
+ * setting to turn them back into generated ones, so such templates are refused.
+ */
+function labelRefusals(template: TemplateFacts): string[] {
+  if (template.readonlyLabels !== false) return []
+  const labels = template.customLabels
+  if (labels !== undefined && !routesByHost(labels, templateHosts(template))) return []
+  return [
+    `the template ${template.name} has "Readonly labels" off, so its clone keeps its own labels${labels === undefined ? ' (hidden from this token)' : ', which route its domains'}: turn "Readonly labels" on in the template (Coolify then makes the labels from the review app's domain)`
+  ]
+}
+
+function routesByHost(labels: string, hosts: Set<string>): boolean {
+  const text = labels.toLowerCase()
+  return (
+    /\bhost(regexp|sni)?\s*\(/.test(text) ||
+    /^caddy(_\d+)?\s*=/m.test(text) ||
+    [...hosts].some(host => text.includes(host))
+  )
+}
+
+/** Every host the template is reached by, lower case. */
+function templateHosts(template: TemplateFacts): Set<string> {
+  return hostsOf([template.fqdn ?? '', ...Object.values(template.composeDomains)].join(','))
+}
+
+/** The hosts of comma-separated addresses. */
+export function hostsOf(addresses: string): Set<string> {
+  const hosts = new Set<string>()
+  for (const item of addresses.split(',')) {
+    const text = item.trim()
+    if (!text) continue
+    try {
+      hosts.add(new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`).hostname)
+    } catch {
+      // Not an address: nothing routes by it.
+    }
+  }
+  return hosts
+}
+
+/** Production's values by key; undefined for a value Coolify hides (a locked variable). */
+function productionValues(variables: ListedEnvVariable[]): Map<string, string | undefined> {
+  const values = new Map<string, string | undefined>()
+  for (const v of variables) {
+    if (v?.is_preview === true || typeof v?.key !== 'string') continue
+    values.set(v.key, typeof v.value === 'string' ? v.value : undefined)
+  }
+  return values
+}
+
+/**
+ * The review app's variables: the template's preview variables that are not production's (Coolify
+ * gives every production variable a preview twin with the same value), with their flags, then
+ * `env` over them. Locked ("shown once") values are shown to no token, so they cannot be copied.
+ */
+function reviewVariables(
+  listed: ListedEnvVariable[],
+  env: EnvVariable[] | undefined
+): { variables: EnvVariable[]; warnings: string[]; secrets: string[] } {
+  const production = productionValues(listed)
+  const given = new Set((env ?? []).map(variable => variable.key))
+  const byKey = new Map<string, EnvVariable>()
+  const twins: string[] = []
+  const locked: string[] = []
+  const unverifiable: string[] = []
+  for (const v of listed) {
+    if (v?.is_preview !== true || typeof v.key !== 'string' || given.has(v.key)) continue
+    const key = v.key
+    if (v.is_shown_once === true) {
+      locked.push(key)
+    } else if (typeof v.value !== 'string') {
+      // Hidden although not locked: the token cannot read sensitive values (checked before).
+      continue
+    } else if (production.has(key) && production.get(key) === undefined) {
+      unverifiable.push(key)
+    } else if (production.get(key) === v.value) {
+      twins.push(key)
+    } else {
+      const flags = Object.fromEntries(
+        FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]])
+      )
+      byKey.set(key, { key, value: v.value, ...flags })
+    }
+  }
+  for (const variable of env ?? []) byKey.set(variable.key, variable)
+
+  const warnings: string[] = []
+  const own =
+    "give the review app its own with `env`, or a value of its own in the template's preview variable in Coolify"
+  if (twins.length > 0) {
+    warnings.push(
+      `Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`
+    )
+  }
+  if (unverifiable.length > 0) {
+    warnings.push(
+      `Not copied to the review app: ${unverifiable.join(', ')} — production's value is locked, so the preview value cannot be shown to differ from it; ${own}.`
+    )
+  }
+  if (locked.length > 0) {
+    warnings.push(
+      `Not copied to the review app: ${locked.join(', ')} — locked ("shown once") in the template, so Coolify shows the value to no token; give it with \`env\`.`
+    )
+  }
+  const copied = [...byKey.values()]
+  const secrets = copied.filter(v => !given.has(v.key)).map(v => v.value)
+  return { variables: copied, warnings, secrets }
+}
