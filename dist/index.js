@@ -32085,6 +32085,14 @@ class CoolifyClient {
     getApplication(uuid, signal) {
         return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
+    /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
+    getApplicationDated(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
+    }
+    /** `listApplications`, dated. */
+    listApplicationsDated(signal) {
+        return this.dated({ method: 'GET', path: '/applications', retry: true, signal });
+    }
     updateApplication(uuid, changes, signal) {
         return this.call({
             method: 'PATCH',
@@ -32122,8 +32130,9 @@ class CoolifyClient {
         };
         return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
     }
-    listDeployments(appUuid, take, signal) {
-        const query = { skip: '0', take: String(take) };
+    /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
+    listDeployments(appUuid, take, signal, skip = 0) {
+        const query = { skip: String(skip), take: String(take) };
         return this.call({
             method: 'GET',
             path: `/deployments/applications/${enc(appUuid)}`,
@@ -33173,6 +33182,7 @@ class Deployment {
     #rollbackNote;
     #runtimeLog = [];
     #warning;
+    #startedElsewhere = false;
     constructor(
     /** The resource's uuid: an application's, or a service's or database's. */
     appUuid, name, 
@@ -33249,6 +33259,10 @@ class Deployment {
     get running() {
         return this.#uuid !== undefined && !this.ended;
     }
+    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+    get finishedAt() {
+        return this.#finishedAt;
+    }
     /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
     get durationMs() {
         if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
@@ -33256,9 +33270,25 @@ class Deployment {
         }
         return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
     }
-    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
-    follow(uuid) {
+    /**
+     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
+     * run: followed and reported, never cancelled by it.
+     */
+    get startedElsewhere() {
+        return this.#startedElsewhere;
+    }
+    /**
+     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
+     * one this run queued in its place.
+     */
+    follow(uuid, startedHere = false) {
         this.#uuid = uuid;
+        if (startedHere)
+            this.#startedElsewhere = false;
+    }
+    /** Marks it as another's: this run follows it but leaves it alone. */
+    joined() {
+        this.#startedElsewhere = true;
     }
     /**
      * Takes the application's name and URL from Coolify's application record: the preview's URL when
@@ -34351,37 +34381,47 @@ function printRuntimeLog(deployment, write = text => void process.stdout.write(t
 
 ;// CONCATENATED MODULE: ./src/rollout/app-status.ts
 
+
 /**
  * The applications' status in Coolify, for the health checks of all rollouts: the checks due at
  * the same turn share one read — of the application alone, or the list when several wait — so
- * thirty applications finishing together cost one request, not thirty.
+ * thirty applications finishing together cost one request, not thirty. The read goes on under
+ * the step's signal while anyone waits for it: a check whose own time ran out stops waiting, the
+ * others do not.
  */
 class AppStatusReader {
     client;
     turn;
+    signal;
     #waiting = new Map();
     #reading = false;
     constructor(client, 
     /** Waits for the next turn among the step's reads of Coolify. */
-    turn) {
+    turn, 
+    /** The step's signal: the shared reads are made under it. */
+    signal) {
         this.client = client;
         this.turn = turn;
+        this.signal = signal;
     }
-    /** The application's status word (`running:healthy`…), undefined when Coolify gave none. */
+    /** The application's status, with when Coolify refreshed it; rejected once `signal` aborts. */
     read(appUuid, signal) {
         return new Promise((resolve, reject) => {
+            if (signal.aborted)
+                return reject(ended(signal));
+            signal.addEventListener('abort', () => reject(ended(signal)), { once: true });
             const waiting = this.#waiting.get(appUuid) ?? [];
-            waiting.push({ resolve, reject });
+            waiting.push({ resolve, reject, signal });
             this.#waiting.set(appUuid, waiting);
             if (!this.#reading)
-                void this.readAll(signal);
+                void this.readAll();
         });
     }
     /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
-    async readAll(signal) {
+    async readAll() {
         this.#reading = true;
         try {
-            await this.turn(signal);
+            await this.turn(this.signal);
         }
         catch (error) {
             void this.settle(this.take(), () => Promise.reject(error));
@@ -34389,10 +34429,21 @@ class AppStatusReader {
             return;
         }
         const batch = this.take();
-        await this.settle(batch, () => readApplications(this.client, [...batch.keys()], signal));
+        // Nobody left waiting for it: the read stops too.
+        const waiters = [...batch.values()].flat();
+        const abandoned = new AbortController();
+        const leave = () => {
+            if (waiters.every(waiter => waiter.signal.aborted))
+                abandoned.abort();
+        };
+        for (const waiter of waiters)
+            waiter.signal.addEventListener('abort', leave, { once: true });
+        leave();
+        const signal = AbortSignal.any([this.signal, abandoned.signal]);
+        await this.settle(batch, () => readDated(this.client, [...batch.keys()], signal));
         this.#reading = false;
         if (this.#waiting.size > 0)
-            void this.readAll(signal);
+            void this.readAll();
     }
     take() {
         const batch = new Map(this.#waiting);
@@ -34401,14 +34452,18 @@ class AppStatusReader {
     }
     async settle(batch, read) {
         try {
-            const apps = await read();
+            const { apps, date } = await read();
             for (const [uuid, waiting] of batch) {
                 const app = apps.find(item => item?.uuid === uuid) ?? (batch.size === 1 ? apps[0] : undefined);
                 for (const { resolve, reject } of waiting) {
-                    if (app)
-                        resolve(typeof app.status === 'string' ? app.status : undefined);
-                    else
+                    if (!app)
                         reject(notListed(uuid));
+                    else
+                        resolve({
+                            status: typeof app.status === 'string' ? app.status : undefined,
+                            refreshedAt: deployment_timeOf(app.last_online_at),
+                            answeredAt: date
+                        });
                 }
             }
         }
@@ -34419,12 +34474,32 @@ class AppStatusReader {
         }
     }
 }
+/** `readApplications`, with the time Coolify answered. */
+async function readDated(client, uuids, signal) {
+    if (uuids.length === 1) {
+        const { body, date } = await client.getApplicationDated(uuids[0], signal);
+        return { apps: [body], date };
+    }
+    const { body, date } = await client.listApplicationsDated(signal);
+    return { apps: Array.isArray(body) ? body : [], date };
+}
 /** Applications of Coolify: one read for one application, the list for several. */
 async function readApplications(client, uuids, signal) {
     if (uuids.length === 1)
         return [await client.getApplication(uuids[0], signal)];
     const apps = await client.listApplications(signal);
     return Array.isArray(apps) ? apps : [];
+}
+/** Why a check stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
+function ended(signal) {
+    const reason = signal.reason;
+    if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
+        return reason;
+    return new CoolifyError('GET /applications', 'Coolify did not answer in the time it had', '', {
+        transient: true,
+        unanswered: true,
+        cutOff: true
+    });
 }
 function notListed(uuid) {
     return new CoolifyError('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
@@ -34505,7 +34580,184 @@ async function probe(url, signal) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/rollout/startup.ts
+
+
+
+/** Lines read of each container's log when it did not come up. */
+const LOG_LINES = 100;
+/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
+const DATE_RESOLUTION_MS = 1000;
+/**
+ * A service or database has no deployment: `/deploy` starts it in the background. Coolify's
+ * status of it says whether it came up, but only once Coolify refreshed it after the start: until
+ * then it is the status from before (a stale `running` of the old containers, or `exited` of a
+ * stopped database), and decides nothing. Waits, until `signal` aborts, for a fresh `running`;
+ * a fresh `exited`, `restarting` or `degraded` (or `starting`) at the end is down, with the end of
+ * its logs, read while its containers still ran (Coolify refuses them afterwards). A status that
+ * was never fresh, or never read, is unknown.
+ */
+async function awaitStartup(client, resource, options, signal) {
+    const freshness = new Freshness();
+    let health = {
+        up: false,
+        problem: 'Coolify has not reported its status yet',
+        unknown: true
+    };
+    let log = [];
+    let parts = [];
+    let loggedStatus;
+    for (;;) {
+        let look;
+        try {
+            await options.turn(signal);
+            look = await readStatus(client, resource, signal);
+        }
+        catch (error) {
+            // Cut off by the end of the wait, a read says less than the look before it.
+            if (signal.aborted)
+                break;
+            if (health.unknown) {
+                health = {
+                    up: false,
+                    problem: `could not read its status: ${describeError(error)}`,
+                    unknown: true
+                };
+            }
+            if (await paused(options, signal))
+                break;
+            continue;
+        }
+        if (look.starting) {
+            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
+        }
+        else if (!freshness.counts(look)) {
+            const problem = `Coolify has not refreshed its status since the start (it still reports ${startup_short(look.status)})`;
+            health = { up: false, problem, unknown: true };
+        }
+        else if (isUp(look.status)) {
+            return { health: { up: true }, log: [], parts: [] };
+        }
+        else {
+            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
+            parts = look.parts;
+            if (log.length === 0 || look.status !== loggedStatus) {
+                const lines = await containerLog(client, resource, look.parts, options, signal);
+                if (lines.length > 0) {
+                    log = lines;
+                    loggedStatus = look.status;
+                }
+            }
+        }
+        if (await paused(options, signal))
+            break;
+    }
+    return { health, log, parts };
+}
+/**
+ * `running` with a health check that passed, or none (`unknown`); not while the check is still
+ * `starting`, nor while it fails.
+ */
+function isUp(status) {
+    const [state, health] = status.trim().toLowerCase().split(':');
+    return state === 'running' && health !== 'starting' && health !== 'unhealthy';
+}
+/**
+ * Which looks count: those whose status Coolify refreshed after the start ended, judged on
+ * Coolify's own clock. The start has ended by the first look that is not `starting` (a service's
+ * reads say `starting` while Coolify's start command runs; a database's start is not visible, so
+ * from the first look), so a refresh counts from the second after that look's answer. Without a
+ * `Date` on the answer, it must be later than the refresh that look showed.
+ */
+class Freshness {
+    #since;
+    /** `since`: when the change ended on Coolify's clock, when that is known. */
+    constructor(since) {
+        this.#since = since;
+    }
+    counts(look) {
+        this.#since ??=
+            look.answeredAt !== undefined
+                ? look.answeredAt + DATE_RESOLUTION_MS
+                : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
+        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
+    }
+}
+async function readStatus(client, resource, signal) {
+    if (resource.kind === 'database') {
+        const { body, date } = await client.getDatabase(resource.appUuid, signal);
+        const status = statusIn(body?.status, resource);
+        return {
+            status,
+            refreshedAt: deployment_timeOf(body.last_online_at),
+            answeredAt: date,
+            starting: false,
+            parts: []
+        };
+    }
+    const { body, date } = await client.getService(resource.appUuid, signal);
+    const status = statusIn(body?.status, resource);
+    const all = [...arrayOf(body.applications), ...arrayOf(body.databases)];
+    const watched = all.filter(part => !part.exclude_from_status);
+    const parts = watched.length ? watched : all;
+    const times = parts.map(part => deployment_timeOf(part.last_online_at));
+    const down = parts.filter(part => typeof part.status === 'string' && !isUp(part.status));
+    return {
+        status,
+        refreshedAt: times.length && times.every(time => time !== undefined) ? Math.min(...times) : undefined,
+        answeredAt: date,
+        starting: status.toLowerCase().startsWith('starting'),
+        parts: (down.length ? down : parts).flatMap(part => (part.name ? [part.name] : []))
+    };
+}
+function statusIn(status, resource) {
+    if (typeof status === 'string' && status.trim() !== '')
+        return status.trim();
+    throw new ActionError(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
+}
+function arrayOf(parts) {
+    return Array.isArray(parts) ? parts.filter(part => part && typeof part === 'object') : [];
+}
+/**
+ * The end of the containers' logs: the database's, or each named part's of a service (its lines
+ * marked with the part). None where Coolify refuses them (a container that is not running).
+ */
+async function containerLog(client, resource, parts, options, signal) {
+    const lines = [];
+    for (const part of resource.kind === 'database' ? [undefined] : parts) {
+        try {
+            await options.turn(signal);
+            const answer = part === undefined
+                ? await client.getDatabaseLogs(resource.appUuid, LOG_LINES, signal)
+                : await client.getServiceLogs(resource.appUuid, part, LOG_LINES, signal);
+            const text = typeof answer?.logs === 'string' ? answer.logs : '';
+            for (const line of text.split(/\r?\n/)) {
+                if (line.trim() !== '')
+                    lines.push(part === undefined ? line : `${part} | ${line}`);
+            }
+        }
+        catch {
+            // Not running, or unreadable: the status already says it did not come up.
+        }
+    }
+    return lines;
+}
+/** Waits a poll interval; true when the wait is over. */
+async function paused(options, signal) {
+    try {
+        await sleep(options.pollIntervalMs, signal);
+        return false;
+    }
+    catch {
+        return true;
+    }
+}
+function startup_short(status) {
+    return status.slice(0, 40);
+}
+
 ;// CONCATENATED MODULE: ./src/rollout/health.ts
+
 
 
 
@@ -34527,12 +34779,17 @@ async function checkHealth(deployment, options, signal) {
         return { up: false, problem, unknown: false };
     }
     let last;
+    // Coolify's timestamps keep whole seconds: a refresh in the second it ended counts.
+    const since = options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000;
+    const freshness = new Freshness(since);
     for (;;) {
-        const found = await look(deployment.appUuid, url, !preview, options, signal);
+        const found = await look(deployment.appUuid, url, !preview, options, freshness, signal);
         // A look cut off by the end of the check says less than the one before it.
         if (signal.aborted && last)
             break;
-        last = found;
+        // An unknown look (unread, or not refreshed) never replaces a known one.
+        if (!last || !isUnknown(found) || isUnknown(last))
+            last = found;
         if (found.up || signal.aborted)
             break;
         try {
@@ -34544,14 +34801,27 @@ async function checkHealth(deployment, options, signal) {
     }
     return last;
 }
-/** One look at the application: its status in Coolify, then its URL. */
-async function look(appUuid, url, checkStatus, { readStatus }, signal) {
+function isUnknown(health) {
+    return !health.up && health.unknown;
+}
+/**
+ * One look at the application: its status in Coolify, then its URL. A status Coolify has not
+ * refreshed since the deployment ended may be the old container's: it decides nothing.
+ */
+async function look(appUuid, url, checkStatus, { readStatus }, freshness, signal) {
     let unread;
     if (checkStatus) {
         try {
-            const status = (await readStatus(appUuid, signal)) ?? 'unknown';
-            if (!isRunning(status)) {
-                return { up: false, problem: `Coolify reports it ${status.slice(0, 40)}`, unknown: false };
+            const found = await readStatus(appUuid, signal);
+            const status = (found.status ?? 'unknown').slice(0, 40);
+            // Without a refresh time (servers before 4.x), the status is taken as read.
+            const fresh = found.refreshedAt === undefined ||
+                freshness.counts({ ...found, status, starting: false, parts: [] });
+            if (!fresh) {
+                unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`;
+            }
+            else if (!isUp(status)) {
+                return { up: false, problem: `Coolify reports it ${status}`, unknown: false };
             }
         }
         catch (error) {
@@ -34567,10 +34837,6 @@ async function look(appUuid, url, checkStatus, { readStatus }, signal) {
     if (unread && !url)
         return { up: false, problem: unread, unknown: true };
     return { up: true, url };
-}
-/** `running:healthy`, `running:unknown`…: not `exited`, `restarting`, `degraded` or `starting`. */
-function isRunning(status) {
-    return status.trim().toLowerCase().split(':')[0] === 'running';
 }
 /**
  * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
@@ -34603,8 +34869,10 @@ async function runtimeLog(client, appUuid, signal) {
 
 /** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
 const CLOCK_SLACK_MS = 5000;
-/** History rows read: the newest few are enough to find one started moments ago. */
+/** History rows read at a time: the newest few are enough to find one started moments ago. */
 const HISTORY_ROWS = 10;
+/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
+const PAGES_SEARCHED = 20;
 /**
  * The deployment a trigger started or joined, from the application's history: the newest one
  * (of the same pull request and commit, where known) that was under way at the trigger or began
@@ -34618,35 +34886,73 @@ async function findStarted(client, appUuid, mark, signal) {
     return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid;
 }
 /**
- * The deployment a trigger created, for the post step to cancel: like `findStarted`, but never one
- * that was under way before it (a trigger that joined another run's deployment did not start it).
+ * The deployment a trigger created, for the post step to cancel: a row created after it that
+ * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
+ * another's deployment did not start it), and only when no other row could be it as well.
  */
 async function findCreated(client, appUuid, mark, signal) {
     const since = mark.at - CLOCK_SLACK_MS;
     const created = (item) => (timeOf(item.created_at) ?? -Infinity) >= since;
-    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
-        ?.deployment_uuid;
+    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
+    return rows.length === 1
+        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
+        : { candidates: rows.length };
+}
+/**
+ * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
+ * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
+ * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
+ * only when Coolify says the API queued it. A push webhook always queues a sha.
+ */
+function queuedBy(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
+        return false;
+    if (item.is_webhook === true || item.is_api === false)
+        return false;
+    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
+    if (mark.commit)
+        return sameCommit(commit, mark.commit);
+    return commit === 'HEAD' || item.is_api === true;
 }
 /**
  * The newest deployment of `commit` (and of pull request `pr`, or production) in the
  * application's history, whenever it was created and whatever its status: what `trigger: false`
- * follows. Another commit's deployment is never taken.
+ * follows. Another commit's deployment is never taken. Pages through the history, newest first,
+ * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
+ * searched then), the end of the history, or PAGES_SEARCHED pages.
  */
-async function findOfCommit(client, appUuid, { commit, pr }, signal) {
-    const rows = await history_history(client, appUuid, signal);
-    return rows.find(item => typeof item?.deployment_uuid === 'string' &&
+async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
+    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
         Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
         typeof item.commit === 'string' &&
-        sameCommit(item.commit, commit))?.deployment_uuid;
+        sameCommit(item.commit, commit);
+    let newest;
+    for (let page = 0; page < PAGES_SEARCHED; page++) {
+        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
+        newest ??= rows[0]?.deployment_uuid;
+        for (const item of rows) {
+            if (ofCommit(item))
+                return { uuid: item.deployment_uuid, newest };
+            if (seen !== undefined && item?.deployment_uuid === seen)
+                return { newest };
+        }
+        if (rows.length < HISTORY_ROWS)
+            break;
+    }
+    return { newest };
 }
 /** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
 async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
+    let seen;
     try {
         for (;;) {
             await turn(signal);
-            const found = await findOfCommit(client, appUuid, wanted, signal);
-            if (found)
-                return found;
+            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
+            if (found.uuid)
+                return found.uuid;
+            seen = found.newest ?? seen;
             await sleep(wanted.pollIntervalMs, signal);
         }
     }
@@ -34656,8 +34962,8 @@ async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
         throw error;
     }
 }
-async function history_history(client, appUuid, signal) {
-    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
+async function history_history(client, appUuid, signal, skip = 0) {
+    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
     return Array.isArray(answer?.deployments) ? answer.deployments : [];
 }
 function isFrom(item, mark) {
@@ -34722,7 +35028,9 @@ async function trigger(client, options) {
             const real = await findStarted(client, appUuid, options.mark, options.signal).catch(() => undefined);
             if (real)
                 deployment.follow(real);
-            options.note(`${deployment.name}: a deployment of this commit is already under way; following it.`);
+            // Someone else started it: this run follows it but never cancels it.
+            deployment.joined();
+            options.note(`${deployment.name}: a deployment of this commit, started elsewhere, is already under way; following it (it is not cancelled by this run).`);
         }
         else if (!entry.deployment_uuid) {
             if (kind !== 'application')
@@ -35073,6 +35381,12 @@ const versions_HISTORY_ROWS = 20;
 /** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
 const STARTING_WAIT_MS = 10_000;
 const STARTING_POLL_MS = 500;
+/**
+ * How long a pin found before this run's own is watched: another run's comes off as soon as
+ * Coolify queued its deployment; one that stays is the application's own.
+ */
+const FOREIGN_PIN_WAIT_MS = 10_000;
+const FOREIGN_PIN_POLL_MS = 1000;
 /** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
 const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
 /** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
@@ -35138,11 +35452,10 @@ async function pinVersions(client, config, versions, state, signal, undo, note) 
                 note(`${version.name}: image tag set to ${config.imageTag}`);
             }
             else if (config.commit) {
-                await pin(client, { appUuid: version.appUuid, previous: version.pinned }, config.commit, {
-                    state,
-                    signal
-                });
-                pins.push({ appUuid: version.appUuid, previous: version.pinned });
+                const previous = await standingPin(client, version, signal, note);
+                const ours = { appUuid: version.appUuid, previous, commit: config.commit };
+                await pin(client, ours, config.commit, { state, signal });
+                pins.push(ours);
                 note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
             }
         }
@@ -35153,17 +35466,42 @@ async function pinVersions(client, config, versions, state, signal, undo, note) 
     }
     return pins;
 }
+/**
+ * The application's own `git_commit_sha`, to put back after this run's pin. A commit pinned when
+ * the run starts may be another run's, on only until Coolify queued that run's deployment:
+ * recorded as the value to restore, it would be put back after that run restored its own, and
+ * leave the application pinned for good. So a pin is watched for a while, and taken as the
+ * application's own only when it stays.
+ */
+async function standingPin(client, version, signal, note) {
+    let pinned = version.pinned;
+    if (pinned === 'HEAD')
+        return pinned;
+    note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
+    const until = Date.now() + FOREIGN_PIN_WAIT_MS;
+    while (Date.now() < until) {
+        await sleep(FOREIGN_PIN_POLL_MS, signal);
+        const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD';
+        if (now === pinned)
+            continue;
+        // Another run put its pin back (or moved it): watch what is set now.
+        pinned = now;
+        if (pinned === 'HEAD')
+            break;
+    }
+    return pinned;
+}
 /** Pins `commit` on the application, recording first what to put back. */
 async function pin(client, { appUuid, previous }, commit, { state, signal }) {
     // Recorded first, and kept if an earlier pin of the same application is still to undo.
-    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous });
+    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous, pinned: commit });
     try {
         await client.updateApplication(appUuid, { git_commit_sha: commit }, signal);
     }
     catch (error) {
         // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
         if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
-            state.update(appUuid, { unpin: undefined });
+            state.update(appUuid, { unpin: undefined, pinned: undefined });
         }
         throw error;
     }
@@ -35178,8 +35516,14 @@ async function restorePins(client, pins, state, signal, warn) {
     const left = [];
     for (const pin of pins) {
         try {
+            if (pin.commit && !(await stillPinned(client, pin, signal))) {
+                // Another run pinned its own commit since: it puts back what it found, and only then.
+                state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
+                warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
+                continue;
+            }
             await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
-            state.update(pin.appUuid, { unpin: undefined });
+            state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
         }
         catch (error) {
             left.push(pin);
@@ -35187,6 +35531,20 @@ async function restorePins(client, pins, state, signal, warn) {
         }
     }
     return left;
+}
+/**
+ * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
+ * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
+ * taken as ours: a pin left on is the worse outcome.
+ */
+async function stillPinned(client, pin, signal) {
+    try {
+        const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
+        return now !== 'HEAD' && sameCommit(now, pin.commit);
+    }
+    catch {
+        return true;
+    }
 }
 /**
  * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
@@ -35221,7 +35579,7 @@ async function settleImageTag(client, deployment, tag, mark, signal, note) {
         throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
     }
     note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
-    deployment.follow(next.deployment_uuid);
+    deployment.follow(next.deployment_uuid, true);
 }
 /**
  * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
@@ -35362,7 +35720,7 @@ async function redeploy(client, failed, version, target, { state, signal, undo, 
             throw error;
     }
     // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
-    const pins = [{ appUuid, previous: version.pinned }];
+    const pins = [{ appUuid, previous: version.pinned, commit: target }];
     try {
         await pin(client, pins[0], target, { state, signal });
         return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal), at);
@@ -35385,178 +35743,6 @@ async function deployOnce(client, appUuid, force, at, commit, signal) {
     if (!rollback?.uuid)
         throw new ActionError(rollback?.reason ?? 'Coolify started no deployment');
     return rollback.uuid;
-}
-
-;// CONCATENATED MODULE: ./src/rollout/startup.ts
-
-
-
-/** Lines read of each container's log when it did not come up. */
-const LOG_LINES = 100;
-/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
-const DATE_RESOLUTION_MS = 1000;
-/**
- * A service or database has no deployment: `/deploy` starts it in the background. Coolify's
- * status of it says whether it came up, but only once Coolify refreshed it after the start: until
- * then it is the status from before (a stale `running` of the old containers, or `exited` of a
- * stopped database), and decides nothing. Waits, until `signal` aborts, for a fresh `running`;
- * a fresh `exited`, `restarting` or `degraded` (or `starting`) at the end is down, with the end of
- * its logs, read while its containers still ran (Coolify refuses them afterwards). A status that
- * was never fresh, or never read, is unknown.
- */
-async function awaitStartup(client, resource, options, signal) {
-    const freshness = new Freshness();
-    let health = {
-        up: false,
-        problem: 'Coolify has not reported its status yet',
-        unknown: true
-    };
-    let log = [];
-    let parts = [];
-    let loggedStatus;
-    for (;;) {
-        let look;
-        try {
-            await options.turn(signal);
-            look = await readStatus(client, resource, signal);
-        }
-        catch (error) {
-            // Cut off by the end of the wait, a read says less than the look before it.
-            if (signal.aborted)
-                break;
-            if (health.unknown) {
-                health = {
-                    up: false,
-                    problem: `could not read its status: ${describeError(error)}`,
-                    unknown: true
-                };
-            }
-            if (await paused(options, signal))
-                break;
-            continue;
-        }
-        if (look.starting) {
-            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
-        }
-        else if (!freshness.counts(look)) {
-            const problem = `Coolify has not refreshed its status since the start (it still reports ${startup_short(look.status)})`;
-            health = { up: false, problem, unknown: true };
-        }
-        else if (isUp(look.status)) {
-            return { health: { up: true }, log: [], parts: [] };
-        }
-        else {
-            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
-            parts = look.parts;
-            if (log.length === 0 || look.status !== loggedStatus) {
-                const lines = await containerLog(client, resource, look.parts, options, signal);
-                if (lines.length > 0) {
-                    log = lines;
-                    loggedStatus = look.status;
-                }
-            }
-        }
-        if (await paused(options, signal))
-            break;
-    }
-    return { health, log, parts };
-}
-/**
- * `running` with a health check that passed, or none (`unknown`); not while the check is still
- * `starting`, nor while it fails.
- */
-function isUp(status) {
-    const [state, health] = status.trim().toLowerCase().split(':');
-    return state === 'running' && health !== 'starting' && health !== 'unhealthy';
-}
-/**
- * Which looks count: those whose status Coolify refreshed after the start ended, judged on
- * Coolify's own clock. The start has ended by the first look that is not `starting` (a service's
- * reads say `starting` while Coolify's start command runs; a database's start is not visible, so
- * from the first look), so a refresh counts from the second after that look's answer. Without a
- * `Date` on the answer, it must be later than the refresh that look showed.
- */
-class Freshness {
-    #since;
-    counts(look) {
-        this.#since ??=
-            look.answeredAt !== undefined
-                ? look.answeredAt + DATE_RESOLUTION_MS
-                : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
-        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
-    }
-}
-async function readStatus(client, resource, signal) {
-    if (resource.kind === 'database') {
-        const { body, date } = await client.getDatabase(resource.appUuid, signal);
-        const status = statusIn(body?.status, resource);
-        return {
-            status,
-            refreshedAt: deployment_timeOf(body.last_online_at),
-            answeredAt: date,
-            starting: false,
-            parts: []
-        };
-    }
-    const { body, date } = await client.getService(resource.appUuid, signal);
-    const status = statusIn(body?.status, resource);
-    const all = [...arrayOf(body.applications), ...arrayOf(body.databases)];
-    const watched = all.filter(part => !part.exclude_from_status);
-    const parts = watched.length ? watched : all;
-    const times = parts.map(part => deployment_timeOf(part.last_online_at));
-    const down = parts.filter(part => typeof part.status === 'string' && !isUp(part.status));
-    return {
-        status,
-        refreshedAt: times.length && times.every(time => time !== undefined) ? Math.min(...times) : undefined,
-        answeredAt: date,
-        starting: status.toLowerCase().startsWith('starting'),
-        parts: (down.length ? down : parts).flatMap(part => (part.name ? [part.name] : []))
-    };
-}
-function statusIn(status, resource) {
-    if (typeof status === 'string' && status.trim() !== '')
-        return status.trim();
-    throw new ActionError(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
-}
-function arrayOf(parts) {
-    return Array.isArray(parts) ? parts.filter(part => part && typeof part === 'object') : [];
-}
-/**
- * The end of the containers' logs: the database's, or each named part's of a service (its lines
- * marked with the part). None where Coolify refuses them (a container that is not running).
- */
-async function containerLog(client, resource, parts, options, signal) {
-    const lines = [];
-    for (const part of resource.kind === 'database' ? [undefined] : parts) {
-        try {
-            await options.turn(signal);
-            const answer = part === undefined
-                ? await client.getDatabaseLogs(resource.appUuid, LOG_LINES, signal)
-                : await client.getServiceLogs(resource.appUuid, part, LOG_LINES, signal);
-            const text = typeof answer?.logs === 'string' ? answer.logs : '';
-            for (const line of text.split(/\r?\n/)) {
-                if (line.trim() !== '')
-                    lines.push(part === undefined ? line : `${part} | ${line}`);
-            }
-        }
-        catch {
-            // Not running, or unreadable: the status already says it did not come up.
-        }
-    }
-    return lines;
-}
-/** Waits a poll interval; true when the wait is over. */
-async function paused(options, signal) {
-    try {
-        await sleep(options.pollIntervalMs, signal);
-        return false;
-    }
-    catch {
-        return true;
-    }
-}
-function startup_short(status) {
-    return status.slice(0, 40);
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/rollout.ts
@@ -35633,7 +35819,10 @@ class Rollout {
             this.step.say.note(`${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`);
         }
         for (const deployment of this.running) {
-            if (this.step.config.cancelOnAbort) {
+            if (deployment.startedElsewhere) {
+                this.step.follower.leave(deployment, 'cancelled', `${why}; ${elsewhere(deployment)}`);
+            }
+            else if (this.step.config.cancelOnAbort) {
                 await this.step.follower.stop(deployment, 'cancelled', why, signal);
             }
             else {
@@ -35647,7 +35836,10 @@ class Rollout {
         const { config, state } = this.step;
         if (!config.wait || !config.cancelOnAbort)
             return;
-        const running = this.running.map(deployment => deployment.uuid);
+        // Only what this run started is the post step's to cancel.
+        const running = this.running
+            .filter(deployment => !deployment.startedElsewhere)
+            .map(deployment => deployment.uuid);
         state.update(this.key, { running, name: running.length ? this.deployment.name : undefined });
     }
     /**
@@ -35669,7 +35861,8 @@ class Rollout {
             return;
         }
         this.deployment.follow(uuid);
-        say.note(`${this.deployment.name}: following deployment ${uuid} of commit ${commit.slice(0, 7)}`);
+        this.deployment.joined();
+        say.note(`${this.deployment.name}: following deployment ${uuid} of commit ${commit.slice(0, 7)} (started by Coolify, not cancelled by this run)`);
         this.save();
     }
     /** Image tags: the deployment that runs the tag asked for, when the trigger joined an older one. */
@@ -35689,7 +35882,10 @@ class Rollout {
         if (this.deployment.ended || budget.cancelled.aborted)
             return;
         const why = 'it outlasted `timeout`';
-        if (config.cancelOnTimeout) {
+        if (this.deployment.startedElsewhere) {
+            follower.leave(this.deployment, 'timeout', `${why}; ${elsewhere(this.deployment)}`);
+        }
+        else if (config.cancelOnTimeout) {
             await follower.stop(this.deployment, 'timeout', why, budget.grace());
         }
         else {
@@ -35722,7 +35918,8 @@ class Rollout {
             healthUrl: config.healthUrl,
             pollIntervalMs: config.pollIntervalMs,
             pr: config.pr,
-            readStatus: (appUuid, signal) => this.step.statuses.read(appUuid, signal)
+            readStatus: (appUuid, signal) => this.step.statuses.read(appUuid, signal),
+            since: deployment.finishedAt
         };
         const health = await checkHealth(deployment, options, window.signal);
         if (!health || budget.cancelled.aborted)
@@ -35817,6 +36014,10 @@ class Rollout {
         judgeRollback(failed, rollback);
     }
 }
+/** Why a deployment this run only joined is left running. */
+function elsewhere(deployment) {
+    return `deployment ${deployment.uuid} of ${deployment.name} was started elsewhere, so it is left running in Coolify`;
+}
 
 ;// CONCATENATED MODULE: ./src/rollout/launch.ts
 
@@ -35889,7 +36090,7 @@ async function launch(step, prepared, follower) {
         ...step,
         mark,
         follower: reads,
-        statuses: new AppStatusReader(client, signal => reads.turn(signal)),
+        statuses: new AppStatusReader(client, signal => reads.turn(signal), budget.cancelled),
         // One grace for the whole step: whoever waits later does not wait again.
         described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
     };
@@ -36350,7 +36551,7 @@ class RunState {
 function checked(value) {
     if (!value || typeof value !== 'object')
         return undefined;
-    const { name, trigger, running, unpin } = value;
+    const { name, trigger, running, unpin, pinned } = value;
     const record = {};
     if (trigger && typeof trigger === 'object' && typeof trigger.at === 'number') {
         const { at, pr, commit } = trigger;
@@ -36367,6 +36568,8 @@ function checked(value) {
     }
     if (typeof unpin === 'string')
         record.unpin = unpin;
+    if (typeof unpin === 'string' && typeof pinned === 'string')
+        record.pinned = pinned;
     // A name alone leaves nothing to do.
     if (Object.keys(record).length === 0)
         return undefined;
@@ -36473,7 +36676,10 @@ async function deploy(client, config, event, budget, reporters) {
 }
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
 async function stop(rollouts, config, budget) {
-    const running = rollouts.flatMap(rollout => rollout.running);
+    // Deployments started elsewhere and only joined are left running: each says so as it stops.
+    const running = rollouts
+        .flatMap(rollout => rollout.running)
+        .filter(deployment => !deployment.startedElsewhere);
     // Services and databases under way have no deployment: each says so as it stops.
     if (running.length > 0 && config.cancelOnAbort) {
         info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);

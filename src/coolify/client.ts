@@ -140,6 +140,16 @@ export class CoolifyClient {
     return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
   }
 
+  /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
+  getApplicationDated(uuid: string, signal: AbortSignal): Promise<Dated<ApplicationDetail>> {
+    return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
+  }
+
+  /** `listApplications`, dated. */
+  listApplicationsDated(signal: AbortSignal): Promise<Dated<ApplicationSummary[]>> {
+    return this.dated({ method: 'GET', path: '/applications', retry: true, signal })
+  }
+
   updateApplication(
     uuid: string,
     changes: ApplicationChanges,
@@ -188,8 +198,14 @@ export class CoolifyClient {
     return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal })
   }
 
-  listDeployments(appUuid: string, take: number, signal: AbortSignal): Promise<DeploymentHistory> {
-    const query = { skip: '0', take: String(take) }
+  /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
+  listDeployments(
+    appUuid: string,
+    take: number,
+    signal: AbortSignal,
+    skip = 0
+  ): Promise<DeploymentHistory> {
+    const query = { skip: String(skip), take: String(take) }
     return this.call({
       method: 'GET',
       path: `/deployments/applications/${enc(appUuid)}`,

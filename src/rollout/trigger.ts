@@ -67,8 +67,10 @@ export async function trigger(
         () => undefined
       )
       if (real) deployment.follow(real)
+      // Someone else started it: this run follows it but never cancels it.
+      deployment.joined()
       options.note(
-        `${deployment.name}: a deployment of this commit is already under way; following it.`
+        `${deployment.name}: a deployment of this commit, started elsewhere, is already under way; following it (it is not cancelled by this run).`
       )
     } else if (!entry.deployment_uuid) {
       if (kind !== 'application') deployment.started()

@@ -158,8 +158,8 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     force_rebuild: d.force,
     commit: ctx.store.commit(d, ctx.now),
     status: ctx.store.spell(p.phase),
-    is_webhook: false,
-    is_api: true,
+    is_webhook: d.webhook,
+    is_api: !d.webhook,
     created_at: laravelDate(d.createdAt),
     updated_at: laravelDate(p.updatedAt),
     // Absent, not empty, without read:sensitive.

@@ -62,9 +62,9 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
     inject: fault => faults.add(fault),
     clearFaults: () => faults.clear(),
     addApp: app => void store.addApp(app),
-    push: (uuid, { pr } = {}) => {
+    push: (uuid, { pr, commit } = {}) => {
       const app = store.application(uuid)
-      const queued = app && store.queue(app, { pr })
+      const queued = app && store.queue(app, { pr, webhookCommit: commit })
       if (queued?.kind !== 'queued') return undefined
       return store.snapshot().find(deployment => deployment.uuid === queued.deployment.uuid)
     },

@@ -87,6 +87,8 @@ export interface AppRecord {
   envs: EnvVar[]
   coolifyJob: boolean
   runtime: RuntimeState[]
+  /** See FakeApp.refreshMs. */
+  refreshMs: number
   runtimeLogs: string[]
   /** Services and databases: the status before any /deploy. */
   status: string
@@ -116,6 +118,8 @@ export interface DeploymentRecord {
   /** What the job turns a queued 'HEAD' into when it takes the row. */
   resolvesTo?: string
   rollback: boolean
+  /** Queued by a git provider's webhook (is_webhook), not the API (is_api). */
+  webhook: boolean
   /** The row's docker_registry_image_tag: set for dockerimage previews only. */
   imageTag: string | null
   job?: (startedAt: number) => Array<string | LogLine>
@@ -127,6 +131,8 @@ export interface QueueOptions {
   /** A rollback's commit: skips the "already queued" check and is never resolved. */
   rollback?: string
   imageTag?: string | null
+  /** A push webhook: it queues the pushed commit (never 'HEAD') and marks the row is_webhook. */
+  webhookCommit?: string
 }
 
 /** Result of asking to deploy an application. */
@@ -134,6 +140,10 @@ export type Queued =
   { kind: 'queued'; deployment: DeploymentRecord } | { kind: 'already-queued'; placeholder: string }
 
 const HEALTHY = { status: 'running:healthy', http: 200 }
+/** See FakeApp.refreshMs. */
+const REFRESH_MS = 300
+/** Before the fake started, applications were last seen online this long ago. */
+const SEEN_BEFORE_MS = 10 * 60_000
 
 export class Store {
   readonly apps = new Map<string, AppRecord>()
@@ -189,6 +199,7 @@ export class Store {
       }),
       coolifyJob: app.coolifyJob ?? false,
       runtime: [...(app.runtime ?? [])].sort((a, b) => a.at - b.at),
+      refreshMs: app.refreshMs ?? REFRESH_MS,
       runtimeLogs: app.runtimeLogs ?? [],
       status: app.status ?? 'running:healthy',
       subs: (app.subs ?? [{ name: 'app' }]).map(sub => ({
@@ -338,7 +349,7 @@ export class Store {
     const imageTag = options.imageTag ?? null
     const rollback = options.rollback !== undefined
     const dockerImage = app.build_pack === 'dockerimage'
-    let commit = options.rollback || app.git_commit_sha || 'HEAD'
+    let commit = options.rollback || options.webhookCommit || app.git_commit_sha || 'HEAD'
     let resolvesTo: string | undefined
     if (commit === 'HEAD' && !rollback && !dockerImage) {
       // A scripted job resolves the head at once; Coolify's job when it takes the row.
@@ -369,6 +380,7 @@ export class Store {
       commit,
       resolvesTo,
       rollback,
+      webhook: options.webhookCommit !== undefined,
       imageTag
     }
     deployment.job = this.jobLines(deployment)
@@ -437,6 +449,26 @@ export class Store {
     const elapsed = now - (newest.p.finishedAt ?? now)
     const state = app.runtime.filter(s => s.at <= elapsed).pop()
     return state ? { status: state.status, http: state.http ?? 200 } : HEALTHY
+  }
+
+  /**
+   * The application's status as Coolify knows it, and when it last refreshed it
+   * (last_online_at): the container's state as of the newest finished deployment Coolify has
+   * refreshed since (GetContainersStatus runs after the deployment is marked finished); until
+   * then, the old container's. Each state that applies after the refresh refreshes it again.
+   */
+  seen(app: AppRecord, now = this.clock()): { status: string; onlineAt: number } {
+    const refreshed = this.finished(app, now).find(
+      ({ p }) => (p.finishedAt ?? now) + app.refreshMs <= now
+    )
+    if (!refreshed) {
+      return { status: (app.idle ?? HEALTHY).status, onlineAt: this.bootedAt - SEEN_BEFORE_MS }
+    }
+    const finishedAt = refreshed.p.finishedAt ?? now
+    const refreshAt = finishedAt + app.refreshMs
+    const state = app.runtime.filter(s => finishedAt + s.at <= now).pop()
+    if (!state) return { status: HEALTHY.status, onlineAt: refreshAt }
+    return { status: state.status, onlineAt: Math.max(refreshAt, finishedAt + state.at) }
   }
 
   view(app: AppRecord, now = this.clock()): FakeAppState {
