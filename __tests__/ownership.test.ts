@@ -234,3 +234,38 @@ describe("an application's status after its deployment finished", () => {
     expectClean(result)
   })
 })
+
+describe('a full deployment queue after part of the request was queued', () => {
+  const API = { uuid: 'api0app0uuid0000000002', name: 'api', fqdn: 'https://api.example.com' }
+  const quick: Scenario = {
+    steps: [
+      { at: 0, status: 'queued' },
+      { at: 40, status: 'in_progress' },
+      { at: 300, status: 'finished', lines: ['Rolling update completed.'] }
+    ]
+  }
+
+  it('follows what was queued, deploys nothing twice, and reports the rest refused', async () => {
+    // Room for one more: web is queued, then the queue is full for api.
+    const server = await start({
+      queueLimit: 1,
+      apps: [
+        { ...APP, scenarios: [quick] },
+        { ...API, scenarios: [quick] }
+      ]
+    })
+
+    const result = await run(server, { 'app-uuid': `${APP.uuid},${API.uuid}`, force: 'true' })
+
+    const of = (uuid: string): number =>
+      server.deployments().filter(deployment => deployment.appUuid === uuid).length
+    expect(of(APP.uuid)).toBe(1)
+    expect(of(API.uuid)).toBe(0)
+    expect(result.code).toBe(1)
+    const [web, api] = JSON.parse(result.outputs.deployments) as Array<Record<string, unknown>>
+    expect(web).toMatchObject({ status: 'finished' })
+    expect(api).toMatchObject({ status: 'failed' })
+    expect(result.stdout).toMatch(/api.*Deployment queue is full/)
+    expectClean(result)
+  })
+})

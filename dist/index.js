@@ -31591,6 +31591,14 @@ const URL_HINT = "Check `coolify-url`: the instance's address, like https://cool
 /** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
 const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
+/**
+ * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
+ * transient for the request: the resources before the full one were queued, so sending it again
+ * would deploy them twice.
+ */
+function isQueueFull(status, serverMessage) {
+    return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
+}
 function describeHttpFailure(status, serverMessage, headers) {
     const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
     const answered = `Coolify answered ${said}`;
@@ -31677,6 +31685,13 @@ function describeHttpFailure(status, serverMessage, headers) {
         return {
             reason: answered,
             hint: 'Coolify refused the method: check that `coolify-url` points at a Coolify 4 instance',
+            transient: false
+        };
+    }
+    if (isQueueFull(status, serverMessage)) {
+        return {
+            reason: answered,
+            hint: "The server's deployment queue is full; wait for deployments to finish, or raise its queue limit in Coolify",
             transient: false
         };
     }
@@ -32375,12 +32390,14 @@ class CoolifyClient {
             return Array.isArray(value) ? value[0] : value;
         };
         const retryAfterMs = parseRetryAfter(headerOf('retry-after'));
-        this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 ? (retryAfterMs ?? 0) : undefined);
+        // A full deployment queue (told by its message) is not rate limiting: other requests go on.
+        const observe = (serverMessage) => this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
         let text;
         try {
             text = await response.body.text();
         }
         catch (error) {
+            observe();
             if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
@@ -32392,6 +32409,7 @@ class CoolifyClient {
         const json = parseJson(text);
         const html = json === undefined && looksLikeHtml(text, headerOf('content-type'));
         const serverMessage = messageOf(json);
+        observe(serverMessage);
         if (status < 200 || status >= 300) {
             const described = describeHttpFailure(status, serverMessage, {
                 location: headerOf('location'),
@@ -33309,8 +33327,8 @@ class Deployment {
             this.#commit = detail.commit;
         if (detail.deployment_url)
             this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
+        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
         const previous = this.#coolifyStatus;
         this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
         const status = statusFromCoolify(detail.status);
@@ -33372,7 +33390,7 @@ class Deployment {
     }
 }
 /** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function deployment_timeOf(value) {
+function timeOf(value) {
     if (typeof value !== 'string' || value === '')
         return undefined;
     const ms = Date.parse(value);
@@ -33509,7 +33527,7 @@ async function findReviewApps(client, names, signal) {
  * second, the one with the smaller uuid, so that every run picks the same.
  */
 function olderFirst(a, b) {
-    const time = (app) => deployment_timeOf(app.created_at) ?? Infinity;
+    const time = (app) => timeOf(app.created_at) ?? Infinity;
     return time(a) - time(b) || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }
 /**
@@ -34461,7 +34479,7 @@ class AppStatusReader {
                     else
                         resolve({
                             status: typeof app.status === 'string' ? app.status : undefined,
-                            refreshedAt: deployment_timeOf(app.last_online_at),
+                            refreshedAt: timeOf(app.last_online_at),
                             answeredAt: date
                         });
                 }
@@ -34689,7 +34707,7 @@ async function readStatus(client, resource, signal) {
         const status = statusIn(body?.status, resource);
         return {
             status,
-            refreshedAt: deployment_timeOf(body.last_online_at),
+            refreshedAt: timeOf(body.last_online_at),
             answeredAt: date,
             starting: false,
             parts: []
@@ -34700,7 +34718,7 @@ async function readStatus(client, resource, signal) {
     const all = [...arrayOf(body.applications), ...arrayOf(body.databases)];
     const watched = all.filter(part => !part.exclude_from_status);
     const parts = watched.length ? watched : all;
-    const times = parts.map(part => deployment_timeOf(part.last_online_at));
+    const times = parts.map(part => timeOf(part.last_online_at));
     const down = parts.filter(part => typeof part.status === 'string' && !isUp(part.status));
     return {
         status,
@@ -34975,8 +34993,8 @@ function isFrom(item, mark) {
     if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
         return false;
     const since = mark.at - CLOCK_SLACK_MS;
-    const created = deployment_timeOf(item.created_at);
-    const finished = deployment_timeOf(item.finished_at);
+    const created = timeOf(item.created_at);
+    const finished = timeOf(item.finished_at);
     return (isUnderWay(item.status) ||
         (created !== undefined && created >= since) ||
         (finished !== undefined && finished >= since));
@@ -34999,8 +35017,10 @@ const ALREADY_QUEUED = /already queued/i;
 const QUEUED = /deployment queued/i;
 const STARTED = /^(service|database) .* started/i;
 const KIND_OF_STARTED = { service: 'service', database: 'database' };
-/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
+/** A full queue (429) without `Retry-After` may have room in a minute, as Coolify says. */
 const QUEUE_FULL_WAIT_MS = 60_000;
+/** Rate limited (429) without `Retry-After`: Coolify's limits are per minute. */
+const LIMITED_WAIT_MS = 60_000;
 /**
  * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
  *
@@ -35084,6 +35104,16 @@ async function deployUntilAnswered(client, options) {
             if (!(error instanceof CoolifyError))
                 throw error;
             last = error;
+            if (isQueueFull(error.status, error.details.serverMessage)) {
+                const rest = await afterFullQueue(client, options, uuids, error, attempt);
+                recovered.push(...rest.queued);
+                uuids = rest.uuids;
+                if (rest.refused.length)
+                    return { deployments: [...recovered, ...rest.refused] };
+                if (uuids.length === 0)
+                    return { deployments: recovered };
+                continue;
+            }
             // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
             if (error.status === 404 && error.details.serverMessage !== undefined) {
                 throw notFound(error, options);
@@ -35110,15 +35140,57 @@ async function deployUntilAnswered(client, options) {
                 if (options.tags.length === 0 && uuids.length === 0)
                     return { deployments: recovered };
             }
-            const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
+            const limited = error.status === 429 ? LIMITED_WAIT_MS : undefined;
             try {
-                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
+                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? limited), signal);
             }
             catch {
                 throw error.afterAttempts(attempt);
             }
         }
     }
+}
+/**
+ * Coolify queues a request's resources one by one, and answers a full queue (429) for the whole
+ * request after queueing those before the full one. Those are found in their histories (created
+ * after the trigger, as an API trigger queues them) and followed; the rest are asked for again
+ * once the queue may have room, or, when `timeout` leaves no time to wait, reported refused with
+ * Coolify's reason. Tags name no applications to look up: their queue-full answer is final.
+ */
+async function afterFullQueue(client, options, uuids, error, attempt) {
+    if (options.tags.length > 0) {
+        throw error
+            .withHint("Some of the tag's applications may have been queued before the queue was full: check them in Coolify")
+            .afterAttempts(attempt);
+    }
+    const { signal, mark } = options;
+    // A history that cannot be read proves nothing: then stop rather than risk a second deployment.
+    const found = await Promise.all(uuids.map(uuid => findCreated(client, uuid, mark, signal).then(created => created.uuid, () => {
+        throw error.afterAttempts(attempt);
+    })));
+    const queued = uuids.flatMap((uuid, index) => found[index]
+        ? [{ resource_uuid: uuid, deployment_uuid: found[index], message: 'Deployment queued.' }]
+        : []);
+    const rest = uuids.filter((_, index) => !found[index]);
+    const wait = error.details.retryAfterMs ?? QUEUE_FULL_WAIT_MS;
+    if (rest.length === 0)
+        return { queued, uuids: rest, refused: [] };
+    if (Date.now() + wait < (options.deadline ?? Infinity)) {
+        options.note(`Coolify's deployment queue is full: ${rest.join(', ')} asked for again in ${Math.round(wait / 1000)} s.`);
+        try {
+            await sleep(wait, signal);
+        }
+        catch {
+            throw error.afterAttempts(attempt);
+        }
+        return { queued, uuids: rest, refused: [] };
+    }
+    const reason = `${error.details.serverMessage ?? 'the deployment queue is full'} (\`timeout\` leaves no time to wait and ask again)`;
+    return {
+        queued,
+        uuids: rest,
+        refused: rest.map(uuid => ({ resource_uuid: uuid, message: reason }))
+    };
 }
 /** No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it. */
 function mayHaveArrived(error) {
@@ -35590,7 +35662,7 @@ async function startedTag(client, uuid, pinnedAt, signal) {
     for (;;) {
         const detail = await client.getDeployment(uuid, signal);
         const status = statusFromCoolify(detail.status);
-        const created = deployment_timeOf(detail.created_at);
+        const created = timeOf(detail.created_at);
         if (created !== undefined && created >= pinnedAt)
             return undefined;
         if (status === 'queued')
@@ -36121,6 +36193,7 @@ async function triggerOrRecover(client, config, mark, budget, note) {
             dockerTag: config.pr === undefined ? undefined : config.imageTag,
             mark,
             signal,
+            deadline: budget.deadline,
             note
         });
     }

@@ -31503,6 +31503,14 @@ const URL_HINT = "Check `coolify-url`: the instance's address, like https://cool
 /** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
 const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
+/**
+ * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
+ * transient for the request: the resources before the full one were queued, so sending it again
+ * would deploy them twice.
+ */
+function isQueueFull(status, serverMessage) {
+    return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
+}
 function describeHttpFailure(status, serverMessage, headers) {
     const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
     const answered = `Coolify answered ${said}`;
@@ -31589,6 +31597,13 @@ function describeHttpFailure(status, serverMessage, headers) {
         return {
             reason: answered,
             hint: 'Coolify refused the method: check that `coolify-url` points at a Coolify 4 instance',
+            transient: false
+        };
+    }
+    if (isQueueFull(status, serverMessage)) {
+        return {
+            reason: answered,
+            hint: "The server's deployment queue is full; wait for deployments to finish, or raise its queue limit in Coolify",
             transient: false
         };
     }
@@ -32287,12 +32302,14 @@ class CoolifyClient {
             return Array.isArray(value) ? value[0] : value;
         };
         const retryAfterMs = parseRetryAfter(headerOf('retry-after'));
-        this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 ? (retryAfterMs ?? 0) : undefined);
+        // A full deployment queue (told by its message) is not rate limiting: other requests go on.
+        const observe = (serverMessage) => this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
         let text;
         try {
             text = await response.body.text();
         }
         catch (error) {
+            observe();
             if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
@@ -32304,6 +32321,7 @@ class CoolifyClient {
         const json = parseJson(text);
         const html = json === undefined && looksLikeHtml(text, headerOf('content-type'));
         const serverMessage = messageOf(json);
+        observe(serverMessage);
         if (status < 200 || status >= 300) {
             const described = describeHttpFailure(status, serverMessage, {
                 location: headerOf('location'),

@@ -2,7 +2,7 @@ import { rootCertificates } from 'node:tls'
 import { request, type Dispatcher } from 'undici'
 import { ActionError } from '../errors.js'
 import { dispatcherFor, type Proxy } from '../proxy.js'
-import { CoolifyError, describeHttpFailure, describeNetworkFailure } from './errors.js'
+import { CoolifyError, describeHttpFailure, describeNetworkFailure, isQueueFull } from './errors.js'
 import {
   backoffDelay,
   Reachability,
@@ -480,16 +480,18 @@ export class CoolifyClient {
       return Array.isArray(value) ? value[0] : value
     }
     const retryAfterMs = parseRetryAfter(headerOf('retry-after'))
-    this.gate.observe(
-      headerOf('x-ratelimit-limit'),
-      headerOf('x-ratelimit-remaining'),
-      status === 429 ? (retryAfterMs ?? 0) : undefined
-    )
-
+    // A full deployment queue (told by its message) is not rate limiting: other requests go on.
+    const observe = (serverMessage?: string): void =>
+      this.gate.observe(
+        headerOf('x-ratelimit-limit'),
+        headerOf('x-ratelimit-remaining'),
+        status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined
+      )
     let text: string
     try {
       text = await response.body.text()
     } catch (error) {
+      observe()
       if (call.signal.aborted) throw call.signal.reason
       const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name)
       throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
@@ -501,6 +503,7 @@ export class CoolifyClient {
     const json = parseJson(text)
     const html = json === undefined && looksLikeHtml(text, headerOf('content-type'))
     const serverMessage = messageOf(json)
+    observe(serverMessage)
     if (status < 200 || status >= 300) {
       const described = describeHttpFailure(status, serverMessage, {
         location: headerOf('location'),

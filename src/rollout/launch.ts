@@ -145,6 +145,7 @@ async function triggerOrRecover(
       dockerTag: config.pr === undefined ? undefined : config.imageTag,
       mark,
       signal,
+      deadline: budget.deadline,
       note
     })
   } catch (error) {

@@ -40,7 +40,7 @@ export { CLONE_ALLOWED } from './clone.js'
 export { DEFAULT_DESTINATION } from './state.js'
 
 export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeCoolify> {
-  const store = new Store(options.flavor ?? '4x', options.clock)
+  const store = new Store(options.flavor ?? '4x', options.clock, options.queueLimit)
   const faults = new Faults()
   const requests: RecordedRequest[] = []
   const server = await listen(createPipeline(options, store), faults, requests, options.tls)

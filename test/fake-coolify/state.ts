@@ -137,9 +137,14 @@ export interface QueueOptions {
 
 /** Result of asking to deploy an application. */
 export type Queued =
-  { kind: 'queued'; deployment: DeploymentRecord } | { kind: 'already-queued'; placeholder: string }
+  | { kind: 'queued'; deployment: DeploymentRecord }
+  | { kind: 'already-queued'; placeholder: string }
+  | { kind: 'queue-full' }
 
 const HEALTHY = { status: 'running:healthy', http: 200 }
+/** What Coolify answers (429, Retry-After 60) when the server's deployment queue is full. */
+export const QUEUE_FULL =
+  'Deployment queue is full. Please wait for existing deployments to complete.'
 /** See FakeApp.refreshMs. */
 const REFRESH_MS = 300
 /** Before the fake started, applications were last seen online this long ago. */
@@ -161,7 +166,9 @@ export class Store {
   constructor(
     readonly flavor: Flavor,
     /** The fake's clock: scenarios and timelines are read from it. */
-    readonly clock: () => number = Date.now
+    readonly clock: () => number = Date.now,
+    /** See FakeOptions.queueLimit. */
+    readonly queueLimit = 25
   ) {
     this.bootedAt = clock()
   }
@@ -338,8 +345,8 @@ export class Store {
   }
 
   /**
-   * Coolify's queue_application_deployment(): the row's commit is the rollback commit, else the
-   * app's git_commit_sha, else 'HEAD'. In 4x without force or rollback, when this app already has
+   * Coolify's queue_application_deployment(): nothing when the server's queue is full; the row's
+   * commit is the rollback commit, else the app's git_commit_sha, else 'HEAD'. In 4x without force or rollback, when this app already has
    * a queued or running row with the same commit, pull request and image tag, Coolify queues
    * nothing and answers with a fresh uuid it never saves.
    */
@@ -355,6 +362,11 @@ export class Store {
       // A scripted job resolves the head at once; Coolify's job when it takes the row.
       if (!app.coolifyJob) commit = scenario.commit ?? 'HEAD'
       else if (scenario.commit !== undefined) resolvesTo = scenario.commit
+    }
+    // The server's queue is checked first: full, nothing is queued, whatever else holds.
+    if (this.flavor === '4x') {
+      const waiting = this.deployments.filter(d => progress(d, now).phase === 'queued')
+      if (waiting.length >= this.queueLimit) return { kind: 'queue-full' }
     }
     if (this.flavor === '4x' && !options.force && !rollback) {
       const busy = this.deployments.some(

@@ -249,6 +249,11 @@ export interface FakeOptions {
   role?: 'owner' | 'admin' | 'member'
   /** The token's owner is no longer in its team: 401 {"message":"Invalid token."}, no docs. */
   tokenWithoutTeam?: boolean
+  /**
+   * 4x: the server's deployment queue limit (deployment_queue_limit), default 25: with this many
+   * deployments queued (not yet in progress), Coolify queues no more.
+   */
+  queueLimit?: number
 }
 
 export interface FakeDeployment {
