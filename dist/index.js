@@ -34901,7 +34901,18 @@ const PAGES_SEARCHED = 20;
  * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
  */
 async function findStarted(client, appUuid, mark, signal) {
-    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid;
+    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
+}
+/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+async function findStartedRow(client, appUuid, mark, signal) {
+    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
+    if (!row)
+        return undefined;
+    const created = timeOf(row.created_at);
+    return {
+        deployment_uuid: row.deployment_uuid,
+        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+    };
 }
 /**
  * The deployment a trigger created, for the post step to cancel: a row created after it that
@@ -35014,6 +35025,8 @@ function sameCommit(a, b) {
 
 const NOTHING_STARTED = 'Coolify started no deployment for it';
 const ALREADY_QUEUED = /already queued/i;
+/** Coolify's answer when it joined the request to a deployment under way. */
+const JOINED = 'Deployment already queued for this commit.';
 const QUEUED = /deployment queued/i;
 const STARTED = /^(service|database) .* started/i;
 const KIND_OF_STARTED = { service: 'service', database: 'database' };
@@ -35077,8 +35090,17 @@ async function trigger(client, options) {
  * no applications to look up. Throws when a history cannot be read.
  */
 async function findTriggered(client, appUuids, mark, signal) {
-    const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal)));
-    return appUuids.flatMap((appUuid, index) => found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []);
+    const found = await Promise.all(appUuids.map(uuid => findStartedRow(client, uuid, mark, signal)));
+    return appUuids.flatMap((appUuid, index) => {
+        const row = found[index];
+        if (!row)
+            return [];
+        const deployment = new Deployment(appUuid, appUuid, row.deployment_uuid, mark.at);
+        // Under way before the trigger: Coolify joined it to another's, which is not this run's.
+        if (row.joined)
+            deployment.joined();
+        return [deployment];
+    });
 }
 async function deployUntilAnswered(client, options) {
     const { signal } = options;
@@ -35134,7 +35156,7 @@ async function deployUntilAnswered(client, options) {
                 recovered.push(...found.map(deployment => ({
                     resource_uuid: deployment.appUuid,
                     deployment_uuid: deployment.uuid,
-                    message: 'Deployment queued.'
+                    message: deployment.startedElsewhere ? JOINED : 'Deployment queued.'
                 })));
                 uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid));
                 if (options.tags.length === 0 && uuids.length === 0)
@@ -35165,7 +35187,8 @@ async function afterFullQueue(client, options, uuids, error, attempt) {
     }
     const { signal, mark } = options;
     // A history that cannot be read proves nothing: then stop rather than risk a second deployment.
-    const found = await Promise.all(uuids.map(uuid => findCreated(client, uuid, mark, signal).then(created => created.uuid, () => {
+    // A request of one resource refused has queued nothing.
+    const found = await Promise.all((uuids.length > 1 ? uuids : []).map(uuid => findCreated(client, uuid, mark, signal).then(created => created.uuid, () => {
         throw error.afterAttempts(attempt);
     })));
     const queued = uuids.flatMap((uuid, index) => found[index]

@@ -33267,7 +33267,18 @@ const PAGES_SEARCHED = 20;
  * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
  */
 async function history_findStarted(client, appUuid, mark, signal) {
-    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid;
+    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
+}
+/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+async function findStartedRow(client, appUuid, mark, signal) {
+    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
+    if (!row)
+        return undefined;
+    const created = timeOf(row.created_at);
+    return {
+        deployment_uuid: row.deployment_uuid,
+        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+    };
 }
 /**
  * The deployment a trigger created, for the post step to cancel: a row created after it that

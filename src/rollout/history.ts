@@ -35,7 +35,23 @@ export async function findStarted(
   mark: TriggerMark,
   signal: AbortSignal
 ): Promise<string | undefined> {
-  return (await history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid
+  return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid
+}
+
+/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+export async function findStartedRow(
+  client: CoolifyClient,
+  appUuid: string,
+  mark: TriggerMark,
+  signal: AbortSignal
+): Promise<{ deployment_uuid: string; joined: boolean } | undefined> {
+  const row = (await history(client, appUuid, signal)).find(item => isFrom(item, mark))
+  if (!row) return undefined
+  const created = timeOf(row.created_at)
+  return {
+    deployment_uuid: row.deployment_uuid,
+    joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+  }
 }
 
 /** What the history shows of a trigger whose answer never came. */

@@ -4,7 +4,7 @@ import { sleep } from '../coolify/pacing.js'
 import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
 import { Deployment, type Kind } from './deployment.js'
-import { findCreated, findStarted, type TriggerMark } from './history.js'
+import { findCreated, findStarted, findStartedRow, type TriggerMark } from './history.js'
 import { explainDeployMessage } from './preview.js'
 
 export interface TriggerOptions {
@@ -25,6 +25,8 @@ export interface TriggerOptions {
 
 const NOTHING_STARTED = 'Coolify started no deployment for it'
 const ALREADY_QUEUED = /already queued/i
+/** Coolify's answer when it joined the request to a deployment under way. */
+const JOINED = 'Deployment already queued for this commit.'
 const QUEUED = /deployment queued/i
 const STARTED = /^(service|database) .* started/i
 const KIND_OF_STARTED: Record<string, Kind> = { service: 'service', database: 'database' }
@@ -108,10 +110,15 @@ export async function findTriggered(
   mark: TriggerMark,
   signal: AbortSignal
 ): Promise<Deployment[]> {
-  const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal)))
-  return appUuids.flatMap((appUuid, index) =>
-    found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []
-  )
+  const found = await Promise.all(appUuids.map(uuid => findStartedRow(client, uuid, mark, signal)))
+  return appUuids.flatMap((appUuid, index) => {
+    const row = found[index]
+    if (!row) return []
+    const deployment = new Deployment(appUuid, appUuid, row.deployment_uuid, mark.at)
+    // Under way before the trigger: Coolify joined it to another's, which is not this run's.
+    if (row.joined) deployment.joined()
+    return [deployment]
+  })
 }
 
 async function deployUntilAnswered(
@@ -168,7 +175,7 @@ async function deployUntilAnswered(
           ...found.map(deployment => ({
             resource_uuid: deployment.appUuid,
             deployment_uuid: deployment.uuid,
-            message: 'Deployment queued.'
+            message: deployment.startedElsewhere ? JOINED : 'Deployment queued.'
           }))
         )
         uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid))
@@ -207,8 +214,9 @@ async function afterFullQueue(
   }
   const { signal, mark } = options
   // A history that cannot be read proves nothing: then stop rather than risk a second deployment.
+  // A request of one resource refused has queued nothing.
   const found = await Promise.all(
-    uuids.map(uuid =>
+    (uuids.length > 1 ? uuids : []).map(uuid =>
       findCreated(client, uuid, mark, signal).then(
         created => created.uuid,
         () => {
