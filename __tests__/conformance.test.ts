@@ -57,6 +57,8 @@ describe('checkRequest', () => {
     const calls: Record<string, () => Promise<unknown>> = {
       listApplications: () => client.listApplications(signal),
       getApplication: () => client.getApplication('web', signal),
+      getApplicationDated: () => client.getApplicationDated('web', signal),
+      listApplicationsDated: () => client.listApplicationsDated(signal),
       updateApplication: () =>
         client.updateApplication('web', { git_branch: 'main', description: 'd' }, signal),
       updateApplicationEnvs: () =>

@@ -213,12 +213,12 @@ const survived: Survived[] = [
         }
       }
     ],
-    note: /POST \/deploy: Coolify answered 429 "Deployment queue is full.*waiting 1s as Coolify asks/,
+    note: /Coolify's deployment queue is full: web0app0uuid0000000001 asked for again in 1 s\./,
     check: server => {
       const [refused, accepted] = sent(server, 'POST', '/deploy')
       expect(refused.fault).toBe('status 429')
       expect(accepted.at - refused.at).toBeGreaterThanOrEqual(1000)
-      // Queue full means nothing started: no need to look for a deployment under way.
+      // A request of one application refused queued nothing: no need to look for one.
       expect(sent(server, 'GET', /\/deployments\/applications\//)).toHaveLength(0)
     }
   },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
-import { healthUrlOf, isRunning } from '../src/rollout/health.js'
+import { healthUrlOf } from '../src/rollout/health.js'
+import { isUp } from '../src/rollout/startup.js'
 import { builtCommit, ranImageTag } from '../src/rollout/versions.js'
 import { ActionError } from '../src/errors.js'
 import { readConfig } from '../src/inputs.js'
@@ -64,11 +65,18 @@ describe('health', () => {
     expect(healthUrlOf(undefined, 'https://web.example.com', false)).toBeUndefined()
   })
 
-  it('counts running states only', () => {
-    expect(isRunning('running:healthy')).toBe(true)
-    expect(isRunning('running:unknown')).toBe(true)
-    for (const status of ['exited:unhealthy', 'restarting:unhealthy', 'degraded:unhealthy', '']) {
-      expect(isRunning(status)).toBe(false)
+  it('counts running states only, and not a failing health check', () => {
+    expect(isUp('running:healthy')).toBe(true)
+    expect(isUp('running:unknown')).toBe(true)
+    for (const status of [
+      'running:unhealthy',
+      'running:starting',
+      'exited:unhealthy',
+      'restarting:unhealthy',
+      'degraded:unhealthy',
+      ''
+    ]) {
+      expect(isUp(status)).toBe(false)
     }
   })
 })

@@ -167,10 +167,14 @@ describe('commit', () => {
     expect(deployment.commit).toBe(SHA)
     expect(patches(server)).toEqual([{ git_commit_sha: SHA }, { git_commit_sha: 'HEAD' }])
     expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
-    // Unpinned as soon as Coolify answered the trigger, before the deployment was read.
+    // Unpinned as soon as Coolify answered the trigger, before the deployment was read, once a
+    // read showed the pin still this run's.
     const lines = requestLines(actionRequests(server))
     const deploy = lines.indexOf('POST /api/v1/deploy')
-    expect(lines[deploy + 1]).toBe(`PATCH /api/v1/applications/${APP.uuid}`)
+    expect(lines.slice(deploy + 1, deploy + 3)).toEqual([
+      `GET /api/v1/applications/${APP.uuid}`,
+      `PATCH /api/v1/applications/${APP.uuid}`
+    ])
     expect(result.stdout).toContain(`(commit sha ${SHA})`)
     expect(result.stdout).not.toMatch(/^::warning::/m)
     expect(JSON.parse(result.outputs.deployments)[0].commit).toBe(SHA)

@@ -18,7 +18,8 @@ const POST_BUDGET_MS = 20_000
  * state the main step saved, it puts back every commit pin still on, and (with `cancel-on-abort`)
  * cancels in Coolify every deployment this run started that is still queued or running: those
  * saved by uuid, and, for a trigger whose answer never came, the one the application's history
- * shows it started (same pull request and commit, created after it). Nothing here fails the job:
+ * shows it started (same pull request and commit it queued, created after it, and no other row
+ * like it: then it cancels none and warns). Nothing here fails the job:
  * the run is over, so problems become warnings.
  */
 export async function run(): Promise<void> {
@@ -30,8 +31,8 @@ export async function run(): Promise<void> {
     const config = readConfig(name => host().input(name), mask)
     client = connect(config)
     const signal = AbortSignal.timeout(POST_BUDGET_MS)
-    const pins = records.flatMap(([appUuid, { unpin }]) =>
-      unpin === undefined ? [] : [{ appUuid, previous: unpin }]
+    const pins = records.flatMap(([appUuid, { unpin, pinned }]) =>
+      unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]
     )
     const left = await restorePins(client, pins, state, signal, m => host().warning(m))
     const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid)
@@ -57,8 +58,15 @@ async function cancelLeftRunning(
   const uuids = [...running]
   if (trigger) {
     try {
-      const started = await findCreated(client, appUuid, trigger, signal)
-      if (started && !uuids.includes(started)) uuids.push(started)
+      const created = await findCreated(client, appUuid, trigger, signal)
+      if (created.uuid && !uuids.includes(created.uuid)) uuids.push(created.uuid)
+      if (created.candidates > 1) {
+        // Another deployment like it was created in the same seconds: cancelling either could stop
+        // someone else's.
+        host().warning(
+          `${name}: the trigger's answer never came, and ${created.candidates} deployments created after it could be the one it queued; none was cancelled: check them in Coolify.`
+        )
+      }
     } catch (error) {
       host().warning(
         `${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`

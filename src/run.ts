@@ -130,7 +130,10 @@ async function deploy(
 
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
 async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget): Promise<void> {
-  const running = rollouts.flatMap(rollout => rollout.running)
+  // Deployments started elsewhere and only joined are left running: each says so as it stops.
+  const running = rollouts
+    .flatMap(rollout => rollout.running)
+    .filter(deployment => !deployment.startedElsewhere)
   // Services and databases under way have no deployment: each says so as it stops.
   if (running.length > 0 && config.cancelOnAbort) {
     host().info(

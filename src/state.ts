@@ -16,6 +16,8 @@ export interface SavedRollout {
   running?: string[]
   /** `git_commit_sha` as it was before a pin: set while a pin is on. */
   unpin?: string
+  /** The commit pinned: `unpin` is put back only while this is still the one set. */
+  pinned?: string
 }
 
 /**
@@ -75,7 +77,7 @@ export class RunState {
 
 function checked(value: unknown): SavedRollout | undefined {
   if (!value || typeof value !== 'object') return undefined
-  const { name, trigger, running, unpin } = value as Record<string, unknown>
+  const { name, trigger, running, unpin, pinned } = value as Record<string, unknown>
   const record: SavedRollout = {}
   if (trigger && typeof trigger === 'object' && typeof (trigger as SavedTrigger).at === 'number') {
     const { at, pr, commit } = trigger as SavedTrigger
@@ -90,6 +92,7 @@ function checked(value: unknown): SavedRollout | undefined {
     if (uuids.length) record.running = uuids
   }
   if (typeof unpin === 'string') record.unpin = unpin
+  if (typeof unpin === 'string' && typeof pinned === 'string') record.pinned = pinned
   // A name alone leaves nothing to do.
   if (Object.keys(record).length === 0) return undefined
   if (typeof name === 'string') record.name = name

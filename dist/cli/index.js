@@ -28535,6 +28535,14 @@ const URL_HINT = "Check `coolify-url`: the instance's address, like https://cool
 /** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
 const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
+/**
+ * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
+ * transient for the request: the resources before the full one were queued, so sending it again
+ * would deploy them twice.
+ */
+function isQueueFull(status, serverMessage) {
+    return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
+}
 function describeHttpFailure(status, serverMessage, headers) {
     const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
     const answered = `Coolify answered ${said}`;
@@ -28621,6 +28629,13 @@ function describeHttpFailure(status, serverMessage, headers) {
         return {
             reason: answered,
             hint: 'Coolify refused the method: check that `coolify-url` points at a Coolify 4 instance',
+            transient: false
+        };
+    }
+    if (isQueueFull(status, serverMessage)) {
+        return {
+            reason: answered,
+            hint: "The server's deployment queue is full; wait for deployments to finish, or raise its queue limit in Coolify",
             transient: false
         };
     }
@@ -28993,6 +29008,14 @@ class CoolifyClient {
     getApplication(uuid, signal) {
         return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
+    /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
+    getApplicationDated(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
+    }
+    /** `listApplications`, dated. */
+    listApplicationsDated(signal) {
+        return this.dated({ method: 'GET', path: '/applications', retry: true, signal });
+    }
     updateApplication(uuid, changes, signal) {
         return this.call({
             method: 'PATCH',
@@ -29030,8 +29053,9 @@ class CoolifyClient {
         };
         return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
     }
-    listDeployments(appUuid, take, signal) {
-        const query = { skip: '0', take: String(take) };
+    /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
+    listDeployments(appUuid, take, signal, skip = 0) {
+        const query = { skip: String(skip), take: String(take) };
         return this.call({
             method: 'GET',
             path: `/deployments/applications/${enc(appUuid)}`,
@@ -29304,12 +29328,14 @@ class CoolifyClient {
             return Array.isArray(value) ? value[0] : value;
         };
         const retryAfterMs = parseRetryAfter(headerOf('retry-after'));
-        this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 ? (retryAfterMs ?? 0) : undefined);
+        // A full deployment queue (told by its message) is not rate limiting: other requests go on.
+        const observe = (serverMessage) => this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
         let text;
         try {
             text = await response.body.text();
         }
         catch (error) {
+            observe();
             if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
@@ -29321,6 +29347,7 @@ class CoolifyClient {
         const json = parseJson(text);
         const html = json === undefined && looksLikeHtml(text, headerOf('content-type'));
         const serverMessage = messageOf(json);
+        observe(serverMessage);
         if (status < 200 || status >= 300) {
             const described = describeHttpFailure(status, serverMessage, {
                 location: headerOf('location'),
@@ -30041,6 +30068,7 @@ class Deployment {
     #rollbackNote;
     #runtimeLog = [];
     #warning;
+    #startedElsewhere = false;
     constructor(
     /** The resource's uuid: an application's, or a service's or database's. */
     appUuid, name, 
@@ -30117,6 +30145,10 @@ class Deployment {
     get running() {
         return this.#uuid !== undefined && !this.ended;
     }
+    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+    get finishedAt() {
+        return this.#finishedAt;
+    }
     /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
     get durationMs() {
         if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
@@ -30124,9 +30156,25 @@ class Deployment {
         }
         return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
     }
-    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
-    follow(uuid) {
+    /**
+     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
+     * run: followed and reported, never cancelled by it.
+     */
+    get startedElsewhere() {
+        return this.#startedElsewhere;
+    }
+    /**
+     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
+     * one this run queued in its place.
+     */
+    follow(uuid, startedHere = false) {
         this.#uuid = uuid;
+        if (startedHere)
+            this.#startedElsewhere = false;
+    }
+    /** Marks it as another's: this run follows it but leaves it alone. */
+    joined() {
+        this.#startedElsewhere = true;
     }
     /**
      * Takes the application's name and URL from Coolify's application record: the preview's URL when
@@ -30147,8 +30195,8 @@ class Deployment {
             this.#commit = detail.commit;
         if (detail.deployment_url)
             this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
+        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
         const previous = this.#coolifyStatus;
         this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
         const status = statusFromCoolify(detail.status);
@@ -30210,7 +30258,7 @@ class Deployment {
     }
 }
 /** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function deployment_timeOf(value) {
+function timeOf(value) {
     if (typeof value !== 'string' || value === '')
         return undefined;
     const ms = Date.parse(value);
@@ -30624,7 +30672,7 @@ async function findReviewApps(client, names, signal) {
  * second, the one with the smaller uuid, so that every run picks the same.
  */
 function olderFirst(a, b) {
-    const time = (app) => deployment_timeOf(app.created_at) ?? Infinity;
+    const time = (app) => timeOf(app.created_at) ?? Infinity;
     return time(a) - time(b) || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }
 /**
@@ -31086,37 +31134,47 @@ function printRuntimeLog(deployment, format = host().log) {
 
 ;// CONCATENATED MODULE: ./src/rollout/app-status.ts
 
+
 /**
  * The applications' status in Coolify, for the health checks of all rollouts: the checks due at
  * the same turn share one read — of the application alone, or the list when several wait — so
- * thirty applications finishing together cost one request, not thirty.
+ * thirty applications finishing together cost one request, not thirty. The read goes on under
+ * the step's signal while anyone waits for it: a check whose own time ran out stops waiting, the
+ * others do not.
  */
 class AppStatusReader {
     client;
     turn;
+    signal;
     #waiting = new Map();
     #reading = false;
     constructor(client, 
     /** Waits for the next turn among the step's reads of Coolify. */
-    turn) {
+    turn, 
+    /** The step's signal: the shared reads are made under it. */
+    signal) {
         this.client = client;
         this.turn = turn;
+        this.signal = signal;
     }
-    /** The application's status word (`running:healthy`…), undefined when Coolify gave none. */
+    /** The application's status, with when Coolify refreshed it; rejected once `signal` aborts. */
     read(appUuid, signal) {
         return new Promise((resolve, reject) => {
+            if (signal.aborted)
+                return reject(ended(signal));
+            signal.addEventListener('abort', () => reject(ended(signal)), { once: true });
             const waiting = this.#waiting.get(appUuid) ?? [];
-            waiting.push({ resolve, reject });
+            waiting.push({ resolve, reject, signal });
             this.#waiting.set(appUuid, waiting);
             if (!this.#reading)
-                void this.readAll(signal);
+                void this.readAll();
         });
     }
     /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
-    async readAll(signal) {
+    async readAll() {
         this.#reading = true;
         try {
-            await this.turn(signal);
+            await this.turn(this.signal);
         }
         catch (error) {
             void this.settle(this.take(), () => Promise.reject(error));
@@ -31124,10 +31182,21 @@ class AppStatusReader {
             return;
         }
         const batch = this.take();
-        await this.settle(batch, () => readApplications(this.client, [...batch.keys()], signal));
+        // Nobody left waiting for it: the read stops too.
+        const waiters = [...batch.values()].flat();
+        const abandoned = new AbortController();
+        const leave = () => {
+            if (waiters.every(waiter => waiter.signal.aborted))
+                abandoned.abort();
+        };
+        for (const waiter of waiters)
+            waiter.signal.addEventListener('abort', leave, { once: true });
+        leave();
+        const signal = AbortSignal.any([this.signal, abandoned.signal]);
+        await this.settle(batch, () => readDated(this.client, [...batch.keys()], signal));
         this.#reading = false;
         if (this.#waiting.size > 0)
-            void this.readAll(signal);
+            void this.readAll();
     }
     take() {
         const batch = new Map(this.#waiting);
@@ -31136,14 +31205,18 @@ class AppStatusReader {
     }
     async settle(batch, read) {
         try {
-            const apps = await read();
+            const { apps, date } = await read();
             for (const [uuid, waiting] of batch) {
                 const app = apps.find(item => item?.uuid === uuid) ?? (batch.size === 1 ? apps[0] : undefined);
                 for (const { resolve, reject } of waiting) {
-                    if (app)
-                        resolve(typeof app.status === 'string' ? app.status : undefined);
-                    else
+                    if (!app)
                         reject(notListed(uuid));
+                    else
+                        resolve({
+                            status: typeof app.status === 'string' ? app.status : undefined,
+                            refreshedAt: timeOf(app.last_online_at),
+                            answeredAt: date
+                        });
                 }
             }
         }
@@ -31154,12 +31227,32 @@ class AppStatusReader {
         }
     }
 }
+/** `readApplications`, with the time Coolify answered. */
+async function readDated(client, uuids, signal) {
+    if (uuids.length === 1) {
+        const { body, date } = await client.getApplicationDated(uuids[0], signal);
+        return { apps: [body], date };
+    }
+    const { body, date } = await client.listApplicationsDated(signal);
+    return { apps: Array.isArray(body) ? body : [], date };
+}
 /** Applications of Coolify: one read for one application, the list for several. */
 async function readApplications(client, uuids, signal) {
     if (uuids.length === 1)
         return [await client.getApplication(uuids[0], signal)];
     const apps = await client.listApplications(signal);
     return Array.isArray(apps) ? apps : [];
+}
+/** Why a check stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
+function ended(signal) {
+    const reason = signal.reason;
+    if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
+        return reason;
+    return new CoolifyError('GET /applications', 'Coolify did not answer in the time it had', '', {
+        transient: true,
+        unanswered: true,
+        cutOff: true
+    });
 }
 function notListed(uuid) {
     return new CoolifyError('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
@@ -31240,7 +31333,184 @@ async function probe(url, signal) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/rollout/startup.ts
+
+
+
+/** Lines read of each container's log when it did not come up. */
+const LOG_LINES = 100;
+/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
+const DATE_RESOLUTION_MS = 1000;
+/**
+ * A service or database has no deployment: `/deploy` starts it in the background. Coolify's
+ * status of it says whether it came up, but only once Coolify refreshed it after the start: until
+ * then it is the status from before (a stale `running` of the old containers, or `exited` of a
+ * stopped database), and decides nothing. Waits, until `signal` aborts, for a fresh `running`;
+ * a fresh `exited`, `restarting` or `degraded` (or `starting`) at the end is down, with the end of
+ * its logs, read while its containers still ran (Coolify refuses them afterwards). A status that
+ * was never fresh, or never read, is unknown.
+ */
+async function awaitStartup(client, resource, options, signal) {
+    const freshness = new Freshness();
+    let health = {
+        up: false,
+        problem: 'Coolify has not reported its status yet',
+        unknown: true
+    };
+    let log = [];
+    let parts = [];
+    let loggedStatus;
+    for (;;) {
+        let look;
+        try {
+            await options.turn(signal);
+            look = await readStatus(client, resource, signal);
+        }
+        catch (error) {
+            // Cut off by the end of the wait, a read says less than the look before it.
+            if (signal.aborted)
+                break;
+            if (health.unknown) {
+                health = {
+                    up: false,
+                    problem: `could not read its status: ${describeError(error)}`,
+                    unknown: true
+                };
+            }
+            if (await paused(options, signal))
+                break;
+            continue;
+        }
+        if (look.starting) {
+            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
+        }
+        else if (!freshness.counts(look)) {
+            const problem = `Coolify has not refreshed its status since the start (it still reports ${startup_short(look.status)})`;
+            health = { up: false, problem, unknown: true };
+        }
+        else if (isUp(look.status)) {
+            return { health: { up: true }, log: [], parts: [] };
+        }
+        else {
+            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
+            parts = look.parts;
+            if (log.length === 0 || look.status !== loggedStatus) {
+                const lines = await containerLog(client, resource, look.parts, options, signal);
+                if (lines.length > 0) {
+                    log = lines;
+                    loggedStatus = look.status;
+                }
+            }
+        }
+        if (await paused(options, signal))
+            break;
+    }
+    return { health, log, parts };
+}
+/**
+ * `running` with a health check that passed, or none (`unknown`); not while the check is still
+ * `starting`, nor while it fails.
+ */
+function isUp(status) {
+    const [state, health] = status.trim().toLowerCase().split(':');
+    return state === 'running' && health !== 'starting' && health !== 'unhealthy';
+}
+/**
+ * Which looks count: those whose status Coolify refreshed after the start ended, judged on
+ * Coolify's own clock. The start has ended by the first look that is not `starting` (a service's
+ * reads say `starting` while Coolify's start command runs; a database's start is not visible, so
+ * from the first look), so a refresh counts from the second after that look's answer. Without a
+ * `Date` on the answer, it must be later than the refresh that look showed.
+ */
+class Freshness {
+    #since;
+    /** `since`: when the change ended on Coolify's clock, when that is known. */
+    constructor(since) {
+        this.#since = since;
+    }
+    counts(look) {
+        this.#since ??=
+            look.answeredAt !== undefined
+                ? look.answeredAt + DATE_RESOLUTION_MS
+                : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
+        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
+    }
+}
+async function readStatus(client, resource, signal) {
+    if (resource.kind === 'database') {
+        const { body, date } = await client.getDatabase(resource.appUuid, signal);
+        const status = statusIn(body?.status, resource);
+        return {
+            status,
+            refreshedAt: timeOf(body.last_online_at),
+            answeredAt: date,
+            starting: false,
+            parts: []
+        };
+    }
+    const { body, date } = await client.getService(resource.appUuid, signal);
+    const status = statusIn(body?.status, resource);
+    const all = [...arrayOf(body.applications), ...arrayOf(body.databases)];
+    const watched = all.filter(part => !part.exclude_from_status);
+    const parts = watched.length ? watched : all;
+    const times = parts.map(part => timeOf(part.last_online_at));
+    const down = parts.filter(part => typeof part.status === 'string' && !isUp(part.status));
+    return {
+        status,
+        refreshedAt: times.length && times.every(time => time !== undefined) ? Math.min(...times) : undefined,
+        answeredAt: date,
+        starting: status.toLowerCase().startsWith('starting'),
+        parts: (down.length ? down : parts).flatMap(part => (part.name ? [part.name] : []))
+    };
+}
+function statusIn(status, resource) {
+    if (typeof status === 'string' && status.trim() !== '')
+        return status.trim();
+    throw new ActionError(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
+}
+function arrayOf(parts) {
+    return Array.isArray(parts) ? parts.filter(part => part && typeof part === 'object') : [];
+}
+/**
+ * The end of the containers' logs: the database's, or each named part's of a service (its lines
+ * marked with the part). None where Coolify refuses them (a container that is not running).
+ */
+async function containerLog(client, resource, parts, options, signal) {
+    const lines = [];
+    for (const part of resource.kind === 'database' ? [undefined] : parts) {
+        try {
+            await options.turn(signal);
+            const answer = part === undefined
+                ? await client.getDatabaseLogs(resource.appUuid, LOG_LINES, signal)
+                : await client.getServiceLogs(resource.appUuid, part, LOG_LINES, signal);
+            const text = typeof answer?.logs === 'string' ? answer.logs : '';
+            for (const line of text.split(/\r?\n/)) {
+                if (line.trim() !== '')
+                    lines.push(part === undefined ? line : `${part} | ${line}`);
+            }
+        }
+        catch {
+            // Not running, or unreadable: the status already says it did not come up.
+        }
+    }
+    return lines;
+}
+/** Waits a poll interval; true when the wait is over. */
+async function paused(options, signal) {
+    try {
+        await sleep(options.pollIntervalMs, signal);
+        return false;
+    }
+    catch {
+        return true;
+    }
+}
+function startup_short(status) {
+    return status.slice(0, 40);
+}
+
 ;// CONCATENATED MODULE: ./src/rollout/health.ts
+
 
 
 
@@ -31262,12 +31532,17 @@ async function checkHealth(deployment, options, signal) {
         return { up: false, problem, unknown: false };
     }
     let last;
+    // Coolify's timestamps keep whole seconds: a refresh in the second it ended counts.
+    const since = options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000;
+    const freshness = new Freshness(since);
     for (;;) {
-        const found = await look(deployment.appUuid, url, !preview, options, signal);
+        const found = await look(deployment.appUuid, url, !preview, options, freshness, signal);
         // A look cut off by the end of the check says less than the one before it.
         if (signal.aborted && last)
             break;
-        last = found;
+        // An unknown look (unread, or not refreshed) never replaces a known one.
+        if (!last || !isUnknown(found) || isUnknown(last))
+            last = found;
         if (found.up || signal.aborted)
             break;
         try {
@@ -31279,14 +31554,27 @@ async function checkHealth(deployment, options, signal) {
     }
     return last;
 }
-/** One look at the application: its status in Coolify, then its URL. */
-async function look(appUuid, url, checkStatus, { readStatus }, signal) {
+function isUnknown(health) {
+    return !health.up && health.unknown;
+}
+/**
+ * One look at the application: its status in Coolify, then its URL. A status Coolify has not
+ * refreshed since the deployment ended may be the old container's: it decides nothing.
+ */
+async function look(appUuid, url, checkStatus, { readStatus }, freshness, signal) {
     let unread;
     if (checkStatus) {
         try {
-            const status = (await readStatus(appUuid, signal)) ?? 'unknown';
-            if (!isRunning(status)) {
-                return { up: false, problem: `Coolify reports it ${status.slice(0, 40)}`, unknown: false };
+            const found = await readStatus(appUuid, signal);
+            const status = (found.status ?? 'unknown').slice(0, 40);
+            // Without a refresh time (servers before 4.x), the status is taken as read.
+            const fresh = found.refreshedAt === undefined ||
+                freshness.counts({ ...found, status, starting: false, parts: [] });
+            if (!fresh) {
+                unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`;
+            }
+            else if (!isUp(status)) {
+                return { up: false, problem: `Coolify reports it ${status}`, unknown: false };
             }
         }
         catch (error) {
@@ -31302,10 +31590,6 @@ async function look(appUuid, url, checkStatus, { readStatus }, signal) {
     if (unread && !url)
         return { up: false, problem: unread, unknown: true };
     return { up: true, url };
-}
-/** `running:healthy`, `running:unknown`…: not `exited`, `restarting`, `degraded` or `starting`. */
-function isRunning(status) {
-    return status.trim().toLowerCase().split(':')[0] === 'running';
 }
 /**
  * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
@@ -31338,8 +31622,10 @@ async function runtimeLog(client, appUuid, signal) {
 
 /** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
 const CLOCK_SLACK_MS = 5000;
-/** History rows read: the newest few are enough to find one started moments ago. */
+/** History rows read at a time: the newest few are enough to find one started moments ago. */
 const HISTORY_ROWS = 10;
+/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
+const PAGES_SEARCHED = 20;
 /**
  * The deployment a trigger started or joined, from the application's history: the newest one
  * (of the same pull request and commit, where known) that was under way at the trigger or began
@@ -31350,38 +31636,87 @@ const HISTORY_ROWS = 10;
  * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
  */
 async function findStarted(client, appUuid, mark, signal) {
-    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid;
+    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
+}
+/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+async function findStartedRow(client, appUuid, mark, signal) {
+    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
+    if (!row)
+        return undefined;
+    const created = timeOf(row.created_at);
+    return {
+        deployment_uuid: row.deployment_uuid,
+        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+    };
 }
 /**
- * The deployment a trigger created, for the post step to cancel: like `findStarted`, but never one
- * that was under way before it (a trigger that joined another run's deployment did not start it).
+ * The deployment a trigger created, for the post step to cancel: a row created after it that
+ * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
+ * another's deployment did not start it), and only when no other row could be it as well.
  */
 async function findCreated(client, appUuid, mark, signal) {
     const since = mark.at - CLOCK_SLACK_MS;
     const created = (item) => (timeOf(item.created_at) ?? -Infinity) >= since;
-    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
-        ?.deployment_uuid;
+    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
+    return rows.length === 1
+        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
+        : { candidates: rows.length };
+}
+/**
+ * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
+ * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
+ * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
+ * only when Coolify says the API queued it. A push webhook always queues a sha.
+ */
+function queuedBy(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
+        return false;
+    if (item.is_webhook === true || item.is_api === false)
+        return false;
+    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
+    if (mark.commit)
+        return sameCommit(commit, mark.commit);
+    return commit === 'HEAD' || item.is_api === true;
 }
 /**
  * The newest deployment of `commit` (and of pull request `pr`, or production) in the
  * application's history, whenever it was created and whatever its status: what `trigger: false`
- * follows. Another commit's deployment is never taken.
+ * follows. Another commit's deployment is never taken. Pages through the history, newest first,
+ * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
+ * searched then), the end of the history, or PAGES_SEARCHED pages.
  */
-async function findOfCommit(client, appUuid, { commit, pr }, signal) {
-    const rows = await history_history(client, appUuid, signal);
-    return rows.find(item => typeof item?.deployment_uuid === 'string' &&
+async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
+    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
         Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
         typeof item.commit === 'string' &&
-        sameCommit(item.commit, commit))?.deployment_uuid;
+        sameCommit(item.commit, commit);
+    let newest;
+    for (let page = 0; page < PAGES_SEARCHED; page++) {
+        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
+        newest ??= rows[0]?.deployment_uuid;
+        for (const item of rows) {
+            if (ofCommit(item))
+                return { uuid: item.deployment_uuid, newest };
+            if (seen !== undefined && item?.deployment_uuid === seen)
+                return { newest };
+        }
+        if (rows.length < HISTORY_ROWS)
+            break;
+    }
+    return { newest };
 }
 /** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
 async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
+    let seen;
     try {
         for (;;) {
             await turn(signal);
-            const found = await findOfCommit(client, appUuid, wanted, signal);
-            if (found)
-                return found;
+            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
+            if (found.uuid)
+                return found.uuid;
+            seen = found.newest ?? seen;
             await sleep(wanted.pollIntervalMs, signal);
         }
     }
@@ -31391,8 +31726,8 @@ async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
         throw error;
     }
 }
-async function history_history(client, appUuid, signal) {
-    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
+async function history_history(client, appUuid, signal, skip = 0) {
+    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
     return Array.isArray(answer?.deployments) ? answer.deployments : [];
 }
 function isFrom(item, mark) {
@@ -31404,8 +31739,8 @@ function isFrom(item, mark) {
     if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
         return false;
     const since = mark.at - CLOCK_SLACK_MS;
-    const created = deployment_timeOf(item.created_at);
-    const finished = deployment_timeOf(item.finished_at);
+    const created = timeOf(item.created_at);
+    const finished = timeOf(item.finished_at);
     return (isUnderWay(item.status) ||
         (created !== undefined && created >= since) ||
         (finished !== undefined && finished >= since));
@@ -31425,11 +31760,15 @@ function sameCommit(a, b) {
 
 const NOTHING_STARTED = 'Coolify started no deployment for it';
 const ALREADY_QUEUED = /already queued/i;
+/** Coolify's answer when it joined the request to a deployment under way. */
+const JOINED = 'Deployment already queued for this commit.';
 const QUEUED = /deployment queued/i;
 const STARTED = /^(service|database) .* started/i;
 const KIND_OF_STARTED = { service: 'service', database: 'database' };
-/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
+/** A full queue (429) without `Retry-After` may have room in a minute, as Coolify says. */
 const QUEUE_FULL_WAIT_MS = 60_000;
+/** Rate limited (429) without `Retry-After`: Coolify's limits are per minute. */
+const LIMITED_WAIT_MS = 60_000;
 /**
  * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
  *
@@ -31457,7 +31796,9 @@ async function trigger(client, options) {
             const real = await findStarted(client, appUuid, options.mark, options.signal).catch(() => undefined);
             if (real)
                 deployment.follow(real);
-            options.note(`${deployment.name}: a deployment of this commit is already under way; following it.`);
+            // Someone else started it: this run follows it but never cancels it.
+            deployment.joined();
+            options.note(`${deployment.name}: a deployment of this commit, started elsewhere, is already under way; following it (it is not cancelled by this run).`);
         }
         else if (!entry.deployment_uuid) {
             if (kind !== 'application')
@@ -31484,8 +31825,17 @@ async function trigger(client, options) {
  * no applications to look up. Throws when a history cannot be read.
  */
 async function findTriggered(client, appUuids, mark, signal) {
-    const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal)));
-    return appUuids.flatMap((appUuid, index) => found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []);
+    const found = await Promise.all(appUuids.map(uuid => findStartedRow(client, uuid, mark, signal)));
+    return appUuids.flatMap((appUuid, index) => {
+        const row = found[index];
+        if (!row)
+            return [];
+        const deployment = new Deployment(appUuid, appUuid, row.deployment_uuid, mark.at);
+        // Under way before the trigger: Coolify joined it to another's, which is not this run's.
+        if (row.joined)
+            deployment.joined();
+        return [deployment];
+    });
 }
 async function deployUntilAnswered(client, options) {
     const { signal } = options;
@@ -31511,6 +31861,16 @@ async function deployUntilAnswered(client, options) {
             if (!(error instanceof CoolifyError))
                 throw error;
             last = error;
+            if (isQueueFull(error.status, error.details.serverMessage)) {
+                const rest = await afterFullQueue(client, options, uuids, error, attempt);
+                recovered.push(...rest.queued);
+                uuids = rest.uuids;
+                if (rest.refused.length)
+                    return { deployments: [...recovered, ...rest.refused] };
+                if (uuids.length === 0)
+                    return { deployments: recovered };
+                continue;
+            }
             // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
             if (error.status === 404 && error.details.serverMessage !== undefined) {
                 throw notFound(error, options);
@@ -31531,21 +31891,64 @@ async function deployUntilAnswered(client, options) {
                 recovered.push(...found.map(deployment => ({
                     resource_uuid: deployment.appUuid,
                     deployment_uuid: deployment.uuid,
-                    message: 'Deployment queued.'
+                    message: deployment.startedElsewhere ? JOINED : 'Deployment queued.'
                 })));
                 uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid));
                 if (options.tags.length === 0 && uuids.length === 0)
                     return { deployments: recovered };
             }
-            const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined;
+            const limited = error.status === 429 ? LIMITED_WAIT_MS : undefined;
             try {
-                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal);
+                await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? limited), signal);
             }
             catch {
                 throw error.afterAttempts(attempt);
             }
         }
     }
+}
+/**
+ * Coolify queues a request's resources one by one, and answers a full queue (429) for the whole
+ * request after queueing those before the full one. Those are found in their histories (created
+ * after the trigger, as an API trigger queues them) and followed; the rest are asked for again
+ * once the queue may have room, or, when `timeout` leaves no time to wait, reported refused with
+ * Coolify's reason. Tags name no applications to look up: their queue-full answer is final.
+ */
+async function afterFullQueue(client, options, uuids, error, attempt) {
+    if (options.tags.length > 0) {
+        throw error
+            .withHint("Some of the tag's applications may have been queued before the queue was full: check them in Coolify")
+            .afterAttempts(attempt);
+    }
+    const { signal, mark } = options;
+    // A history that cannot be read proves nothing: then stop rather than risk a second deployment.
+    // A request of one resource refused has queued nothing.
+    const found = await Promise.all((uuids.length > 1 ? uuids : []).map(uuid => findCreated(client, uuid, mark, signal).then(created => created.uuid, () => {
+        throw error.afterAttempts(attempt);
+    })));
+    const queued = uuids.flatMap((uuid, index) => found[index]
+        ? [{ resource_uuid: uuid, deployment_uuid: found[index], message: 'Deployment queued.' }]
+        : []);
+    const rest = uuids.filter((_, index) => !found[index]);
+    const wait = error.details.retryAfterMs ?? QUEUE_FULL_WAIT_MS;
+    if (rest.length === 0)
+        return { queued, uuids: rest, refused: [] };
+    if (Date.now() + wait < (options.deadline ?? Infinity)) {
+        options.note(`Coolify's deployment queue is full: ${rest.join(', ')} asked for again in ${Math.round(wait / 1000)} s.`);
+        try {
+            await sleep(wait, signal);
+        }
+        catch {
+            throw error.afterAttempts(attempt);
+        }
+        return { queued, uuids: rest, refused: [] };
+    }
+    const reason = `${error.details.serverMessage ?? 'the deployment queue is full'} (\`timeout\` leaves no time to wait and ask again)`;
+    return {
+        queued,
+        uuids: rest,
+        refused: rest.map(uuid => ({ resource_uuid: uuid, message: reason }))
+    };
 }
 /** No answer, a 5xx, or a success mangled on the way back: Coolify may have acted on it. */
 function mayHaveArrived(error) {
@@ -31808,6 +32211,12 @@ const versions_HISTORY_ROWS = 20;
 /** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
 const STARTING_WAIT_MS = 10_000;
 const STARTING_POLL_MS = 500;
+/**
+ * How long a pin found before this run's own is watched: another run's comes off as soon as
+ * Coolify queued its deployment; one that stays is the application's own.
+ */
+const FOREIGN_PIN_WAIT_MS = 10_000;
+const FOREIGN_PIN_POLL_MS = 1000;
 /** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
 const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
 /** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
@@ -31873,11 +32282,10 @@ async function pinVersions(client, config, versions, state, signal, undo, note) 
                 note(`${version.name}: image tag set to ${config.imageTag}`);
             }
             else if (config.commit) {
-                await pin(client, { appUuid: version.appUuid, previous: version.pinned }, config.commit, {
-                    state,
-                    signal
-                });
-                pins.push({ appUuid: version.appUuid, previous: version.pinned });
+                const previous = await standingPin(client, version, signal, note);
+                const ours = { appUuid: version.appUuid, previous, commit: config.commit };
+                await pin(client, ours, config.commit, { state, signal });
+                pins.push(ours);
                 note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
             }
         }
@@ -31888,17 +32296,42 @@ async function pinVersions(client, config, versions, state, signal, undo, note) 
     }
     return pins;
 }
+/**
+ * The application's own `git_commit_sha`, to put back after this run's pin. A commit pinned when
+ * the run starts may be another run's, on only until Coolify queued that run's deployment:
+ * recorded as the value to restore, it would be put back after that run restored its own, and
+ * leave the application pinned for good. So a pin is watched for a while, and taken as the
+ * application's own only when it stays.
+ */
+async function standingPin(client, version, signal, note) {
+    let pinned = version.pinned;
+    if (pinned === 'HEAD')
+        return pinned;
+    note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
+    const until = Date.now() + FOREIGN_PIN_WAIT_MS;
+    while (Date.now() < until) {
+        await sleep(FOREIGN_PIN_POLL_MS, signal);
+        const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD';
+        if (now === pinned)
+            continue;
+        // Another run put its pin back (or moved it): watch what is set now.
+        pinned = now;
+        if (pinned === 'HEAD')
+            break;
+    }
+    return pinned;
+}
 /** Pins `commit` on the application, recording first what to put back. */
 async function pin(client, { appUuid, previous }, commit, { state, signal }) {
     // Recorded first, and kept if an earlier pin of the same application is still to undo.
-    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous });
+    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous, pinned: commit });
     try {
         await client.updateApplication(appUuid, { git_commit_sha: commit }, signal);
     }
     catch (error) {
         // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
         if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
-            state.update(appUuid, { unpin: undefined });
+            state.update(appUuid, { unpin: undefined, pinned: undefined });
         }
         throw error;
     }
@@ -31913,8 +32346,14 @@ async function restorePins(client, pins, state, signal, warn) {
     const left = [];
     for (const pin of pins) {
         try {
+            if (pin.commit && !(await stillPinned(client, pin, signal))) {
+                // Another run pinned its own commit since: it puts back what it found, and only then.
+                state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
+                warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
+                continue;
+            }
             await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
-            state.update(pin.appUuid, { unpin: undefined });
+            state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
         }
         catch (error) {
             left.push(pin);
@@ -31922,6 +32361,20 @@ async function restorePins(client, pins, state, signal, warn) {
         }
     }
     return left;
+}
+/**
+ * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
+ * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
+ * taken as ours: a pin left on is the worse outcome.
+ */
+async function stillPinned(client, pin, signal) {
+    try {
+        const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
+        return now !== 'HEAD' && sameCommit(now, pin.commit);
+    }
+    catch {
+        return true;
+    }
 }
 /**
  * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
@@ -31956,7 +32409,7 @@ async function settleImageTag(client, deployment, tag, mark, signal, note) {
         throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
     }
     note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
-    deployment.follow(next.deployment_uuid);
+    deployment.follow(next.deployment_uuid, true);
 }
 /**
  * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
@@ -31967,7 +32420,7 @@ async function startedTag(client, uuid, pinnedAt, signal) {
     for (;;) {
         const detail = await client.getDeployment(uuid, signal);
         const status = statusFromCoolify(detail.status);
-        const created = deployment_timeOf(detail.created_at);
+        const created = timeOf(detail.created_at);
         if (created !== undefined && created >= pinnedAt)
             return undefined;
         if (status === 'queued')
@@ -32097,7 +32550,7 @@ async function redeploy(client, failed, version, target, { state, signal, undo, 
             throw error;
     }
     // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
-    const pins = [{ appUuid, previous: version.pinned }];
+    const pins = [{ appUuid, previous: version.pinned, commit: target }];
     try {
         await pin(client, pins[0], target, { state, signal });
         return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal), at);
@@ -32120,178 +32573,6 @@ async function deployOnce(client, appUuid, force, at, commit, signal) {
     if (!rollback?.uuid)
         throw new ActionError(rollback?.reason ?? 'Coolify started no deployment');
     return rollback.uuid;
-}
-
-;// CONCATENATED MODULE: ./src/rollout/startup.ts
-
-
-
-/** Lines read of each container's log when it did not come up. */
-const LOG_LINES = 100;
-/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
-const DATE_RESOLUTION_MS = 1000;
-/**
- * A service or database has no deployment: `/deploy` starts it in the background. Coolify's
- * status of it says whether it came up, but only once Coolify refreshed it after the start: until
- * then it is the status from before (a stale `running` of the old containers, or `exited` of a
- * stopped database), and decides nothing. Waits, until `signal` aborts, for a fresh `running`;
- * a fresh `exited`, `restarting` or `degraded` (or `starting`) at the end is down, with the end of
- * its logs, read while its containers still ran (Coolify refuses them afterwards). A status that
- * was never fresh, or never read, is unknown.
- */
-async function awaitStartup(client, resource, options, signal) {
-    const freshness = new Freshness();
-    let health = {
-        up: false,
-        problem: 'Coolify has not reported its status yet',
-        unknown: true
-    };
-    let log = [];
-    let parts = [];
-    let loggedStatus;
-    for (;;) {
-        let look;
-        try {
-            await options.turn(signal);
-            look = await readStatus(client, resource, signal);
-        }
-        catch (error) {
-            // Cut off by the end of the wait, a read says less than the look before it.
-            if (signal.aborted)
-                break;
-            if (health.unknown) {
-                health = {
-                    up: false,
-                    problem: `could not read its status: ${describeError(error)}`,
-                    unknown: true
-                };
-            }
-            if (await paused(options, signal))
-                break;
-            continue;
-        }
-        if (look.starting) {
-            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
-        }
-        else if (!freshness.counts(look)) {
-            const problem = `Coolify has not refreshed its status since the start (it still reports ${startup_short(look.status)})`;
-            health = { up: false, problem, unknown: true };
-        }
-        else if (isUp(look.status)) {
-            return { health: { up: true }, log: [], parts: [] };
-        }
-        else {
-            health = { up: false, problem: `Coolify reports it ${startup_short(look.status)}`, unknown: false };
-            parts = look.parts;
-            if (log.length === 0 || look.status !== loggedStatus) {
-                const lines = await containerLog(client, resource, look.parts, options, signal);
-                if (lines.length > 0) {
-                    log = lines;
-                    loggedStatus = look.status;
-                }
-            }
-        }
-        if (await paused(options, signal))
-            break;
-    }
-    return { health, log, parts };
-}
-/**
- * `running` with a health check that passed, or none (`unknown`); not while the check is still
- * `starting`, nor while it fails.
- */
-function isUp(status) {
-    const [state, health] = status.trim().toLowerCase().split(':');
-    return state === 'running' && health !== 'starting' && health !== 'unhealthy';
-}
-/**
- * Which looks count: those whose status Coolify refreshed after the start ended, judged on
- * Coolify's own clock. The start has ended by the first look that is not `starting` (a service's
- * reads say `starting` while Coolify's start command runs; a database's start is not visible, so
- * from the first look), so a refresh counts from the second after that look's answer. Without a
- * `Date` on the answer, it must be later than the refresh that look showed.
- */
-class Freshness {
-    #since;
-    counts(look) {
-        this.#since ??=
-            look.answeredAt !== undefined
-                ? look.answeredAt + DATE_RESOLUTION_MS
-                : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
-        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
-    }
-}
-async function readStatus(client, resource, signal) {
-    if (resource.kind === 'database') {
-        const { body, date } = await client.getDatabase(resource.appUuid, signal);
-        const status = statusIn(body?.status, resource);
-        return {
-            status,
-            refreshedAt: deployment_timeOf(body.last_online_at),
-            answeredAt: date,
-            starting: false,
-            parts: []
-        };
-    }
-    const { body, date } = await client.getService(resource.appUuid, signal);
-    const status = statusIn(body?.status, resource);
-    const all = [...arrayOf(body.applications), ...arrayOf(body.databases)];
-    const watched = all.filter(part => !part.exclude_from_status);
-    const parts = watched.length ? watched : all;
-    const times = parts.map(part => deployment_timeOf(part.last_online_at));
-    const down = parts.filter(part => typeof part.status === 'string' && !isUp(part.status));
-    return {
-        status,
-        refreshedAt: times.length && times.every(time => time !== undefined) ? Math.min(...times) : undefined,
-        answeredAt: date,
-        starting: status.toLowerCase().startsWith('starting'),
-        parts: (down.length ? down : parts).flatMap(part => (part.name ? [part.name] : []))
-    };
-}
-function statusIn(status, resource) {
-    if (typeof status === 'string' && status.trim() !== '')
-        return status.trim();
-    throw new ActionError(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
-}
-function arrayOf(parts) {
-    return Array.isArray(parts) ? parts.filter(part => part && typeof part === 'object') : [];
-}
-/**
- * The end of the containers' logs: the database's, or each named part's of a service (its lines
- * marked with the part). None where Coolify refuses them (a container that is not running).
- */
-async function containerLog(client, resource, parts, options, signal) {
-    const lines = [];
-    for (const part of resource.kind === 'database' ? [undefined] : parts) {
-        try {
-            await options.turn(signal);
-            const answer = part === undefined
-                ? await client.getDatabaseLogs(resource.appUuid, LOG_LINES, signal)
-                : await client.getServiceLogs(resource.appUuid, part, LOG_LINES, signal);
-            const text = typeof answer?.logs === 'string' ? answer.logs : '';
-            for (const line of text.split(/\r?\n/)) {
-                if (line.trim() !== '')
-                    lines.push(part === undefined ? line : `${part} | ${line}`);
-            }
-        }
-        catch {
-            // Not running, or unreadable: the status already says it did not come up.
-        }
-    }
-    return lines;
-}
-/** Waits a poll interval; true when the wait is over. */
-async function paused(options, signal) {
-    try {
-        await sleep(options.pollIntervalMs, signal);
-        return false;
-    }
-    catch {
-        return true;
-    }
-}
-function startup_short(status) {
-    return status.slice(0, 40);
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/rollout.ts
@@ -32368,7 +32649,10 @@ class Rollout {
             this.step.say.note(`${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`);
         }
         for (const deployment of this.running) {
-            if (this.step.config.cancelOnAbort) {
+            if (deployment.startedElsewhere) {
+                this.step.follower.leave(deployment, 'cancelled', `${why}; ${elsewhere(deployment)}`);
+            }
+            else if (this.step.config.cancelOnAbort) {
                 await this.step.follower.stop(deployment, 'cancelled', why, signal);
             }
             else {
@@ -32382,7 +32666,10 @@ class Rollout {
         const { config, state } = this.step;
         if (!config.wait || !config.cancelOnAbort)
             return;
-        const running = this.running.map(deployment => deployment.uuid);
+        // Only what this run started is the post step's to cancel.
+        const running = this.running
+            .filter(deployment => !deployment.startedElsewhere)
+            .map(deployment => deployment.uuid);
         state.update(this.key, { running, name: running.length ? this.deployment.name : undefined });
     }
     /**
@@ -32404,7 +32691,8 @@ class Rollout {
             return;
         }
         this.deployment.follow(uuid);
-        say.note(`${this.deployment.name}: following deployment ${uuid} of commit ${commit.slice(0, 7)}`);
+        this.deployment.joined();
+        say.note(`${this.deployment.name}: following deployment ${uuid} of commit ${commit.slice(0, 7)} (started by Coolify, not cancelled by this run)`);
         this.save();
     }
     /** Image tags: the deployment that runs the tag asked for, when the trigger joined an older one. */
@@ -32424,7 +32712,10 @@ class Rollout {
         if (this.deployment.ended || budget.cancelled.aborted)
             return;
         const why = 'it outlasted `timeout`';
-        if (config.cancelOnTimeout) {
+        if (this.deployment.startedElsewhere) {
+            follower.leave(this.deployment, 'timeout', `${why}; ${elsewhere(this.deployment)}`);
+        }
+        else if (config.cancelOnTimeout) {
             await follower.stop(this.deployment, 'timeout', why, budget.grace());
         }
         else {
@@ -32457,7 +32748,8 @@ class Rollout {
             healthUrl: config.healthUrl,
             pollIntervalMs: config.pollIntervalMs,
             pr: config.pr,
-            readStatus: (appUuid, signal) => this.step.statuses.read(appUuid, signal)
+            readStatus: (appUuid, signal) => this.step.statuses.read(appUuid, signal),
+            since: deployment.finishedAt
         };
         const health = await checkHealth(deployment, options, window.signal);
         if (!health || budget.cancelled.aborted)
@@ -32552,6 +32844,10 @@ class Rollout {
         judgeRollback(failed, rollback);
     }
 }
+/** Why a deployment this run only joined is left running. */
+function elsewhere(deployment) {
+    return `deployment ${deployment.uuid} of ${deployment.name} was started elsewhere, so it is left running in Coolify`;
+}
 
 ;// CONCATENATED MODULE: ./src/rollout/launch.ts
 
@@ -32624,7 +32920,7 @@ async function launch(step, prepared, follower) {
         ...step,
         mark,
         follower: reads,
-        statuses: new AppStatusReader(client, signal => reads.turn(signal)),
+        statuses: new AppStatusReader(client, signal => reads.turn(signal), budget.cancelled),
         // One grace for the whole step: whoever waits later does not wait again.
         described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
     };
@@ -32655,6 +32951,7 @@ async function triggerOrRecover(client, config, mark, budget, note) {
             dockerTag: config.pr === undefined ? undefined : config.imageTag,
             mark,
             signal,
+            deadline: budget.deadline,
             note
         });
     }
@@ -33087,7 +33384,7 @@ class RunState {
 function checked(value) {
     if (!value || typeof value !== 'object')
         return undefined;
-    const { name, trigger, running, unpin } = value;
+    const { name, trigger, running, unpin, pinned } = value;
     const record = {};
     if (trigger && typeof trigger === 'object' && typeof trigger.at === 'number') {
         const { at, pr, commit } = trigger;
@@ -33104,6 +33401,8 @@ function checked(value) {
     }
     if (typeof unpin === 'string')
         record.unpin = unpin;
+    if (typeof unpin === 'string' && typeof pinned === 'string')
+        record.pinned = pinned;
     // A name alone leaves nothing to do.
     if (Object.keys(record).length === 0)
         return undefined;
@@ -33210,7 +33509,10 @@ async function deploy(client, config, event, budget, front, watchers, ending) {
 }
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
 async function stop(rollouts, config, budget) {
-    const running = rollouts.flatMap(rollout => rollout.running);
+    // Deployments started elsewhere and only joined are left running: each says so as it stops.
+    const running = rollouts
+        .flatMap(rollout => rollout.running)
+        .filter(deployment => !deployment.startedElsewhere);
     // Services and databases under way have no deployment: each says so as it stops.
     if (running.length > 0 && config.cancelOnAbort) {
         host().info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);

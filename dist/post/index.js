@@ -31590,6 +31590,14 @@ const URL_HINT = "Check `coolify-url`: the instance's address, like https://cool
 /** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
 const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
+/**
+ * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
+ * transient for the request: the resources before the full one were queued, so sending it again
+ * would deploy them twice.
+ */
+function isQueueFull(status, serverMessage) {
+    return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
+}
 function describeHttpFailure(status, serverMessage, headers) {
     const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
     const answered = `Coolify answered ${said}`;
@@ -31676,6 +31684,13 @@ function describeHttpFailure(status, serverMessage, headers) {
         return {
             reason: answered,
             hint: 'Coolify refused the method: check that `coolify-url` points at a Coolify 4 instance',
+            transient: false
+        };
+    }
+    if (isQueueFull(status, serverMessage)) {
+        return {
+            reason: answered,
+            hint: "The server's deployment queue is full; wait for deployments to finish, or raise its queue limit in Coolify",
             transient: false
         };
     }
@@ -32084,6 +32099,14 @@ class CoolifyClient {
     getApplication(uuid, signal) {
         return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
+    /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
+    getApplicationDated(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
+    }
+    /** `listApplications`, dated. */
+    listApplicationsDated(signal) {
+        return this.dated({ method: 'GET', path: '/applications', retry: true, signal });
+    }
     updateApplication(uuid, changes, signal) {
         return this.call({
             method: 'PATCH',
@@ -32121,8 +32144,9 @@ class CoolifyClient {
         };
         return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
     }
-    listDeployments(appUuid, take, signal) {
-        const query = { skip: '0', take: String(take) };
+    /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
+    listDeployments(appUuid, take, signal, skip = 0) {
+        const query = { skip: String(skip), take: String(take) };
         return this.call({
             method: 'GET',
             path: `/deployments/applications/${enc(appUuid)}`,
@@ -32395,12 +32419,14 @@ class CoolifyClient {
             return Array.isArray(value) ? value[0] : value;
         };
         const retryAfterMs = parseRetryAfter(headerOf('retry-after'));
-        this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 ? (retryAfterMs ?? 0) : undefined);
+        // A full deployment queue (told by its message) is not rate limiting: other requests go on.
+        const observe = (serverMessage) => this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
         let text;
         try {
             text = await response.body.text();
         }
         catch (error) {
+            observe();
             if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
@@ -32412,6 +32438,7 @@ class CoolifyClient {
         const json = parseJson(text);
         const html = json === undefined && looksLikeHtml(text, headerOf('content-type'));
         const serverMessage = messageOf(json);
+        observe(serverMessage);
         if (status < 200 || status >= 300) {
             const described = describeHttpFailure(status, serverMessage, {
                 location: headerOf('location'),
@@ -32955,7 +32982,7 @@ function status_statusFromCoolify(raw) {
     return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
 }
 /** Queued or running: what a cancel can still stop. An unknown word counts as running. */
-function isUnderWay(raw) {
+function status_isUnderWay(raw) {
     const status = status_statusFromCoolify(raw);
     return status === undefined || !status_hasEnded(status);
 }
@@ -33037,7 +33064,7 @@ async function cancelDeployment(client, uuid, signal) {
         }
         if (detail && status_statusFromCoolify(detail.status) === 'cancelled')
             return { cancelled: true, detail };
-        if (detail && !isUnderWay(detail.status))
+        if (detail && !status_isUnderWay(detail.status))
             return { cancelled: false, detail };
         // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
         if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
@@ -33141,6 +33168,7 @@ class Deployment {
     #rollbackNote;
     #runtimeLog = [];
     #warning;
+    #startedElsewhere = false;
     constructor(
     /** The resource's uuid: an application's, or a service's or database's. */
     appUuid, name, 
@@ -33217,6 +33245,10 @@ class Deployment {
     get running() {
         return this.#uuid !== undefined && !this.ended;
     }
+    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+    get finishedAt() {
+        return this.#finishedAt;
+    }
     /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
     get durationMs() {
         if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
@@ -33224,9 +33256,25 @@ class Deployment {
         }
         return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
     }
-    /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
-    follow(uuid) {
+    /**
+     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
+     * run: followed and reported, never cancelled by it.
+     */
+    get startedElsewhere() {
+        return this.#startedElsewhere;
+    }
+    /**
+     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
+     * one this run queued in its place.
+     */
+    follow(uuid, startedHere = false) {
         this.#uuid = uuid;
+        if (startedHere)
+            this.#startedElsewhere = false;
+    }
+    /** Marks it as another's: this run follows it but leaves it alone. */
+    joined() {
+        this.#startedElsewhere = true;
     }
     /**
      * Takes the application's name and URL from Coolify's application record: the preview's URL when
@@ -33323,8 +33371,10 @@ function deployment_timeOf(value) {
 
 /** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
 const CLOCK_SLACK_MS = 5000;
-/** History rows read: the newest few are enough to find one started moments ago. */
+/** History rows read at a time: the newest few are enough to find one started moments ago. */
 const HISTORY_ROWS = 10;
+/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
+const PAGES_SEARCHED = 20;
 /**
  * The deployment a trigger started or joined, from the application's history: the newest one
  * (of the same pull request and commit, where known) that was under way at the trigger or began
@@ -33335,38 +33385,87 @@ const HISTORY_ROWS = 10;
  * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
  */
 async function history_findStarted(client, appUuid, mark, signal) {
-    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark))?.deployment_uuid;
+    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
+}
+/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+async function findStartedRow(client, appUuid, mark, signal) {
+    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
+    if (!row)
+        return undefined;
+    const created = timeOf(row.created_at);
+    return {
+        deployment_uuid: row.deployment_uuid,
+        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+    };
 }
 /**
- * The deployment a trigger created, for the post step to cancel: like `findStarted`, but never one
- * that was under way before it (a trigger that joined another run's deployment did not start it).
+ * The deployment a trigger created, for the post step to cancel: a row created after it that
+ * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
+ * another's deployment did not start it), and only when no other row could be it as well.
  */
 async function findCreated(client, appUuid, mark, signal) {
     const since = mark.at - CLOCK_SLACK_MS;
     const created = (item) => (deployment_timeOf(item.created_at) ?? -Infinity) >= since;
-    return (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark) && created(item))
-        ?.deployment_uuid;
+    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
+    return rows.length === 1
+        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
+        : { candidates: rows.length };
+}
+/**
+ * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
+ * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
+ * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
+ * only when Coolify says the API queued it. A push webhook always queues a sha.
+ */
+function queuedBy(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
+        return false;
+    if (item.is_webhook === true || item.is_api === false)
+        return false;
+    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
+    if (mark.commit)
+        return history_sameCommit(commit, mark.commit);
+    return commit === 'HEAD' || item.is_api === true;
 }
 /**
  * The newest deployment of `commit` (and of pull request `pr`, or production) in the
  * application's history, whenever it was created and whatever its status: what `trigger: false`
- * follows. Another commit's deployment is never taken.
+ * follows. Another commit's deployment is never taken. Pages through the history, newest first,
+ * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
+ * searched then), the end of the history, or PAGES_SEARCHED pages.
  */
-async function findOfCommit(client, appUuid, { commit, pr }, signal) {
-    const rows = await history_history(client, appUuid, signal);
-    return rows.find(item => typeof item?.deployment_uuid === 'string' &&
+async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
+    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
         Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
         typeof item.commit === 'string' &&
-        history_sameCommit(item.commit, commit))?.deployment_uuid;
+        history_sameCommit(item.commit, commit);
+    let newest;
+    for (let page = 0; page < PAGES_SEARCHED; page++) {
+        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
+        newest ??= rows[0]?.deployment_uuid;
+        for (const item of rows) {
+            if (ofCommit(item))
+                return { uuid: item.deployment_uuid, newest };
+            if (seen !== undefined && item?.deployment_uuid === seen)
+                return { newest };
+        }
+        if (rows.length < HISTORY_ROWS)
+            break;
+    }
+    return { newest };
 }
 /** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
 async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
+    let seen;
     try {
         for (;;) {
             await turn(signal);
-            const found = await findOfCommit(client, appUuid, wanted, signal);
-            if (found)
-                return found;
+            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
+            if (found.uuid)
+                return found.uuid;
+            seen = found.newest ?? seen;
             await sleep(wanted.pollIntervalMs, signal);
         }
     }
@@ -33376,8 +33475,8 @@ async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
         throw error;
     }
 }
-async function history_history(client, appUuid, signal) {
-    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal);
+async function history_history(client, appUuid, signal, skip = 0) {
+    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
     return Array.isArray(answer?.deployments) ? answer.deployments : [];
 }
 function isFrom(item, mark) {
@@ -33389,8 +33488,8 @@ function isFrom(item, mark) {
     if (mark.commit && item.commit && item.commit !== 'HEAD' && !history_sameCommit(item.commit, mark.commit))
         return false;
     const since = mark.at - CLOCK_SLACK_MS;
-    const created = deployment_timeOf(item.created_at);
-    const finished = deployment_timeOf(item.finished_at);
+    const created = timeOf(item.created_at);
+    const finished = timeOf(item.finished_at);
     return (isUnderWay(item.status) ||
         (created !== undefined && created >= since) ||
         (finished !== undefined && finished >= since));
@@ -33605,6 +33704,12 @@ const versions_HISTORY_ROWS = 20;
 /** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
 const STARTING_WAIT_MS = 10_000;
 const STARTING_POLL_MS = 500;
+/**
+ * How long a pin found before this run's own is watched: another run's comes off as soon as
+ * Coolify queued its deployment; one that stays is the application's own.
+ */
+const FOREIGN_PIN_WAIT_MS = 10_000;
+const FOREIGN_PIN_POLL_MS = 1000;
 /** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
 const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
 /** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
@@ -33670,11 +33775,10 @@ async function pinVersions(client, config, versions, state, signal, undo, note) 
                 note(`${version.name}: image tag set to ${config.imageTag}`);
             }
             else if (config.commit) {
-                await pin(client, { appUuid: version.appUuid, previous: version.pinned }, config.commit, {
-                    state,
-                    signal
-                });
-                pins.push({ appUuid: version.appUuid, previous: version.pinned });
+                const previous = await standingPin(client, version, signal, note);
+                const ours = { appUuid: version.appUuid, previous, commit: config.commit };
+                await pin(client, ours, config.commit, { state, signal });
+                pins.push(ours);
                 note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
             }
         }
@@ -33685,17 +33789,42 @@ async function pinVersions(client, config, versions, state, signal, undo, note) 
     }
     return pins;
 }
+/**
+ * The application's own `git_commit_sha`, to put back after this run's pin. A commit pinned when
+ * the run starts may be another run's, on only until Coolify queued that run's deployment:
+ * recorded as the value to restore, it would be put back after that run restored its own, and
+ * leave the application pinned for good. So a pin is watched for a while, and taken as the
+ * application's own only when it stays.
+ */
+async function standingPin(client, version, signal, note) {
+    let pinned = version.pinned;
+    if (pinned === 'HEAD')
+        return pinned;
+    note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
+    const until = Date.now() + FOREIGN_PIN_WAIT_MS;
+    while (Date.now() < until) {
+        await sleep(FOREIGN_PIN_POLL_MS, signal);
+        const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD';
+        if (now === pinned)
+            continue;
+        // Another run put its pin back (or moved it): watch what is set now.
+        pinned = now;
+        if (pinned === 'HEAD')
+            break;
+    }
+    return pinned;
+}
 /** Pins `commit` on the application, recording first what to put back. */
 async function pin(client, { appUuid, previous }, commit, { state, signal }) {
     // Recorded first, and kept if an earlier pin of the same application is still to undo.
-    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous });
+    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous, pinned: commit });
     try {
         await client.updateApplication(appUuid, { git_commit_sha: commit }, signal);
     }
     catch (error) {
         // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
         if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
-            state.update(appUuid, { unpin: undefined });
+            state.update(appUuid, { unpin: undefined, pinned: undefined });
         }
         throw error;
     }
@@ -33710,8 +33839,14 @@ async function restorePins(client, pins, state, signal, warn) {
     const left = [];
     for (const pin of pins) {
         try {
+            if (pin.commit && !(await stillPinned(client, pin, signal))) {
+                // Another run pinned its own commit since: it puts back what it found, and only then.
+                state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
+                warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
+                continue;
+            }
             await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
-            state.update(pin.appUuid, { unpin: undefined });
+            state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
         }
         catch (error) {
             left.push(pin);
@@ -33719,6 +33854,20 @@ async function restorePins(client, pins, state, signal, warn) {
         }
     }
     return left;
+}
+/**
+ * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
+ * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
+ * taken as ours: a pin left on is the worse outcome.
+ */
+async function stillPinned(client, pin, signal) {
+    try {
+        const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
+        return now !== 'HEAD' && history_sameCommit(now, pin.commit);
+    }
+    catch {
+        return true;
+    }
 }
 /**
  * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
@@ -33753,7 +33902,7 @@ async function settleImageTag(client, deployment, tag, mark, signal, note) {
         throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
     }
     note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
-    deployment.follow(next.deployment_uuid);
+    deployment.follow(next.deployment_uuid, true);
 }
 /**
  * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
@@ -33887,7 +34036,7 @@ class RunState {
 function checked(value) {
     if (!value || typeof value !== 'object')
         return undefined;
-    const { name, trigger, running, unpin } = value;
+    const { name, trigger, running, unpin, pinned } = value;
     const record = {};
     if (trigger && typeof trigger === 'object' && typeof trigger.at === 'number') {
         const { at, pr, commit } = trigger;
@@ -33904,6 +34053,8 @@ function checked(value) {
     }
     if (typeof unpin === 'string')
         record.unpin = unpin;
+    if (typeof unpin === 'string' && typeof pinned === 'string')
+        record.pinned = pinned;
     // A name alone leaves nothing to do.
     if (Object.keys(record).length === 0)
         return undefined;
@@ -33938,7 +34089,8 @@ const POST_BUDGET_MS = 20_000;
  * state the main step saved, it puts back every commit pin still on, and (with `cancel-on-abort`)
  * cancels in Coolify every deployment this run started that is still queued or running: those
  * saved by uuid, and, for a trigger whose answer never came, the one the application's history
- * shows it started (same pull request and commit, created after it). Nothing here fails the job:
+ * shows it started (same pull request and commit it queued, created after it, and no other row
+ * like it: then it cancels none and warns). Nothing here fails the job:
  * the run is over, so problems become warnings.
  */
 async function run() {
@@ -33951,7 +34103,7 @@ async function run() {
         const config = readConfig(name => (0,host/* host */.H)().input(name), mask);
         client = connect(config);
         const signal = AbortSignal.timeout(POST_BUDGET_MS);
-        const pins = records.flatMap(([appUuid, { unpin }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin }]);
+        const pins = records.flatMap(([appUuid, { unpin, pinned }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]);
         const left = await restorePins(client, pins, state, signal, m => (0,host/* host */.H)().warning(m));
         const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
         if (done.length)
@@ -33972,9 +34124,14 @@ async function cancelLeftRunning(client, appUuid, { name = appUuid, running = []
     const uuids = [...running];
     if (trigger) {
         try {
-            const started = await findCreated(client, appUuid, trigger, signal);
-            if (started && !uuids.includes(started))
-                uuids.push(started);
+            const created = await findCreated(client, appUuid, trigger, signal);
+            if (created.uuid && !uuids.includes(created.uuid))
+                uuids.push(created.uuid);
+            if (created.candidates > 1) {
+                // Another deployment like it was created in the same seconds: cancelling either could stop
+                // someone else's.
+                (0,host/* host */.H)().warning(`${name}: the trigger's answer never came, and ${created.candidates} deployments created after it could be the one it queued; none was cancelled: check them in Coolify.`);
+            }
         }
         catch (error) {
             (0,host/* host */.H)().warning(`${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`);
@@ -33986,7 +34143,7 @@ async function cancelLeftRunning(client, appUuid, { name = appUuid, running = []
 async function stopIfRunning(client, name, uuid, signal) {
     try {
         const detail = await client.getDeployment(uuid, signal);
-        if (!isUnderWay(detail.status))
+        if (!status_isUnderWay(detail.status))
             return;
     }
     catch (error) {

@@ -2,7 +2,7 @@ import { rootCertificates } from 'node:tls'
 import { request, type Dispatcher } from 'undici'
 import { ActionError } from '../errors.js'
 import { dispatcherFor, type Proxy } from '../proxy.js'
-import { CoolifyError, describeHttpFailure, describeNetworkFailure } from './errors.js'
+import { CoolifyError, describeHttpFailure, describeNetworkFailure, isQueueFull } from './errors.js'
 import {
   backoffDelay,
   Reachability,
@@ -142,6 +142,16 @@ export class CoolifyClient {
     return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
   }
 
+  /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
+  getApplicationDated(uuid: string, signal: AbortSignal): Promise<Dated<ApplicationDetail>> {
+    return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
+  }
+
+  /** `listApplications`, dated. */
+  listApplicationsDated(signal: AbortSignal): Promise<Dated<ApplicationSummary[]>> {
+    return this.dated({ method: 'GET', path: '/applications', retry: true, signal })
+  }
+
   updateApplication(
     uuid: string,
     changes: ApplicationChanges,
@@ -190,8 +200,14 @@ export class CoolifyClient {
     return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal })
   }
 
-  listDeployments(appUuid: string, take: number, signal: AbortSignal): Promise<DeploymentHistory> {
-    const query = { skip: '0', take: String(take) }
+  /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
+  listDeployments(
+    appUuid: string,
+    take: number,
+    signal: AbortSignal,
+    skip = 0
+  ): Promise<DeploymentHistory> {
+    const query = { skip: String(skip), take: String(take) }
     return this.call({
       method: 'GET',
       path: `/deployments/applications/${enc(appUuid)}`,
@@ -499,16 +515,18 @@ export class CoolifyClient {
       return Array.isArray(value) ? value[0] : value
     }
     const retryAfterMs = parseRetryAfter(headerOf('retry-after'))
-    this.gate.observe(
-      headerOf('x-ratelimit-limit'),
-      headerOf('x-ratelimit-remaining'),
-      status === 429 ? (retryAfterMs ?? 0) : undefined
-    )
-
+    // A full deployment queue (told by its message) is not rate limiting: other requests go on.
+    const observe = (serverMessage?: string): void =>
+      this.gate.observe(
+        headerOf('x-ratelimit-limit'),
+        headerOf('x-ratelimit-remaining'),
+        status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined
+      )
     let text: string
     try {
       text = await response.body.text()
     } catch (error) {
+      observe()
       if (call.signal.aborted) throw call.signal.reason
       const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name)
       throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
@@ -520,6 +538,7 @@ export class CoolifyClient {
     const json = parseJson(text)
     const html = json === undefined && looksLikeHtml(text, headerOf('content-type'))
     const serverMessage = messageOf(json)
+    observe(serverMessage)
     if (status < 200 || status >= 300) {
       const described = describeHttpFailure(status, serverMessage, {
         location: headerOf('location'),

@@ -68,6 +68,18 @@ export const LOGS_HIDDEN_HINT =
   'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.'
 
 /** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
+/**
+ * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
+ * transient for the request: the resources before the full one were queued, so sending it again
+ * would deploy them twice.
+ */
+export function isQueueFull(
+  status: number | undefined,
+  serverMessage: string | undefined
+): boolean {
+  return status === 429 && /deployment queue is full/i.test(serverMessage ?? '')
+}
+
 export function describeHttpFailure(
   status: number,
   serverMessage: string | undefined,
@@ -160,6 +172,13 @@ export function describeHttpFailure(
     return {
       reason: answered,
       hint: 'Coolify refused the method: check that `coolify-url` points at a Coolify 4 instance',
+      transient: false
+    }
+  }
+  if (isQueueFull(status, serverMessage)) {
+    return {
+      reason: answered,
+      hint: "The server's deployment queue is full; wait for deployments to finish, or raise its queue limit in Coolify",
       transient: false
     }
   }

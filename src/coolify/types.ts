@@ -7,6 +7,8 @@ export interface ApplicationSummary {
   description?: string | null
   created_at?: string
   status?: string
+  /** 4.x: when Coolify last refreshed `status` from the containers (on its clock). */
+  last_online_at?: string | null
   fqdn?: string | null
   git_repository?: string
   git_branch?: string
@@ -135,6 +137,9 @@ export interface HistoryItem {
   pull_request_id?: number | string
   /** 4.x: set on the rows of Docker-image previews only. */
   docker_registry_image_tag?: string | null
+  /** 4.x: queued by a git provider's webhook, or by the API. */
+  is_webhook?: boolean
+  is_api?: boolean
 }
 
 export interface DeploymentHistory {

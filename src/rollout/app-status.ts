@@ -1,16 +1,30 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import type { ApplicationSummary } from '../coolify/types.js'
+import { timeOf } from './deployment.js'
+
+/** One read of an application's status in Coolify. */
+export interface AppLook {
+  /** Coolify's status word (`running:healthy`…), undefined when it gave none. */
+  status?: string
+  /** When Coolify last refreshed it from the containers (`last_online_at`), on its clock. */
+  refreshedAt?: number
+  /** When Coolify answered (`Date`), on its clock. */
+  answeredAt?: number
+}
 
 interface Waiting {
-  resolve: (status: string | undefined) => void
+  resolve: (look: AppLook) => void
   reject: (error: unknown) => void
+  signal: AbortSignal
 }
 
 /**
  * The applications' status in Coolify, for the health checks of all rollouts: the checks due at
  * the same turn share one read — of the application alone, or the list when several wait — so
- * thirty applications finishing together cost one request, not thirty.
+ * thirty applications finishing together cost one request, not thirty. The read goes on under
+ * the step's signal while anyone waits for it: a check whose own time ran out stops waiting, the
+ * others do not.
  */
 export class AppStatusReader {
   readonly #waiting = new Map<string, Waiting[]>()
@@ -19,33 +33,46 @@ export class AppStatusReader {
   constructor(
     private readonly client: CoolifyClient,
     /** Waits for the next turn among the step's reads of Coolify. */
-    private readonly turn: (signal: AbortSignal) => Promise<void>
+    private readonly turn: (signal: AbortSignal) => Promise<void>,
+    /** The step's signal: the shared reads are made under it. */
+    private readonly signal: AbortSignal
   ) {}
 
-  /** The application's status word (`running:healthy`…), undefined when Coolify gave none. */
-  read(appUuid: string, signal: AbortSignal): Promise<string | undefined> {
+  /** The application's status, with when Coolify refreshed it; rejected once `signal` aborts. */
+  read(appUuid: string, signal: AbortSignal): Promise<AppLook> {
     return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(ended(signal))
+      signal.addEventListener('abort', () => reject(ended(signal)), { once: true })
       const waiting = this.#waiting.get(appUuid) ?? []
-      waiting.push({ resolve, reject })
+      waiting.push({ resolve, reject, signal })
       this.#waiting.set(appUuid, waiting)
-      if (!this.#reading) void this.readAll(signal)
+      if (!this.#reading) void this.readAll()
     })
   }
 
   /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
-  private async readAll(signal: AbortSignal): Promise<void> {
+  private async readAll(): Promise<void> {
     this.#reading = true
     try {
-      await this.turn(signal)
+      await this.turn(this.signal)
     } catch (error) {
       void this.settle(this.take(), () => Promise.reject(error))
       this.#reading = false
       return
     }
     const batch = this.take()
-    await this.settle(batch, () => readApplications(this.client, [...batch.keys()], signal))
+    // Nobody left waiting for it: the read stops too.
+    const waiters = [...batch.values()].flat()
+    const abandoned = new AbortController()
+    const leave = (): void => {
+      if (waiters.every(waiter => waiter.signal.aborted)) abandoned.abort()
+    }
+    for (const waiter of waiters) waiter.signal.addEventListener('abort', leave, { once: true })
+    leave()
+    const signal = AbortSignal.any([this.signal, abandoned.signal])
+    await this.settle(batch, () => readDated(this.client, [...batch.keys()], signal))
     this.#reading = false
-    if (this.#waiting.size > 0) void this.readAll(signal)
+    if (this.#waiting.size > 0) void this.readAll()
   }
 
   private take(): Map<string, Waiting[]> {
@@ -56,22 +83,41 @@ export class AppStatusReader {
 
   private async settle(
     batch: Map<string, Waiting[]>,
-    read: () => Promise<Array<{ uuid?: string; status?: string } | undefined>>
+    read: () => Promise<{ apps: Array<ApplicationSummary | undefined>; date?: number }>
   ): Promise<void> {
     try {
-      const apps = await read()
+      const { apps, date } = await read()
       for (const [uuid, waiting] of batch) {
         const app =
           apps.find(item => item?.uuid === uuid) ?? (batch.size === 1 ? apps[0] : undefined)
         for (const { resolve, reject } of waiting) {
-          if (app) resolve(typeof app.status === 'string' ? app.status : undefined)
-          else reject(notListed(uuid))
+          if (!app) reject(notListed(uuid))
+          else
+            resolve({
+              status: typeof app.status === 'string' ? app.status : undefined,
+              refreshedAt: timeOf(app.last_online_at),
+              answeredAt: date
+            })
         }
       }
     } catch (error) {
       for (const waiting of batch.values()) for (const { reject } of waiting) reject(error)
     }
   }
+}
+
+/** `readApplications`, with the time Coolify answered. */
+async function readDated(
+  client: CoolifyClient,
+  uuids: readonly string[],
+  signal: AbortSignal
+): Promise<{ apps: Array<ApplicationSummary | undefined>; date?: number }> {
+  if (uuids.length === 1) {
+    const { body, date } = await client.getApplicationDated(uuids[0], signal)
+    return { apps: [body], date }
+  }
+  const { body, date } = await client.listApplicationsDated(signal)
+  return { apps: Array.isArray(body) ? body : [], date }
 }
 
 /** Applications of Coolify: one read for one application, the list for several. */
@@ -83,6 +129,17 @@ export async function readApplications(
   if (uuids.length === 1) return [await client.getApplication(uuids[0], signal)]
   const apps = await client.listApplications(signal)
   return Array.isArray(apps) ? apps : []
+}
+
+/** Why a check stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
+function ended(signal: AbortSignal): unknown {
+  const reason: unknown = signal.reason
+  if (!(reason instanceof DOMException && reason.name === 'TimeoutError')) return reason
+  return new CoolifyError('GET /applications', 'Coolify did not answer in the time it had', '', {
+    transient: true,
+    unanswered: true,
+    cutOff: true
+  })
 }
 
 function notListed(uuid: string): CoolifyError {

@@ -35,6 +35,7 @@ export class Deployment {
   #rollbackNote: string | undefined
   #runtimeLog: readonly string[] = []
   #warning: string | undefined
+  #startedElsewhere = false
 
   constructor(
     /** The resource's uuid: an application's, or a service's or database's. */
@@ -119,6 +120,11 @@ export class Deployment {
     return this.#uuid !== undefined && !this.ended
   }
 
+  /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+  get finishedAt(): number | undefined {
+    return this.#finishedAt
+  }
+
   /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
   get durationMs(): number | undefined {
     if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
@@ -127,9 +133,26 @@ export class Deployment {
     return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt
   }
 
-  /** Follows another Coolify deployment: the real one behind a placeholder uuid. */
-  follow(uuid: string): void {
+  /**
+   * Started by someone else (the UI, a webhook, another run) and only joined or found by this
+   * run: followed and reported, never cancelled by it.
+   */
+  get startedElsewhere(): boolean {
+    return this.#startedElsewhere
+  }
+
+  /**
+   * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
+   * one this run queued in its place.
+   */
+  follow(uuid: string, startedHere = false): void {
     this.#uuid = uuid
+    if (startedHere) this.#startedElsewhere = false
+  }
+
+  /** Marks it as another's: this run follows it but leaves it alone. */
+  joined(): void {
+    this.#startedElsewhere = true
   }
 
   /**
@@ -217,6 +240,7 @@ export type DeploymentView = Pick<
   | 'appUuid'
   | 'kind'
   | 'warning'
+  | 'startedElsewhere'
   | 'triggeredAt'
   | 'status'
   | 'uuid'
@@ -234,6 +258,7 @@ export type DeploymentView = Pick<
   | 'ended'
   | 'running'
   | 'durationMs'
+  | 'finishedAt'
 >
 
 /** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */

@@ -1,8 +1,10 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { sleep } from '../coolify/pacing.js'
 import { describeError } from '../errors.js'
+import type { AppLook } from './app-status.js'
 import type { DeploymentView } from './deployment.js'
 import { probe } from './probe.js'
+import { Freshness, isUp } from './startup.js'
 
 export interface HealthOptions {
   /** A path on the application's URL, or a whole URL. */
@@ -10,8 +12,13 @@ export interface HealthOptions {
   pollIntervalMs: number
   /** A preview's deployment: the application's status is production's, so only a full URL counts. */
   pr?: number
-  /** Reads the application's status word in Coolify (shared with the other checks). */
-  readStatus: (appUuid: string, signal: AbortSignal) => Promise<string | undefined>
+  /** Reads the application's status in Coolify (shared with the other checks). */
+  readStatus: (appUuid: string, signal: AbortSignal) => Promise<AppLook>
+  /**
+   * When the deployment ended, on Coolify's clock: a status counts only when Coolify refreshed
+   * it since (it marks the deployment finished before it reads the new container).
+   */
+  since?: number
 }
 
 /** What a health check found: up, or the last problem seen, and whether it was only unreadable. */
@@ -46,11 +53,15 @@ export async function checkHealth(
     return { up: false, problem, unknown: false }
   }
   let last: Health | undefined
+  // Coolify's timestamps keep whole seconds: a refresh in the second it ended counts.
+  const since = options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000
+  const freshness = new Freshness(since)
   for (;;) {
-    const found = await look(deployment.appUuid, url, !preview, options, signal)
+    const found = await look(deployment.appUuid, url, !preview, options, freshness, signal)
     // A look cut off by the end of the check says less than the one before it.
     if (signal.aborted && last) break
-    last = found
+    // An unknown look (unread, or not refreshed) never replaces a known one.
+    if (!last || !isUnknown(found) || isUnknown(last)) last = found
     if (found.up || signal.aborted) break
     try {
       await sleep(options.pollIntervalMs, signal)
@@ -61,20 +72,35 @@ export async function checkHealth(
   return last
 }
 
-/** One look at the application: its status in Coolify, then its URL. */
+function isUnknown(health: Health): boolean {
+  return !health.up && health.unknown
+}
+
+/**
+ * One look at the application: its status in Coolify, then its URL. A status Coolify has not
+ * refreshed since the deployment ended may be the old container's: it decides nothing.
+ */
 async function look(
   appUuid: string,
   url: string | undefined,
   checkStatus: boolean,
   { readStatus }: HealthOptions,
+  freshness: Freshness,
   signal: AbortSignal
 ): Promise<Health> {
   let unread: string | undefined
   if (checkStatus) {
     try {
-      const status = (await readStatus(appUuid, signal)) ?? 'unknown'
-      if (!isRunning(status)) {
-        return { up: false, problem: `Coolify reports it ${status.slice(0, 40)}`, unknown: false }
+      const found = await readStatus(appUuid, signal)
+      const status = (found.status ?? 'unknown').slice(0, 40)
+      // Without a refresh time (servers before 4.x), the status is taken as read.
+      const fresh =
+        found.refreshedAt === undefined ||
+        freshness.counts({ ...found, status, starting: false, parts: [] })
+      if (!fresh) {
+        unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`
+      } else if (!isUp(status)) {
+        return { up: false, problem: `Coolify reports it ${status}`, unknown: false }
       }
     } catch (error) {
       unread = `could not read its status: ${describeError(error)}`
@@ -87,11 +113,6 @@ async function look(
   // The URL answering says it is up, whatever Coolify could not tell.
   if (unread && !url) return { up: false, problem: unread, unknown: true }
   return { up: true, url }
-}
-
-/** `running:healthy`, `running:unknown`…: not `exited`, `restarting`, `degraded` or `starting`. */
-export function isRunning(status: string): boolean {
-  return status.trim().toLowerCase().split(':')[0] === 'running'
 }
 
 /**

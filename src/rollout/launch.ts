@@ -100,7 +100,7 @@ export async function launch(
     ...step,
     mark,
     follower: reads,
-    statuses: new AppStatusReader(client, signal => reads.turn(signal)),
+    statuses: new AppStatusReader(client, signal => reads.turn(signal), budget.cancelled),
     // One grace for the whole step: whoever waits later does not wait again.
     described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
   }
@@ -145,6 +145,7 @@ async function triggerOrRecover(
       dockerTag: config.pr === undefined ? undefined : config.imageTag,
       mark,
       signal,
+      deadline: budget.deadline,
       note
     })
   } catch (error) {

@@ -91,7 +91,7 @@ async function redeploy(
     if (!isMissingRoute(error)) throw error
   }
   // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
-  const pins = [{ appUuid, previous: version.pinned }]
+  const pins = [{ appUuid, previous: version.pinned, commit: target }]
   try {
     await pin(client, pins[0], target, { state, signal })
     return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal), at)

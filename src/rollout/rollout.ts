@@ -102,7 +102,9 @@ export class Rollout {
       )
     }
     for (const deployment of this.running) {
-      if (this.step.config.cancelOnAbort) {
+      if (deployment.startedElsewhere) {
+        this.step.follower.leave(deployment, 'cancelled', `${why}; ${elsewhere(deployment)}`)
+      } else if (this.step.config.cancelOnAbort) {
         await this.step.follower.stop(deployment, 'cancelled', why, signal)
       } else {
         this.step.follower.leave(deployment, 'cancelled', `${why}; it goes on in Coolify`)
@@ -115,7 +117,10 @@ export class Rollout {
   save(): void {
     const { config, state } = this.step
     if (!config.wait || !config.cancelOnAbort) return
-    const running = this.running.map(deployment => deployment.uuid!)
+    // Only what this run started is the post step's to cancel.
+    const running = this.running
+      .filter(deployment => !deployment.startedElsewhere)
+      .map(deployment => deployment.uuid!)
     state.update(this.key, { running, name: running.length ? this.deployment.name : undefined })
   }
 
@@ -146,8 +151,9 @@ export class Rollout {
       return
     }
     this.deployment.follow(uuid)
+    this.deployment.joined()
     say.note(
-      `${this.deployment.name}: following deployment ${uuid} of commit ${commit.slice(0, 7)}`
+      `${this.deployment.name}: following deployment ${uuid} of commit ${commit.slice(0, 7)} (started by Coolify, not cancelled by this run)`
     )
     this.save()
   }
@@ -167,7 +173,9 @@ export class Rollout {
     await follower.follow(this.deployment, this.step.mark, budget.deploy())
     if (this.deployment.ended || budget.cancelled.aborted) return
     const why = 'it outlasted `timeout`'
-    if (config.cancelOnTimeout) {
+    if (this.deployment.startedElsewhere) {
+      follower.leave(this.deployment, 'timeout', `${why}; ${elsewhere(this.deployment)}`)
+    } else if (config.cancelOnTimeout) {
       await follower.stop(this.deployment, 'timeout', why, budget.grace())
     } else {
       const left = `${why} and is still running in Coolify (\`cancel-on-timeout\` is false)`
@@ -199,7 +207,9 @@ export class Rollout {
       healthUrl: config.healthUrl,
       pollIntervalMs: config.pollIntervalMs,
       pr: config.pr,
-      readStatus: (appUuid: string, signal: AbortSignal) => this.step.statuses.read(appUuid, signal)
+      readStatus: (appUuid: string, signal: AbortSignal) =>
+        this.step.statuses.read(appUuid, signal),
+      since: deployment.finishedAt
     }
     const health = await checkHealth(deployment, options, window.signal)
     if (!health || budget.cancelled.aborted) return
@@ -295,4 +305,9 @@ export class Rollout {
     say.note(`${failed.name}: rollback ${rollback.deployment.status}`)
     judgeRollback(failed, rollback)
   }
+}
+
+/** Why a deployment this run only joined is left running. */
+function elsewhere(deployment: Deployment): string {
+  return `deployment ${deployment.uuid} of ${deployment.name} was started elsewhere, so it is left running in Coolify`
 }

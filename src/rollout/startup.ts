@@ -123,6 +123,11 @@ export function isUp(status: string): boolean {
 export class Freshness {
   #since: number | undefined
 
+  /** `since`: when the change ended on Coolify's clock, when that is known. */
+  constructor(since?: number) {
+    this.#since = since
+  }
+
   counts(look: Look): boolean {
     this.#since ??=
       look.answeredAt !== undefined

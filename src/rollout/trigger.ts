@@ -1,10 +1,10 @@
 import type { CoolifyClient } from '../coolify/client.js'
-import { CoolifyError } from '../coolify/errors.js'
+import { CoolifyError, isQueueFull } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
 import { Deployment, type Kind } from './deployment.js'
-import { findStarted, type TriggerMark } from './history.js'
+import { findCreated, findStarted, findStartedRow, type TriggerMark } from './history.js'
 import { explainDeployMessage } from './preview.js'
 
 export interface TriggerOptions {
@@ -18,16 +18,22 @@ export interface TriggerOptions {
   mark: TriggerMark
   /** The step's deadline and cancellation: no attempt starts, and none goes on, after it. */
   signal: AbortSignal
+  /** When `timeout` passes (epoch ms): a wait for a full queue that ends later is not begun. */
+  deadline?: number
   note: (message: string) => void
 }
 
 const NOTHING_STARTED = 'Coolify started no deployment for it'
 const ALREADY_QUEUED = /already queued/i
+/** Coolify's answer when it joined the request to a deployment under way. */
+const JOINED = 'Deployment already queued for this commit.'
 const QUEUED = /deployment queued/i
 const STARTED = /^(service|database) .* started/i
 const KIND_OF_STARTED: Record<string, Kind> = { service: 'service', database: 'database' }
-/** A full queue (429) without `Retry-After` frees up in a minute, as Coolify's answer says. */
+/** A full queue (429) without `Retry-After` may have room in a minute, as Coolify says. */
 const QUEUE_FULL_WAIT_MS = 60_000
+/** Rate limited (429) without `Retry-After`: Coolify's limits are per minute. */
+const LIMITED_WAIT_MS = 60_000
 
 /**
  * POST /deploy, and one Deployment for every resource it touched, with the deployment to follow.
@@ -67,8 +73,10 @@ export async function trigger(
         () => undefined
       )
       if (real) deployment.follow(real)
+      // Someone else started it: this run follows it but never cancels it.
+      deployment.joined()
       options.note(
-        `${deployment.name}: a deployment of this commit is already under way; following it.`
+        `${deployment.name}: a deployment of this commit, started elsewhere, is already under way; following it (it is not cancelled by this run).`
       )
     } else if (!entry.deployment_uuid) {
       if (kind !== 'application') deployment.started()
@@ -102,10 +110,15 @@ export async function findTriggered(
   mark: TriggerMark,
   signal: AbortSignal
 ): Promise<Deployment[]> {
-  const found = await Promise.all(appUuids.map(uuid => findStarted(client, uuid, mark, signal)))
-  return appUuids.flatMap((appUuid, index) =>
-    found[index] ? [new Deployment(appUuid, appUuid, found[index], mark.at)] : []
-  )
+  const found = await Promise.all(appUuids.map(uuid => findStartedRow(client, uuid, mark, signal)))
+  return appUuids.flatMap((appUuid, index) => {
+    const row = found[index]
+    if (!row) return []
+    const deployment = new Deployment(appUuid, appUuid, row.deployment_uuid, mark.at)
+    // Under way before the trigger: Coolify joined it to another's, which is not this run's.
+    if (row.joined) deployment.joined()
+    return [deployment]
+  })
 }
 
 async function deployUntilAnswered(
@@ -135,6 +148,14 @@ async function deployUntilAnswered(
       if (signal.aborted) throw last?.afterAttempts(attempt - 1) ?? error
       if (!(error instanceof CoolifyError)) throw error
       last = error
+      if (isQueueFull(error.status, error.details.serverMessage)) {
+        const rest = await afterFullQueue(client, options, uuids, error, attempt)
+        recovered.push(...rest.queued)
+        uuids = rest.uuids
+        if (rest.refused.length) return { deployments: [...recovered, ...rest.refused] }
+        if (uuids.length === 0) return { deployments: recovered }
+        continue
+      }
       // Coolify's own 404 (a JSON message); a web page's 404 means a wrong address instead.
       if (error.status === 404 && error.details.serverMessage !== undefined) {
         throw notFound(error, options)
@@ -154,19 +175,80 @@ async function deployUntilAnswered(
           ...found.map(deployment => ({
             resource_uuid: deployment.appUuid,
             deployment_uuid: deployment.uuid,
-            message: 'Deployment queued.'
+            message: deployment.startedElsewhere ? JOINED : 'Deployment queued.'
           }))
         )
         uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid))
         if (options.tags.length === 0 && uuids.length === 0) return { deployments: recovered }
       }
-      const queueFull = error.status === 429 ? QUEUE_FULL_WAIT_MS : undefined
+      const limited = error.status === 429 ? LIMITED_WAIT_MS : undefined
       try {
-        await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? queueFull), signal)
+        await sleep(client.retryDelay(attempt, error.details.retryAfterMs ?? limited), signal)
       } catch {
         throw error.afterAttempts(attempt)
       }
     }
+  }
+}
+
+/**
+ * Coolify queues a request's resources one by one, and answers a full queue (429) for the whole
+ * request after queueing those before the full one. Those are found in their histories (created
+ * after the trigger, as an API trigger queues them) and followed; the rest are asked for again
+ * once the queue may have room, or, when `timeout` leaves no time to wait, reported refused with
+ * Coolify's reason. Tags name no applications to look up: their queue-full answer is final.
+ */
+async function afterFullQueue(
+  client: CoolifyClient,
+  options: TriggerOptions,
+  uuids: readonly string[],
+  error: CoolifyError,
+  attempt: number
+): Promise<{ queued: DeployEntry[]; uuids: string[]; refused: DeployEntry[] }> {
+  if (options.tags.length > 0) {
+    throw error
+      .withHint(
+        "Some of the tag's applications may have been queued before the queue was full: check them in Coolify"
+      )
+      .afterAttempts(attempt)
+  }
+  const { signal, mark } = options
+  // A history that cannot be read proves nothing: then stop rather than risk a second deployment.
+  // A request of one resource refused has queued nothing.
+  const found = await Promise.all(
+    (uuids.length > 1 ? uuids : []).map(uuid =>
+      findCreated(client, uuid, mark, signal).then(
+        created => created.uuid,
+        () => {
+          throw error.afterAttempts(attempt)
+        }
+      )
+    )
+  )
+  const queued = uuids.flatMap((uuid, index) =>
+    found[index]
+      ? [{ resource_uuid: uuid, deployment_uuid: found[index], message: 'Deployment queued.' }]
+      : []
+  )
+  const rest = uuids.filter((_, index) => !found[index])
+  const wait = error.details.retryAfterMs ?? QUEUE_FULL_WAIT_MS
+  if (rest.length === 0) return { queued, uuids: rest, refused: [] }
+  if (Date.now() + wait < (options.deadline ?? Infinity)) {
+    options.note(
+      `Coolify's deployment queue is full: ${rest.join(', ')} asked for again in ${Math.round(wait / 1000)} s.`
+    )
+    try {
+      await sleep(wait, signal)
+    } catch {
+      throw error.afterAttempts(attempt)
+    }
+    return { queued, uuids: rest, refused: [] }
+  }
+  const reason = `${error.details.serverMessage ?? 'the deployment queue is full'} (\`timeout\` leaves no time to wait and ask again)`
+  return {
+    queued,
+    uuids: rest,
+    refused: rest.map(uuid => ({ resource_uuid: uuid, message: reason }))
   }
 }
 

@@ -24,10 +24,12 @@ export interface AppVersion {
   runningCommit?: string
 }
 
-/** An application's `git_commit_sha` as it was before a pin. */
+/** An application's `git_commit_sha` as it was before a pin, and the commit pinned. */
 export interface Pin {
   appUuid: string
   previous: string
+  /** The commit this run pinned: put back only while it is still the one set. */
+  commit?: string
 }
 
 /** History rows searched for what runs now. */
@@ -35,6 +37,12 @@ const HISTORY_ROWS = 20
 /** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
 const STARTING_WAIT_MS = 10_000
 const STARTING_POLL_MS = 500
+/**
+ * How long a pin found before this run's own is watched: another run's comes off as soon as
+ * Coolify queued its deployment; one that stays is the application's own.
+ */
+const FOREIGN_PIN_WAIT_MS = 10_000
+const FOREIGN_PIN_POLL_MS = 1000
 
 /** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
 const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /
@@ -116,11 +124,10 @@ export async function pinVersions(
         await client.updateApplication(version.appUuid, changes, signal)
         note(`${version.name}: image tag set to ${config.imageTag}`)
       } else if (config.commit) {
-        await pin(client, { appUuid: version.appUuid, previous: version.pinned }, config.commit, {
-          state,
-          signal
-        })
-        pins.push({ appUuid: version.appUuid, previous: version.pinned })
+        const previous = await standingPin(client, version, signal, note)
+        const ours = { appUuid: version.appUuid, previous, commit: config.commit }
+        await pin(client, ours, config.commit, { state, signal })
+        pins.push(ours)
         note(`${version.name}: pinned to commit ${config.commit} for this deploy`)
       }
     }
@@ -131,6 +138,36 @@ export async function pinVersions(
   return pins
 }
 
+/**
+ * The application's own `git_commit_sha`, to put back after this run's pin. A commit pinned when
+ * the run starts may be another run's, on only until Coolify queued that run's deployment:
+ * recorded as the value to restore, it would be put back after that run restored its own, and
+ * leave the application pinned for good. So a pin is watched for a while, and taken as the
+ * application's own only when it stays.
+ */
+async function standingPin(
+  client: CoolifyClient,
+  version: AppVersion,
+  signal: AbortSignal,
+  note: (message: string) => void
+): Promise<string> {
+  let pinned = version.pinned
+  if (pinned === 'HEAD') return pinned
+  note(
+    `${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`
+  )
+  const until = Date.now() + FOREIGN_PIN_WAIT_MS
+  while (Date.now() < until) {
+    await sleep(FOREIGN_PIN_POLL_MS, signal)
+    const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD'
+    if (now === pinned) continue
+    // Another run put its pin back (or moved it): watch what is set now.
+    pinned = now
+    if (pinned === 'HEAD') break
+  }
+  return pinned
+}
+
 /** Pins `commit` on the application, recording first what to put back. */
 export async function pin(
   client: CoolifyClient,
@@ -139,13 +176,13 @@ export async function pin(
   { state, signal }: { state: RunState; signal: AbortSignal }
 ): Promise<void> {
   // Recorded first, and kept if an earlier pin of the same application is still to undo.
-  state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous })
+  state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous, pinned: commit })
   try {
     await client.updateApplication(appUuid, { git_commit_sha: commit }, signal)
   } catch (error) {
     // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
     if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
-      state.update(appUuid, { unpin: undefined })
+      state.update(appUuid, { unpin: undefined, pinned: undefined })
     }
     throw error
   }
@@ -167,8 +204,16 @@ export async function restorePins(
   const left: Pin[] = []
   for (const pin of pins) {
     try {
+      if (pin.commit && !(await stillPinned(client, pin, signal))) {
+        // Another run pinned its own commit since: it puts back what it found, and only then.
+        state.update(pin.appUuid, { unpin: undefined, pinned: undefined })
+        warn(
+          `${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`
+        )
+        continue
+      }
       await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal)
-      state.update(pin.appUuid, { unpin: undefined })
+      state.update(pin.appUuid, { unpin: undefined, pinned: undefined })
     } catch (error) {
       left.push(pin)
       warn(
@@ -177,6 +222,20 @@ export async function restorePins(
     }
   }
   return left
+}
+
+/**
+ * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
+ * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
+ * taken as ours: a pin left on is the worse outcome.
+ */
+async function stillPinned(client: CoolifyClient, pin: Pin, signal: AbortSignal): Promise<boolean> {
+  try {
+    const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD'
+    return now !== 'HEAD' && sameCommit(now, pin.commit!)
+  } catch {
+    return true
+  }
 }
 
 /**
@@ -218,7 +277,7 @@ export async function settleImageTag(
   note(
     `${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`
   )
-  deployment.follow(next.deployment_uuid)
+  deployment.follow(next.deployment_uuid, true)
 }
 
 /**

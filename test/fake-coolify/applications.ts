@@ -34,10 +34,15 @@ const SEED_PATCH_FIELDS = [
   'environment_variables'
 ]
 
-/** Coolify 4.x stores status and health together; the seed shows the state alone. */
-function runtimeStatus(ctx: Ctx, app: AppRecord): string {
-  const { status } = ctx.store.runtime(app, ctx.now)
-  return ctx.flavor === '4x' ? status : status.split(':')[0]
+/**
+ * Coolify 4.x stores status and health together, as last refreshed, with the refresh's time; the
+ * seed shows the container's state alone, at once.
+ */
+function statusFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
+  if (ctx.flavor === 'seed') return { status: ctx.store.runtime(app, ctx.now).status.split(':')[0] }
+  const { status, onlineAt } = ctx.store.seen(app, ctx.now)
+  // A timestamp column: whole seconds.
+  return { status, last_online_at: laravelDate(Math.floor(onlineAt / 1000) * 1000) }
 }
 
 /** What 4.x adds to both list and detail about the version an app deploys. */
@@ -79,7 +84,7 @@ export function listApplications(ctx: Ctx): Reply {
       ...(ctx.flavor === 'seed' ? { id: a.id } : {}),
       uuid: a.uuid,
       name: a.name,
-      status: runtimeStatus(ctx, a),
+      ...statusFields(ctx, a),
       fqdn: a.fqdn,
       git_repository: a.git_repository,
       git_branch: a.git_branch,
@@ -122,7 +127,7 @@ function detail(ctx: Ctx, app: AppRecord): Record<string, unknown> {
   return {
     uuid: app.uuid,
     name: app.name,
-    status: runtimeStatus(ctx, app),
+    ...statusFields(ctx, app),
     fqdn: app.fqdn,
     git_repository: app.git_repository,
     git_branch: app.git_branch,

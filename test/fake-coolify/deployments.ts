@@ -6,6 +6,7 @@ import { coolifyLogs, seedLogs } from './logs.js'
 import { dockerImagePreview } from './previews.js'
 import { json } from './reply.js'
 import type { Reply } from './reply.js'
+import { QUEUE_FULL } from './state.js'
 import type { AppRecord, DeploymentRecord } from './state.js'
 
 /** Stand-ins for the ids of the project and environment every fake app lives in. */
@@ -15,6 +16,13 @@ const ENVIRONMENT_UUID = 'e0vironmentfakecoolify01'
 interface Outcome {
   message: string
   deploymentUuid?: string
+  /** The server's queue is full: the whole request is answered 429, after what came before. */
+  full?: boolean
+}
+
+/** Coolify's answer when a resource met a full queue: those before it stay queued. */
+function queueFull(ctx: Ctx): Reply {
+  return json(ctx.flavor, 429, { message: QUEUE_FULL }, { 'Retry-After': '60' })
 }
 
 /** Coolify's deploy_resource(): one message per resource, a deployment uuid for applications. */
@@ -40,6 +48,7 @@ function deployResource(
     return { message: 'docker_tag can only be used with Docker Image applications.' }
   }
   const queued = ctx.store.queue(app, { force, pr, imageTag }, ctx.now)
+  if (queued.kind === 'queue-full') return { message: QUEUE_FULL, full: true }
   if (queued.kind === 'already-queued') {
     return {
       message: 'Deployment already queued for this commit.',
@@ -109,7 +118,9 @@ function deployByUuids(
       }
       if (app.build_pack === 'dockerimage') imageTag = preview.docker_registry_image_tag
     }
-    const { message, deploymentUuid } = deployResource(ctx, app, force, pr, imageTag)
+    const { message, deploymentUuid, full } = deployResource(ctx, app, force, pr, imageTag)
+    // As by_uuids does: one by one, and a full queue answers for the whole request.
+    if (full) return queueFull(ctx)
     deployments.push({
       message,
       resource_uuid: uuid,
@@ -136,7 +147,8 @@ function deployByTags(ctx: Ctx, tags: string[], force: boolean): Reply {
       continue
     }
     for (const app of [...apps, ...services]) {
-      const { message, deploymentUuid } = deployResource(ctx, app, force, 0)
+      const { message, deploymentUuid, full } = deployResource(ctx, app, force, 0)
+      if (full) return queueFull(ctx)
       messages.push(message)
       if (deploymentUuid) details.push({ resource_uuid: app.uuid, deployment_uuid: deploymentUuid })
     }
@@ -158,8 +170,8 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     force_rebuild: d.force,
     commit: ctx.store.commit(d, ctx.now),
     status: ctx.store.spell(p.phase),
-    is_webhook: false,
-    is_api: true,
+    is_webhook: d.webhook,
+    is_api: !d.webhook,
     created_at: laravelDate(d.createdAt),
     updated_at: laravelDate(p.updatedAt),
     // Absent, not empty, without read:sensitive.

@@ -40,7 +40,7 @@ export { CLONE_ALLOWED } from './clone.js'
 export { DEFAULT_DESTINATION } from './state.js'
 
 export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeCoolify> {
-  const store = new Store(options.flavor ?? '4x', options.clock)
+  const store = new Store(options.flavor ?? '4x', options.clock, options.queueLimit)
   const faults = new Faults()
   const requests: RecordedRequest[] = []
   const server = await listen(createPipeline(options, store), faults, requests, options.tls)
@@ -62,9 +62,9 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
     inject: fault => faults.add(fault),
     clearFaults: () => faults.clear(),
     addApp: app => void store.addApp(app),
-    push: (uuid, { pr } = {}) => {
+    push: (uuid, { pr, commit } = {}) => {
       const app = store.application(uuid)
-      const queued = app && store.queue(app, { pr })
+      const queued = app && store.queue(app, { pr, webhookCommit: commit })
       if (queued?.kind !== 'queued') return undefined
       return store.snapshot().find(deployment => deployment.uuid === queued.deployment.uuid)
     },

@@ -4,6 +4,7 @@ import { jsonBody, validationFailed } from './context.js'
 import type { Ctx } from './context.js'
 import { json } from './reply.js'
 import type { Reply } from './reply.js'
+import { QUEUE_FULL } from './state.js'
 
 /** How `docker images` prints CreatedAt: 2024-05-01 10:00:00 +0000 UTC. */
 function dockerDate(ms: number): string {
@@ -73,6 +74,8 @@ export function rollback(ctx: Ctx): Reply {
   const invalid = refError(commit)
   if (invalid) return validationFailed(ctx, { commit: [invalid] })
   const queued = ctx.store.queue(app, { rollback: commit }, ctx.now)
+  // This route answers a full queue with 400, not 429.
+  if (queued.kind === 'queue-full') return json(ctx.flavor, 400, { message: QUEUE_FULL })
   if (queued.kind === 'already-queued') {
     return json(ctx.flavor, 200, { message: 'Deployment already queued for this commit.' })
   }

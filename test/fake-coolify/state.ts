@@ -121,6 +121,8 @@ export interface AppRecord {
   envs: EnvVar[]
   coolifyJob: boolean
   runtime: RuntimeState[]
+  /** See FakeApp.refreshMs. */
+  refreshMs: number
   runtimeLogs: string[]
   /** Services and databases: the status before any /deploy. */
   status: string
@@ -166,6 +168,8 @@ export interface DeploymentRecord {
   /** What the job turns a queued 'HEAD' into when it takes the row. */
   resolvesTo?: string
   rollback: boolean
+  /** Queued by a git provider's webhook (is_webhook), not the API (is_api). */
+  webhook: boolean
   /** The row's docker_registry_image_tag: set for dockerimage previews only. */
   imageTag: string | null
   job?: (startedAt: number) => Array<string | LogLine>
@@ -177,13 +181,24 @@ export interface QueueOptions {
   /** A rollback's commit: skips the "already queued" check and is never resolved. */
   rollback?: string
   imageTag?: string | null
+  /** A push webhook: it queues the pushed commit (never 'HEAD') and marks the row is_webhook. */
+  webhookCommit?: string
 }
 
 /** Result of asking to deploy an application. */
 export type Queued =
-  { kind: 'queued'; deployment: DeploymentRecord } | { kind: 'already-queued'; placeholder: string }
+  | { kind: 'queued'; deployment: DeploymentRecord }
+  | { kind: 'already-queued'; placeholder: string }
+  | { kind: 'queue-full' }
 
 const HEALTHY = { status: 'running:healthy', http: 200 }
+/** What Coolify answers (429, Retry-After 60) when the server's deployment queue is full. */
+export const QUEUE_FULL =
+  'Deployment queue is full. Please wait for existing deployments to complete.'
+/** See FakeApp.refreshMs. */
+const REFRESH_MS = 300
+/** Before the fake started, applications were last seen online this long ago. */
+const SEEN_BEFORE_MS = 10 * 60_000
 
 export class Store {
   readonly apps = new Map<string, AppRecord>()
@@ -202,7 +217,9 @@ export class Store {
   constructor(
     readonly flavor: Flavor,
     /** The fake's clock: scenarios and timelines are read from it. */
-    readonly clock: () => number = Date.now
+    readonly clock: () => number = Date.now,
+    /** See FakeOptions.queueLimit. */
+    readonly queueLimit = 25
   ) {
     this.bootedAt = clock()
   }
@@ -244,6 +261,7 @@ export class Store {
       }),
       coolifyJob: app.coolifyJob ?? false,
       runtime: [...(app.runtime ?? [])].sort((a, b) => a.at - b.at),
+      refreshMs: app.refreshMs ?? REFRESH_MS,
       runtimeLogs: app.runtimeLogs ?? [],
       status: app.status ?? 'running:healthy',
       subs: (app.subs ?? [{ name: 'app' }]).map(sub => ({
@@ -432,8 +450,8 @@ export class Store {
   }
 
   /**
-   * Coolify's queue_application_deployment(): the row's commit is the rollback commit, else the
-   * app's git_commit_sha, else 'HEAD'. In 4x without force or rollback, when this app already has
+   * Coolify's queue_application_deployment(): nothing when the server's queue is full; the row's
+   * commit is the rollback commit, else the app's git_commit_sha, else 'HEAD'. In 4x without force or rollback, when this app already has
    * a queued or running row with the same commit, pull request and image tag, Coolify queues
    * nothing and answers with a fresh uuid it never saves.
    */
@@ -443,12 +461,17 @@ export class Store {
     const imageTag = options.imageTag ?? null
     const rollback = options.rollback !== undefined
     const dockerImage = app.build_pack === 'dockerimage'
-    let commit = options.rollback || app.git_commit_sha || 'HEAD'
+    let commit = options.rollback || options.webhookCommit || app.git_commit_sha || 'HEAD'
     let resolvesTo: string | undefined
     if (commit === 'HEAD' && !rollback && !dockerImage) {
       // A scripted job resolves the head at once; Coolify's job when it takes the row.
       if (!app.coolifyJob) commit = scenario.commit ?? 'HEAD'
       else if (scenario.commit !== undefined) resolvesTo = scenario.commit
+    }
+    // The server's queue is checked first: full, nothing is queued, whatever else holds.
+    if (this.flavor === '4x') {
+      const waiting = this.deployments.filter(d => progress(d, now).phase === 'queued')
+      if (waiting.length >= this.queueLimit) return { kind: 'queue-full' }
     }
     if (this.flavor === '4x' && !options.force && !rollback) {
       const busy = this.deployments.some(
@@ -474,6 +497,7 @@ export class Store {
       commit,
       resolvesTo,
       rollback,
+      webhook: options.webhookCommit !== undefined,
       imageTag
     }
     deployment.job = this.jobLines(deployment)
@@ -542,6 +566,26 @@ export class Store {
     const elapsed = now - (newest.p.finishedAt ?? now)
     const state = app.runtime.filter(s => s.at <= elapsed).pop()
     return state ? { status: state.status, http: state.http ?? 200 } : HEALTHY
+  }
+
+  /**
+   * The application's status as Coolify knows it, and when it last refreshed it
+   * (last_online_at): the container's state as of the newest finished deployment Coolify has
+   * refreshed since (GetContainersStatus runs after the deployment is marked finished); until
+   * then, the old container's. Each state that applies after the refresh refreshes it again.
+   */
+  seen(app: AppRecord, now = this.clock()): { status: string; onlineAt: number } {
+    const refreshed = this.finished(app, now).find(
+      ({ p }) => (p.finishedAt ?? now) + app.refreshMs <= now
+    )
+    if (!refreshed) {
+      return { status: (app.idle ?? HEALTHY).status, onlineAt: this.bootedAt - SEEN_BEFORE_MS }
+    }
+    const finishedAt = refreshed.p.finishedAt ?? now
+    const refreshAt = finishedAt + app.refreshMs
+    const state = app.runtime.filter(s => finishedAt + s.at <= now).pop()
+    if (!state) return { status: HEALTHY.status, onlineAt: refreshAt }
+    return { status: state.status, onlineAt: Math.max(refreshAt, finishedAt + state.at) }
   }
 
   view(app: AppRecord, now = this.clock()): FakeAppState {

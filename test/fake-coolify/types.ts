@@ -102,6 +102,12 @@ export interface FakeApp {
    */
   runtime?: RuntimeState[]
   /**
+   * 4x: how long after a deployment is marked finished Coolify refreshes the application's
+   * status (GetContainersStatus, dispatched once the deployment is finished): until then reads
+   * show the old container's status and last_online_at. Default 300.
+   */
+  refreshMs?: number
+  /**
    * The running container's log, oldest first: GET /applications/{uuid}/logs (and
    * /databases/{uuid}/logs) serves its end.
    */
@@ -272,6 +278,11 @@ export interface FakeOptions {
   role?: 'owner' | 'admin' | 'member'
   /** The token's owner is no longer in its team: 401 {"message":"Invalid token."}, no docs. */
   tokenWithoutTeam?: boolean
+  /**
+   * 4x: the server's deployment queue limit (deployment_queue_limit), default 25: with this many
+   * deployments queued (not yet in progress), Coolify queues no more.
+   */
+  queueLimit?: number
 }
 
 export interface FakeDeployment {
@@ -373,9 +384,10 @@ export interface FakeCoolify {
   /**
    * A push to the application's branch, as Coolify's GitHub App webhook answers it: a deployment
    * of the app's next scenario (its commit), queued without the API. Undefined when Coolify would
-   * skip it (the same commit already queued).
+   * skip it (the same commit already queued). With `commit`, the row carries that commit and
+   * is_webhook, as a push webhook queues it (Coolify's webhook passes the pushed sha).
    */
-  push(appUuid: string, options?: { pr?: number }): FakeDeployment | undefined
+  push(appUuid: string, options?: { pr?: number; commit?: string }): FakeDeployment | undefined
   /** Also ends hanging requests and open sockets. */
   close(): Promise<void>
 }
