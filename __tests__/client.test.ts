@@ -887,12 +887,16 @@ describe('rate limit', () => {
     for (const request of after) expect(request.at - refused.at).toBeGreaterThanOrEqual(990)
   })
 
-  it("gives reads 80 % of the server's X-RateLimit-Limit", async () => {
+  it("learns Coolify's window from the answers, keeping a fifth of it for other tools", async () => {
     const { client } = await setup({ fake: { rateLimit: 120 } })
-    // Coolify's default limit until an answer tells.
-    expect(client.pollBudgetPerMinute()).toBe(160)
+    // Nothing is known until an answer tells.
+    expect(client.readBudget()).toBeUndefined()
     await client.listApplications(S())
-    expect(client.pollBudgetPerMinute()).toBe(96)
+    await client.listApplications(S())
+    // 118 left of 120, 24 of them kept; the window ends about a minute after it opened.
+    expect(client.readBudget()).toEqual({ spare: 94, endsInMs: expect.any(Number) })
+    expect(client.readBudget()!.endsInMs).toBeGreaterThan(55_000)
+    expect(client.readBudget()!.endsInMs).toBeLessThanOrEqual(60_250)
   })
 })
 

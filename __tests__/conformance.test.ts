@@ -103,19 +103,14 @@ describe('checkRequest', () => {
       getService: () => client.getService('svc', signal),
       getServiceLogs: () => client.getServiceLogs('svc', 'app', 100, signal),
       getDatabase: () => client.getDatabase('db', signal),
-      getDatabaseLogs: () => client.getDatabaseLogs('db', 100, signal)
+      getDatabaseLogs: () => client.getDatabaseLogs('db', 100, signal),
+      runningDeployments: () => client.runningDeployments(signal)
     }
     const routes = Object.getOwnPropertyNames(CoolifyClient.prototype).filter(
       name =>
-        ![
-          'constructor',
-          'retryDelay',
-          'pollBudgetPerMinute',
-          'close',
-          'call',
-          'dated',
-          'send'
-        ].includes(name)
+        !['constructor', 'retryDelay', 'readBudget', 'close', 'call', 'dated', 'send'].includes(
+          name
+        )
     )
     expect(Object.keys(calls).sort()).toEqual(routes.sort())
     try {

@@ -362,6 +362,69 @@ describe('errors and limits', () => {
     expect((await call('GET', '/applications', { token: 'wrong' })).status).toBe(401)
   })
 
+  it('lists the running deployments as DeployController::deployments does', async () => {
+    let now = 1_000_000
+    const apps = ['one', 'two'].map(name => ({ uuid: name, name, scenarios: [timed] }))
+    await start({ apps, clock: () => now })
+    const first = await call('POST', '/deploy?uuid=one')
+    now += 50
+    await call('POST', '/deploy?uuid=two')
+    now += 10
+    const listed = await call('GET', '/deployments')
+    expect(listed.status).toBe(200)
+    const rows = listed.json as Array<Record<string, unknown>>
+    // Queued ones too, oldest first, each the row a read by uuid gives, logs included.
+    expect(rows.map(row => [row.application_name, row.status])).toEqual([
+      ['one', 'queued'],
+      ['two', 'queued']
+    ])
+    const [{ deployment_uuid: uuid }] = (
+      first.json as { deployments: Array<Record<string, string>> }
+    ).deployments
+    expect(rows[0]).toEqual((await call('GET', `/deployments/${uuid}`)).json)
+    expect('logs' in rows[0]).toBe(true)
+    // Finished, it is no longer there; the one still in progress is.
+    now += 160
+    const later = (await call('GET', '/deployments')).json as Array<Record<string, unknown>>
+    expect(later.map(row => [row.application_name, row.status])).toEqual([['two', 'in_progress']])
+  })
+
+  it('lists running deployments without logs for a token that may not read sensitive data', async () => {
+    await start({
+      abilities: ['read', 'deploy'],
+      apps: [{ uuid: 'web', name: 'Web', scenarios: [long] }]
+    })
+    await call('POST', '/deploy?uuid=web')
+    const rows = (await call('GET', '/deployments')).json as Array<Record<string, unknown>>
+    expect(rows).toHaveLength(1)
+    expect(rows[0].status).toBe('in_progress')
+    expect('logs' in rows[0]).toBe(false)
+  })
+
+  it("counts in Laravel's fixed window: opened by the first request, over a minute later", async () => {
+    let now = 1_000_000
+    await start({ rateLimit: 3, clock: () => now })
+    const remaining = async (): Promise<string | null> => {
+      const res = await call('GET', '/applications')
+      return res.status === 429
+        ? `429 after ${res.headers.get('retry-after')}s, ${res.headers.get('x-ratelimit-remaining')} left`
+        : res.headers.get('x-ratelimit-remaining')
+    }
+    expect(await remaining()).toBe('2')
+    now += 40_000
+    expect(await remaining()).toBe('1')
+    expect(await remaining()).toBe('0')
+    // A sliding window would let a request through 60 s after the first; this one waits for the
+    // window's end, and the refusal does not count.
+    now += 10_000
+    expect(await remaining()).toBe('429 after 10s, 0 left')
+    now += 9_999
+    expect(await remaining()).toBe('429 after 1s, 0 left')
+    now += 1
+    // The window is over: the whole limit again, though two requests were 20 s ago.
+    expect(await remaining()).toBe('2')
+  })
+
   it('validates application writes and redirects without Accept', async () => {
     await start({ abilities: ['root'], apps: [{ uuid: 'web', name: 'Web' }] })
     const invalid = await call('POST', '/applications/private-deploy-key', {

@@ -89,15 +89,65 @@ describe('several applications in one step', () => {
 
     expect(result.code).toBe(0)
     expect(linesByApp(result.stdout)).toEqual(visible)
-    // Every deployment was read before the first one ended: they were followed at once.
+    // Every deployment was read before the first one ended, all five in one list of the running
+    // ones: they were followed at once.
     const firstEnd = Math.min(...server.deployments().map(d => d.createdAt + 300))
-    for (const deployment of server.deployments()) {
-      const firstRead = server.requests.find(
-        request => request.path === `/api/v1/deployments/${deployment.uuid}`
-      )
-      expect(firstRead!.at).toBeLessThan(firstEnd)
-    }
+    const firstRead = server.requests.find(request => request.path === '/api/v1/deployments')
+    expect(firstRead!.at).toBeLessThan(firstEnd)
+    expect(
+      server.requests.filter(request => request.path.startsWith('/api/v1/deployments/'))[0]!.at
+    ).toBeGreaterThan(firstRead!.at)
     expect(records(result.outputs).every(record => record.status === 'finished')).toBe(true)
+  })
+
+  it('reads the running ones in one list a turn, and each by uuid once when it left', async () => {
+    const { apps, visible } = plan(
+      [600, 1500, 900].map((durationMs, i) => ({ name: `job${i}`, durationMs }))
+    )
+    // Coolify's closing entry, 0.4 s after the last line.
+    for (const app of apps) {
+      const { steps } = app.scenarios![0]
+      const closing = 'Gracefully shutting down build container'
+      steps.push({ at: steps[steps.length - 1].at! + 400, lines: [{ output: closing, batch: 9 }] })
+      visible.get(app.name)!.push(closing)
+    }
+    const server = await start({ apps })
+    const result = await run(server, { 'app-uuid': apps.map(app => app.uuid).join(',') })
+
+    expect(result.code).toBe(0)
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    const paths = server.requests.map(request => request.path)
+    expect(paths.filter(path => path === '/api/v1/deployments').length).toBeGreaterThan(1)
+    // The last one running is read alone, as one read costs the same; the others by uuid once
+    // for their final status and last lines, once more only for a closing entry not yet there.
+    const endedEarlier = server.deployments().filter(d => d.appUuid !== uuidOf('job1'))
+    for (const deployment of endedEarlier) {
+      const own = paths.filter(path => path === `/api/v1/deployments/${deployment.uuid}`)
+      expect(own.length).toBeGreaterThanOrEqual(1)
+      expect(own.length).toBeLessThanOrEqual(2)
+    }
+  })
+
+  it('reads each by uuid on a server that has no list of the running deployments', async () => {
+    const { apps, visible } = plan(
+      [600, 900].map((durationMs, i) => ({ name: `old${i}`, durationMs }))
+    )
+    const server = await start({ apps })
+    server.inject({
+      method: 'GET',
+      path: '/deployments',
+      times: 100,
+      do: { status: 404, body: { message: 'Not found.', docs: 'https://coolify.io/docs' } }
+    })
+    const result = await run(server, { 'app-uuid': apps.map(app => app.uuid).join(',') })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    // Asked once; never again after the 404.
+    expect(server.requests.filter(request => request.path === '/api/v1/deployments')).toHaveLength(
+      1
+    )
   })
 
   it('follows twenty within the default rate limit', async () => {

@@ -28095,7 +28095,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9120);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4722);
 
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, text => void process.stdout.write(text), text => void process.stderr.write(text));
 
@@ -28104,7 +28104,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9120:
+/***/ 4722:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28846,56 +28846,127 @@ async function sleep(ms, signal) {
         throw signal?.reason ?? new Error('aborted');
     }
 }
-/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
-const MAX_SPACING_MS = 15_000;
+/** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
+const WINDOW_MS = 60_000;
+/** Share of every window left to other tools that use the same token. */
+const RESERVE_SHARE = 0.2;
+/** Past the window's estimated end, a little more for the server's clock and the way there. */
+const RESET_MARGIN_MS = 250;
+/** How long to wait after a refusal that names no `Retry-After`. */
+const BLIND_WAIT_MS = 1000;
 /**
- * Spaces out every request to one Coolify user, whose tokens share one rate limit: nothing is sent
- * before a `Retry-After` has passed, and requests spread out when `X-RateLimit-Remaining` runs low.
+ * Coolify's rate limit as the server counts it, for every request to one Coolify user (whose
+ * tokens share one limit). Laravel's fixed window: the first request opens it, every request
+ * counts until it expires a minute later, a refused one does not. The gate learns the limit and
+ * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
+ * window; a jump back up means a new one, opened by someone else), charges each request it lets
+ * through, and holds a request only when the window has nothing left for it — reads keep a fifth
+ * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
+ * of the window.
  */
 class RateGate {
     now;
-    blockedUntil = 0;
-    nextSlot = 0;
-    spacingMs = 0;
+    wait;
     /** The per-minute limit the server last announced. */
     limitPerMinute;
-    constructor(now = Date.now) {
+    /** Left in the current window, less this client's requests on their way; unknown at first. */
+    left;
+    /** When the current window is over, at the latest. */
+    windowEnd = 0;
+    /** The lowest `Remaining` answered in the current window. */
+    lowest = Infinity;
+    inFlight = 0;
+    blockedUntil = 0;
+    constructor(now = Date.now, wait = sleep) {
         this.now = now;
+        this.wait = wait;
     }
-    /** Resolves when a request may go out, keeping its place in line among concurrent callers. */
-    async ready(signal) {
+    /**
+     * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
+     * the reserve alone; a trigger or a cancel may spend it.
+     */
+    async ready(signal, read = false) {
         for (;;) {
             const now = this.now();
-            const slot = Math.max(now, this.blockedUntil, this.nextSlot);
-            if (slot <= now) {
-                this.nextSlot = now + this.spacingMs;
+            if (now < this.blockedUntil) {
+                await this.wait(this.blockedUntil - now, signal);
+                continue;
+            }
+            this.expire(now);
+            if (this.left === undefined || this.left > (read ? this.reserve() : 0)) {
+                if (this.left !== undefined)
+                    this.left--;
+                this.inFlight++;
                 return;
             }
-            this.nextSlot = slot + this.spacingMs;
-            await sleep(slot - now, signal);
-            if (this.now() >= this.blockedUntil)
-                return;
+            // The window is spent for this request: its end gives the budget back.
+            await this.wait(Math.max(1, this.windowEnd - now), signal);
         }
     }
-    /** Learns from an answer's rate-limit headers. */
+    /** A request let through got no answer: it may not have counted, but it is on its way no more. */
+    unanswered() {
+        this.inFlight = Math.max(0, this.inFlight - 1);
+    }
+    /** Learns from an answer's rate-limit headers; `retryAfterMs` is set on a 429. */
     observe(limit, remaining, retryAfterMs) {
+        const now = this.now();
+        const before = this.inFlight;
+        this.inFlight = Math.max(0, this.inFlight - 1);
         const max = Number(limit);
         if (limit !== undefined && Number.isFinite(max) && max > 0)
             this.limitPerMinute = max;
         if (retryAfterMs !== undefined) {
-            // Refused: nothing goes out before Retry-After; the next answer tells the budget anew.
-            this.blockedUntil = Math.max(this.blockedUntil, this.now() + retryAfterMs);
-            this.spacingMs = 0;
+            // Refused, and not counted: nothing goes out before Retry-After, when Laravel's window ends.
+            const wait = retryAfterMs > 0 ? retryAfterMs : BLIND_WAIT_MS;
+            this.blockedUntil = Math.max(this.blockedUntil, now + wait);
+            this.windowEnd = this.blockedUntil;
+            this.left = 0;
+            this.lowest = 0;
             return;
         }
-        const left = Number(remaining);
-        if (remaining === undefined || !Number.isFinite(left))
+        const answered = Number(remaining);
+        if (remaining === undefined || remaining === '' || !Number.isFinite(answered))
             return;
-        // Above a quarter of the budget the callers' own cadence is enough; below it, share what is
-        // left of the one-minute window evenly between the requests still allowed.
-        const quarter = (this.limitPerMinute ?? 200) / 4;
-        this.spacingMs =
-            left >= quarter ? 0 : Math.min(MAX_SPACING_MS, Math.ceil(60_000 / Math.max(left, 1)));
+        this.expire(now);
+        const opened = this.left === undefined ||
+            this.lowest === Infinity ||
+            answered === (this.limitPerMinute ?? Infinity) - 1 ||
+            // Answers may come back out of order, by as many as were on their way together.
+            answered > this.lowest + before;
+        if (opened) {
+            // Opened at the latest now: counting its end from now never lets a request out too early.
+            this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
+            this.lowest = answered;
+            this.left = answered - this.inFlight;
+            return;
+        }
+        this.lowest = Math.min(this.lowest, answered);
+        this.left = Math.min(this.left, answered - this.inFlight);
+    }
+    /** What the current window has left for reads, when the answers told it. */
+    budget() {
+        const now = this.now();
+        this.expire(now);
+        if (this.left === undefined)
+            return undefined;
+        return {
+            spare: Math.max(0, this.left - this.reserve()),
+            endsInMs: Math.max(0, Math.max(this.windowEnd, this.blockedUntil) - now)
+        };
+    }
+    /**
+     * Past the window's end the whole limit is there again, for whoever opens the next window; the
+     * first answer in it tells when that was.
+     */
+    expire(now) {
+        if (this.left === undefined || now < this.windowEnd)
+            return;
+        this.left = (this.limitPerMinute ?? Infinity) - this.inFlight;
+        this.lowest = Infinity;
+        this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
+    }
+    reserve() {
+        return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE);
     }
 }
 /**
@@ -28945,13 +29016,6 @@ class Reachability {
 
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
 /**
- * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
- * and whoever else uses the token.
- */
-const POLL_SHARE = 0.8;
-/** Coolify's default rate limit, until its answers announce the real one. */
-const DEFAULT_LIMIT_PER_MINUTE = 200;
-/**
  * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
  * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
  */
@@ -28998,9 +29062,16 @@ class CoolifyClient {
     retryDelay(attempt, retryAfterMs) {
         return backoffDelay(this.retry, attempt, retryAfterMs);
     }
-    /** Reads a minute that polling may spend: its share of the limit Coolify announced. */
-    pollBudgetPerMinute() {
-        return (this.gate.limitPerMinute ?? DEFAULT_LIMIT_PER_MINUTE) * POLL_SHARE;
+    /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
+    readBudget() {
+        return this.gate.budget();
+    }
+    /**
+     * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
+     * uuid gives (logs with `read:sensitive`).
+     */
+    runningDeployments(signal) {
+        return this.call({ method: 'GET', path: '/deployments', retry: true, signal });
     }
     listApplications(signal) {
         return this.call({ method: 'GET', path: '/applications', retry: true, signal });
@@ -29273,7 +29344,8 @@ class CoolifyClient {
         let last;
         for (let attempt = 1;; attempt++) {
             try {
-                await this.gate.ready(call.signal);
+                // GETs are reads: they leave the share of the window kept for others alone.
+                await this.gate.ready(call.signal, call.method === 'GET');
                 const answer = (await this.send(call));
                 this.reachability.answered(`${call.method} ${call.path}`);
                 return answer;
@@ -29317,6 +29389,7 @@ class CoolifyClient {
             });
         }
         catch (error) {
+            this.gate.unanswered();
             if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host, this.proxy?.name);
@@ -33093,7 +33166,149 @@ const CANCEL_ATTEMPTS = 2;
 /** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
 const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
+;// CONCATENATED MODULE: ./src/rollout/deployment-reads.ts
+
+
+/**
+ * Reads of running deployments, for all rollouts: the reads due at the same turn share one
+ * request — a deployment's own read when it is alone, else GET /deployments, every running
+ * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
+ * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid.
+ */
+class DeploymentReads {
+    client;
+    turn;
+    followed;
+    gatherMs;
+    #waiting = new Map();
+    #reading = false;
+    /** Told when every deployment followed waits for the turn. */
+    #allWaiting;
+    /** False once the list was refused: reads by uuid from then on. */
+    #listed = true;
+    constructor(client, 
+    /** Waits for the next turn among the step's reads of Coolify. */
+    turn, 
+    /** How many deployments are followed through these reads now. */
+    followed = () => 1, 
+    /** Longest a turn waits for the others to be due too. */
+    gatherMs = 0) {
+        this.client = client;
+        this.turn = turn;
+        this.followed = followed;
+        this.gatherMs = gatherMs;
+    }
+    /** Requests a turn costs while `running` deployments are followed. */
+    perTurn(running) {
+        return this.#listed ? Math.min(running, 1) : running;
+    }
+    /** The deployment's own read, in its turn. */
+    async one(uuid, signal) {
+        await this.turn(signal);
+        return this.client.getDeployment(uuid, signal);
+    }
+    /** The deployment as the next turn's reads find it, while it runs. */
+    running(uuid, signal) {
+        if (!this.#listed)
+            return this.one(uuid, signal).then(detail => ({ detail }));
+        return new Promise((resolve, reject) => {
+            const waiting = this.#waiting.get(uuid) ?? [];
+            waiting.push({ resolve, reject });
+            this.#waiting.set(uuid, waiting);
+            if (this.#waiting.size >= this.followed())
+                this.#allWaiting?.();
+            if (!this.#reading)
+                void this.readAll(signal);
+        });
+    }
+    /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
+    async readAll(signal) {
+        this.#reading = true;
+        try {
+            await this.gather(signal);
+            await this.turn(signal);
+        }
+        catch (error) {
+            void this.settle(this.take(), () => Promise.reject(error));
+            this.#reading = false;
+            return;
+        }
+        const batch = this.take();
+        const uuids = [...batch.keys()];
+        await this.settle(batch, async () => {
+            if (uuids.length === 1)
+                return [{ detail: await this.client.getDeployment(uuids[0], signal) }];
+            const rows = this.#listed ? await this.list(signal) : undefined;
+            if (!rows) {
+                // Each its own read, each in its turn, as the budget allows.
+                return Promise.all(uuids.map(async (uuid) => ({ detail: await this.one(uuid, signal) })));
+            }
+            return uuids.map(uuid => {
+                const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid);
+                return detail ? { detail } : { left: true };
+            });
+        });
+        this.#reading = false;
+        if (this.#waiting.size > 0)
+            void this.readAll(signal);
+    }
+    /**
+     * Deployments followed together drift apart by a few milliseconds: the first due waits a moment
+     * for the others, so that one read serves them all.
+     */
+    async gather(signal) {
+        if (this.#waiting.size >= this.followed() || this.gatherMs <= 0)
+            return;
+        const all = new Promise(resolve => (this.#allWaiting = resolve));
+        try {
+            await Promise.race([all, sleep(this.gatherMs, signal)]);
+        }
+        finally {
+            this.#allWaiting = undefined;
+        }
+    }
+    /** The running deployments; undefined when the server refuses the list or has none to give. */
+    async list(signal) {
+        try {
+            const rows = await this.client.runningDeployments(signal);
+            if (Array.isArray(rows))
+                return rows;
+        }
+        catch (error) {
+            // A failure that would pass (an outage) fails the read as any other read; the rest says
+            // the list is not there for this token or server, and the read by uuid tells what it must.
+            if (!(error instanceof CoolifyError) || error.details.transient || signal.aborted)
+                throw error;
+        }
+        this.#listed = false;
+        return undefined;
+    }
+    take() {
+        const batch = new Map(this.#waiting);
+        this.#waiting.clear();
+        return batch;
+    }
+    async settle(batch, read) {
+        try {
+            const reads = await read();
+            let index = 0;
+            for (const waiting of batch.values()) {
+                const found = reads[index++];
+                for (const { resolve } of waiting)
+                    resolve(found);
+            }
+        }
+        catch (error) {
+            for (const waiting of batch.values())
+                for (const { reject } of waiting)
+                    reject(error);
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/rollout/watch.ts
+
 
 
 
@@ -33110,6 +33325,13 @@ const FIRST_DELAY_MS = 500;
 const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
 /**
+ * A deployment that left the list of running ones ended within the last turn: read a moment later,
+ * its closing entry is most often there already, and one read gives the status and the last lines.
+ */
+const LEFT_PAUSE_MS = 1000;
+/** Longest the first deployment due waits for the others, so that one read serves them all. */
+const GATHER_MS = 250;
+/**
  * Follows deployments to their end, each on its own cadence within one shared read budget, and
  * sends new log lines to the sink. Every rollout follows its deployments through the one Follower
  * of the step, so however many there are, reads go out at the budget's pace. It owns the reading;
@@ -33121,12 +33343,18 @@ class Follower {
     cursors = new Map();
     /** Why the last reads failed, when the wait ended while Coolify could not be read. */
     unread = new Map();
+    /** Deployments followed now, until they end. */
+    running = new Set();
+    /** Deployments no longer in the list of running ones: read by uuid from then on. */
+    unlisted = new Set();
     pacer;
+    reads;
     logsHidden = false;
     constructor(client, options) {
         this.client = client;
         this.options = options;
-        this.pacer = new ReadPacer(() => 60_000 / client.pollBudgetPerMinute());
+        this.pacer = new ReadPacer(() => client.readBudget(), () => this.reads.perTurn(this.running.size) / options.pollIntervalMs);
+        this.reads = new DeploymentReads(client, signal => this.pacer.turn(signal), () => [...this.running].filter(deployment => !this.unlisted.has(deployment)).length, Math.min(GATHER_MS, options.pollIntervalMs));
     }
     /**
      * Follows the deployment until it ends or `signal` aborts. `mark`, what its trigger asked for,
@@ -33136,6 +33364,15 @@ class Follower {
         if (!deployment.running)
             return;
         this.options.sink.begin(deployment);
+        this.running.add(deployment);
+        try {
+            await this.followRunning(deployment, mark, signal);
+        }
+        finally {
+            this.running.delete(deployment);
+        }
+    }
+    async followRunning(deployment, mark, signal) {
         let resolved = false;
         for (let reads = 0; !signal.aborted; reads++) {
             try {
@@ -33185,7 +33422,7 @@ class Follower {
             else if (result.detail)
                 deployment.observe(result.detail, this.options.instanceUrl);
             else
-                await this.read(deployment, signal);
+                await this.readOne(deployment, signal);
         }
         catch {
             // Reported below from what is known.
@@ -33228,13 +33465,12 @@ class Follower {
         if (!this.options.logs || this.logsHidden)
             return;
         const cursor = this.cursorOf(deployment);
-        const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs);
         let quietSince = Date.now();
         while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
             const before = cursor.progress;
             try {
-                await sleep(pause, signal);
-                await this.read(deployment, signal);
+                await sleep(CLOSING_PAUSE_MS, signal);
+                await this.readOne(deployment, signal);
             }
             catch {
                 return;
@@ -33250,10 +33486,25 @@ class Follower {
     turn(signal) {
         return this.pacer.turn(signal);
     }
-    /** Reads the deployment once, in its turn: status, links and new log lines. */
+    /**
+     * Reads the deployment once, in its turn, with the others due then: status, links and new log
+     * lines. One that left the list of running ones is read by uuid, a moment later.
+     */
     async read(deployment, signal) {
-        await this.pacer.turn(signal);
-        this.take(deployment, await this.client.getDeployment(deployment.uuid, signal));
+        if (!this.unlisted.has(deployment)) {
+            const read = await this.reads.running(deployment.uuid, signal);
+            if ('detail' in read) {
+                this.take(deployment, read.detail);
+                return;
+            }
+            this.unlisted.add(deployment);
+            await sleep(LEFT_PAUSE_MS, signal);
+        }
+        await this.readOne(deployment, signal);
+    }
+    /** Reads the deployment by uuid, in its turn. */
+    async readOne(deployment, signal) {
+        this.take(deployment, await this.reads.one(deployment.uuid, signal));
     }
     take(deployment, detail) {
         const changed = deployment.observe(detail, this.options.instanceUrl);
@@ -33300,20 +33551,26 @@ class Follower {
         this.options.sink.lines(deployment, lines);
     }
 }
+/** How far ahead the reads the followers' cadence will ask for are planned. */
+const PLAN_AHEAD_MS = 10_000;
 /**
- * Spreads the reads of all deployments within the polling budget: each read takes the next free
- * turn, so however many deployments run, reads go out at the budget's pace, round robin, and never
- * idle while one is waiting. One turn of slack lets a read that follows a quiet spell (the health
- * check right after the read that saw the end) go at once; the pace still holds over any stretch,
- * with at most one read more.
+ * When the next read may go, planned against what Coolify's rate-limit window has left (the
+ * client's gate keeps a fifth of it for other tools, and never lets a request past it). While the
+ * window has more than the followers' cadence needs in the next seconds, a read due goes at once,
+ * however many are due together (a burst of deployments ending); nearly spent, what is left is
+ * spread until the window's end; spent, reads wait for that end, and no longer.
  */
 class ReadPacer {
-    spacingMs;
+    budget;
+    cadence;
     now;
-    /** When the next read would be due at the budget's exact pace. */
-    due = 0;
-    constructor(spacingMs, now = Date.now) {
-        this.spacingMs = spacingMs;
+    /** When the last read of a nearly spent window was let through. */
+    last = -Infinity;
+    constructor(budget, 
+    /** Reads a millisecond the followers ask for while deployments run. */
+    cadence, now = Date.now) {
+        this.budget = budget;
+        this.cadence = cadence;
         this.now = now;
     }
     turn(signal) {
@@ -33321,10 +33578,17 @@ class ReadPacer {
     }
     /** Takes the next turn; how long until it comes. */
     take() {
+        const window = this.budget();
+        if (!window)
+            return 0;
+        if (window.spare <= 0)
+            return window.endsInMs;
+        const due = Math.ceil(Math.min(window.endsInMs, PLAN_AHEAD_MS) * this.cadence());
+        if (window.spare > due)
+            return 0;
         const now = this.now();
-        const spacing = this.spacingMs();
-        const at = Math.max(now, this.due - spacing);
-        this.due = Math.max(this.due, at) + spacing;
+        const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (window.spare + 1)));
+        this.last = at;
         return at - now;
     }
 }

@@ -31937,56 +31937,127 @@ async function pacing_sleep(ms, signal) {
         throw signal?.reason ?? new Error('aborted');
     }
 }
-/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
-const MAX_SPACING_MS = 15_000;
+/** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
+const WINDOW_MS = 60_000;
+/** Share of every window left to other tools that use the same token. */
+const RESERVE_SHARE = 0.2;
+/** Past the window's estimated end, a little more for the server's clock and the way there. */
+const RESET_MARGIN_MS = 250;
+/** How long to wait after a refusal that names no `Retry-After`. */
+const BLIND_WAIT_MS = 1000;
 /**
- * Spaces out every request to one Coolify user, whose tokens share one rate limit: nothing is sent
- * before a `Retry-After` has passed, and requests spread out when `X-RateLimit-Remaining` runs low.
+ * Coolify's rate limit as the server counts it, for every request to one Coolify user (whose
+ * tokens share one limit). Laravel's fixed window: the first request opens it, every request
+ * counts until it expires a minute later, a refused one does not. The gate learns the limit and
+ * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
+ * window; a jump back up means a new one, opened by someone else), charges each request it lets
+ * through, and holds a request only when the window has nothing left for it — reads keep a fifth
+ * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
+ * of the window.
  */
 class RateGate {
     now;
-    blockedUntil = 0;
-    nextSlot = 0;
-    spacingMs = 0;
+    wait;
     /** The per-minute limit the server last announced. */
     limitPerMinute;
-    constructor(now = Date.now) {
+    /** Left in the current window, less this client's requests on their way; unknown at first. */
+    left;
+    /** When the current window is over, at the latest. */
+    windowEnd = 0;
+    /** The lowest `Remaining` answered in the current window. */
+    lowest = Infinity;
+    inFlight = 0;
+    blockedUntil = 0;
+    constructor(now = Date.now, wait = pacing_sleep) {
         this.now = now;
+        this.wait = wait;
     }
-    /** Resolves when a request may go out, keeping its place in line among concurrent callers. */
-    async ready(signal) {
+    /**
+     * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
+     * the reserve alone; a trigger or a cancel may spend it.
+     */
+    async ready(signal, read = false) {
         for (;;) {
             const now = this.now();
-            const slot = Math.max(now, this.blockedUntil, this.nextSlot);
-            if (slot <= now) {
-                this.nextSlot = now + this.spacingMs;
+            if (now < this.blockedUntil) {
+                await this.wait(this.blockedUntil - now, signal);
+                continue;
+            }
+            this.expire(now);
+            if (this.left === undefined || this.left > (read ? this.reserve() : 0)) {
+                if (this.left !== undefined)
+                    this.left--;
+                this.inFlight++;
                 return;
             }
-            this.nextSlot = slot + this.spacingMs;
-            await pacing_sleep(slot - now, signal);
-            if (this.now() >= this.blockedUntil)
-                return;
+            // The window is spent for this request: its end gives the budget back.
+            await this.wait(Math.max(1, this.windowEnd - now), signal);
         }
     }
-    /** Learns from an answer's rate-limit headers. */
+    /** A request let through got no answer: it may not have counted, but it is on its way no more. */
+    unanswered() {
+        this.inFlight = Math.max(0, this.inFlight - 1);
+    }
+    /** Learns from an answer's rate-limit headers; `retryAfterMs` is set on a 429. */
     observe(limit, remaining, retryAfterMs) {
+        const now = this.now();
+        const before = this.inFlight;
+        this.inFlight = Math.max(0, this.inFlight - 1);
         const max = Number(limit);
         if (limit !== undefined && Number.isFinite(max) && max > 0)
             this.limitPerMinute = max;
         if (retryAfterMs !== undefined) {
-            // Refused: nothing goes out before Retry-After; the next answer tells the budget anew.
-            this.blockedUntil = Math.max(this.blockedUntil, this.now() + retryAfterMs);
-            this.spacingMs = 0;
+            // Refused, and not counted: nothing goes out before Retry-After, when Laravel's window ends.
+            const wait = retryAfterMs > 0 ? retryAfterMs : BLIND_WAIT_MS;
+            this.blockedUntil = Math.max(this.blockedUntil, now + wait);
+            this.windowEnd = this.blockedUntil;
+            this.left = 0;
+            this.lowest = 0;
             return;
         }
-        const left = Number(remaining);
-        if (remaining === undefined || !Number.isFinite(left))
+        const answered = Number(remaining);
+        if (remaining === undefined || remaining === '' || !Number.isFinite(answered))
             return;
-        // Above a quarter of the budget the callers' own cadence is enough; below it, share what is
-        // left of the one-minute window evenly between the requests still allowed.
-        const quarter = (this.limitPerMinute ?? 200) / 4;
-        this.spacingMs =
-            left >= quarter ? 0 : Math.min(MAX_SPACING_MS, Math.ceil(60_000 / Math.max(left, 1)));
+        this.expire(now);
+        const opened = this.left === undefined ||
+            this.lowest === Infinity ||
+            answered === (this.limitPerMinute ?? Infinity) - 1 ||
+            // Answers may come back out of order, by as many as were on their way together.
+            answered > this.lowest + before;
+        if (opened) {
+            // Opened at the latest now: counting its end from now never lets a request out too early.
+            this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
+            this.lowest = answered;
+            this.left = answered - this.inFlight;
+            return;
+        }
+        this.lowest = Math.min(this.lowest, answered);
+        this.left = Math.min(this.left, answered - this.inFlight);
+    }
+    /** What the current window has left for reads, when the answers told it. */
+    budget() {
+        const now = this.now();
+        this.expire(now);
+        if (this.left === undefined)
+            return undefined;
+        return {
+            spare: Math.max(0, this.left - this.reserve()),
+            endsInMs: Math.max(0, Math.max(this.windowEnd, this.blockedUntil) - now)
+        };
+    }
+    /**
+     * Past the window's end the whole limit is there again, for whoever opens the next window; the
+     * first answer in it tells when that was.
+     */
+    expire(now) {
+        if (this.left === undefined || now < this.windowEnd)
+            return;
+        this.left = (this.limitPerMinute ?? Infinity) - this.inFlight;
+        this.lowest = Infinity;
+        this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
+    }
+    reserve() {
+        return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE);
     }
 }
 /**
@@ -32036,13 +32107,6 @@ class Reachability {
 
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
 /**
- * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
- * and whoever else uses the token.
- */
-const POLL_SHARE = 0.8;
-/** Coolify's default rate limit, until its answers announce the real one. */
-const DEFAULT_LIMIT_PER_MINUTE = 200;
-/**
  * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
  * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
  */
@@ -32089,9 +32153,16 @@ class CoolifyClient {
     retryDelay(attempt, retryAfterMs) {
         return backoffDelay(this.retry, attempt, retryAfterMs);
     }
-    /** Reads a minute that polling may spend: its share of the limit Coolify announced. */
-    pollBudgetPerMinute() {
-        return (this.gate.limitPerMinute ?? DEFAULT_LIMIT_PER_MINUTE) * POLL_SHARE;
+    /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
+    readBudget() {
+        return this.gate.budget();
+    }
+    /**
+     * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
+     * uuid gives (logs with `read:sensitive`).
+     */
+    runningDeployments(signal) {
+        return this.call({ method: 'GET', path: '/deployments', retry: true, signal });
     }
     listApplications(signal) {
         return this.call({ method: 'GET', path: '/applications', retry: true, signal });
@@ -32364,7 +32435,8 @@ class CoolifyClient {
         let last;
         for (let attempt = 1;; attempt++) {
             try {
-                await this.gate.ready(call.signal);
+                // GETs are reads: they leave the share of the window kept for others alone.
+                await this.gate.ready(call.signal, call.method === 'GET');
                 const answer = (await this.send(call));
                 this.reachability.answered(`${call.method} ${call.path}`);
                 return answer;
@@ -32408,6 +32480,7 @@ class CoolifyClient {
             });
         }
         catch (error) {
+            this.gate.unanswered();
             if (call.signal.aborted)
                 throw call.signal.reason;
             const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host, this.proxy?.name);

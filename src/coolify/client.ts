@@ -9,7 +9,8 @@ import {
   parseRetryAfter,
   RateGate,
   sleep,
-  type RetryPolicy
+  type RetryPolicy,
+  type WindowBudget
 } from './pacing.js'
 import type {
   ApplicationChanges,
@@ -67,13 +68,6 @@ interface Call {
 }
 
 const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
-/**
- * Share of Coolify's per-minute rate limit that reads may use: the rest is for the trigger, cancels
- * and whoever else uses the token.
- */
-const POLL_SHARE = 0.8
-/** Coolify's default rate limit, until its answers announce the real one. */
-const DEFAULT_LIMIT_PER_MINUTE = 200
 
 /**
  * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
@@ -129,9 +123,17 @@ export class CoolifyClient {
     return backoffDelay(this.retry, attempt, retryAfterMs)
   }
 
-  /** Reads a minute that polling may spend: its share of the limit Coolify announced. */
-  pollBudgetPerMinute(): number {
-    return (this.gate.limitPerMinute ?? DEFAULT_LIMIT_PER_MINUTE) * POLL_SHARE
+  /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
+  readBudget(): WindowBudget | undefined {
+    return this.gate.budget()
+  }
+
+  /**
+   * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
+   * uuid gives (logs with `read:sensitive`).
+   */
+  runningDeployments(signal: AbortSignal): Promise<DeploymentDetail[]> {
+    return this.call({ method: 'GET', path: '/deployments', retry: true, signal })
   }
 
   listApplications(signal: AbortSignal): Promise<ApplicationSummary[]> {
@@ -458,7 +460,8 @@ export class CoolifyClient {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.gate.ready(call.signal)
+        // GETs are reads: they leave the share of the window kept for others alone.
+        await this.gate.ready(call.signal, call.method === 'GET')
         const answer = (await this.send(call)) as Dated<T>
         this.reachability.answered(`${call.method} ${call.path}`)
         return answer
@@ -500,6 +503,7 @@ export class CoolifyClient {
         signal: call.signal
       })
     } catch (error) {
+      this.gate.unanswered()
       if (call.signal.aborted) throw call.signal.reason
       const { reason, hint, transient, unsent } = describeNetworkFailure(
         error,

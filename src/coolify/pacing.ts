@@ -46,54 +46,137 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   }
 }
 
-/** Every answer updates the spacing, so one long gap is enough to let the window slide. */
-const MAX_SPACING_MS = 15_000
+/** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
+const WINDOW_MS = 60_000
+/** Share of every window left to other tools that use the same token. */
+const RESERVE_SHARE = 0.2
+/** Past the window's estimated end, a little more for the server's clock and the way there. */
+const RESET_MARGIN_MS = 250
+/** How long to wait after a refusal that names no `Retry-After`. */
+const BLIND_WAIT_MS = 1000
+
+/** What is left of the current window, as the answers told it. */
+export interface WindowBudget {
+  /** Requests reads may still spend in this window: what is left, less the share kept for others. */
+  spare: number
+  /** Until the window is over and its budget counts anew. */
+  endsInMs: number
+}
 
 /**
- * Spaces out every request to one Coolify user, whose tokens share one rate limit: nothing is sent
- * before a `Retry-After` has passed, and requests spread out when `X-RateLimit-Remaining` runs low.
+ * Coolify's rate limit as the server counts it, for every request to one Coolify user (whose
+ * tokens share one limit). Laravel's fixed window: the first request opens it, every request
+ * counts until it expires a minute later, a refused one does not. The gate learns the limit and
+ * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
+ * window; a jump back up means a new one, opened by someone else), charges each request it lets
+ * through, and holds a request only when the window has nothing left for it — reads keep a fifth
+ * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
+ * of the window.
  */
 export class RateGate {
-  private blockedUntil = 0
-  private nextSlot = 0
-  private spacingMs = 0
   /** The per-minute limit the server last announced. */
   limitPerMinute: number | undefined
+  /** Left in the current window, less this client's requests on their way; unknown at first. */
+  private left: number | undefined
+  /** When the current window is over, at the latest. */
+  private windowEnd = 0
+  /** The lowest `Remaining` answered in the current window. */
+  private lowest = Infinity
+  private inFlight = 0
+  private blockedUntil = 0
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly wait: (ms: number, signal?: AbortSignal) => Promise<void> = sleep
+  ) {}
 
-  /** Resolves when a request may go out, keeping its place in line among concurrent callers. */
-  async ready(signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
+   * the reserve alone; a trigger or a cancel may spend it.
+   */
+  async ready(signal?: AbortSignal, read = false): Promise<void> {
     for (;;) {
       const now = this.now()
-      const slot = Math.max(now, this.blockedUntil, this.nextSlot)
-      if (slot <= now) {
-        this.nextSlot = now + this.spacingMs
+      if (now < this.blockedUntil) {
+        await this.wait(this.blockedUntil - now, signal)
+        continue
+      }
+      this.expire(now)
+      if (this.left === undefined || this.left > (read ? this.reserve() : 0)) {
+        if (this.left !== undefined) this.left--
+        this.inFlight++
         return
       }
-      this.nextSlot = slot + this.spacingMs
-      await sleep(slot - now, signal)
-      if (this.now() >= this.blockedUntil) return
+      // The window is spent for this request: its end gives the budget back.
+      await this.wait(Math.max(1, this.windowEnd - now), signal)
     }
   }
 
-  /** Learns from an answer's rate-limit headers. */
+  /** A request let through got no answer: it may not have counted, but it is on its way no more. */
+  unanswered(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1)
+  }
+
+  /** Learns from an answer's rate-limit headers; `retryAfterMs` is set on a 429. */
   observe(limit: string | undefined, remaining: string | undefined, retryAfterMs?: number): void {
+    const now = this.now()
+    const before = this.inFlight
+    this.inFlight = Math.max(0, this.inFlight - 1)
     const max = Number(limit)
     if (limit !== undefined && Number.isFinite(max) && max > 0) this.limitPerMinute = max
     if (retryAfterMs !== undefined) {
-      // Refused: nothing goes out before Retry-After; the next answer tells the budget anew.
-      this.blockedUntil = Math.max(this.blockedUntil, this.now() + retryAfterMs)
-      this.spacingMs = 0
+      // Refused, and not counted: nothing goes out before Retry-After, when Laravel's window ends.
+      const wait = retryAfterMs > 0 ? retryAfterMs : BLIND_WAIT_MS
+      this.blockedUntil = Math.max(this.blockedUntil, now + wait)
+      this.windowEnd = this.blockedUntil
+      this.left = 0
+      this.lowest = 0
       return
     }
-    const left = Number(remaining)
-    if (remaining === undefined || !Number.isFinite(left)) return
-    // Above a quarter of the budget the callers' own cadence is enough; below it, share what is
-    // left of the one-minute window evenly between the requests still allowed.
-    const quarter = (this.limitPerMinute ?? 200) / 4
-    this.spacingMs =
-      left >= quarter ? 0 : Math.min(MAX_SPACING_MS, Math.ceil(60_000 / Math.max(left, 1)))
+    const answered = Number(remaining)
+    if (remaining === undefined || remaining === '' || !Number.isFinite(answered)) return
+    this.expire(now)
+    const opened =
+      this.left === undefined ||
+      this.lowest === Infinity ||
+      answered === (this.limitPerMinute ?? Infinity) - 1 ||
+      // Answers may come back out of order, by as many as were on their way together.
+      answered > this.lowest + before
+    if (opened) {
+      // Opened at the latest now: counting its end from now never lets a request out too early.
+      this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS
+      this.lowest = answered
+      this.left = answered - this.inFlight
+      return
+    }
+    this.lowest = Math.min(this.lowest, answered)
+    this.left = Math.min(this.left!, answered - this.inFlight)
+  }
+
+  /** What the current window has left for reads, when the answers told it. */
+  budget(): WindowBudget | undefined {
+    const now = this.now()
+    this.expire(now)
+    if (this.left === undefined) return undefined
+    return {
+      spare: Math.max(0, this.left - this.reserve()),
+      endsInMs: Math.max(0, Math.max(this.windowEnd, this.blockedUntil) - now)
+    }
+  }
+
+  /**
+   * Past the window's end the whole limit is there again, for whoever opens the next window; the
+   * first answer in it tells when that was.
+   */
+  private expire(now: number): void {
+    if (this.left === undefined || now < this.windowEnd) return
+    this.left = (this.limitPerMinute ?? Infinity) - this.inFlight
+    this.lowest = Infinity
+    this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS
+  }
+
+  private reserve(): number {
+    return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE)
   }
 }
 

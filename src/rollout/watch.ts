@@ -1,10 +1,11 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, LOGS_HIDDEN_HINT } from '../coolify/errors.js'
-import { sleep } from '../coolify/pacing.js'
+import { sleep, type WindowBudget } from '../coolify/pacing.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
 import { cancelDeployment } from './cancel.js'
 import type { Deployment, DeploymentView } from './deployment.js'
+import { DeploymentReads } from './deployment-reads.js'
 import { findStarted, type TriggerMark } from './history.js'
 import { LogCursor, type LogLine } from './logs.js'
 import { describeStatus, statusFromCoolify } from './status.js'
@@ -38,6 +39,13 @@ const FIRST_DELAY_MS = 500
  */
 const CLOSING_PAUSE_MS = 500
 const CLOSING_QUIET_MS = 1500
+/**
+ * A deployment that left the list of running ones ended within the last turn: read a moment later,
+ * its closing entry is most often there already, and one read gives the status and the last lines.
+ */
+const LEFT_PAUSE_MS = 1000
+/** Longest the first deployment due waits for the others, so that one read serves them all. */
+const GATHER_MS = 250
 
 /**
  * Follows deployments to their end, each on its own cadence within one shared read budget, and
@@ -49,14 +57,28 @@ export class Follower {
   private readonly cursors = new Map<Deployment, LogCursor>()
   /** Why the last reads failed, when the wait ended while Coolify could not be read. */
   private readonly unread = new Map<Deployment, string>()
+  /** Deployments followed now, until they end. */
+  private readonly running = new Set<Deployment>()
+  /** Deployments no longer in the list of running ones: read by uuid from then on. */
+  private readonly unlisted = new Set<Deployment>()
   private readonly pacer: ReadPacer
+  private readonly reads: DeploymentReads
   private logsHidden = false
 
   constructor(
     private readonly client: CoolifyClient,
     private readonly options: FollowOptions
   ) {
-    this.pacer = new ReadPacer(() => 60_000 / client.pollBudgetPerMinute())
+    this.pacer = new ReadPacer(
+      () => client.readBudget(),
+      () => this.reads.perTurn(this.running.size) / options.pollIntervalMs
+    )
+    this.reads = new DeploymentReads(
+      client,
+      signal => this.pacer.turn(signal),
+      () => [...this.running].filter(deployment => !this.unlisted.has(deployment)).length,
+      Math.min(GATHER_MS, options.pollIntervalMs)
+    )
   }
 
   /**
@@ -66,6 +88,19 @@ export class Follower {
   async follow(deployment: Deployment, mark: TriggerMark, signal: AbortSignal): Promise<void> {
     if (!deployment.running) return
     this.options.sink.begin(deployment)
+    this.running.add(deployment)
+    try {
+      await this.followRunning(deployment, mark, signal)
+    } finally {
+      this.running.delete(deployment)
+    }
+  }
+
+  private async followRunning(
+    deployment: Deployment,
+    mark: TriggerMark,
+    signal: AbortSignal
+  ): Promise<void> {
     let resolved = false
     for (let reads = 0; !signal.aborted; reads++) {
       try {
@@ -114,7 +149,7 @@ export class Follower {
       // A refusal names the status but carries no log: that is not a log hidden from the token.
       if (result.detail && 'logs' in result.detail) this.take(deployment, result.detail)
       else if (result.detail) deployment.observe(result.detail, this.options.instanceUrl)
-      else await this.read(deployment, signal)
+      else await this.readOne(deployment, signal)
     } catch {
       // Reported below from what is known.
     }
@@ -168,13 +203,12 @@ export class Follower {
   private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
     if (!this.options.logs || this.logsHidden) return
     const cursor = this.cursorOf(deployment)
-    const pause = Math.min(CLOSING_PAUSE_MS, this.options.pollIntervalMs)
     let quietSince = Date.now()
     while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
       const before = cursor.progress
       try {
-        await sleep(pause, signal)
-        await this.read(deployment, signal)
+        await sleep(CLOSING_PAUSE_MS, signal)
+        await this.readOne(deployment, signal)
       } catch {
         return
       }
@@ -190,10 +224,26 @@ export class Follower {
     return this.pacer.turn(signal)
   }
 
-  /** Reads the deployment once, in its turn: status, links and new log lines. */
+  /**
+   * Reads the deployment once, in its turn, with the others due then: status, links and new log
+   * lines. One that left the list of running ones is read by uuid, a moment later.
+   */
   private async read(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    await this.pacer.turn(signal)
-    this.take(deployment, await this.client.getDeployment(deployment.uuid!, signal))
+    if (!this.unlisted.has(deployment)) {
+      const read = await this.reads.running(deployment.uuid!, signal)
+      if ('detail' in read) {
+        this.take(deployment, read.detail)
+        return
+      }
+      this.unlisted.add(deployment)
+      await sleep(LEFT_PAUSE_MS, signal)
+    }
+    await this.readOne(deployment, signal)
+  }
+
+  /** Reads the deployment by uuid, in its turn. */
+  private async readOne(deployment: Deployment, signal: AbortSignal): Promise<void> {
+    this.take(deployment, await this.reads.one(deployment.uuid!, signal))
   }
 
   private take(deployment: Deployment, detail: DeploymentDetail): void {
@@ -244,19 +294,24 @@ export class Follower {
   }
 }
 
+/** How far ahead the reads the followers' cadence will ask for are planned. */
+const PLAN_AHEAD_MS = 10_000
+
 /**
- * Spreads the reads of all deployments within the polling budget: each read takes the next free
- * turn, so however many deployments run, reads go out at the budget's pace, round robin, and never
- * idle while one is waiting. One turn of slack lets a read that follows a quiet spell (the health
- * check right after the read that saw the end) go at once; the pace still holds over any stretch,
- * with at most one read more.
+ * When the next read may go, planned against what Coolify's rate-limit window has left (the
+ * client's gate keeps a fifth of it for other tools, and never lets a request past it). While the
+ * window has more than the followers' cadence needs in the next seconds, a read due goes at once,
+ * however many are due together (a burst of deployments ending); nearly spent, what is left is
+ * spread until the window's end; spent, reads wait for that end, and no longer.
  */
 export class ReadPacer {
-  /** When the next read would be due at the budget's exact pace. */
-  private due = 0
+  /** When the last read of a nearly spent window was let through. */
+  private last = -Infinity
 
   constructor(
-    private readonly spacingMs: () => number,
+    private readonly budget: () => WindowBudget | undefined,
+    /** Reads a millisecond the followers ask for while deployments run. */
+    private readonly cadence: () => number,
     private readonly now: () => number = Date.now
   ) {}
 
@@ -266,10 +321,14 @@ export class ReadPacer {
 
   /** Takes the next turn; how long until it comes. */
   take(): number {
+    const window = this.budget()
+    if (!window) return 0
+    if (window.spare <= 0) return window.endsInMs
+    const due = Math.ceil(Math.min(window.endsInMs, PLAN_AHEAD_MS) * this.cadence())
+    if (window.spare > due) return 0
     const now = this.now()
-    const spacing = this.spacingMs()
-    const at = Math.max(now, this.due - spacing)
-    this.due = Math.max(this.due, at) + spacing
+    const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (window.spare + 1)))
+    this.last = at
     return at - now
   }
 }

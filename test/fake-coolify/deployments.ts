@@ -212,6 +212,22 @@ export function getDeployment(ctx: Ctx): Reply {
   })
 }
 
+/**
+ * GET /deployments, as DeployController::deployments answers it: every queued or in-progress
+ * deployment on the team's servers (all the fake's), oldest first, each the row a read by uuid
+ * gives, logs only for a token that may read sensitive data.
+ */
+export function runningDeployments(ctx: Ctx): Reply {
+  const running = ctx.store.deployments
+    .filter(d => ['queued', 'in_progress'].includes(ctx.store.status(d, ctx.now)))
+    .sort((a, b) => a.id - b.id)
+  return json(
+    ctx.flavor,
+    200,
+    running.map(d => row(ctx, d, ctx.canReadSensitive))
+  )
+}
+
 export function listDeployments(ctx: Ctx): Reply {
   const errors: Record<string, string[]> = {}
   const number = (field: string, min: number, fallback: number): number => {

@@ -28,22 +28,29 @@ export interface RateState {
   retryAfter?: number
 }
 
-/** Requests per token in a sliding one-minute window. */
+/**
+ * Requests per token in Laravel's fixed window (`throttle:api`, `Limit::perMinute`): the first
+ * request opens a one-minute window, every request in it counts against the limit, and the count
+ * starts over with the first request after the window has expired.
+ */
 export class RateLimiter {
-  private readonly hits = new Map<string, number[]>()
+  private readonly windows = new Map<string, { opened: number; hits: number }>()
 
   constructor(private readonly limit: number) {}
 
   hit(key: string, now: number): RateState {
-    const recent = (this.hits.get(key) ?? []).filter(t => t > now - WINDOW_MS)
-    this.hits.set(key, recent)
-    if (recent.length >= this.limit) {
+    let window = this.windows.get(key)
+    if (!window || now >= window.opened + WINDOW_MS) {
+      window = { opened: now, hits: 0 }
+      this.windows.set(key, window)
+    }
+    if (window.hits >= this.limit) {
       // A refused request does not count, as in Laravel's throttle.
-      const retryAfter = Math.max(1, Math.ceil((recent[0] + WINDOW_MS - now) / 1000))
+      const retryAfter = Math.max(1, Math.ceil((window.opened + WINDOW_MS - now) / 1000))
       return { limit: this.limit, remaining: 0, retryAfter }
     }
-    recent.push(now)
-    return { limit: this.limit, remaining: this.limit - recent.length }
+    window.hits++
+    return { limit: this.limit, remaining: this.limit - window.hits }
   }
 }
 

@@ -50,9 +50,11 @@ export function createPipeline(options: FakeOptions, store: Store): Handler {
     let rate: RateState | undefined
     if (flavor === '4x') {
       rate = limiter.hit(token, now)
-      if (rate.retryAfter !== undefined) return tooManyAttempts(flavor, rate, now)
     }
-    const reply = route(request, path, token, now)
+    const reply =
+      rate?.retryAfter !== undefined
+        ? tooManyAttempts(flavor, rate, now)
+        : route(request, path, token, now)
     if (!rate) return reply
     reply.headers['X-RateLimit-Limit'] = String(rate.limit)
     reply.headers['X-RateLimit-Remaining'] = String(rate.remaining)

@@ -8,7 +8,13 @@ import {
 } from './applications.js'
 import { cloneApplication, listDestinations } from './clone.js'
 import type { Ctx } from './context.js'
-import { cancelDeployment, deploy, getDeployment, listDeployments } from './deployments.js'
+import {
+  cancelDeployment,
+  deploy,
+  getDeployment,
+  listDeployments,
+  runningDeployments
+} from './deployments.js'
 import { bulkEnvs, deleteEnv, listEnvs } from './envs.js'
 import { deletePreview } from './previews.js'
 import type { Reply } from './reply.js'
@@ -123,6 +129,17 @@ export function routes(flavor: Flavor, version: FakeOptions['version'] = '4.3'):
       ability: flavor === 'seed' ? 'deploy' : undefined,
       handle: deploy
     },
+    // Not in the seed contract.
+    ...(flavor === '4x'
+      ? [
+          {
+            method: 'GET',
+            pattern: at('/deployments'),
+            ability: 'read',
+            handle: runningDeployments
+          }
+        ]
+      : []),
     {
       method: 'GET',
       pattern: at(`/deployments/applications/${ID}`),
