@@ -175,6 +175,38 @@ describe('trigger: false', () => {
     expect(sent(server, 'POST', /\/deploy$/)).toBe(0)
   }, 30_000)
 
+  it("finds the commit's deployment behind a page of newer previews in the history", async () => {
+    const preview = (): Scenario => ({
+      commit: OTHER,
+      steps: [
+        { at: 0, status: 'queued' },
+        { at: 40, status: 'finished', lines: ['Preview done.'] }
+      ]
+    })
+    const server = await start({
+      apps: [
+        {
+          ...APP,
+          scenarios: [ofCommit(build('finished'), COMMIT), ...Array.from({ length: 15 }, preview)]
+        }
+      ]
+    })
+    // The commit's deployment came first; fifteen pull requests' previews were queued after it.
+    const mine = server.push(APP.uuid)!
+    for (let pr = 1; pr <= 15; pr++) server.push(APP.uuid, { pr, commit: OTHER })
+    const result = await run(server, { timeout: '10s' })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs['deployment-uuid']).toBe(mine.uuid)
+    expect(result.outputs.status).toBe('finished')
+    // Found on the history's second page.
+    const pages = actionRequests(server)
+      .filter(request => request.path === `/api/v1/deployments/applications/${APP.uuid}`)
+      .map(request => request.query.skip ?? '0')
+    expect(pages).toContain('10')
+    expect(sent(server, 'POST', /\/deploy$/)).toBe(0)
+  })
+
   it('refuses inputs that would start or change something, before any request', async () => {
     const server = await start()
     for (const [input, value] of [
