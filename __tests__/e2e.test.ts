@@ -209,8 +209,11 @@ describe('the bundled action against Coolify 4.x', () => {
   })
 
   it('follows the deployment under way when Coolify answers with a placeholder uuid', async () => {
-    const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
-    // Another run already queued this commit.
+    // Another run already queued this commit, and it runs long enough for the step to start and
+    // trigger while it does, however slow the machine.
+    const slow = build('finished')
+    slow.steps = slow.steps.map(step => (step.at === 0 ? step : { ...step, at: step.at + 3000 }))
+    const server = await start({ apps: [{ ...APP, scenarios: [slow] }] })
     await startElsewhere(server)
     const [real] = server.deployments()
     const result = await run(server)

@@ -96,7 +96,8 @@ describe('outages', () => {
       commit: 'abc1234',
       steps: [
         { at: 0, status: 'in_progress', lines: ['Quick build.'] },
-        { at: 1500, status: 'finished', lines: ['Gracefully shutting down build container'] }
+        // Long enough for the step to start and trigger while it runs, however slow the machine.
+        { at: 4000, status: 'finished', lines: ['Gracefully shutting down build container'] }
       ]
     }
     const server = await start({ apps: [{ ...APP, scenarios: [quick] }] })
@@ -105,7 +106,7 @@ describe('outages', () => {
     server.inject({
       method: 'GET',
       path: /^\/deployments\/applications\//,
-      forMs: 2500,
+      forMs: 5000,
       do: 'html'
     })
     const result = await run(server)

@@ -130,8 +130,9 @@ describe('image-tag', () => {
   })
 
   it('joins a deployment that has not started yet: it pulls the new tag, and only it', async () => {
-    const late: Scenario = { steps: [{ at: 0, status: 'queued' }, ...quick(1200).steps.slice(1)] }
-    late.steps[1] = { at: 800, status: 'in_progress' }
+    // Queued long enough for the step to start and trigger before it runs, however slow the machine.
+    const late: Scenario = { steps: [{ at: 0, status: 'queued' }, ...quick(3400).steps.slice(1)] }
+    late.steps[1] = { at: 3000, status: 'in_progress' }
     const server = await start({ apps: [{ ...IMAGE_APP, scenarios: [late] }] })
     await startElsewhere(server)
 
