@@ -119,7 +119,7 @@ const MB = 1024 * 1024
 
 async function startup(runs = 7): Promise<Row[]> {
   const build = steadyBuild('quick', 0)
-  const times: Record<Client, number[]> = { action: [], reference: [] }
+  const times: Record<Client | 'cli', number[]> = { action: [], reference: [], cli: [] }
   for (let i = -1; i < runs; i++) {
     // Alternate who goes first; the first round warms the disk cache and is not counted.
     for (const client of i % 2 ? CLIENTS : [...CLIENTS].reverse()) {
@@ -128,10 +128,15 @@ async function startup(runs = 7): Promise<Row[]> {
       await server.close()
       if (i >= 0) times[client].push(server.requests[0].at - result.startedAt)
     }
+    const server = await fake([app('quick', build)])
+    const cli = await runCommandLine(server, uuidOf('quick'))
+    await server.close()
+    if (i >= 0) times.cli.push(server.requests[0].at - cli.startedAt)
     if (i >= 0) log(`startup ${i + 1}/${runs}`)
   }
   const action = median(times.action)
   const reference = median(times.reference)
+  const cli = median(times.cli)
   return [
     {
       metric: `Startup: spawn → first request, median of ${runs} (ms)`,
@@ -140,8 +145,29 @@ async function startup(runs = 7): Promise<Row[]> {
       ratio: action / reference,
       target: '≤ 1.2×',
       met: action / reference <= 1.2
+    },
+    {
+      metric: `Startup of the command line (dist/cli/) in the action's column, median of ${runs} (ms)`,
+      action: fixed(cli),
+      reference: fixed(reference),
+      ratio: cli / reference,
+      target: '≤ 1.2×',
+      met: cli / reference <= 1.2
     }
   ]
+}
+
+/** The command line's bundle, run as `npx` runs its bin, with the token in the environment. */
+async function runCommandLine(server: FakeCoolify, appUuid: string): Promise<RunResult> {
+  const result = await runAction({
+    inputs: { 'coolify-url': server.url, token: TOKEN },
+    script: join(ACTION_DIR, 'dist/cli/index.js'),
+    args: ['--url', server.url, '--app', appUuid],
+    env: { COOLIFY_TOKEN: TOKEN }
+  })
+  if (result.code !== 0)
+    throw new Error(`the command line exited with ${result.code}:\n${result.stdout}`)
+  return result
 }
 
 // ---------------------------------------------------------------------------------------------

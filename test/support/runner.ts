@@ -50,6 +50,8 @@ export interface RunOptions {
   script?: string
   /** Node options before the script, e.g. `--import` of a preload. */
   nodeArgs?: string[]
+  /** Arguments after the script: the command line's, when `script` is it. */
+  args?: string[]
   /** The Node binary: Node 24 as GitHub's runner has it, unless a test runs another runner's. */
   node?: string
 }
@@ -127,7 +129,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     options.script ?? join(ACTION_DIR, entry === 'main' ? action.runs.main : action.runs.post!)
   const node = options.node ?? findNode24()
   const startedAt = Date.now()
-  const child = spawn(node, [...(options.nodeArgs ?? []), script], {
+  const child = spawn(node, [...(options.nodeArgs ?? []), script, ...(options.args ?? [])], {
     cwd: workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe']
