@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FakeCoolify } from '../test/fake-coolify/index.js'
-import { findNode } from '../test/support/node.js'
+import { findNode, oldestNode } from '../test/support/node.js'
 import { actionManifest, PROJECT } from '../test/support/runner.js'
 import { FLAGS } from '../src/cli/options.js'
 import {
@@ -31,12 +31,7 @@ const COLOURS = /\u001b\[[0-9;]*m/g
 const SECTION_START = /\u001b\[0Ksection_start:\d+:(\w+)\[collapsed=false\]\r\u001b\[0K(.*)\n/
 const SECTION_END = /\u001b\[0Ksection_end:\d+:(\w+)\r\u001b\[0K\n/
 /* eslint-enable no-control-regex */
-/** The oldest Node the package claims: `engines.node` is `>=N`. */
-const MINIMUM_NODE = Number(
-  /^>=\s*(\d+)/.exec(
-    JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')).engines.node
-  )![1]
-)
+const MINIMUM_NODE = oldestNode()
 
 let bin = ''
 

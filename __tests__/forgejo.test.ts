@@ -7,12 +7,12 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FakeCoolify } from '../test/fake-coolify/index.js'
 import { startFakeGitHub, type FakeGitHub } from '../test/fake-github/index.js'
-import { findNode } from '../test/support/node.js'
+import { pullRequestEventEnv } from '../test/support/events.js'
+import { findNode, oldestNode } from '../test/support/node.js'
 import { PROJECT, runAction, type RunOptions, type RunResult } from '../test/support/runner.js'
 import {
   actionRequests,
@@ -32,12 +32,7 @@ const PR = 7
 const HEAD = 'fedcba9876543210fedcba9876543210fedcba98'
 const SHA = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c'
 
-/** The oldest Node the bundle claims to run on: `engines.node` is `>=N`. */
-const MINIMUM_NODE = Number(
-  /^>=\s*(\d+)/.exec(
-    JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')).engines.node
-  )![1]
-)
+const MINIMUM_NODE = oldestNode()
 
 let forgejo: FakeGitHub | undefined
 afterEach(async () => {
@@ -49,16 +44,6 @@ const start = fakeCoolifyPerTest(() => ({
   abilities: ['deploy', 'read', 'read:sensitive', 'write'],
   apps: [{ ...APP, previews: [PR], coolifyJob: true, scenarios: [build('finished')] }]
 }))
-
-/** A pull_request event, as the runner writes it for the job. */
-function pullRequestEvent(): string {
-  const path = join(tmpdir(), `forgejo-event-${process.pid}.json`)
-  writeFileSync(
-    path,
-    JSON.stringify({ number: PR, pull_request: { number: PR, head: { sha: HEAD } } })
-  )
-  return path
-}
 
 /** The step as Forgejo's runner starts it: its Node, its variables, its API. */
 async function runOnForgejo(
@@ -75,8 +60,7 @@ async function runOnForgejo(
       GITEA_ACTIONS: 'true',
       GITHUB_API_URL: forgejo.url,
       GITHUB_SERVER_URL: forgejo.url.replace(/\/api\/v1$/, ''),
-      GITHUB_EVENT_PATH: pullRequestEvent(),
-      GITHUB_EVENT_NAME: 'pull_request',
+      ...pullRequestEventEnv({ number: PR, headRef: 'feature', headSha: HEAD }),
       GITHUB_WORKFLOW: 'Preview'
     },
     ...options

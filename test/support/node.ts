@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 /**
  * A Node binary of the given major version: GitHub runs the action on Node 24; Forgejo's and
@@ -17,6 +18,18 @@ export function findNode(major: number): string {
     found.set(major, path)
   }
   return path
+}
+
+/** The project: two folders up, also when this file runs compiled from .build/test/support. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const PROJECT = ROOT.endsWith('.build') ? dirname(ROOT) : ROOT
+
+/** The oldest Node the package claims to run on: package.json's `engines.node` is `>=N`. */
+export function oldestNode(): number {
+  const { engines } = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8'))
+  const major = /^>=\s*(\d+)/.exec(engines?.node ?? '')?.[1]
+  if (!major) throw new Error(`package.json's engines.node is not ">=N": ${engines?.node}`)
+  return Number(major)
 }
 
 /** The Node version GitHub's runner runs `using: node24` actions on. */
