@@ -303,6 +303,13 @@ describe('bad usage: one line naming the option, exit 2', () => {
     expectClean(result)
   })
 
+  it('prints the installed package’s version', async () => {
+    const { version } = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8'))
+    const result = await cli(['--version'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`coolify-deploy-follow ${version}\n`)
+  })
+
   it('has a flag for each input of the action but GitHub’s own and the token, all in --help', async () => {
     const inputs = [...actionManifest().inputs.keys()]
     const github = ['github-token', 'environment', 'comment', 'token']

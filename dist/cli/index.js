@@ -28095,7 +28095,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4722);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(326);
 
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, text => void process.stdout.write(text), text => void process.stderr.write(text));
 
@@ -28104,7 +28104,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4722:
+/***/ 326:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28117,6 +28117,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __nccwpck_require__(3136);
 ;// CONCATENATED MODULE: ./src/duration.ts
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
@@ -34264,6 +34268,8 @@ function usage() {
 
 
 
+
+
 /** The exit statuses, as --help and the docs name them. */
 const EXIT = { finished: 0, failed: 1, usage: 2, coolify: 3 };
 const NAME = 'coolify-deploy-follow';
@@ -34394,10 +34400,13 @@ function colors(env, gitlab) {
         return true;
     return gitlab || process.stdout.isTTY === true;
 }
-/** The package's version: package.json sits two folders above the bundle (dist/cli/). */
+/**
+ * The package's version: package.json sits two folders above the bundle (dist/cli/). A path, not
+ * a `new URL(…, import.meta.url)`, which the bundler would copy into dist/ as an asset.
+ */
 function version() {
     try {
-        const manifest = __nccwpck_require__.ab + "package.json";
+        const manifest = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', '..', 'package.json');
         return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(manifest, 'utf8')).version;
     }
     catch {

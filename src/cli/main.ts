@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { formatDuration } from '../duration.js'
 import type { PullRequestEvent } from '../event.js'
 import { setHost } from '../host.js'
@@ -158,10 +160,13 @@ function colors(env: NodeJS.ProcessEnv, gitlab: boolean): boolean {
   return gitlab || process.stdout.isTTY === true
 }
 
-/** The package's version: package.json sits two folders above the bundle (dist/cli/). */
+/**
+ * The package's version: package.json sits two folders above the bundle (dist/cli/). A path, not
+ * a `new URL(…, import.meta.url)`, which the bundler would copy into dist/ as an asset.
+ */
 function version(): string {
   try {
-    const manifest = new URL('../../package.json', import.meta.url)
+    const manifest = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json')
     return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
   } catch {
     return 'unknown'
