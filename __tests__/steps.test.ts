@@ -23,15 +23,7 @@ import {
 
 jest.unstable_mockModule('@actions/core', () => coreStandIn)
 const { run } = await import('../src/action/main.js')
-const { run: cleanUp } = await import('../src/cleanup.js')
-const { actionHost } = await import('../src/action/host.js')
-const { setHost } = await import('../src/host.js')
-
-/** The post step as its entry (src/action/post.ts) runs it. */
-async function runPost(): Promise<void> {
-  setHost(actionHost())
-  await cleanUp()
-}
+const { run: runPost } = await import('../src/action/cleanup.js')
 
 let server: FakeCoolify | undefined
 const printed = captureStdout()

@@ -1,7 +1,3 @@
-import { run as cleanUp } from '../cleanup.js'
-import { setHost } from '../host.js'
-import { actionHost } from './host.js'
+import { run } from './cleanup.js'
 
-// The post step: undoes what a killed main step left, from the state it saved.
-setHost(actionHost())
-await cleanUp()
+await run()
