@@ -28370,16 +28370,2849 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5994:
+/***/ 3000:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  L: () => (/* binding */ actionHost)
+  e: () => (/* binding */ cleanup_run)
 });
 
-// UNUSED EXPORTS: githubLog
+;// CONCATENATED MODULE: ./src/host.ts
+let current;
+/** The host of this process: set once, by the entry point, before anything else runs. */
+function host() {
+    if (!current)
+        throw new Error('No host: the entry point sets one before it runs the core.');
+    return current;
+}
+function setHost(next) {
+    current = next;
+}
+
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(6752);
+;// CONCATENATED MODULE: ./src/proxy.ts
+
+/**
+ * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
+ * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
+ * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
+ * names — `*`, the host, `host:port`, or a domain it ends in (`example.com` or `.example.com`).
+ */
+function proxyFor(target, env = process.env) {
+    if (bypasses(target, env))
+        return undefined;
+    const value = target.protocol === 'https:'
+        ? env.https_proxy || env.HTTPS_PROXY
+        : env.http_proxy || env.HTTP_PROXY;
+    if (!value)
+        return undefined;
+    let url;
+    try {
+        // A bare `host:port` is an http proxy.
+        url = new URL(value.includes('://') ? value : `http://${value}`);
+    }
+    catch {
+        return undefined;
+    }
+    if (!/^https?:$/.test(url.protocol))
+        return undefined;
+    return { url, name: url.host };
+}
+/** The password of a proxy URL, to mask before anything could print it. */
+function proxySecrets(env = process.env) {
+    const secrets = [];
+    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+        const value = env[name];
+        if (!value)
+            continue;
+        try {
+            const { password } = new URL(value.includes('://') ? value : `http://${value}`);
+            if (password)
+                secrets.push(password, decodeURIComponent(password));
+        }
+        catch {
+            // Not a URL: nothing that reads as a password.
+        }
+    }
+    return [...new Set(secrets)];
+}
+/** This machine: `localhost`, 127.x.x.x or [::1]. */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase();
+    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+}
+function bypasses(target, env) {
+    const host = target.hostname.toLowerCase();
+    if (!host)
+        return false;
+    if (isLoopback(host))
+        return true;
+    const list = env.no_proxy || env.NO_PROXY || '';
+    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+    const names = [host, `${host}:${port}`];
+    return list
+        .split(',')
+        .map(item => item.trim().toLowerCase())
+        .filter(Boolean)
+        .some(item => item === '*' ||
+        names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`)));
+}
+/**
+ * A dispatcher for requests to `target`: through its proxy (a CONNECT tunnel, so TLS and
+ * `ca` stay between this step and the target), or straight.
+ */
+function dispatcherFor(target, options, env = process.env) {
+    const { ca, ...agent } = options;
+    const connect = { ...agent.connect, ...(ca ? { ca } : {}) };
+    const proxy = proxyFor(target, env);
+    if (!proxy)
+        return { dispatcher: new undici/* Agent */.g6({ ...agent, connect }) };
+    const dispatcher = new undici/* ProxyAgent */.kT({
+        ...agent,
+        uri: proxy.url.href,
+        requestTls: connect,
+        proxyTls: { timeout: connect.timeout }
+    });
+    return { dispatcher, proxy };
+}
+
+;// CONCATENATED MODULE: ./src/secrets.ts
+
+/**
+ * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+const MIN_MASKED_LENGTH = 4;
+/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+const masked = new Set();
+/**
+ * Masks a value in the host's log from now on, and remembers it, so that the pull request
+ * comment, which the runner does not mask, can leave it out too.
+ */
+function mask(value) {
+    if (!value)
+        return;
+    masked.add(value);
+    host().mask(value);
+}
+/** The values masked so far. */
+function maskedValues() {
+    return [...masked];
+}
+/**
+ * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
+ * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
+ * payloads are replaced before such a line is printed.
+ */
+function secrets_redactPayloads(text) {
+    return text
+        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
+}
+
+// EXTERNAL MODULE: external "node:tls"
+var external_node_tls_ = __nccwpck_require__(1692);
+;// CONCATENATED MODULE: ./src/errors.ts
+/**
+ * An error the user can act on: its message is one line that says what went wrong and what to do.
+ * Anything else that reaches the top is a defect and is reported as such.
+ */
+class errors_ActionError extends Error {
+    name = 'ActionError';
+}
+/** One line, never a stack: the last word on any failure. */
+function describeError(error) {
+    if (error instanceof errors_ActionError)
+        return error.message;
+    const text = error instanceof Error ? error.message : String(error);
+    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
+}
+
+;// CONCATENATED MODULE: ./src/coolify/errors.ts
+
+/**
+ * A request to Coolify that failed. `message` is one line: the request, what came back, and what to
+ * do about it. Response bodies are never part of it; only Coolify's short `message` field is.
+ */
+class errors_CoolifyError extends errors_ActionError {
+    request;
+    reason;
+    hint;
+    details;
+    name = 'CoolifyError';
+    constructor(request, reason, hint, details) {
+        super(`${request}: ${reason}${hint ? `. ${hint}` : ''}`);
+        this.request = request;
+        this.reason = reason;
+        this.hint = hint;
+        this.details = details;
+    }
+    get status() {
+        return this.details.status;
+    }
+    /** The same failure, saying how often it was tried when that was more than once. */
+    afterAttempts(attempts) {
+        if (attempts < 2)
+            return this;
+        return new errors_CoolifyError(this.request, `${this.reason} (${attempts} attempts)`, this.hint, this.details);
+    }
+    /** The same failure with a hint that knows the context (which uuid, which input). */
+    withHint(hint) {
+        return new errors_CoolifyError(this.request, this.reason, hint, this.details);
+    }
+}
+const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
+const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)';
+/** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
+const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
+const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
+/** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
+const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
+/** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
+/**
+ * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
+ * transient for the request: the resources before the full one were queued, so sending it again
+ * would deploy them twice.
+ */
+function isQueueFull(status, serverMessage) {
+    return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
+}
+function describeHttpFailure(status, serverMessage, headers) {
+    const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
+    const answered = `Coolify answered ${said}`;
+    if (headers['cf-mitigated']) {
+        return {
+            reason: `Cloudflare stopped the request with a challenge (cf-mitigated: ${headers['cf-mitigated']})`,
+            hint: 'Let the runner through: a WAF skip rule for the API, or a Cloudflare Access service token in `headers`',
+            transient: false
+        };
+    }
+    if (status >= 300 && status < 400) {
+        const location = hostOf(headers.location);
+        return {
+            reason: `got a ${status} redirect${location ? ` to ${location}` : ''} instead of Coolify's API`,
+            hint: 'This looks like Cloudflare Access or a login page in front of Coolify: pass its service token with the `headers` input (CF-Access-Client-Id and CF-Access-Client-Secret), or check `coolify-url`',
+            transient: false
+        };
+    }
+    if (status === 401 && /invalid token/i.test(serverMessage ?? '')) {
+        return {
+            reason: `${answered}: the token is malformed or was revoked`,
+            hint: 'Create a new API token in Coolify (Keys & Tokens) and store it in the `token` secret',
+            transient: false
+        };
+    }
+    if (status === 401 || (status === 400 && /invalid token/i.test(serverMessage ?? ''))) {
+        return { reason: `${answered}: the token was refused`, hint: TOKEN_HINT, transient: false };
+    }
+    if (status === 403) {
+        const missing = /missing required permissions?:\s*([\w:, -]+)/i
+            .exec(serverMessage ?? '')?.[1]
+            ?.trim();
+        if (missing) {
+            return {
+                reason: `${answered}`,
+                hint: `The token lacks the \`${missing}\` ability: create a token with ${ABILITIES}`,
+                transient: false
+            };
+        }
+        if (/missing required team role/i.test(serverMessage ?? '')) {
+            return {
+                reason: `${answered}: the token's user is only a member of its team`,
+                hint: ROLE_HINT,
+                transient: false
+            };
+        }
+        const exceeding = /permissions \(([^)]*)\) that exceed your current role/i.exec(serverMessage ?? '')?.[1];
+        if (exceeding !== undefined) {
+            return {
+                reason: `Coolify answered ${status}: the token's abilities (${exceeding}) exceed its user's role in the team`,
+                hint: ROLE_HINT,
+                transient: false
+            };
+        }
+        if (/api is disabled/i.test(serverMessage ?? '')) {
+            return {
+                reason: answered,
+                hint: "The instance's API is turned off: enable API access in Coolify's settings",
+                transient: false
+            };
+        }
+        if (/not allowed to access the api/i.test(serverMessage ?? '')) {
+            return {
+                reason: answered,
+                hint: "This runner's IP address is not on Coolify's API allow-list. GitHub-hosted runners change address: widen the allow-list in Coolify's settings or use a self-hosted runner",
+                transient: false
+            };
+        }
+        return {
+            reason: answered,
+            hint: `The token may not reach this resource: tokens belong to one team and need ${ABILITIES}`,
+            transient: false
+        };
+    }
+    if (status === 404 && serverMessage === undefined) {
+        // Coolify's own 404s always carry a message; a bare one comes from something else.
+        return {
+            reason: `got a bare ${status} without Coolify's JSON message: something other than Coolify's API answered`,
+            hint: URL_HINT,
+            transient: false
+        };
+    }
+    if (status === 405) {
+        return {
+            reason: answered,
+            hint: 'Coolify refused the method: check that `coolify-url` points at a Coolify 4 instance',
+            transient: false
+        };
+    }
+    if (isQueueFull(status, serverMessage)) {
+        return {
+            reason: answered,
+            hint: "The server's deployment queue is full; wait for deployments to finish, or raise its queue limit in Coolify",
+            transient: false
+        };
+    }
+    if (status === 429) {
+        return {
+            reason: `${answered}: too many requests`,
+            hint: "Coolify's rate limit is shared by all of a user's tokens; raise it or deploy less often",
+            transient: true
+        };
+    }
+    if (status >= 500) {
+        return {
+            reason: answered,
+            hint: 'Coolify or a proxy in front of it failed; try again later',
+            transient: true
+        };
+    }
+    return { reason: answered, hint: '', transient: false };
+}
+/** Just the host of a redirect target: enough to recognise a login page, nothing of its query. */
+function hostOf(location) {
+    if (!location)
+        return undefined;
+    try {
+        return new URL(location).host;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Failures before a connection was made. */
+const CONNECT_CODES = new Set([
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'EHOSTUNREACH',
+    'ENETUNREACH'
+]);
+/**
+ * The request was refused before it left: a value HTTP cannot carry (a control character in a
+ * header) or a programming error. Nothing was sent, and sending it again fails the same way.
+ */
+const ARGUMENT_CODES = new Set([
+    'UND_ERR_INVALID_ARG',
+    'UND_ERR_INVALID_RETURN_VALUE',
+    'UND_ERR_NOT_SUPPORTED',
+    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+    'ERR_INVALID_ARG_TYPE',
+    'ERR_INVALID_ARG_VALUE',
+    'ERR_INVALID_CHAR',
+    'ERR_INVALID_HTTP_TOKEN',
+    'ERR_INVALID_URL'
+]);
+const CERTIFICATE_CODES = new Set([
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'ERR_TLS_CERT_ALTNAME_INVALID'
+]);
+/** Turns a failure to get any answer into the reason and next step. */
+function describeNetworkFailure(error, host, 
+/** The proxy in between (`host:port`), when there is one: it fails in ways of its own. */
+proxy) {
+    const code = errorCode(error);
+    if (proxy) {
+        const failure = describeProxyFailure(error, code, host, proxy);
+        if (failure)
+            return failure;
+    }
+    if (ARGUMENT_CODES.has(code)) {
+        return {
+            reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
+            hint: 'Look for a stray line break or control character in `token`, `headers` and the other inputs',
+            transient: false,
+            unsent: true
+        };
+    }
+    const unsent = CONNECT_CODES.has(code) || CERTIFICATE_CODES.has(code);
+    if (CERTIFICATE_CODES.has(code)) {
+        return {
+            reason: `the TLS certificate of ${host} is not trusted (${code})`,
+            hint: 'If the instance uses a private CA, give its certificate with the `ca-certificate` input',
+            transient: false,
+            unsent
+        };
+    }
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+        return {
+            reason: `could not resolve ${host} (${code})`,
+            hint: 'Check `coolify-url`',
+            transient: true,
+            unsent
+        };
+    }
+    if (code === 'ECONNREFUSED') {
+        return {
+            reason: `${host} refused the connection`,
+            hint: 'Check `coolify-url` and that Coolify is up and reachable from GitHub runners',
+            transient: true,
+            unsent
+        };
+    }
+    if (/TIMEOUT/.test(code)) {
+        return { reason: `${host} did not answer in time (${code})`, hint: '', transient: true, unsent };
+    }
+    return {
+        reason: `the connection to ${host} failed (${code || 'no answer'})`,
+        hint: '',
+        transient: true,
+        unsent
+    };
+}
+/**
+ * What the proxy did, when it is the proxy that failed: it could not be reached, or it answered
+ * the tunnel with something else than 200 (407: it wants credentials; 5xx: it could not reach
+ * Coolify). Undefined when the failure lies past the proxy.
+ */
+function describeProxyFailure(error, code, host, proxy) {
+    const hint = 'Check HTTPS_PROXY (or HTTP_PROXY) and NO_PROXY on the runner';
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+        return {
+            reason: `could not reach the proxy ${proxy} (${code})`,
+            hint,
+            transient: true,
+            unsent: true
+        };
+    }
+    const status = /Proxy response \((\d{3})\)/.exec(messageChain(error))?.[1];
+    if (!status)
+        return undefined;
+    if (status === '407') {
+        return {
+            reason: `the proxy ${proxy} wants credentials (407 Proxy Authentication Required)`,
+            hint: 'Put the proxy user and password in HTTPS_PROXY, like http://user:password@proxy:3128',
+            transient: false,
+            unsent: true
+        };
+    }
+    return {
+        reason: `the proxy ${proxy} answered ${status} instead of connecting to ${host}`,
+        hint: Number(status) >= 500 ? '' : hint,
+        transient: Number(status) >= 500,
+        unsent: true
+    };
+}
+/** The messages of an error and its causes, which undici nests. */
+function messageChain(error) {
+    const messages = [];
+    let current = error;
+    for (let depth = 0; current && depth < 4; depth++) {
+        const message = current.message;
+        if (typeof message === 'string')
+            messages.push(message);
+        current = current.cause;
+    }
+    return messages.join(' ');
+}
+function errorCode(error) {
+    let current = error;
+    for (let depth = 0; current && depth < 4; depth++) {
+        const code = current.code;
+        if (typeof code === 'string' && code !== 'UND_ERR_SOCKET')
+            return code;
+        current = current.cause;
+    }
+    return error?.code ?? '';
+}
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+/**
+ * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
+ * those.
+ */
+function parseDuration(text) {
+    const value = text.trim().toLowerCase();
+    if (/^\d+(?:\.\d+)?$/.test(value))
+        return Math.round(Number(value) * 1000);
+    if (value === '')
+        return undefined;
+    let total = 0;
+    PART.lastIndex = 0;
+    while (PART.lastIndex < value.length) {
+        const match = PART.exec(value);
+        if (!match)
+            return undefined;
+        total += Number(match[1]) * UNIT_MS[match[2]];
+    }
+    return Math.round(total);
+}
+/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)}ms`;
+    if (ms < 60_000)
+        return `${Number((ms / 1000).toFixed(1))}s`;
+    const seconds = Math.round(ms / 1000);
+    const h = Math.floor(seconds / 3600);
+    const m = Math.floor((seconds % 3600) / 60);
+    const s = seconds % 60;
+    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/coolify/pacing.ts
+
+
+/**
+ * Backoff before attempt `attempt + 1`: exponential with jitter (half fixed, half random), so
+ * runners that failed together do not return together. `Retry-After` wins when it is longer.
+ */
+function backoffDelay(policy, attempt, retryAfterMs, random = Math.random) {
+    const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+    const jittered = exponential / 2 + (random() * exponential) / 2;
+    return Math.max(Math.round(jittered), retryAfterMs ?? 0);
+}
+/** `Retry-After` as seconds or an HTTP date, in milliseconds from now. */
+function parseRetryAfter(value, now = Date.now()) {
+    if (!value)
+        return undefined;
+    const trimmed = value.trim();
+    if (/^\d+(\.\d+)?$/.test(trimmed))
+        return Math.ceil(Number(trimmed) * 1000);
+    const date = Date.parse(trimmed);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+/** Sleeps, or rejects with the signal's reason as soon as it aborts. */
+async function pacing_sleep(ms, signal) {
+    if (ms <= 0) {
+        signal?.throwIfAborted();
+        return;
+    }
+    try {
+        await (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal });
+    }
+    catch {
+        throw signal?.reason ?? new Error('aborted');
+    }
+}
+/** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
+const WINDOW_MS = 60_000;
+/** Share of every window left to other tools that use the same token. */
+const RESERVE_SHARE = 0.2;
+/** Past the window's estimated end, a little more for the server's clock and the way there. */
+const RESET_MARGIN_MS = 250;
+/** How long to wait after a refusal that names no `Retry-After`. */
+const BLIND_WAIT_MS = 1000;
+/**
+ * Coolify's rate limit as the server counts it, for every request to one Coolify user (whose
+ * tokens share one limit). Laravel's fixed window: the first request opens it, every request
+ * counts until it expires a minute later, a refused one does not. The gate learns the limit and
+ * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
+ * window; a jump back up means a new one, opened by someone else), charges each request it lets
+ * through, and holds a request only when the window has nothing left for it — reads keep a fifth
+ * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
+ * of the window.
+ */
+class RateGate {
+    now;
+    wait;
+    /** The per-minute limit the server last announced. */
+    limitPerMinute;
+    /** Left in the current window, less this client's requests on their way; unknown at first. */
+    left;
+    /** When the current window is over, at the latest. */
+    windowEnd = 0;
+    /** The lowest `Remaining` answered in the current window. */
+    lowest = Infinity;
+    inFlight = 0;
+    blockedUntil = 0;
+    constructor(now = Date.now, wait = pacing_sleep) {
+        this.now = now;
+        this.wait = wait;
+    }
+    /**
+     * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
+     * the reserve alone; a trigger or a cancel may spend it.
+     */
+    async ready(signal, read = false) {
+        for (;;) {
+            const now = this.now();
+            if (now < this.blockedUntil) {
+                await this.wait(this.blockedUntil - now, signal);
+                continue;
+            }
+            this.expire(now);
+            if (this.left === undefined || this.left > (read ? this.reserve() : 0)) {
+                if (this.left !== undefined)
+                    this.left--;
+                this.inFlight++;
+                return;
+            }
+            // The window is spent for this request: its end gives the budget back.
+            await this.wait(Math.max(1, this.windowEnd - now), signal);
+        }
+    }
+    /** A request let through got no answer: it may not have counted, but it is on its way no more. */
+    unanswered() {
+        this.inFlight = Math.max(0, this.inFlight - 1);
+    }
+    /** Learns from an answer's rate-limit headers; `retryAfterMs` is set on a 429. */
+    observe(limit, remaining, retryAfterMs) {
+        const now = this.now();
+        const before = this.inFlight;
+        this.inFlight = Math.max(0, this.inFlight - 1);
+        const max = Number(limit);
+        if (limit !== undefined && Number.isFinite(max) && max > 0)
+            this.limitPerMinute = max;
+        if (retryAfterMs !== undefined) {
+            // Refused, and not counted: nothing goes out before Retry-After, when Laravel's window ends.
+            const wait = retryAfterMs > 0 ? retryAfterMs : BLIND_WAIT_MS;
+            this.blockedUntil = Math.max(this.blockedUntil, now + wait);
+            this.windowEnd = this.blockedUntil;
+            this.left = 0;
+            this.lowest = 0;
+            return;
+        }
+        const answered = Number(remaining);
+        if (remaining === undefined || remaining === '' || !Number.isFinite(answered))
+            return;
+        this.expire(now);
+        const opened = this.left === undefined ||
+            this.lowest === Infinity ||
+            answered === (this.limitPerMinute ?? Infinity) - 1 ||
+            // Answers may come back out of order, by as many as were on their way together.
+            answered > this.lowest + before;
+        if (opened) {
+            // Opened at the latest now: counting its end from now never lets a request out too early.
+            this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
+            this.lowest = answered;
+            this.left = answered - this.inFlight;
+            return;
+        }
+        this.lowest = Math.min(this.lowest, answered);
+        this.left = Math.min(this.left, answered - this.inFlight);
+    }
+    /** What the current window has left for reads, when the answers told it. */
+    budget() {
+        const now = this.now();
+        this.expire(now);
+        if (this.left === undefined)
+            return undefined;
+        return {
+            spare: Math.max(0, this.left - this.reserve()),
+            endsInMs: Math.max(0, Math.max(this.windowEnd, this.blockedUntil) - now)
+        };
+    }
+    /**
+     * Past the window's end the whole limit is there again, for whoever opens the next window; the
+     * first answer in it tells when that was.
+     */
+    expire(now) {
+        if (this.left === undefined || now < this.windowEnd)
+            return;
+        this.left = (this.limitPerMinute ?? Infinity) - this.inFlight;
+        this.lowest = Infinity;
+        this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
+    }
+    reserve() {
+        return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE);
+    }
+}
+/**
+ * Says once that Coolify stopped answering, since when and why, and once that it answers again:
+ * an outage of minutes is a few lines in the log, not one per attempt.
+ */
+class Reachability {
+    note;
+    now;
+    downSince;
+    /** The request whose failure began the outage: its success ends it. */
+    openedBy;
+    constructor(note = () => { }, now = Date.now) {
+        this.note = note;
+        this.now = now;
+    }
+    failed(error) {
+        if (error.status === 429) {
+            const wait = error.details.retryAfterMs;
+            this.note(`${error.request}: ${error.reason}; waiting ${wait === undefined ? 'a moment' : formatDuration(wait)} as Coolify asks.`);
+            return;
+        }
+        if (this.downSince !== undefined)
+            return;
+        this.downSince = this.now();
+        this.openedBy = error.request;
+        this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
+    }
+    /**
+     * `request` was answered. Other routes may answer while the failing one does not (a proxy
+     * refusing only POST /deploy): only the request that began the outage ends it.
+     */
+    answered(request) {
+        if (this.downSince === undefined || request !== this.openedBy)
+            return;
+        this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`);
+        this.downSince = undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/coolify/client.ts
+
+
+
+
+
+
+const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
+/**
+ * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
+ * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
+ */
+class CoolifyClient {
+    options;
+    gate = new RateGate();
+    /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
+    closing = new AbortController();
+    /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
+    reachability;
+    dispatcher;
+    headers;
+    retry;
+    host;
+    /** The outbound proxy requests go through, when the runner has one for Coolify. */
+    proxy;
+    constructor(options) {
+        this.options = options;
+        const timeout = options.requestTimeoutMs ?? 30_000;
+        const { dispatcher, proxy } = dispatcherFor(new URL(options.apiUrl), {
+            connect: { timeout },
+            ca: options.caCertificate ? [...external_node_tls_.rootCertificates, options.caCertificate] : undefined,
+            headersTimeout: timeout,
+            bodyTimeout: timeout,
+            keepAliveTimeout: 10_000
+        }, options.env);
+        this.dispatcher = dispatcher;
+        this.proxy = proxy;
+        this.headers = {
+            // Lower-cased, so the action's own headers below replace any of the same name.
+            ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
+            authorization: `Bearer ${options.token}`,
+            accept: 'application/json',
+            'user-agent': 'deploy-to-coolify-action'
+        };
+        this.retry = { ...DEFAULT_RETRY, ...options.retry };
+        this.host = new URL(options.apiUrl).host;
+        this.reachability = new Reachability(options.note);
+    }
+    /**
+     * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
+     * longer when Coolify asked for it with `Retry-After`.
+     */
+    retryDelay(attempt, retryAfterMs) {
+        return backoffDelay(this.retry, attempt, retryAfterMs);
+    }
+    /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
+    readBudget() {
+        return this.gate.budget();
+    }
+    /**
+     * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
+     * uuid gives (logs with `read:sensitive`).
+     */
+    runningDeployments(signal) {
+        return this.call({ method: 'GET', path: '/deployments', retry: true, signal });
+    }
+    listApplications(signal) {
+        return this.call({ method: 'GET', path: '/applications', retry: true, signal });
+    }
+    getApplication(uuid, signal) {
+        return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
+    }
+    /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
+    getApplicationDated(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
+    }
+    /** `listApplications`, dated. */
+    listApplicationsDated(signal) {
+        return this.dated({ method: 'GET', path: '/applications', retry: true, signal });
+    }
+    updateApplication(uuid, changes, signal) {
+        return this.call({
+            method: 'PATCH',
+            path: `/applications/${enc(uuid)}`,
+            body: changes,
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
+     * values twice changes nothing, so it is retried like the application's PATCH.
+     */
+    updateApplicationEnvs(uuid, variables, signal) {
+        return this.call({
+            method: 'PATCH',
+            path: `/applications/${enc(uuid)}/envs/bulk`,
+            body: { data: variables },
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /deploy with its parameters in the query string (old servers read no body). `force` is
+     * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
+     * here; the caller decides, since a repeated trigger could start a second deployment.
+     */
+    deploy(request, signal) {
+        const query = {
+            uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
+            tag: request.tags?.length ? request.tags.join(',') : undefined,
+            force: request.force ? 'true' : undefined,
+            pr: request.pr !== undefined ? String(request.pr) : undefined,
+            docker_tag: request.dockerTag
+        };
+        return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
+    }
+    /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
+    listDeployments(appUuid, take, signal, skip = 0) {
+        const query = { skip: String(skip), take: String(take) };
+        return this.call({
+            method: 'GET',
+            path: `/deployments/applications/${enc(appUuid)}`,
+            query,
+            retry: true,
+            signal
+        });
+    }
+    getDeployment(uuid, signal) {
+        return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal });
+    }
+    /**
+     * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
+     * 4.1.0–4.3.6 answered 500 after saving the cancel), which the caller does.
+     */
+    cancelDeployment(uuid, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/deployments/${enc(uuid)}/cancel`,
+            retry: false,
+            signal
+        });
+    }
+    /**
+     * DELETE /applications/{uuid}/previews/{pr}: Coolify removes the preview's containers and
+     * records in the background. Deleting twice is harmless (the second answers 404), so it is
+     * retried like a read.
+     */
+    deletePreview(appUuid, pr, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(appUuid)}/previews/${pr}`,
+            retry: true,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/logs: the last `lines` lines of the running container's log. */
+    getApplicationLogs(uuid, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/logs`,
+            query: { lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /applications/{uuid}/rollback (4.3+): deploys `commit` again, reusing its image when the
+     * server still has it. Not retried: Coolify queues a rollback even when one is under way.
+     */
+    rollback(uuid, commit, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/applications/${enc(uuid)}/rollback`,
+            body: { commit },
+            retry: false,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/destinations (4.3+): the primary destination first. */
+    listDestinations(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/destinations`,
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
+     * a lost answer would make a second copy.
+     */
+    cloneApplication(uuid, clone, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/applications/${enc(uuid)}/clone`,
+            body: clone,
+            retry: false,
+            signal
+        });
+    }
+    /** POST /applications/private-deploy-key: a new application. Not retried, as a clone. */
+    createApplication(app, signal) {
+        return this.call({
+            method: 'POST',
+            path: '/applications/private-deploy-key',
+            body: app,
+            retry: false,
+            signal
+        });
+    }
+    /**
+     * DELETE /applications/{uuid}: Coolify removes it in the background, with its own volumes and
+     * configuration. Without `docker_cleanup=false` it would also prune the whole server's build
+     * cache, so that production's next build starts cold.
+     */
+    deleteApplication(uuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}`,
+            query: { docker_cleanup: 'false' },
+            retry: true,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/storages: its volumes, bind mounts and file mounts. */
+    listApplicationStorages(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/storages`,
+            retry: true,
+            signal
+        });
+    }
+    listScheduledTasks(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/scheduled-tasks`,
+            retry: true,
+            signal
+        });
+    }
+    deleteScheduledTask(uuid, taskUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/scheduled-tasks/${enc(taskUuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    listApplicationTags(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/tags`,
+            retry: true,
+            signal
+        });
+    }
+    removeApplicationTag(uuid, tagUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/tags/${enc(tagUuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    /** Production variables, then preview ones; values only with `read:sensitive`. */
+    listApplicationEnvs(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/envs`,
+            retry: true,
+            signal
+        });
+    }
+    deleteApplicationEnv(uuid, envUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/envs/${enc(envUuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
+    listServices(signal) {
+        return this.call({ method: 'GET', path: '/services', retry: true, signal });
+    }
+    /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
+    getService(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal });
+    }
+    /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
+    getDatabase(uuid, signal) {
+        return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal });
+    }
+    /** The end of a service part's container log; Coolify refuses it unless the container runs. */
+    getServiceLogs(uuid, part, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/services/${enc(uuid)}/logs`,
+            query: { sub_service_name: part, lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /** The end of a database's container log; Coolify refuses it unless the container runs. */
+    getDatabaseLogs(uuid, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/databases/${enc(uuid)}/logs`,
+            query: { lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * Ends every call still under way, without retrying it, and closes the connections, so that the
+     * process can exit.
+     */
+    async close() {
+        this.closing.abort(new errors_ActionError('the step is done with Coolify'));
+        await this.dispatcher.destroy();
+    }
+    /**
+     * Sends a call, and repeats it on transient failures until its signal aborts: a proxy or
+     * Coolify restarting for minutes is normal, and the deployment goes on meanwhile. Aborted, it
+     * throws the last failure it met, which says more than the abort.
+     */
+    async call(call) {
+        return (await this.dated(call)).body;
+    }
+    /** `call`, with the time Coolify sent its answer. */
+    async dated(asked) {
+        const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) };
+        let last;
+        for (let attempt = 1;; attempt++) {
+            try {
+                // GETs are reads: they leave the share of the window kept for others alone.
+                await this.gate.ready(call.signal, call.method === 'GET');
+                const answer = (await this.send(call));
+                this.reachability.answered(`${call.method} ${call.path}`);
+                return answer;
+            }
+            catch (error) {
+                if (call.signal.aborted)
+                    throw last?.afterAttempts(attempt - 1) ?? cutOff(call, error);
+                if (!(error instanceof errors_CoolifyError) || !error.details.transient || !call.retry) {
+                    throw error instanceof errors_CoolifyError ? error.afterAttempts(attempt) : error;
+                }
+                last = error;
+                this.reachability.failed(error);
+                try {
+                    const wait = this.options.sleep ?? pacing_sleep;
+                    await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
+                }
+                catch {
+                    throw error.afterAttempts(attempt);
+                }
+            }
+        }
+    }
+    /** One request, one answer: the parsed JSON body and its date, or a CoolifyError. */
+    async send(call) {
+        const label = `${call.method} ${call.path}`;
+        const url = new URL(this.options.apiUrl + call.path);
+        for (const [key, value] of Object.entries(call.query ?? {})) {
+            if (value !== undefined)
+                url.searchParams.set(key, value);
+        }
+        const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+        const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+        let response;
+        try {
+            response = await (0,undici/* request */.Em)(url, {
+                method: call.method,
+                headers,
+                body,
+                dispatcher: this.dispatcher,
+                signal: call.signal
+            });
+        }
+        catch (error) {
+            this.gate.unanswered();
+            if (call.signal.aborted)
+                throw call.signal.reason;
+            const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host, this.proxy?.name);
+            throw new errors_CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
+        }
+        const status = response.statusCode;
+        const headerOf = (name) => {
+            const value = response.headers[name];
+            return Array.isArray(value) ? value[0] : value;
+        };
+        const retryAfterMs = parseRetryAfter(headerOf('retry-after'));
+        // A full deployment queue (told by its message) is not rate limiting: other requests go on.
+        const observe = (serverMessage) => this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
+        let text;
+        try {
+            text = await response.body.text();
+        }
+        catch (error) {
+            observe();
+            if (call.signal.aborted)
+                throw call.signal.reason;
+            const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
+            throw new errors_CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
+                status,
+                transient: true
+            });
+        }
+        const json = parseJson(text);
+        const html = json === undefined && looksLikeHtml(text, headerOf('content-type'));
+        const serverMessage = messageOf(json);
+        observe(serverMessage);
+        if (status < 200 || status >= 300) {
+            const described = describeHttpFailure(status, serverMessage, {
+                location: headerOf('location'),
+                'cf-mitigated': headerOf('cf-mitigated')
+            });
+            // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
+            const page = html && status >= 400 && status !== 429 && !headerOf('cf-mitigated');
+            const reason = !page
+                ? described.reason + invalidFields(json)
+                : status >= 500
+                    ? `a proxy in front of Coolify answered ${status} with an HTML page`
+                    : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`;
+            const hint = page && status < 500
+                ? "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
+                : described.hint;
+            throw new errors_CoolifyError(label, reason, hint, {
+                status,
+                serverMessage,
+                transient: described.transient,
+                retryAfterMs
+            });
+        }
+        if (json === undefined) {
+            // A 2xx that is not JSON is a proxy's page or a body cut short; neither is Coolify's answer.
+            const reason = html
+                ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
+                : `the answer (${status}) was not valid JSON`;
+            const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
+            throw new errors_CoolifyError(label, reason, hint, { status, transient: true });
+        }
+        const date = Date.parse(headerOf('date') ?? '');
+        return { body: json, date: Number.isNaN(date) ? undefined : date };
+    }
+}
+function enc(segment) {
+    return encodeURIComponent(segment);
+}
+function parseJson(text) {
+    if (text === '')
+        return {};
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Coolify's short `message`, trimmed to one line; never the rest of the body. */
+function messageOf(json) {
+    const message = json?.message;
+    if (typeof message !== 'string')
+        return undefined;
+    const line = message.split(/[\r\n\u2028\u2029]/)[0].trim();
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+/**
+ * The fields a validation failure (422) is about. Only their names: the messages may quote the
+ * values sent.
+ */
+function invalidFields(json) {
+    const errors = json?.errors;
+    const fields = errors && typeof errors === 'object' ? Object.keys(errors).slice(0, 5) : [];
+    return fields.length ? ` (invalid: ${fields.join(', ')})` : '';
+}
+function looksLikeHtml(text, contentType) {
+    return /html/i.test(contentType ?? '') || /^\s*</.test(text);
+}
+/**
+ * A call whose signal ended before any answer: aborted with a reason of its own (the run's cancel),
+ * it throws that; when a time share ran out, a CoolifyError naming the request rather than a bare
+ * "operation aborted".
+ */
+function cutOff(call, error) {
+    if (error instanceof errors_CoolifyError)
+        return error;
+    const reason = call.signal.reason;
+    if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
+        return reason;
+    return new errors_CoolifyError(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
+}
+
+;// CONCATENATED MODULE: ./src/coolify/connect.ts
+
+
+
+
+/**
+ * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
+ * through the runner's proxy when it has one (its password masked first).
+ */
+function connect(config) {
+    for (const secret of proxySecrets())
+        mask(secret);
+    const client = new CoolifyClient({
+        apiUrl: config.apiUrl,
+        token: config.token,
+        headers: config.headers,
+        caCertificate: config.caCertificate,
+        // A read that takes ten poll intervals is stuck; but give slow proxies at least five seconds.
+        requestTimeoutMs: Math.min(30_000, Math.max(5000, config.pollIntervalMs * 10)),
+        // Retries back off, but never so far that Coolify's return goes unnoticed for long.
+        retry: {
+            baseDelayMs: Math.min(1000, config.pollIntervalMs),
+            maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
+        },
+        note: message => host().info(message)
+    });
+    if (client.proxy)
+        host().info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
+    return client;
+}
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/inputs.ts
+
+
+
+
+const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** Docker's rule for a tag. */
+const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the action sets itself; a `headers` line must not replace them. */
+const RESERVED_HEADERS = new Set([
+    'authorization',
+    'accept',
+    'content-type',
+    'content-length',
+    'host'
+]);
+/** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** What a value sent as an HTTP header may hold: printable ASCII. */
+const HEADER_TEXT = /^[\x20-\x7e]*$/;
+/** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
+const MAX_DURATION_MS = 24 * 3_600_000;
+/** Inputs of several lines or items, checked a line or an item at a time. */
+const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
+/**
+ * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
+ * could print them. A bad value throws an ActionError that names the input and what it accepts.
+ * Every value may end up in a request or the log, so none may hold a control character: errors
+ * about one name the input (and line), never the value.
+ */
+function readConfig(raw, mask) {
+    const token = raw('token').trim();
+    if (token)
+        mask(token);
+    const githubToken = raw('github-token').trim() || undefined;
+    if (githubToken)
+        mask(githubToken);
+    const env = raw('env').trim() || undefined;
+    if (env)
+        maskEnvValues(env, mask);
+    const headers = parseHeaders(raw('headers'), mask);
+    refuseUnsendable('Input `token`', token);
+    refuseUnsendable('Input `github-token`', githubToken ?? '');
+    const read = singleLine(raw);
+    const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
+    if (!token) {
+        throw new errors_ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
+    }
+    const appUuids = parseList(raw('app-uuid'));
+    const tags = parseList(raw('tag'));
+    for (const uuid of appUuids)
+        refuseControl('Input `app-uuid`', uuid);
+    for (const tag of tags)
+        refuseControl('Input `tag`', tag);
+    if (appUuids.length === 0 && tags.length === 0) {
+        throw new errors_ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
+    }
+    if (appUuids.length > 0 && tags.length > 0) {
+        throw new errors_ActionError('Give either `app-uuid` or `tag`, not both: Coolify deploys by one or the other.');
+    }
+    for (const uuid of appUuids) {
+        if (!UUID.test(uuid)) {
+            throw new errors_ActionError(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes).`);
+        }
+    }
+    for (const tag of tags) {
+        if (/[/?#&]/.test(tag)) {
+            throw new errors_ActionError(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
+        }
+    }
+    const trigger = parseBoolean(read, 'trigger', true);
+    const config = {
+        instanceUrl,
+        apiUrl,
+        token,
+        appUuids,
+        tags,
+        force: parseBoolean(read, 'force', false),
+        pr: parsePullRequest(read('pr')),
+        trigger,
+        wait: parseBoolean(read, 'wait', true),
+        timeoutMs: parseDurationInput(read, 'timeout', '30m'),
+        pollIntervalMs: parseDurationInput(read, 'poll-interval', '3s'),
+        // What the action did not start, it does not cancel unless told to.
+        cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', trigger),
+        cancelOnAbort: parseBoolean(read, 'cancel-on-abort', trigger),
+        logs: parseBoolean(read, 'logs', true),
+        debugLogs: parseBoolean(read, 'debug-logs', false),
+        headers,
+        caCertificate: readCaCertificate(raw('ca-certificate')),
+        environment: read('environment').trim() || undefined,
+        githubToken,
+        gitBranch: read('git-branch').trim() || undefined,
+        domains: read('domains').trim() || undefined,
+        env: env ? parseEnv(env) : undefined,
+        imageTag: parseImageTag(read('image-tag')),
+        commit: parseCommit(read('commit')),
+        healthUrl: parseHealthUrl(read('health-url')),
+        healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
+        rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
+        comment: parseBoolean(read, 'comment', true),
+        deletePreview: parseBoolean(read, 'delete-preview', false),
+        reviewApp: parseBoolean(read, 'review-app', false),
+        reviewPlacement: {
+            project: read('review-project').trim() || undefined,
+            server: read('review-server').trim() || undefined,
+            environment: read('review-environment').trim() || undefined,
+            deployKey: read('review-deploy-key').trim() || undefined,
+            destination: read('review-destination').trim() || undefined
+        }
+    };
+    if (config.pr !== undefined && tags.length > 0) {
+        throw new errors_ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
+    }
+    if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
+        throw new errors_ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
+    }
+    if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
+        throw new errors_ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
+    }
+    checkFollowInputs(config, read);
+    checkVersionInputs(config);
+    checkReviewInputs(config, read('review-domain'));
+    return config;
+}
+/** `trigger: false` starts and changes nothing: inputs that would are refused. */
+function checkFollowInputs(config, read) {
+    if (config.trigger)
+        return;
+    const changing = [
+        'git-branch',
+        'domains',
+        'env',
+        'image-tag',
+        'force',
+        'rollback-on-failure',
+        'review-app',
+        'delete-preview',
+        'tag'
+    ].filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()));
+    if (changing.length > 0) {
+        throw new errors_ActionError(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
+    }
+    if (!config.wait) {
+        throw new errors_ActionError('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
+    }
+}
+/** A review app is one application per pull request, made from one template. */
+function checkReviewInputs(config, domain) {
+    if (!config.reviewApp)
+        return;
+    if (config.pr === undefined) {
+        throw new errors_ActionError('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
+    }
+    if (config.tags.length > 0 || config.appUuids.length !== 1) {
+        throw new errors_ActionError('Input `review-app` needs exactly one `app-uuid`, the template application (no `tag`).');
+    }
+    if (config.imageTag) {
+        throw new errors_ActionError("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
+    }
+    const value = domain.trim();
+    if (!value)
+        return;
+    const domains = value.replaceAll('{pr}', String(config.pr));
+    for (const item of domains.split(',')) {
+        let url;
+        try {
+            url = new URL(item.trim());
+        }
+        catch {
+            url = undefined;
+        }
+        if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+            throw new errors_ActionError(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
+        }
+    }
+    config.reviewDomain = domains;
+}
+/** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
+function checkVersionInputs(config) {
+    const named = [
+        config.imageTag && 'image-tag',
+        config.commit && 'commit',
+        config.rollbackOnFailure && 'rollback-on-failure'
+    ].filter(Boolean);
+    if (named.length > 0 && config.tags.length > 0) {
+        throw new errors_ActionError(`Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`);
+    }
+    if (config.imageTag && config.commit) {
+        throw new errors_ActionError('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
+    }
+    if (config.rollbackOnFailure && config.pr !== undefined) {
+        throw new errors_ActionError('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
+    }
+    if (config.commit && config.pr !== undefined) {
+        throw new errors_ActionError("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
+    }
+}
+/** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
+function parseCommit(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
+        throw new errors_ActionError(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
+    }
+    return value.toLowerCase();
+}
+/** A path (`/health`) on the application's URL, or a whole http(s) URL. */
+function parseHealthUrl(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (value.startsWith('/') && !value.startsWith('//'))
+        return value;
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+        throw new errors_ActionError(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
+    }
+    return value;
+}
+/** The reader of single-line inputs: it refuses a value holding a control character. */
+function singleLine(read) {
+    return name => {
+        const value = read(name);
+        if (!MULTI_LINE.has(name))
+            refuseControl(`Input \`${name}\``, value.trim());
+        return value;
+    };
+}
+/** `where` names the input (and line); the value is never part of the message. */
+function refuseControl(where, value) {
+    if (CONTROL.test(value)) {
+        throw new errors_ActionError(`${where} holds a control character (a line break, tab or the like): remove it.`);
+    }
+}
+/** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
+function refuseUnsendable(where, value) {
+    refuseControl(where, value);
+    if (!HEADER_TEXT.test(value)) {
+        throw new errors_ActionError(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
+    }
+}
+/** Accepts the instance address with or without `/api/v1` and trailing slashes. */
+function parseCoolifyUrl(text) {
+    const value = text.trim();
+    const example = 'like https://coolify.example.com';
+    if (!value)
+        throw new errors_ActionError(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+        throw new errors_ActionError(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
+    }
+    if (url.username || url.password) {
+        throw new errors_ActionError('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
+    }
+    if (url.search || url.hash) {
+        throw new errors_ActionError(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
+    }
+    const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
+    const instanceUrl = `${url.protocol}//${url.host}${path}`;
+    return { instanceUrl, apiUrl: `${instanceUrl}/api/v1` };
+}
+/** Commas, spaces or newlines separate items; duplicates are dropped. */
+function parseList(text) {
+    return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
+}
+function parseBoolean(read, name, fallback) {
+    const value = read(name).trim().toLowerCase();
+    if (value === '')
+        return fallback;
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    throw new errors_ActionError(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
+}
+function parseDurationInput(read, name, fallback) {
+    const text = read(name).trim() || fallback;
+    const ms = parseDuration(text);
+    if (ms === undefined || ms <= 0) {
+        throw new errors_ActionError(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
+    }
+    if (ms > MAX_DURATION_MS) {
+        throw new errors_ActionError(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
+    }
+    return ms;
+}
+function parsePullRequest(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!/^\d+$/.test(value) || Number(value) === 0) {
+        throw new errors_ActionError(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
+    }
+    return Number(value);
+}
+function parseImageTag(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!DOCKER_TAG.test(value)) {
+        throw new errors_ActionError(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
+    }
+    return value;
+}
+/** `Name: value` a line. Values are secrets (service tokens), so errors name the line, never the value. */
+function parseHeaders(text, mask) {
+    const headers = {};
+    const lines = text.split(/\r?\n/);
+    for (const [index, raw] of lines.entries()) {
+        const line = raw.trim();
+        if (!line || line.startsWith('#'))
+            continue;
+        const colon = line.indexOf(':');
+        const name = colon > 0 ? line.slice(0, colon).trim() : '';
+        const value = colon > 0 ? line.slice(colon + 1).trim() : '';
+        if (value)
+            mask(value);
+        refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
+        if (!HEADER_NAME.test(name) || !value) {
+            throw new errors_ActionError(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
+        }
+        if (RESERVED_HEADERS.has(name.toLowerCase())) {
+            throw new errors_ActionError(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
+        }
+        headers[name] = value;
+    }
+    return headers;
+}
+function readCaCertificate(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (value.includes('-----BEGIN CERTIFICATE-----'))
+        return value;
+    refuseControl('Input `ca-certificate`', value);
+    let pem;
+    try {
+        pem = (0,external_node_fs_namespaceObject.readFileSync)(value, 'utf8');
+    }
+    catch {
+        throw new errors_ActionError(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
+    }
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+        throw new errors_ActionError(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
+    }
+    return pem;
+}
+/**
+ * Masks the values of `env`, but not those under four characters: masking `1` or `true` would
+ * blank every occurrence in the whole log, and hides nothing worth hiding.
+ */
+function maskEnvValues(text, mask) {
+    for (const line of text.split(/\r?\n/)) {
+        const value = line.slice(line.indexOf('=') + 1).trim();
+        if (line.includes('=') && value.length >= MIN_MASKED_LENGTH)
+            mask(value);
+    }
+}
+/**
+ * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
+ * a line break; tabs and other control characters are refused too.
+ */
+function parseEnv(text) {
+    const variables = new Map();
+    for (const [index, raw] of text.split(/\r?\n/).entries()) {
+        const line = raw.trim();
+        if (!line || line.startsWith('#'))
+            continue;
+        if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
+            throw new errors_ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
+        }
+        const key = line.slice(0, line.indexOf('='));
+        refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
+        variables.set(key, line.slice(key.length + 1));
+    }
+    if (variables.size === 0)
+        return undefined;
+    return [...variables].map(([key, value]) => ({ key, value }));
+}
+
+;// CONCATENATED MODULE: ./src/rollout/status.ts
+/**
+ * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
+ * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
+ * Every other module asks here; none compares status strings of its own.
+ */
+const STATUSES = {
+    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
+    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
+    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
+    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
+    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
+    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
+    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
+    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+};
+/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
+const FROM_COOLIFY = {
+    queued: 'queued',
+    in_progress: 'in_progress',
+    finished: 'finished',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    'cancelled-by-user': 'cancelled'
+};
+/**
+ * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
+ * does not have, which is treated as not ended.
+ */
+function status_statusFromCoolify(raw) {
+    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
+}
+/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
+function status_isUnderWay(raw) {
+    const status = status_statusFromCoolify(raw);
+    return status === undefined || !status_hasEnded(status);
+}
+/**
+ * What an ended status may still become: a finished deployment may turn out unhealthy, of another
+ * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
+ * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
+ * Nothing else that ended changes again.
+ */
+const AFTER_END = {
+    finished: ['unhealthy', 'failed', 'timeout'],
+    started: ['finished', 'unhealthy', 'timeout'],
+    cancelled: ['timeout']
+};
+/** Whether a deployment now `from` may become `to`. */
+function status_canBecome(from, to) {
+    return from === to || !status_hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
+}
+function status_hasEnded(status) {
+    return STATUSES[status].ended;
+}
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function status_isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
+function failsStep(status) {
+    return STATUSES[status].fails;
+}
+function summaryMark(status) {
+    return STATUSES[status].mark;
+}
+function gitHubState(status) {
+    return STATUSES[status].github;
+}
+/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
+function worstOf(statuses) {
+    if (statuses.length === 0)
+        return 'failed';
+    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
+}
+/** How a status reads in a sentence: `in progress`. */
+function describeStatus(status) {
+    return status.replace('_', ' ');
+}
+
+;// CONCATENATED MODULE: ./src/rollout/cancel.ts
+
+
+/**
+ * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
+ * cancelled; after any other answer the deployment is read: a 400 usually means it ended
+ * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
+ */
+async function cancelDeployment(client, uuid, signal) {
+    for (let attempt = 1;; attempt++) {
+        let problem;
+        let transient = false;
+        let detail;
+        try {
+            await client.cancelDeployment(uuid, signal);
+            return { cancelled: true };
+        }
+        catch (error) {
+            problem = `could not cancel it in Coolify: ${describeError(error)}`;
+            transient = error.details?.transient === true;
+            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+            if (status)
+                detail = { status };
+        }
+        try {
+            detail = await client.getDeployment(uuid, signal);
+        }
+        catch {
+            // What the refusal told, if anything, is all there is to know.
+        }
+        if (detail && status_statusFromCoolify(detail.status) === 'cancelled')
+            return { cancelled: true, detail };
+        if (detail && !status_isUnderWay(detail.status))
+            return { cancelled: false, detail };
+        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+            return { cancelled: false, detail, problem };
+        }
+    }
+}
+const CANCEL_ATTEMPTS = 2;
+/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
+const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
+
+;// CONCATENATED MODULE: ./src/rollout/preview.ts
+
+const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
+/**
+ * The address Coolify gives an application's preview of pull request `pr`: the template's host
+ * in place of the host of the application's first domain, whose scheme, port and path stay.
+ * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
+ * when it creates the preview and does not tell.
+ */
+function preview_previewUrl(app, pr) {
+    const first = app.fqdn?.split(',')[0]?.trim();
+    if (!first)
+        return undefined;
+    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
+    if (template.includes('{{random}}'))
+        return undefined;
+    let url;
+    try {
+        url = new URL(first);
+    }
+    catch {
+        return undefined;
+    }
+    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
+    const port = url.port ? `:${url.port}` : '';
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `${url.protocol}//${host}${port}${path}`;
+}
+const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
+/**
+ * Coolify's answer for a git application without a preview of the pull request, turned into what
+ * to do about it; other messages are returned as they are.
+ */
+function explainDeployMessage(message) {
+    if (!NO_PREVIEW.test(message))
+        return message;
+    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
+        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
+        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
+        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
+}
+/**
+ * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
+ * gone; anything else throws.
+ */
+async function deletePreview(client, appUuid, pr, signal) {
+    try {
+        await client.deletePreview(appUuid, pr, signal);
+        return true;
+    }
+    catch (error) {
+        const gone = error instanceof CoolifyError &&
+            error.status === 404 &&
+            /preview not found/i.test(error.details.serverMessage ?? '');
+        if (gone)
+            return false;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/rollout/deployment.ts
+
+
+const TAIL_LINES = 40;
+/**
+ * One deployment a rollout started or joined, and the only place its state changes: the trigger
+ * creates it, the rollout's phases advance it through these methods (an ended status changes only
+ * as `canBecome` allows), reporters read it as a DeploymentView.
+ */
+class Deployment {
+    appUuid;
+    triggeredAt;
+    kind;
+    #status = 'queued';
+    #uuid;
+    #name;
+    /** Undefined until read; null when a read carried no status. */
+    #coolifyStatus;
+    #reason;
+    #appUrl;
+    #link;
+    #commit;
+    #endedAt;
+    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+    #createdAt;
+    #finishedAt;
+    #tail = [];
+    #imageTag;
+    #rolledBack;
+    #rollbackNote;
+    #runtimeLog = [];
+    #warning;
+    #startedElsewhere = false;
+    constructor(
+    /** The resource's uuid: an application's, or a service's or database's. */
+    appUuid, name, 
+    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
+    uuid, triggeredAt, kind = 'application') {
+        this.appUuid = appUuid;
+        this.triggeredAt = triggeredAt;
+        this.kind = kind;
+        this.#name = name;
+        this.#uuid = uuid;
+    }
+    /** The next deployment of the same application (a rollback): same name and URL. */
+    static next(earlier, uuid, at) {
+        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
+        next.#appUrl = earlier.appUrl;
+        return next;
+    }
+    get status() {
+        return this.#status;
+    }
+    get uuid() {
+        return this.#uuid;
+    }
+    get name() {
+        return this.#name;
+    }
+    /** Coolify's status word as last read, kept when it is one we do not know. */
+    get coolifyStatus() {
+        return this.#coolifyStatus ?? undefined;
+    }
+    /** Why it ended the way it did, when the status alone does not say. */
+    get reason() {
+        return this.#reason;
+    }
+    /** Where it is served: the application's first `fqdn`, or its preview's address. */
+    get appUrl() {
+        return this.#appUrl;
+    }
+    /** The deployment's page in Coolify. */
+    get link() {
+        return this.#link;
+    }
+    get commit() {
+        return this.#commit;
+    }
+    /** The last lines of its log, for summaries and annotations. */
+    get tail() {
+        return this.#tail;
+    }
+    /** Docker-image apps: the image tag this deployment runs. */
+    get imageTag() {
+        return this.#imageTag;
+    }
+    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+    get rolledBack() {
+        return this.#rolledBack;
+    }
+    /** What the rollback did: what runs now, or why nothing was rolled back. */
+    get rollbackNote() {
+        return this.#rollbackNote;
+    }
+    /** The end of the application's runtime log, read when it turned out unhealthy. */
+    get runtimeLog() {
+        return this.#runtimeLog;
+    }
+    /** What could not be confirmed, though it did not fail the step. */
+    get warning() {
+        return this.#warning;
+    }
+    get ended() {
+        return hasEnded(this.#status);
+    }
+    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+    get running() {
+        return this.#uuid !== undefined && !this.ended;
+    }
+    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+    get finishedAt() {
+        return this.#finishedAt;
+    }
+    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
+    get durationMs() {
+        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+            return Math.max(0, this.#finishedAt - this.#createdAt);
+        }
+        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
+    }
+    /**
+     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
+     * run: followed and reported, never cancelled by it.
+     */
+    get startedElsewhere() {
+        return this.#startedElsewhere;
+    }
+    /**
+     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
+     * one this run queued in its place.
+     */
+    follow(uuid, startedHere = false) {
+        this.#uuid = uuid;
+        if (startedHere)
+            this.#startedElsewhere = false;
+    }
+    /** Marks it as another's: this run follows it but leaves it alone. */
+    joined() {
+        this.#startedElsewhere = true;
+    }
+    /**
+     * Takes the application's name and URL from Coolify's application record: the preview's URL when
+     * it deploys pull request `pr` (none rather than production's when that cannot be known).
+     */
+    describe(app, pr) {
+        if (app.name && this.#name === this.appUuid)
+            this.#name = app.name;
+        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
+        if (url)
+            this.#appUrl = url;
+    }
+    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
+    observe(detail, instanceUrl) {
+        if (detail.application_name)
+            this.#name = detail.application_name;
+        if (detail.commit)
+            this.#commit = detail.commit;
+        if (detail.deployment_url)
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
+        const previous = this.#coolifyStatus;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
+        const status = statusFromCoolify(detail.status);
+        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
+        if (status && !this.ended) {
+            this.#status = status;
+            if (this.ended)
+                this.#endedAt ??= Date.now();
+        }
+        return previous !== this.#coolifyStatus;
+    }
+    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
+    end(status, reason) {
+        if (!canBecome(this.#status, status))
+            return false;
+        this.#status = status;
+        if (reason)
+            this.#reason = reason;
+        this.#endedAt ??= Date.now();
+        return true;
+    }
+    /**
+     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
+     * timed, until its status says whether it came up.
+     */
+    started() {
+        if (!this.ended)
+            this.#status = 'started';
+    }
+    /** Passes, but something about it could not be confirmed. */
+    doubt(warning) {
+        this.#warning = warning;
+    }
+    /** Records the image tag it deploys, as asked or as its log showed. */
+    ranImage(tag) {
+        this.#imageTag = tag;
+    }
+    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
+    unhealthy(reason, runtimeLog) {
+        if (this.end('unhealthy', reason))
+            this.#runtimeLog = runtimeLog;
+    }
+    /** The outcome of redeploying what ran before this one failed. */
+    rollback(done, note) {
+        this.#rolledBack = done;
+        this.#rollbackNote = note;
+    }
+    /**
+     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
+     * hidden entry, which stays in the job log (and there only with `debug-logs`).
+     */
+    remember(lines) {
+        const visible = lines.filter(line => !line.hidden);
+        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
+            if (this.#tail.length === TAIL_LINES)
+                this.#tail.shift();
+            this.#tail.push(line);
+        }
+    }
+}
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function deployment_timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
+;// CONCATENATED MODULE: ./src/rollout/history.ts
+
+
+
+/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
+const CLOCK_SLACK_MS = 5000;
+/** History rows read at a time: the newest few are enough to find one started moments ago. */
+const HISTORY_ROWS = 10;
+/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
+const PAGES_SEARCHED = 20;
+/**
+ * The deployment a trigger started or joined, from the application's history: the newest one
+ * (of the same pull request and commit, where known) that was under way at the trigger or began
+ * after it, whatever its status now — a quick deployment may have finished already. Undefined
+ * when there is none.
+ *
+ * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
+ * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
+ */
+async function history_findStarted(client, appUuid, mark, signal) {
+    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
+}
+/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+async function findStartedRow(client, appUuid, mark, signal) {
+    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
+    if (!row)
+        return undefined;
+    const created = timeOf(row.created_at);
+    return {
+        deployment_uuid: row.deployment_uuid,
+        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+    };
+}
+/**
+ * The deployment a trigger created, for the post step to cancel: a row created after it that
+ * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
+ * another's deployment did not start it), and only when no other row could be it as well.
+ */
+async function findCreated(client, appUuid, mark, signal) {
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = (item) => (deployment_timeOf(item.created_at) ?? -Infinity) >= since;
+    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
+    return rows.length === 1
+        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
+        : { candidates: rows.length };
+}
+/**
+ * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
+ * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
+ * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
+ * only when Coolify says the API queued it. A push webhook always queues a sha.
+ */
+function queuedBy(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
+        return false;
+    if (item.is_webhook === true || item.is_api === false)
+        return false;
+    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
+    if (mark.commit)
+        return history_sameCommit(commit, mark.commit);
+    return commit === 'HEAD' || item.is_api === true;
+}
+/**
+ * The newest deployment of `commit` (and of pull request `pr`, or production) in the
+ * application's history, whenever it was created and whatever its status: what `trigger: false`
+ * follows. Another commit's deployment is never taken. Pages through the history, newest first,
+ * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
+ * searched then), the end of the history, or PAGES_SEARCHED pages.
+ */
+async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
+    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
+        Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
+        typeof item.commit === 'string' &&
+        history_sameCommit(item.commit, commit);
+    let newest;
+    for (let page = 0; page < PAGES_SEARCHED; page++) {
+        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
+        newest ??= rows[0]?.deployment_uuid;
+        for (const item of rows) {
+            if (ofCommit(item))
+                return { uuid: item.deployment_uuid, newest };
+            if (seen !== undefined && item?.deployment_uuid === seen)
+                return { newest };
+        }
+        if (rows.length < HISTORY_ROWS)
+            break;
+    }
+    return { newest };
+}
+/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
+async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
+    let seen;
+    try {
+        for (;;) {
+            await turn(signal);
+            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
+            if (found.uuid)
+                return found.uuid;
+            seen = found.newest ?? seen;
+            await sleep(wanted.pollIntervalMs, signal);
+        }
+    }
+    catch (error) {
+        if (signal.aborted)
+            return undefined;
+        throw error;
+    }
+}
+async function history_history(client, appUuid, signal, skip = 0) {
+    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
+    return Array.isArray(answer?.deployments) ? answer.deployments : [];
+}
+function isFrom(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
+        return false;
+    }
+    if (mark.commit && item.commit && item.commit !== 'HEAD' && !history_sameCommit(item.commit, mark.commit))
+        return false;
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = timeOf(item.created_at);
+    const finished = timeOf(item.finished_at);
+    return (isUnderWay(item.status) ||
+        (created !== undefined && created >= since) ||
+        (finished !== undefined && finished >= since));
+}
+/** Full or abbreviated SHAs of the same commit. */
+function history_sameCommit(a, b) {
+    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
+}
+
+;// CONCATENATED MODULE: ./src/rollout/logs.ts
+
+/** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
+const PROBE_LENGTH = 64;
+/**
+ * Turns successive reads of one deployment's full log into the lines not seen before.
+ *
+ * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
+ * entries in a string, appended to in order; the contract sends newline-separated text. Either
+ * way the log only grows, so the cursor remembers where the last read ended and parses only what
+ * came after it: the work per read grows with the new lines, not with the log. A 4.x log that did
+ * not just grow (reordered, trimmed, a stale copy) is parsed whole and matched entry by entry.
+ */
+class logs_LogCursor {
+    showHidden;
+    /** Entries (4.x) or characters (text) taken so far. */
+    consumed = 0;
+    /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
+    arrayEnd = -1;
+    probe = '';
+    /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
+    lastEntry;
+    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
+    taken = new Set();
+    /** The command whose `$ command` line was printed last, with its batch. */
+    lastCommand;
+    /** Text of an unterminated last line, held until it ends or the deployment does. */
+    pending = '';
+    sawClosing = false;
+    constructor(showHidden) {
+        this.showHidden = showHidden;
+    }
+    /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
+    get progress() {
+        return this.taken.size + this.consumed + this.pending.length;
+    }
+    /** Coolify's last entry has been read: no more lines will come. */
+    get closed() {
+        return this.sawClosing;
+    }
+    /** The new visible lines in `logs`, the deployment's whole log as read now. */
+    next(logs) {
+        if (!logs)
+            return [];
+        if (!JSON_ARRAY.test(logs))
+            return this.nextText(logs);
+        let fresh = this.appended(logs);
+        let grown = fresh !== undefined;
+        if (!fresh) {
+            const entries = parseEntries(logs);
+            // An array that does not parse was cut off on the way: wait for a whole one.
+            if (!entries)
+                return [];
+            grown =
+                entries.length >= this.consumed &&
+                    (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry));
+            // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
+            // every entry not taken yet, wherever it stands.
+            fresh = grown
+                ? entries.slice(this.consumed)
+                : entries.filter(entry => !this.taken.has(keyOf(entry)));
+        }
+        this.take(fresh, grown);
+        // Only a log holding all that was taken may serve as the start of the next one.
+        this.arrayEnd = grown ? logs.lastIndexOf(']') : -1;
+        this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : '';
+        return this.linesOf(fresh);
+    }
+    /** At the end of a deployment: the last line, even without a closing newline. */
+    flush() {
+        const text = this.pending;
+        this.pending = '';
+        return text ? [{ kind: 'stdout', text }] : [];
+    }
+    /**
+     * The entries after those of the last read, parsed alone, when `logs` is that log with entries
+     * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
+     * when it is not, and the whole log must be parsed.
+     */
+    appended(logs) {
+        const end = this.arrayEnd;
+        if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
+            return undefined;
+        }
+        if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE)
+            return [];
+        if (logs.charCodeAt(end) !== COMMA)
+            return undefined;
+        return parseEntries(`[${logs.slice(end + 1)}`);
+    }
+    /**
+     * Records new entries as taken. Those that extend the log seen so far also move its end, which
+     * the next read is compared with; others (from a reordered log) do not.
+     */
+    take(fresh, grown) {
+        for (const entry of fresh)
+            this.taken.add(keyOf(entry));
+        if (!grown || fresh.length === 0)
+            return;
+        this.consumed += fresh.length;
+        this.lastEntry = fresh[fresh.length - 1];
+    }
+    /** The printed lines of new entries, in Coolify's (batch, order). */
+    linesOf(fresh) {
+        // New entries nearly always come in that order already; a stable sort keeps it otherwise.
+        fresh.sort(byBatchAndOrder);
+        const lines = [];
+        for (const entry of fresh) {
+            if (CLOSING.test(entry.output ?? ''))
+                this.sawClosing = true;
+            if (entry.hidden && !this.showHidden)
+                continue;
+            const hidden = entry.hidden ? { hidden: true } : {};
+            // Hidden entries are the job's own commands, some carrying every variable encoded.
+            const shown = (text) => (entry.hidden ? redactPayloads(text) : text);
+            if (entry.command) {
+                const key = `${entry.batch ?? 0}\u0000${entry.command}`;
+                if (key !== this.lastCommand) {
+                    this.lastCommand = key;
+                    lines.push({ kind: 'command', text: shown(entry.command), ...hidden });
+                }
+            }
+            const kind = entryKind(entry.type);
+            for (const text of shown(entry.output ?? '').split('\n'))
+                lines.push({ kind, text: withoutCr(text), ...hidden });
+        }
+        return lines;
+    }
+    nextText(logs) {
+        if (logs.length < this.consumed)
+            return [];
+        const end = logs.lastIndexOf('\n');
+        if (end < this.consumed) {
+            this.pending = logs.slice(this.consumed);
+            if (CLOSING.test(this.pending))
+                this.sawClosing = true;
+            return [];
+        }
+        const chunk = logs.slice(this.consumed, end);
+        this.consumed = end + 1;
+        this.pending = logs.slice(this.consumed);
+        if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending))
+            this.sawClosing = true;
+        return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }));
+    }
+}
+/**
+ * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
+ * down build container: <uuid>".
+ */
+const CLOSING = /^Gracefully shutting down build container\b/;
+const CLOSING_LINE = /^Gracefully shutting down build container\b/m;
+const COMMA = 0x2c;
+const CLOSE = 0x5d;
+/** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
+const JSON_ARRAY = /^\s*\[\s*[{\]]/;
+function parseEntries(logs) {
+    try {
+        const parsed = JSON.parse(logs);
+        return Array.isArray(parsed) ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function withoutCr(text) {
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
+function entryKind(type) {
+    if (type === 'stderr' || type === 'error')
+        return 'stderr';
+    if (type === 'info' || type === 'warning')
+        return type;
+    return 'stdout';
+}
+function byBatchAndOrder(a, b) {
+    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
+}
+function sameEntry(a, b) {
+    return (a !== undefined &&
+        b !== undefined &&
+        a.batch === b.batch &&
+        a.order === b.order &&
+        a.output === b.output &&
+        a.command === b.command);
+}
+/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
+function keyOf(entry) {
+    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
+}
+
+;// CONCATENATED MODULE: ./src/rollout/versions.ts
+
+
+
+
+
+
+
+/** History rows searched for what runs now. */
+const versions_HISTORY_ROWS = 20;
+/** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
+const STARTING_WAIT_MS = 10_000;
+const STARTING_POLL_MS = 500;
+/**
+ * How long a pin found before this run's own is watched: another run's comes off as soon as
+ * Coolify queued its deployment; one that stays is the application's own.
+ */
+const FOREIGN_PIN_WAIT_MS = 10_000;
+const FOREIGN_PIN_POLL_MS = 1000;
+/** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
+const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
+/** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
+const IMPORTING = /^Importing .* \(commit sha ([^)\s]+)\)/;
+/**
+ * Reads the applications when `image-tag`, `commit` or `rollback-on-failure` needs them, and checks
+ * that each is of the kind its input is for. Undefined when no such input is set.
+ */
+async function readVersions(client, config, signal) {
+    if (!config.imageTag && !config.commit && !config.rollbackOnFailure)
+        return undefined;
+    const versions = [];
+    for (const uuid of config.appUuids) {
+        const app = await client.getApplication(uuid, signal);
+        const version = versionOf(uuid, app);
+        if (config.imageTag && config.pr === undefined && !version.dockerImage) {
+            throw new ActionError(`Input \`image-tag\` is for Docker-image applications; ${version.name} is built from git (build pack ${app.build_pack ?? 'unknown'}): use \`commit\` for it.`);
+        }
+        if (config.commit && version.dockerImage) {
+            throw new ActionError(`Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`);
+        }
+        if (config.rollbackOnFailure && !version.dockerImage) {
+            const history = await client.listDeployments(uuid, versions_HISTORY_ROWS, signal);
+            version.runningCommit = runningCommit(history?.deployments);
+        }
+        versions.push(version);
+    }
+    return versions;
+}
+function versionOf(uuid, app) {
+    return {
+        appUuid: uuid,
+        name: app?.name || uuid,
+        dockerImage: app?.build_pack === 'dockerimage',
+        pinned: app?.git_commit_sha || 'HEAD',
+        imageTag: app?.docker_registry_image_tag || undefined
+    };
+}
+/** The commit of the newest finished production deployment; undefined when there is none. */
+function runningCommit(items) {
+    for (const item of Array.isArray(items) ? items : []) {
+        if (Number(item?.pull_request_id ?? 0) !== 0)
+            continue;
+        if (!isFinished(statusFromCoolify(item.status)))
+            continue;
+        if (item.commit && item.commit !== 'HEAD')
+            return item.commit;
+    }
+    return undefined;
+}
+/**
+ * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
+ * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
+ * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
+ */
+async function pinVersions(client, config, versions, state, signal, undo, note) {
+    const pins = [];
+    try {
+        for (const version of versions ?? []) {
+            if (config.imageTag && config.pr === undefined) {
+                const changes = { docker_registry_image_tag: config.imageTag };
+                await client.updateApplication(version.appUuid, changes, signal);
+                note(`${version.name}: image tag set to ${config.imageTag}`);
+            }
+            else if (config.commit) {
+                const previous = await standingPin(client, version, signal, note);
+                const ours = { appUuid: version.appUuid, previous, commit: config.commit };
+                await pin(client, ours, config.commit, { state, signal });
+                pins.push(ours);
+                note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
+            }
+        }
+    }
+    catch (error) {
+        await restorePins(client, pins, state, undo(), note);
+        throw error;
+    }
+    return pins;
+}
+/**
+ * The application's own `git_commit_sha`, to put back after this run's pin. A commit pinned when
+ * the run starts may be another run's, on only until Coolify queued that run's deployment:
+ * recorded as the value to restore, it would be put back after that run restored its own, and
+ * leave the application pinned for good. So a pin is watched for a while, and taken as the
+ * application's own only when it stays.
+ */
+async function standingPin(client, version, signal, note) {
+    let pinned = version.pinned;
+    if (pinned === 'HEAD')
+        return pinned;
+    note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
+    const until = Date.now() + FOREIGN_PIN_WAIT_MS;
+    while (Date.now() < until) {
+        await sleep(FOREIGN_PIN_POLL_MS, signal);
+        const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD';
+        if (now === pinned)
+            continue;
+        // Another run put its pin back (or moved it): watch what is set now.
+        pinned = now;
+        if (pinned === 'HEAD')
+            break;
+    }
+    return pinned;
+}
+/** Pins `commit` on the application, recording first what to put back. */
+async function pin(client, { appUuid, previous }, commit, { state, signal }) {
+    // Recorded first, and kept if an earlier pin of the same application is still to undo.
+    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous, pinned: commit });
+    try {
+        await client.updateApplication(appUuid, { git_commit_sha: commit }, signal);
+    }
+    catch (error) {
+        // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
+        if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
+            state.update(appUuid, { unpin: undefined, pinned: undefined });
+        }
+        throw error;
+    }
+}
+/**
+ * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
+ * the deployment when it queued it, and a pin left behind would make every later deploy build
+ * it. Problems are reported, never thrown: the deploy itself is not at stake. Returns the pins
+ * left on, which stay recorded for the post step.
+ */
+async function restorePins(client, pins, state, signal, warn) {
+    const left = [];
+    for (const pin of pins) {
+        try {
+            if (pin.commit && !(await stillPinned(client, pin, signal))) {
+                // Another run pinned its own commit since: it puts back what it found, and only then.
+                state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
+                warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
+                continue;
+            }
+            await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
+            state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
+        }
+        catch (error) {
+            left.push(pin);
+            warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
+        }
+    }
+    return left;
+}
+/**
+ * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
+ * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
+ * taken as ours: a pin left on is the worse outcome.
+ */
+async function stillPinned(client, pin, signal) {
+    try {
+        const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
+        return now !== 'HEAD' && history_sameCommit(now, pin.commit);
+    }
+    catch {
+        return true;
+    }
+}
+/**
+ * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
+ * tag: a deploy while another of the app is under way joins that one. A joined deployment that
+ * has not started yet reads the new tag when it starts; one that started with another tag gets a
+ * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
+ * for an image, and only skips that check).
+ */
+async function settleImageTag(client, deployment, tag, mark, signal, note) {
+    if (!deployment.running)
+        return;
+    deployment.ranImage(tag);
+    let ran;
+    try {
+        ran = await startedTag(client, deployment.uuid, mark.at, signal);
+    }
+    catch (error) {
+        // A placeholder the trigger could not resolve: the deployment it joined is in the history.
+        if (!(error instanceof CoolifyError) || error.status !== 404)
+            throw error;
+        const real = await findStarted(client, deployment.appUuid, mark, signal);
+        if (!real)
+            throw error;
+        deployment.follow(real);
+        ran = await startedTag(client, real, mark.at, signal);
+    }
+    if (ran === undefined || ran === tag)
+        return;
+    const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal);
+    const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid);
+    if (!next?.deployment_uuid) {
+        throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
+    }
+    note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
+    deployment.follow(next.deployment_uuid, true);
+}
+/**
+ * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
+ * when it has not started, so that it will read the new tag, or started after the tag was set.
+ */
+async function startedTag(client, uuid, pinnedAt, signal) {
+    const until = Date.now() + STARTING_WAIT_MS;
+    for (;;) {
+        const detail = await client.getDeployment(uuid, signal);
+        const status = statusFromCoolify(detail.status);
+        const created = timeOf(detail.created_at);
+        if (created !== undefined && created >= pinnedAt)
+            return undefined;
+        if (status === 'queued')
+            return undefined;
+        const ran = ranImageTag(detail);
+        if (ran !== undefined)
+            return ran;
+        // Started without its first line yet, or its log is hidden from this token.
+        if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
+            return 'an earlier tag';
+        }
+        await sleep(STARTING_POLL_MS, signal);
+    }
+}
+/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
+function ranImageTag(detail) {
+    const match = firstMatch(detail, STARTING);
+    if (!match)
+        return detail.docker_registry_image_tag || undefined;
+    return match[2] ?? match[3] ?? 'latest';
+}
+/** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
+function builtCommit(detail) {
+    return firstMatch(detail, IMPORTING)?.[1];
+}
+function firstMatch(detail, pattern) {
+    const lines = new LogCursor(false).next(detail.logs);
+    for (const line of lines) {
+        const match = pattern.exec(line.text);
+        if (match)
+            return match;
+    }
+    return undefined;
+}
+/**
+ * Checks, once it finished, that the deployment ran the version asked for: an image deployment
+ * that ran another tag failed (its success is not this tag's); a build of another commit gets a
+ * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
+ * whose log this token cannot read is taken as asked.
+ */
+async function verifyVersion(client, deployment, asked, signal) {
+    if (!asked.imageTag && !asked.commit)
+        return;
+    if (!deployment.uuid || !isFinished(deployment.status))
+        return;
+    let detail;
+    try {
+        detail = await client.getDeployment(deployment.uuid, signal);
+    }
+    catch {
+        return;
+    }
+    if (asked.imageTag) {
+        const ran = ranImageTag(detail) ?? asked.imageTag;
+        deployment.ranImage(ran);
+        if (ran !== asked.imageTag)
+            deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`);
+    }
+    else if (asked.commit) {
+        // Another commit passing green would be a lie, as another image tag would.
+        const built = builtCommit(detail);
+        if (built && !sameCommit(built, asked.commit)) {
+            deployment.end('failed', `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/state.ts
+
+const KEY = 'rollouts';
+/**
+ * The one store shared by the main and the post step: a record per rollout, changed field by field
+ * and saved whole after every change (the runner keeps the last value), so a main step killed at
+ * any point leaves the post step exactly what is still to undo, and no record overwrites another.
+ */
+class RunState {
+    #rollouts;
+    constructor(rollouts) {
+        this.#rollouts = rollouts;
+    }
+    /** An empty store, for the main step. */
+    static empty() {
+        return new RunState(new Map());
+    }
+    /** What the main step left, for the post step; empty when nothing was saved or it is unreadable. */
+    static load() {
+        const rollouts = new Map();
+        const saved = parse(host().getState(KEY));
+        if (saved && typeof saved === 'object') {
+            for (const [key, value] of Object.entries(saved)) {
+                const record = checked(value);
+                if (record)
+                    rollouts.set(key, record);
+            }
+        }
+        return new RunState(rollouts);
+    }
+    get(key) {
+        return this.#rollouts.get(key) ?? {};
+    }
+    /** Every record with something left to undo. */
+    entries() {
+        return [...this.#rollouts];
+    }
+    /** Merges `change` into the rollout's record (an undefined field is removed) and saves. */
+    update(key, change) {
+        const merged = { ...this.get(key), ...change };
+        for (const field of Object.keys(merged)) {
+            const value = merged[field];
+            if (value === undefined || (Array.isArray(value) && value.length === 0))
+                delete merged[field];
+        }
+        if (Object.keys(merged).length === 0)
+            this.#rollouts.delete(key);
+        else
+            this.#rollouts.set(key, merged);
+        host().saveState(KEY, this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : '');
+    }
+}
+function checked(value) {
+    if (!value || typeof value !== 'object')
+        return undefined;
+    const { name, trigger, running, unpin, pinned } = value;
+    const record = {};
+    if (trigger && typeof trigger === 'object' && typeof trigger.at === 'number') {
+        const { at, pr, commit } = trigger;
+        record.trigger = {
+            at,
+            ...(typeof pr === 'number' ? { pr } : {}),
+            ...(typeof commit === 'string' ? { commit } : {})
+        };
+    }
+    if (Array.isArray(running)) {
+        const uuids = running.filter((uuid) => typeof uuid === 'string');
+        if (uuids.length)
+            record.running = uuids;
+    }
+    if (typeof unpin === 'string')
+        record.unpin = unpin;
+    if (typeof unpin === 'string' && typeof pinned === 'string')
+        record.pinned = pinned;
+    // A name alone leaves nothing to do.
+    if (Object.keys(record).length === 0)
+        return undefined;
+    if (typeof name === 'string')
+        record.name = name;
+    return record;
+}
+function parse(text) {
+    try {
+        return text ? JSON.parse(text) : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cleanup.ts
+
+
+
+
+
+
+
+
+
+
+/** The post step's time for all of it: the runner is winding the job down. */
+const POST_BUDGET_MS = 20_000;
+/**
+ * The post step: the safety net for a main step that was killed while it deployed. From the
+ * state the main step saved, it puts back every commit pin still on, and (with `cancel-on-abort`)
+ * cancels in Coolify every deployment this run started that is still queued or running: those
+ * saved by uuid, and, for a trigger whose answer never came, the one the application's history
+ * shows it started (same pull request and commit it queued, created after it, and no other row
+ * like it: then it cancels none and warns). Nothing here fails the job:
+ * the run is over, so problems become warnings.
+ */
+async function run() {
+    const state = RunState.load();
+    const records = state.entries();
+    if (records.length === 0)
+        return;
+    let client;
+    try {
+        const config = readConfig(name => host().input(name), mask);
+        client = connect(config);
+        const signal = AbortSignal.timeout(POST_BUDGET_MS);
+        const pins = records.flatMap(([appUuid, { unpin, pinned }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]);
+        const left = await restorePins(client, pins, state, signal, m => host().warning(m));
+        const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
+        if (done.length)
+            host().info(`Set git_commit_sha back as it was on ${done.join(', ')}`);
+        if (!config.cancelOnAbort)
+            return;
+        await Promise.all(records.map(([appUuid, record]) => cancelLeftRunning(client, appUuid, record, signal)));
+    }
+    catch (error) {
+        host().warning(`Could not clean up after the main step: ${describeError(error)}`);
+    }
+    finally {
+        await client?.close();
+    }
+}
+/** Cancels what one rollout left under way. */
+async function cancelLeftRunning(client, appUuid, { name = appUuid, running = [], trigger }, signal) {
+    const uuids = [...running];
+    if (trigger) {
+        try {
+            const created = await findCreated(client, appUuid, trigger, signal);
+            if (created.uuid && !uuids.includes(created.uuid))
+                uuids.push(created.uuid);
+            if (created.candidates > 1) {
+                // Another deployment like it was created in the same seconds: cancelling either could stop
+                // someone else's.
+                host().warning(`${name}: the trigger's answer never came, and ${created.candidates} deployments created after it could be the one it queued; none was cancelled: check them in Coolify.`);
+            }
+        }
+        catch (error) {
+            host().warning(`${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`);
+        }
+    }
+    for (const uuid of uuids)
+        await stopIfRunning(client, name, uuid, signal);
+}
+async function stopIfRunning(client, name, uuid, signal) {
+    try {
+        const detail = await client.getDeployment(uuid, signal);
+        if (!status_isUnderWay(detail.status))
+            return;
+    }
+    catch (error) {
+        host().warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`);
+        return;
+    }
+    const result = await cancelDeployment(client, uuid, signal);
+    if (result.cancelled) {
+        host().info(`${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`);
+    }
+    else if (result.problem) {
+        host().warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`);
+    }
+}
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -28649,8 +31482,6 @@ class DecodedURL extends URL {
 //# sourceMappingURL=proxy.js.map
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
 var node_modules_tunnel = __nccwpck_require__(770);
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
@@ -31376,6 +34207,16 @@ function inert(line) {
     return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
 }
 
+;// CONCATENATED MODULE: ./src/action/cleanup.ts
+
+
+
+/** The action's post step: undoes what a killed main step left, from the state it saved. */
+async function cleanup_run() {
+    setHost(actionHost());
+    await run();
+}
+
 
 /***/ }),
 
@@ -31383,2876 +34224,12 @@ function inert(line) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3031);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2237);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5994);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3000);
 
-
-
-// The post step: undoes what a killed main step left, from the state it saved.
-(0,_host_js__WEBPACK_IMPORTED_MODULE_2__/* .setHost */ .F)((0,_host_js__WEBPACK_IMPORTED_MODULE_1__/* .actionHost */ .L)());
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 3031:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  e: () => (/* binding */ run)
-});
-
-// EXTERNAL MODULE: ./src/host.ts
-var host = __nccwpck_require__(2237);
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
-;// CONCATENATED MODULE: ./src/proxy.ts
-
-/**
- * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
- * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
- * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
- * names — `*`, the host, `host:port`, or a domain it ends in (`example.com` or `.example.com`).
- */
-function proxyFor(target, env = process.env) {
-    if (bypasses(target, env))
-        return undefined;
-    const value = target.protocol === 'https:'
-        ? env.https_proxy || env.HTTPS_PROXY
-        : env.http_proxy || env.HTTP_PROXY;
-    if (!value)
-        return undefined;
-    let url;
-    try {
-        // A bare `host:port` is an http proxy.
-        url = new URL(value.includes('://') ? value : `http://${value}`);
-    }
-    catch {
-        return undefined;
-    }
-    if (!/^https?:$/.test(url.protocol))
-        return undefined;
-    return { url, name: url.host };
-}
-/** The password of a proxy URL, to mask before anything could print it. */
-function proxySecrets(env = process.env) {
-    const secrets = [];
-    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
-        const value = env[name];
-        if (!value)
-            continue;
-        try {
-            const { password } = new URL(value.includes('://') ? value : `http://${value}`);
-            if (password)
-                secrets.push(password, decodeURIComponent(password));
-        }
-        catch {
-            // Not a URL: nothing that reads as a password.
-        }
-    }
-    return [...new Set(secrets)];
-}
-/** This machine: `localhost`, 127.x.x.x or [::1]. */
-function isLoopback(hostname) {
-    const host = hostname.toLowerCase();
-    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
-}
-function bypasses(target, env) {
-    const host = target.hostname.toLowerCase();
-    if (!host)
-        return false;
-    if (isLoopback(host))
-        return true;
-    const list = env.no_proxy || env.NO_PROXY || '';
-    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
-    const names = [host, `${host}:${port}`];
-    return list
-        .split(',')
-        .map(item => item.trim().toLowerCase())
-        .filter(Boolean)
-        .some(item => item === '*' ||
-        names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`)));
-}
-/**
- * A dispatcher for requests to `target`: through its proxy (a CONNECT tunnel, so TLS and
- * `ca` stay between this step and the target), or straight.
- */
-function dispatcherFor(target, options, env = process.env) {
-    const { ca, ...agent } = options;
-    const connect = { ...agent.connect, ...(ca ? { ca } : {}) };
-    const proxy = proxyFor(target, env);
-    if (!proxy)
-        return { dispatcher: new undici/* Agent */.g6({ ...agent, connect }) };
-    const dispatcher = new undici/* ProxyAgent */.kT({
-        ...agent,
-        uri: proxy.url.href,
-        requestTls: connect,
-        proxyTls: { timeout: connect.timeout }
-    });
-    return { dispatcher, proxy };
-}
-
-;// CONCATENATED MODULE: ./src/secrets.ts
-
-/**
- * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
- * log, and the pull request comment leaves out only what the log does.
- */
-const MIN_MASKED_LENGTH = 4;
-/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
-const masked = new Set();
-/**
- * Masks a value in the host's log from now on, and remembers it, so that the pull request
- * comment, which the runner does not mask, can leave it out too.
- */
-function mask(value) {
-    if (!value)
-        return;
-    masked.add(value);
-    (0,host/* host */.H)().mask(value);
-}
-/** The values masked so far. */
-function maskedValues() {
-    return [...masked];
-}
-/**
- * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
- * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
- * payloads are replaced before such a line is printed.
- */
-function secrets_redactPayloads(text) {
-    return text
-        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
-        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
-}
-
-// EXTERNAL MODULE: external "node:tls"
-var external_node_tls_ = __nccwpck_require__(1692);
-;// CONCATENATED MODULE: ./src/errors.ts
-/**
- * An error the user can act on: its message is one line that says what went wrong and what to do.
- * Anything else that reaches the top is a defect and is reported as such.
- */
-class errors_ActionError extends Error {
-    name = 'ActionError';
-}
-/** One line, never a stack: the last word on any failure. */
-function describeError(error) {
-    if (error instanceof errors_ActionError)
-        return error.message;
-    const text = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
-}
-
-;// CONCATENATED MODULE: ./src/coolify/errors.ts
-
-/**
- * A request to Coolify that failed. `message` is one line: the request, what came back, and what to
- * do about it. Response bodies are never part of it; only Coolify's short `message` field is.
- */
-class errors_CoolifyError extends errors_ActionError {
-    request;
-    reason;
-    hint;
-    details;
-    name = 'CoolifyError';
-    constructor(request, reason, hint, details) {
-        super(`${request}: ${reason}${hint ? `. ${hint}` : ''}`);
-        this.request = request;
-        this.reason = reason;
-        this.hint = hint;
-        this.details = details;
-    }
-    get status() {
-        return this.details.status;
-    }
-    /** The same failure, saying how often it was tried when that was more than once. */
-    afterAttempts(attempts) {
-        if (attempts < 2)
-            return this;
-        return new errors_CoolifyError(this.request, `${this.reason} (${attempts} attempts)`, this.hint, this.details);
-    }
-    /** The same failure with a hint that knows the context (which uuid, which input). */
-    withHint(hint) {
-        return new errors_CoolifyError(this.request, this.reason, hint, this.details);
-    }
-}
-const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
-const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)';
-/** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
-const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
-const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
-/** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
-const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
-/** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
-/**
- * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
- * transient for the request: the resources before the full one were queued, so sending it again
- * would deploy them twice.
- */
-function isQueueFull(status, serverMessage) {
-    return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
-}
-function describeHttpFailure(status, serverMessage, headers) {
-    const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
-    const answered = `Coolify answered ${said}`;
-    if (headers['cf-mitigated']) {
-        return {
-            reason: `Cloudflare stopped the request with a challenge (cf-mitigated: ${headers['cf-mitigated']})`,
-            hint: 'Let the runner through: a WAF skip rule for the API, or a Cloudflare Access service token in `headers`',
-            transient: false
-        };
-    }
-    if (status >= 300 && status < 400) {
-        const location = hostOf(headers.location);
-        return {
-            reason: `got a ${status} redirect${location ? ` to ${location}` : ''} instead of Coolify's API`,
-            hint: 'This looks like Cloudflare Access or a login page in front of Coolify: pass its service token with the `headers` input (CF-Access-Client-Id and CF-Access-Client-Secret), or check `coolify-url`',
-            transient: false
-        };
-    }
-    if (status === 401 && /invalid token/i.test(serverMessage ?? '')) {
-        return {
-            reason: `${answered}: the token is malformed or was revoked`,
-            hint: 'Create a new API token in Coolify (Keys & Tokens) and store it in the `token` secret',
-            transient: false
-        };
-    }
-    if (status === 401 || (status === 400 && /invalid token/i.test(serverMessage ?? ''))) {
-        return { reason: `${answered}: the token was refused`, hint: TOKEN_HINT, transient: false };
-    }
-    if (status === 403) {
-        const missing = /missing required permissions?:\s*([\w:, -]+)/i
-            .exec(serverMessage ?? '')?.[1]
-            ?.trim();
-        if (missing) {
-            return {
-                reason: `${answered}`,
-                hint: `The token lacks the \`${missing}\` ability: create a token with ${ABILITIES}`,
-                transient: false
-            };
-        }
-        if (/missing required team role/i.test(serverMessage ?? '')) {
-            return {
-                reason: `${answered}: the token's user is only a member of its team`,
-                hint: ROLE_HINT,
-                transient: false
-            };
-        }
-        const exceeding = /permissions \(([^)]*)\) that exceed your current role/i.exec(serverMessage ?? '')?.[1];
-        if (exceeding !== undefined) {
-            return {
-                reason: `Coolify answered ${status}: the token's abilities (${exceeding}) exceed its user's role in the team`,
-                hint: ROLE_HINT,
-                transient: false
-            };
-        }
-        if (/api is disabled/i.test(serverMessage ?? '')) {
-            return {
-                reason: answered,
-                hint: "The instance's API is turned off: enable API access in Coolify's settings",
-                transient: false
-            };
-        }
-        if (/not allowed to access the api/i.test(serverMessage ?? '')) {
-            return {
-                reason: answered,
-                hint: "This runner's IP address is not on Coolify's API allow-list. GitHub-hosted runners change address: widen the allow-list in Coolify's settings or use a self-hosted runner",
-                transient: false
-            };
-        }
-        return {
-            reason: answered,
-            hint: `The token may not reach this resource: tokens belong to one team and need ${ABILITIES}`,
-            transient: false
-        };
-    }
-    if (status === 404 && serverMessage === undefined) {
-        // Coolify's own 404s always carry a message; a bare one comes from something else.
-        return {
-            reason: `got a bare ${status} without Coolify's JSON message: something other than Coolify's API answered`,
-            hint: URL_HINT,
-            transient: false
-        };
-    }
-    if (status === 405) {
-        return {
-            reason: answered,
-            hint: 'Coolify refused the method: check that `coolify-url` points at a Coolify 4 instance',
-            transient: false
-        };
-    }
-    if (isQueueFull(status, serverMessage)) {
-        return {
-            reason: answered,
-            hint: "The server's deployment queue is full; wait for deployments to finish, or raise its queue limit in Coolify",
-            transient: false
-        };
-    }
-    if (status === 429) {
-        return {
-            reason: `${answered}: too many requests`,
-            hint: "Coolify's rate limit is shared by all of a user's tokens; raise it or deploy less often",
-            transient: true
-        };
-    }
-    if (status >= 500) {
-        return {
-            reason: answered,
-            hint: 'Coolify or a proxy in front of it failed; try again later',
-            transient: true
-        };
-    }
-    return { reason: answered, hint: '', transient: false };
-}
-/** Just the host of a redirect target: enough to recognise a login page, nothing of its query. */
-function hostOf(location) {
-    if (!location)
-        return undefined;
-    try {
-        return new URL(location).host;
-    }
-    catch {
-        return undefined;
-    }
-}
-/** Failures before a connection was made. */
-const CONNECT_CODES = new Set([
-    'ECONNREFUSED',
-    'ENOTFOUND',
-    'EAI_AGAIN',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'EHOSTUNREACH',
-    'ENETUNREACH'
-]);
-/**
- * The request was refused before it left: a value HTTP cannot carry (a control character in a
- * header) or a programming error. Nothing was sent, and sending it again fails the same way.
- */
-const ARGUMENT_CODES = new Set([
-    'UND_ERR_INVALID_ARG',
-    'UND_ERR_INVALID_RETURN_VALUE',
-    'UND_ERR_NOT_SUPPORTED',
-    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-    'ERR_INVALID_ARG_TYPE',
-    'ERR_INVALID_ARG_VALUE',
-    'ERR_INVALID_CHAR',
-    'ERR_INVALID_HTTP_TOKEN',
-    'ERR_INVALID_URL'
-]);
-const CERTIFICATE_CODES = new Set([
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-    'UNABLE_TO_GET_ISSUER_CERT',
-    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'SELF_SIGNED_CERT_IN_CHAIN',
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    'CERT_HAS_EXPIRED',
-    'CERT_NOT_YET_VALID',
-    'ERR_TLS_CERT_ALTNAME_INVALID'
-]);
-/** Turns a failure to get any answer into the reason and next step. */
-function describeNetworkFailure(error, host, 
-/** The proxy in between (`host:port`), when there is one: it fails in ways of its own. */
-proxy) {
-    const code = errorCode(error);
-    if (proxy) {
-        const failure = describeProxyFailure(error, code, host, proxy);
-        if (failure)
-            return failure;
-    }
-    if (ARGUMENT_CODES.has(code)) {
-        return {
-            reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
-            hint: 'Look for a stray line break or control character in `token`, `headers` and the other inputs',
-            transient: false,
-            unsent: true
-        };
-    }
-    const unsent = CONNECT_CODES.has(code) || CERTIFICATE_CODES.has(code);
-    if (CERTIFICATE_CODES.has(code)) {
-        return {
-            reason: `the TLS certificate of ${host} is not trusted (${code})`,
-            hint: 'If the instance uses a private CA, give its certificate with the `ca-certificate` input',
-            transient: false,
-            unsent
-        };
-    }
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-        return {
-            reason: `could not resolve ${host} (${code})`,
-            hint: 'Check `coolify-url`',
-            transient: true,
-            unsent
-        };
-    }
-    if (code === 'ECONNREFUSED') {
-        return {
-            reason: `${host} refused the connection`,
-            hint: 'Check `coolify-url` and that Coolify is up and reachable from GitHub runners',
-            transient: true,
-            unsent
-        };
-    }
-    if (/TIMEOUT/.test(code)) {
-        return { reason: `${host} did not answer in time (${code})`, hint: '', transient: true, unsent };
-    }
-    return {
-        reason: `the connection to ${host} failed (${code || 'no answer'})`,
-        hint: '',
-        transient: true,
-        unsent
-    };
-}
-/**
- * What the proxy did, when it is the proxy that failed: it could not be reached, or it answered
- * the tunnel with something else than 200 (407: it wants credentials; 5xx: it could not reach
- * Coolify). Undefined when the failure lies past the proxy.
- */
-function describeProxyFailure(error, code, host, proxy) {
-    const hint = 'Check HTTPS_PROXY (or HTTP_PROXY) and NO_PROXY on the runner';
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-        return {
-            reason: `could not reach the proxy ${proxy} (${code})`,
-            hint,
-            transient: true,
-            unsent: true
-        };
-    }
-    const status = /Proxy response \((\d{3})\)/.exec(messageChain(error))?.[1];
-    if (!status)
-        return undefined;
-    if (status === '407') {
-        return {
-            reason: `the proxy ${proxy} wants credentials (407 Proxy Authentication Required)`,
-            hint: 'Put the proxy user and password in HTTPS_PROXY, like http://user:password@proxy:3128',
-            transient: false,
-            unsent: true
-        };
-    }
-    return {
-        reason: `the proxy ${proxy} answered ${status} instead of connecting to ${host}`,
-        hint: Number(status) >= 500 ? '' : hint,
-        transient: Number(status) >= 500,
-        unsent: true
-    };
-}
-/** The messages of an error and its causes, which undici nests. */
-function messageChain(error) {
-    const messages = [];
-    let current = error;
-    for (let depth = 0; current && depth < 4; depth++) {
-        const message = current.message;
-        if (typeof message === 'string')
-            messages.push(message);
-        current = current.cause;
-    }
-    return messages.join(' ');
-}
-function errorCode(error) {
-    let current = error;
-    for (let depth = 0; current && depth < 4; depth++) {
-        const code = current.code;
-        if (typeof code === 'string' && code !== 'UND_ERR_SOCKET')
-            return code;
-        current = current.cause;
-    }
-    return error?.code ?? '';
-}
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-/**
- * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
- * those.
- */
-function parseDuration(text) {
-    const value = text.trim().toLowerCase();
-    if (/^\d+(?:\.\d+)?$/.test(value))
-        return Math.round(Number(value) * 1000);
-    if (value === '')
-        return undefined;
-    let total = 0;
-    PART.lastIndex = 0;
-    while (PART.lastIndex < value.length) {
-        const match = PART.exec(value);
-        if (!match)
-            return undefined;
-        total += Number(match[1]) * UNIT_MS[match[2]];
-    }
-    return Math.round(total);
-}
-/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)}ms`;
-    if (ms < 60_000)
-        return `${Number((ms / 1000).toFixed(1))}s`;
-    const seconds = Math.round(ms / 1000);
-    const h = Math.floor(seconds / 3600);
-    const m = Math.floor((seconds % 3600) / 60);
-    const s = seconds % 60;
-    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
-}
-
-;// CONCATENATED MODULE: ./src/coolify/pacing.ts
-
-
-/**
- * Backoff before attempt `attempt + 1`: exponential with jitter (half fixed, half random), so
- * runners that failed together do not return together. `Retry-After` wins when it is longer.
- */
-function backoffDelay(policy, attempt, retryAfterMs, random = Math.random) {
-    const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-    const jittered = exponential / 2 + (random() * exponential) / 2;
-    return Math.max(Math.round(jittered), retryAfterMs ?? 0);
-}
-/** `Retry-After` as seconds or an HTTP date, in milliseconds from now. */
-function parseRetryAfter(value, now = Date.now()) {
-    if (!value)
-        return undefined;
-    const trimmed = value.trim();
-    if (/^\d+(\.\d+)?$/.test(trimmed))
-        return Math.ceil(Number(trimmed) * 1000);
-    const date = Date.parse(trimmed);
-    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-/** Sleeps, or rejects with the signal's reason as soon as it aborts. */
-async function pacing_sleep(ms, signal) {
-    if (ms <= 0) {
-        signal?.throwIfAborted();
-        return;
-    }
-    try {
-        await (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal });
-    }
-    catch {
-        throw signal?.reason ?? new Error('aborted');
-    }
-}
-/** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
-const WINDOW_MS = 60_000;
-/** Share of every window left to other tools that use the same token. */
-const RESERVE_SHARE = 0.2;
-/** Past the window's estimated end, a little more for the server's clock and the way there. */
-const RESET_MARGIN_MS = 250;
-/** How long to wait after a refusal that names no `Retry-After`. */
-const BLIND_WAIT_MS = 1000;
-/**
- * Coolify's rate limit as the server counts it, for every request to one Coolify user (whose
- * tokens share one limit). Laravel's fixed window: the first request opens it, every request
- * counts until it expires a minute later, a refused one does not. The gate learns the limit and
- * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
- * window; a jump back up means a new one, opened by someone else), charges each request it lets
- * through, and holds a request only when the window has nothing left for it — reads keep a fifth
- * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
- * of the window.
- */
-class RateGate {
-    now;
-    wait;
-    /** The per-minute limit the server last announced. */
-    limitPerMinute;
-    /** Left in the current window, less this client's requests on their way; unknown at first. */
-    left;
-    /** When the current window is over, at the latest. */
-    windowEnd = 0;
-    /** The lowest `Remaining` answered in the current window. */
-    lowest = Infinity;
-    inFlight = 0;
-    blockedUntil = 0;
-    constructor(now = Date.now, wait = pacing_sleep) {
-        this.now = now;
-        this.wait = wait;
-    }
-    /**
-     * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
-     * the reserve alone; a trigger or a cancel may spend it.
-     */
-    async ready(signal, read = false) {
-        for (;;) {
-            const now = this.now();
-            if (now < this.blockedUntil) {
-                await this.wait(this.blockedUntil - now, signal);
-                continue;
-            }
-            this.expire(now);
-            if (this.left === undefined || this.left > (read ? this.reserve() : 0)) {
-                if (this.left !== undefined)
-                    this.left--;
-                this.inFlight++;
-                return;
-            }
-            // The window is spent for this request: its end gives the budget back.
-            await this.wait(Math.max(1, this.windowEnd - now), signal);
-        }
-    }
-    /** A request let through got no answer: it may not have counted, but it is on its way no more. */
-    unanswered() {
-        this.inFlight = Math.max(0, this.inFlight - 1);
-    }
-    /** Learns from an answer's rate-limit headers; `retryAfterMs` is set on a 429. */
-    observe(limit, remaining, retryAfterMs) {
-        const now = this.now();
-        const before = this.inFlight;
-        this.inFlight = Math.max(0, this.inFlight - 1);
-        const max = Number(limit);
-        if (limit !== undefined && Number.isFinite(max) && max > 0)
-            this.limitPerMinute = max;
-        if (retryAfterMs !== undefined) {
-            // Refused, and not counted: nothing goes out before Retry-After, when Laravel's window ends.
-            const wait = retryAfterMs > 0 ? retryAfterMs : BLIND_WAIT_MS;
-            this.blockedUntil = Math.max(this.blockedUntil, now + wait);
-            this.windowEnd = this.blockedUntil;
-            this.left = 0;
-            this.lowest = 0;
-            return;
-        }
-        const answered = Number(remaining);
-        if (remaining === undefined || remaining === '' || !Number.isFinite(answered))
-            return;
-        this.expire(now);
-        const opened = this.left === undefined ||
-            this.lowest === Infinity ||
-            answered === (this.limitPerMinute ?? Infinity) - 1 ||
-            // Answers may come back out of order, by as many as were on their way together.
-            answered > this.lowest + before;
-        if (opened) {
-            // Opened at the latest now: counting its end from now never lets a request out too early.
-            this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
-            this.lowest = answered;
-            this.left = answered - this.inFlight;
-            return;
-        }
-        this.lowest = Math.min(this.lowest, answered);
-        this.left = Math.min(this.left, answered - this.inFlight);
-    }
-    /** What the current window has left for reads, when the answers told it. */
-    budget() {
-        const now = this.now();
-        this.expire(now);
-        if (this.left === undefined)
-            return undefined;
-        return {
-            spare: Math.max(0, this.left - this.reserve()),
-            endsInMs: Math.max(0, Math.max(this.windowEnd, this.blockedUntil) - now)
-        };
-    }
-    /**
-     * Past the window's end the whole limit is there again, for whoever opens the next window; the
-     * first answer in it tells when that was.
-     */
-    expire(now) {
-        if (this.left === undefined || now < this.windowEnd)
-            return;
-        this.left = (this.limitPerMinute ?? Infinity) - this.inFlight;
-        this.lowest = Infinity;
-        this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
-    }
-    reserve() {
-        return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE);
-    }
-}
-/**
- * Says once that Coolify stopped answering, since when and why, and once that it answers again:
- * an outage of minutes is a few lines in the log, not one per attempt.
- */
-class Reachability {
-    note;
-    now;
-    downSince;
-    /** The request whose failure began the outage: its success ends it. */
-    openedBy;
-    constructor(note = () => { }, now = Date.now) {
-        this.note = note;
-        this.now = now;
-    }
-    failed(error) {
-        if (error.status === 429) {
-            const wait = error.details.retryAfterMs;
-            this.note(`${error.request}: ${error.reason}; waiting ${wait === undefined ? 'a moment' : formatDuration(wait)} as Coolify asks.`);
-            return;
-        }
-        if (this.downSince !== undefined)
-            return;
-        this.downSince = this.now();
-        this.openedBy = error.request;
-        this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
-    }
-    /**
-     * `request` was answered. Other routes may answer while the failing one does not (a proxy
-     * refusing only POST /deploy): only the request that began the outage ends it.
-     */
-    answered(request) {
-        if (this.downSince === undefined || request !== this.openedBy)
-            return;
-        this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`);
-        this.downSince = undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/coolify/client.ts
-
-
-
-
-
-
-const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
-/**
- * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
- * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
- */
-class CoolifyClient {
-    options;
-    gate = new RateGate();
-    /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
-    closing = new AbortController();
-    /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
-    reachability;
-    dispatcher;
-    headers;
-    retry;
-    host;
-    /** The outbound proxy requests go through, when the runner has one for Coolify. */
-    proxy;
-    constructor(options) {
-        this.options = options;
-        const timeout = options.requestTimeoutMs ?? 30_000;
-        const { dispatcher, proxy } = dispatcherFor(new URL(options.apiUrl), {
-            connect: { timeout },
-            ca: options.caCertificate ? [...external_node_tls_.rootCertificates, options.caCertificate] : undefined,
-            headersTimeout: timeout,
-            bodyTimeout: timeout,
-            keepAliveTimeout: 10_000
-        }, options.env);
-        this.dispatcher = dispatcher;
-        this.proxy = proxy;
-        this.headers = {
-            // Lower-cased, so the action's own headers below replace any of the same name.
-            ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
-            authorization: `Bearer ${options.token}`,
-            accept: 'application/json',
-            'user-agent': 'deploy-to-coolify-action'
-        };
-        this.retry = { ...DEFAULT_RETRY, ...options.retry };
-        this.host = new URL(options.apiUrl).host;
-        this.reachability = new Reachability(options.note);
-    }
-    /**
-     * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
-     * longer when Coolify asked for it with `Retry-After`.
-     */
-    retryDelay(attempt, retryAfterMs) {
-        return backoffDelay(this.retry, attempt, retryAfterMs);
-    }
-    /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
-    readBudget() {
-        return this.gate.budget();
-    }
-    /**
-     * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
-     * uuid gives (logs with `read:sensitive`).
-     */
-    runningDeployments(signal) {
-        return this.call({ method: 'GET', path: '/deployments', retry: true, signal });
-    }
-    listApplications(signal) {
-        return this.call({ method: 'GET', path: '/applications', retry: true, signal });
-    }
-    getApplication(uuid, signal) {
-        return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
-    }
-    /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
-    getApplicationDated(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
-    }
-    /** `listApplications`, dated. */
-    listApplicationsDated(signal) {
-        return this.dated({ method: 'GET', path: '/applications', retry: true, signal });
-    }
-    updateApplication(uuid, changes, signal) {
-        return this.call({
-            method: 'PATCH',
-            path: `/applications/${enc(uuid)}`,
-            body: changes,
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
-     * values twice changes nothing, so it is retried like the application's PATCH.
-     */
-    updateApplicationEnvs(uuid, variables, signal) {
-        return this.call({
-            method: 'PATCH',
-            path: `/applications/${enc(uuid)}/envs/bulk`,
-            body: { data: variables },
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * POST /deploy with its parameters in the query string (old servers read no body). `force` is
-     * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
-     * here; the caller decides, since a repeated trigger could start a second deployment.
-     */
-    deploy(request, signal) {
-        const query = {
-            uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
-            tag: request.tags?.length ? request.tags.join(',') : undefined,
-            force: request.force ? 'true' : undefined,
-            pr: request.pr !== undefined ? String(request.pr) : undefined,
-            docker_tag: request.dockerTag
-        };
-        return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
-    }
-    /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
-    listDeployments(appUuid, take, signal, skip = 0) {
-        const query = { skip: String(skip), take: String(take) };
-        return this.call({
-            method: 'GET',
-            path: `/deployments/applications/${enc(appUuid)}`,
-            query,
-            retry: true,
-            signal
-        });
-    }
-    getDeployment(uuid, signal) {
-        return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal });
-    }
-    /**
-     * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
-     * 4.1.0–4.3.6 answered 500 after saving the cancel), which the caller does.
-     */
-    cancelDeployment(uuid, signal) {
-        return this.call({
-            method: 'POST',
-            path: `/deployments/${enc(uuid)}/cancel`,
-            retry: false,
-            signal
-        });
-    }
-    /**
-     * DELETE /applications/{uuid}/previews/{pr}: Coolify removes the preview's containers and
-     * records in the background. Deleting twice is harmless (the second answers 404), so it is
-     * retried like a read.
-     */
-    deletePreview(appUuid, pr, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(appUuid)}/previews/${pr}`,
-            retry: true,
-            signal
-        });
-    }
-    /** GET /applications/{uuid}/logs: the last `lines` lines of the running container's log. */
-    getApplicationLogs(uuid, lines, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/logs`,
-            query: { lines: String(lines) },
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * POST /applications/{uuid}/rollback (4.3+): deploys `commit` again, reusing its image when the
-     * server still has it. Not retried: Coolify queues a rollback even when one is under way.
-     */
-    rollback(uuid, commit, signal) {
-        return this.call({
-            method: 'POST',
-            path: `/applications/${enc(uuid)}/rollback`,
-            body: { commit },
-            retry: false,
-            signal
-        });
-    }
-    /** GET /applications/{uuid}/destinations (4.3+): the primary destination first. */
-    listDestinations(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/destinations`,
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
-     * a lost answer would make a second copy.
-     */
-    cloneApplication(uuid, clone, signal) {
-        return this.call({
-            method: 'POST',
-            path: `/applications/${enc(uuid)}/clone`,
-            body: clone,
-            retry: false,
-            signal
-        });
-    }
-    /** POST /applications/private-deploy-key: a new application. Not retried, as a clone. */
-    createApplication(app, signal) {
-        return this.call({
-            method: 'POST',
-            path: '/applications/private-deploy-key',
-            body: app,
-            retry: false,
-            signal
-        });
-    }
-    /**
-     * DELETE /applications/{uuid}: Coolify removes it in the background, with its own volumes and
-     * configuration. Without `docker_cleanup=false` it would also prune the whole server's build
-     * cache, so that production's next build starts cold.
-     */
-    deleteApplication(uuid, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(uuid)}`,
-            query: { docker_cleanup: 'false' },
-            retry: true,
-            signal
-        });
-    }
-    /** GET /applications/{uuid}/storages: its volumes, bind mounts and file mounts. */
-    listApplicationStorages(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/storages`,
-            retry: true,
-            signal
-        });
-    }
-    listScheduledTasks(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/scheduled-tasks`,
-            retry: true,
-            signal
-        });
-    }
-    deleteScheduledTask(uuid, taskUuid, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(uuid)}/scheduled-tasks/${enc(taskUuid)}`,
-            retry: true,
-            signal
-        });
-    }
-    listApplicationTags(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/tags`,
-            retry: true,
-            signal
-        });
-    }
-    removeApplicationTag(uuid, tagUuid, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(uuid)}/tags/${enc(tagUuid)}`,
-            retry: true,
-            signal
-        });
-    }
-    /** Production variables, then preview ones; values only with `read:sensitive`. */
-    listApplicationEnvs(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/envs`,
-            retry: true,
-            signal
-        });
-    }
-    deleteApplicationEnv(uuid, envUuid, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(uuid)}/envs/${enc(envUuid)}`,
-            retry: true,
-            signal
-        });
-    }
-    /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
-    listServices(signal) {
-        return this.call({ method: 'GET', path: '/services', retry: true, signal });
-    }
-    /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
-    getService(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal });
-    }
-    /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
-    getDatabase(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal });
-    }
-    /** The end of a service part's container log; Coolify refuses it unless the container runs. */
-    getServiceLogs(uuid, part, lines, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/services/${enc(uuid)}/logs`,
-            query: { sub_service_name: part, lines: String(lines) },
-            retry: true,
-            signal
-        });
-    }
-    /** The end of a database's container log; Coolify refuses it unless the container runs. */
-    getDatabaseLogs(uuid, lines, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/databases/${enc(uuid)}/logs`,
-            query: { lines: String(lines) },
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * Ends every call still under way, without retrying it, and closes the connections, so that the
-     * process can exit.
-     */
-    async close() {
-        this.closing.abort(new errors_ActionError('the step is done with Coolify'));
-        await this.dispatcher.destroy();
-    }
-    /**
-     * Sends a call, and repeats it on transient failures until its signal aborts: a proxy or
-     * Coolify restarting for minutes is normal, and the deployment goes on meanwhile. Aborted, it
-     * throws the last failure it met, which says more than the abort.
-     */
-    async call(call) {
-        return (await this.dated(call)).body;
-    }
-    /** `call`, with the time Coolify sent its answer. */
-    async dated(asked) {
-        const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) };
-        let last;
-        for (let attempt = 1;; attempt++) {
-            try {
-                // GETs are reads: they leave the share of the window kept for others alone.
-                await this.gate.ready(call.signal, call.method === 'GET');
-                const answer = (await this.send(call));
-                this.reachability.answered(`${call.method} ${call.path}`);
-                return answer;
-            }
-            catch (error) {
-                if (call.signal.aborted)
-                    throw last?.afterAttempts(attempt - 1) ?? cutOff(call, error);
-                if (!(error instanceof errors_CoolifyError) || !error.details.transient || !call.retry) {
-                    throw error instanceof errors_CoolifyError ? error.afterAttempts(attempt) : error;
-                }
-                last = error;
-                this.reachability.failed(error);
-                try {
-                    const wait = this.options.sleep ?? pacing_sleep;
-                    await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
-                }
-                catch {
-                    throw error.afterAttempts(attempt);
-                }
-            }
-        }
-    }
-    /** One request, one answer: the parsed JSON body and its date, or a CoolifyError. */
-    async send(call) {
-        const label = `${call.method} ${call.path}`;
-        const url = new URL(this.options.apiUrl + call.path);
-        for (const [key, value] of Object.entries(call.query ?? {})) {
-            if (value !== undefined)
-                url.searchParams.set(key, value);
-        }
-        const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-        const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
-        let response;
-        try {
-            response = await (0,undici/* request */.Em)(url, {
-                method: call.method,
-                headers,
-                body,
-                dispatcher: this.dispatcher,
-                signal: call.signal
-            });
-        }
-        catch (error) {
-            this.gate.unanswered();
-            if (call.signal.aborted)
-                throw call.signal.reason;
-            const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host, this.proxy?.name);
-            throw new errors_CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
-        }
-        const status = response.statusCode;
-        const headerOf = (name) => {
-            const value = response.headers[name];
-            return Array.isArray(value) ? value[0] : value;
-        };
-        const retryAfterMs = parseRetryAfter(headerOf('retry-after'));
-        // A full deployment queue (told by its message) is not rate limiting: other requests go on.
-        const observe = (serverMessage) => this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
-        let text;
-        try {
-            text = await response.body.text();
-        }
-        catch (error) {
-            observe();
-            if (call.signal.aborted)
-                throw call.signal.reason;
-            const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
-            throw new errors_CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
-                status,
-                transient: true
-            });
-        }
-        const json = parseJson(text);
-        const html = json === undefined && looksLikeHtml(text, headerOf('content-type'));
-        const serverMessage = messageOf(json);
-        observe(serverMessage);
-        if (status < 200 || status >= 300) {
-            const described = describeHttpFailure(status, serverMessage, {
-                location: headerOf('location'),
-                'cf-mitigated': headerOf('cf-mitigated')
-            });
-            // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
-            const page = html && status >= 400 && status !== 429 && !headerOf('cf-mitigated');
-            const reason = !page
-                ? described.reason + invalidFields(json)
-                : status >= 500
-                    ? `a proxy in front of Coolify answered ${status} with an HTML page`
-                    : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`;
-            const hint = page && status < 500
-                ? "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
-                : described.hint;
-            throw new errors_CoolifyError(label, reason, hint, {
-                status,
-                serverMessage,
-                transient: described.transient,
-                retryAfterMs
-            });
-        }
-        if (json === undefined) {
-            // A 2xx that is not JSON is a proxy's page or a body cut short; neither is Coolify's answer.
-            const reason = html
-                ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
-                : `the answer (${status}) was not valid JSON`;
-            const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
-            throw new errors_CoolifyError(label, reason, hint, { status, transient: true });
-        }
-        const date = Date.parse(headerOf('date') ?? '');
-        return { body: json, date: Number.isNaN(date) ? undefined : date };
-    }
-}
-function enc(segment) {
-    return encodeURIComponent(segment);
-}
-function parseJson(text) {
-    if (text === '')
-        return {};
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-/** Coolify's short `message`, trimmed to one line; never the rest of the body. */
-function messageOf(json) {
-    const message = json?.message;
-    if (typeof message !== 'string')
-        return undefined;
-    const line = message.split(/[\r\n\u2028\u2029]/)[0].trim();
-    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-/**
- * The fields a validation failure (422) is about. Only their names: the messages may quote the
- * values sent.
- */
-function invalidFields(json) {
-    const errors = json?.errors;
-    const fields = errors && typeof errors === 'object' ? Object.keys(errors).slice(0, 5) : [];
-    return fields.length ? ` (invalid: ${fields.join(', ')})` : '';
-}
-function looksLikeHtml(text, contentType) {
-    return /html/i.test(contentType ?? '') || /^\s*</.test(text);
-}
-/**
- * A call whose signal ended before any answer: aborted with a reason of its own (the run's cancel),
- * it throws that; when a time share ran out, a CoolifyError naming the request rather than a bare
- * "operation aborted".
- */
-function cutOff(call, error) {
-    if (error instanceof errors_CoolifyError)
-        return error;
-    const reason = call.signal.reason;
-    if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
-        return reason;
-    return new errors_CoolifyError(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
-}
-
-;// CONCATENATED MODULE: ./src/coolify/connect.ts
-
-
-
-
-/**
- * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
- * through the runner's proxy when it has one (its password masked first).
- */
-function connect(config) {
-    for (const secret of proxySecrets())
-        mask(secret);
-    const client = new CoolifyClient({
-        apiUrl: config.apiUrl,
-        token: config.token,
-        headers: config.headers,
-        caCertificate: config.caCertificate,
-        // A read that takes ten poll intervals is stuck; but give slow proxies at least five seconds.
-        requestTimeoutMs: Math.min(30_000, Math.max(5000, config.pollIntervalMs * 10)),
-        // Retries back off, but never so far that Coolify's return goes unnoticed for long.
-        retry: {
-            baseDelayMs: Math.min(1000, config.pollIntervalMs),
-            maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
-        },
-        note: message => (0,host/* host */.H)().info(message)
-    });
-    if (client.proxy)
-        (0,host/* host */.H)().info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
-    return client;
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/inputs.ts
-
-
-
-
-const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-/** Docker's rule for a tag. */
-const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Headers the action sets itself; a `headers` line must not replace them. */
-const RESERVED_HEADERS = new Set([
-    'authorization',
-    'accept',
-    'content-type',
-    'content-length',
-    'host'
-]);
-/** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-/** What a value sent as an HTTP header may hold: printable ASCII. */
-const HEADER_TEXT = /^[\x20-\x7e]*$/;
-/** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
-const MAX_DURATION_MS = 24 * 3_600_000;
-/** Inputs of several lines or items, checked a line or an item at a time. */
-const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
-/**
- * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
- * could print them. A bad value throws an ActionError that names the input and what it accepts.
- * Every value may end up in a request or the log, so none may hold a control character: errors
- * about one name the input (and line), never the value.
- */
-function readConfig(raw, mask) {
-    const token = raw('token').trim();
-    if (token)
-        mask(token);
-    const githubToken = raw('github-token').trim() || undefined;
-    if (githubToken)
-        mask(githubToken);
-    const env = raw('env').trim() || undefined;
-    if (env)
-        maskEnvValues(env, mask);
-    const headers = parseHeaders(raw('headers'), mask);
-    refuseUnsendable('Input `token`', token);
-    refuseUnsendable('Input `github-token`', githubToken ?? '');
-    const read = singleLine(raw);
-    const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
-    if (!token) {
-        throw new errors_ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
-    }
-    const appUuids = parseList(raw('app-uuid'));
-    const tags = parseList(raw('tag'));
-    for (const uuid of appUuids)
-        refuseControl('Input `app-uuid`', uuid);
-    for (const tag of tags)
-        refuseControl('Input `tag`', tag);
-    if (appUuids.length === 0 && tags.length === 0) {
-        throw new errors_ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
-    }
-    if (appUuids.length > 0 && tags.length > 0) {
-        throw new errors_ActionError('Give either `app-uuid` or `tag`, not both: Coolify deploys by one or the other.');
-    }
-    for (const uuid of appUuids) {
-        if (!UUID.test(uuid)) {
-            throw new errors_ActionError(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes).`);
-        }
-    }
-    for (const tag of tags) {
-        if (/[/?#&]/.test(tag)) {
-            throw new errors_ActionError(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
-        }
-    }
-    const trigger = parseBoolean(read, 'trigger', true);
-    const config = {
-        instanceUrl,
-        apiUrl,
-        token,
-        appUuids,
-        tags,
-        force: parseBoolean(read, 'force', false),
-        pr: parsePullRequest(read('pr')),
-        trigger,
-        wait: parseBoolean(read, 'wait', true),
-        timeoutMs: parseDurationInput(read, 'timeout', '30m'),
-        pollIntervalMs: parseDurationInput(read, 'poll-interval', '3s'),
-        // What the action did not start, it does not cancel unless told to.
-        cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', trigger),
-        cancelOnAbort: parseBoolean(read, 'cancel-on-abort', trigger),
-        logs: parseBoolean(read, 'logs', true),
-        debugLogs: parseBoolean(read, 'debug-logs', false),
-        headers,
-        caCertificate: readCaCertificate(raw('ca-certificate')),
-        environment: read('environment').trim() || undefined,
-        githubToken,
-        gitBranch: read('git-branch').trim() || undefined,
-        domains: read('domains').trim() || undefined,
-        env: env ? parseEnv(env) : undefined,
-        imageTag: parseImageTag(read('image-tag')),
-        commit: parseCommit(read('commit')),
-        healthUrl: parseHealthUrl(read('health-url')),
-        healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
-        rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
-        comment: parseBoolean(read, 'comment', true),
-        deletePreview: parseBoolean(read, 'delete-preview', false),
-        reviewApp: parseBoolean(read, 'review-app', false),
-        reviewPlacement: {
-            project: read('review-project').trim() || undefined,
-            server: read('review-server').trim() || undefined,
-            environment: read('review-environment').trim() || undefined,
-            deployKey: read('review-deploy-key').trim() || undefined,
-            destination: read('review-destination').trim() || undefined
-        }
-    };
-    if (config.pr !== undefined && tags.length > 0) {
-        throw new errors_ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
-    }
-    if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
-        throw new errors_ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
-    }
-    if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
-        throw new errors_ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
-    }
-    checkFollowInputs(config, read);
-    checkVersionInputs(config);
-    checkReviewInputs(config, read('review-domain'));
-    return config;
-}
-/** `trigger: false` starts and changes nothing: inputs that would are refused. */
-function checkFollowInputs(config, read) {
-    if (config.trigger)
-        return;
-    const changing = [
-        'git-branch',
-        'domains',
-        'env',
-        'image-tag',
-        'force',
-        'rollback-on-failure',
-        'review-app',
-        'delete-preview',
-        'tag'
-    ].filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()));
-    if (changing.length > 0) {
-        throw new errors_ActionError(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
-    }
-    if (!config.wait) {
-        throw new errors_ActionError('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
-    }
-}
-/** A review app is one application per pull request, made from one template. */
-function checkReviewInputs(config, domain) {
-    if (!config.reviewApp)
-        return;
-    if (config.pr === undefined) {
-        throw new errors_ActionError('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
-    }
-    if (config.tags.length > 0 || config.appUuids.length !== 1) {
-        throw new errors_ActionError('Input `review-app` needs exactly one `app-uuid`, the template application (no `tag`).');
-    }
-    if (config.imageTag) {
-        throw new errors_ActionError("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
-    }
-    const value = domain.trim();
-    if (!value)
-        return;
-    const domains = value.replaceAll('{pr}', String(config.pr));
-    for (const item of domains.split(',')) {
-        let url;
-        try {
-            url = new URL(item.trim());
-        }
-        catch {
-            url = undefined;
-        }
-        if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-            throw new errors_ActionError(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
-        }
-    }
-    config.reviewDomain = domains;
-}
-/** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
-function checkVersionInputs(config) {
-    const named = [
-        config.imageTag && 'image-tag',
-        config.commit && 'commit',
-        config.rollbackOnFailure && 'rollback-on-failure'
-    ].filter(Boolean);
-    if (named.length > 0 && config.tags.length > 0) {
-        throw new errors_ActionError(`Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`);
-    }
-    if (config.imageTag && config.commit) {
-        throw new errors_ActionError('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
-    }
-    if (config.rollbackOnFailure && config.pr !== undefined) {
-        throw new errors_ActionError('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
-    }
-    if (config.commit && config.pr !== undefined) {
-        throw new errors_ActionError("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
-    }
-}
-/** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
-function parseCommit(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
-        throw new errors_ActionError(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
-    }
-    return value.toLowerCase();
-}
-/** A path (`/health`) on the application's URL, or a whole http(s) URL. */
-function parseHealthUrl(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (value.startsWith('/') && !value.startsWith('//'))
-        return value;
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        url = undefined;
-    }
-    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new errors_ActionError(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
-    }
-    return value;
-}
-/** The reader of single-line inputs: it refuses a value holding a control character. */
-function singleLine(read) {
-    return name => {
-        const value = read(name);
-        if (!MULTI_LINE.has(name))
-            refuseControl(`Input \`${name}\``, value.trim());
-        return value;
-    };
-}
-/** `where` names the input (and line); the value is never part of the message. */
-function refuseControl(where, value) {
-    if (CONTROL.test(value)) {
-        throw new errors_ActionError(`${where} holds a control character (a line break, tab or the like): remove it.`);
-    }
-}
-/** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
-function refuseUnsendable(where, value) {
-    refuseControl(where, value);
-    if (!HEADER_TEXT.test(value)) {
-        throw new errors_ActionError(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
-    }
-}
-/** Accepts the instance address with or without `/api/v1` and trailing slashes. */
-function parseCoolifyUrl(text) {
-    const value = text.trim();
-    const example = 'like https://coolify.example.com';
-    if (!value)
-        throw new errors_ActionError(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        url = undefined;
-    }
-    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new errors_ActionError(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
-    }
-    if (url.username || url.password) {
-        throw new errors_ActionError('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
-    }
-    if (url.search || url.hash) {
-        throw new errors_ActionError(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
-    }
-    const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
-    const instanceUrl = `${url.protocol}//${url.host}${path}`;
-    return { instanceUrl, apiUrl: `${instanceUrl}/api/v1` };
-}
-/** Commas, spaces or newlines separate items; duplicates are dropped. */
-function parseList(text) {
-    return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
-}
-function parseBoolean(read, name, fallback) {
-    const value = read(name).trim().toLowerCase();
-    if (value === '')
-        return fallback;
-    if (value === 'true')
-        return true;
-    if (value === 'false')
-        return false;
-    throw new errors_ActionError(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
-}
-function parseDurationInput(read, name, fallback) {
-    const text = read(name).trim() || fallback;
-    const ms = parseDuration(text);
-    if (ms === undefined || ms <= 0) {
-        throw new errors_ActionError(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
-    }
-    if (ms > MAX_DURATION_MS) {
-        throw new errors_ActionError(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
-    }
-    return ms;
-}
-function parsePullRequest(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (!/^\d+$/.test(value) || Number(value) === 0) {
-        throw new errors_ActionError(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
-    }
-    return Number(value);
-}
-function parseImageTag(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (!DOCKER_TAG.test(value)) {
-        throw new errors_ActionError(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
-    }
-    return value;
-}
-/** `Name: value` a line. Values are secrets (service tokens), so errors name the line, never the value. */
-function parseHeaders(text, mask) {
-    const headers = {};
-    const lines = text.split(/\r?\n/);
-    for (const [index, raw] of lines.entries()) {
-        const line = raw.trim();
-        if (!line || line.startsWith('#'))
-            continue;
-        const colon = line.indexOf(':');
-        const name = colon > 0 ? line.slice(0, colon).trim() : '';
-        const value = colon > 0 ? line.slice(colon + 1).trim() : '';
-        if (value)
-            mask(value);
-        refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
-        if (!HEADER_NAME.test(name) || !value) {
-            throw new errors_ActionError(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
-        }
-        if (RESERVED_HEADERS.has(name.toLowerCase())) {
-            throw new errors_ActionError(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
-        }
-        headers[name] = value;
-    }
-    return headers;
-}
-function readCaCertificate(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (value.includes('-----BEGIN CERTIFICATE-----'))
-        return value;
-    refuseControl('Input `ca-certificate`', value);
-    let pem;
-    try {
-        pem = (0,external_node_fs_namespaceObject.readFileSync)(value, 'utf8');
-    }
-    catch {
-        throw new errors_ActionError(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
-    }
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-        throw new errors_ActionError(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
-    }
-    return pem;
-}
-/**
- * Masks the values of `env`, but not those under four characters: masking `1` or `true` would
- * blank every occurrence in the whole log, and hides nothing worth hiding.
- */
-function maskEnvValues(text, mask) {
-    for (const line of text.split(/\r?\n/)) {
-        const value = line.slice(line.indexOf('=') + 1).trim();
-        if (line.includes('=') && value.length >= MIN_MASKED_LENGTH)
-            mask(value);
-    }
-}
-/**
- * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
- * a line break; tabs and other control characters are refused too.
- */
-function parseEnv(text) {
-    const variables = new Map();
-    for (const [index, raw] of text.split(/\r?\n/).entries()) {
-        const line = raw.trim();
-        if (!line || line.startsWith('#'))
-            continue;
-        if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
-            throw new errors_ActionError(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
-        }
-        const key = line.slice(0, line.indexOf('='));
-        refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
-        variables.set(key, line.slice(key.length + 1));
-    }
-    if (variables.size === 0)
-        return undefined;
-    return [...variables].map(([key, value]) => ({ key, value }));
-}
-
-;// CONCATENATED MODULE: ./src/rollout/status.ts
-/**
- * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
- * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
- * Every other module asks here; none compares status strings of its own.
- */
-const STATUSES = {
-    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
-    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
-    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
-    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
-    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
-    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
-    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
-    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
-};
-/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
-const FROM_COOLIFY = {
-    queued: 'queued',
-    in_progress: 'in_progress',
-    finished: 'finished',
-    failed: 'failed',
-    cancelled: 'cancelled',
-    'cancelled-by-user': 'cancelled'
-};
-/**
- * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
- * does not have, which is treated as not ended.
- */
-function status_statusFromCoolify(raw) {
-    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
-}
-/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
-function status_isUnderWay(raw) {
-    const status = status_statusFromCoolify(raw);
-    return status === undefined || !status_hasEnded(status);
-}
-/**
- * What an ended status may still become: a finished deployment may turn out unhealthy, of another
- * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
- * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
- * Nothing else that ended changes again.
- */
-const AFTER_END = {
-    finished: ['unhealthy', 'failed', 'timeout'],
-    started: ['finished', 'unhealthy', 'timeout'],
-    cancelled: ['timeout']
-};
-/** Whether a deployment now `from` may become `to`. */
-function status_canBecome(from, to) {
-    return from === to || !status_hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
-}
-function status_hasEnded(status) {
-    return STATUSES[status].ended;
-}
-/** Finished in Coolify: a new version is in place, so it can be checked for health. */
-function status_isFinished(status) {
-    return status === 'finished';
-}
-/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
-function isBadVersion(status) {
-    return status === 'failed' || status === 'unhealthy';
-}
-function failsStep(status) {
-    return STATUSES[status].fails;
-}
-function summaryMark(status) {
-    return STATUSES[status].mark;
-}
-function gitHubState(status) {
-    return STATUSES[status].github;
-}
-/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
-function worstOf(statuses) {
-    if (statuses.length === 0)
-        return 'failed';
-    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
-}
-/** How a status reads in a sentence: `in progress`. */
-function describeStatus(status) {
-    return status.replace('_', ' ');
-}
-
-;// CONCATENATED MODULE: ./src/rollout/cancel.ts
-
-
-/**
- * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
- * cancelled; after any other answer the deployment is read: a 400 usually means it ended
- * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
- */
-async function cancelDeployment(client, uuid, signal) {
-    for (let attempt = 1;; attempt++) {
-        let problem;
-        let transient = false;
-        let detail;
-        try {
-            await client.cancelDeployment(uuid, signal);
-            return { cancelled: true };
-        }
-        catch (error) {
-            problem = `could not cancel it in Coolify: ${describeError(error)}`;
-            transient = error.details?.transient === true;
-            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
-            if (status)
-                detail = { status };
-        }
-        try {
-            detail = await client.getDeployment(uuid, signal);
-        }
-        catch {
-            // What the refusal told, if anything, is all there is to know.
-        }
-        if (detail && status_statusFromCoolify(detail.status) === 'cancelled')
-            return { cancelled: true, detail };
-        if (detail && !status_isUnderWay(detail.status))
-            return { cancelled: false, detail };
-        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
-        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
-            return { cancelled: false, detail, problem };
-        }
-    }
-}
-const CANCEL_ATTEMPTS = 2;
-/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
-const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
-
-;// CONCATENATED MODULE: ./src/rollout/preview.ts
-
-const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
-/**
- * The address Coolify gives an application's preview of pull request `pr`: the template's host
- * in place of the host of the application's first domain, whose scheme, port and path stay.
- * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
- * when it creates the preview and does not tell.
- */
-function preview_previewUrl(app, pr) {
-    const first = app.fqdn?.split(',')[0]?.trim();
-    if (!first)
-        return undefined;
-    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
-    if (template.includes('{{random}}'))
-        return undefined;
-    let url;
-    try {
-        url = new URL(first);
-    }
-    catch {
-        return undefined;
-    }
-    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
-    const port = url.port ? `:${url.port}` : '';
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `${url.protocol}//${host}${port}${path}`;
-}
-const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
-/**
- * Coolify's answer for a git application without a preview of the pull request, turned into what
- * to do about it; other messages are returned as they are.
- */
-function explainDeployMessage(message) {
-    if (!NO_PREVIEW.test(message))
-        return message;
-    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
-        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
-        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
-        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
-}
-/**
- * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
- * gone; anything else throws.
- */
-async function deletePreview(client, appUuid, pr, signal) {
-    try {
-        await client.deletePreview(appUuid, pr, signal);
-        return true;
-    }
-    catch (error) {
-        const gone = error instanceof CoolifyError &&
-            error.status === 404 &&
-            /preview not found/i.test(error.details.serverMessage ?? '');
-        if (gone)
-            return false;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/rollout/deployment.ts
-
-
-const TAIL_LINES = 40;
-/**
- * One deployment a rollout started or joined, and the only place its state changes: the trigger
- * creates it, the rollout's phases advance it through these methods (an ended status changes only
- * as `canBecome` allows), reporters read it as a DeploymentView.
- */
-class Deployment {
-    appUuid;
-    triggeredAt;
-    kind;
-    #status = 'queued';
-    #uuid;
-    #name;
-    /** Undefined until read; null when a read carried no status. */
-    #coolifyStatus;
-    #reason;
-    #appUrl;
-    #link;
-    #commit;
-    #endedAt;
-    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
-    #createdAt;
-    #finishedAt;
-    #tail = [];
-    #imageTag;
-    #rolledBack;
-    #rollbackNote;
-    #runtimeLog = [];
-    #warning;
-    #startedElsewhere = false;
-    constructor(
-    /** The resource's uuid: an application's, or a service's or database's. */
-    appUuid, name, 
-    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt, kind = 'application') {
-        this.appUuid = appUuid;
-        this.triggeredAt = triggeredAt;
-        this.kind = kind;
-        this.#name = name;
-        this.#uuid = uuid;
-    }
-    /** The next deployment of the same application (a rollback): same name and URL. */
-    static next(earlier, uuid, at) {
-        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
-        next.#appUrl = earlier.appUrl;
-        return next;
-    }
-    get status() {
-        return this.#status;
-    }
-    get uuid() {
-        return this.#uuid;
-    }
-    get name() {
-        return this.#name;
-    }
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    get coolifyStatus() {
-        return this.#coolifyStatus ?? undefined;
-    }
-    /** Why it ended the way it did, when the status alone does not say. */
-    get reason() {
-        return this.#reason;
-    }
-    /** Where it is served: the application's first `fqdn`, or its preview's address. */
-    get appUrl() {
-        return this.#appUrl;
-    }
-    /** The deployment's page in Coolify. */
-    get link() {
-        return this.#link;
-    }
-    get commit() {
-        return this.#commit;
-    }
-    /** The last lines of its log, for summaries and annotations. */
-    get tail() {
-        return this.#tail;
-    }
-    /** Docker-image apps: the image tag this deployment runs. */
-    get imageTag() {
-        return this.#imageTag;
-    }
-    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
-    get rolledBack() {
-        return this.#rolledBack;
-    }
-    /** What the rollback did: what runs now, or why nothing was rolled back. */
-    get rollbackNote() {
-        return this.#rollbackNote;
-    }
-    /** The end of the application's runtime log, read when it turned out unhealthy. */
-    get runtimeLog() {
-        return this.#runtimeLog;
-    }
-    /** What could not be confirmed, though it did not fail the step. */
-    get warning() {
-        return this.#warning;
-    }
-    get ended() {
-        return hasEnded(this.#status);
-    }
-    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
-    get running() {
-        return this.#uuid !== undefined && !this.ended;
-    }
-    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
-    get finishedAt() {
-        return this.#finishedAt;
-    }
-    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
-    get durationMs() {
-        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
-            return Math.max(0, this.#finishedAt - this.#createdAt);
-        }
-        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
-    }
-    /**
-     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
-     * run: followed and reported, never cancelled by it.
-     */
-    get startedElsewhere() {
-        return this.#startedElsewhere;
-    }
-    /**
-     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
-     * one this run queued in its place.
-     */
-    follow(uuid, startedHere = false) {
-        this.#uuid = uuid;
-        if (startedHere)
-            this.#startedElsewhere = false;
-    }
-    /** Marks it as another's: this run follows it but leaves it alone. */
-    joined() {
-        this.#startedElsewhere = true;
-    }
-    /**
-     * Takes the application's name and URL from Coolify's application record: the preview's URL when
-     * it deploys pull request `pr` (none rather than production's when that cannot be known).
-     */
-    describe(app, pr) {
-        if (app.name && this.#name === this.appUuid)
-            this.#name = app.name;
-        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
-        if (url)
-            this.#appUrl = url;
-    }
-    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-    observe(detail, instanceUrl) {
-        if (detail.application_name)
-            this.#name = detail.application_name;
-        if (detail.commit)
-            this.#commit = detail.commit;
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
-        const previous = this.#coolifyStatus;
-        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
-        const status = statusFromCoolify(detail.status);
-        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
-        if (status && !this.ended) {
-            this.#status = status;
-            if (this.ended)
-                this.#endedAt ??= Date.now();
-        }
-        return previous !== this.#coolifyStatus;
-    }
-    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
-    end(status, reason) {
-        if (!canBecome(this.#status, status))
-            return false;
-        this.#status = status;
-        if (reason)
-            this.#reason = reason;
-        this.#endedAt ??= Date.now();
-        return true;
-    }
-    /**
-     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
-     * timed, until its status says whether it came up.
-     */
-    started() {
-        if (!this.ended)
-            this.#status = 'started';
-    }
-    /** Passes, but something about it could not be confirmed. */
-    doubt(warning) {
-        this.#warning = warning;
-    }
-    /** Records the image tag it deploys, as asked or as its log showed. */
-    ranImage(tag) {
-        this.#imageTag = tag;
-    }
-    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
-    unhealthy(reason, runtimeLog) {
-        if (this.end('unhealthy', reason))
-            this.#runtimeLog = runtimeLog;
-    }
-    /** The outcome of redeploying what ran before this one failed. */
-    rollback(done, note) {
-        this.#rolledBack = done;
-        this.#rollbackNote = note;
-    }
-    /**
-     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
-     * hidden entry, which stays in the job log (and there only with `debug-logs`).
-     */
-    remember(lines) {
-        const visible = lines.filter(line => !line.hidden);
-        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
-            if (this.#tail.length === TAIL_LINES)
-                this.#tail.shift();
-            this.#tail.push(line);
-        }
-    }
-}
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function deployment_timeOf(value) {
-    if (typeof value !== 'string' || value === '')
-        return undefined;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : ms;
-}
-
-;// CONCATENATED MODULE: ./src/rollout/history.ts
-
-
-
-/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
-const CLOCK_SLACK_MS = 5000;
-/** History rows read at a time: the newest few are enough to find one started moments ago. */
-const HISTORY_ROWS = 10;
-/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
-const PAGES_SEARCHED = 20;
-/**
- * The deployment a trigger started or joined, from the application's history: the newest one
- * (of the same pull request and commit, where known) that was under way at the trigger or began
- * after it, whatever its status now — a quick deployment may have finished already. Undefined
- * when there is none.
- *
- * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
- * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
- */
-async function history_findStarted(client, appUuid, mark, signal) {
-    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
-}
-/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
-async function findStartedRow(client, appUuid, mark, signal) {
-    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
-    if (!row)
-        return undefined;
-    const created = timeOf(row.created_at);
-    return {
-        deployment_uuid: row.deployment_uuid,
-        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
-    };
-}
-/**
- * The deployment a trigger created, for the post step to cancel: a row created after it that
- * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
- * another's deployment did not start it), and only when no other row could be it as well.
- */
-async function findCreated(client, appUuid, mark, signal) {
-    const since = mark.at - CLOCK_SLACK_MS;
-    const created = (item) => (deployment_timeOf(item.created_at) ?? -Infinity) >= since;
-    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
-    return rows.length === 1
-        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
-        : { candidates: rows.length };
-}
-/**
- * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
- * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
- * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
- * only when Coolify says the API queued it. A push webhook always queues a sha.
- */
-function queuedBy(item, mark) {
-    if (typeof item?.deployment_uuid !== 'string')
-        return false;
-    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
-        return false;
-    if (item.is_webhook === true || item.is_api === false)
-        return false;
-    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
-    if (mark.commit)
-        return history_sameCommit(commit, mark.commit);
-    return commit === 'HEAD' || item.is_api === true;
-}
-/**
- * The newest deployment of `commit` (and of pull request `pr`, or production) in the
- * application's history, whenever it was created and whatever its status: what `trigger: false`
- * follows. Another commit's deployment is never taken. Pages through the history, newest first,
- * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
- * searched then), the end of the history, or PAGES_SEARCHED pages.
- */
-async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
-    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
-        Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
-        typeof item.commit === 'string' &&
-        history_sameCommit(item.commit, commit);
-    let newest;
-    for (let page = 0; page < PAGES_SEARCHED; page++) {
-        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
-        newest ??= rows[0]?.deployment_uuid;
-        for (const item of rows) {
-            if (ofCommit(item))
-                return { uuid: item.deployment_uuid, newest };
-            if (seen !== undefined && item?.deployment_uuid === seen)
-                return { newest };
-        }
-        if (rows.length < HISTORY_ROWS)
-            break;
-    }
-    return { newest };
-}
-/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
-async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
-    let seen;
-    try {
-        for (;;) {
-            await turn(signal);
-            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
-            if (found.uuid)
-                return found.uuid;
-            seen = found.newest ?? seen;
-            await sleep(wanted.pollIntervalMs, signal);
-        }
-    }
-    catch (error) {
-        if (signal.aborted)
-            return undefined;
-        throw error;
-    }
-}
-async function history_history(client, appUuid, signal, skip = 0) {
-    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
-    return Array.isArray(answer?.deployments) ? answer.deployments : [];
-}
-function isFrom(item, mark) {
-    if (typeof item?.deployment_uuid !== 'string')
-        return false;
-    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
-        return false;
-    }
-    if (mark.commit && item.commit && item.commit !== 'HEAD' && !history_sameCommit(item.commit, mark.commit))
-        return false;
-    const since = mark.at - CLOCK_SLACK_MS;
-    const created = timeOf(item.created_at);
-    const finished = timeOf(item.finished_at);
-    return (isUnderWay(item.status) ||
-        (created !== undefined && created >= since) ||
-        (finished !== undefined && finished >= since));
-}
-/** Full or abbreviated SHAs of the same commit. */
-function history_sameCommit(a, b) {
-    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
-}
-
-;// CONCATENATED MODULE: ./src/rollout/logs.ts
-
-/** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
-const PROBE_LENGTH = 64;
-/**
- * Turns successive reads of one deployment's full log into the lines not seen before.
- *
- * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
- * entries in a string, appended to in order; the contract sends newline-separated text. Either
- * way the log only grows, so the cursor remembers where the last read ended and parses only what
- * came after it: the work per read grows with the new lines, not with the log. A 4.x log that did
- * not just grow (reordered, trimmed, a stale copy) is parsed whole and matched entry by entry.
- */
-class logs_LogCursor {
-    showHidden;
-    /** Entries (4.x) or characters (text) taken so far. */
-    consumed = 0;
-    /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
-    arrayEnd = -1;
-    probe = '';
-    /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
-    lastEntry;
-    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
-    taken = new Set();
-    /** The command whose `$ command` line was printed last, with its batch. */
-    lastCommand;
-    /** Text of an unterminated last line, held until it ends or the deployment does. */
-    pending = '';
-    sawClosing = false;
-    constructor(showHidden) {
-        this.showHidden = showHidden;
-    }
-    /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
-    get progress() {
-        return this.taken.size + this.consumed + this.pending.length;
-    }
-    /** Coolify's last entry has been read: no more lines will come. */
-    get closed() {
-        return this.sawClosing;
-    }
-    /** The new visible lines in `logs`, the deployment's whole log as read now. */
-    next(logs) {
-        if (!logs)
-            return [];
-        if (!JSON_ARRAY.test(logs))
-            return this.nextText(logs);
-        let fresh = this.appended(logs);
-        let grown = fresh !== undefined;
-        if (!fresh) {
-            const entries = parseEntries(logs);
-            // An array that does not parse was cut off on the way: wait for a whole one.
-            if (!entries)
-                return [];
-            grown =
-                entries.length >= this.consumed &&
-                    (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry));
-            // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
-            // every entry not taken yet, wherever it stands.
-            fresh = grown
-                ? entries.slice(this.consumed)
-                : entries.filter(entry => !this.taken.has(keyOf(entry)));
-        }
-        this.take(fresh, grown);
-        // Only a log holding all that was taken may serve as the start of the next one.
-        this.arrayEnd = grown ? logs.lastIndexOf(']') : -1;
-        this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : '';
-        return this.linesOf(fresh);
-    }
-    /** At the end of a deployment: the last line, even without a closing newline. */
-    flush() {
-        const text = this.pending;
-        this.pending = '';
-        return text ? [{ kind: 'stdout', text }] : [];
-    }
-    /**
-     * The entries after those of the last read, parsed alone, when `logs` is that log with entries
-     * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
-     * when it is not, and the whole log must be parsed.
-     */
-    appended(logs) {
-        const end = this.arrayEnd;
-        if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
-            return undefined;
-        }
-        if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE)
-            return [];
-        if (logs.charCodeAt(end) !== COMMA)
-            return undefined;
-        return parseEntries(`[${logs.slice(end + 1)}`);
-    }
-    /**
-     * Records new entries as taken. Those that extend the log seen so far also move its end, which
-     * the next read is compared with; others (from a reordered log) do not.
-     */
-    take(fresh, grown) {
-        for (const entry of fresh)
-            this.taken.add(keyOf(entry));
-        if (!grown || fresh.length === 0)
-            return;
-        this.consumed += fresh.length;
-        this.lastEntry = fresh[fresh.length - 1];
-    }
-    /** The printed lines of new entries, in Coolify's (batch, order). */
-    linesOf(fresh) {
-        // New entries nearly always come in that order already; a stable sort keeps it otherwise.
-        fresh.sort(byBatchAndOrder);
-        const lines = [];
-        for (const entry of fresh) {
-            if (CLOSING.test(entry.output ?? ''))
-                this.sawClosing = true;
-            if (entry.hidden && !this.showHidden)
-                continue;
-            const hidden = entry.hidden ? { hidden: true } : {};
-            // Hidden entries are the job's own commands, some carrying every variable encoded.
-            const shown = (text) => (entry.hidden ? redactPayloads(text) : text);
-            if (entry.command) {
-                const key = `${entry.batch ?? 0}\u0000${entry.command}`;
-                if (key !== this.lastCommand) {
-                    this.lastCommand = key;
-                    lines.push({ kind: 'command', text: shown(entry.command), ...hidden });
-                }
-            }
-            const kind = entryKind(entry.type);
-            for (const text of shown(entry.output ?? '').split('\n'))
-                lines.push({ kind, text: withoutCr(text), ...hidden });
-        }
-        return lines;
-    }
-    nextText(logs) {
-        if (logs.length < this.consumed)
-            return [];
-        const end = logs.lastIndexOf('\n');
-        if (end < this.consumed) {
-            this.pending = logs.slice(this.consumed);
-            if (CLOSING.test(this.pending))
-                this.sawClosing = true;
-            return [];
-        }
-        const chunk = logs.slice(this.consumed, end);
-        this.consumed = end + 1;
-        this.pending = logs.slice(this.consumed);
-        if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending))
-            this.sawClosing = true;
-        return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }));
-    }
-}
-/**
- * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
- * down build container: <uuid>".
- */
-const CLOSING = /^Gracefully shutting down build container\b/;
-const CLOSING_LINE = /^Gracefully shutting down build container\b/m;
-const COMMA = 0x2c;
-const CLOSE = 0x5d;
-/** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
-const JSON_ARRAY = /^\s*\[\s*[{\]]/;
-function parseEntries(logs) {
-    try {
-        const parsed = JSON.parse(logs);
-        return Array.isArray(parsed) ? parsed : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function withoutCr(text) {
-    return text.endsWith('\r') ? text.slice(0, -1) : text;
-}
-function entryKind(type) {
-    if (type === 'stderr' || type === 'error')
-        return 'stderr';
-    if (type === 'info' || type === 'warning')
-        return type;
-    return 'stdout';
-}
-function byBatchAndOrder(a, b) {
-    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
-}
-function sameEntry(a, b) {
-    return (a !== undefined &&
-        b !== undefined &&
-        a.batch === b.batch &&
-        a.order === b.order &&
-        a.output === b.output &&
-        a.command === b.command);
-}
-/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
-function keyOf(entry) {
-    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
-}
-
-;// CONCATENATED MODULE: ./src/rollout/versions.ts
-
-
-
-
-
-
-
-/** History rows searched for what runs now. */
-const versions_HISTORY_ROWS = 20;
-/** How long to wait for a joined deployment's first log line, to learn which tag it runs. */
-const STARTING_WAIT_MS = 10_000;
-const STARTING_POLL_MS = 500;
-/**
- * How long a pin found before this run's own is watched: another run's comes off as soon as
- * Coolify queued its deployment; one that stays is the application's own.
- */
-const FOREIGN_PIN_WAIT_MS = 10_000;
-const FOREIGN_PIN_POLL_MS = 1000;
-/** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
-const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /;
-/** `Importing REPO:BRANCH (commit sha SHA) to DIR.`, the line where the job checks out the commit. */
-const IMPORTING = /^Importing .* \(commit sha ([^)\s]+)\)/;
-/**
- * Reads the applications when `image-tag`, `commit` or `rollback-on-failure` needs them, and checks
- * that each is of the kind its input is for. Undefined when no such input is set.
- */
-async function readVersions(client, config, signal) {
-    if (!config.imageTag && !config.commit && !config.rollbackOnFailure)
-        return undefined;
-    const versions = [];
-    for (const uuid of config.appUuids) {
-        const app = await client.getApplication(uuid, signal);
-        const version = versionOf(uuid, app);
-        if (config.imageTag && config.pr === undefined && !version.dockerImage) {
-            throw new ActionError(`Input \`image-tag\` is for Docker-image applications; ${version.name} is built from git (build pack ${app.build_pack ?? 'unknown'}): use \`commit\` for it.`);
-        }
-        if (config.commit && version.dockerImage) {
-            throw new ActionError(`Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`);
-        }
-        if (config.rollbackOnFailure && !version.dockerImage) {
-            const history = await client.listDeployments(uuid, versions_HISTORY_ROWS, signal);
-            version.runningCommit = runningCommit(history?.deployments);
-        }
-        versions.push(version);
-    }
-    return versions;
-}
-function versionOf(uuid, app) {
-    return {
-        appUuid: uuid,
-        name: app?.name || uuid,
-        dockerImage: app?.build_pack === 'dockerimage',
-        pinned: app?.git_commit_sha || 'HEAD',
-        imageTag: app?.docker_registry_image_tag || undefined
-    };
-}
-/** The commit of the newest finished production deployment; undefined when there is none. */
-function runningCommit(items) {
-    for (const item of Array.isArray(items) ? items : []) {
-        if (Number(item?.pull_request_id ?? 0) !== 0)
-            continue;
-        if (!isFinished(statusFromCoolify(item.status)))
-            continue;
-        if (item.commit && item.commit !== 'HEAD')
-            return item.commit;
-    }
-    return undefined;
-}
-/**
- * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
- * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
- * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
- */
-async function pinVersions(client, config, versions, state, signal, undo, note) {
-    const pins = [];
-    try {
-        for (const version of versions ?? []) {
-            if (config.imageTag && config.pr === undefined) {
-                const changes = { docker_registry_image_tag: config.imageTag };
-                await client.updateApplication(version.appUuid, changes, signal);
-                note(`${version.name}: image tag set to ${config.imageTag}`);
-            }
-            else if (config.commit) {
-                const previous = await standingPin(client, version, signal, note);
-                const ours = { appUuid: version.appUuid, previous, commit: config.commit };
-                await pin(client, ours, config.commit, { state, signal });
-                pins.push(ours);
-                note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
-            }
-        }
-    }
-    catch (error) {
-        await restorePins(client, pins, state, undo(), note);
-        throw error;
-    }
-    return pins;
-}
-/**
- * The application's own `git_commit_sha`, to put back after this run's pin. A commit pinned when
- * the run starts may be another run's, on only until Coolify queued that run's deployment:
- * recorded as the value to restore, it would be put back after that run restored its own, and
- * leave the application pinned for good. So a pin is watched for a while, and taken as the
- * application's own only when it stays.
- */
-async function standingPin(client, version, signal, note) {
-    let pinned = version.pinned;
-    if (pinned === 'HEAD')
-        return pinned;
-    note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
-    const until = Date.now() + FOREIGN_PIN_WAIT_MS;
-    while (Date.now() < until) {
-        await sleep(FOREIGN_PIN_POLL_MS, signal);
-        const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD';
-        if (now === pinned)
-            continue;
-        // Another run put its pin back (or moved it): watch what is set now.
-        pinned = now;
-        if (pinned === 'HEAD')
-            break;
-    }
-    return pinned;
-}
-/** Pins `commit` on the application, recording first what to put back. */
-async function pin(client, { appUuid, previous }, commit, { state, signal }) {
-    // Recorded first, and kept if an earlier pin of the same application is still to undo.
-    state.update(appUuid, { unpin: state.get(appUuid).unpin ?? previous, pinned: commit });
-    try {
-        await client.updateApplication(appUuid, { git_commit_sha: commit }, signal);
-    }
-    catch (error) {
-        // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
-        if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
-            state.update(appUuid, { unpin: undefined, pinned: undefined });
-        }
-        throw error;
-    }
-}
-/**
- * Puts every pinned application's `git_commit_sha` back as it was: Coolify took the commit into
- * the deployment when it queued it, and a pin left behind would make every later deploy build
- * it. Problems are reported, never thrown: the deploy itself is not at stake. Returns the pins
- * left on, which stay recorded for the post step.
- */
-async function restorePins(client, pins, state, signal, warn) {
-    const left = [];
-    for (const pin of pins) {
-        try {
-            if (pin.commit && !(await stillPinned(client, pin, signal))) {
-                // Another run pinned its own commit since: it puts back what it found, and only then.
-                state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
-                warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
-                continue;
-            }
-            await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
-            state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
-        }
-        catch (error) {
-            left.push(pin);
-            warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
-        }
-    }
-    return left;
-}
-/**
- * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
- * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
- * taken as ours: a pin left on is the worse outcome.
- */
-async function stillPinned(client, pin, signal) {
-    try {
-        const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
-        return now !== 'HEAD' && history_sameCommit(now, pin.commit);
-    }
-    catch {
-        return true;
-    }
-}
-/**
- * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
- * tag: a deploy while another of the app is under way joins that one. A joined deployment that
- * has not started yet reads the new tag when it starts; one that started with another tag gets a
- * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
- * for an image, and only skips that check).
- */
-async function settleImageTag(client, deployment, tag, mark, signal, note) {
-    if (!deployment.running)
-        return;
-    deployment.ranImage(tag);
-    let ran;
-    try {
-        ran = await startedTag(client, deployment.uuid, mark.at, signal);
-    }
-    catch (error) {
-        // A placeholder the trigger could not resolve: the deployment it joined is in the history.
-        if (!(error instanceof CoolifyError) || error.status !== 404)
-            throw error;
-        const real = await findStarted(client, deployment.appUuid, mark, signal);
-        if (!real)
-            throw error;
-        deployment.follow(real);
-        ran = await startedTag(client, real, mark.at, signal);
-    }
-    if (ran === undefined || ran === tag)
-        return;
-    const answer = await client.deploy({ uuids: [deployment.appUuid], force: true }, signal);
-    const next = answer.deployments?.find(entry => entry.resource_uuid === deployment.appUuid);
-    if (!next?.deployment_uuid) {
-        throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
-    }
-    note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
-    deployment.follow(next.deployment_uuid, true);
-}
-/**
- * The tag a deployment started with, when it started before the tag was set (`pinnedAt`); undefined
- * when it has not started, so that it will read the new tag, or started after the tag was set.
- */
-async function startedTag(client, uuid, pinnedAt, signal) {
-    const until = Date.now() + STARTING_WAIT_MS;
-    for (;;) {
-        const detail = await client.getDeployment(uuid, signal);
-        const status = statusFromCoolify(detail.status);
-        const created = timeOf(detail.created_at);
-        if (created !== undefined && created >= pinnedAt)
-            return undefined;
-        if (status === 'queued')
-            return undefined;
-        const ran = ranImageTag(detail);
-        if (ran !== undefined)
-            return ran;
-        // Started without its first line yet, or its log is hidden from this token.
-        if ((status && hasEnded(status)) || !('logs' in detail) || Date.now() >= until) {
-            return 'an earlier tag';
-        }
-        await sleep(STARTING_POLL_MS, signal);
-    }
-}
-/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
-function ranImageTag(detail) {
-    const match = firstMatch(detail, STARTING);
-    if (!match)
-        return detail.docker_registry_image_tag || undefined;
-    return match[2] ?? match[3] ?? 'latest';
-}
-/** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
-function builtCommit(detail) {
-    return firstMatch(detail, IMPORTING)?.[1];
-}
-function firstMatch(detail, pattern) {
-    const lines = new LogCursor(false).next(detail.logs);
-    for (const line of lines) {
-        const match = pattern.exec(line.text);
-        if (match)
-            return match;
-    }
-    return undefined;
-}
-/**
- * Checks, once it finished, that the deployment ran the version asked for: an image deployment
- * that ran another tag failed (its success is not this tag's); a build of another commit gets a
- * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
- * whose log this token cannot read is taken as asked.
- */
-async function verifyVersion(client, deployment, asked, signal) {
-    if (!asked.imageTag && !asked.commit)
-        return;
-    if (!deployment.uuid || !isFinished(deployment.status))
-        return;
-    let detail;
-    try {
-        detail = await client.getDeployment(deployment.uuid, signal);
-    }
-    catch {
-        return;
-    }
-    if (asked.imageTag) {
-        const ran = ranImageTag(detail) ?? asked.imageTag;
-        deployment.ranImage(ran);
-        if (ran !== asked.imageTag)
-            deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`);
-    }
-    else if (asked.commit) {
-        // Another commit passing green would be a lie, as another image tag would.
-        const built = builtCommit(detail);
-        if (built && !sameCommit(built, asked.commit)) {
-            deployment.end('failed', `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/state.ts
-
-const KEY = 'rollouts';
-/**
- * The one store shared by the main and the post step: a record per rollout, changed field by field
- * and saved whole after every change (the runner keeps the last value), so a main step killed at
- * any point leaves the post step exactly what is still to undo, and no record overwrites another.
- */
-class RunState {
-    #rollouts;
-    constructor(rollouts) {
-        this.#rollouts = rollouts;
-    }
-    /** An empty store, for the main step. */
-    static empty() {
-        return new RunState(new Map());
-    }
-    /** What the main step left, for the post step; empty when nothing was saved or it is unreadable. */
-    static load() {
-        const rollouts = new Map();
-        const saved = parse((0,host/* host */.H)().getState(KEY));
-        if (saved && typeof saved === 'object') {
-            for (const [key, value] of Object.entries(saved)) {
-                const record = checked(value);
-                if (record)
-                    rollouts.set(key, record);
-            }
-        }
-        return new RunState(rollouts);
-    }
-    get(key) {
-        return this.#rollouts.get(key) ?? {};
-    }
-    /** Every record with something left to undo. */
-    entries() {
-        return [...this.#rollouts];
-    }
-    /** Merges `change` into the rollout's record (an undefined field is removed) and saves. */
-    update(key, change) {
-        const merged = { ...this.get(key), ...change };
-        for (const field of Object.keys(merged)) {
-            const value = merged[field];
-            if (value === undefined || (Array.isArray(value) && value.length === 0))
-                delete merged[field];
-        }
-        if (Object.keys(merged).length === 0)
-            this.#rollouts.delete(key);
-        else
-            this.#rollouts.set(key, merged);
-        (0,host/* host */.H)().saveState(KEY, this.#rollouts.size ? JSON.stringify(Object.fromEntries(this.#rollouts)) : '');
-    }
-}
-function checked(value) {
-    if (!value || typeof value !== 'object')
-        return undefined;
-    const { name, trigger, running, unpin, pinned } = value;
-    const record = {};
-    if (trigger && typeof trigger === 'object' && typeof trigger.at === 'number') {
-        const { at, pr, commit } = trigger;
-        record.trigger = {
-            at,
-            ...(typeof pr === 'number' ? { pr } : {}),
-            ...(typeof commit === 'string' ? { commit } : {})
-        };
-    }
-    if (Array.isArray(running)) {
-        const uuids = running.filter((uuid) => typeof uuid === 'string');
-        if (uuids.length)
-            record.running = uuids;
-    }
-    if (typeof unpin === 'string')
-        record.unpin = unpin;
-    if (typeof unpin === 'string' && typeof pinned === 'string')
-        record.pinned = pinned;
-    // A name alone leaves nothing to do.
-    if (Object.keys(record).length === 0)
-        return undefined;
-    if (typeof name === 'string')
-        record.name = name;
-    return record;
-}
-function parse(text) {
-    try {
-        return text ? JSON.parse(text) : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/cleanup.ts
-
-
-
-
-
-
-
-
-
-
-/** The post step's time for all of it: the runner is winding the job down. */
-const POST_BUDGET_MS = 20_000;
-/**
- * The post step: the safety net for a main step that was killed while it deployed. From the
- * state the main step saved, it puts back every commit pin still on, and (with `cancel-on-abort`)
- * cancels in Coolify every deployment this run started that is still queued or running: those
- * saved by uuid, and, for a trigger whose answer never came, the one the application's history
- * shows it started (same pull request and commit it queued, created after it, and no other row
- * like it: then it cancels none and warns). Nothing here fails the job:
- * the run is over, so problems become warnings.
- */
-async function run() {
-    const state = RunState.load();
-    const records = state.entries();
-    if (records.length === 0)
-        return;
-    let client;
-    try {
-        const config = readConfig(name => (0,host/* host */.H)().input(name), mask);
-        client = connect(config);
-        const signal = AbortSignal.timeout(POST_BUDGET_MS);
-        const pins = records.flatMap(([appUuid, { unpin, pinned }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]);
-        const left = await restorePins(client, pins, state, signal, m => (0,host/* host */.H)().warning(m));
-        const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
-        if (done.length)
-            (0,host/* host */.H)().info(`Set git_commit_sha back as it was on ${done.join(', ')}`);
-        if (!config.cancelOnAbort)
-            return;
-        await Promise.all(records.map(([appUuid, record]) => cancelLeftRunning(client, appUuid, record, signal)));
-    }
-    catch (error) {
-        (0,host/* host */.H)().warning(`Could not clean up after the main step: ${describeError(error)}`);
-    }
-    finally {
-        await client?.close();
-    }
-}
-/** Cancels what one rollout left under way. */
-async function cancelLeftRunning(client, appUuid, { name = appUuid, running = [], trigger }, signal) {
-    const uuids = [...running];
-    if (trigger) {
-        try {
-            const created = await findCreated(client, appUuid, trigger, signal);
-            if (created.uuid && !uuids.includes(created.uuid))
-                uuids.push(created.uuid);
-            if (created.candidates > 1) {
-                // Another deployment like it was created in the same seconds: cancelling either could stop
-                // someone else's.
-                (0,host/* host */.H)().warning(`${name}: the trigger's answer never came, and ${created.candidates} deployments created after it could be the one it queued; none was cancelled: check them in Coolify.`);
-            }
-        }
-        catch (error) {
-            (0,host/* host */.H)().warning(`${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`);
-        }
-    }
-    for (const uuid of uuids)
-        await stopIfRunning(client, name, uuid, signal);
-}
-async function stopIfRunning(client, name, uuid, signal) {
-    try {
-        const detail = await client.getDeployment(uuid, signal);
-        if (!status_isUnderWay(detail.status))
-            return;
-    }
-    catch (error) {
-        (0,host/* host */.H)().warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`);
-        return;
-    }
-    const result = await cancelDeployment(client, uuid, signal);
-    if (result.cancelled) {
-        (0,host/* host */.H)().info(`${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`);
-    }
-    else if (result.problem) {
-        (0,host/* host */.H)().warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`);
-    }
-}
-
-
-/***/ }),
-
-/***/ 2237:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   F: () => (/* binding */ setHost),
-/* harmony export */   H: () => (/* binding */ host)
-/* harmony export */ });
-let current;
-/** The host of this process: set once, by the entry point, before anything else runs. */
-function host() {
-    if (!current)
-        throw new Error('No host: the entry point sets one before it runs the core.');
-    return current;
-}
-function setHost(next) {
-    current = next;
-}
-
 
 /***/ }),
 
