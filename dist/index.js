@@ -37127,12 +37127,16 @@ class Follower {
     async followRunning(deployment, mark, signal) {
         let resolved = false;
         for (let reads = 0; !signal.aborted; reads++) {
+            const began = Date.now();
             try {
                 await this.read(deployment, signal);
             }
             catch (error) {
                 if (signal.aborted) {
-                    if (error instanceof CoolifyError) {
+                    // A read the deadline merely cut short is no sign of trouble; one Coolify left
+                    // unanswered for longer than a turn, or that failed, is.
+                    const waited = Date.now() - began >= Math.max(this.options.pollIntervalMs, 1000);
+                    if (error instanceof CoolifyError && (!error.details.cutOff || waited)) {
                         this.unread.set(deployment, `${error.request}: ${error.reason}`);
                     }
                     break;
