@@ -35052,6 +35052,10 @@ class AppStatusReader {
         }
     }
 }
+/** Applications of Coolify: one read for one application, the list for several. */
+async function readApplications(client, uuids, signal) {
+    return (await readDated(client, uuids, signal)).apps;
+}
 /** `readApplications`, with the time Coolify answered. */
 async function readDated(client, uuids, signal) {
     if (uuids.length === 1) {
@@ -35060,13 +35064,6 @@ async function readDated(client, uuids, signal) {
     }
     const { body, date } = await client.listApplicationsDated(signal);
     return { apps: Array.isArray(body) ? body : [], date };
-}
-/** Applications of Coolify: one read for one application, the list for several. */
-async function readApplications(client, uuids, signal) {
-    if (uuids.length === 1)
-        return [await client.getApplication(uuids[0], signal)];
-    const apps = await client.listApplications(signal);
-    return Array.isArray(apps) ? apps : [];
 }
 /** Why a check stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
 function ended(signal) {

@@ -106,6 +106,15 @@ export class AppStatusReader {
   }
 }
 
+/** Applications of Coolify: one read for one application, the list for several. */
+export async function readApplications(
+  client: CoolifyClient,
+  uuids: readonly string[],
+  signal: AbortSignal
+): Promise<Array<ApplicationSummary | undefined>> {
+  return (await readDated(client, uuids, signal)).apps
+}
+
 /** `readApplications`, with the time Coolify answered. */
 async function readDated(
   client: CoolifyClient,
@@ -118,17 +127,6 @@ async function readDated(
   }
   const { body, date } = await client.listApplicationsDated(signal)
   return { apps: Array.isArray(body) ? body : [], date }
-}
-
-/** Applications of Coolify: one read for one application, the list for several. */
-export async function readApplications(
-  client: CoolifyClient,
-  uuids: readonly string[],
-  signal: AbortSignal
-): Promise<Array<ApplicationSummary | undefined>> {
-  if (uuids.length === 1) return [await client.getApplication(uuids[0], signal)]
-  const apps = await client.listApplications(signal)
-  return Array.isArray(apps) ? apps : []
 }
 
 /** Why a check stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
