@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3708);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3326);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3708:
+/***/ 3326:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32191,7 +32191,6 @@ class Budget {
 }
 
 ;// CONCATENATED MODULE: ./src/proxy.ts
-
 /**
  * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
  * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
@@ -32257,27 +32256,218 @@ function bypasses(target, env) {
         .some(item => item === '*' ||
         names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`)));
 }
-/**
- * A dispatcher for requests to `target`: through its proxy (a CONNECT tunnel, so TLS and
- * `ca` stay between this step and the target), or straight.
- */
-function dispatcherFor(target, options, env = process.env) {
-    const { ca, ...agent } = options;
-    const connect = { ...agent.connect, ...(ca ? { ca } : {}) };
-    const proxy = proxyFor(target, env);
-    if (!proxy)
-        return { dispatcher: new undici.Agent({ ...agent, connect }) };
-    const dispatcher = new undici.ProxyAgent({
-        ...agent,
-        uri: proxy.url.href,
-        requestTls: connect,
-        proxyTls: { timeout: connect.timeout }
-    });
-    return { dispatcher, proxy };
-}
 
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+;// CONCATENATED MODULE: ./src/http.ts
+
+
+
+
+
+/**
+ * Why a request got no answer in time. Its code says at which stage: before a connection
+ * (`CONNECT_TIMEOUT`: nothing was sent), before the headers, or between chunks of the body.
+ */
+class HttpTimeout extends Error {
+    code;
+    constructor(code) {
+        super(`no answer in time (${code})`);
+        this.code = code;
+    }
+}
+/** The proxy's refusal to open a tunnel: its status says why (407: it wants credentials). */
+class ProxyRefusal extends Error {
+    status;
+    code = 'PROXY_REFUSED';
+    constructor(status) {
+        super(`the proxy answered ${status} to CONNECT`);
+        this.status = status;
+    }
+}
+/** The connections to one site, straight or through the runner's proxy for it. */
+class HttpAgent {
+    /** The outbound proxy the requests go through, when the runner has one for this site. */
+    proxy;
+    #agent;
+    #timeoutMs;
+    /** CONNECTs to the proxy still waiting for its answer. */
+    #tunnels = new Set();
+    constructor(site, options, env = process.env) {
+        this.proxy = proxyFor(site, env);
+        this.#timeoutMs = options.timeoutMs;
+        const settings = {
+            keepAlive: options.keepAlive ?? false,
+            ...(options.ca && { ca: options.ca })
+        };
+        const secure = site.protocol === 'https:';
+        this.#agent = secure ? new (external_node_https_default()).Agent(settings) : new (external_node_http_default()).Agent(settings);
+        const proxy = this.proxy;
+        if (proxy) {
+            this.#agent.createConnection = (target, connected) => {
+                this.#tunnel(proxy, target, (error, socket) => {
+                    if (error || !socket)
+                        connected?.(error ?? new ProxyRefusal(0), undefined);
+                    else if (!secure)
+                        connected?.(null, socket);
+                    else {
+                        const host = target.host ?? '';
+                        const servername = (0,external_node_net_.isIP)(host) ? undefined : host;
+                        connected?.(null, external_node_tls_default().connect({ socket, servername, ca: settings.ca }));
+                    }
+                });
+                return undefined;
+            };
+        }
+    }
+    /**
+     * A CONNECT tunnel through `proxy` to the target, for http targets too (so the proxy sees no
+     * request), with TLS inside it: the certificate checks and `ca` stay between this step and the
+     * target.
+     */
+    #tunnel(proxy, target, done) {
+        const { username, password } = proxy.url;
+        const credentials = username && `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
+        const host = target.host ?? 'localhost';
+        const open = proxy.url.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const tunnel = open(proxy.url, {
+            method: 'CONNECT',
+            path: `${host.includes(':') ? `[${host}]` : host}:${target.port}`,
+            agent: false,
+            headers: credentials
+                ? { 'proxy-authorization': `Basic ${Buffer.from(credentials).toString('base64')}` }
+                : {}
+        });
+        this.#tunnels.add(tunnel);
+        tunnel.setTimeout(this.#timeoutMs, () => tunnel.destroy(new HttpTimeout('CONNECT_TIMEOUT')));
+        tunnel.once('connect', (answer, socket) => {
+            this.#tunnels.delete(tunnel);
+            tunnel.setTimeout(0);
+            if (answer.statusCode === 200)
+                return done(null, socket);
+            socket.destroy();
+            done(new ProxyRefusal(answer.statusCode ?? 0));
+        });
+        tunnel.once('error', error => {
+            this.#tunnels.delete(tunnel);
+            done(error);
+        });
+        tunnel.end();
+    }
+    /** Sends a request; resolves once the answer's headers are in. */
+    request(url, request) {
+        const { signal } = request;
+        return new Promise((resolve, reject) => {
+            if (signal.aborted)
+                return reject(signal.reason);
+            const send = url.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+            const headers = request.body === undefined
+                ? request.headers
+                : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
+            let sent;
+            try {
+                sent = send(url, { method: request.method, headers, agent: this.#agent });
+            }
+            catch (error) {
+                // A value HTTP cannot carry (a line break in a header) is refused before anything leaves.
+                return reject(error);
+            }
+            // One timer, restarted by every sign of life: the stage it fires in names the timeout.
+            let stage = 'CONNECT_TIMEOUT';
+            let timer;
+            // The request until its answer arrives, then the answer: destroying it ends its body too.
+            let current = sent;
+            const stop = () => {
+                clearTimeout(timer);
+                signal.removeEventListener('abort', abort);
+            };
+            const alive = () => {
+                clearTimeout(timer);
+                timer = setTimeout(() => current.destroy(new HttpTimeout(stage)), this.#timeoutMs);
+                // The connection keeps the process alive while it matters; the timer alone must not.
+                timer.unref();
+            };
+            const abort = () => current.destroy(signal.reason);
+            signal.addEventListener('abort', abort, { once: true });
+            alive();
+            sent.on('socket', (socket) => {
+                const connected = () => {
+                    stage = 'HEADERS_TIMEOUT';
+                    alive();
+                };
+                // A new TLS connection is ready after its handshake; a new plain one once it connects.
+                if (sent.reusedSocket)
+                    connected();
+                else if (socket instanceof external_node_tls_.TLSSocket)
+                    socket.once('secureConnect', connected);
+                else if (socket.connecting)
+                    socket.once('connect', connected);
+                else
+                    connected();
+            });
+            sent.on('error', error => {
+                stop();
+                reject(error);
+            });
+            sent.on('response', (response) => {
+                stage = 'BODY_TIMEOUT';
+                current = response;
+                // Until its body is read, a failure of the answer is kept (as `errored`), not thrown.
+                response.on('error', () => { });
+                response.once('close', stop);
+                alive();
+                resolve({
+                    status: response.statusCode ?? 0,
+                    header: name => {
+                        const value = response.headers[name.toLowerCase()];
+                        return Array.isArray(value) ? value[0] : value;
+                    },
+                    text: () => readText(response, alive)
+                });
+            });
+            sent.end(request.body);
+        });
+    }
+    /** Closes every connection, those under way included, so that the process can exit. */
+    close() {
+        for (const tunnel of this.#tunnels)
+            tunnel.destroy();
+        this.#agent.destroy();
+    }
+}
+/** The body of `response` as text, whole or not at all. */
+function readText(response, alive) {
+    return new Promise((resolve, reject) => {
+        const chunks = [];
+        response.on('data', (chunk) => {
+            alive();
+            chunks.push(chunk);
+        });
+        response.on('error', reject);
+        response.on('close', () => {
+            // Closed before its end: the connection was cut, or the timer or an abort destroyed it.
+            if (response.complete)
+                resolve(Buffer.concat(chunks).toString('utf8'));
+            else
+                reject(response.errored ?? cutShort());
+        });
+    });
+}
+function cutShort() {
+    return Object.assign(new Error('the connection closed before the answer ended'), {
+        code: 'ECONNRESET'
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/coolify/errors.ts
 
 /**
@@ -32455,7 +32645,7 @@ const CONNECT_CODES = new Set([
     'ECONNREFUSED',
     'ENOTFOUND',
     'EAI_AGAIN',
-    'UND_ERR_CONNECT_TIMEOUT',
+    'CONNECT_TIMEOUT',
     'EHOSTUNREACH',
     'ENETUNREACH'
 ]);
@@ -32464,10 +32654,6 @@ const CONNECT_CODES = new Set([
  * header) or a programming error. Nothing was sent, and sending it again fails the same way.
  */
 const ARGUMENT_CODES = new Set([
-    'UND_ERR_INVALID_ARG',
-    'UND_ERR_INVALID_RETURN_VALUE',
-    'UND_ERR_NOT_SUPPORTED',
-    'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
     'ERR_INVALID_ARG_TYPE',
     'ERR_INVALID_ARG_VALUE',
     'ERR_INVALID_CHAR',
@@ -32552,10 +32738,10 @@ function describeProxyFailure(error, code, host, proxy) {
             unsent: true
         };
     }
-    const status = /Proxy response \((\d{3})\)/.exec(messageChain(error))?.[1];
-    if (!status)
+    if (code !== 'PROXY_REFUSED')
         return undefined;
-    if (status === '407') {
+    const status = error.status;
+    if (status === 407) {
         return {
             reason: `the proxy ${proxy} wants credentials (407 Proxy Authentication Required)`,
             hint: 'Put the proxy user and password in HTTPS_PROXY, like http://user:password@proxy:3128',
@@ -32565,28 +32751,16 @@ function describeProxyFailure(error, code, host, proxy) {
     }
     return {
         reason: `the proxy ${proxy} answered ${status} instead of connecting to ${host}`,
-        hint: Number(status) >= 500 ? '' : hint,
-        transient: Number(status) >= 500,
+        hint: status >= 500 ? '' : hint,
+        transient: status >= 500,
         unsent: true
     };
-}
-/** The messages of an error and its causes, which undici nests. */
-function messageChain(error) {
-    const messages = [];
-    let current = error;
-    for (let depth = 0; current && depth < 4; depth++) {
-        const message = current.message;
-        if (typeof message === 'string')
-            messages.push(message);
-        current = current.cause;
-    }
-    return messages.join(' ');
 }
 function errorCode(error) {
     let current = error;
     for (let depth = 0; current && depth < 4; depth++) {
         const code = current.code;
-        if (typeof code === 'string' && code !== 'UND_ERR_SOCKET')
+        if (typeof code === 'string')
             return code;
         current = current.cause;
     }
@@ -32797,7 +32971,6 @@ class Reachability {
 
 
 
-
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
 /**
  * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
@@ -32810,7 +32983,7 @@ class CoolifyClient {
     closing = new AbortController();
     /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
     reachability;
-    dispatcher;
+    http;
     headers;
     retry;
     host;
@@ -32818,16 +32991,12 @@ class CoolifyClient {
     proxy;
     constructor(options) {
         this.options = options;
-        const timeout = options.requestTimeoutMs ?? 30_000;
-        const { dispatcher, proxy } = dispatcherFor(new URL(options.apiUrl), {
-            connect: { timeout },
+        this.http = new HttpAgent(new URL(options.apiUrl), {
+            timeoutMs: options.requestTimeoutMs ?? 30_000,
             ca: options.caCertificate ? [...external_node_tls_.rootCertificates, options.caCertificate] : undefined,
-            headersTimeout: timeout,
-            bodyTimeout: timeout,
-            keepAliveTimeout: 10_000
+            keepAlive: true
         }, options.env);
-        this.dispatcher = dispatcher;
-        this.proxy = proxy;
+        this.proxy = this.http.proxy;
         this.headers = {
             // Lower-cased, so the action's own headers below replace any of the same name.
             ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
@@ -33112,7 +33281,7 @@ class CoolifyClient {
      */
     async close() {
         this.closing.abort(new ActionError('the step is done with Coolify'));
-        await this.dispatcher.destroy();
+        this.http.close();
     }
     /**
      * Sends a call, and repeats it on transient failures until its signal aborts: a proxy or
@@ -33164,11 +33333,10 @@ class CoolifyClient {
         const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
         let response;
         try {
-            response = await (0,undici.request)(url, {
+            response = await this.http.request(url, {
                 method: call.method,
                 headers,
                 body,
-                dispatcher: this.dispatcher,
                 signal: call.signal
             });
         }
@@ -33179,17 +33347,13 @@ class CoolifyClient {
             const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host, this.proxy?.name);
             throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
         }
-        const status = response.statusCode;
-        const headerOf = (name) => {
-            const value = response.headers[name];
-            return Array.isArray(value) ? value[0] : value;
-        };
-        const retryAfterMs = parseRetryAfter(headerOf('retry-after'));
+        const status = response.status;
+        const retryAfterMs = parseRetryAfter(response.header('retry-after'));
         // A full deployment queue (told by its message) is not rate limiting: other requests go on.
-        const observe = (serverMessage) => this.gate.observe(headerOf('x-ratelimit-limit'), headerOf('x-ratelimit-remaining'), status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
+        const observe = (serverMessage) => this.gate.observe(response.header('x-ratelimit-limit'), response.header('x-ratelimit-remaining'), status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
         let text;
         try {
-            text = await response.body.text();
+            text = await response.text();
         }
         catch (error) {
             observe();
@@ -33202,16 +33366,16 @@ class CoolifyClient {
             });
         }
         const json = parseJson(text);
-        const html = json === undefined && looksLikeHtml(text, headerOf('content-type'));
+        const html = json === undefined && looksLikeHtml(text, response.header('content-type'));
         const serverMessage = messageOf(json);
         observe(serverMessage);
         if (status < 200 || status >= 300) {
             const described = describeHttpFailure(status, serverMessage, {
-                location: headerOf('location'),
-                'cf-mitigated': headerOf('cf-mitigated')
+                location: response.header('location'),
+                'cf-mitigated': response.header('cf-mitigated')
             });
             // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
-            const page = html && status >= 400 && status !== 429 && !headerOf('cf-mitigated');
+            const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated');
             const reason = !page
                 ? described.reason + invalidFields(json)
                 : status >= 500
@@ -33235,7 +33399,7 @@ class CoolifyClient {
             const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
             throw new CoolifyError(label, reason, hint, { status, transient: true });
         }
-        const date = Date.parse(headerOf('date') ?? '');
+        const date = Date.parse(response.header('date') ?? '');
         return { body: json, date: Number.isNaN(date) ? undefined : date };
     }
 }
@@ -35114,7 +35278,6 @@ async function guardDebugLogs(client, config, signal, warn) {
 ;// CONCATENATED MODULE: ./src/rollout/probe.ts
 
 
-
 /** Longest wait for one answer: a slow application counts as not answering. */
 const PROBE_TIMEOUT_MS = 10_000;
 /**
@@ -35124,20 +35287,16 @@ const PROBE_TIMEOUT_MS = 10_000;
  */
 async function probe(url, signal) {
     // Through the runner's proxy, as a browser on it would reach the application.
-    const { dispatcher, proxy } = dispatcherFor(new URL(url), {
-        connect: { timeout: PROBE_TIMEOUT_MS },
-        headersTimeout: PROBE_TIMEOUT_MS,
-        bodyTimeout: PROBE_TIMEOUT_MS
-    });
+    const target = new URL(url);
+    const agent = new HttpAgent(target, { timeoutMs: PROBE_TIMEOUT_MS });
+    const { proxy } = agent;
     try {
-        const response = await (0,undici.request)(url, {
+        const response = await agent.request(target, {
             method: 'GET',
             headers: { 'user-agent': 'deploy-to-coolify-action health check' },
-            dispatcher,
             signal
         });
-        await response.body.dump();
-        const status = response.statusCode;
+        const status = response.status;
         return { ok: status >= 200 && status < 400, what: `answered ${status}` };
     }
     catch (error) {
@@ -35151,7 +35310,7 @@ async function probe(url, signal) {
         };
     }
     finally {
-        await dispatcher.destroy();
+        agent.close();
     }
 }
 
@@ -37950,6 +38109,18 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 			return fn.r ? promise : getResult();
 /******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
 /******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
 /******/ 	};
 /******/ })();
 /******/ 

@@ -1,5 +1,3 @@
-import { Agent, ProxyAgent, type Dispatcher } from 'undici'
-
 /** The outbound proxy a request goes through. */
 export interface Proxy {
   url: URL
@@ -69,26 +67,4 @@ function bypasses(target: URL, env: NodeJS.ProcessEnv): boolean {
         item === '*' ||
         names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`))
     )
-}
-
-/**
- * A dispatcher for requests to `target`: through its proxy (a CONNECT tunnel, so TLS and
- * `ca` stay between this step and the target), or straight.
- */
-export function dispatcherFor(
-  target: URL,
-  options: Agent.Options & { ca?: string[] },
-  env: NodeJS.ProcessEnv = process.env
-): { dispatcher: Dispatcher; proxy?: Proxy } {
-  const { ca, ...agent } = options
-  const connect = { ...(agent.connect as object), ...(ca ? { ca } : {}) }
-  const proxy = proxyFor(target, env)
-  if (!proxy) return { dispatcher: new Agent({ ...agent, connect }) }
-  const dispatcher = new ProxyAgent({
-    ...agent,
-    uri: proxy.url.href,
-    requestTls: connect,
-    proxyTls: { timeout: (connect as { timeout?: number }).timeout }
-  })
-  return { dispatcher, proxy }
 }

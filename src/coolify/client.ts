@@ -1,7 +1,7 @@
 import { rootCertificates } from 'node:tls'
-import { request, type Dispatcher } from 'undici'
 import { ActionError } from '../errors.js'
-import { dispatcherFor, type Proxy } from '../proxy.js'
+import { HttpAgent, type HttpAnswer } from '../http.js'
+import type { Proxy } from '../proxy.js'
 import { CoolifyError, describeHttpFailure, describeNetworkFailure, isQueueFull } from './errors.js'
 import {
   backoffDelay,
@@ -79,7 +79,7 @@ export class CoolifyClient {
   private readonly closing = new AbortController()
   /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
   readonly reachability: Reachability
-  private readonly dispatcher: Dispatcher
+  private readonly http: HttpAgent
   private readonly headers: Record<string, string>
   private readonly retry: RetryPolicy
   private readonly host: string
@@ -87,20 +87,16 @@ export class CoolifyClient {
   readonly proxy: Proxy | undefined
 
   constructor(private readonly options: ClientOptions) {
-    const timeout = options.requestTimeoutMs ?? 30_000
-    const { dispatcher, proxy } = dispatcherFor(
+    this.http = new HttpAgent(
       new URL(options.apiUrl),
       {
-        connect: { timeout },
+        timeoutMs: options.requestTimeoutMs ?? 30_000,
         ca: options.caCertificate ? [...rootCertificates, options.caCertificate] : undefined,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-        keepAliveTimeout: 10_000
+        keepAlive: true
       },
       options.env
     )
-    this.dispatcher = dispatcher
-    this.proxy = proxy
+    this.proxy = this.http.proxy
     this.headers = {
       // Lower-cased, so the action's own headers below replace any of the same name.
       ...Object.fromEntries(
@@ -442,7 +438,7 @@ export class CoolifyClient {
    */
   async close(): Promise<void> {
     this.closing.abort(new ActionError('the step is done with Coolify'))
-    await this.dispatcher.destroy()
+    this.http.close()
   }
 
   /**
@@ -493,13 +489,12 @@ export class CoolifyClient {
     const headers =
       body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' }
 
-    let response: Dispatcher.ResponseData
+    let response: HttpAnswer
     try {
-      response = await request(url, {
+      response = await this.http.request(url, {
         method: call.method,
         headers,
         body,
-        dispatcher: this.dispatcher,
         signal: call.signal
       })
     } catch (error) {
@@ -513,22 +508,18 @@ export class CoolifyClient {
       throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent })
     }
 
-    const status = response.statusCode
-    const headerOf = (name: string): string | undefined => {
-      const value = response.headers[name]
-      return Array.isArray(value) ? value[0] : value
-    }
-    const retryAfterMs = parseRetryAfter(headerOf('retry-after'))
+    const status = response.status
+    const retryAfterMs = parseRetryAfter(response.header('retry-after'))
     // A full deployment queue (told by its message) is not rate limiting: other requests go on.
     const observe = (serverMessage?: string): void =>
       this.gate.observe(
-        headerOf('x-ratelimit-limit'),
-        headerOf('x-ratelimit-remaining'),
+        response.header('x-ratelimit-limit'),
+        response.header('x-ratelimit-remaining'),
         status === 429 && !isQueueFull(status, serverMessage) ? (retryAfterMs ?? 0) : undefined
       )
     let text: string
     try {
-      text = await response.body.text()
+      text = await response.text()
     } catch (error) {
       observe()
       if (call.signal.aborted) throw call.signal.reason
@@ -540,16 +531,16 @@ export class CoolifyClient {
     }
 
     const json = parseJson(text)
-    const html = json === undefined && looksLikeHtml(text, headerOf('content-type'))
+    const html = json === undefined && looksLikeHtml(text, response.header('content-type'))
     const serverMessage = messageOf(json)
     observe(serverMessage)
     if (status < 200 || status >= 300) {
       const described = describeHttpFailure(status, serverMessage, {
-        location: headerOf('location'),
-        'cf-mitigated': headerOf('cf-mitigated')
+        location: response.header('location'),
+        'cf-mitigated': response.header('cf-mitigated')
       })
       // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
-      const page = html && status >= 400 && status !== 429 && !headerOf('cf-mitigated')
+      const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated')
       const reason = !page
         ? described.reason + invalidFields(json)
         : status >= 500
@@ -574,7 +565,7 @@ export class CoolifyClient {
       const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : ''
       throw new CoolifyError(label, reason, hint, { status, transient: true })
     }
-    const date = Date.parse(headerOf('date') ?? '')
+    const date = Date.parse(response.header('date') ?? '')
     return { body: json, date: Number.isNaN(date) ? undefined : date }
   }
 }

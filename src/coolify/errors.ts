@@ -1,4 +1,5 @@
 import { ActionError } from '../errors.js'
+import type { ProxyRefusal } from '../http.js'
 
 export interface FailureDetails {
   /** HTTP status, when an answer came back. */
@@ -214,7 +215,7 @@ const CONNECT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
+  'CONNECT_TIMEOUT',
   'EHOSTUNREACH',
   'ENETUNREACH'
 ])
@@ -224,10 +225,6 @@ const CONNECT_CODES = new Set([
  * header) or a programming error. Nothing was sent, and sending it again fails the same way.
  */
 const ARGUMENT_CODES = new Set([
-  'UND_ERR_INVALID_ARG',
-  'UND_ERR_INVALID_RETURN_VALUE',
-  'UND_ERR_NOT_SUPPORTED',
-  'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
   'ERR_INVALID_ARG_TYPE',
   'ERR_INVALID_ARG_VALUE',
   'ERR_INVALID_CHAR',
@@ -322,9 +319,9 @@ function describeProxyFailure(
       unsent: true
     }
   }
-  const status = /Proxy response \((\d{3})\)/.exec(messageChain(error))?.[1]
-  if (!status) return undefined
-  if (status === '407') {
+  if (code !== 'PROXY_REFUSED') return undefined
+  const status = (error as ProxyRefusal).status
+  if (status === 407) {
     return {
       reason: `the proxy ${proxy} wants credentials (407 Proxy Authentication Required)`,
       hint: 'Put the proxy user and password in HTTPS_PROXY, like http://user:password@proxy:3128',
@@ -334,29 +331,17 @@ function describeProxyFailure(
   }
   return {
     reason: `the proxy ${proxy} answered ${status} instead of connecting to ${host}`,
-    hint: Number(status) >= 500 ? '' : hint,
-    transient: Number(status) >= 500,
+    hint: status >= 500 ? '' : hint,
+    transient: status >= 500,
     unsent: true
   }
-}
-
-/** The messages of an error and its causes, which undici nests. */
-function messageChain(error: unknown): string {
-  const messages: string[] = []
-  let current: unknown = error
-  for (let depth = 0; current && depth < 4; depth++) {
-    const message = (current as { message?: unknown }).message
-    if (typeof message === 'string') messages.push(message)
-    current = (current as { cause?: unknown }).cause
-  }
-  return messages.join(' ')
 }
 
 function errorCode(error: unknown): string {
   let current: unknown = error
   for (let depth = 0; current && depth < 4; depth++) {
     const code = (current as { code?: unknown }).code
-    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code
+    if (typeof code === 'string') return code
     current = (current as { cause?: unknown }).cause
   }
   return (error as { code?: string })?.code ?? ''

@@ -1,6 +1,5 @@
-import { request } from 'undici'
 import { describeError } from '../errors.js'
-import { dispatcherFor } from '../proxy.js'
+import { HttpAgent } from '../http.js'
 
 /** What one request to the application's health URL found. */
 export interface ProbeResult {
@@ -19,20 +18,16 @@ const PROBE_TIMEOUT_MS = 10_000
  */
 export async function probe(url: string, signal: AbortSignal): Promise<ProbeResult> {
   // Through the runner's proxy, as a browser on it would reach the application.
-  const { dispatcher, proxy } = dispatcherFor(new URL(url), {
-    connect: { timeout: PROBE_TIMEOUT_MS },
-    headersTimeout: PROBE_TIMEOUT_MS,
-    bodyTimeout: PROBE_TIMEOUT_MS
-  })
+  const target = new URL(url)
+  const agent = new HttpAgent(target, { timeoutMs: PROBE_TIMEOUT_MS })
+  const { proxy } = agent
   try {
-    const response = await request(url, {
+    const response = await agent.request(target, {
       method: 'GET',
       headers: { 'user-agent': 'deploy-to-coolify-action health check' },
-      dispatcher,
       signal
     })
-    await response.body.dump()
-    const status = response.statusCode
+    const status = response.status
     return { ok: status >= 200 && status < 400, what: `answered ${status}` }
   } catch (error) {
     if (signal.aborted) return { ok: false, what: 'did not answer in time' }
@@ -43,6 +38,6 @@ export async function probe(url: string, signal: AbortSignal): Promise<ProbeResu
       what: `did not answer${through} (${typeof code === 'string' ? code : describeError(error)})`
     }
   } finally {
-    await dispatcher.destroy()
+    agent.close()
   }
 }

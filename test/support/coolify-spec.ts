@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { fetch } from 'undici'
-import { dispatcherFor } from '../../src/proxy.js'
+import { HttpAgent } from '../../src/http.js'
 
 const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -53,7 +52,7 @@ export async function coolifySpec(): Promise<string> {
   return CACHED_SPEC
 }
 
-/** An error's message, with the cause undici's `fetch failed` leaves out. */
+/** An error's message, with its cause's. */
 function reason(error: unknown): string {
   const { message, cause } = error as Error
   return cause instanceof Error ? `${message} (${cause.message})` : message
@@ -64,17 +63,19 @@ function reason(error: unknown): string {
  * Goes through the proxy the environment names, chosen as the action chooses its own.
  */
 export async function download(url: string, expected: string, dest: string): Promise<void> {
-  const { dispatcher } = dispatcherFor(new URL(url), {})
+  const target = new URL(url)
+  const agent = new HttpAgent(target, { timeoutMs: DOWNLOAD_TIMEOUT_MS })
   let body: Buffer
   try {
-    const response = await fetch(url, {
-      dispatcher,
+    const response = await agent.request(target, {
+      method: 'GET',
+      headers: {},
       signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS)
     })
-    if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`)
-    body = Buffer.from(await response.arrayBuffer())
+    if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`)
+    body = Buffer.from(await response.text())
   } finally {
-    await dispatcher.close()
+    agent.close()
   }
   const actual = sha256(body)
   if (actual !== expected) {

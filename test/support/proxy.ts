@@ -1,6 +1,6 @@
 /**
  * A forwarding proxy on loopback, as companies put in front of self-hosted runners: it answers
- * CONNECT (the tunnel undici opens for http and https targets alike), records each one, and
+ * CONNECT (the tunnel the action opens for http and https targets alike), records each one, and
  * connects every tunnel to 127.0.0.1 on the port asked for, whatever the host name — so names
  * that resolve nowhere (`coolify.test`) reach the fakes only through it.
  */
@@ -31,7 +31,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<Forwarding
   const tunnels: Tunnel[] = []
   const sockets = new Set<Socket>()
   const server = createServer((_request, response) => {
-    // Plain forwarding of absolute URLs is not needed: undici always tunnels.
+    // Plain forwarding of absolute URLs is not needed: the action always tunnels.
     response.writeHead(405).end()
   })
   server.on('connect', (request: IncomingMessage, client: Socket) => {
