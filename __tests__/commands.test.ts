@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as core from '@actions/core'
 import type { AnnotationProperties } from '../src/action/commands.js'
+import { ACTION_DIR, actionManifest } from '../test/support/runner.js'
 
 /** The delimiter the next file command uses, when a test sets one; random otherwise. */
 let nextUuid: string | undefined
@@ -186,5 +187,17 @@ describe.each(FILE_COMMANDS)('%s', (method, variable) => {
   it(`refuses a ${variable} that names no file`, () => {
     process.env[variable] = join(dir, 'missing')
     expect(() => commands[method]('status', 'x')).toThrow(`${variable} names`)
+  })
+})
+
+describe('the bundles the runner starts', () => {
+  it('hold no @actions/* module: the job summary loads @actions/core at the end of the run', () => {
+    const { runs } = actionManifest()
+    for (const entry of [runs.main, runs.post!]) {
+      const bundle = readFileSync(join(ACTION_DIR, entry), 'utf8')
+      // ncc names each module it bundles in a comment; lazily loaded ones go to chunks of their own.
+      const bundled = bundle.match(/(?<=MODULE: \.\/node_modules\/)@actions\/[^/]+/g) ?? []
+      expect({ entry, packages: [...new Set(bundled)] }).toEqual({ entry, packages: [] })
+    }
   })
 })
