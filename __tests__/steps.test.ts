@@ -1,11 +1,11 @@
 /**
- * The main and post steps in-process, with @actions/core stood in for (as GitHub's action
- * template does), against the fake Coolify over real HTTP: the same journeys as the bundle's
- * end-to-end tests, here where coverage sees them.
+ * The main and post steps in-process, with the workflow commands stood in for (as GitHub's
+ * action template does with @actions/core), against the fake Coolify over real HTTP: the same
+ * journeys as the bundle's end-to-end tests, here where coverage sees them.
  */
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import { captureStdout } from '../test/support/stdout.js'
-import { coreStandIn, recorded, resetCore, summaryText } from '../test/support/core.js'
+import { commandsStandIn, recorded, resetStep, summaryText } from '../test/support/commands.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
 import {
@@ -21,7 +21,7 @@ import {
   TOKEN
 } from '../test/support/scenarios.js'
 
-jest.unstable_mockModule('@actions/core', () => coreStandIn)
+jest.unstable_mockModule('../src/action/commands.js', () => commandsStandIn)
 const { run } = await import('../src/action/main.js')
 const { run: runPost } = await import('../src/action/cleanup.js')
 
@@ -59,7 +59,7 @@ function logLines(): string[] {
 describe('the main step', () => {
   it('deploys, prints the log once, sets the outputs and clears its saved state', async () => {
     const coolify = await fake()
-    resetCore(inputsFor(coolify))
+    resetStep(inputsFor(coolify))
     await run()
 
     expect(process.exitCode).toBeUndefined()
@@ -79,7 +79,7 @@ describe('the main step', () => {
 
   it('fails the step on a failed build, with an annotation that says why', async () => {
     const coolify = await fake([build('failed')])
-    resetCore(inputsFor(coolify))
+    resetStep(inputsFor(coolify))
     await run()
 
     expect(process.exitCode).toBe(1)
@@ -95,7 +95,7 @@ describe('the main step', () => {
   it('follows the deployment under way when Coolify answers "already queued"', async () => {
     const coolify = await fake([build('finished')])
     const first = await startElsewhere(coolify)
-    resetCore(inputsFor(coolify))
+    resetStep(inputsFor(coolify))
     await run()
 
     expect(recorded.outputs['deployment-uuid']).toBe(first)
@@ -106,7 +106,7 @@ describe('the main step', () => {
   it('finds the deployment a lost trigger answer started, and deploys once', async () => {
     const coolify = await fake()
     coolify.inject({ method: 'POST', path: '/deploy', do: 'truncate' })
-    resetCore(inputsFor(coolify))
+    resetStep(inputsFor(coolify))
     await run()
 
     expect(recorded.outputs.status).toBe('finished')
@@ -115,7 +115,7 @@ describe('the main step', () => {
 
   it('times out, cancels in Coolify and says so', async () => {
     const coolify = await fake([endless()])
-    resetCore(inputsFor(coolify, { timeout: '1s' }))
+    resetStep(inputsFor(coolify, { timeout: '1s' }))
     await run()
 
     expect(process.exitCode).toBe(1)
@@ -126,7 +126,7 @@ describe('the main step', () => {
 
   it('cancels in Coolify when the run is cancelled (SIGINT)', async () => {
     const coolify = await fake([endless()])
-    resetCore(inputsFor(coolify))
+    resetStep(inputsFor(coolify))
     const running = run()
     while (coolify.deployments()[0]?.status !== 'in_progress') await pause(20)
     await pause(200)
@@ -141,7 +141,7 @@ describe('the main step', () => {
 
   it('sets status failed and an empty list when the trigger is refused', async () => {
     const coolify = await fake()
-    resetCore(inputsFor(coolify, { 'app-uuid': 'nosuchapp' }))
+    resetStep(inputsFor(coolify, { 'app-uuid': 'nosuchapp' }))
     await run()
 
     expect(recorded.outputs).toMatchObject({ status: 'failed', deployments: '[]' })
@@ -150,7 +150,7 @@ describe('the main step', () => {
 
   it('refuses bad input before any request', async () => {
     const coolify = await fake()
-    resetCore(inputsFor(coolify, { timeout: 'soon' }))
+    resetStep(inputsFor(coolify, { timeout: 'soon' }))
     await run()
 
     expect(recorded.failed).toEqual([expect.stringMatching(/^Input `timeout`: "soon"/)])
@@ -168,7 +168,7 @@ describe('the post step', () => {
       path: `/deployments/${uuid}`,
       do: { status: 200, body: { deployment_uuid: uuid, status: 'Building' } }
     })
-    resetCore(inputsFor(coolify), savedState({ [APP.uuid]: { name: 'web', running: [uuid] } }))
+    resetStep(inputsFor(coolify), savedState({ [APP.uuid]: { name: 'web', running: [uuid] } }))
     await runPost()
 
     expect(coolify.deployments()[0].status).toBe('cancelled-by-user')
@@ -182,7 +182,7 @@ describe('the post step', () => {
     const coolify = await fake([endless()])
     const at = Date.now()
     await startElsewhere(coolify)
-    resetCore(inputsFor(coolify), savedState({ [APP.uuid]: { trigger: { at } } }))
+    resetStep(inputsFor(coolify), savedState({ [APP.uuid]: { trigger: { at } } }))
     await runPost()
 
     expect(coolify.deployments()[0].status).toBe('cancelled-by-user')
@@ -192,7 +192,7 @@ describe('the post step', () => {
     const coolify = await fake([endless()])
     await startElsewhere(coolify)
     await pause(50)
-    resetCore(
+    resetStep(
       inputsFor(coolify),
       savedState({ [APP.uuid]: { trigger: { at: Date.now() + 6000 } } })
     )
@@ -204,7 +204,7 @@ describe('the post step', () => {
 
   it('does nothing without saved state', async () => {
     const coolify = await fake()
-    resetCore(inputsFor(coolify))
+    resetStep(inputsFor(coolify))
     await runPost()
     expect(coolify.requests).toEqual([])
   })

@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as commands from './commands.js'
 import type { DeploymentView } from '../rollout/deployment.js'
 import type { LogLine } from '../rollout/logs.js'
 import { failsStep } from '../rollout/status.js'
@@ -19,7 +19,7 @@ export function annotateFailures(
     const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES)
     // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
     const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text)
-    core.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
+    commands.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
       title: `${deployment.name}: ${what(deployment)} ${deployment.status}`
     })
   }

@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as commands from './commands.js'
 import { lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
 import { gitHubState, type GitHubState } from '../rollout/status.js'
@@ -30,7 +30,7 @@ export async function createGitHubDeployment(
   const { environment, githubToken, instanceUrl } = config
   if (!environment) return undefined
   if (!githubToken) {
-    core.warning(
+    commands.warning(
       `\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`
     )
     return undefined
@@ -52,7 +52,7 @@ export async function createGitHubDeployment(
       request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
     })
     if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
-    core.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
+    commands.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
     return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl)
   } catch (error) {
     const forge = lacksDeploymentsApi(error)
@@ -89,7 +89,7 @@ export async function deactivateEnvironment(config: Config, signal: AbortSignal)
         request
       })
     }
-    core.info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`)
+    commands.info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`)
   } catch (error) {
     const forge = lacksDeploymentsApi(error)
     if (forge) noDeploymentsApi(forge, environment)
@@ -162,7 +162,7 @@ export class GitHubDeployment implements Watcher {
 
 /** Said once per step: the first deployments call is the only one a missing API answers. */
 function noDeploymentsApi(forge: string, environment: string): void {
-  core.notice(
+  commands.notice(
     `${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`
   )
 }

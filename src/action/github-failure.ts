@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as commands from './commands.js'
 
 /**
  * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
@@ -11,7 +11,7 @@ export function warnGitHubFailure(action: string, error: unknown, permission: st
     ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
     : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`
   const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : ''
-  core.warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`)
+  commands.warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`)
 }
 
 /**

@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as commands from './commands.js'
 import { randomBytes } from 'node:crypto'
 import type { Host, LogFormat } from '../host.js'
 
@@ -10,20 +10,20 @@ import type { Host, LogFormat } from '../host.js'
 const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/
 const ZERO_WIDTH_SPACE = '\u200b'
 
-/** The action on GitHub's runner (and Forgejo's and Gitea's): @actions/core's workflow commands. */
+/** The action on GitHub's runner (and Forgejo's and Gitea's): the runner's workflow commands. */
 export function actionHost(): Host {
   return {
-    input: name => core.getInput(name),
-    info: message => core.info(message),
-    notice: message => core.notice(message),
-    warning: message => core.warning(message),
-    error: (message, title) => core.error(message, title === undefined ? {} : { title }),
-    debug: message => core.debug(message),
-    mask: value => core.setSecret(value),
+    input: name => commands.getInput(name),
+    info: message => commands.info(message),
+    notice: message => commands.notice(message),
+    warning: message => commands.warning(message),
+    error: (message, title) => commands.error(message, title === undefined ? {} : { title }),
+    debug: message => commands.debug(message),
+    mask: value => commands.setSecret(value),
     log: githubLog(),
-    setOutput: (name, value) => core.setOutput(name, value),
-    saveState: (key, value) => core.saveState(key, value),
-    getState: key => core.getState(key)
+    setOutput: (name, value) => commands.setOutput(name, value),
+    saveState: (key, value) => commands.saveState(key, value),
+    getState: key => commands.getState(key)
   }
 }
 

@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as commands from './commands.js'
 import { warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
 import type { DeploymentView } from '../rollout/deployment.js'
@@ -38,7 +38,7 @@ export async function openPullRequestComment(
 ): Promise<PullRequestComment | undefined> {
   if (config.pr === undefined || !config.comment) return undefined
   if (!config.githubToken) {
-    core.warning('`pr` is set but `github-token` is empty: no pull request comment is written.')
+    commands.warning('`pr` is set but `github-token` is empty: no pull request comment is written.')
     return undefined
   }
   try {
@@ -53,7 +53,7 @@ export async function openPullRequestComment(
     const marker = markerFor(facts.workflow, resources)
     return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts)
   } catch (error) {
-    core.warning(`Could not prepare the pull request comment: ${describeError(error)}`)
+    commands.warning(`Could not prepare the pull request comment: ${describeError(error)}`)
     return undefined
   }
 }

@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as commands from './commands.js'
 import { formatDuration } from '../duration.js'
 import { host } from '../host.js'
 import type { Config } from '../inputs.js'
@@ -33,7 +33,7 @@ export async function report(
     annotateFailures(deployments, config.instanceUrl)
     await writeSummary(deployments, config.instanceUrl)
   }
-  if (outcome.error) core.setFailed(outcome.error)
+  if (outcome.error) commands.setFailed(outcome.error)
   // The annotations say why; a plain number also works under local runners.
   else if (outcome.fails) process.exitCode = 1
   await Promise.all(watchers.map(watcher => watcher.finish(outcome, signal)))

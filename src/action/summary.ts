@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as commands from './commands.js'
 import type { DeploymentView } from '../rollout/deployment.js'
 import type { LogLine } from '../rollout/logs.js'
 import { describeStatus, failsStep, summaryMark } from '../rollout/status.js'
@@ -11,15 +11,17 @@ const SUMMARY_LINES = 20
 /**
  * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
  * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
- * warning: it never changes the step's outcome.
+ * warning: it never changes the step's outcome. @actions/core is loaded here, at the end of the
+ * run, so that the step starts without it and the HTTP client it brings.
  */
 export async function writeSummary(
   deployments: readonly DeploymentView[],
   instanceUrl: string
 ): Promise<void> {
   try {
+    const { summary } = await import('@actions/core')
     const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL']
-    core.summary
+    summary
       .addHeading(`Deploy to Coolify on ${link(new URL(instanceUrl).host, instanceUrl)}`, 3)
       .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)])
     for (const deployment of deployments) {
@@ -27,21 +29,21 @@ export async function writeSummary(
         const lines = deployment.runtimeLog
           .slice(-SUMMARY_LINES)
           .map(text => ({ kind: 'stdout' as const, text }))
-        core.summary.addDetails(
+        summary.addDetails(
           `${escapeHtml(deployment.name)}: the end of its runtime log`,
           block('Runtime log', lines)
         )
       }
       const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES)
       if (!failsStep(deployment.status) || stderr.length + rest.length === 0) continue
-      core.summary.addDetails(
+      summary.addDetails(
         `${escapeHtml(deployment.name)}: the end of its log`,
         block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest)
       )
     }
-    await core.summary.write()
+    await summary.write()
   } catch (error) {
-    core.warning(
+    commands.warning(
       `Could not write the job summary: ${error instanceof Error ? error.message : error}`
     )
   }

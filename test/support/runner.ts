@@ -24,7 +24,7 @@ export const PROJECT = ROOT.endsWith('.build') ? dirname(ROOT) : ROOT
  * `runs` name. The tests' fresh build of the sources (see bundle-sources.mjs), else this project
  * with its committed dist/.
  */
-const ACTION_DIR = process.env.ACTION_DIR ?? PROJECT
+export const ACTION_DIR = process.env.ACTION_DIR ?? PROJECT
 /** Where no test gives a fake GitHub: a loopback port nothing listens on, so a call fails at once. */
 const NO_GITHUB = 'http://127.0.0.1:9'
 
