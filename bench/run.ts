@@ -715,20 +715,49 @@ async function rateLimited(): Promise<{ rows: Row[]; notes: string[] }> {
 
 // ---------------------------------------------------------------------------------------------
 
-function table(rows: Row[]): string {
+function table(rows: Row[], previous: Previous | undefined): string {
+  const before = previous ? ` action on ${previous.date} |` : ''
   const lines = [
-    '| metric | action | reference | ratio | target | met? |',
-    '|---|--:|--:|--:|---|---|'
+    `| metric | action |${before} reference | ratio | target | met? |`,
+    `|---|--:|${previous ? '--:|' : ''}--:|--:|---|---|`
   ]
   for (const row of rows) {
     const ratio =
       row.ratio === undefined || !Number.isFinite(row.ratio) ? '' : `${fixed(row.ratio, 2)}×`
     const met = row.met === undefined ? '' : row.met ? 'yes' : '**no**'
+    const then = previous ? ` ${previous.action.get(metricKey(row.metric)) ?? ''} |` : ''
     lines.push(
-      `| ${row.metric} | ${row.action} | ${row.reference} | ${ratio} | ${row.target ?? ''} | ${met} |`
+      `| ${row.metric} | ${row.action} |${then} ${row.reference} | ${ratio} | ${row.target ?? ''} | ${met} |`
     )
   }
   return lines.join('\n')
+}
+
+/** The action's figures in the results a full run wrote last, to show beside the new ones. */
+interface Previous {
+  date: string
+  action: Map<string, string>
+}
+
+function previousResults(file: string): Previous | undefined {
+  if (!existsSync(file)) return undefined
+  const text = readFileSync(file, 'utf8')
+  const date = /^Written by `npm run bench` on (\d{4}-\d{2}-\d{2})/m.exec(text)?.[1]
+  if (!date) return undefined
+  const action = new Map<string, string>()
+  const header = text.split('\n').find(line => line.startsWith('| metric |'))
+  const column = header?.split(' | ').indexOf('action') ?? -1
+  for (const line of text.split('\n')) {
+    const cells = line.split(' | ')
+    if (!line.startsWith('| ') || line.startsWith('| metric |') || column < 0) continue
+    action.set(metricKey(cells[0].slice(2)), cells[column])
+  }
+  return { date, action }
+}
+
+/** A metric's name without what a run measured in it (the size of a read), to match runs. */
+function metricKey(metric: string): string {
+  return metric.replace(/ \([^)]*on average\)/, '')
 }
 
 /** The groups, in the order of the results. `npm run bench -- NAME…` runs only those named. */
@@ -880,6 +909,8 @@ async function main(): Promise<void> {
   const reference = statSync(REFERENCE).size
   const bundleName = ACTION_DIR === PROJECT ? 'dist/index.js' : join(ACTION_DIR, 'dist/index.js')
 
+  const results = join(PROJECT, 'bench/RESULTS.md')
+  const previous = all ? previousResults(results) : undefined
   const loadBefore = loadavg()[0]
   const parts: Part[] = []
   for (const group of groups) parts.push(await group.run())
@@ -904,8 +935,13 @@ async function main(): Promise<void> {
     `GitHub's runner runs the action, against the fake Coolify (4.x flavor) in the benchmark's own`,
     `process (Node ${process.version}). Machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}).`,
     `Took ${fixed((Date.now() - began) / 1000)} s. Targets missed: ${missed} of ${rows.filter(row => row.met !== undefined).length}.`,
+    ...(previous
+      ? [
+          `The column "action on ${previous.date}" holds the previous full run's figures, for comparison.`
+        ]
+      : []),
     '',
-    table(rows),
+    table(rows, previous),
     '',
     ...parts.flatMap(part => (part.sections ? [...part.sections, ''] : [])),
     '## Notes',
@@ -922,7 +958,7 @@ async function main(): Promise<void> {
   ].join('\n')
   process.stdout.write(`${text}\n`)
   if (all) {
-    writeFileSync(join(PROJECT, 'bench/RESULTS.md'), text)
+    writeFileSync(results, text)
     log(`wrote bench/RESULTS.md in ${fixed((Date.now() - began) / 1000)} s`)
   } else {
     log(`only some groups ran: bench/RESULTS.md left as it was`)
