@@ -150,6 +150,11 @@ describe('LogPrinter', () => {
     }
   )
 
+  it('escapes `%` in a group title, as the runner reads the title as a message', () => {
+    const lines = runnerLines(printed(false, [stdout('ok')], 'web%0A::error::x'))
+    expect(lines[0]).toBe('::group::Build log of web%250A::error::x')
+  })
+
   it('wraps a single deployment in one group, several in a group per batch', () => {
     const single = runnerLines(printed(false, [stdout('a')]))
     expect(single[0]).toBe('::group::Build log of web')

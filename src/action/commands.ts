@@ -108,7 +108,7 @@ function annotation(properties: AnnotationProperties): Properties {
 }
 
 /** A message: the runner would read `%`, CR and LF as escapes or as the command's end. */
-function escapeData(text: string): string {
+export function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
 }
 

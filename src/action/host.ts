@@ -37,7 +37,8 @@ export function githubLog(
 ): LogFormat {
   return {
     write,
-    startGroup: title => `::group::${title}\n`,
+    // The title is a command's message: `%` is escaped, so that `%0A` in a name stays text.
+    startGroup: title => `::group::${commands.escapeData(title)}\n`,
     endGroup: () => '::endgroup::\n',
     verbatim: lines => {
       const token = randomBytes(12).toString('hex')
