@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3708);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6710);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28381,7 +28381,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3708:
+/***/ 6710:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -34957,17 +34957,17 @@ function printRuntimeLog(deployment, format = host().log) {
         format.endGroup());
 }
 
-;// CONCATENATED MODULE: ./src/rollout/app-status.ts
+;// CONCATENATED MODULE: ./src/rollout/application-reads.ts
 
 
 /**
- * The applications' status in Coolify, for the health checks of all rollouts: the checks due at
- * the same turn share one read — of the application alone, or the list when several wait — so
- * thirty applications finishing together cost one request, not thirty. The read goes on under
- * the step's signal while anyone waits for it: a check whose own time ran out stops waiting, the
- * others do not.
+ * The applications in Coolify, for all rollouts: their names and URLs, and their status for the
+ * health checks. The reads due at the same turn, whatever they are for, share one request — of
+ * the application alone, or the list when several wait — so thirty applications finishing
+ * together cost one request, not thirty. The read goes on under the step's signal while anyone
+ * waits for it: a reader whose own time ran out stops waiting, the others do not.
  */
-class AppStatusReader {
+class ApplicationReads {
     client;
     turn;
     signal;
@@ -34982,7 +34982,7 @@ class AppStatusReader {
         this.turn = turn;
         this.signal = signal;
     }
-    /** The application's status, with when Coolify refreshed it; rejected once `signal` aborts. */
+    /** The application as Coolify gives it, in the next turn; rejected once `signal` aborts. */
     read(appUuid, signal) {
         return new Promise((resolve, reject) => {
             if (signal.aborted)
@@ -34994,6 +34994,15 @@ class AppStatusReader {
             if (!this.#reading)
                 void this.readAll();
         });
+    }
+    /** The application's status, with when Coolify refreshed it. */
+    async status(appUuid, signal) {
+        const { app, answeredAt } = await this.read(appUuid, signal);
+        return {
+            status: typeof app.status === 'string' ? app.status : undefined,
+            refreshedAt: timeOf(app.last_online_at),
+            answeredAt
+        };
     }
     /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
     async readAll() {
@@ -35037,11 +35046,7 @@ class AppStatusReader {
                     if (!app)
                         reject(notListed(uuid));
                     else
-                        resolve({
-                            status: typeof app.status === 'string' ? app.status : undefined,
-                            refreshedAt: timeOf(app.last_online_at),
-                            answeredAt: date
-                        });
+                        resolve({ app, answeredAt: date });
                 }
             }
         }
@@ -35052,11 +35057,7 @@ class AppStatusReader {
         }
     }
 }
-/** Applications of Coolify: one read for one application, the list for several. */
-async function readApplications(client, uuids, signal) {
-    return (await readDated(client, uuids, signal)).apps;
-}
-/** `readApplications`, with the time Coolify answered. */
+/** Applications of Coolify, with the time it answered: one read for one, the list for several. */
 async function readDated(client, uuids, signal) {
     if (uuids.length === 1) {
         const { body, date } = await client.getApplicationDated(uuids[0], signal);
@@ -35065,7 +35066,7 @@ async function readDated(client, uuids, signal) {
     const { body, date } = await client.listApplicationsDated(signal);
     return { apps: Array.isArray(body) ? body : [], date };
 }
-/** Why a check stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
+/** Why a reader stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
 function ended(signal) {
     const reason = signal.reason;
     if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
@@ -36570,7 +36571,7 @@ class Rollout {
             healthUrl: config.healthUrl,
             pollIntervalMs: config.pollIntervalMs,
             pr: config.pr,
-            readStatus: (appUuid, signal) => this.step.statuses.read(appUuid, signal),
+            readStatus: (appUuid, signal) => this.step.applications.status(appUuid, signal),
             since: deployment.finishedAt
         };
         const health = await checkHealth(deployment, options, window.signal);
@@ -36734,15 +36735,16 @@ async function launch(step, prepared, follower) {
         // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
         await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
     }
-    const described = describeApplications(client, deployments, config.pr, budget.deploy());
-    let lookupWaited;
     // Under way or still to be found (`trigger: false`): each one's lines need its name.
     const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
+    const applications = new ApplicationReads(client, signal => reads.turn(signal), budget.cancelled);
+    const described = describeApplications(applications, deployments, config.pr, budget.deploy());
+    let lookupWaited;
     const context = {
         ...step,
         mark,
         follower: reads,
-        statuses: new AppStatusReader(client, signal => reads.turn(signal), budget.cancelled),
+        applications,
         // One grace for the whole step: whoever waits later does not wait again.
         described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
     };
@@ -36816,24 +36818,23 @@ function awaitDeployments(config, mark, note) {
 }
 /**
  * Names and public URLs of the applications (their previews' with `pr`), read while the
- * deployments run: one read for one application, one list for several.
+ * deployments run, in the same reads as the health checks due then.
  */
-async function describeApplications(client, deployments, pr, signal) {
-    const applications = deployments.filter(deployment => deployment.kind === 'application');
-    const uuids = [...new Set(applications.map(deployment => deployment.appUuid).filter(Boolean))];
-    if (uuids.length === 0)
-        return;
-    try {
-        for (const app of await readApplications(client, uuids, signal)) {
-            for (const deployment of deployments) {
-                if (deployment.appUuid === app?.uuid)
-                    deployment.describe(app, pr);
-            }
+async function describeApplications(applications, deployments, pr, signal) {
+    const described = deployments.filter(deployment => deployment.kind === 'application');
+    const uuids = [...new Set(described.map(deployment => deployment.appUuid).filter(Boolean))];
+    const reads = await Promise.allSettled(uuids.map(uuid => applications.read(uuid, signal)));
+    const failed = reads.find(read => read.status === 'rejected');
+    // Names and URLs are a courtesy: the deployments are followed without them.
+    if (failed)
+        host().debug(`Could not read the applications: ${describeError(failed.reason)}`);
+    for (const [index, read] of reads.entries()) {
+        if (read.status === 'rejected')
+            continue;
+        for (const deployment of described) {
+            if (deployment.appUuid === uuids[index])
+                deployment.describe(read.value.app, pr);
         }
-    }
-    catch (error) {
-        // Names and URLs are a courtesy: the deployments are followed without them.
-        host().debug(`Could not read the applications: ${describeError(error)}`);
     }
 }
 /** `promise`, or nothing after `ms`: a courtesy must not hold up what waits on it. */

@@ -11,7 +11,7 @@ import { isBadVersion, isFinished } from './status.js'
 import { awaitStartup, containerLog } from './startup.js'
 import { settleImageTag, verifyVersion, type AppVersion } from './versions.js'
 import type { Follower } from './watch.js'
-import type { AppStatusReader } from './app-status.js'
+import type { ApplicationReads } from './application-reads.js'
 
 /** What every rollout of a step shares. */
 export interface StepContext {
@@ -21,8 +21,8 @@ export interface StepContext {
   state: RunState
   /** Reads deployments for all rollouts, within one request budget. */
   follower: Follower
-  /** Reads the applications' status for all health checks, within the same budget. */
-  statuses: AppStatusReader
+  /** Reads the applications for their names and the health checks, within the same budget. */
+  applications: ApplicationReads
   /** What the trigger asked for. */
   mark: TriggerMark
   /** Names and URLs of the applications, read while the deployments run; bounded in time. */
@@ -208,7 +208,7 @@ export class Rollout {
       pollIntervalMs: config.pollIntervalMs,
       pr: config.pr,
       readStatus: (appUuid: string, signal: AbortSignal) =>
-        this.step.statuses.read(appUuid, signal),
+        this.step.applications.status(appUuid, signal),
       since: deployment.finishedAt
     }
     const health = await checkHealth(deployment, options, window.signal)
