@@ -31212,6 +31212,7 @@ function printRuntimeLog(deployment, format = host().log) {
 ;// CONCATENATED MODULE: ./src/rollout/application-reads.ts
 
 
+
 /**
  * The applications in Coolify, for all rollouts: their names and URLs, and their status for the
  * health checks. The reads due at the same turn, whatever they are for, share one request — of
@@ -31223,16 +31224,26 @@ class ApplicationReads {
     client;
     turn;
     signal;
+    expected;
+    gatherMs;
     #waiting = new Map();
     #reading = false;
+    /** Told when every application expected waits for the turn. */
+    #allWaiting;
     constructor(client, 
     /** Waits for the next turn among the step's reads of Coolify. */
     turn, 
     /** The step's signal: the shared reads are made under it. */
-    signal) {
+    signal, 
+    /** How many applications may still be read: their health checks are under way or ahead. */
+    expected = () => 1, 
+    /** Longest a turn waits for the others to be due too. */
+    gatherMs = 0) {
         this.client = client;
         this.turn = turn;
         this.signal = signal;
+        this.expected = expected;
+        this.gatherMs = gatherMs;
     }
     /** The application as Coolify gives it, in the next turn; rejected once `signal` aborts. */
     read(appUuid, signal) {
@@ -31243,6 +31254,8 @@ class ApplicationReads {
             const waiting = this.#waiting.get(appUuid) ?? [];
             waiting.push({ resolve, reject, signal });
             this.#waiting.set(appUuid, waiting);
+            if (this.#waiting.size >= this.expected())
+                this.#allWaiting?.();
             if (!this.#reading)
                 void this.readAll();
         });
@@ -31260,6 +31273,7 @@ class ApplicationReads {
     async readAll() {
         this.#reading = true;
         try {
+            await this.gather();
             await this.turn(this.signal);
         }
         catch (error) {
@@ -31283,6 +31297,21 @@ class ApplicationReads {
         this.#reading = false;
         if (this.#waiting.size > 0)
             void this.readAll();
+    }
+    /**
+     * Deployments that end together are read for the last time a few milliseconds apart, so their
+     * health checks come due apart too: the first due waits a moment for the others.
+     */
+    async gather() {
+        if (this.#waiting.size >= this.expected() || this.gatherMs <= 0)
+            return;
+        const all = new Promise(resolve => (this.#allWaiting = resolve));
+        try {
+            await Promise.race([all, sleep(this.gatherMs, this.signal)]);
+        }
+        finally {
+            this.#allWaiting = undefined;
+        }
     }
     take() {
         const batch = new Map(this.#waiting);
@@ -32670,6 +32699,7 @@ class Rollout {
     step;
     version;
     #rollback;
+    #healthChecked = false;
     get phases() {
         return this.deployment.kind === 'application'
             ? [
@@ -32677,7 +32707,10 @@ class Rollout {
                 () => this.settle(),
                 () => this.follow(),
                 () => this.verify(),
-                () => this.checkHealth(this.deployment, this.step.budget.health()),
+                async () => {
+                    await this.checkHealth(this.deployment, this.step.budget.health());
+                    this.#healthChecked = true;
+                },
                 () => this.rollBack()
             ]
             : [() => this.comeUp()];
@@ -32692,6 +32725,10 @@ class Rollout {
     /** The resource's uuid: the key of its saved state. */
     get key() {
         return this.deployment.appUuid;
+    }
+    /** Its health check is under way or ahead: it will read the application with the others. */
+    get checksHealth() {
+        return this.deployment.kind === 'application' && !this.#healthChecked;
     }
     /** Its deployments under way in Coolify. */
     get running() {
@@ -32711,6 +32748,7 @@ class Rollout {
             this.deployment.end('failed', describeError(error));
         }
         finally {
+            this.#healthChecked = true;
             this.save();
         }
     }
@@ -32922,206 +32960,6 @@ class Rollout {
 /** Why a deployment this run only joined is left running. */
 function elsewhere(deployment) {
     return `deployment ${deployment.uuid} of ${deployment.name} was started elsewhere, so it is left running in Coolify`;
-}
-
-;// CONCATENATED MODULE: ./src/rollout/launch.ts
-
-
-
-
-
-
-
-
-
-
-/** Time to find and cancel what a trigger cut off may have started. */
-const RECOVERY_MS = 5000;
-/** How long the step waits for the applications' names and URLs, once they are first due. */
-const LOOKUP_GRACE_MS = 3000;
-/**
- * Before any deployment: the review app (found, or made and set up), the settings
- * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
- * when any of it fails.
- */
-async function prepare(client, config, budget, state, event, note) {
-    const follow = config.trigger ? undefined : commitToFollow(config, event);
-    const signal = budget.deploy();
-    const undo = () => budget.grace();
-    const reviewApp = config.reviewApp
-        ? await openReviewApp(client, config, event, signal, undo, note)
-        : undefined;
-    const target = reviewApp?.config ?? config;
-    await guardDebugLogs(client, target, signal, message => host().warning(message));
-    // `trigger: false` changes nothing: no settings, no pins.
-    if (follow)
-        return { config, pins: [], follow };
-    await applySettings(client, target, signal);
-    const versions = await readVersions(client, target, signal);
-    const pins = await pinVersions(client, target, versions, state, signal, undo, note);
-    return { config: target, reviewApp, versions, pins };
-}
-/**
- * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
- * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
- * that the post step cancels only what this run started. The pins come off once Coolify has
- * queued the deployments, whatever happened.
- */
-async function launch(step, prepared, follower) {
-    const { client, config, budget, state, say } = step;
-    const commit = prepared.follow ?? config.commit;
-    const mark = { at: Date.now(), pr: config.pr, commit };
-    // Only a trigger the step sends may leave something for the post step to find and cancel.
-    const saves = config.wait && config.cancelOnAbort && config.trigger;
-    for (const uuid of config.appUuids) {
-        if (saves)
-            state.update(uuid, { trigger: mark });
-    }
-    let deployments;
-    try {
-        deployments = config.trigger
-            ? await triggerOrRecover(client, config, mark, budget, say.note)
-            : awaitDeployments(config, mark, say.note);
-    }
-    finally {
-        // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
-        await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
-    }
-    // Under way or still to be found (`trigger: false`): each one's lines need its name.
-    const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
-    const applications = new ApplicationReads(client, signal => reads.turn(signal), budget.cancelled);
-    const described = describeApplications(applications, deployments, config.pr, budget.deploy());
-    let lookupWaited;
-    const context = {
-        ...step,
-        mark,
-        follower: reads,
-        applications,
-        // One grace for the whole step: whoever waits later does not wait again.
-        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
-    };
-    const rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
-    for (const uuid of config.appUuids)
-        state.update(uuid, { trigger: undefined });
-    for (const rollout of rollouts)
-        rollout.save();
-    return rollouts;
-}
-/**
- * The trigger, and a line for each resource it touched. A trigger cut off by the deadline or a
- * cancelled run may still have started deployments: those found in the history are followed (and
- * so cancelled) like any other.
- */
-async function triggerOrRecover(client, config, mark, budget, note) {
-    const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ');
-    note(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
-    const signal = budget.deploy();
-    let deployments;
-    try {
-        deployments = await trigger(client, {
-            appUuids: config.appUuids,
-            tags: config.tags,
-            force: config.force,
-            pr: config.pr,
-            // Docker-image previews: Coolify creates or retags the preview with this tag.
-            dockerTag: config.pr === undefined ? undefined : config.imageTag,
-            mark,
-            signal,
-            deadline: budget.deadline,
-            note
-        });
-    }
-    catch (error) {
-        if (!signal.aborted)
-            throw error;
-        const recovery = budget.grace(RECOVERY_MS);
-        deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => []);
-        if (deployments.length === 0) {
-            const cutOff = !(error instanceof ActionError) || error.details?.cutOff;
-            throw cutOff && !budget.cancelled.aborted
-                ? new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
-                : error;
-        }
-        note(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
-    }
-    for (const deployment of deployments) {
-        const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status;
-        note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
-    }
-    return deployments;
-}
-/**
- * With `trigger: false`, the commit to follow: `commit`, else the pull request's head commit with
- * `pr`, else the workflow's commit.
- */
-function commitToFollow(config, event) {
-    const commit = config.commit ?? (config.pr === undefined ? event.sha : event.headSha);
-    if (!commit) {
-        throw new ActionError(config.pr === undefined
-            ? 'Input `trigger: false` follows the commit the workflow runs for, which the CI does not name: give `commit`.'
-            : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`);
-    }
-    return commit.toLowerCase();
-}
-/** `trigger: false`: a deployment to find for each application, nothing started. */
-function awaitDeployments(config, mark, note) {
-    note(`Waiting for the deployment Coolify starts by itself of commit ${mark.commit.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`);
-    return config.appUuids.map(uuid => new Deployment(uuid, uuid, undefined, mark.at));
-}
-/**
- * Names and public URLs of the applications (their previews' with `pr`), read while the
- * deployments run, in the same reads as the health checks due then.
- */
-async function describeApplications(applications, deployments, pr, signal) {
-    const described = deployments.filter(deployment => deployment.kind === 'application');
-    const uuids = [...new Set(described.map(deployment => deployment.appUuid).filter(Boolean))];
-    const reads = await Promise.allSettled(uuids.map(uuid => applications.read(uuid, signal)));
-    const failed = reads.find(read => read.status === 'rejected');
-    // Names and URLs are a courtesy: the deployments are followed without them.
-    if (failed)
-        host().debug(`Could not read the applications: ${describeError(failed.reason)}`);
-    for (const [index, read] of reads.entries()) {
-        if (read.status === 'rejected')
-            continue;
-        for (const deployment of described) {
-            if (deployment.appUuid === uuids[index])
-                deployment.describe(read.value.app, pr);
-        }
-    }
-}
-/** `promise`, or nothing after `ms`: a courtesy must not hold up what waits on it. */
-function atMost(promise, ms) {
-    return new Promise(resolve => {
-        const timer = setTimeout(resolve, ms);
-        void promise.finally(() => {
-            clearTimeout(timer);
-            resolve();
-        });
-    });
-}
-
-;// CONCATENATED MODULE: ./src/rollout/outcome.ts
-
-
-
-/**
- * The status table's verdict on the deployments, or, without any, on why there are none. An error
- * that stopped the step is never reported as a status that would pass (`queued` after a failure
- * once the deployments were queued): it is `failed`, or `cancelled` with the run.
- */
-function decide(deployments, ending) {
-    const stopped = ending.cancelled ? 'cancelled' : 'failed';
-    let status = ending.removed
-        ? 'finished'
-        : deployments.length
-            ? worstOf(deployments.map(deployment => deployment.status))
-            : stopped;
-    if (ending.error !== undefined && !failsStep(status))
-        status = stopped;
-    const error = ending.error === undefined ? undefined : describeError(ending.error);
-    const fails = error !== undefined || failsStep(status);
-    const byCoolify = ending.error instanceof CoolifyError;
-    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify };
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/cancel.ts
@@ -33597,6 +33435,208 @@ class ReadPacer {
         this.last = at;
         return at - now;
     }
+}
+
+;// CONCATENATED MODULE: ./src/rollout/launch.ts
+
+
+
+
+
+
+
+
+
+
+
+/** Time to find and cancel what a trigger cut off may have started. */
+const RECOVERY_MS = 5000;
+/** How long the step waits for the applications' names and URLs, once they are first due. */
+const LOOKUP_GRACE_MS = 3000;
+/**
+ * Before any deployment: the review app (found, or made and set up), the settings
+ * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
+ * when any of it fails.
+ */
+async function prepare(client, config, budget, state, event, note) {
+    const follow = config.trigger ? undefined : commitToFollow(config, event);
+    const signal = budget.deploy();
+    const undo = () => budget.grace();
+    const reviewApp = config.reviewApp
+        ? await openReviewApp(client, config, event, signal, undo, note)
+        : undefined;
+    const target = reviewApp?.config ?? config;
+    await guardDebugLogs(client, target, signal, message => host().warning(message));
+    // `trigger: false` changes nothing: no settings, no pins.
+    if (follow)
+        return { config, pins: [], follow };
+    await applySettings(client, target, signal);
+    const versions = await readVersions(client, target, signal);
+    const pins = await pinVersions(client, target, versions, state, signal, undo, note);
+    return { config: target, reviewApp, versions, pins };
+}
+/**
+ * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
+ * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
+ * that the post step cancels only what this run started. The pins come off once Coolify has
+ * queued the deployments, whatever happened.
+ */
+async function launch(step, prepared, follower) {
+    const { client, config, budget, state, say } = step;
+    const commit = prepared.follow ?? config.commit;
+    const mark = { at: Date.now(), pr: config.pr, commit };
+    // Only a trigger the step sends may leave something for the post step to find and cancel.
+    const saves = config.wait && config.cancelOnAbort && config.trigger;
+    for (const uuid of config.appUuids) {
+        if (saves)
+            state.update(uuid, { trigger: mark });
+    }
+    let deployments;
+    try {
+        deployments = config.trigger
+            ? await triggerOrRecover(client, config, mark, budget, say.note)
+            : awaitDeployments(config, mark, say.note);
+    }
+    finally {
+        // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
+        await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
+    }
+    // Under way or still to be found (`trigger: false`): each one's lines need its name.
+    const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
+    let rollouts = [];
+    const applications = new ApplicationReads(client, signal => reads.turn(signal), budget.cancelled, () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
+    const described = describeApplications(applications, deployments, config.pr, budget.deploy());
+    let lookupWaited;
+    const context = {
+        ...step,
+        mark,
+        follower: reads,
+        applications,
+        // One grace for the whole step: whoever waits later does not wait again.
+        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
+    };
+    rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
+    for (const uuid of config.appUuids)
+        state.update(uuid, { trigger: undefined });
+    for (const rollout of rollouts)
+        rollout.save();
+    return rollouts;
+}
+/**
+ * The trigger, and a line for each resource it touched. A trigger cut off by the deadline or a
+ * cancelled run may still have started deployments: those found in the history are followed (and
+ * so cancelled) like any other.
+ */
+async function triggerOrRecover(client, config, mark, budget, note) {
+    const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ');
+    note(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
+    const signal = budget.deploy();
+    let deployments;
+    try {
+        deployments = await trigger(client, {
+            appUuids: config.appUuids,
+            tags: config.tags,
+            force: config.force,
+            pr: config.pr,
+            // Docker-image previews: Coolify creates or retags the preview with this tag.
+            dockerTag: config.pr === undefined ? undefined : config.imageTag,
+            mark,
+            signal,
+            deadline: budget.deadline,
+            note
+        });
+    }
+    catch (error) {
+        if (!signal.aborted)
+            throw error;
+        const recovery = budget.grace(RECOVERY_MS);
+        deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => []);
+        if (deployments.length === 0) {
+            const cutOff = !(error instanceof ActionError) || error.details?.cutOff;
+            throw cutOff && !budget.cancelled.aborted
+                ? new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
+                : error;
+        }
+        note(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
+    }
+    for (const deployment of deployments) {
+        const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status;
+        note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
+    }
+    return deployments;
+}
+/**
+ * With `trigger: false`, the commit to follow: `commit`, else the pull request's head commit with
+ * `pr`, else the workflow's commit.
+ */
+function commitToFollow(config, event) {
+    const commit = config.commit ?? (config.pr === undefined ? event.sha : event.headSha);
+    if (!commit) {
+        throw new ActionError(config.pr === undefined
+            ? 'Input `trigger: false` follows the commit the workflow runs for, which the CI does not name: give `commit`.'
+            : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`);
+    }
+    return commit.toLowerCase();
+}
+/** `trigger: false`: a deployment to find for each application, nothing started. */
+function awaitDeployments(config, mark, note) {
+    note(`Waiting for the deployment Coolify starts by itself of commit ${mark.commit.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`);
+    return config.appUuids.map(uuid => new Deployment(uuid, uuid, undefined, mark.at));
+}
+/**
+ * Names and public URLs of the applications (their previews' with `pr`), read while the
+ * deployments run, in the same reads as the health checks due then.
+ */
+async function describeApplications(applications, deployments, pr, signal) {
+    const described = deployments.filter(deployment => deployment.kind === 'application');
+    const uuids = [...new Set(described.map(deployment => deployment.appUuid).filter(Boolean))];
+    const reads = await Promise.allSettled(uuids.map(uuid => applications.read(uuid, signal)));
+    const failed = reads.find(read => read.status === 'rejected');
+    // Names and URLs are a courtesy: the deployments are followed without them.
+    if (failed)
+        host().debug(`Could not read the applications: ${describeError(failed.reason)}`);
+    for (const [index, read] of reads.entries()) {
+        if (read.status === 'rejected')
+            continue;
+        for (const deployment of described) {
+            if (deployment.appUuid === uuids[index])
+                deployment.describe(read.value.app, pr);
+        }
+    }
+}
+/** `promise`, or nothing after `ms`: a courtesy must not hold up what waits on it. */
+function atMost(promise, ms) {
+    return new Promise(resolve => {
+        const timer = setTimeout(resolve, ms);
+        void promise.finally(() => {
+            clearTimeout(timer);
+            resolve();
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/rollout/outcome.ts
+
+
+
+/**
+ * The status table's verdict on the deployments, or, without any, on why there are none. An error
+ * that stopped the step is never reported as a status that would pass (`queued` after a failure
+ * once the deployments were queued): it is `failed`, or `cancelled` with the run.
+ */
+function decide(deployments, ending) {
+    const stopped = ending.cancelled ? 'cancelled' : 'failed';
+    let status = ending.removed
+        ? 'finished'
+        : deployments.length
+            ? worstOf(deployments.map(deployment => deployment.status))
+            : stopped;
+    if (ending.error !== undefined && !failsStep(status))
+        status = stopped;
+    const error = ending.error === undefined ? undefined : describeError(ending.error);
+    const fails = error !== undefined || failsStep(status);
+    const byCoolify = ending.error instanceof CoolifyError;
+    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify };
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts

@@ -1,5 +1,6 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
+import { sleep } from '../coolify/pacing.js'
 import type { ApplicationSummary } from '../coolify/types.js'
 import { timeOf } from './deployment.js'
 
@@ -36,13 +37,19 @@ interface Waiting {
 export class ApplicationReads {
   readonly #waiting = new Map<string, Waiting[]>()
   #reading = false
+  /** Told when every application expected waits for the turn. */
+  #allWaiting: (() => void) | undefined
 
   constructor(
     private readonly client: CoolifyClient,
     /** Waits for the next turn among the step's reads of Coolify. */
     private readonly turn: (signal: AbortSignal) => Promise<void>,
     /** The step's signal: the shared reads are made under it. */
-    private readonly signal: AbortSignal
+    private readonly signal: AbortSignal,
+    /** How many applications may still be read: their health checks are under way or ahead. */
+    private readonly expected: () => number = () => 1,
+    /** Longest a turn waits for the others to be due too. */
+    private readonly gatherMs = 0
   ) {}
 
   /** The application as Coolify gives it, in the next turn; rejected once `signal` aborts. */
@@ -53,6 +60,7 @@ export class ApplicationReads {
       const waiting = this.#waiting.get(appUuid) ?? []
       waiting.push({ resolve, reject, signal })
       this.#waiting.set(appUuid, waiting)
+      if (this.#waiting.size >= this.expected()) this.#allWaiting?.()
       if (!this.#reading) void this.readAll()
     })
   }
@@ -71,6 +79,7 @@ export class ApplicationReads {
   private async readAll(): Promise<void> {
     this.#reading = true
     try {
+      await this.gather()
       await this.turn(this.signal)
     } catch (error) {
       void this.settle(this.take(), () => Promise.reject(error))
@@ -90,6 +99,20 @@ export class ApplicationReads {
     await this.settle(batch, () => readDated(this.client, [...batch.keys()], signal))
     this.#reading = false
     if (this.#waiting.size > 0) void this.readAll()
+  }
+
+  /**
+   * Deployments that end together are read for the last time a few milliseconds apart, so their
+   * health checks come due apart too: the first due waits a moment for the others.
+   */
+  private async gather(): Promise<void> {
+    if (this.#waiting.size >= this.expected() || this.gatherMs <= 0) return
+    const all = new Promise<void>(resolve => (this.#allWaiting = resolve))
+    try {
+      await Promise.race([all, sleep(this.gatherMs, this.signal)])
+    } finally {
+      this.#allWaiting = undefined
+    }
   }
 
   private take(): Map<string, Waiting[]> {

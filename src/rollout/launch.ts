@@ -12,7 +12,7 @@ import { guardDebugLogs } from './debug-logs.js'
 import { Deployment } from './deployment.js'
 import type { TriggerMark } from './history.js'
 import { Rollout, type StepContext } from './rollout.js'
-import type { Follower } from './watch.js'
+import { GATHER_MS, type Follower } from './watch.js'
 import { openReviewApp, type ReviewApp } from './review-app.js'
 import { findTriggered, trigger } from './trigger.js'
 import { pinVersions, readVersions, restorePins, type AppVersion, type Pin } from './versions.js'
@@ -94,7 +94,14 @@ export async function launch(
   }
   // Under way or still to be found (`trigger: false`): each one's lines need its name.
   const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1)
-  const applications = new ApplicationReads(client, signal => reads.turn(signal), budget.cancelled)
+  let rollouts: Rollout[] = []
+  const applications = new ApplicationReads(
+    client,
+    signal => reads.turn(signal),
+    budget.cancelled,
+    () => rollouts.filter(rollout => rollout.checksHealth).length,
+    Math.min(GATHER_MS, config.pollIntervalMs)
+  )
   const described = describeApplications(applications, deployments, config.pr, budget.deploy())
   let lookupWaited: Promise<void> | undefined
   const context: StepContext = {
@@ -105,7 +112,7 @@ export async function launch(
     // One grace for the whole step: whoever waits later does not wait again.
     described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
   }
-  const rollouts = deployments.map(
+  rollouts = deployments.map(
     deployment =>
       new Rollout(
         deployment,

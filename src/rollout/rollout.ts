@@ -43,6 +43,7 @@ export interface StepContext {
  */
 export class Rollout {
   #rollback: Rollback | undefined
+  #healthChecked = false
   private get phases(): ReadonlyArray<() => Promise<void>> {
     return this.deployment.kind === 'application'
       ? [
@@ -50,7 +51,10 @@ export class Rollout {
           () => this.settle(),
           () => this.follow(),
           () => this.verify(),
-          () => this.checkHealth(this.deployment, this.step.budget.health()),
+          async () => {
+            await this.checkHealth(this.deployment, this.step.budget.health())
+            this.#healthChecked = true
+          },
           () => this.rollBack()
         ]
       : [() => this.comeUp()]
@@ -66,6 +70,11 @@ export class Rollout {
   /** The resource's uuid: the key of its saved state. */
   get key(): string {
     return this.deployment.appUuid
+  }
+
+  /** Its health check is under way or ahead: it will read the application with the others. */
+  get checksHealth(): boolean {
+    return this.deployment.kind === 'application' && !this.#healthChecked
   }
 
   /** Its deployments under way in Coolify. */
@@ -86,6 +95,7 @@ export class Rollout {
     } catch (error) {
       this.deployment.end('failed', describeError(error))
     } finally {
+      this.#healthChecked = true
       this.save()
     }
   }
