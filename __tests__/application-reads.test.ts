@@ -30,12 +30,13 @@ function appNamed(name: string): FakeApp {
 }
 
 /** The reader, and a turn that comes only when the test opens it. */
-async function readerOf(apps: FakeApp[]) {
+async function readerOf(apps: FakeApp[], expected?: () => number, gatherMs?: number) {
   fake = await startFakeCoolify({ token: TOKEN, rateLimit: 6000, apps })
   client = new CoolifyClient({ apiUrl: `${fake.url}/api/v1`, token: TOKEN })
   let open!: () => void
   const gate = new Promise<void>(resolve => (open = resolve))
-  const reads = new ApplicationReads(client, () => gate, new AbortController().signal)
+  const signal = new AbortController().signal
+  const reads = new ApplicationReads(client, () => gate, signal, expected, gatherMs)
   const applicationReads = () =>
     fake!.requests.filter(r => r.path.startsWith('/api/v1/applications'))
   return { reads, open, applicationReads }
@@ -112,5 +113,34 @@ describe('reads of the applications', () => {
     await expect(left).rejects.toThrow('did not answer in the time it had')
     expect((await stays).status).toBe('running:healthy')
     expect(applicationReads()).toHaveLength(1)
+  })
+
+  it('wait a moment for the other applications expected, then read them together', async () => {
+    const apps = ['api', 'web', 'worker'].map(appNamed)
+    const { reads, open, applicationReads } = await readerOf(apps, () => 3, 2000)
+    open()
+    const signal = AbortSignal.timeout(5000)
+    const looks: Array<Promise<unknown>> = []
+    for (const app of apps) {
+      looks.push(reads.status(app.uuid, signal))
+      // Due a little apart, as checks of deployments that ended together are.
+      await new Promise(resolve => setTimeout(resolve, 30))
+    }
+    await Promise.all(looks)
+
+    expect(applicationReads().map(request => request.path)).toEqual(['/api/v1/applications'])
+  })
+
+  it('read as soon as every application expected waits', async () => {
+    const apps = ['api', 'web'].map(appNamed)
+    const { reads, open, applicationReads } = await readerOf(apps, () => 2, 10_000)
+    open()
+    const signal = AbortSignal.timeout(4000)
+    const first = reads.status(apps[0].uuid, signal)
+    await new Promise(resolve => setTimeout(resolve, 30))
+    // The second due ends the wait: the gather would otherwise hold both for ten seconds.
+    await Promise.all([first, reads.status(apps[1].uuid, signal)])
+
+    expect(applicationReads().map(request => request.path)).toEqual(['/api/v1/applications'])
   })
 })
