@@ -128,26 +128,6 @@ describe('several applications in one step', () => {
     }
   })
 
-  it('reads the applications once at the end for the health checks of all three', async () => {
-    const { apps } = plan(['api', 'web', 'worker'].map(name => ({ name, durationMs: 900 })))
-    const server = await start({ apps })
-    const result = await run(server, {
-      'app-uuid': apps.map(app => app.uuid).join(','),
-      'poll-interval': '1s'
-    })
-
-    expect(result.code).toBe(0)
-    const lastEnd = Math.max(...server.deployments().map(d => d.finishedAt!))
-    const reads = server.requests.filter(request => request.path.startsWith('/api/v1/applications'))
-    // Names and URLs while they build; then the three health checks in one list.
-    expect(reads.filter(request => request.at < lastEnd).map(r => r.path)).toEqual([
-      '/api/v1/applications'
-    ])
-    expect(reads.filter(request => request.at >= lastEnd).map(r => r.path)).toEqual([
-      '/api/v1/applications'
-    ])
-  })
-
   it('reads each by uuid on a server that has no list of the running deployments', async () => {
     const { apps, visible } = plan(
       [600, 900].map((durationMs, i) => ({ name: `old${i}`, durationMs }))
