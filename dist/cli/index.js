@@ -6,7 +6,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(436);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(433);
 
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, text => void process.stdout.write(text), text => void process.stderr.write(text));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 436:
+/***/ 433:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3282,32 +3282,43 @@ function printRuntimeLog(deployment, format = host().log) {
         format.endGroup());
 }
 
-;// CONCATENATED MODULE: ./src/rollout/app-status.ts
+;// CONCATENATED MODULE: ./src/rollout/application-reads.ts
+
 
 
 /**
- * The applications' status in Coolify, for the health checks of all rollouts: the checks due at
- * the same turn share one read — of the application alone, or the list when several wait — so
- * thirty applications finishing together cost one request, not thirty. The read goes on under
- * the step's signal while anyone waits for it: a check whose own time ran out stops waiting, the
- * others do not.
+ * The applications in Coolify, for all rollouts: their names and URLs, and their status for the
+ * health checks. The reads due at the same turn, whatever they are for, share one request — of
+ * the application alone, or the list when several wait — so thirty applications finishing
+ * together cost one request, not thirty. The read goes on under the step's signal while anyone
+ * waits for it: a reader whose own time ran out stops waiting, the others do not.
  */
-class AppStatusReader {
+class ApplicationReads {
     client;
     turn;
     signal;
+    expected;
+    gatherMs;
     #waiting = new Map();
     #reading = false;
+    /** Told when every application expected waits for the turn. */
+    #allWaiting;
     constructor(client, 
     /** Waits for the next turn among the step's reads of Coolify. */
     turn, 
     /** The step's signal: the shared reads are made under it. */
-    signal) {
+    signal, 
+    /** How many applications may still be read: their health checks are under way or ahead. */
+    expected = () => 1, 
+    /** Longest a turn waits for the others to be due too. */
+    gatherMs = 0) {
         this.client = client;
         this.turn = turn;
         this.signal = signal;
+        this.expected = expected;
+        this.gatherMs = gatherMs;
     }
-    /** The application's status, with when Coolify refreshed it; rejected once `signal` aborts. */
+    /** The application as Coolify gives it, in the next turn; rejected once `signal` aborts. */
     read(appUuid, signal) {
         return new Promise((resolve, reject) => {
             if (signal.aborted)
@@ -3316,14 +3327,26 @@ class AppStatusReader {
             const waiting = this.#waiting.get(appUuid) ?? [];
             waiting.push({ resolve, reject, signal });
             this.#waiting.set(appUuid, waiting);
+            if (this.#waiting.size >= this.expected())
+                this.#allWaiting?.();
             if (!this.#reading)
                 void this.readAll();
         });
+    }
+    /** The application's status, with when Coolify refreshed it. */
+    async status(appUuid, signal) {
+        const { app, answeredAt } = await this.read(appUuid, signal);
+        return {
+            status: typeof app.status === 'string' ? app.status : undefined,
+            refreshedAt: timeOf(app.last_online_at),
+            answeredAt
+        };
     }
     /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
     async readAll() {
         this.#reading = true;
         try {
+            await this.gather();
             await this.turn(this.signal);
         }
         catch (error) {
@@ -3348,6 +3371,21 @@ class AppStatusReader {
         if (this.#waiting.size > 0)
             void this.readAll();
     }
+    /**
+     * Deployments that end together are read for the last time a few milliseconds apart, so their
+     * health checks come due apart too: the first due waits a moment for the others.
+     */
+    async gather() {
+        if (this.#waiting.size >= this.expected() || this.gatherMs <= 0)
+            return;
+        const all = new Promise(resolve => (this.#allWaiting = resolve));
+        try {
+            await Promise.race([all, sleep(this.gatherMs, this.signal)]);
+        }
+        finally {
+            this.#allWaiting = undefined;
+        }
+    }
     take() {
         const batch = new Map(this.#waiting);
         this.#waiting.clear();
@@ -3362,11 +3400,7 @@ class AppStatusReader {
                     if (!app)
                         reject(notListed(uuid));
                     else
-                        resolve({
-                            status: typeof app.status === 'string' ? app.status : undefined,
-                            refreshedAt: timeOf(app.last_online_at),
-                            answeredAt: date
-                        });
+                        resolve({ app, answeredAt: date });
                 }
             }
         }
@@ -3377,11 +3411,7 @@ class AppStatusReader {
         }
     }
 }
-/** Applications of Coolify: one read for one application, the list for several. */
-async function readApplications(client, uuids, signal) {
-    return (await readDated(client, uuids, signal)).apps;
-}
-/** `readApplications`, with the time Coolify answered. */
+/** Applications of Coolify, with the time it answered: one read for one, the list for several. */
 async function readDated(client, uuids, signal) {
     if (uuids.length === 1) {
         const { body, date } = await client.getApplicationDated(uuids[0], signal);
@@ -3390,7 +3420,7 @@ async function readDated(client, uuids, signal) {
     const { body, date } = await client.listApplicationsDated(signal);
     return { apps: Array.isArray(body) ? body : [], date };
 }
-/** Why a check stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
+/** Why a reader stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
 function ended(signal) {
     const reason = signal.reason;
     if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
@@ -4737,6 +4767,7 @@ class Rollout {
     step;
     version;
     #rollback;
+    #healthChecked = false;
     get phases() {
         return this.deployment.kind === 'application'
             ? [
@@ -4744,7 +4775,10 @@ class Rollout {
                 () => this.settle(),
                 () => this.follow(),
                 () => this.verify(),
-                () => this.checkHealth(this.deployment, this.step.budget.health()),
+                async () => {
+                    await this.checkHealth(this.deployment, this.step.budget.health());
+                    this.#healthChecked = true;
+                },
                 () => this.rollBack()
             ]
             : [() => this.comeUp()];
@@ -4759,6 +4793,10 @@ class Rollout {
     /** The resource's uuid: the key of its saved state. */
     get key() {
         return this.deployment.appUuid;
+    }
+    /** Its health check is under way or ahead: it will read the application with the others. */
+    get checksHealth() {
+        return this.deployment.kind === 'application' && !this.#healthChecked;
     }
     /** Its deployments under way in Coolify. */
     get running() {
@@ -4778,6 +4816,7 @@ class Rollout {
             this.deployment.end('failed', describeError(error));
         }
         finally {
+            this.#healthChecked = true;
             this.save();
         }
     }
@@ -4890,7 +4929,7 @@ class Rollout {
             healthUrl: config.healthUrl,
             pollIntervalMs: config.pollIntervalMs,
             pr: config.pr,
-            readStatus: (appUuid, signal) => this.step.statuses.read(appUuid, signal),
+            readStatus: (appUuid, signal) => this.step.applications.status(appUuid, signal),
             since: deployment.finishedAt
         };
         const health = await checkHealth(deployment, options, window.signal);
@@ -4989,206 +5028,6 @@ class Rollout {
 /** Why a deployment this run only joined is left running. */
 function elsewhere(deployment) {
     return `deployment ${deployment.uuid} of ${deployment.name} was started elsewhere, so it is left running in Coolify`;
-}
-
-;// CONCATENATED MODULE: ./src/rollout/launch.ts
-
-
-
-
-
-
-
-
-
-
-/** Time to find and cancel what a trigger cut off may have started. */
-const RECOVERY_MS = 5000;
-/** How long the step waits for the applications' names and URLs, once they are first due. */
-const LOOKUP_GRACE_MS = 3000;
-/**
- * Before any deployment: the review app (found, or made and set up), the settings
- * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
- * when any of it fails.
- */
-async function prepare(client, config, budget, state, event, note) {
-    const follow = config.trigger ? undefined : commitToFollow(config, event);
-    const signal = budget.deploy();
-    const undo = () => budget.grace();
-    const reviewApp = config.reviewApp
-        ? await openReviewApp(client, config, event, signal, undo, note)
-        : undefined;
-    const target = reviewApp?.config ?? config;
-    await guardDebugLogs(client, target, signal, message => host().warning(message));
-    // `trigger: false` changes nothing: no settings, no pins.
-    if (follow)
-        return { config, pins: [], follow };
-    await applySettings(client, target, signal);
-    const versions = await readVersions(client, target, signal);
-    const pins = await pinVersions(client, target, versions, state, signal, undo, note);
-    return { config: target, reviewApp, versions, pins };
-}
-/**
- * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
- * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
- * that the post step cancels only what this run started. The pins come off once Coolify has
- * queued the deployments, whatever happened.
- */
-async function launch(step, prepared, follower) {
-    const { client, config, budget, state, say } = step;
-    const commit = prepared.follow ?? config.commit;
-    const mark = { at: Date.now(), pr: config.pr, commit };
-    // Only a trigger the step sends may leave something for the post step to find and cancel.
-    const saves = config.wait && config.cancelOnAbort && config.trigger;
-    for (const uuid of config.appUuids) {
-        if (saves)
-            state.update(uuid, { trigger: mark });
-    }
-    let deployments;
-    try {
-        deployments = config.trigger
-            ? await triggerOrRecover(client, config, mark, budget, say.note)
-            : awaitDeployments(config, mark, say.note);
-    }
-    finally {
-        // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
-        await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
-    }
-    const described = describeApplications(client, deployments, config.pr, budget.deploy());
-    let lookupWaited;
-    // Under way or still to be found (`trigger: false`): each one's lines need its name.
-    const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
-    const context = {
-        ...step,
-        mark,
-        follower: reads,
-        statuses: new AppStatusReader(client, signal => reads.turn(signal), budget.cancelled),
-        // One grace for the whole step: whoever waits later does not wait again.
-        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
-    };
-    const rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
-    for (const uuid of config.appUuids)
-        state.update(uuid, { trigger: undefined });
-    for (const rollout of rollouts)
-        rollout.save();
-    return rollouts;
-}
-/**
- * The trigger, and a line for each resource it touched. A trigger cut off by the deadline or a
- * cancelled run may still have started deployments: those found in the history are followed (and
- * so cancelled) like any other.
- */
-async function triggerOrRecover(client, config, mark, budget, note) {
-    const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ');
-    note(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
-    const signal = budget.deploy();
-    let deployments;
-    try {
-        deployments = await trigger(client, {
-            appUuids: config.appUuids,
-            tags: config.tags,
-            force: config.force,
-            pr: config.pr,
-            // Docker-image previews: Coolify creates or retags the preview with this tag.
-            dockerTag: config.pr === undefined ? undefined : config.imageTag,
-            mark,
-            signal,
-            deadline: budget.deadline,
-            note
-        });
-    }
-    catch (error) {
-        if (!signal.aborted)
-            throw error;
-        const recovery = budget.grace(RECOVERY_MS);
-        deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => []);
-        if (deployments.length === 0) {
-            const cutOff = !(error instanceof ActionError) || error.details?.cutOff;
-            throw cutOff && !budget.cancelled.aborted
-                ? new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
-                : error;
-        }
-        note(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
-    }
-    for (const deployment of deployments) {
-        const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status;
-        note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
-    }
-    return deployments;
-}
-/**
- * With `trigger: false`, the commit to follow: `commit`, else the pull request's head commit with
- * `pr`, else the workflow's commit.
- */
-function commitToFollow(config, event) {
-    const commit = config.commit ?? (config.pr === undefined ? event.sha : event.headSha);
-    if (!commit) {
-        throw new ActionError(config.pr === undefined
-            ? 'Input `trigger: false` follows the commit the workflow runs for, which the CI does not name: give `commit`.'
-            : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`);
-    }
-    return commit.toLowerCase();
-}
-/** `trigger: false`: a deployment to find for each application, nothing started. */
-function awaitDeployments(config, mark, note) {
-    note(`Waiting for the deployment Coolify starts by itself of commit ${mark.commit.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`);
-    return config.appUuids.map(uuid => new Deployment(uuid, uuid, undefined, mark.at));
-}
-/**
- * Names and public URLs of the applications (their previews' with `pr`), read while the
- * deployments run: one read for one application, one list for several.
- */
-async function describeApplications(client, deployments, pr, signal) {
-    const applications = deployments.filter(deployment => deployment.kind === 'application');
-    const uuids = [...new Set(applications.map(deployment => deployment.appUuid).filter(Boolean))];
-    if (uuids.length === 0)
-        return;
-    try {
-        for (const app of await readApplications(client, uuids, signal)) {
-            for (const deployment of deployments) {
-                if (deployment.appUuid === app?.uuid)
-                    deployment.describe(app, pr);
-            }
-        }
-    }
-    catch (error) {
-        // Names and URLs are a courtesy: the deployments are followed without them.
-        host().debug(`Could not read the applications: ${describeError(error)}`);
-    }
-}
-/** `promise`, or nothing after `ms`: a courtesy must not hold up what waits on it. */
-function atMost(promise, ms) {
-    return new Promise(resolve => {
-        const timer = setTimeout(resolve, ms);
-        void promise.finally(() => {
-            clearTimeout(timer);
-            resolve();
-        });
-    });
-}
-
-;// CONCATENATED MODULE: ./src/rollout/outcome.ts
-
-
-
-/**
- * The status table's verdict on the deployments, or, without any, on why there are none. An error
- * that stopped the step is never reported as a status that would pass (`queued` after a failure
- * once the deployments were queued): it is `failed`, or `cancelled` with the run.
- */
-function decide(deployments, ending) {
-    const stopped = ending.cancelled ? 'cancelled' : 'failed';
-    let status = ending.removed
-        ? 'finished'
-        : deployments.length
-            ? worstOf(deployments.map(deployment => deployment.status))
-            : stopped;
-    if (ending.error !== undefined && !failsStep(status))
-        status = stopped;
-    const error = ending.error === undefined ? undefined : describeError(ending.error);
-    const fails = error !== undefined || failsStep(status);
-    const byCoolify = ending.error instanceof CoolifyError;
-    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify };
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/cancel.ts
@@ -5664,6 +5503,208 @@ class ReadPacer {
         this.last = at;
         return at - now;
     }
+}
+
+;// CONCATENATED MODULE: ./src/rollout/launch.ts
+
+
+
+
+
+
+
+
+
+
+
+/** Time to find and cancel what a trigger cut off may have started. */
+const RECOVERY_MS = 5000;
+/** How long the step waits for the applications' names and URLs, once they are first due. */
+const LOOKUP_GRACE_MS = 3000;
+/**
+ * Before any deployment: the review app (found, or made and set up), the settings
+ * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
+ * when any of it fails.
+ */
+async function prepare(client, config, budget, state, event, note) {
+    const follow = config.trigger ? undefined : commitToFollow(config, event);
+    const signal = budget.deploy();
+    const undo = () => budget.grace();
+    const reviewApp = config.reviewApp
+        ? await openReviewApp(client, config, event, signal, undo, note)
+        : undefined;
+    const target = reviewApp?.config ?? config;
+    await guardDebugLogs(client, target, signal, message => host().warning(message));
+    // `trigger: false` changes nothing: no settings, no pins.
+    if (follow)
+        return { config, pins: [], follow };
+    await applySettings(client, target, signal);
+    const versions = await readVersions(client, target, signal);
+    const pins = await pinVersions(client, target, versions, state, signal, undo, note);
+    return { config: target, reviewApp, versions, pins };
+}
+/**
+ * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
+ * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
+ * that the post step cancels only what this run started. The pins come off once Coolify has
+ * queued the deployments, whatever happened.
+ */
+async function launch(step, prepared, follower) {
+    const { client, config, budget, state, say } = step;
+    const commit = prepared.follow ?? config.commit;
+    const mark = { at: Date.now(), pr: config.pr, commit };
+    // Only a trigger the step sends may leave something for the post step to find and cancel.
+    const saves = config.wait && config.cancelOnAbort && config.trigger;
+    for (const uuid of config.appUuids) {
+        if (saves)
+            state.update(uuid, { trigger: mark });
+    }
+    let deployments;
+    try {
+        deployments = config.trigger
+            ? await triggerOrRecover(client, config, mark, budget, say.note)
+            : awaitDeployments(config, mark, say.note);
+    }
+    finally {
+        // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
+        await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
+    }
+    // Under way or still to be found (`trigger: false`): each one's lines need its name.
+    const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
+    let rollouts = [];
+    const applications = new ApplicationReads(client, signal => reads.turn(signal), budget.cancelled, () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
+    const described = describeApplications(applications, deployments, config.pr, budget.deploy());
+    let lookupWaited;
+    const context = {
+        ...step,
+        mark,
+        follower: reads,
+        applications,
+        // One grace for the whole step: whoever waits later does not wait again.
+        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
+    };
+    rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
+    for (const uuid of config.appUuids)
+        state.update(uuid, { trigger: undefined });
+    for (const rollout of rollouts)
+        rollout.save();
+    return rollouts;
+}
+/**
+ * The trigger, and a line for each resource it touched. A trigger cut off by the deadline or a
+ * cancelled run may still have started deployments: those found in the history are followed (and
+ * so cancelled) like any other.
+ */
+async function triggerOrRecover(client, config, mark, budget, note) {
+    const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ');
+    note(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
+    const signal = budget.deploy();
+    let deployments;
+    try {
+        deployments = await trigger(client, {
+            appUuids: config.appUuids,
+            tags: config.tags,
+            force: config.force,
+            pr: config.pr,
+            // Docker-image previews: Coolify creates or retags the preview with this tag.
+            dockerTag: config.pr === undefined ? undefined : config.imageTag,
+            mark,
+            signal,
+            deadline: budget.deadline,
+            note
+        });
+    }
+    catch (error) {
+        if (!signal.aborted)
+            throw error;
+        const recovery = budget.grace(RECOVERY_MS);
+        deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => []);
+        if (deployments.length === 0) {
+            const cutOff = !(error instanceof ActionError) || error.details?.cutOff;
+            throw cutOff && !budget.cancelled.aborted
+                ? new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
+                : error;
+        }
+        note(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
+    }
+    for (const deployment of deployments) {
+        const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status;
+        note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
+    }
+    return deployments;
+}
+/**
+ * With `trigger: false`, the commit to follow: `commit`, else the pull request's head commit with
+ * `pr`, else the workflow's commit.
+ */
+function commitToFollow(config, event) {
+    const commit = config.commit ?? (config.pr === undefined ? event.sha : event.headSha);
+    if (!commit) {
+        throw new ActionError(config.pr === undefined
+            ? 'Input `trigger: false` follows the commit the workflow runs for, which the CI does not name: give `commit`.'
+            : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`);
+    }
+    return commit.toLowerCase();
+}
+/** `trigger: false`: a deployment to find for each application, nothing started. */
+function awaitDeployments(config, mark, note) {
+    note(`Waiting for the deployment Coolify starts by itself of commit ${mark.commit.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`);
+    return config.appUuids.map(uuid => new Deployment(uuid, uuid, undefined, mark.at));
+}
+/**
+ * Names and public URLs of the applications (their previews' with `pr`), read while the
+ * deployments run, in the same reads as the health checks due then.
+ */
+async function describeApplications(applications, deployments, pr, signal) {
+    const described = deployments.filter(deployment => deployment.kind === 'application');
+    const uuids = [...new Set(described.map(deployment => deployment.appUuid).filter(Boolean))];
+    const reads = await Promise.allSettled(uuids.map(uuid => applications.read(uuid, signal)));
+    const failed = reads.find(read => read.status === 'rejected');
+    // Names and URLs are a courtesy: the deployments are followed without them.
+    if (failed)
+        host().debug(`Could not read the applications: ${describeError(failed.reason)}`);
+    for (const [index, read] of reads.entries()) {
+        if (read.status === 'rejected')
+            continue;
+        for (const deployment of described) {
+            if (deployment.appUuid === uuids[index])
+                deployment.describe(read.value.app, pr);
+        }
+    }
+}
+/** `promise`, or nothing after `ms`: a courtesy must not hold up what waits on it. */
+function atMost(promise, ms) {
+    return new Promise(resolve => {
+        const timer = setTimeout(resolve, ms);
+        void promise.finally(() => {
+            clearTimeout(timer);
+            resolve();
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/rollout/outcome.ts
+
+
+
+/**
+ * The status table's verdict on the deployments, or, without any, on why there are none. An error
+ * that stopped the step is never reported as a status that would pass (`queued` after a failure
+ * once the deployments were queued): it is `failed`, or `cancelled` with the run.
+ */
+function decide(deployments, ending) {
+    const stopped = ending.cancelled ? 'cancelled' : 'failed';
+    let status = ending.removed
+        ? 'finished'
+        : deployments.length
+            ? worstOf(deployments.map(deployment => deployment.status))
+            : stopped;
+    if (ending.error !== undefined && !failsStep(status))
+        status = stopped;
+    const error = ending.error === undefined ? undefined : describeError(ending.error);
+    const fails = error !== undefined || failsStep(status);
+    const byCoolify = ending.error instanceof CoolifyError;
+    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify };
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts

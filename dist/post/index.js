@@ -3157,7 +3157,8 @@ function actionHost() {
 function githubLog(write = text => void process.stdout.write(text)) {
     return {
         write,
-        startGroup: title => `::group::${title}\n`,
+        // The title is a command's message: `%` is escaped, so that `%0A` in a name stays text.
+        startGroup: title => `::group::${escapeData(title)}\n`,
         endGroup: () => '::endgroup::\n',
         verbatim: lines => {
             const token = (0,external_node_crypto_namespaceObject.randomBytes)(12).toString('hex');

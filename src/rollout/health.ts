@@ -1,7 +1,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { sleep } from '../coolify/pacing.js'
 import { describeError } from '../errors.js'
-import type { AppLook } from './app-status.js'
+import type { AppLook } from './application-reads.js'
 import type { DeploymentView } from './deployment.js'
 import { probe } from './probe.js'
 import { Freshness, isUp } from './startup.js'

@@ -6,13 +6,13 @@ import { host } from '../host.js'
 import type { PullRequestEvent } from '../event.js'
 import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
-import { AppStatusReader, readApplications } from './app-status.js'
+import { ApplicationReads } from './application-reads.js'
 import { applySettings } from './configure.js'
 import { guardDebugLogs } from './debug-logs.js'
 import { Deployment } from './deployment.js'
 import type { TriggerMark } from './history.js'
 import { Rollout, type StepContext } from './rollout.js'
-import type { Follower } from './watch.js'
+import { GATHER_MS, type Follower } from './watch.js'
 import { openReviewApp, type ReviewApp } from './review-app.js'
 import { findTriggered, trigger } from './trigger.js'
 import { pinVersions, readVersions, restorePins, type AppVersion, type Pin } from './versions.js'
@@ -71,7 +71,7 @@ export async function prepare(
  * queued the deployments, whatever happened.
  */
 export async function launch(
-  step: Omit<StepContext, 'described' | 'mark' | 'follower' | 'statuses'>,
+  step: Omit<StepContext, 'described' | 'mark' | 'follower' | 'applications'>,
   prepared: Prepared,
   follower: (several: boolean) => Follower
 ): Promise<Rollout[]> {
@@ -92,19 +92,27 @@ export async function launch(
     // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
     await restorePins(client, prepared.pins, state, budget.grace(), say.warn)
   }
-  const described = describeApplications(client, deployments, config.pr, budget.deploy())
-  let lookupWaited: Promise<void> | undefined
   // Under way or still to be found (`trigger: false`): each one's lines need its name.
   const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1)
+  let rollouts: Rollout[] = []
+  const applications = new ApplicationReads(
+    client,
+    signal => reads.turn(signal),
+    budget.cancelled,
+    () => rollouts.filter(rollout => rollout.checksHealth).length,
+    Math.min(GATHER_MS, config.pollIntervalMs)
+  )
+  const described = describeApplications(applications, deployments, config.pr, budget.deploy())
+  let lookupWaited: Promise<void> | undefined
   const context: StepContext = {
     ...step,
     mark,
     follower: reads,
-    statuses: new AppStatusReader(client, signal => reads.turn(signal), budget.cancelled),
+    applications,
     // One grace for the whole step: whoever waits later does not wait again.
     described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
   }
-  const rollouts = deployments.map(
+  rollouts = deployments.map(
     deployment =>
       new Rollout(
         deployment,
@@ -199,26 +207,25 @@ function awaitDeployments(
 
 /**
  * Names and public URLs of the applications (their previews' with `pr`), read while the
- * deployments run: one read for one application, one list for several.
+ * deployments run, in the same reads as the health checks due then.
  */
-async function describeApplications(
-  client: CoolifyClient,
+export async function describeApplications(
+  applications: ApplicationReads,
   deployments: readonly Deployment[],
   pr: number | undefined,
   signal: AbortSignal
 ): Promise<void> {
-  const applications = deployments.filter(deployment => deployment.kind === 'application')
-  const uuids = [...new Set(applications.map(deployment => deployment.appUuid).filter(Boolean))]
-  if (uuids.length === 0) return
-  try {
-    for (const app of await readApplications(client, uuids, signal)) {
-      for (const deployment of deployments) {
-        if (deployment.appUuid === app?.uuid) deployment.describe(app, pr)
-      }
+  const described = deployments.filter(deployment => deployment.kind === 'application')
+  const uuids = [...new Set(described.map(deployment => deployment.appUuid).filter(Boolean))]
+  const reads = await Promise.allSettled(uuids.map(uuid => applications.read(uuid, signal)))
+  const failed = reads.find(read => read.status === 'rejected')
+  // Names and URLs are a courtesy: the deployments are followed without them.
+  if (failed) host().debug(`Could not read the applications: ${describeError(failed.reason)}`)
+  for (const [index, read] of reads.entries()) {
+    if (read.status === 'rejected') continue
+    for (const deployment of described) {
+      if (deployment.appUuid === uuids[index]) deployment.describe(read.value.app, pr)
     }
-  } catch (error) {
-    // Names and URLs are a courtesy: the deployments are followed without them.
-    host().debug(`Could not read the applications: ${describeError(error)}`)
   }
 }
 

@@ -11,7 +11,7 @@ import { isBadVersion, isFinished } from './status.js'
 import { awaitStartup, containerLog } from './startup.js'
 import { settleImageTag, verifyVersion, type AppVersion } from './versions.js'
 import type { Follower } from './watch.js'
-import type { AppStatusReader } from './app-status.js'
+import type { ApplicationReads } from './application-reads.js'
 
 /** What every rollout of a step shares. */
 export interface StepContext {
@@ -21,8 +21,8 @@ export interface StepContext {
   state: RunState
   /** Reads deployments for all rollouts, within one request budget. */
   follower: Follower
-  /** Reads the applications' status for all health checks, within the same budget. */
-  statuses: AppStatusReader
+  /** Reads the applications for their names and the health checks, within the same budget. */
+  applications: ApplicationReads
   /** What the trigger asked for. */
   mark: TriggerMark
   /** Names and URLs of the applications, read while the deployments run; bounded in time. */
@@ -43,6 +43,7 @@ export interface StepContext {
  */
 export class Rollout {
   #rollback: Rollback | undefined
+  #healthChecked = false
   private get phases(): ReadonlyArray<() => Promise<void>> {
     return this.deployment.kind === 'application'
       ? [
@@ -50,7 +51,10 @@ export class Rollout {
           () => this.settle(),
           () => this.follow(),
           () => this.verify(),
-          () => this.checkHealth(this.deployment, this.step.budget.health()),
+          async () => {
+            await this.checkHealth(this.deployment, this.step.budget.health())
+            this.#healthChecked = true
+          },
           () => this.rollBack()
         ]
       : [() => this.comeUp()]
@@ -66,6 +70,11 @@ export class Rollout {
   /** The resource's uuid: the key of its saved state. */
   get key(): string {
     return this.deployment.appUuid
+  }
+
+  /** Its health check is under way or ahead: it will read the application with the others. */
+  get checksHealth(): boolean {
+    return this.deployment.kind === 'application' && !this.#healthChecked
   }
 
   /** Its deployments under way in Coolify. */
@@ -86,6 +95,7 @@ export class Rollout {
     } catch (error) {
       this.deployment.end('failed', describeError(error))
     } finally {
+      this.#healthChecked = true
       this.save()
     }
   }
@@ -208,7 +218,7 @@ export class Rollout {
       pollIntervalMs: config.pollIntervalMs,
       pr: config.pr,
       readStatus: (appUuid: string, signal: AbortSignal) =>
-        this.step.statuses.read(appUuid, signal),
+        this.step.applications.status(appUuid, signal),
       since: deployment.finishedAt
     }
     const health = await checkHealth(deployment, options, window.signal)

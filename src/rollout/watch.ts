@@ -45,7 +45,7 @@ const CLOSING_QUIET_MS = 1500
  */
 const LEFT_PAUSE_MS = 1000
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
-const GATHER_MS = 250
+export const GATHER_MS = 250
 
 /**
  * Follows deployments to their end, each on its own cadence within one shared read budget, and
