@@ -56,7 +56,10 @@ export function app(name: string, build: BigBuild): FakeApp {
   return { uuid: uuidOf(name), name, scenarios: [build.scenario] }
 }
 
-export function fake(apps: FakeApp[], options: { rateLimit?: number } = {}): Promise<FakeCoolify> {
+export function fake(
+  apps: FakeApp[],
+  options: { rateLimit?: number; queueLimit?: number } = {}
+): Promise<FakeCoolify> {
   return startFakeCoolify({ token: TOKEN, apps, ...options })
 }
 
