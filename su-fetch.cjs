@@ -1,1 +1,0 @@
-;(async () => { const r = await fetch('http://127.0.0.1:18999/'); await r.text(); const c = process.cpuUsage(); console.log('fetch', ((c.user+c.system)/1000).toFixed(0), performance.now().toFixed(0)); process.exit(0) })()
