@@ -164,7 +164,13 @@ describe('deploy and read, 4x', () => {
   })
 
   it('leaves logs out without read:sensitive', async () => {
-    await start({ abilities: ['deploy', 'read'], apps: [{ uuid: 'web', name: 'Web' }] })
+    // The fake's clock stands still: the deployment is read while it is still queued.
+    const now = Date.parse('2026-11-23T10:00:00Z')
+    await start({
+      abilities: ['deploy', 'read'],
+      apps: [{ uuid: 'web', name: 'Web' }],
+      clock: () => now
+    })
     const { deployment_uuid } = (await call('POST', '/deploy?uuid=web')).json.deployments[0]
     const res = await call('GET', `/deployments/${deployment_uuid}`)
     expect(res.status).toBe(200)
