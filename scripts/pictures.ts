@@ -8,7 +8,7 @@
  * with the ones kept beside the images.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
@@ -48,8 +48,9 @@ export async function picturePages(): Promise<Picture[]> {
   })
   requests = fake.requests
   const github = await startFakeGitHub()
+  const workspace = mkdtempSync(join(tmpdir(), 'coolify-pictures-'))
   try {
-    const event = join(mkdtempSync(join(tmpdir(), 'coolify-pictures-')), 'event.json')
+    const event = join(workspace, 'event.json')
     const head = 'abc1234abc1234abc1234abc1234abc1234abc12'
     writeFileSync(
       event,
@@ -93,6 +94,7 @@ export async function picturePages(): Promise<Picture[]> {
       }
     ]
   } finally {
+    rmSync(workspace, { recursive: true, force: true })
     await github.close()
     await fake.close()
   }
