@@ -20,7 +20,7 @@ describe('the pictures in docs/images', () => {
   it('are made from one deploy of a pull request preview', async () => {
     pages = await picturePages()
     expect(pages.map(page => page.name)).toEqual(['log', 'summary', 'comment'])
-  })
+  }, 90_000) // a whole deploy on a machine other suites keep busy
 
   it.each(['log', 'summary', 'comment'])('%s.png shows the wording of the sources', name => {
     const page = pages.find(candidate => candidate.name === name)!
