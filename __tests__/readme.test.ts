@@ -1,14 +1,17 @@
 /**
- * The README and the guides in docs/ against action.yml: the inputs and outputs tables list exactly
- * what action.yml declares, and every workflow a reader may copy parses as GitHub parses it, gives
- * this action only inputs it declares, and reads only outputs of steps that exist.
+ * The README and the guides in docs/ against action.yml: the inputs and outputs tables (the
+ * README's one-line ones and docs/inputs.md's full ones) list exactly what action.yml declares, and
+ * every workflow a reader may copy parses as GitHub parses it, gives this action only inputs it
+ * declares, and reads only outputs of steps that exist. Every link between the pages leads to a
+ * file that exists and a heading it has, and the README stays a front page: at most 20 KB.
  */
 import { describe, expect, it } from '@jest/globals'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, normalize } from 'node:path'
 import { isMap, isScalar, parseDocument, visit, type Node } from 'yaml'
 import {
   allWorkflows,
+  documentationPages,
   isThisAction,
   stepsByJob,
   workflowExamples,
@@ -18,6 +21,10 @@ import { loadManifest, type Manifest } from '../test/support/manifest.js'
 import { PROJECT } from '../test/support/runner.js'
 
 const README = readFileSync(join(PROJECT, 'README.md'), 'utf8')
+/** The full inputs and outputs, which the README's one-line tables link to. */
+const INPUTS_PAGE = readFileSync(join(PROJECT, 'docs/inputs.md'), 'utf8')
+/** What the Marketplace page and a newcomer read first: a quarter of what it once was. */
+const README_MAX_BYTES = 20 * 1024
 const manifest = loadManifest(join(PROJECT, 'action.yml'))
 
 /** The rows of the first table under `## heading`, each as its cells. */
@@ -101,9 +108,12 @@ function stepOutputsReadIn(step: Node): [string, string][] {
   return reads
 }
 
-describe('the README against action.yml', () => {
-  it('lists every input in action.yml, in its order, with its default', () => {
-    const rows = table(README, 'Inputs').map(([name, shown]) => [name, shown])
+describe.each([
+  ['README.md', README],
+  ['docs/inputs.md', INPUTS_PAGE]
+])('the tables of %s against action.yml', (_, page) => {
+  it('list every input in action.yml, in its order, with its default', () => {
+    const rows = table(page, 'Inputs').map(([name, shown]) => [name, shown])
     const declared = [...manifest.inputs].map(([name, input]) => [
       `\`${name}\``,
       shownDefault(input)
@@ -111,21 +121,111 @@ describe('the README against action.yml', () => {
     expect(rows).toEqual(declared)
   })
 
-  it('lists every output in action.yml, in its order', () => {
-    const rows = table(README, 'Outputs').map(([name]) => name)
+  it('list every output in action.yml, in its order', () => {
+    const rows = table(page, 'Outputs').map(([name]) => name)
     expect(rows).toEqual([...manifest.outputs.keys()].map(name => `\`${name}\``))
   })
 })
 
+describe('the README', () => {
+  it(`is at most ${README_MAX_BYTES} bytes`, () => {
+    expect(statSync(join(PROJECT, 'README.md')).size).toBeLessThanOrEqual(README_MAX_BYTES)
+  })
+})
+
+describe('the links between the pages', () => {
+  const pages = documentationPages(PROJECT)
+
+  it('are looked for in every page, the new guides and CONTRIBUTING.md included', () => {
+    expect(pages).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'CONTRIBUTING.md',
+        'docs/README.md',
+        'docs/inputs.md',
+        'docs/examples.md',
+        'docs/cost.md',
+        'docs/when-things-go-wrong.md'
+      ])
+    )
+  })
+
+  it.each(pages)('of %s lead to files that exist and headings they have', page => {
+    expect(brokenLinks(page, readFileSync(join(PROJECT, page), 'utf8'))).toEqual([])
+  })
+
+  it('notice a missing file, a missing heading and a missing anchor of the same page', () => {
+    const page = [
+      '# A page',
+      '## Inputs and `outputs`',
+      'See [inputs](#inputs-and-outputs), [gone](#gone), [the guide](docs/inputs.md#the-token),',
+      '[no such guide](docs/nowhere.md), [no such heading](docs/inputs.md#nowhere) and',
+      '![a picture](docs/images/none.png). [Coolify](https://coolify.io) is not checked.',
+      '```sh',
+      'echo "[not a link](nowhere.md)"',
+      '```'
+    ].join('\n')
+    expect(brokenLinks('README.md', page)).toEqual([
+      '#gone: no such heading',
+      'docs/nowhere.md: no such file',
+      'docs/inputs.md#nowhere: no such heading',
+      'docs/images/none.png: no such file'
+    ])
+  })
+})
+
+/** The links of a page (relative to the project) that lead nowhere, each with why. */
+function brokenLinks(page: string, markdown: string): string[] {
+  const broken: string[] = []
+  const text = markdown.replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2\s*$/gm, '')
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/i.test(target)) continue // another site, or mailto:
+    const [path, anchor] = target.split('#')
+    const file = path ? normalize(join(dirname(page), path)) : page
+    if (!existsSync(join(PROJECT, file))) {
+      broken.push(`${target}: no such file`)
+    } else if (anchor !== undefined && file.endsWith('.md')) {
+      const headings = anchorsOf(path ? readFileSync(join(PROJECT, file), 'utf8') : markdown)
+      if (!headings.has(anchor)) broken.push(`${target}: no such heading`)
+    }
+  }
+  return broken
+}
+
+/**
+ * The anchors GitHub gives a page: each heading's text, lower-cased, without punctuation, spaces
+ * as hyphens (a repeated one numbered), and every `<a id="…">`.
+ */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>()
+  const text = markdown.replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2\s*$/gm, '')
+  for (const [, heading] of text.matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-')
+    let anchor = slug
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${slug}-${n}`
+    anchors.add(anchor)
+  }
+  for (const [, id] of text.matchAll(/<a id="([^"]+)"/g)) anchors.add(id)
+  return anchors
+}
+
 describe('the workflows a reader copies', () => {
   const workflows = allWorkflows(PROJECT)
 
-  it('are all found: the project’s workflows and every yaml block of the README', () => {
+  it('are all found: the project’s workflows and every yaml block of the README and its examples', () => {
     const files = workflows.map(workflow => workflow.file)
-    expect(files).toEqual(expect.arrayContaining(['.github/workflows/ci.yml', 'README.md']))
-    const fences = README.match(/^\s*```ya?ml$/gm) ?? []
-    expect(files.filter(file => file === 'README.md')).toHaveLength(fences.length)
-    expect(fences.length).toBeGreaterThan(5)
+    expect(files).toEqual(
+      expect.arrayContaining(['.github/workflows/ci.yml', 'README.md', 'docs/examples.md'])
+    )
+    for (const page of ['README.md', 'docs/examples.md']) {
+      const fences = readFileSync(join(PROJECT, page), 'utf8').match(/^\s*```ya?ml$/gm) ?? []
+      expect(files.filter(file => file === page)).toHaveLength(fences.length)
+      expect(fences.length).toBeGreaterThanOrEqual(4)
+    }
   })
 
   it.each(workflows.map(example => [`${example.file}:${example.lineOf(1)}`, example] as const))(

@@ -1,8 +1,8 @@
 /**
- * The workflows a reader copies: every ```yaml block of the README and the guides in docs/, and the
- * project's own workflows. A block that is part of a workflow (a list of steps, jobs without `on`)
- * is wrapped into a whole one, so that it can be parsed and linted like a file in
- * .github/workflows; `lineOf` maps a line of the wrapped text back to the page.
+ * The workflows a reader copies: every ```yaml block of the README, the pages beside it and the
+ * guides in docs/, and the project's own workflows. A block that is part of a workflow (a list of
+ * steps, jobs without `on`) is wrapped into a whole one, so that it can be parsed and linted like a
+ * file in .github/workflows; `lineOf` maps a line of the wrapped text back to the page.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -43,9 +43,15 @@ export function allWorkflows(project: string): WorkflowExample[] {
   ]
 }
 
-/** The README and every guide in docs/, relative to the project. */
+/** The project's own pages beside the README: what they link to is checked too. */
+const ROOT_PAGES = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md', 'CHANGELOG.md']
+
+/** The README, the pages beside it and every guide in docs/, relative to the project. */
 export function documentationPages(project: string): string[] {
-  return ['README.md', ...markdownUnder(join(project, 'docs'), project)]
+  return [
+    ...ROOT_PAGES.filter(page => existsSync(join(project, page))),
+    ...markdownUnder(join(project, 'docs'), project)
+  ]
 }
 
 function markdownUnder(dir: string, project: string): string[] {
