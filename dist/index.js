@@ -6218,7 +6218,10 @@ async function launch(step, prepared, follower) {
     const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
     let rollouts = [];
     const applications = new ApplicationReads(client, signal => reads.turn(signal), budget.cancelled, () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
-    const described = describeApplications(applications, deployments, config.pr, budget.deploy());
+    // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
+    // shared read the health checks wait behind.
+    const lookup = new AbortController();
+    const described = describeApplications(applications, deployments, config.pr, AbortSignal.any([budget.deploy(), lookup.signal]));
     let lookupWaited;
     const context = {
         ...step,
@@ -6226,7 +6229,7 @@ async function launch(step, prepared, follower) {
         follower: reads,
         applications,
         // One grace for the whole step: whoever waits later does not wait again.
-        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
+        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS).then(() => lookup.abort(new ActionError('names and URLs were not read in time'))))
     };
     rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
     for (const uuid of config.appUuids)

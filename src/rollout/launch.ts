@@ -102,7 +102,15 @@ export async function launch(
     () => rollouts.filter(rollout => rollout.checksHealth).length,
     Math.min(GATHER_MS, config.pollIntervalMs)
   )
-  const described = describeApplications(applications, deployments, config.pr, budget.deploy())
+  // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
+  // shared read the health checks wait behind.
+  const lookup = new AbortController()
+  const described = describeApplications(
+    applications,
+    deployments,
+    config.pr,
+    AbortSignal.any([budget.deploy(), lookup.signal])
+  )
   let lookupWaited: Promise<void> | undefined
   const context: StepContext = {
     ...step,
@@ -110,7 +118,10 @@ export async function launch(
     follower: reads,
     applications,
     // One grace for the whole step: whoever waits later does not wait again.
-    described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS))
+    described: () =>
+      (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS).then(() =>
+        lookup.abort(new ActionError('names and URLs were not read in time'))
+      ))
   }
   rollouts = deployments.map(
     deployment =>
