@@ -56,6 +56,13 @@ export function app(name: string, build: BigBuild): FakeApp {
   return { uuid: uuidOf(name), name, scenarios: [build.scenario] }
 }
 
+/**
+ * A server deployment queue limit (`deployment_queue_limit`) above the 30 deployments the rate-limit
+ * groups queue at once: at Coolify's default, 25, the last five would be refused as "queue full",
+ * which is the queue's limit, not the rate limit those groups measure.
+ */
+export const ROOMY_QUEUE = 50
+
 export function fake(
   apps: FakeApp[],
   options: { rateLimit?: number; queueLimit?: number } = {}

@@ -13,6 +13,7 @@ import {
   fake,
   fixed,
   isRead,
+  ROOMY_QUEUE,
   log,
   runStep,
   seconds,
@@ -38,12 +39,6 @@ const DEFAULT_LIMIT = 200
 /** The targets: the step's end after the last deployment's, and requests, at each limit. */
 const MAX_AFTER_END_MS: Record<number, number> = { [LOW_LIMIT]: 10_000, [DEFAULT_LIMIT]: 4000 }
 const MAX_REQUESTS = 50
-/**
- * The server's deployment queue limit (`deployment_queue_limit`), raised above the 30 deployments
- * queued at once: at Coolify's default, 25, the last five would be refused as "queue full", which
- * is the queue's limit, not the rate limit's this group measures.
- */
-const QUEUE_LIMIT = 50
 const KILL_AFTER_MS = 300_000
 
 interface Measured {
@@ -82,7 +77,7 @@ async function measure(limit: number, delayMs: number): Promise<Measured> {
   const apps = builds()
   const server: FakeCoolify = await fake(
     apps.map(a => app(a.name, a.build)),
-    { rateLimit: limit, queueLimit: QUEUE_LIMIT }
+    { rateLimit: limit, queueLimit: ROOMY_QUEUE }
   )
   const result = await runStep(
     server,

@@ -30,6 +30,7 @@ import {
   fake,
   fixed,
   isRead,
+  ROOMY_QUEUE,
   log,
   PROJECT,
   sleep,
@@ -642,7 +643,7 @@ async function rateLimited(): Promise<{ rows: Row[]; notes: string[] }> {
   })
   const server = await fake(
     builds.map(b => app(b.name, b.build)),
-    { rateLimit: LIMIT_PER_MINUTE }
+    { rateLimit: LIMIT_PER_MINUTE, queueLimit: ROOMY_QUEUE }
   )
   const { result } = await runClient('action', server, {
     'app-uuid': builds.map(b => uuidOf(b.name)).join(',')
