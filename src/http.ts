@@ -146,7 +146,7 @@ export class HttpAgent {
       }
 
       // One timer, restarted by every sign of life: the stage it fires in names the timeout.
-      let stage: 'CONNECT_TIMEOUT' | 'HEADERS_TIMEOUT' | 'BODY_TIMEOUT' = 'CONNECT_TIMEOUT'
+      let stage: HttpTimeout['code'] = 'CONNECT_TIMEOUT'
       let timer: NodeJS.Timeout | undefined
       // The request until its answer arrives, then the answer: destroying it ends its body too.
       let current: { destroy(error: unknown): void } = sent
