@@ -395,6 +395,24 @@ describe('errors and limits', () => {
     expect(later.map(row => [row.application_name, row.status])).toEqual([['two', 'in_progress']])
   })
 
+  it('lists them as an object keyed by the query order when the older one was written later', async () => {
+    let now = 1_000_000
+    const apps = [
+      { uuid: 'one', name: 'one', scenarios: [timed] },
+      { uuid: 'two', name: 'two', scenarios: [long] }
+    ]
+    await start({ apps, clock: () => now })
+    await call('POST', '/deploy?uuid=one')
+    now += 50
+    await call('POST', '/deploy?uuid=two')
+    // `one` turns in progress at 100 ms, after `two` was written: the query gives `two` first.
+    now += 100
+    const rows = (await call('GET', '/deployments')).json as Record<string, Record<string, unknown>>
+    expect(Array.isArray(rows)).toBe(false)
+    expect(rows['0'].application_name).toBe('two')
+    expect(rows['1'].application_name).toBe('one')
+  })
+
   it('lists running deployments without logs for a token that may not read sensitive data', async () => {
     await start({
       abilities: ['read', 'deploy'],

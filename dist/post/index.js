@@ -939,10 +939,22 @@ class CoolifyClient {
     }
     /**
      * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
-     * uuid gives (logs with `read:sensitive`).
+     * uuid gives (logs with `read:sensitive`); undefined when the answer is no list at all. Coolify
+     * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
+     * by the query's order: its values are the rows.
      */
-    runningDeployments(signal) {
-        return this.call({ method: 'GET', path: '/deployments', retry: true, signal });
+    async runningDeployments(signal) {
+        const rows = await this.call({
+            method: 'GET',
+            path: '/deployments',
+            retry: true,
+            signal
+        });
+        if (Array.isArray(rows))
+            return rows;
+        if (rows && typeof rows === 'object')
+            return Object.values(rows);
+        return undefined;
     }
     listApplications(signal) {
         return this.call({ method: 'GET', path: '/applications', retry: true, signal });

@@ -126,10 +126,20 @@ export class CoolifyClient {
 
   /**
    * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
-   * uuid gives (logs with `read:sensitive`).
+   * uuid gives (logs with `read:sensitive`); undefined when the answer is no list at all. Coolify
+   * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
+   * by the query's order: its values are the rows.
    */
-  runningDeployments(signal: AbortSignal): Promise<DeploymentDetail[]> {
-    return this.call({ method: 'GET', path: '/deployments', retry: true, signal })
+  async runningDeployments(signal: AbortSignal): Promise<DeploymentDetail[] | undefined> {
+    const rows = await this.call<unknown>({
+      method: 'GET',
+      path: '/deployments',
+      retry: true,
+      signal
+    })
+    if (Array.isArray(rows)) return rows as DeploymentDetail[]
+    if (rows && typeof rows === 'object') return Object.values(rows) as DeploymentDetail[]
+    return undefined
   }
 
   listApplications(signal: AbortSignal): Promise<ApplicationSummary[]> {

@@ -106,7 +106,7 @@ export class DeploymentReads {
   private async list(signal: AbortSignal): Promise<DeploymentDetail[] | undefined> {
     try {
       const rows = await this.client.runningDeployments(signal)
-      if (Array.isArray(rows)) return rows
+      if (rows) return rows
     } catch (error) {
       // A failure that would pass (an outage) fails the read as any other read; the rest says
       // the list is not there for this token or server, and the read by uuid tells what it must.

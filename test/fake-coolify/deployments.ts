@@ -214,18 +214,22 @@ export function getDeployment(ctx: Ctx): Reply {
 
 /**
  * GET /deployments, as DeployController::deployments answers it: every queued or in-progress
- * deployment on the team's servers (all the fake's), oldest first, each the row a read by uuid
- * gives, logs only for a token that may read sensitive data.
+ * deployment on the team's servers (all the fake's), each the row a read by uuid gives, logs only
+ * for a token that may read sensitive data. Coolify sorts the query's rows by id afterwards
+ * (`->get()->sortBy('id')`), and a Laravel collection keeps each row's key, its place in the
+ * query's answer: when the database gave them in another order, JSON makes the list an object
+ * keyed by those places. PostgreSQL gives them in no set order; here, as a heap does, a row written
+ * later comes later.
  */
 export function runningDeployments(ctx: Ctx): Reply {
-  const running = ctx.store.deployments
+  const stored = ctx.store.deployments
     .filter(d => ['queued', 'in_progress'].includes(ctx.store.status(d, ctx.now)))
-    .sort((a, b) => a.id - b.id)
-  return json(
-    ctx.flavor,
-    200,
-    running.map(d => row(ctx, d, ctx.canReadSensitive))
-  )
+    .map(d => ({ d, writtenAt: ctx.store.progress(d, ctx.now).updatedAt }))
+    .sort((a, b) => a.writtenAt - b.writtenAt || a.d.id - b.d.id)
+  const byId = stored.map((row, key) => ({ key, ...row })).sort((a, b) => a.d.id - b.d.id)
+  const rows = byId.map(({ key, d }) => [String(key), row(ctx, d, ctx.canReadSensitive)] as const)
+  const inOrder = byId.every(({ key }, index) => key === index)
+  return json(ctx.flavor, 200, inOrder ? rows.map(([, value]) => value) : Object.fromEntries(rows))
 }
 
 export function listDeployments(ctx: Ctx): Reply {
