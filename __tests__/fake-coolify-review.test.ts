@@ -220,7 +220,7 @@ describe('cloning an application, 4x', () => {
     const detail = (await call('GET', '/applications/web')).json
     expect(detail).not.toHaveProperty('custom_labels')
     expect(detail).not.toHaveProperty('manual_webhook_secret_gitea')
-    expect(detail.settings).toEqual({
+    expect(detail.settings).toMatchObject({
       is_auto_deploy_enabled: true,
       is_container_label_readonly_enabled: true
     })
@@ -499,6 +499,65 @@ describe('descriptions, reads and deleting an application, 4x', () => {
     expect(fake!.deployments().map(d => d.appUuid)).toEqual([created.json.uuid])
     const unknown = await call('POST', '/applications/private-deploy-key', { ...body, color: 'x' })
     expect(unknown.json.errors).toEqual({ color: ['This field is not allowed.'] })
+  })
+})
+
+describe('the whole row, 4x (4.3.11)', () => {
+  it('shows every column and the settings row; a clone copies them; PATCH puts them back', async () => {
+    const carried = {
+      custom_docker_run_options: '--privileged',
+      ports_mappings: '8080:3000',
+      'settings.custom_internal_name': 'web-production',
+      'settings.is_preview_deployments_enabled': true,
+      future_column: 'x'
+    }
+    await start({ abilities: ALL, apps: [{ ...TEMPLATE, columns: carried }] })
+    const uuid = (await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' }))
+      .json.uuid
+    const detail = (await call('GET', `/applications/${uuid}`)).json
+    expect(detail).toMatchObject({
+      custom_docker_run_options: '--privileged',
+      ports_mappings: '8080:3000',
+      health_check_path: '/',
+      future_column: 'x',
+      server_status: false,
+      settings: { custom_internal_name: 'web-production', is_preview_deployments_enabled: true }
+    })
+    expect(detail).not.toHaveProperty('id')
+    expect(detail.settings).not.toHaveProperty('application_id')
+
+    const patched = await call('PATCH', `/applications/${uuid}`, {
+      custom_docker_run_options: null,
+      ports_mappings: null,
+      custom_internal_name: null,
+      is_preview_deployments_enabled: false
+    })
+    expect(patched.status).toBe(200)
+    const after = (await call('GET', `/applications/${uuid}`)).json
+    expect(after).toMatchObject({
+      custom_docker_run_options: null,
+      ports_mappings: null,
+      settings: { custom_internal_name: null, is_preview_deployments_enabled: false }
+    })
+    expect(fake!.app('web')!.columns).toEqual(carried)
+  })
+
+  it('resolves shared variables in real_value, alike for a clone', async () => {
+    await start({
+      abilities: ALL,
+      apps: [
+        { ...TEMPLATE, envs: [{ key: 'K', value: 'x-{{ environment.STRIPE }}-{{team.NONE}}' }] }
+      ],
+      sharedVariables: { 'environment.STRIPE': 'sk_live' }
+    })
+    const uuid = (await call('POST', '/applications/web/clone', { destination_uuid: 'dst-main' }))
+      .json.uuid
+    for (const app of ['web', uuid]) {
+      expect((await call('GET', `/applications/${app}/envs`)).json[0]).toMatchObject({
+        value: 'x-{{ environment.STRIPE }}-{{team.NONE}}',
+        real_value: 'x-sk_live-{{team.NONE}}'
+      })
+    }
   })
 })
 

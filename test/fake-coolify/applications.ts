@@ -1,5 +1,6 @@
 /** /applications: list, read, create from a private repository, update, delete. */
 import { CREATE_ALLOWED, PATCH_ALLOWED } from './allow-list.js'
+import { rowView, storedColumn } from './columns.js'
 import { attribute, checkFields, jsonBody, validationFailed } from './context.js'
 import type { Ctx } from './context.js'
 import { parseEnvText, seedEnv } from './envs.js'
@@ -122,8 +123,31 @@ function settingFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
   }
 }
 
-/** The detail has no id. */
+/**
+ * The detail has no id. 4.x shows the whole row and its settings (columns.ts), the seed the
+ * fields interface.md names.
+ */
 function detail(ctx: Ctx, app: AppRecord): Record<string, unknown> {
+  if (ctx.flavor !== 'seed') {
+    const { settings, ...modelled } = modelledFields(ctx, app)
+    return rowView(
+      {
+        ...modelled,
+        docker_compose_raw:
+          app.composeServices.length > 0
+            ? `services:\n${app.composeServices.map(name => `  ${name}: {}`).join('\n')}\n`
+            : null
+      },
+      settings as Record<string, unknown>,
+      app.columns,
+      ctx.canReadSensitive
+    )
+  }
+  return { ...modelledFields(ctx, app), environment_variables: app.envs.map(seedEnv) }
+}
+
+/** The columns the fake models itself. */
+function modelledFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
   return {
     uuid: app.uuid,
     name: app.name,
@@ -136,8 +160,7 @@ function detail(ctx: Ctx, app: AppRecord): Record<string, unknown> {
     dockerfile_location: app.dockerfile_location,
     ...versionFields(ctx, app),
     ...rowFields(ctx, app),
-    ...settingFields(ctx, app),
-    environment_variables: app.envs.map(seedEnv)
+    ...settingFields(ctx, app)
   }
 }
 
@@ -348,6 +371,12 @@ export function updateApplication(ctx: Ctx): Reply {
     if (field in data)
       ctx.store.setField(app, field, (data[field] as string | null) ?? null, ctx.now)
   }
+  // Every other field update_by_uuid takes lands in its column as given.
+  for (const [field, value] of Object.entries(data)) {
+    if (MODELLED_PATCH_FIELDS.has(field)) continue
+    const stored = storedColumn(field, value)
+    if (stored) app.columns[stored[0]] = stored[1]
+  }
   app.updatedAt = ctx.now
   if (data.instant_deploy) {
     // Coolify queues a deployment but answers without its uuid.
@@ -369,6 +398,24 @@ const JOB_FIELDS: JobField[] = [
   'docker_registry_image_name',
   'docker_registry_image_tag'
 ]
+
+/** The PATCH fields written to what the fake models itself, above. */
+const MODELLED_PATCH_FIELDS = new Set<string>([
+  ...JOB_FIELDS,
+  ...WEBHOOK_SECRET_FIELDS,
+  'name',
+  'description',
+  'domains',
+  'is_auto_deploy_enabled',
+  'docker_compose_domains',
+  'custom_labels',
+  'build_pack',
+  'ports_exposes',
+  'dockerfile_location',
+  'git_commit_sha',
+  'preview_url_template',
+  'instant_deploy'
+])
 
 /** interface.md's PATCH: the fields it lists, environment variables as KEY=value text. */
 function updateSeed(ctx: Ctx, app: AppRecord, data: Record<string, unknown>): Reply {

@@ -27,6 +27,27 @@ export function listDestinations(ctx: Ctx): Reply {
   )
 }
 
+/**
+ * GET /servers/{uuid}/destinations (DestinationsController::index_by_server): the server's
+ * destinations; 404 for a server the team does not have (here: one no destination names).
+ */
+export function listServerDestinations(ctx: Ctx): Reply {
+  const server = ctx.params[0]
+  const list = [...ctx.store.destinations.values()].filter(d => d.serverUuid === server)
+  if (list.length === 0) return json(ctx.flavor, 404, { message: 'Not found.' })
+  return json(
+    ctx.flavor,
+    200,
+    list.map(d => ({
+      uuid: d.uuid,
+      name: d.name,
+      network: d.network,
+      type: 'standalone',
+      server_uuid: d.serverUuid
+    }))
+  )
+}
+
 /** The body's errors as Coolify's validator words them; the body is checked before the app. */
 function cloneErrors(data: Record<string, unknown>): Record<string, string[]> {
   const errors: Record<string, string[]> = {}

@@ -133,12 +133,14 @@ function upsert(app: AppRecord, item: Record<string, unknown>, now: number): Env
 }
 
 /** A variable as the API shows it: the value only to whoever may read sensitive data. */
-function envView(env: EnvVar, canReadSensitive: boolean): Record<string, unknown> {
-  const showValue = canReadSensitive && !env.is_shown_once
+function envView(ctx: Ctx, env: EnvVar): Record<string, unknown> {
+  const showValue = ctx.canReadSensitive && !env.is_shown_once
   return {
     uuid: env.uuid,
     key: env.key,
-    ...(showValue ? { value: env.value, real_value: env.value } : {}),
+    ...(showValue
+      ? { value: env.value, real_value: env.value === null ? null : ctx.store.resolve(env.value) }
+      : {}),
     is_preview: env.is_preview,
     is_literal: env.is_literal,
     is_multiline: env.is_multiline,
@@ -177,7 +179,7 @@ export function bulkEnvs(ctx: Ctx): Reply {
     const item = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {}
     const errors = itemErrors(item)
     if (Object.keys(errors).length > 0) return validationFailed(ctx, errors)
-    saved.push(envView(upsert(app, item, ctx.now), ctx.canReadSensitive))
+    saved.push(envView(ctx, upsert(app, item, ctx.now)))
   }
   return json(ctx.flavor, 201, saved)
 }
@@ -194,7 +196,7 @@ export function listEnvs(ctx: Ctx): Reply {
   return json(
     ctx.flavor,
     200,
-    ordered.map(env => envView(env, ctx.canReadSensitive))
+    ordered.map(env => envView(ctx, env))
   )
 }
 

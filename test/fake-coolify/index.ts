@@ -41,6 +41,7 @@ export { DEFAULT_DESTINATION } from './state.js'
 
 export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeCoolify> {
   const store = new Store(options.flavor ?? '4x', options.clock, options.queueLimit)
+  store.sharedVariables = { ...options.sharedVariables }
   const faults = new Faults()
   const requests: RecordedRequest[] = []
   const server = await listen(createPipeline(options, store), faults, requests, options.tls)

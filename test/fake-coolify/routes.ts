@@ -6,7 +6,7 @@ import {
   listApplications,
   updateApplication
 } from './applications.js'
-import { cloneApplication, listDestinations } from './clone.js'
+import { cloneApplication, listDestinations, listServerDestinations } from './clone.js'
 import type { Ctx } from './context.js'
 import {
   cancelDeployment,
@@ -79,6 +79,12 @@ function coolify4x(version: FakeOptions['version']): Route[] {
             pattern: app('/destinations'),
             ability: 'read',
             handle: listDestinations
+          },
+          {
+            method: 'GET',
+            pattern: at(`/servers/${ID}/destinations`),
+            ability: 'read',
+            handle: listServerDestinations
           },
           { method: 'GET', pattern: app('/storages'), ability: 'read', handle: listStorages },
           {

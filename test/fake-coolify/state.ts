@@ -151,6 +151,8 @@ export interface AppRecord {
   persistentStorages: VolumeRecord[]
   fileStorages: FileRecord[]
   scheduledTasks: TaskRecord[]
+  /** See FakeApp.columns. */
+  columns: Record<string, unknown>
 }
 
 export interface DeploymentRecord {
@@ -207,6 +209,8 @@ export class Store {
   readonly tags = new Map<string, TagRecord>()
   /** The team's destinations, by uuid. */
   readonly destinations = new Map<string, Required<FakeDestination>>()
+  /** See FakeOptions.sharedVariables. */
+  sharedVariables: Record<string, string> = {}
   /** The fake's own URL, for `{{self}}` in addresses. */
   home = ''
   /** When the fake started: services and databases were last seen online before it. */
@@ -246,8 +250,12 @@ export class Store {
       build_pack: app.buildPack ?? 'dockerfile',
       ports_exposes: '3000',
       dockerfile_location: '/Dockerfile',
-      docker_registry_image_name: app.image?.name ?? null,
-      docker_registry_image_tag: app.image?.tag ?? null,
+      docker_registry_image_name: (app.columns?.docker_registry_image_name ??
+        app.image?.name ??
+        null) as string | null,
+      docker_registry_image_tag: (app.columns?.docker_registry_image_tag ??
+        app.image?.tag ??
+        null) as string | null,
       preview_url_template: app.previewUrlTemplate ?? '{{pr_id}}.{{domain}}',
       envs: (app.envs ?? []).map(input => {
         const env = newEnv(input.key, input.value, now)
@@ -279,6 +287,12 @@ export class Store {
       readonlyLabels: app.readonlyLabels ?? true,
       customLabels: '',
       proxy: app.proxy ?? 'traefik',
+      // The image columns are modelled above; every other one is kept as given.
+      columns: Object.fromEntries(
+        Object.entries(app.columns ?? {}).filter(
+          ([key]) => !key.startsWith('docker_registry_image_')
+        )
+      ),
       composeServices: app.compose?.services ?? [],
       composeDomains: { ...app.compose?.domains },
       persistentStorages: (app.storages?.persistent ?? []).map(v => ({
@@ -366,6 +380,7 @@ export class Store {
       changes: [],
       deploys: 0,
       webhookSecrets: { ...source.webhookSecrets },
+      columns: { ...source.columns },
       composeServices: [...source.composeServices],
       composeDomains: { ...source.composeDomains },
       persistentStorages: source.persistentStorages.map(v => ({
@@ -394,6 +409,17 @@ export class Store {
   startResource(resource: AppRecord, now = this.clock()): void {
     const start = resource.starts[Math.min(resource.started.length, resource.starts.length - 1)]
     resource.started.push({ at: now, start })
+  }
+
+  /**
+   * A variable's real_value: its references to shared variables resolved (EnvironmentVariable's
+   * real_value accessor), one the team does not have left as written.
+   */
+  resolve(value: string): string {
+    return value.replace(
+      /\{\{\s*((?:team|project|environment|server)\.[\w-]+)\s*\}\}/g,
+      (whole, ref) => (ref in this.sharedVariables ? this.sharedVariables[ref] : whole)
+    )
   }
 
   /** Applications only: services and databases are not under /applications. */
@@ -630,6 +656,7 @@ export class Store {
       readonlyLabels: app.readonlyLabels,
       customLabels: app.customLabels,
       composeDomains: { ...app.composeDomains },
+      columns: { ...app.columns },
       persistentStorages: app.persistentStorages.map(v => ({
         uuid: v.uuid,
         name: v.name,

@@ -135,6 +135,13 @@ export interface FakeApp {
     persistent?: Array<{ name: string; mountPath: string; hostPath?: string }>
     files?: Array<{ fsPath: string; mountPath: string; content?: string }>
   }
+  /**
+   * 4x: any other column of the applications row, or of its settings row as `settings.<column>`,
+   * over 4.3.11's defaults (test/fixtures/coolify-4.3.11-columns.ts): shown in reads, copied by a
+   * clone, changed by a PATCH that takes it. A key that is no column stands for one a newer
+   * Coolify added.
+   */
+  columns?: Record<string, unknown>
   /** Scheduled tasks (commands Coolify runs in its container). */
   scheduledTasks?: Array<{ name: string; command: string; frequency?: string }>
   /** Services and databases: the status before any /deploy; default 'running:healthy'. */
@@ -283,6 +290,12 @@ export interface FakeOptions {
    * deployments queued (not yet in progress), Coolify queues no more.
    */
   queueLimit?: number
+  /**
+   * The shared variables a value can refer to, `{{environment.KEY}}` and the like, by their
+   * reference without braces (`'environment.STRIPE_KEY'`). Every application here, clones
+   * included, sits in one environment, so a reference resolves alike in all of them.
+   */
+  sharedVariables?: Record<string, string>
 }
 
 export interface FakeDeployment {
@@ -365,6 +378,8 @@ export interface FakeAppState {
   }>
   fileStorages: Array<{ uuid: string; fsPath: string; mountPath: string }>
   scheduledTasks: Array<{ uuid: string; name: string }>
+  /** The columns set beyond the defaults and what the fake models (FakeApp.columns). */
+  columns: Record<string, unknown>
 }
 
 export interface FakeCoolify {
