@@ -72,6 +72,7 @@ describe('checkRequest', () => {
       getApplicationLogs: () => client.getApplicationLogs('web', 100, signal),
       rollback: () => client.rollback('web', 'abc1234', signal),
       listDestinations: () => client.listDestinations('web', signal),
+      listServerDestinations: () => client.listServerDestinations('srv', signal),
       cloneApplication: () =>
         client.cloneApplication('web', { destination_uuid: 'd', name: 'web-pr-7' }, signal),
       createApplication: () =>

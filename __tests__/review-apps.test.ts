@@ -273,6 +273,29 @@ describe('a later run for the same pull request', () => {
     expect(server.deployments().map(d => d.appUuid)).toEqual([uuid, uuid])
     expect(second.outputs).toMatchObject({ 'review-app-uuid': uuid, url: DOMAIN })
   }, 60_000)
+
+  // Guards: a review app found again is held to the table too (one made by an older version of
+  // the action kept production's container name): put back before it is deployed again.
+  it('puts back what reaches production on a review app found again, before deploying it', async () => {
+    const server = await start()
+    const first = await run(server)
+    expect(first.code).toBe(0)
+    const uuid = first.outputs['review-app-uuid']
+    await patchDirectly(server, uuid, { custom_internal_name: 'web', ports_mappings: '80:3000' })
+    const before = actionRequests(server).length
+
+    const second = await run(server)
+
+    expect(second.code).toBe(0)
+    const requests = actionRequests(server).slice(before)
+    const reset = requests.findIndex(r => r.method === 'PATCH' && 'custom_internal_name' in body(r))
+    expect(body(requests[reset])).toEqual({ custom_internal_name: null, ports_mappings: null })
+    expect(reset).toBeLessThan(requests.indexOf(deploys(requests)[0]))
+    expect(server.app(uuid)!.columns).toMatchObject({
+      'settings.custom_internal_name': null,
+      ports_mappings: null
+    })
+  }, 60_000)
 })
 
 describe('applications that only look like the review app', () => {
@@ -604,6 +627,13 @@ function warningLines(stdout: string): string[] {
   return stdout.split('\n').filter(line => line.startsWith('::warning'))
 }
 
+/** A column's value as the fake keeps it: the image's apart, the others as given. */
+function columnOf(app: FakeAppState, key: string): unknown {
+  if (key === 'docker_registry_image_name') return app.imageName
+  if (key === 'docker_registry_image_tag') return app.imageTag
+  return app.columns[key] ?? null
+}
+
 /** Nothing was written, made or deployed. */
 function expectUntouched(server: FakeCoolify, template: FakeAppState): void {
   expect(actionRequests(server).filter(r => r.method !== 'GET')).toEqual([])
@@ -698,38 +728,16 @@ describe('what a clone carries from production', () => {
 
   // Guards: compose applications route through docker_compose_domains (PATCH `domains` is 422
   // for them): the routed service gets review-domain.
-  it('gives a compose template’s routed service the review domain', async () => {
+  // Guards: a compose file is read from the pull request's branch when it deploys, so even a
+  // clean compose template could mount the Docker socket from the branch: refused before any write.
+  it('refuses a compose template before any write, saying why', async () => {
     const server = await start({
       apps: [
         {
           ...TEMPLATE,
           fqdn: '',
           buildPack: 'dockercompose',
-          compose: { services: ['web', 'worker'], domains: { web: 'https://web.example.com' } }
-        }
-      ]
-    })
-    const result = await run(server)
-
-    expect(result.code).toBe(0)
-    expect(errorLines(result.stdout)).toEqual([])
-    const app = theReviewApp(server)
-    expect(app.composeDomains).toEqual({ web: DOMAIN })
-    expect(
-      writes(actionRequests(server), app.uuid).filter(c => c.body.includes('"domains"'))
-    ).toEqual([])
-    expect(server.deployments().map(d => d.appUuid)).toEqual([app.uuid])
-  })
-
-  // Guards: with "Readonly labels" off the clone keeps production's Host() rules: refused before
-  // any write.
-  it('refuses a template whose own labels route its domain', async () => {
-    const server = await start({
-      apps: [
-        {
-          ...TEMPLATE,
-          readonlyLabels: false,
-          customLabels: 'traefik.enable=true\ntraefik.http.routers.web.rule=Host(`web.example.com`)'
+          compose: { services: ['web'], domains: { web: 'https://web.example.com' } }
         }
       ]
     })
@@ -739,8 +747,93 @@ describe('what a clone carries from production', () => {
     expect(result.code).toBe(1)
     const [error, ...more] = errorLines(result.stdout)
     expect(more).toEqual([])
+    expect(error).toContain('`build_pack`')
+    expect(error).toContain('read from the pull request’s branch')
+    expectUntouched(server, template)
+  })
+
+  // Guards: with "Readonly labels" off the clone keeps production's labels: refused before any
+  // write, whatever the labels say.
+  it('refuses a template with "Readonly labels" off', async () => {
+    const server = await start({
+      apps: [{ ...TEMPLATE, readonlyLabels: false, customLabels: 'traefik.enable=true' }]
+    })
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
     expect(error).toContain('Readonly labels')
     expectUntouched(server, template)
+  })
+
+  // Guards: each of these, copied by the clone, reaches production (review-fields.ts says how);
+  // the first write puts it back to Coolify's default, before any deploy.
+  it.each([
+    ['settings.custom_internal_name', 'web-production', null],
+    ['custom_docker_run_options', '--privileged --cap-add=SYS_ADMIN', null],
+    ['docker_registry_image_name', 'registry.example.com/acme/web', null],
+    ['docker_registry_image_tag', 'production', null],
+    ['custom_network_aliases', 'web,api', null],
+    ['ports_mappings', '8080:3000', null],
+    ['settings.is_preview_deployments_enabled', true, false]
+  ])('puts %s back to Coolify’s default before the first deploy', async (key, value, after) => {
+    const server = await start({ apps: [{ ...TEMPLATE, columns: { [key]: value } }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    const app = theReviewApp(server)
+    expect(columnOf(app, key)).toEqual(after)
+    const field = key.replace('settings.', '')
+    const requests = actionRequests(server)
+    const reset = requests.findIndex(
+      r => r.method === 'PATCH' && onApp(r, app.uuid) && field in body(r)
+    )
+    expect(reset).toBeGreaterThan(-1)
+    expect(body(requests[reset])[field]).toEqual(after)
+    expect(reset).toBeLessThan(requests.findIndex(r => deploys([r]).length > 0))
+    expect(columnOf(server.app(TEMPLATE.uuid)!, key)).toEqual(value)
+    expect(server.deployments().map(d => d.appUuid)).toEqual([app.uuid])
+  })
+
+  // Guards: a newer Coolify's column is never copied unexamined: refused before any write.
+  it('refuses a template with a field it does not know, naming it, before any write', async () => {
+    const server = await start({
+      apps: [{ ...TEMPLATE, columns: { sidecar_image: 'redis:7', 'settings.is_future': false } }]
+    })
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('`sidecar_image`')
+    expect(error).not.toContain('settings.is_future')
+    expect(error).not.toContain('redis:7')
+    expectUntouched(server, template)
+  })
+
+  // Guards: on the template's server a review app shares production's Docker network: one
+  // warning says so; review-destination puts it elsewhere, cloned there on 4.3 as well.
+  it('warns when it lands on the template’s server, and clones into review-destination', async () => {
+    const shared = await start()
+    const onTemplateServer = await run(shared)
+    expect(onTemplateServer.code).toBe(0)
+    const warned = warningLines(onTemplateServer.stdout).filter(line =>
+      line.includes("runs on the template's server")
+    )
+    expect(warned).toHaveLength(1)
+    expect(warned[0]).toContain('`review-destination`')
+
+    const elsewhere = await start()
+    const isolated = await run(elsewhere, { 'review-destination': 'dst0web0extra00000000001' })
+    expect(isolated.code).toBe(0)
+    expect(isolated.stdout).not.toContain("runs on the template's server")
+    const clone = actionRequests(elsewhere).find(r => r.path.endsWith('/clone'))!
+    expect(body(clone).destination_uuid).toBe('dst0web0extra00000000001')
+    expect(theReviewApp(elsewhere).destination).toBe('dst0web0extra00000000001')
   })
 
   // Guards: a server without a proxy drops PATCH `domains` and answers 200: the read-back finds
@@ -835,6 +928,37 @@ describe("the template's variables", () => {
       STRIPE_SECRET: 'sk_test_1'
     })
     expect(warningLines(result.stdout).join('\n')).not.toMatch(/PREVIEW_TOKEN|STRIPE_SECRET/)
+  })
+  // Guards: a preview value written as a reference to a shared variable differs from production's
+  // as text, but resolves in production's environment (which the clone shares) to production's
+  // value: not copied, warned by key only.
+  it('leaves out a shared variable that resolves to production’s value', async () => {
+    const server = await start({
+      apps: [
+        {
+          ...TEMPLATE,
+          envs: [
+            { key: 'STRIPE_SECRET', value: '{{environment.STRIPE_KEY}}' },
+            { key: 'STRIPE_SECRET', value: '{{ environment.STRIPE_KEY }}', isPreview: true },
+            { key: 'PAYMENTS_KEY', value: '{{environment.STRIPE_KEY}}', isPreview: true },
+            { key: 'PREVIEW_DB', value: '{{team.PREVIEW_DB}}', isPreview: true }
+          ]
+        }
+      ],
+      sharedVariables: {
+        'environment.STRIPE_KEY': PRODUCTION_SECRETS[0],
+        'team.PREVIEW_DB': 'postgres://preview@db/pr'
+      }
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    const variables = productionVariables(theReviewApp(server))
+    expect(variables).toEqual({ PREVIEW_DB: '{{team.PREVIEW_DB}}', PR_NUMBER: String(PR) })
+    const warned = warningLines(result.stdout).filter(line => line.includes('shared variable'))
+    expect(warned).toHaveLength(1)
+    expect(warned[0]).toContain('STRIPE_SECRET, PAYMENTS_KEY')
+    expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
   })
 })
 

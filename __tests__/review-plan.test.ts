@@ -8,14 +8,31 @@ import {
   type TemplateFacts,
   type Write
 } from '../src/rollout/review-plan.js'
+import { flattenApplication } from '../src/rollout/review-fields.js'
+import {
+  APPLICATION_COLUMNS,
+  APPLICATION_SETTINGS_COLUMNS
+} from '../test/fixtures/coolify-4.3.11-columns.js'
+
+/** A template as 4.3.11 shows it: every column at its default, but for what a test sets. */
+function row(fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...flattenApplication({ ...APPLICATION_COLUMNS, settings: APPLICATION_SETTINGS_COLUMNS }),
+    name: 'web',
+    fqdn: 'https://web.example.com,https://www.example.com',
+    build_pack: 'dockerfile',
+    ...fields
+  }
+}
 
 const TEMPLATE: TemplateFacts = {
   name: 'web',
+  fields: row(),
+  cloned: true,
   fqdn: 'https://web.example.com,https://www.example.com',
   buildPack: 'dockerfile',
   composeDomains: {},
   customLabels: 'traefik.http.routers.x.rule=Host(`web.example.com`)',
-  readonlyLabels: true,
   persistentStorages: [{ name: 'tpl-data', mount_path: '/data', host_path: null }],
   fileStorages: [],
   variables: [
@@ -156,6 +173,28 @@ describe('variables', () => {
       'ONCE'
     ])
   })
+
+  it('leaves out a shared variable that resolves to production’s value, or that Coolify did not resolve', () => {
+    const template: TemplateFacts = {
+      ...TEMPLATE,
+      variables: [
+        { key: 'STRIPE_KEY', value: '{{environment.STRIPE_KEY}}', real_value: 'sk_live_1' },
+        { key: 'STRIPE_KEY', value: '{{ environment.STRIPE_KEY }}', is_preview: true },
+        { key: 'PAYMENTS', value: '{{environment.STRIPE_KEY}}', is_preview: true },
+        { key: 'PAYMENTS_2', value: 'x{{team.KEY}}', real_value: 'sk_live_1', is_preview: true },
+        { key: 'PREVIEW_DB', value: '{{team.PREVIEW_DB}}', real_value: 'pg://p', is_preview: true }
+      ].map(v => ({ ...v, real_value: v.real_value ?? undefined })),
+      fields: row()
+    }
+    const plan = planned(template, { ...REQUEST, env: [] })
+    expect(plan.target.variables).toEqual([{ key: 'PREVIEW_DB', value: '{{team.PREVIEW_DB}}' }])
+    expect(plan.warnings).toEqual([
+      expect.stringMatching(
+        /^Not copied to the review app: STRIPE_KEY, PAYMENTS, PAYMENTS_2 — a shared variable/
+      )
+    ])
+    expect(plan.warnings[0]).not.toContain('sk_live')
+  })
 })
 
 describe('refusals, before any write', () => {
@@ -179,43 +218,85 @@ describe('refusals, before any write', () => {
     ).toBeUndefined()
   })
 
-  it('refuses labels of its own that route by host', () => {
-    expect(refusal({ readonlyLabels: false })).toContain('Readonly labels')
-    expect(refusal({ readonlyLabels: false, customLabels: undefined })).toContain('hidden')
-    const plan = planReviewApp(
-      {
-        ...TEMPLATE,
-        readonlyLabels: false,
-        customLabels: 'traefik.http.middlewares.gzip.compress=true'
-      },
-      REQUEST
-    )
-    expect(plan.refused).toBeUndefined()
+  it('refuses "Readonly labels" off: the clone would keep labels that route production', () => {
+    const reason = refusal({
+      fields: row({ 'settings.is_container_label_readonly_enabled': false })
+    })
+    expect(reason).toContain('settings.is_container_label_readonly_enabled')
+    expect(reason).toContain('turn "Readonly labels" on')
   })
 
-  it('rewrites the compose domain of one routed service, and refuses several', () => {
-    const compose: Partial<TemplateFacts> = {
-      fqdn: null,
-      buildPack: 'dockercompose',
-      composeDomains: { web: 'https://web.example.com', worker: '' }
-    }
-    const plan = planned({ ...TEMPLATE, ...compose })
-    expect(plan.writes[1]).toEqual({
-      kind: 'update',
-      changes: { docker_compose_domains: [{ name: 'web', domain: REQUEST.domain }] }
-    })
-    expect(steps(plan.writes)).not.toContain('update domains')
-    expect(plan.target.domains).toBeUndefined()
+  it('refuses compose and Docker-image templates, saying why', () => {
+    const compose = refusal({ fields: row({ build_pack: 'dockercompose' }) })
+    expect(compose).toContain('`build_pack`')
+    expect(compose).toContain('read from the pull request’s branch')
+    expect(refusal({ fields: row({ build_pack: 'dockerimage' }) })).toContain('`build_pack`')
+    expect(
+      planReviewApp({ ...TEMPLATE, fields: row({ build_pack: 'nixpacks' }) }, REQUEST).refused
+    ).toBeUndefined()
+  })
+
+  it('refuses a key it does not know that holds a value, naming it; an empty one is left alone', () => {
     const reason = refusal({
-      ...compose,
-      composeDomains: { web: 'https://web.example.com', api: 'https://api.example.com' }
+      fields: row({ future_sidecar: 'redis:7', 'settings.is_future': true })
     })
-    expect(reason).toMatch(/2 services \(web, api\)/)
+    expect(reason).toContain('`future_sidecar`, `settings.is_future`')
+    expect(reason).not.toContain('redis:7')
+    for (const empty of [null, false, '', [], {}]) {
+      const fields = row({ future_sidecar: empty })
+      expect(planReviewApp({ ...TEMPLATE, fields }, REQUEST).refused).toBeUndefined()
+    }
+  })
+})
+
+describe('what reaches production is reset in the first write', () => {
+  const carried = {
+    'settings.custom_internal_name': 'web-production',
+    custom_docker_run_options: '--privileged --cap-add=SYS_ADMIN',
+    docker_registry_image_name: 'registry.example.com/acme/web',
+    docker_registry_image_tag: 'production',
+    custom_network_aliases: 'web,api',
+    ports_mappings: '8080:3000',
+    'settings.connect_to_docker_network': true,
+    'settings.is_preview_deployments_enabled': true,
+    'settings.is_pr_deployments_public_enabled': true
+  }
+
+  it('puts each back to Coolify’s default, with the disarming and before the domain', () => {
+    const plan = planned({ ...TEMPLATE, fields: row(carried) })
+    expect(plan.writes[0]).toEqual({
+      kind: 'update',
+      changes: expect.objectContaining({
+        custom_internal_name: null,
+        custom_docker_run_options: null,
+        docker_registry_image_name: null,
+        docker_registry_image_tag: null,
+        custom_network_aliases: null,
+        ports_mappings: null,
+        connect_to_docker_network: false,
+        is_preview_deployments_enabled: false,
+        is_pr_deployments_public_enabled: false,
+        is_auto_deploy_enabled: false
+      })
+    })
+  })
+
+  it('sends only what the template set, and nothing to an application made from scratch', () => {
+    const first = (template: TemplateFacts): string[] =>
+      Object.keys((planned(template).writes[0] as { changes: object }).changes)
+    const disarm = first(TEMPLATE)
+    expect(disarm).not.toContain('custom_internal_name')
+    expect(first({ ...TEMPLATE, fields: row({ ports_mappings: '80:80' }) })).toEqual([
+      ...disarm,
+      'ports_mappings'
+    ])
+    expect(first({ ...TEMPLATE, cloned: false, fields: row(carried) })).toEqual(disarm)
   })
 })
 
 describe('the read-back', () => {
   const clean: ReadBack = {
+    fields: row({ fqdn: REQUEST.domain, 'settings.is_auto_deploy_enabled': false }),
     fqdn: REQUEST.domain,
     composeDomains: {},
     customLabels: 'traefik.http.routers.y.rule=Host(`pr-7.preview.example.com`)',
@@ -267,6 +348,30 @@ describe('the read-back', () => {
       'it keeps manual_webhook_secret_github'
     ])
     for (const trace of traces) expect(trace).not.toContain('sk_live')
+  })
+
+  it('names every key the table does not let it keep, without values', () => {
+    const app: ReadBack = {
+      ...clean,
+      fields: {
+        ...clean.fields,
+        'settings.custom_internal_name': 'web-production',
+        'settings.is_preview_deployments_enabled': true,
+        build_pack: 'dockercompose',
+        future_sidecar: 'redis:7'
+      }
+    }
+    const traces = tracesOfProduction(TEMPLATE, app, REQUEST.env)
+    expect(traces).toHaveLength(4)
+    expect(traces).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^its `settings.custom_internal_name` is still set \(the container/),
+        expect.stringMatching(/^its `settings.is_preview_deployments_enabled` is still set/),
+        expect.stringMatching(/^its `build_pack`: docker compose/),
+        'it sets `future_sidecar`, which this action does not know'
+      ])
+    )
+    for (const trace of traces) expect(trace).not.toMatch(/web-production|redis/)
   })
 
   it('leaves a value given with env alone', () => {

@@ -291,6 +291,16 @@ export class CoolifyClient {
     })
   }
 
+  /** GET /servers/{uuid}/destinations (4.3.11): the Docker networks of one server. */
+  listServerDestinations(serverUuid: string, signal: AbortSignal): Promise<Destination[]> {
+    return this.call({
+      method: 'GET',
+      path: `/servers/${enc(serverUuid)}/destinations`,
+      retry: true,
+      signal
+    })
+  }
+
   /**
    * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
    * a lost answer would make a second copy.

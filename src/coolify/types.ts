@@ -74,7 +74,7 @@ export interface ApplicationChanges {
   /** The commit every deploy builds; 'HEAD' builds the branch head. */
   git_commit_sha?: string
   /** Docker-image apps: the tag the next deployment pulls. */
-  docker_registry_image_tag?: string
+  docker_registry_image_tag?: string | null
   /** Whether a push to its branch deploys it. */
   is_auto_deploy_enabled?: boolean
   /** Empty clears one (Coolify reads '' as null): a push signed with it no longer deploys. */
@@ -84,6 +84,15 @@ export interface ApplicationChanges {
   manual_webhook_secret_gitea?: string
   /** Compose applications: the domain(s) of each service; the ones not named lose theirs. */
   docker_compose_domains?: Array<{ name: string; domain: string }>
+  /** What a review app's clone must not keep of production's (review-fields.ts), put back. */
+  custom_internal_name?: null
+  custom_docker_run_options?: null
+  docker_registry_image_name?: null
+  custom_network_aliases?: null
+  ports_mappings?: null
+  connect_to_docker_network?: false
+  is_preview_deployments_enabled?: false
+  is_pr_deployments_public_enabled?: false
 }
 
 /** One variable for PATCH /applications/{uuid}/envs/bulk, which creates or updates it by key. */
@@ -216,6 +225,7 @@ export interface Dated<T> {
 export interface Destination {
   uuid?: string
   name?: string
+  server_uuid?: string
   is_primary?: boolean
 }
 
@@ -230,6 +240,8 @@ export interface ListedEnvVariable {
   uuid?: string
   key?: string
   value?: string | null
+  /** The value with shared-variable references resolved (`read:sensitive`). */
+  real_value?: string | null
   is_preview?: boolean
   /** Locked: its value is shown to no token, root included. */
   is_shown_once?: boolean

@@ -1,7 +1,12 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
-import type { ApplicationDetail, ApplicationSummary, EnvVariable } from '../coolify/types.js'
+import type {
+  ApplicationDetail,
+  ApplicationSummary,
+  Destination,
+  EnvVariable
+} from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
 import { isFromFork, type PullRequestEvent } from '../event.js'
 import { host } from '../host.js'
@@ -11,6 +16,7 @@ import { isGone, isMissingRoute, writeVariables } from './configure.js'
 import { timeOf } from './deployment.js'
 import {
   planReviewApp,
+  reviewAppRepairs,
   tracesOfProduction,
   WEBHOOK_SECRETS,
   type ReadBack,
@@ -18,6 +24,7 @@ import {
   type TemplateFacts,
   type Write
 } from './review-plan.js'
+import { flattenApplication } from './review-fields.js'
 
 /** The review app of this run's pull request, made from the template or found again. */
 export interface ReviewApp {
@@ -100,12 +107,13 @@ export async function openReviewApp(
   const found = reviewAppsIn(listed, names)
   const ready = found.find(app => app.description === names.marker)
   if (ready) {
+    await repairFound(client, ready.uuid, names.name, signal, note)
     note(
       `Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`
     )
     return reviewApp(ready.uuid, false)
   }
-  const destination = await primaryDestination(client, template.uuid, signal)
+  const destination = await cloneDestination(client, config, template.uuid, signal)
   const facts = await templateFacts(client, template, destination !== undefined, signal)
   const plan = planReviewApp(facts, {
     branch,
@@ -138,14 +146,42 @@ export async function openReviewApp(
   }
 
   const before = new Set(namesakesIn(listed, names.name))
+  if (destination?.sharesServer) host().warning(SHARED_SERVER_WARNING(names.name))
   const uuid = destination
-    ? await cloneTemplate(client, template, destination, names, before, signal, undo, note)
+    ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, note)
     : await createFromRepository(client, config, template, { names, branch }, signal)
   note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`)
   const other = await setUp(client, uuid, setup, signal, undo, note, { marked: false })
   if (other) return reviewApp(other, false)
   const kept = await keepOlder(client, names, uuid, signal, undo, note)
   return reviewApp(kept, true)
+}
+
+/**
+ * A review app found again is held to the table like a new one: what reaches production is put
+ * back before it is deployed (one made by an older version of the action may carry it), and one
+ * the table refuses is not deployed at all.
+ */
+async function repairFound(
+  client: CoolifyClient,
+  uuid: string,
+  name: string,
+  signal: AbortSignal,
+  note: (message: string) => void
+): Promise<void> {
+  const { changes, refused } = reviewAppRepairs(
+    flattenApplication(await client.getApplication(uuid, signal)),
+    name
+  )
+  if (refused.length > 0) {
+    throw new ActionError(
+      `Review app ${uuid} was not deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`
+    )
+  }
+  const fields = Object.keys(changes)
+  if (fields.length === 0) return
+  await client.updateApplication(uuid, changes, signal)
+  note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`)
 }
 
 /** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
@@ -250,6 +286,8 @@ async function templateFacts(
   }
   const base = {
     name: template.name ?? template.uuid,
+    fields: flattenApplication(template),
+    cloned,
     fqdn: template.fqdn,
     buildPack: template.build_pack,
     variables
@@ -260,7 +298,6 @@ async function templateFacts(
     ...base,
     composeDomains: composeDomainsOf(template.docker_compose_domains),
     customLabels: labelsOf(template.custom_labels),
-    readonlyLabels: template.settings?.is_container_label_readonly_enabled,
     persistentStorages: listOf(storages?.persistent_storages),
     fileStorages: listOf(storages?.file_storages)
   }
@@ -279,6 +316,7 @@ async function readBack(
   })
   const variables = await listed(client.listApplicationEnvs(uuid, signal))
   return {
+    fields: flattenApplication(app),
     fqdn: app.fqdn,
     composeDomains: composeDomainsOf(app.docker_compose_domains),
     customLabels: labelsOf(app.custom_labels),
@@ -421,26 +459,54 @@ async function listed<T>(answer: Promise<T[]>): Promise<T[]> {
   }
 }
 
-/** The template's primary destination; none when the server has no such route (before 4.3). */
-async function primaryDestination(
+/** Where a review app is cloned to, and whether that is the template's own server. */
+interface CloneDestination {
+  uuid: string
+  /** True on the template's server; undefined when Coolify cannot tell (no such route). */
+  sharesServer?: boolean
+}
+
+const SHARED_SERVER_WARNING = (name: string): string =>
+  `Review app ${name} runs on the template's server: its build uses the host network and its container sits on production's Docker network, so pull request code can reach production's containers by name. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`
+
+/**
+ * `review-destination`, else the template's primary destination; none when Coolify has no clone
+ * route (before 4.3). Whether it is on the template's server: the template's own destinations say
+ * so for theirs, the server's list of destinations for any other.
+ */
+async function cloneDestination(
   client: CoolifyClient,
+  config: Config,
   templateUuid: string,
   signal: AbortSignal
-): Promise<string | undefined> {
+): Promise<CloneDestination | undefined> {
+  let list: Destination[]
   try {
     const destinations = await client.listDestinations(templateUuid, signal)
-    const list = Array.isArray(destinations) ? destinations : []
-    const primary = list.find(destination => destination?.is_primary) ?? list[0]
-    if (!primary?.uuid) throw new ActionError('Coolify names no destination for the template.')
-    return primary.uuid
+    list = Array.isArray(destinations) ? destinations : []
   } catch (error) {
     if (isMissingRoute(error)) return undefined
+    throw error
+  }
+  const primary = list.find(destination => destination?.is_primary) ?? list[0]
+  if (!primary?.uuid) throw new ActionError('Coolify names no destination for the template.')
+  const chosen = config.reviewPlacement.destination ?? primary.uuid
+  const own = list.find(destination => destination?.uuid === chosen)
+  if (own || !primary.server_uuid) {
+    return { uuid: chosen, sharesServer: own ? own.server_uuid === primary.server_uuid : undefined }
+  }
+  try {
+    const onServer = await client.listServerDestinations(primary.server_uuid, signal)
+    const listed = Array.isArray(onServer) ? onServer : []
+    return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) }
+  } catch (error) {
+    if (isMissingRoute(error) || isGone(error)) return { uuid: chosen }
     throw error
   }
 }
 
 /**
- * A clone of the template into its primary destination, not deployed. The clone is never sent
+ * A clone of the template into `review-destination` or its primary destination, not deployed. The clone is never sent
  * twice; when its answer is lost, the copy Coolify may have saved meanwhile — its name, not there
  * before the request, without a review marker — is found and deleted, or named.
  */

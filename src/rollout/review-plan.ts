@@ -5,10 +5,15 @@
  * otherwise, so whatever the plan does not make the review app's own it refuses.
  */
 import type { ApplicationChanges, EnvVariable, ListedEnvVariable } from '../coolify/types.js'
+import { isEmptyValue, patchField, REVIEW_FIELDS, type FieldRule } from './review-fields.js'
 
 /** What the template is, as Coolify shows it (and so what its clone starts as). */
 export interface TemplateFacts {
   name: string
+  /** Every key of GET /applications/{uuid}, its settings as `settings.<key>` (review-fields.ts). */
+  fields: Record<string, unknown>
+  /** Cloned (4.3+): the review app starts with all of the template's fields; else with none. */
+  cloned: boolean
   /** Its domains, comma-separated URLs. */
   fqdn?: string | null
   buildPack?: string
@@ -16,8 +21,6 @@ export interface TemplateFacts {
   composeDomains: Record<string, string>
   /** custom_labels, decoded; undefined when Coolify hid them. */
   customLabels?: string
-  /** "Readonly labels": Coolify then makes the labels from the domains; undefined when not shown. */
-  readonlyLabels?: boolean
   /** Bind mounts are the persistent storages with a `host_path`. */
   persistentStorages: Array<{ name?: string; mount_path?: string; host_path?: string | null }>
   /** File mounts: files or directories of the server, at `fs_path`. */
@@ -54,10 +57,8 @@ export type Write =
 
 /** What the review app is once set up. */
 export interface ReviewTarget {
-  /** Its domains: `review-domain`, or none for compose applications (they route by service). */
+  /** Its domains: `review-domain`. */
   domains?: string
-  /** Compose applications: the one routed service's domain. */
-  composeDomains?: Record<string, string>
   branch: string
   variables: EnvVariable[]
 }
@@ -95,20 +96,14 @@ const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'] as co
  */
 export function planReviewApp(template: TemplateFacts, request: ReviewRequest): ReviewPlan {
   const refused = [
+    ...fieldRefusals(template.fields),
     ...mountRefusals(template),
-    ...routeRefusals(template, request),
-    ...labelRefusals(template)
+    ...routeRefusals(template, request)
   ]
   if (refused.length > 0) return { refused }
 
   const { variables, warnings, secrets } = reviewVariables(template.variables, request.env)
-  const compose = isCompose(template)
-  const routed = Object.entries(template.composeDomains).filter(([, domain]) => domain.trim())
-  const composeDomains =
-    compose && routed.length === 1 && request.domain
-      ? { [routed[0][0]]: request.domain }
-      : undefined
-  const domains = !compose && request.domain ? request.domain : undefined
+  const domains = request.domain || undefined
 
   const writes: Write[] = [
     {
@@ -117,15 +112,12 @@ export function planReviewApp(template: TemplateFacts, request: ReviewRequest): 
         description: request.pending,
         is_auto_deploy_enabled: false,
         git_commit_sha: 'HEAD',
-        ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, '']))
+        ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, ''])),
+        ...(template.cloned ? resets(template.fields) : {})
       }
     }
   ]
   if (domains) writes.push({ kind: 'update', changes: { domains } })
-  if (composeDomains) {
-    const [[name, domain]] = Object.entries(composeDomains)
-    writes.push({ kind: 'update', changes: { docker_compose_domains: [{ name, domain }] } })
-  }
   writes.push({ kind: 'delete-scheduled-tasks' }, { kind: 'remove-tags' })
   writes.push({ kind: 'delete-variables' })
   if (variables.length > 0) writes.push({ kind: 'set-variables', variables })
@@ -134,7 +126,7 @@ export function planReviewApp(template: TemplateFacts, request: ReviewRequest): 
   writes.push({ kind: 'update', changes: { description: request.marker } })
 
   return {
-    target: { domains, composeDomains, branch: request.branch, variables },
+    target: { domains, branch: request.branch, variables },
     writes,
     warnings,
     secrets
@@ -143,6 +135,8 @@ export function planReviewApp(template: TemplateFacts, request: ReviewRequest): 
 
 /** What the review app's setup reads back before its first deploy. */
 export interface ReadBack {
+  /** Every key of its GET /applications/{uuid}, as TemplateFacts.fields. */
+  fields: Record<string, unknown>
   fqdn?: string | null
   composeDomains: Record<string, string>
   customLabels?: string
@@ -190,11 +184,16 @@ export function tracesOfProduction(
   }
 
   const production = productionValues(template.variables)
+  const resolved = productionResolved(template.variables)
   const given = new Set(env.map(variable => variable.key))
   const equal = app.variables
     .filter(v => typeof v.key === 'string' && !given.has(v.key))
     .filter(
-      v => typeof v.value === 'string' && v.value !== '' && production.get(v.key!) === v.value
+      v =>
+        typeof v.value === 'string' &&
+        v.value !== '' &&
+        (production.get(v.key!) === v.value ||
+          (refersToShared(v.value) && resolvesToProduction(v, resolved)))
     )
     .map(v => v.key!)
   if (equal.length > 0) {
@@ -205,11 +204,71 @@ export function tracesOfProduction(
     traces.push(`it is still pinned to commit ${app.gitCommitSha}`)
   }
   if (app.webhookSecrets.length > 0) traces.push(`it keeps ${app.webhookSecrets.join(', ')}`)
-  return traces
+  return [...traces, ...fieldTraces(app.fields)]
 }
 
-function isCompose(template: TemplateFacts): boolean {
-  return template.buildPack === 'dockercompose'
+/**
+ * A review app found again, as the table finds it: what to put back before it is deployed, or why
+ * it may not be (one made by an older version of the action, or changed in Coolify since).
+ */
+export function reviewAppRepairs(
+  fields: Record<string, unknown>,
+  name: string
+): { changes: ApplicationChanges; refused: string[] } {
+  return { changes: resets(fields), refused: fieldRefusals(fields, `review app ${name}`) }
+}
+
+/**
+ * What the table does not let a review app start from: a key it does not know holding a value (a
+ * newer Coolify's column, unexamined), and a value that a `refused` rule names.
+ */
+function fieldRefusals(fields: Record<string, unknown>, subject = 'the template'): string[] {
+  const refusals: string[] = []
+  const unknown = Object.keys(fields).filter(
+    key => !REVIEW_FIELDS.has(key) && !isEmptyValue(fields[key])
+  )
+  if (unknown.length > 0) {
+    refusals.push(
+      `${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${unknown.length === 1 ? 'it' : 'them'} to pull request code unexamined — clear ${unknown.length === 1 ? 'it' : 'them'} in Coolify, or update the action`
+    )
+  }
+  for (const [key, rule] of REVIEW_FIELDS) {
+    if (rule.kind === 'refused' && key in fields && rule.refuses(fields[key])) {
+      refusals.push(`${subject}'s \`${key}\`: ${rule.why}`)
+    }
+  }
+  return refusals
+}
+
+/** The first write's part that puts back what reaches production, where the template set it. */
+function resets(fields: Record<string, unknown>): ApplicationChanges {
+  const changes: Record<string, null | false> = {}
+  for (const [key, rule] of REVIEW_FIELDS) {
+    if (rule.kind === 'reset' && key in fields && !isReset(rule, fields[key])) {
+      changes[patchField(key)] = rule.to
+    }
+  }
+  return changes as ApplicationChanges
+}
+
+function isReset(rule: Extract<FieldRule, { kind: 'reset' }>, value: unknown): boolean {
+  return rule.to === false ? value !== true : isEmptyValue(value)
+}
+
+/** The review app's keys that the table does not let it have, named without their values. */
+function fieldTraces(fields: Record<string, unknown>): string[] {
+  const traces: string[] = []
+  for (const [key, value] of Object.entries(fields)) {
+    const rule = REVIEW_FIELDS.get(key)
+    if (!rule) {
+      if (!isEmptyValue(value)) traces.push(`it sets \`${key}\`, which this action does not know`)
+    } else if (rule.kind === 'reset' && !isReset(rule, value)) {
+      traces.push(`its \`${key}\` is still set (${rule.why})`)
+    } else if (rule.kind === 'refused' && rule.refuses(value)) {
+      traces.push(`its \`${key}\`: ${rule.why}`)
+    }
+  }
+  return traces
 }
 
 /**
@@ -232,42 +291,12 @@ function mountRefusals(template: TemplateFacts): string[] {
 
 /** The review app needs a domain of its own wherever the template has one. */
 function routeRefusals(template: TemplateFacts, request: ReviewRequest): string[] {
-  const routed = Object.entries(template.composeDomains).filter(([, domain]) => domain.trim())
-  const hasDomain = isCompose(template) ? routed.length > 0 : Boolean(template.fqdn?.trim())
-  if (hasDomain && !request.domain) {
+  if (template.fqdn?.trim() && !request.domain) {
     return [
       `input \`review-domain\` is needed: the template ${template.name} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com`
     ]
   }
-  if (isCompose(template) && routed.length > 1) {
-    return [
-      `the template ${template.name} is a compose application that routes ${routed.length} services (${routed.map(([name]) => name).join(', ')}), and \`review-domain\` gives the domain of one: give review apps a template that routes one service`
-    ]
-  }
   return []
-}
-
-/**
- * With "Readonly labels" off the template's own labels are copied as they are, and labels that
- * route by host send production's traffic to the pull request's build too. Coolify takes no
- * setting to turn them back into generated ones, so such templates are refused.
- */
-function labelRefusals(template: TemplateFacts): string[] {
-  if (template.readonlyLabels !== false) return []
-  const labels = template.customLabels
-  if (labels !== undefined && !routesByHost(labels, templateHosts(template))) return []
-  return [
-    `the template ${template.name} has "Readonly labels" off, so its clone keeps its own labels${labels === undefined ? ' (hidden from this token)' : ', which route its domains'}: turn "Readonly labels" on in the template (Coolify then makes the labels from the review app's domain)`
-  ]
-}
-
-function routesByHost(labels: string, hosts: Set<string>): boolean {
-  const text = labels.toLowerCase()
-  return (
-    /\bhost(regexp|sni)?\s*\(/.test(text) ||
-    /^caddy(_\d+)?\s*=/m.test(text) ||
-    [...hosts].some(host => text.includes(host))
-  )
 }
 
 /** Every host the template is reached by, lower case. */
@@ -300,6 +329,33 @@ function productionValues(variables: ListedEnvVariable[]): Map<string, string | 
   return values
 }
 
+/** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
+const SHARED_REFERENCE = /\{\{\s*(team|project|environment|server)\.[^}]*\}\}/i
+
+function refersToShared(value: string): boolean {
+  return SHARED_REFERENCE.test(value)
+}
+
+/**
+ * Production's values as its deployments see them, shared variables resolved (`real_value`, shown
+ * with read:sensitive): a review app stays in production's environment, so a reference in it
+ * resolves to the same.
+ */
+function productionResolved(variables: ListedEnvVariable[]): Set<string> {
+  const values = new Set<string>()
+  for (const v of variables) {
+    if (v?.is_preview === true) continue
+    const value = typeof v?.real_value === 'string' ? v.real_value : v?.value
+    if (typeof value === 'string' && value !== '') values.add(value)
+  }
+  return values
+}
+
+/** A reference whose resolved value is production's, or that Coolify did not resolve for us. */
+function resolvesToProduction(v: ListedEnvVariable, production: Set<string>): boolean {
+  return typeof v.real_value !== 'string' || production.has(v.real_value)
+}
+
 /**
  * The review app's variables: the template's preview variables that are not production's (Coolify
  * gives every production variable a preview twin with the same value), with their flags, then
@@ -310,9 +366,11 @@ function reviewVariables(
   env: EnvVariable[] | undefined
 ): { variables: EnvVariable[]; warnings: string[]; secrets: string[] } {
   const production = productionValues(listed)
+  const resolved = productionResolved(listed)
   const given = new Set((env ?? []).map(variable => variable.key))
   const byKey = new Map<string, EnvVariable>()
   const twins: string[] = []
+  const shared: string[] = []
   const locked: string[] = []
   const unverifiable: string[] = []
   for (const v of listed) {
@@ -327,6 +385,8 @@ function reviewVariables(
       unverifiable.push(key)
     } else if (production.get(key) === v.value) {
       twins.push(key)
+    } else if (refersToShared(v.value) && resolvesToProduction(v, resolved)) {
+      shared.push(key)
     } else {
       const flags = Object.fromEntries(
         FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]])
@@ -342,6 +402,11 @@ function reviewVariables(
   if (twins.length > 0) {
     warnings.push(
       `Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`
+    )
+  }
+  if (shared.length > 0) {
+    warnings.push(
+      `Not copied to the review app: ${shared.join(', ')} — a shared variable that resolves to production's value (the review app sits in production's environment), or whose resolved value Coolify did not show; ${own}.`
     )
   }
   if (unverifiable.length > 0) {

@@ -1,0 +1,307 @@
+/**
+ * Every key of `GET /applications/{uuid}` (Coolify 4.3.11: the applications row, what the API adds
+ * to it, and its `settings` row as `settings.<key>`), and what a review app may keep of it. Coolify's
+ * clone copies the whole row and its settings, so a review app starts as production: it keeps only
+ * what this table lets it keep. A key the table does not know, set to anything but a default, stops
+ * the review app before any write — a newer Coolify must make the action refuse, never leak.
+ */
+
+/** What the review app does with one key of the template's. */
+export type FieldRule =
+  /** Coolify makes it new for the clone, or it is state rather than a setting. */
+  | { kind: 'identity'; why: string }
+  /** A setting the review app keeps as the template has it: why it cannot reach production. */
+  | { kind: 'copied'; why: string }
+  /** The plan sets it, or checks it and refuses the template when it cannot be made safe. */
+  | { kind: 'set'; why: string }
+  /** Put back to Coolify's default in the first write, through the PATCH field of the same name. */
+  | { kind: 'reset'; to: null | false; why: string }
+  /** The API cannot change it: a template whose value `refuses` names is refused. */
+  | { kind: 'refused'; refuses: (value: unknown) => boolean; why: string }
+
+const identity = (why: string) => ({ kind: 'identity', why }) as const
+const copied = (why: string) => ({ kind: 'copied', why }) as const
+const set = (why: string) => ({ kind: 'set', why }) as const
+const reset = (to: null | false, why: string) => ({ kind: 'reset', to, why }) as const
+
+function each(keys: string[], rule: FieldRule): Array<[string, FieldRule]> {
+  return keys.map(key => [key, rule])
+}
+
+const BUILD = copied('how its image is built from the pull request’s code, in its own container')
+const HEALTH = copied('how Coolify checks its own container’s health')
+const LIMITS = copied('limits of its own container')
+const COMPOSE_ONLY = copied('read only for compose applications, which are refused')
+const SOURCE = copied('where its code comes from: the same repository, read with the same access')
+const STATE = identity('state Coolify keeps about the running application, not a setting')
+
+export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, FieldRule>([
+  // Identity: made new by the clone, or kept by Coolify as state.
+  ...each(
+    ['id', 'uuid', 'created_at', 'updated_at', 'deleted_at'],
+    identity('made new by Coolify for the clone')
+  ),
+  ...each(
+    ['destination_id', 'destination_type'],
+    identity('where the clone was put: `review-destination`, else the template’s primary one')
+  ),
+  ...each(
+    [
+      'status',
+      'server_status',
+      'last_online_at',
+      'config_hash',
+      'restart_count',
+      'last_restart_at',
+      'last_restart_type',
+      'custom_healthcheck_found',
+      'domain_dns_statuses',
+      'additional_servers_count',
+      'additional_networks_count'
+    ],
+    STATE
+  ),
+  [
+    'environment_id',
+    copied(
+      'the clone stays in the template’s environment (the clone route has no other): its shared variables resolve there, so variables are compared by resolved value'
+    )
+  ],
+
+  // Set by the plan, or checked by it.
+  ...each(['name', 'description'], set('the review app’s name and marker')),
+  ['fqdn', set('`review-domain`; none when not given, and the read-back checks no host is left')],
+  ['noindex_domains', set('Coolify keeps it to a part of the domains, which the plan sets')],
+  ['git_branch', set('the pull request’s branch, written last')],
+  ['git_commit_sha', set('`HEAD`: a pin of production’s would build production’s commit')],
+  ...each(
+    [
+      'manual_webhook_secret_github',
+      'manual_webhook_secret_gitlab',
+      'manual_webhook_secret_bitbucket',
+      'manual_webhook_secret_gitea'
+    ],
+    set('cleared: a push signed with production’s secret would deploy it')
+  ),
+  ['settings.is_auto_deploy_enabled', set('off: only this action deploys it')],
+  [
+    'custom_labels',
+    set('made by Coolify from the review domain (readonly labels); the read-back checks no host')
+  ],
+  [
+    'settings.is_container_label_readonly_enabled',
+    {
+      kind: 'refused',
+      refuses: value => value === false,
+      why: '"Readonly labels" is off, so its clone keeps production’s labels, which route production’s traffic: turn "Readonly labels" on in the template'
+    }
+  ],
+  [
+    'build_pack',
+    {
+      kind: 'refused',
+      refuses: value => value === 'dockercompose' || value === 'dockerimage',
+      why: 'docker compose or a Docker image: a compose file is read from the pull request’s branch when it deploys (it could mount the Docker socket or run privileged on production’s server), and an image has no branch to build; give review apps a Dockerfile, Nixpacks or static template'
+    }
+  ],
+  ['docker_compose_domains', set('compose applications are refused; the read-back checks no host')],
+
+  // Reset to Coolify's default before anything else, each because it reaches production.
+  [
+    'settings.custom_internal_name',
+    reset(
+      null,
+      'the container is named after it, and the first deploy removes the running container of that name: production’s'
+    )
+  ],
+  [
+    'custom_docker_run_options',
+    reset(null, 'options such as --privileged, --cap-add or --device on production’s server')
+  ],
+  [
+    'docker_registry_image_name',
+    reset(null, 'its build would be pushed to production’s image repository')
+  ],
+  [
+    'docker_registry_image_tag',
+    reset(null, 'its build would be tagged as production’s image, e.g. :production')
+  ],
+  [
+    'custom_network_aliases',
+    reset(null, 'production’s neighbours would reach it under production’s names')
+  ],
+  ['ports_mappings', reset(null, 'it would publish production’s host ports')],
+  [
+    'settings.connect_to_docker_network',
+    reset(false, 'it would join the destination’s network under its service names')
+  ],
+  [
+    'settings.is_preview_deployments_enabled',
+    reset(false, 'Coolify would build previews of every pull request on it as well')
+  ],
+  ['settings.is_pr_deployments_public_enabled', reset(false, 'goes with previews, which are off')],
+
+  // Copied: settings of its own container and build.
+  ...each(
+    [
+      'repository_project_id',
+      'git_repository',
+      'git_full_url',
+      'source_id',
+      'source_type',
+      'private_key_id'
+    ],
+    SOURCE
+  ),
+  ...each(
+    [
+      'static_image',
+      'install_command',
+      'build_command',
+      'start_command',
+      'base_directory',
+      'publish_directory',
+      'dockerfile',
+      'dockerfile_location',
+      'dockerfile_target_build',
+      'custom_nginx_configuration',
+      'watch_paths',
+      'settings.is_static',
+      'settings.is_spa',
+      'settings.is_git_submodules_enabled',
+      'settings.is_git_lfs_enabled',
+      'settings.is_git_shallow_clone_enabled',
+      'settings.is_preserve_repository_enabled',
+      'settings.disable_build_cache',
+      'settings.use_build_secrets',
+      'settings.inject_build_args_to_dockerfile',
+      'settings.include_source_commit_in_build',
+      'settings.is_env_sorting_enabled',
+      'settings.is_build_server_enabled'
+    ],
+    BUILD
+  ),
+  ['ports_exposes', copied('ports inside its own container, reached through its own domain')],
+  [
+    'preview_url_template',
+    copied('the address of Coolify’s own previews of it, which are turned off')
+  ],
+  ...each(
+    ['redirect', 'settings.is_force_https_enabled', 'settings.is_gzip_enabled'],
+    copied('how the proxy serves its own domain')
+  ),
+  ...each(
+    ['settings.is_stripprefix_enabled', 'settings.is_container_label_escape_enabled'],
+    copied('how the proxy serves its own domain')
+  ),
+  ...each(
+    ['is_http_basic_auth_enabled', 'http_basic_auth_username', 'http_basic_auth_password'],
+    copied('the review app asks for the same password as production: a lock, not a key')
+  ),
+  ...each(
+    [
+      'pre_deployment_command',
+      'pre_deployment_command_container',
+      'post_deployment_command',
+      'post_deployment_command_container'
+    ],
+    copied('commands run inside its own container, with its own variables')
+  ),
+  ...each(
+    [
+      'health_check_enabled',
+      'health_check_type',
+      'health_check_command',
+      'health_check_path',
+      'health_check_port',
+      'health_check_host',
+      'health_check_method',
+      'health_check_return_code',
+      'health_check_scheme',
+      'health_check_response_text',
+      'health_check_interval',
+      'health_check_timeout',
+      'health_check_retries',
+      'health_check_start_period'
+    ],
+    HEALTH
+  ),
+  ...each(
+    [
+      'limits_memory',
+      'limits_memory_swap',
+      'limits_memory_swappiness',
+      'limits_memory_reservation',
+      'limits_cpus',
+      'limits_cpuset',
+      'limits_cpu_shares',
+      'max_restart_count',
+      'settings.stop_grace_period',
+      'settings.docker_images_to_keep',
+      'settings.is_gpu_enabled',
+      'settings.gpu_driver',
+      'settings.gpu_count',
+      'settings.gpu_device_ids',
+      'settings.gpu_options'
+    ],
+    LIMITS
+  ),
+  ...each(
+    [
+      'swarm_replicas',
+      'swarm_placement_constraints',
+      'settings.is_swarm_only_worker_nodes',
+      'settings.is_log_drain_enabled',
+      'settings.is_include_timestamps',
+      'settings.is_debug_enabled'
+    ],
+    copied('how its own container runs and logs')
+  ),
+  ...each(
+    [
+      'docker_compose_location',
+      'docker_compose',
+      'docker_compose_raw',
+      'docker_compose_custom_start_command',
+      'docker_compose_custom_build_command',
+      'compose_parsing_version',
+      'settings.is_raw_compose_deployment_enabled',
+      'settings.is_consistent_container_name_enabled'
+    ],
+    COMPOSE_ONLY
+  ),
+  // The settings row's own keys, which Coolify hides in reads.
+  ...each(
+    ['settings.id', 'settings.application_id', 'settings.created_at', 'settings.updated_at'],
+    identity('the settings row’s own, hidden in reads')
+  )
+])
+
+/** Coolify's empty values: what an unknown key may hold and still be left alone. */
+export function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === '') return true
+  if (Array.isArray(value)) return value.length === 0
+  if (typeof value === 'object') return Object.keys(value as object).length === 0
+  return false
+}
+
+/**
+ * An application as `GET /applications/{uuid}` shows it, one level deep: the row's keys as they
+ * are and its settings row as `settings.<key>`.
+ */
+export function flattenApplication(app: object): Record<string, unknown> {
+  const fields: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(app)) {
+    if (key === 'settings' && value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [inner, setting] of Object.entries(value)) fields[`settings.${inner}`] = setting
+    } else {
+      fields[key] = value
+    }
+  }
+  return fields
+}
+
+/** The field of PATCH /applications/{uuid} that writes a key: the settings' keep their name. */
+export function patchField(key: string): string {
+  return key.startsWith('settings.') ? key.slice('settings.'.length) : key
+}
