@@ -201,7 +201,7 @@ export const FLAGS: readonly Flag[] = [
     input: 'review-destination',
     kind: 'value',
     value: 'UUID',
-    about: 'Coolify before 4.3: the destination, on a server with several'
+    about: 'where review apps go (a server without production isolates them)'
   },
   { name: 'no-logs', input: 'logs', kind: 'off', about: 'print no build logs' },
   {
