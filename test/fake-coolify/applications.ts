@@ -90,7 +90,8 @@ export function listApplications(ctx: Ctx): Reply {
       git_branch: a.git_branch,
       build_pack: a.build_pack,
       ...versionFields(ctx, a),
-      ...rowFields(ctx, a)
+      ...rowFields(ctx, a),
+      ...(ctx.flavor === 'seed' ? {} : { environment_id: a.environmentId })
     }))
   )
 }
