@@ -1,6 +1,8 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import type { ProjectSummary } from '../coolify/types.js'
 import { ActionError } from '../errors.js'
+import { host } from '../host.js'
+import type { Config } from '../inputs.js'
 import { isMissingRoute } from './configure.js'
 
 export type ResourceKind = 'application' | 'service' | 'database'
@@ -324,4 +326,18 @@ class Catalog {
       ]
     })
   }
+}
+
+/** The config with what `app` names resolved into `appUuids`; as it was without `app`. */
+export async function resolveApps(
+  client: CoolifyClient,
+  config: Config,
+  signal: AbortSignal
+): Promise<Config> {
+  if (config.appNames.length === 0) return config
+  const resolved = await resolveNames(client, config.appNames, signal)
+  for (const { value, resource } of resolved) {
+    host().debug(`app "${value}": the ${resource.kind} ${resource.name} (${resource.uuid})`)
+  }
+  return { ...config, appUuids: resolved.map(({ resource }) => resource.uuid), appNames: [] }
 }
