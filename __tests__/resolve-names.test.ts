@@ -149,6 +149,21 @@ describe('resolving `app`', () => {
     )
   })
 
+  it('still names the candidates, or the unknown name, when projects cannot be read', async () => {
+    const { failure } = await resolverOf([WEB, SHOP_WEB])
+    fake!.inject({
+      path: /^\/projects/,
+      times: Infinity,
+      do: { status: 403, body: { message: 'This action is unauthorized.' } }
+    })
+    expect(await failure(['web'])).toMatch(
+      `"web" names 2 resources, so nothing was deployed: web (${WEB.uuid}), web (${SHOP_WEB.uuid}); write the one to deploy by its uuid.`
+    )
+    expect(await failure(['shop/staging/wbe'])).toMatch(
+      /^Input `app`: no application, service or database named "shop\/staging\/wbe" is visible/
+    )
+  })
+
   it('works on the seed contract, which has no services, databases or projects', async () => {
     const { resolve, failure } = await resolverOf([WEB, API], 'seed')
     expect(await resolve(['api'])).toEqual([API.uuid])

@@ -114,25 +114,40 @@ export function placesIn(value: string): Place[] {
   return places
 }
 
-/** No resource is called `value`: say which part was not found, and the closest names. */
+const HOW_TO =
+  "write the name as Coolify shows it on the resource's page, as project/environment/name, or its uuid"
+
+/**
+ * No resource is called `value`: for `project/environment/name`, which part was not found, else
+ * the name; with the closest names. The lists were all read by then; a project that cannot be read
+ * only makes the error plainer.
+ */
 async function unknown(catalog: Catalog, value: string): Promise<ActionError> {
-  const what = 'Input `app`:'
-  const howTo =
-    "write the name as Coolify shows it on the resource's page, as project/environment/name, or its uuid"
   const places = placesIn(value)
-  if (places.length === 0 || !(await catalog.hasProjects())) {
-    const names = (await catalog.all()).map(resource => resource.name)
-    return new ActionError(
-      `${what} no application, service or database named "${value}" is visible to this token${close(value, names)}; ${howTo}.`
-    )
-  }
+  const placed =
+    places.length > 0 ? await unplaced(catalog, value, places).catch(() => undefined) : undefined
+  if (placed) return placed
+  const names = (await catalog.all()).map(resource => resource.name)
+  return new ActionError(
+    `Input \`app\`: no application, service or database named "${value}" is visible to this token${close(value, names)}; ${HOW_TO}.`
+  )
+}
+
+/** Which part of `project/environment/name` is not there; undefined without projects (the seed). */
+async function unplaced(
+  catalog: Catalog,
+  value: string,
+  places: Place[]
+): Promise<ActionError | undefined> {
+  if (!(await catalog.hasProjects())) return undefined
+  const what = `Input \`app\`: "${value}":`
   const projects = await catalog.projects()
   const place = places.find(p => projects.some(project => project.name === p.project)) ?? places[0]
   const inProject = projects.filter(project => project.name === place.project)
   if (inProject.length === 0) {
     const names = projects.map(project => project.name ?? '')
     return new ActionError(
-      `${what} "${value}": no project named "${place.project}"${close(place.project, names)}; ${howTo}.`
+      `${what} no project named "${place.project}"${close(place.project, names)}; ${HOW_TO}.`
     )
   }
   const environments = (
@@ -142,21 +157,24 @@ async function unknown(catalog: Catalog, value: string): Promise<ActionError> {
   if (ids.length === 0) {
     const names = environments.map(e => e.name ?? '')
     return new ActionError(
-      `${what} "${value}": project "${place.project}" has no environment "${place.environment}"${close(place.environment, names)}; ${howTo}.`
+      `${what} project "${place.project}" has no environment "${place.environment}"${close(place.environment, names)}; ${HOW_TO}.`
     )
   }
   const there = (await catalog.all()).filter(r => ids.includes(r.environmentId))
   return new ActionError(
-    `${what} "${value}": nothing named "${place.name}" in ${place.project}/${place.environment}${close(
+    `${what} nothing named "${place.name}" in ${place.project}/${place.environment}${close(
       place.name,
       there.map(r => r.name)
-    )}; ${howTo}.`
+    )}; ${HOW_TO}.`
   )
 }
 
 /** Several resources answer to `value`: each as `project/environment/name (uuid)`. */
 async function ambiguous(catalog: Catalog, value: string, matches: Listed[]): Promise<ActionError> {
-  const labels = await Promise.all(matches.map(resource => catalog.label(resource)))
+  // Where each lives is a help: a project that cannot be read leaves the name alone.
+  const labels = await Promise.all(
+    matches.map(resource => catalog.label(resource).catch(() => resource.name))
+  )
   const sameLabel = new Set(labels).size < labels.length
   return new ActionError(
     `Input \`app\`: "${value}" names ${matches.length} resources, so nothing was deployed: ${matches
