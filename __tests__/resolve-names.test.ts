@@ -176,6 +176,7 @@ describe('the parts of resolving', () => {
     expect(placesIn('web')).toEqual([])
     expect(placesIn('acme/web')).toEqual([])
     expect(placesIn('p/e/n')).toEqual([{ project: 'p', environment: 'e', name: 'n' }])
+    expect(placesIn('🚀 p/e/n')).toEqual([{ project: '🚀 p', environment: 'e', name: 'n' }])
     expect(placesIn('a/b/c/d')).toEqual([
       { project: 'a', environment: 'b', name: 'c/d' },
       { project: 'a', environment: 'b/c', name: 'd' },

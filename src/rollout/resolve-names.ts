@@ -35,7 +35,7 @@ const KINDS: readonly ResourceKind[] = ['application', 'service', 'database']
 const SUGGESTIONS = 3
 
 /**
- * The uuids of the resources `app` names — by uuid, by name as Coolify shows it, or as
+ * The resources `app` names — by uuid, by name as Coolify shows it, or as
  * `project/environment/name` — in the order given, before anything is written. Applications are
  * listed first; services, then databases, only for a value not found among applications; projects
  * and their environments only for a value that needs its place checked (or to tell apart the
@@ -99,7 +99,10 @@ async function matching(catalog: Catalog, listed: Listed[], value: string): Prom
  * hold slashes themselves, so each pair of its slashes is a cut.
  */
 export function placesIn(value: string): Place[] {
-  const slashes = [...value].flatMap((char, index) => (char === '/' ? [index] : []))
+  const slashes: number[] = []
+  for (let index = value.indexOf('/'); index >= 0; index = value.indexOf('/', index + 1)) {
+    slashes.push(index)
+  }
   const places: Place[] = []
   for (const [i, first] of slashes.entries()) {
     for (const second of slashes.slice(i + 1)) {
