@@ -174,6 +174,22 @@ describe('a resource by name, as by uuid', () => {
     expect(server.deployments()).toEqual([expect.objectContaining({ pr: 7 })])
   })
 
+  it("removes a pull request's preview", async () => {
+    const server = await start({ apps: [{ ...WEB, previews: [7] }] })
+    const result = await run(server, {
+      app: 'web',
+      pr: '7',
+      'delete-preview': 'true',
+      comment: 'false'
+    })
+
+    expect(result.code).toBe(0)
+    expect(requestLines(actionRequests(server))).toEqual([
+      'GET /api/v1/applications',
+      `DELETE /api/v1/applications/${WEB.uuid}/previews/7`
+    ])
+  })
+
   it('follows the deployment Coolify started by itself (trigger: false)', async () => {
     const scenario: Scenario = { ...build('finished'), commit: COMMIT }
     const server = await start({ apps: [{ ...WEB, scenarios: [scenario] }, SHOP_WEB] })
