@@ -321,6 +321,31 @@ describe('--app by name', () => {
     expect(actionRequests(server)).toEqual([])
   })
 
+  it('exits 1, deploying nothing, when SIGTERM comes while names are looked up', async () => {
+    const server = await start({ apps: [WEB] })
+    server.inject({ method: 'GET', path: '/applications', do: { delayMs: 3000 } })
+    const result = await cli(
+      options(server, 'web'),
+      {},
+      {
+        name: 'SIGTERM',
+        when: () => server.requests.some(request => request.path === '/api/v1/applications')
+      }
+    )
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^error: The workflow run was cancelled/m)
+    expect(written(server)).toEqual([])
+  })
+
+  it('exits 3 when Coolify refuses the lookup', async () => {
+    const server = await start({ apps: [WEB], abilities: ['deploy'] })
+    const result = await cli(options(server, 'web'))
+
+    expect(result.code).toBe(3)
+    expect(result.stdout).toMatch(/^error: GET \/applications: .*403/m)
+  })
+
   it('deploys --app-uuid as given, without looking it up', async () => {
     const server = await start({ apps: [WEB] })
     const result = await cli([
