@@ -242,6 +242,126 @@ describe('the command line', () => {
   })
 })
 
+describe('--app by name', () => {
+  const QUEUE = { uuid: 'svc0queue0uuid0000000003', name: 'queue', kind: 'service' as const }
+  const PG = { uuid: 'db0pg0uuid00000000000004', name: 'pg', kind: 'database' as const }
+  const SHOP_WEB = {
+    uuid: 'web0shop0uuid00000000005',
+    name: 'web',
+    project: 'shop',
+    environment: 'staging',
+    scenarios: [build('finished')]
+  }
+  const WEB = { ...APP, scenarios: [build('finished')] }
+  const options = (server: FakeCoolify, ...apps: string[]): string[] => [
+    '--url',
+    server.url,
+    ...apps.flatMap(app => ['--app', app]),
+    '--poll-interval',
+    '100ms',
+    '--health-timeout',
+    '8s'
+  ]
+  const written = (server: FakeCoolify): string[] =>
+    requestLines(actionRequests(server).filter(request => request.method !== 'GET'))
+
+  it('deploys an application, a service and a database by name', async () => {
+    const server = await start({ apps: [WEB, QUEUE, PG] })
+    const result = await cli(options(server, 'web', 'queue', 'pg'))
+
+    expect(result.code).toBe(0)
+    const trigger = actionRequests(server).find(request => request.path === '/api/v1/deploy')!
+    expect(trigger.query.uuid).toBe(`${APP.uuid},${QUEUE.uuid},${PG.uuid}`)
+    expect(result.stdout).toMatch(
+      /^Result:\n {2}web +finished.*\n {2}queue +finished.*\n {2}pg +finished/m
+    )
+    expectClean(result)
+  })
+
+  it('takes project/environment/name, and COOLIFY_APP with commas', async () => {
+    const server = await start({ apps: [WEB, SHOP_WEB, QUEUE] })
+    const result = await cli(options(server), { COOLIFY_APP: 'shop/staging/web, queue' })
+
+    expect(result.code).toBe(0)
+    const trigger = actionRequests(server).find(request => request.path === '/api/v1/deploy')!
+    expect(trigger.query.uuid).toBe(`${SHOP_WEB.uuid},${QUEUE.uuid}`)
+    expectClean(result)
+  })
+
+  it('exits 2 for an unknown name, naming the close ones, and deploys nothing', async () => {
+    const server = await start({ apps: [WEB] })
+    const result = await cli(options(server, 'wbe'))
+
+    expect(result.code).toBe(2)
+    expect(result.stdout).toMatch(
+      /^error: `--app`: no application, service or database named "wbe" is visible to this token \(close: "web"\);/m
+    )
+    expect(written(server)).toEqual([])
+    expectClean(result)
+  })
+
+  it('exits 2 for an ambiguous name, listing each candidate, and deploys nothing', async () => {
+    const server = await start({ apps: [WEB, SHOP_WEB] })
+    const result = await cli(options(server, 'web'))
+
+    expect(result.code).toBe(2)
+    expect(result.stdout).toContain(
+      `error: \`--app\`: "web" names 2 resources, so nothing was deployed: My first project/production/web (${APP.uuid}), shop/staging/web (${SHOP_WEB.uuid});`
+    )
+    expect(written(server)).toEqual([])
+    expectClean(result)
+  })
+
+  it('exits 2 for --app and --app-uuid together, asking Coolify nothing', async () => {
+    const server = await start()
+    const result = await cli([...options(server, 'web'), '--app-uuid', APP.uuid])
+
+    expect(result.code).toBe(2)
+    expect(result.stdout).toMatch(/^error: Give either `--app` or `--app-uuid`, not both/m)
+    expect(actionRequests(server)).toEqual([])
+  })
+
+  it('exits 1, deploying nothing, when SIGTERM comes while names are looked up', async () => {
+    const server = await start({ apps: [WEB] })
+    server.inject({ method: 'GET', path: '/applications', do: { delayMs: 3000 } })
+    const result = await cli(
+      options(server, 'web'),
+      {},
+      {
+        name: 'SIGTERM',
+        when: () => server.requests.some(request => request.path === '/api/v1/applications')
+      }
+    )
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^error: The workflow run was cancelled/m)
+    expect(written(server)).toEqual([])
+  })
+
+  it('exits 3 when Coolify refuses the lookup', async () => {
+    const server = await start({ apps: [WEB], abilities: ['deploy'] })
+    const result = await cli(options(server, 'web'))
+
+    expect(result.code).toBe(3)
+    expect(result.stdout).toMatch(/^error: GET \/applications: .*403/m)
+  })
+
+  it('deploys --app-uuid as given, without looking it up', async () => {
+    const server = await start({ apps: [WEB] })
+    const result = await cli([
+      '--url',
+      server.url,
+      '--app-uuid',
+      APP.uuid,
+      '--poll-interval',
+      '100ms'
+    ])
+
+    expect(result.code).toBe(0)
+    expect(requestLines(actionRequests(server))[0]).toBe('POST /api/v1/deploy')
+  })
+})
+
 describe('bad usage: one line naming the option, exit 2', () => {
   it.each([
     [['--bogus'], {}, 'coolify-deploy-follow: --bogus: no such option (--help lists them).'],

@@ -1479,3 +1479,61 @@ describe('previews, 4x', () => {
     ])
   })
 })
+
+describe('projects and environments, 4x', () => {
+  // Coolify 4.3's ProjectController and list routes: what resolving `app` by name reads.
+  it('lists projects, one project with its environments, and each resource’s environment', async () => {
+    await start({
+      abilities: ['read'],
+      apps: [
+        { uuid: 'web0', name: 'web' },
+        { uuid: 'web1', name: 'web', project: 'shop', environment: 'staging' },
+        { uuid: 'svc0', name: 'queue', kind: 'service', project: 'shop', environment: 'staging' },
+        { uuid: 'db0', name: 'pg', kind: 'database' }
+      ]
+    })
+    const projects = await call('GET', '/projects')
+    expect(projects.status).toBe(200)
+    expect(projects.json).toEqual([
+      { id: 1, uuid: expect.any(String), name: 'My first project', description: null },
+      { id: 2, uuid: expect.any(String), name: 'shop', description: null }
+    ])
+    const shop = await call('GET', `/projects/${projects.json[1].uuid}`)
+    expect(shop.status).toBe(200)
+    expect(shop.json).toMatchObject({ id: 2, name: 'shop' })
+    expect(shop.json.environments).toEqual([
+      expect.objectContaining({ id: 2, name: 'staging', project_id: 2 })
+    ])
+    const first = await call('GET', `/projects/${projects.json[0].uuid}`)
+    expect(first.json.environments).toEqual([
+      expect.objectContaining({ id: 1, name: 'production', project_id: 1 })
+    ])
+    const place = (rows: Array<{ uuid: string; environment_id: number }>) =>
+      rows.map(row => [row.uuid, row.environment_id])
+    expect(place((await call('GET', '/applications')).json)).toEqual([
+      ['web0', 1],
+      ['web1', 2]
+    ])
+    expect(place((await call('GET', '/services')).json)).toEqual([['svc0', 2]])
+    expect(place((await call('GET', '/databases')).json)).toEqual([['db0', 1]])
+  })
+
+  it('answers 404 for an unknown project; the seed has no projects route at all', async () => {
+    await start({ abilities: ['read'] })
+    expect(await call('GET', '/projects/nope')).toMatchObject({
+      status: 404,
+      json: { message: 'Project not found.' }
+    })
+    await fake!.close()
+    await start({ abilities: ['read'], flavor: 'seed', apps: [{ uuid: 'web0', name: 'web' }] })
+    expect((await call('GET', '/projects')).status).toBe(404)
+    expect((await call('GET', '/applications')).json[0]).not.toHaveProperty('environment_id')
+  })
+
+  it('refuses the lists without read', async () => {
+    await start({ abilities: ['deploy'] })
+    for (const path of ['/projects', '/applications', '/services', '/databases']) {
+      expect((await call('GET', path)).status).toBe(403)
+    }
+  })
+})

@@ -501,7 +501,11 @@ const badInputs: Array<[string, Record<string, string>, RegExp]> = [
     /Input `coolify-url`: "ftp:\/\/coolify\.example\.com" is not an http\(s\) address/
   ],
   ['empty token', { token: '' }, /Input `token` is empty/],
-  ['neither app-uuid nor tag', { 'app-uuid': '' }, /Give `app-uuid`.*or `tag`.*both are empty/],
+  [
+    'neither app, app-uuid nor tag',
+    { 'app-uuid': '' },
+    /Give `app` \(.*\), `app-uuid` or `tag`: all are empty/
+  ],
   ['both app-uuid and tag', { tag: 'production' }, /Give either `app-uuid` or `tag`, not both/],
   ['a bad timeout', { timeout: '10 minutes' }, /Input `timeout`: "10 minutes" is not a duration/],
   [

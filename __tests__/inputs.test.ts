@@ -109,6 +109,17 @@ describe('readConfig', () => {
     expect(parseList(' x ,, y ')).toEqual(['x', 'y'])
   })
 
+  it('reads app as names, separated by commas or newlines only, each trimmed', () => {
+    const { config } = read({
+      ...BASE,
+      'app-uuid': '',
+      app: ' web ,My shop/production/api\n\nworker queue, web'
+    })
+    expect(config.appNames).toEqual(['web', 'My shop/production/api', 'worker queue'])
+    expect(config.appUuids).toEqual([])
+    expect(read(BASE).config.appNames).toEqual([])
+  })
+
   it('reads headers', () => {
     const { config } = read({
       ...BASE,
@@ -166,8 +177,11 @@ describe('readConfig', () => {
     [{ 'coolify-url': 'ftp://coolify.example.com' }, /`coolify-url`/],
     [{ 'coolify-url': 'https://user:pw@coolify.example.com' }, /user name or password/],
     [{ token: '  ' }, /`token` is empty/],
-    [{ 'app-uuid': '' }, /`app-uuid`.*`tag`.*both are empty/],
+    [{ 'app-uuid': '' }, /Give `app` .*, `app-uuid` or `tag`: all are empty/],
     [{ tag: 'web' }, /either `app-uuid` or `tag`, not both/],
+    [{ 'app-uuid': '', app: 'web', tag: 'prod' }, /either `app` or `tag`, not both/],
+    [{ app: 'web' }, /either `app` or `app-uuid`, not both/],
+    [{ 'app-uuid': '', app: 'web\tsite' }, /`app` holds a control character/],
     [{ 'app-uuid': 'abc/../x' }, /`app-uuid`: "abc\/\.\.\/x" is not a uuid/],
     [{ force: 'yes' }, /`force` must be true or false, not "yes"/],
     [{ wait: '1' }, /`wait` must be true or false/],
@@ -244,9 +258,18 @@ describe('review apps', () => {
 
   it('need a pull request and exactly one template', () => {
     expect(failure({ ...review, pr: '' })).toMatch(/`review-app` needs `pr`/)
-    expect(failure({ ...review, 'app-uuid': 'abc123,def456' })).toMatch(/exactly one `app-uuid`/)
+    expect(failure({ ...review, 'app-uuid': 'abc123,def456' })).toMatch(
+      /exactly one application in `app` or `app-uuid`/
+    )
+    expect(failure({ ...review, 'app-uuid': '', app: 'web\napi' })).toMatch(
+      /exactly one application in `app` or `app-uuid`/
+    )
+    expect(read({ ...review, 'app-uuid': '', app: 'web' }).config).toMatchObject({
+      reviewApp: true,
+      appNames: ['web']
+    })
     expect(failure({ ...review, 'app-uuid': '', tag: 'prod' })).toMatch(
-      /`pr` works with `app-uuid` only/
+      /`pr` works with `app` or `app-uuid` only/
     )
     expect(failure({ ...review, 'image-tag': 'v1' })).toMatch(/`image-tag`.*`review-app`/)
   })

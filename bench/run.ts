@@ -163,7 +163,7 @@ async function runCommandLine(server: FakeCoolify, appUuid: string): Promise<Run
   const result = await runAction({
     inputs: { 'coolify-url': server.url, token: TOKEN },
     script: join(ACTION_DIR, 'dist/cli/index.js'),
-    args: ['--url', server.url, '--app', appUuid],
+    args: ['--url', server.url, '--app-uuid', appUuid],
     env: { COOLIFY_TOKEN: TOKEN }
   })
   if (result.code !== 0)

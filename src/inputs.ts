@@ -11,7 +11,10 @@ export interface Config {
   /** `instanceUrl` + `/api/v1`. */
   apiUrl: string
   token: string
+  /** `app-uuid`, or once resolved before the deploy, the uuids of what `app` names. */
   appUuids: string[]
+  /** `app`: names, uuids or `project/environment/name`, until resolved into `appUuids`. */
+  appNames: string[]
   tags: string[]
   force: boolean
   pr?: number
@@ -86,7 +89,7 @@ const HEADER_TEXT = /^[\x20-\x7e]*$/
 /** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
 export const MAX_DURATION_MS = 24 * 3_600_000
 /** Inputs of several lines or items, checked a line or an item at a time. */
-const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate'])
+const MULTI_LINE = new Set(['app', 'app-uuid', 'tag', 'headers', 'env', 'ca-certificate'])
 
 /**
  * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
@@ -114,23 +117,31 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
   }
 
   const appUuids = parseList(raw('app-uuid'))
+  const appNames = parseNames(raw('app'))
   const tags = parseList(raw('tag'))
   for (const uuid of appUuids) refuseControl('Input `app-uuid`', uuid)
+  for (const name of appNames) refuseControl('Input `app`', name)
   for (const tag of tags) refuseControl('Input `tag`', tag)
-  if (appUuids.length === 0 && tags.length === 0) {
+  if (appNames.length > 0 && appUuids.length > 0) {
     throw new ActionError(
-      'Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.'
+      'Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.'
     )
   }
-  if (appUuids.length > 0 && tags.length > 0) {
+  const apps = appNames.length > 0 ? 'app' : 'app-uuid'
+  if (appUuids.length === 0 && appNames.length === 0 && tags.length === 0) {
     throw new ActionError(
-      'Give either `app-uuid` or `tag`, not both: Coolify deploys by one or the other.'
+      'Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.'
+    )
+  }
+  if ((appUuids.length > 0 || appNames.length > 0) && tags.length > 0) {
+    throw new ActionError(
+      `Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`
     )
   }
   for (const uuid of appUuids) {
     if (!UUID.test(uuid)) {
       throw new ActionError(
-        `Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes).`
+        `Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`
       )
     }
   }
@@ -146,6 +157,7 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     apiUrl,
     token,
     appUuids,
+    appNames,
     tags,
     force: parseBoolean(read, 'force', false),
     pr: parsePullRequest(read('pr')),
@@ -183,17 +195,17 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
   }
   if (config.pr !== undefined && tags.length > 0) {
     throw new ActionError(
-      'Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.'
+      'Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.'
     )
   }
   if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
     throw new ActionError(
-      'Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.'
+      'Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.'
     )
   }
-  if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
+  if (config.deletePreview && (config.pr === undefined || tags.length > 0)) {
     throw new ActionError(
-      'Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).'
+      'Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).'
     )
   }
   checkFollowInputs(config, read)
@@ -236,9 +248,9 @@ function checkReviewInputs(config: Config, domain: string): void {
       'Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.'
     )
   }
-  if (config.tags.length > 0 || config.appUuids.length !== 1) {
+  if (config.tags.length > 0 || config.appUuids.length + config.appNames.length !== 1) {
     throw new ActionError(
-      'Input `review-app` needs exactly one `app-uuid`, the template application (no `tag`).'
+      'Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).'
     )
   }
   if (config.imageTag) {
@@ -274,7 +286,7 @@ function checkVersionInputs(config: Config): void {
   ].filter(Boolean)
   if (named.length > 0 && config.tags.length > 0) {
     throw new ActionError(
-      `Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`
+      `Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`
     )
   }
   if (config.imageTag && config.commit) {
@@ -383,6 +395,14 @@ export function parseCoolifyUrl(text: string): { instanceUrl: string; apiUrl: st
   const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '')
   const instanceUrl = `${url.protocol}//${url.host}${path}`
   return { instanceUrl, apiUrl: `${instanceUrl}/api/v1` }
+}
+
+/**
+ * `app`: names may hold spaces, so only commas and newlines separate them; each is trimmed, and
+ * duplicates are dropped.
+ */
+export function parseNames(text: string): string[] {
+  return [...new Set(text.split(/[\r\n,]+/).map(item => item.trim()))].filter(Boolean)
 }
 
 /** Commas, spaces or newlines separate items; duplicates are dropped. */

@@ -11,6 +11,7 @@ import { LogPrinter, printRuntimeLog } from './report/console.js'
 import type { DeploymentView } from './rollout/deployment.js'
 import { launch, prepare } from './rollout/launch.js'
 import { decide, type Ending, type Outcome } from './rollout/outcome.js'
+import { resolveApps } from './rollout/resolve-names.js'
 import { checkReviewEvent } from './rollout/review-app.js'
 import type { Rollout } from './rollout/rollout.js'
 import { Follower } from './rollout/watch.js'
@@ -61,16 +62,18 @@ export async function deployAndFollow(front: Front): Promise<void> {
     const read = readConfig(name => host().input(name), mask)
     const event = front.event()
     checkReviewEvent(read, event)
-    config = read
     budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal)
     warnIfPlainHttp(read)
     client = connect(read)
-    if (read.deletePreview) {
-      await removePreview(client, read, budget.deploy())
-      await front.removed(read, budget.deploy())
+    // Names become uuids before anything is written: a name that is not one resource's is an
+    // input the config cannot hold.
+    config = await resolveApps(client, read, budget.deploy())
+    if (config.deletePreview) {
+      await removePreview(client, config, budget.deploy())
+      await front.removed(config, budget.deploy())
       ending.removed = true
     } else {
-      rollouts = await deploy(client, read, event, budget, front, watchers, ending)
+      rollouts = await deploy(client, config, event, budget, front, watchers, ending)
     }
     if (cancelled.signal.aborted) throw cancelled.signal.reason
   } catch (error) {

@@ -97,8 +97,10 @@ async function report(
       host.warning(`Could not write ${file}: ${(error as Error).message}`)
     }
   }
-  if (outcome.error && config === undefined) return EXIT.usage
+  // Coolify may refuse, and the run be cancelled, before the config is whole: while names are
+  // looked up.
   if (outcome.byCoolify) return EXIT.coolify
+  if (outcome.error && config === undefined && outcome.status !== 'cancelled') return EXIT.usage
   return outcome.fails ? EXIT.failed : EXIT.finished
 }
 

@@ -40,11 +40,18 @@ export const FLAGS: readonly Flag[] = [
   },
   {
     name: 'app',
+    input: 'app',
+    kind: 'lines',
+    value: 'NAME',
+    about:
+      'an application (or service, database) to deploy: its name, project/environment/name, or uuid; repeat it, or separate with commas'
+  },
+  {
+    name: 'app-uuid',
     input: 'app-uuid',
     kind: 'lines',
     value: 'UUID',
-    about:
-      'an application (or service, database) uuid to deploy; repeat it, or separate with commas'
+    about: 'a uuid to deploy as given, without looking it up (instead of --app)'
   },
   {
     name: 'tag',
@@ -378,7 +385,7 @@ export function usage(): string {
   )
   const width = Math.max(...rows.map(([left]) => left.length)) + 2
   return [
-    'Usage: coolify-deploy-follow --url URL --app UUID [options]',
+    'Usage: coolify-deploy-follow --url URL --app NAME [options]',
     '',
     'Deploys applications on Coolify, streams their build logs, and waits for the result.',
     'The API token comes from COOLIFY_TOKEN or --token-file; it needs the deploy and read',

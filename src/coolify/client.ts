@@ -23,6 +23,8 @@ import type {
   Dated,
   Destination,
   ListedEnvVariable,
+  ProjectDetail,
+  ProjectSummary,
   NewApplication,
   Tag,
   DeploymentHistory,
@@ -413,6 +415,21 @@ export class CoolifyClient {
   /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
   listServices(signal: AbortSignal): Promise<ServiceDetail[]> {
     return this.call({ method: 'GET', path: '/services', retry: true, signal })
+  }
+
+  /** GET /databases: every database the token sees. */
+  listDatabases(signal: AbortSignal): Promise<DatabaseDetail[]> {
+    return this.call({ method: 'GET', path: '/databases', retry: true, signal })
+  }
+
+  /** GET /projects: the team's projects, without their environments. */
+  listProjects(signal: AbortSignal): Promise<ProjectSummary[]> {
+    return this.call({ method: 'GET', path: '/projects', retry: true, signal })
+  }
+
+  /** GET /projects/{uuid}: the project and its environments. */
+  getProject(uuid: string, signal: AbortSignal): Promise<ProjectDetail> {
+    return this.call({ method: 'GET', path: `/projects/${enc(uuid)}`, retry: true, signal })
   }
 
   /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */

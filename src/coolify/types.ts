@@ -15,6 +15,8 @@ export interface ApplicationSummary {
   build_pack?: string
   /** 4.x: how a preview's host is made from the app's first domain; `{{pr_id}}.{{domain}}` by default. */
   preview_url_template?: string | null
+  /** 4.x: the environment it belongs to (an environment's `id` in GET /projects/{uuid}). */
+  environment_id?: number
 }
 
 export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
@@ -202,6 +204,8 @@ export interface ServiceDetail {
   uuid?: string
   name?: string
   status?: string
+  /** In lists: the environment it belongs to. */
+  environment_id?: number
   applications?: ServicePart[]
   databases?: ServicePart[]
 }
@@ -212,6 +216,23 @@ export interface DatabaseDetail {
   name?: string
   status?: string
   last_online_at?: string | null
+  /** In lists: the environment it belongs to. */
+  environment_id?: number
+}
+
+/** A project as GET /projects lists it. */
+export interface ProjectSummary {
+  id?: number
+  uuid?: string
+  name?: string
+}
+
+/**
+ * GET /projects/{uuid}: the project with its environments (Coolify loads them; its OpenAPI
+ * document leaves them out).
+ */
+export interface ProjectDetail extends ProjectSummary {
+  environments?: Array<{ id?: number; uuid?: string; name?: string }>
 }
 
 /** An answer with the time on Coolify's clock when it was sent (its `Date` header). */

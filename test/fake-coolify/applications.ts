@@ -58,7 +58,7 @@ function versionFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
 }
 
 /**
- * 4.x shows the description and the row's dates. Its timestamp columns keep whole seconds, so
+ * 4.x shows the description, the environment and the row's dates. Its timestamp columns keep whole seconds, so
  * two apps made within one second show the same created_at.
  */
 function rowFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
@@ -66,6 +66,7 @@ function rowFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
   const seconds = (ms: number): string => laravelDate(Math.floor(ms / 1000) * 1000)
   return {
     description: app.description,
+    environment_id: app.environmentId,
     created_at: seconds(app.createdAt),
     updated_at: seconds(app.updatedAt)
   }

@@ -201,11 +201,15 @@ function lastLines(ctx: Ctx, log: string[]): Reply {
   return json(ctx.flavor, 200, { logs: log.slice(-lineCount(ctx.query.lines)).join('\n') })
 }
 
+/** In lists each resource carries its environment_id, a column of its row. */
 export function listServices(ctx: Ctx): Reply {
   return json(
     ctx.flavor,
     200,
-    ofKind(ctx, 'service').map(service => serviceDetail(ctx, service))
+    ofKind(ctx, 'service').map(service => ({
+      ...serviceDetail(ctx, service),
+      environment_id: service.environmentId
+    }))
   )
 }
 
@@ -234,7 +238,10 @@ export function listDatabases(ctx: Ctx): Reply {
   return json(
     ctx.flavor,
     200,
-    ofKind(ctx, 'database').map(database => databaseDetail(ctx, database))
+    ofKind(ctx, 'database').map(database => ({
+      ...databaseDetail(ctx, database),
+      environment_id: database.environmentId
+    }))
   )
 }
 

@@ -17,6 +17,7 @@ import {
 } from './deployments.js'
 import { bulkEnvs, deleteEnv, listEnvs } from './envs.js'
 import { deletePreview } from './previews.js'
+import { getProject, listProjects } from './projects.js'
 import type { Reply } from './reply.js'
 import {
   databaseLogs,
@@ -43,7 +44,7 @@ export interface Route {
 const ID = '([^/]+)'
 
 /**
- * Routes real 4.x servers have beyond interface.md, services and databases among them; rollback,
+ * Routes real 4.x servers have beyond interface.md, services, databases and projects among them; rollback,
  * clone, destinations, storages and scheduled tasks came with 4.3.
  */
 function coolify4x(version: FakeOptions['version']): Route[] {
@@ -63,6 +64,8 @@ function coolify4x(version: FakeOptions['version']): Route[] {
     { method: 'GET', pattern: at('/databases'), ability: 'read', handle: listDatabases },
     { method: 'GET', pattern: at(`/databases/${ID}`), ability: 'read', handle: getDatabase },
     { method: 'GET', pattern: at(`/databases/${ID}/logs`), ability: 'read', handle: databaseLogs },
+    { method: 'GET', pattern: at('/projects'), ability: 'read', handle: listProjects },
+    { method: 'GET', pattern: at(`/projects/${ID}`), ability: 'read', handle: getProject },
     ...(version === '4.2'
       ? []
       : [

@@ -87,12 +87,32 @@ export const DEFAULT_DESTINATION: Required<FakeDestination> = {
   serverId: 0
 }
 
+/** An environment of a project: resources belong to one, by its id. */
+export interface EnvironmentRecord {
+  id: number
+  uuid: string
+  name: string
+}
+
+export interface ProjectRecord {
+  id: number
+  uuid: string
+  name: string
+  environments: EnvironmentRecord[]
+}
+
+/** Where Coolify puts what is made on a fresh installation. */
+export const DEFAULT_PROJECT = 'My first project'
+export const DEFAULT_ENVIRONMENT = 'production'
+
 export interface AppRecord {
   id: number
   uuid: string
   name: string
   description: string | null
   kind: 'application' | 'service' | 'database'
+  /** The id of its environment (see Store.projects). */
+  environmentId: number
   fqdn: string
   /** Tag names (see Store.tags). */
   tags: string[]
@@ -211,12 +231,16 @@ export class Store {
   readonly destinations = new Map<string, Required<FakeDestination>>()
   /** See FakeOptions.sharedVariables. */
   sharedVariables: Record<string, string> = {}
+  /** The team's projects, in creation order. */
+  readonly projects: ProjectRecord[] = []
   /** The fake's own URL, for `{{self}}` in addresses. */
   home = ''
   /** When the fake started: services and databases were last seen online before it. */
   readonly bootedAt: number
   private lastAppId = 0
   private lastStorageId = 0
+  private lastProjectId = 0
+  private lastEnvironmentId = 0
 
   constructor(
     readonly flavor: Flavor,
@@ -226,6 +250,7 @@ export class Store {
     readonly queueLimit = 25
   ) {
     this.bootedAt = clock()
+    this.environment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT)
   }
 
   addApp(app: FakeApp, now = this.clock()): AppRecord {
@@ -236,6 +261,10 @@ export class Store {
       name: app.name,
       description: app.description ?? null,
       kind: app.kind ?? 'application',
+      environmentId: this.environment(
+        app.project ?? DEFAULT_PROJECT,
+        app.environment ?? DEFAULT_ENVIRONMENT
+      ).id,
       fqdn: (app.fqdn ?? `http://${app.uuid}.127.0.0.1.sslip.io`).replaceAll('{{self}}', this.home),
       tags: (app.tags ?? []).map(name => this.tag(name, now).name),
       destinations,
@@ -321,6 +350,21 @@ export class Store {
     record.previews = (app.previews ?? []).map(pr => newPreview(record, pr, null))
     this.apps.set(record.uuid, record)
     return record
+  }
+
+  /** The environment of this name in the project of this name, each made on first use. */
+  environment(projectName: string, name: string): EnvironmentRecord {
+    let project = this.projects.find(p => p.name === projectName)
+    if (!project) {
+      project = { id: ++this.lastProjectId, uuid: newUuid(), name: projectName, environments: [] }
+      this.projects.push(project)
+    }
+    let environment = project.environments.find(e => e.name === name)
+    if (!environment) {
+      environment = { id: ++this.lastEnvironmentId, uuid: newUuid(), name }
+      project.environments.push(environment)
+    }
+    return environment
   }
 
   /** The team's tag of this name, made on first use. */

@@ -54,6 +54,12 @@ export interface FakeApp {
    */
   fqdn?: string
   kind?: 'application' | 'service' | 'database'
+  /**
+   * The project and environment it belongs to, by name (4x: each is made on first use, with ids
+   * and a uuid). Default 'My first project' and 'production', what Coolify makes on installation.
+   */
+  project?: string
+  environment?: string
   /** Coolify tag names; each name is one team-wide tag with its own uuid. */
   tags?: string[]
   /** Shown in reads (4x); review apps carry their marker here. Default null. */
