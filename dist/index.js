@@ -5,7 +5,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1585);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3785);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -14,7 +14,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1585:
+/***/ 3785:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1966,6 +1966,15 @@ class CoolifyClient {
             signal
         });
     }
+    /** GET /servers/{uuid}/destinations (4.3.11): the Docker networks of one server. */
+    listServerDestinations(serverUuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/servers/${enc(serverUuid)}/destinations`,
+            retry: true,
+            signal
+        });
+    }
     /**
      * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
      * a lost answer would make a second copy.
@@ -2064,6 +2073,18 @@ class CoolifyClient {
     /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
     listServices(signal) {
         return this.call({ method: 'GET', path: '/services', retry: true, signal });
+    }
+    /** GET /databases: every database the token sees. */
+    listDatabases(signal) {
+        return this.call({ method: 'GET', path: '/databases', retry: true, signal });
+    }
+    /** GET /projects: the team's projects, without their environments. */
+    listProjects(signal) {
+        return this.call({ method: 'GET', path: '/projects', retry: true, signal });
+    }
+    /** GET /projects/{uuid}: the project and its environments. */
+    getProject(uuid, signal) {
+        return this.call({ method: 'GET', path: `/projects/${enc(uuid)}`, retry: true, signal });
     }
     /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
     getService(uuid, signal) {
@@ -2324,7 +2345,7 @@ const HEADER_TEXT = /^[\x20-\x7e]*$/;
 /** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
 const MAX_DURATION_MS = 24 * 3_600_000;
 /** Inputs of several lines or items, checked a line or an item at a time. */
-const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
+const MULTI_LINE = new Set(['app', 'app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
 /**
  * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
  * could print them. A bad value throws an ActionError that names the input and what it accepts.
@@ -2350,20 +2371,27 @@ function readConfig(raw, mask) {
         throw new ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
     }
     const appUuids = parseList(raw('app-uuid'));
+    const appNames = parseNames(raw('app'));
     const tags = parseList(raw('tag'));
     for (const uuid of appUuids)
         refuseControl('Input `app-uuid`', uuid);
+    for (const name of appNames)
+        refuseControl('Input `app`', name);
     for (const tag of tags)
         refuseControl('Input `tag`', tag);
-    if (appUuids.length === 0 && tags.length === 0) {
-        throw new ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
+    if (appNames.length > 0 && appUuids.length > 0) {
+        throw new ActionError('Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.');
     }
-    if (appUuids.length > 0 && tags.length > 0) {
-        throw new ActionError('Give either `app-uuid` or `tag`, not both: Coolify deploys by one or the other.');
+    const apps = appNames.length > 0 ? 'app' : 'app-uuid';
+    if (appUuids.length === 0 && appNames.length === 0 && tags.length === 0) {
+        throw new ActionError('Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.');
+    }
+    if ((appUuids.length > 0 || appNames.length > 0) && tags.length > 0) {
+        throw new ActionError(`Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`);
     }
     for (const uuid of appUuids) {
         if (!UUID.test(uuid)) {
-            throw new ActionError(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes).`);
+            throw new ActionError(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`);
         }
     }
     for (const tag of tags) {
@@ -2377,6 +2405,7 @@ function readConfig(raw, mask) {
         apiUrl,
         token,
         appUuids,
+        appNames,
         tags,
         force: parseBoolean(read, 'force', false),
         pr: parsePullRequest(read('pr')),
@@ -2413,13 +2442,13 @@ function readConfig(raw, mask) {
         }
     };
     if (config.pr !== undefined && tags.length > 0) {
-        throw new ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
+        throw new ActionError('Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.');
     }
     if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
-        throw new ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
+        throw new ActionError('Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.');
     }
-    if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
-        throw new ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
+    if (config.deletePreview && (config.pr === undefined || tags.length > 0)) {
+        throw new ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).');
     }
     checkFollowInputs(config, read);
     checkVersionInputs(config);
@@ -2455,8 +2484,8 @@ function checkReviewInputs(config, domain) {
     if (config.pr === undefined) {
         throw new ActionError('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
     }
-    if (config.tags.length > 0 || config.appUuids.length !== 1) {
-        throw new ActionError('Input `review-app` needs exactly one `app-uuid`, the template application (no `tag`).');
+    if (config.tags.length > 0 || config.appUuids.length + config.appNames.length !== 1) {
+        throw new ActionError('Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).');
     }
     if (config.imageTag) {
         throw new ActionError("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
@@ -2487,7 +2516,7 @@ function checkVersionInputs(config) {
         config.rollbackOnFailure && 'rollback-on-failure'
     ].filter(Boolean);
     if (named.length > 0 && config.tags.length > 0) {
-        throw new ActionError(`Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`);
+        throw new ActionError(`Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`);
     }
     if (config.imageTag && config.commit) {
         throw new ActionError('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
@@ -2575,6 +2604,13 @@ function parseCoolifyUrl(text) {
     const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
     const instanceUrl = `${url.protocol}//${url.host}${path}`;
     return { instanceUrl, apiUrl: `${instanceUrl}/api/v1` };
+}
+/**
+ * `app`: names may hold spaces, so only commas and newlines separate them; each is trimmed, and
+ * duplicates are dropped.
+ */
+function parseNames(text) {
+    return [...new Set(text.split(/[\r\n,]+/).map(item => item.trim()))].filter(Boolean);
 }
 /** Commas, spaces or newlines separate items; duplicates are dropped. */
 function parseList(text) {
@@ -3072,7 +3108,249 @@ function timeOf(value) {
     return Number.isNaN(ms) ? undefined : ms;
 }
 
+;// CONCATENATED MODULE: ./src/rollout/review-fields.ts
+/**
+ * Every key of `GET /applications/{uuid}` (Coolify 4.3.11: the applications row, what the API adds
+ * to it, and its `settings` row as `settings.<key>`), and what a review app may keep of it. Coolify's
+ * clone copies the whole row and its settings, so a review app starts as production: it keeps only
+ * what this table lets it keep. A key the table does not know, set to anything but a default, stops
+ * the review app before any write — a newer Coolify must make the action refuse, never leak.
+ */
+const identity = (why) => ({ kind: 'identity', why });
+const copied = (why) => ({ kind: 'copied', why });
+const set = (why) => ({ kind: 'set', why });
+const review_fields_reset = (to, why) => ({ kind: 'reset', to, why });
+function each(keys, rule) {
+    return keys.map(key => [key, rule]);
+}
+const BUILD = copied('how its image is built from the pull request’s code, in its own container');
+const HEALTH = copied('how Coolify checks its own container’s health');
+const LIMITS = copied('limits of its own container');
+const COMPOSE_ONLY = copied('read only for compose applications, which are refused');
+const SOURCE = copied('where its code comes from: the same repository, read with the same access');
+const STATE = identity('state Coolify keeps about the running application, not a setting');
+const REVIEW_FIELDS = new Map([
+    // Identity: made new by the clone, or kept by Coolify as state.
+    ...each(['id', 'uuid', 'created_at', 'updated_at', 'deleted_at'], identity('made new by Coolify for the clone')),
+    ...each(['destination_id', 'destination_type'], identity('where the clone was put: `review-destination`, else the template’s primary one')),
+    ...each([
+        'status',
+        'server_status',
+        'last_online_at',
+        'config_hash',
+        'restart_count',
+        'last_restart_at',
+        'last_restart_type',
+        'custom_healthcheck_found',
+        'domain_dns_statuses',
+        'additional_servers_count',
+        'additional_networks_count'
+    ], STATE),
+    [
+        'environment_id',
+        copied('the clone stays in the template’s environment (the clone route has no other): its shared variables resolve there, so variables are compared by resolved value')
+    ],
+    // Set by the plan, or checked by it.
+    ...each(['name', 'description'], set('the review app’s name and marker')),
+    ['fqdn', set('`review-domain`; none when not given, and the read-back checks no host is left')],
+    ['noindex_domains', set('Coolify keeps it to a part of the domains, which the plan sets')],
+    ['git_branch', set('the pull request’s branch, written last')],
+    ['git_commit_sha', set('`HEAD`: a pin of production’s would build production’s commit')],
+    ...each([
+        'manual_webhook_secret_github',
+        'manual_webhook_secret_gitlab',
+        'manual_webhook_secret_bitbucket',
+        'manual_webhook_secret_gitea'
+    ], set('cleared: a push signed with production’s secret would deploy it')),
+    ['settings.is_auto_deploy_enabled', set('off: only this action deploys it')],
+    [
+        'custom_labels',
+        set('made by Coolify from the review domain (readonly labels); the read-back checks no host')
+    ],
+    [
+        'settings.is_container_label_readonly_enabled',
+        {
+            kind: 'refused',
+            refuses: value => value === false,
+            why: '"Readonly labels" is off, so its clone keeps production’s labels, which route production’s traffic: turn "Readonly labels" on in the template'
+        }
+    ],
+    [
+        'build_pack',
+        {
+            kind: 'refused',
+            refuses: value => value === 'dockercompose' || value === 'dockerimage',
+            why: 'docker compose or a Docker image: a compose file is read from the pull request’s branch when it deploys (it could mount the Docker socket or run privileged on production’s server), and an image has no branch to build; give review apps a Dockerfile, Nixpacks or static template'
+        }
+    ],
+    ['docker_compose_domains', set('compose applications are refused; the read-back checks no host')],
+    // Reset to Coolify's default before anything else, each because it reaches production.
+    [
+        'settings.custom_internal_name',
+        review_fields_reset(null, 'the container is named after it, and the first deploy removes the running container of that name: production’s')
+    ],
+    [
+        'custom_docker_run_options',
+        review_fields_reset(null, 'options such as --privileged, --cap-add or --device on production’s server')
+    ],
+    [
+        'docker_registry_image_name',
+        review_fields_reset(null, 'its build would be pushed to production’s image repository')
+    ],
+    [
+        'docker_registry_image_tag',
+        review_fields_reset(null, 'its build would be tagged as production’s image, e.g. :production')
+    ],
+    [
+        'custom_network_aliases',
+        review_fields_reset(null, 'production’s neighbours would reach it under production’s names')
+    ],
+    ['ports_mappings', review_fields_reset(null, 'it would publish production’s host ports')],
+    [
+        'settings.connect_to_docker_network',
+        review_fields_reset(false, 'it would join the destination’s network under its service names')
+    ],
+    [
+        'settings.is_preview_deployments_enabled',
+        review_fields_reset(false, 'Coolify would build previews of every pull request on it as well')
+    ],
+    ['settings.is_pr_deployments_public_enabled', review_fields_reset(false, 'goes with previews, which are off')],
+    // Copied: settings of its own container and build.
+    ...each([
+        'repository_project_id',
+        'git_repository',
+        'git_full_url',
+        'source_id',
+        'source_type',
+        'private_key_id'
+    ], SOURCE),
+    ...each([
+        'static_image',
+        'install_command',
+        'build_command',
+        'start_command',
+        'base_directory',
+        'publish_directory',
+        'dockerfile',
+        'dockerfile_location',
+        'dockerfile_target_build',
+        'custom_nginx_configuration',
+        'watch_paths',
+        'settings.is_static',
+        'settings.is_spa',
+        'settings.is_git_submodules_enabled',
+        'settings.is_git_lfs_enabled',
+        'settings.is_git_shallow_clone_enabled',
+        'settings.is_preserve_repository_enabled',
+        'settings.disable_build_cache',
+        'settings.use_build_secrets',
+        'settings.inject_build_args_to_dockerfile',
+        'settings.include_source_commit_in_build',
+        'settings.is_env_sorting_enabled',
+        'settings.is_build_server_enabled'
+    ], BUILD),
+    ['ports_exposes', copied('ports inside its own container, reached through its own domain')],
+    [
+        'preview_url_template',
+        copied('the address of Coolify’s own previews of it, which are turned off')
+    ],
+    ...each(['redirect', 'settings.is_force_https_enabled', 'settings.is_gzip_enabled'], copied('how the proxy serves its own domain')),
+    ...each(['settings.is_stripprefix_enabled', 'settings.is_container_label_escape_enabled'], copied('how the proxy serves its own domain')),
+    ...each(['is_http_basic_auth_enabled', 'http_basic_auth_username', 'http_basic_auth_password'], copied('the review app asks for the same password as production: a lock, not a key')),
+    ...each([
+        'pre_deployment_command',
+        'pre_deployment_command_container',
+        'post_deployment_command',
+        'post_deployment_command_container'
+    ], copied('commands run inside its own container, with its own variables')),
+    ...each([
+        'health_check_enabled',
+        'health_check_type',
+        'health_check_command',
+        'health_check_path',
+        'health_check_port',
+        'health_check_host',
+        'health_check_method',
+        'health_check_return_code',
+        'health_check_scheme',
+        'health_check_response_text',
+        'health_check_interval',
+        'health_check_timeout',
+        'health_check_retries',
+        'health_check_start_period'
+    ], HEALTH),
+    ...each([
+        'limits_memory',
+        'limits_memory_swap',
+        'limits_memory_swappiness',
+        'limits_memory_reservation',
+        'limits_cpus',
+        'limits_cpuset',
+        'limits_cpu_shares',
+        'max_restart_count',
+        'settings.stop_grace_period',
+        'settings.docker_images_to_keep',
+        'settings.is_gpu_enabled',
+        'settings.gpu_driver',
+        'settings.gpu_count',
+        'settings.gpu_device_ids',
+        'settings.gpu_options'
+    ], LIMITS),
+    ...each([
+        'swarm_replicas',
+        'swarm_placement_constraints',
+        'settings.is_swarm_only_worker_nodes',
+        'settings.is_log_drain_enabled',
+        'settings.is_include_timestamps',
+        'settings.is_debug_enabled'
+    ], copied('how its own container runs and logs')),
+    ...each([
+        'docker_compose_location',
+        'docker_compose',
+        'docker_compose_raw',
+        'docker_compose_custom_start_command',
+        'docker_compose_custom_build_command',
+        'compose_parsing_version',
+        'settings.is_raw_compose_deployment_enabled',
+        'settings.is_consistent_container_name_enabled'
+    ], COMPOSE_ONLY),
+    // The settings row's own keys, which Coolify hides in reads.
+    ...each(['settings.id', 'settings.application_id', 'settings.created_at', 'settings.updated_at'], identity('the settings row’s own, hidden in reads'))
+]);
+/** Coolify's empty values: what an unknown key may hold and still be left alone. */
+function isEmptyValue(value) {
+    if (value === null || value === undefined || value === false || value === '')
+        return true;
+    if (Array.isArray(value))
+        return value.length === 0;
+    if (typeof value === 'object')
+        return Object.keys(value).length === 0;
+    return false;
+}
+/**
+ * An application as `GET /applications/{uuid}` shows it, one level deep: the row's keys as they
+ * are and its settings row as `settings.<key>`.
+ */
+function flattenApplication(app) {
+    const fields = {};
+    for (const [key, value] of Object.entries(app)) {
+        if (key === 'settings' && value && typeof value === 'object' && !Array.isArray(value)) {
+            for (const [inner, setting] of Object.entries(value))
+                fields[`settings.${inner}`] = setting;
+        }
+        else {
+            fields[key] = value;
+        }
+    }
+    return fields;
+}
+/** The field of PATCH /applications/{uuid} that writes a key: the settings' keep their name. */
+function patchField(key) {
+    return key.startsWith('settings.') ? key.slice('settings.'.length) : key;
+}
+
 ;// CONCATENATED MODULE: ./src/rollout/review-plan.ts
+
 /** The webhook secrets a clone keeps: a push signed with one deploys the app. */
 const WEBHOOK_SECRETS = [
     'manual_webhook_secret_github',
@@ -3092,19 +3370,14 @@ const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'];
  */
 function planReviewApp(template, request) {
     const refused = [
+        ...fieldRefusals(template.fields),
         ...mountRefusals(template),
-        ...routeRefusals(template, request),
-        ...labelRefusals(template)
+        ...routeRefusals(template, request)
     ];
     if (refused.length > 0)
         return { refused };
     const { variables, warnings, secrets } = reviewVariables(template.variables, request.env);
-    const compose = isCompose(template);
-    const routed = Object.entries(template.composeDomains).filter(([, domain]) => domain.trim());
-    const composeDomains = compose && routed.length === 1 && request.domain
-        ? { [routed[0][0]]: request.domain }
-        : undefined;
-    const domains = !compose && request.domain ? request.domain : undefined;
+    const domains = request.domain || undefined;
     const writes = [
         {
             kind: 'update',
@@ -3112,16 +3385,13 @@ function planReviewApp(template, request) {
                 description: request.pending,
                 is_auto_deploy_enabled: false,
                 git_commit_sha: 'HEAD',
-                ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, '']))
+                ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, ''])),
+                ...(template.cloned ? resets(template.fields) : {})
             }
         }
     ];
     if (domains)
         writes.push({ kind: 'update', changes: { domains } });
-    if (composeDomains) {
-        const [[name, domain]] = Object.entries(composeDomains);
-        writes.push({ kind: 'update', changes: { docker_compose_domains: [{ name, domain }] } });
-    }
     writes.push({ kind: 'delete-scheduled-tasks' }, { kind: 'remove-tags' });
     writes.push({ kind: 'delete-variables' });
     if (variables.length > 0)
@@ -3130,7 +3400,7 @@ function planReviewApp(template, request) {
     writes.push({ kind: 'verify' });
     writes.push({ kind: 'update', changes: { description: request.marker } });
     return {
-        target: { domains, composeDomains, branch: request.branch, variables },
+        target: { domains, branch: request.branch, variables },
         writes,
         warnings,
         secrets
@@ -3167,10 +3437,14 @@ function tracesOfProduction(template, app, env = []) {
             traces.push(`it mounts ${storage.fs_path}`);
     }
     const production = productionValues(template.variables);
+    const resolved = productionResolved(template.variables);
     const given = new Set(env.map(variable => variable.key));
     const equal = app.variables
         .filter(v => typeof v.key === 'string' && !given.has(v.key))
-        .filter(v => typeof v.value === 'string' && v.value !== '' && production.get(v.key) === v.value)
+        .filter(v => typeof v.value === 'string' &&
+        v.value !== '' &&
+        (production.get(v.key) === v.value ||
+            (refersToShared(v.value) && resolvesToProduction(v, resolved))))
         .map(v => v.key);
     if (equal.length > 0) {
         traces.push(`its variable(s) ${[...new Set(equal)].join(', ')} hold production's values`);
@@ -3182,10 +3456,62 @@ function tracesOfProduction(template, app, env = []) {
     }
     if (app.webhookSecrets.length > 0)
         traces.push(`it keeps ${app.webhookSecrets.join(', ')}`);
-    return traces;
+    return [...traces, ...fieldTraces(app.fields)];
 }
-function isCompose(template) {
-    return template.buildPack === 'dockercompose';
+/**
+ * A review app found again, as the table finds it: what to put back before it is deployed, or why
+ * it may not be (one made by an older version of the action, or changed in Coolify since).
+ */
+function reviewAppRepairs(fields, name) {
+    return { changes: resets(fields), refused: fieldRefusals(fields, `review app ${name}`) };
+}
+/**
+ * What the table does not let a review app start from: a key it does not know holding a value (a
+ * newer Coolify's column, unexamined), and a value that a `refused` rule names.
+ */
+function fieldRefusals(fields, subject = 'the template') {
+    const refusals = [];
+    const unknown = Object.keys(fields).filter(key => !REVIEW_FIELDS.has(key) && !isEmptyValue(fields[key]));
+    if (unknown.length > 0) {
+        refusals.push(`${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${unknown.length === 1 ? 'it' : 'them'} to pull request code unexamined — clear ${unknown.length === 1 ? 'it' : 'them'} in Coolify, or update the action`);
+    }
+    for (const [key, rule] of REVIEW_FIELDS) {
+        if (rule.kind === 'refused' && key in fields && rule.refuses(fields[key])) {
+            refusals.push(`${subject}'s \`${key}\`: ${rule.why}`);
+        }
+    }
+    return refusals;
+}
+/** The first write's part that puts back what reaches production, where the template set it. */
+function resets(fields) {
+    const changes = {};
+    for (const [key, rule] of REVIEW_FIELDS) {
+        if (rule.kind === 'reset' && key in fields && !isReset(rule, fields[key])) {
+            changes[patchField(key)] = rule.to;
+        }
+    }
+    return changes;
+}
+function isReset(rule, value) {
+    return rule.to === false ? value !== true : isEmptyValue(value);
+}
+/** The review app's keys that the table does not let it have, named without their values. */
+function fieldTraces(fields) {
+    const traces = [];
+    for (const [key, value] of Object.entries(fields)) {
+        const rule = REVIEW_FIELDS.get(key);
+        if (!rule) {
+            if (!isEmptyValue(value))
+                traces.push(`it sets \`${key}\`, which this action does not know`);
+        }
+        else if (rule.kind === 'reset' && !isReset(rule, value)) {
+            traces.push(`its \`${key}\` is still set (${rule.why})`);
+        }
+        else if (rule.kind === 'refused' && rule.refuses(value)) {
+            traces.push(`its \`${key}\`: ${rule.why}`);
+        }
+    }
+    return traces;
 }
 /**
  * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:
@@ -3207,40 +3533,12 @@ function mountRefusals(template) {
 }
 /** The review app needs a domain of its own wherever the template has one. */
 function routeRefusals(template, request) {
-    const routed = Object.entries(template.composeDomains).filter(([, domain]) => domain.trim());
-    const hasDomain = isCompose(template) ? routed.length > 0 : Boolean(template.fqdn?.trim());
-    if (hasDomain && !request.domain) {
+    if (template.fqdn?.trim() && !request.domain) {
         return [
             `input \`review-domain\` is needed: the template ${template.name} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com`
         ];
     }
-    if (isCompose(template) && routed.length > 1) {
-        return [
-            `the template ${template.name} is a compose application that routes ${routed.length} services (${routed.map(([name]) => name).join(', ')}), and \`review-domain\` gives the domain of one: give review apps a template that routes one service`
-        ];
-    }
     return [];
-}
-/**
- * With "Readonly labels" off the template's own labels are copied as they are, and labels that
- * route by host send production's traffic to the pull request's build too. Coolify takes no
- * setting to turn them back into generated ones, so such templates are refused.
- */
-function labelRefusals(template) {
-    if (template.readonlyLabels !== false)
-        return [];
-    const labels = template.customLabels;
-    if (labels !== undefined && !routesByHost(labels, templateHosts(template)))
-        return [];
-    return [
-        `the template ${template.name} has "Readonly labels" off, so its clone keeps its own labels${labels === undefined ? ' (hidden from this token)' : ', which route its domains'}: turn "Readonly labels" on in the template (Coolify then makes the labels from the review app's domain)`
-    ];
-}
-function routesByHost(labels, hosts) {
-    const text = labels.toLowerCase();
-    return (/\bhost(regexp|sni)?\s*\(/.test(text) ||
-        /^caddy(_\d+)?\s*=/m.test(text) ||
-        [...hosts].some(host => text.includes(host)));
 }
 /** Every host the template is reached by, lower case. */
 function templateHosts(template) {
@@ -3272,6 +3570,31 @@ function productionValues(variables) {
     }
     return values;
 }
+/** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
+const SHARED_REFERENCE = /\{\{\s*(team|project|environment|server)\.[^}]*\}\}/i;
+function refersToShared(value) {
+    return SHARED_REFERENCE.test(value);
+}
+/**
+ * Production's values as its deployments see them, shared variables resolved (`real_value`, shown
+ * with read:sensitive): a review app stays in production's environment, so a reference in it
+ * resolves to the same.
+ */
+function productionResolved(variables) {
+    const values = new Set();
+    for (const v of variables) {
+        if (v?.is_preview === true)
+            continue;
+        const value = typeof v?.real_value === 'string' ? v.real_value : v?.value;
+        if (typeof value === 'string' && value !== '')
+            values.add(value);
+    }
+    return values;
+}
+/** A reference whose resolved value is production's, or that Coolify did not resolve for us. */
+function resolvesToProduction(v, production) {
+    return typeof v.real_value !== 'string' || production.has(v.real_value);
+}
 /**
  * The review app's variables: the template's preview variables that are not production's (Coolify
  * gives every production variable a preview twin with the same value), with their flags, then
@@ -3279,9 +3602,11 @@ function productionValues(variables) {
  */
 function reviewVariables(listed, env) {
     const production = productionValues(listed);
+    const resolved = productionResolved(listed);
     const given = new Set((env ?? []).map(variable => variable.key));
     const byKey = new Map();
     const twins = [];
+    const shared = [];
     const locked = [];
     const unverifiable = [];
     for (const v of listed) {
@@ -3301,6 +3626,9 @@ function reviewVariables(listed, env) {
         else if (production.get(key) === v.value) {
             twins.push(key);
         }
+        else if (refersToShared(v.value) && resolvesToProduction(v, resolved)) {
+            shared.push(key);
+        }
         else {
             const flags = Object.fromEntries(FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]]));
             byKey.set(key, { key, value: v.value, ...flags });
@@ -3312,6 +3640,9 @@ function reviewVariables(listed, env) {
     const own = "give the review app its own with `env`, or a value of its own in the template's preview variable in Coolify";
     if (twins.length > 0) {
         warnings.push(`Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`);
+    }
+    if (shared.length > 0) {
+        warnings.push(`Not copied to the review app: ${shared.join(', ')} — a shared variable that resolves to production's value (the review app sits in production's environment), or whose resolved value Coolify did not show; ${own}.`);
     }
     if (unverifiable.length > 0) {
         warnings.push(`Not copied to the review app: ${unverifiable.join(', ')} — production's value is locked, so the preview value cannot be shown to differ from it; ${own}.`);
@@ -3325,6 +3656,7 @@ function reviewVariables(listed, env) {
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/review-app.ts
+
 
 
 
@@ -3386,10 +3718,11 @@ async function openReviewApp(client, config, event, signal, undo, note) {
     const found = reviewAppsIn(listed, names);
     const ready = found.find(app => app.description === names.marker);
     if (ready) {
+        await repairFound(client, ready.uuid, names.name, signal, note);
         note(`Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
         return reviewApp(ready.uuid, false);
     }
-    const destination = await primaryDestination(client, template.uuid, signal);
+    const destination = await cloneDestination(client, config, template.uuid, signal);
     const facts = await templateFacts(client, template, destination !== undefined, signal);
     const plan = planReviewApp(facts, {
         branch,
@@ -3420,8 +3753,10 @@ async function openReviewApp(client, config, event, signal, undo, note) {
         return reviewApp(unfinished.uuid, true);
     }
     const before = new Set(namesakesIn(listed, names.name));
+    if (destination?.sharesServer)
+        host().warning(SHARED_SERVER_WARNING(names.name));
     const uuid = destination
-        ? await cloneTemplate(client, template, destination, names, before, signal, undo, note)
+        ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, note)
         : await createFromRepository(client, config, template, { names, branch }, signal);
     note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
     const other = await setUp(client, uuid, setup, signal, undo, note, { marked: false });
@@ -3429,6 +3764,22 @@ async function openReviewApp(client, config, event, signal, undo, note) {
         return reviewApp(other, false);
     const kept = await keepOlder(client, names, uuid, signal, undo, note);
     return reviewApp(kept, true);
+}
+/**
+ * A review app found again is held to the table like a new one: what reaches production is put
+ * back before it is deployed (one made by an older version of the action may carry it), and one
+ * the table refuses is not deployed at all.
+ */
+async function repairFound(client, uuid, name, signal, note) {
+    const { changes, refused } = reviewAppRepairs(flattenApplication(await client.getApplication(uuid, signal)), name);
+    if (refused.length > 0) {
+        throw new ActionError(`Review app ${uuid} was not deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`);
+    }
+    const fields = Object.keys(changes);
+    if (fields.length === 0)
+        return;
+    await client.updateApplication(uuid, changes, signal);
+    note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`);
 }
 /** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
 async function deleteReviewApp(client, config, signal, note) {
@@ -3502,6 +3853,8 @@ async function templateFacts(client, template, cloned, signal) {
     }
     const base = {
         name: template.name ?? template.uuid,
+        fields: flattenApplication(template),
+        cloned,
         fqdn: template.fqdn,
         buildPack: template.build_pack,
         variables
@@ -3513,7 +3866,6 @@ async function templateFacts(client, template, cloned, signal) {
         ...base,
         composeDomains: composeDomainsOf(template.docker_compose_domains),
         customLabels: labelsOf(template.custom_labels),
-        readonlyLabels: template.settings?.is_container_label_readonly_enabled,
         persistentStorages: listOf(storages?.persistent_storages),
         fileStorages: listOf(storages?.file_storages)
     };
@@ -3528,6 +3880,7 @@ async function readBack(client, uuid, signal) {
     });
     const variables = await listed(client.listApplicationEnvs(uuid, signal));
     return {
+        fields: flattenApplication(app),
         fqdn: app.fqdn,
         composeDomains: composeDomainsOf(app.docker_compose_domains),
         customLabels: labelsOf(app.custom_labels),
@@ -3644,24 +3997,44 @@ async function listed(answer) {
         throw error;
     }
 }
-/** The template's primary destination; none when the server has no such route (before 4.3). */
-async function primaryDestination(client, templateUuid, signal) {
+const SHARED_SERVER_WARNING = (name) => `Review app ${name} runs on the template's server: its build uses the host network and its container sits on production's Docker network, so pull request code can reach production's containers by name. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`;
+/**
+ * `review-destination`, else the template's primary destination; none when Coolify has no clone
+ * route (before 4.3). Whether it is on the template's server: the template's own destinations say
+ * so for theirs, the server's list of destinations for any other.
+ */
+async function cloneDestination(client, config, templateUuid, signal) {
+    let list;
     try {
         const destinations = await client.listDestinations(templateUuid, signal);
-        const list = Array.isArray(destinations) ? destinations : [];
-        const primary = list.find(destination => destination?.is_primary) ?? list[0];
-        if (!primary?.uuid)
-            throw new ActionError('Coolify names no destination for the template.');
-        return primary.uuid;
+        list = Array.isArray(destinations) ? destinations : [];
     }
     catch (error) {
         if (isMissingRoute(error))
             return undefined;
         throw error;
     }
+    const primary = list.find(destination => destination?.is_primary) ?? list[0];
+    if (!primary?.uuid)
+        throw new ActionError('Coolify names no destination for the template.');
+    const chosen = config.reviewPlacement.destination ?? primary.uuid;
+    const own = list.find(destination => destination?.uuid === chosen);
+    if (own || !primary.server_uuid) {
+        return { uuid: chosen, sharesServer: own ? own.server_uuid === primary.server_uuid : undefined };
+    }
+    try {
+        const onServer = await client.listServerDestinations(primary.server_uuid, signal);
+        const listed = Array.isArray(onServer) ? onServer : [];
+        return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) };
+    }
+    catch (error) {
+        if (isMissingRoute(error) || isGone(error))
+            return { uuid: chosen };
+        throw error;
+    }
 }
 /**
- * A clone of the template into its primary destination, not deployed. The clone is never sent
+ * A clone of the template into `review-destination` or its primary destination, not deployed. The clone is never sent
  * twice; when its answer is lost, the copy Coolify may have saved meanwhile — its name, not there
  * before the request, without a review marker — is found and deleted, or named.
  */
@@ -6367,6 +6740,287 @@ function decide(deployments, ending) {
     return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify };
 }
 
+;// CONCATENATED MODULE: ./src/rollout/resolve-names.ts
+
+
+
+/** The lists are read in this order, each only when a value is not found in those before. */
+const KINDS = ['application', 'service', 'database'];
+/** How many close names an unknown one's error suggests. */
+const SUGGESTIONS = 3;
+/**
+ * The resources `app` names — by uuid, by name as Coolify shows it, or as
+ * `project/environment/name` — in the order given, before anything is written. Applications are
+ * listed first; services, then databases, only for a value not found among applications; projects
+ * and their environments only for a value that needs its place checked (or to tell apart the
+ * resources an ambiguous name could be). A value that matches nothing, or several, throws.
+ */
+async function resolveNames(client, values, signal) {
+    const catalog = new Catalog(client, signal);
+    const found = new Map();
+    for (const kind of KINDS) {
+        const pending = values.filter(value => !found.has(value));
+        if (pending.length === 0)
+            break;
+        const listed = await catalog.list(kind);
+        for (const value of pending) {
+            const matches = await matching(catalog, listed, value);
+            if (matches.length > 0)
+                found.set(value, matches);
+        }
+    }
+    const resolved = [];
+    for (const value of values) {
+        const matches = found.get(value);
+        if (!matches)
+            throw await unknown(catalog, value);
+        if (matches.length > 1)
+            throw await ambiguous(catalog, value, matches);
+        if (!resolved.some(r => r.resource.uuid === matches[0].uuid)) {
+            resolved.push({ value, resource: matches[0] });
+        }
+    }
+    return resolved;
+}
+/** The resources of one list `value` names: a uuid first, then a name, then a place and name. */
+async function matching(catalog, listed, value) {
+    const byUuid = listed.filter(resource => resource.uuid === value);
+    if (byUuid.length > 0)
+        return byUuid;
+    const byName = listed.filter(resource => resource.name === value);
+    if (byName.length > 0)
+        return byName;
+    const places = placesIn(value);
+    const named = listed.filter(resource => places.some(place => place.name === resource.name));
+    if (named.length === 0)
+        return [];
+    const matches = [];
+    for (const place of places.filter(p => named.some(resource => resource.name === p.name))) {
+        const environments = await catalog.environmentsNamed(place.project, place.environment);
+        for (const resource of named) {
+            if (resource.name === place.name &&
+                environments.some(id => id === resource.environmentId) &&
+                !matches.includes(resource)) {
+                matches.push(resource);
+            }
+        }
+    }
+    return matches;
+}
+/**
+ * Every way to read `value` as `project/environment/name`: names of projects and environments may
+ * hold slashes themselves, so each pair of its slashes is a cut.
+ */
+function placesIn(value) {
+    const slashes = [];
+    for (let index = value.indexOf('/'); index >= 0; index = value.indexOf('/', index + 1)) {
+        slashes.push(index);
+    }
+    const places = [];
+    for (const [i, first] of slashes.entries()) {
+        for (const second of slashes.slice(i + 1)) {
+            const place = {
+                project: value.slice(0, first).trim(),
+                environment: value.slice(first + 1, second).trim(),
+                name: value.slice(second + 1).trim()
+            };
+            if (place.project && place.environment && place.name)
+                places.push(place);
+        }
+    }
+    return places;
+}
+const HOW_TO = "write the name as Coolify shows it on the resource's page, as project/environment/name, or its uuid";
+/**
+ * No resource is called `value`: for `project/environment/name`, which part was not found, else
+ * the name; with the closest names. The lists were all read by then; a project that cannot be read
+ * only makes the error plainer.
+ */
+async function unknown(catalog, value) {
+    const places = placesIn(value);
+    const placed = places.length > 0 ? await unplaced(catalog, value, places).catch(() => undefined) : undefined;
+    if (placed)
+        return placed;
+    const names = (await catalog.all()).map(resource => resource.name);
+    return new ActionError(`Input \`app\`: no application, service or database named "${value}" is visible to this token${resolve_names_close(value, names)}; ${HOW_TO}.`);
+}
+/** Which part of `project/environment/name` is not there; undefined without projects (the seed). */
+async function unplaced(catalog, value, places) {
+    if (!(await catalog.hasProjects()))
+        return undefined;
+    const what = `Input \`app\`: "${value}":`;
+    const projects = await catalog.projects();
+    const place = places.find(p => projects.some(project => project.name === p.project)) ?? places[0];
+    const inProject = projects.filter(project => project.name === place.project);
+    if (inProject.length === 0) {
+        const names = projects.map(project => project.name ?? '');
+        return new ActionError(`${what} no project named "${place.project}"${resolve_names_close(place.project, names)}; ${HOW_TO}.`);
+    }
+    const environments = (await Promise.all(inProject.map(project => catalog.environments(project)))).flat();
+    const ids = environments.filter(e => e.name === place.environment).map(e => e.id);
+    if (ids.length === 0) {
+        const names = environments.map(e => e.name ?? '');
+        return new ActionError(`${what} project "${place.project}" has no environment "${place.environment}"${resolve_names_close(place.environment, names)}; ${HOW_TO}.`);
+    }
+    const there = (await catalog.all()).filter(r => ids.includes(r.environmentId));
+    return new ActionError(`${what} nothing named "${place.name}" in ${place.project}/${place.environment}${resolve_names_close(place.name, there.map(r => r.name))}; ${HOW_TO}.`);
+}
+/** Several resources answer to `value`: each as `project/environment/name (uuid)`. */
+async function ambiguous(catalog, value, matches) {
+    // Where each lives is a help: a project that cannot be read leaves the name alone.
+    const labels = await Promise.all(matches.map(resource => catalog.label(resource).catch(() => resource.name)));
+    const sameLabel = new Set(labels).size < labels.length;
+    return new ActionError(`Input \`app\`: "${value}" names ${matches.length} resources, so nothing was deployed: ${matches
+        .map((resource, i) => `${labels[i]} (${resource.uuid})`)
+        .join(', ')}; write the one to deploy ${sameLabel ? 'by its uuid' : 'as project/environment/name, or by its uuid'}.`);
+}
+/** ` (close: "a", "b")` for the few names nearest to `value`, or "" when none is near. */
+function resolve_names_close(value, names) {
+    const nearest = closeNames(value, names);
+    return nearest.length > 0 ? ` (close: ${nearest.map(name => `"${name}"`).join(', ')})` : '';
+}
+/**
+ * The few names nearest to `value` by edit distance, ignoring case, and only those near enough to
+ * be a slip: at most a third of the value's length apart (two for short names).
+ */
+function closeNames(value, names) {
+    const target = value.toLowerCase();
+    const limit = Math.max(2, Math.floor(target.length / 3));
+    return [...new Set(names)]
+        .filter(name => name !== '' && name !== value)
+        .map(name => ({ name, distance: editDistance(target, name.toLowerCase()) }))
+        .filter(({ distance }) => distance <= limit)
+        .sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name))
+        .slice(0, SUGGESTIONS)
+        .map(({ name }) => name);
+}
+/** Levenshtein's distance: the fewest inserts, deletes and substitutions from `a` to `b`. */
+function editDistance(a, b) {
+    let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const current = [i];
+        for (let j = 1; j <= b.length; j++) {
+            const substitution = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+            current.push(Math.min(previous[j] + 1, current[j - 1] + 1, substitution));
+        }
+        previous = current;
+    }
+    return previous[b.length];
+}
+/** What the token sees in Coolify, each list read once and only when first needed. */
+class Catalog {
+    client;
+    signal;
+    #lists = new Map();
+    #projects;
+    #environments = new Map();
+    constructor(client, signal) {
+        this.client = client;
+        this.signal = signal;
+    }
+    list(kind) {
+        let list = this.#lists.get(kind);
+        if (!list) {
+            list = this.read(kind);
+            this.#lists.set(kind, list);
+        }
+        return list;
+    }
+    /** Every kind: for the close names of a value found nowhere (all were read by then). */
+    async all() {
+        return (await Promise.all(KINDS.map(kind => this.list(kind)))).flat();
+    }
+    /** Whether Coolify has projects to name (4.x); the seed contract has none. */
+    async hasProjects() {
+        return (await this.projectList()) !== undefined;
+    }
+    async projects() {
+        return (await this.projectList()) ?? [];
+    }
+    /** The ids of the environments called `environment` in the projects called `project`. */
+    async environmentsNamed(project, environment) {
+        const projects = (await this.projects()).filter(p => p.name === project);
+        const environments = (await Promise.all(projects.map(p => this.environments(p)))).flat();
+        return environments.filter(e => e.name === environment && e.id !== undefined).map(e => e.id);
+    }
+    environments(project) {
+        const uuid = project.uuid ?? '';
+        let environments = this.#environments.get(uuid);
+        if (!environments) {
+            environments = this.client
+                .getProject(uuid, this.signal)
+                .then(detail => (Array.isArray(detail?.environments) ? detail.environments : []));
+            this.#environments.set(uuid, environments);
+        }
+        return environments;
+    }
+    /**
+     * `project/environment/name` of a resource, its projects read one by one until its environment
+     * is found; its name alone where Coolify does not say where it is.
+     */
+    async label(resource) {
+        if (resource.environmentId === undefined)
+            return resource.name;
+        for (const project of await this.projects()) {
+            const environment = (await this.environments(project)).find(e => e.id === resource.environmentId);
+            if (environment)
+                return `${project.name}/${environment.name}/${resource.name}`;
+        }
+        return resource.name;
+    }
+    projectList() {
+        this.#projects ??= this.client.listProjects(this.signal).then(projects => (Array.isArray(projects) ? projects : []), (error) => {
+            if (isMissingRoute(error))
+                return undefined;
+            throw error;
+        });
+        return this.#projects;
+    }
+    /** A list as Coolify gives it; a kind the server has no route for has nothing to find. */
+    async read(kind) {
+        let rows;
+        try {
+            rows =
+                kind === 'application'
+                    ? await this.client.listApplications(this.signal)
+                    : kind === 'service'
+                        ? await this.client.listServices(this.signal)
+                        : await this.client.listDatabases(this.signal);
+        }
+        catch (error) {
+            if (kind !== 'application' && isMissingRoute(error))
+                return [];
+            throw error;
+        }
+        if (!Array.isArray(rows)) {
+            throw new ActionError(`GET /${kind === 'application' ? 'applications' : `${kind}s`}: Coolify's answer is not a list; check \`coolify-url\`.`);
+        }
+        return rows.flatMap(row => {
+            const { uuid, name, environment_id } = (row ?? {});
+            if (typeof uuid !== 'string' || !uuid)
+                return [];
+            return [
+                {
+                    uuid,
+                    name: typeof name === 'string' ? name.trim() : '',
+                    kind,
+                    environmentId: typeof environment_id === 'number' ? environment_id : undefined
+                }
+            ];
+        });
+    }
+}
+/** The config with what `app` names resolved into `appUuids`; as it was without `app`. */
+async function resolveApps(client, config, signal) {
+    if (config.appNames.length === 0)
+        return config;
+    const resolved = await resolveNames(client, config.appNames, signal);
+    for (const { value, resource } of resolved) {
+        host().debug(`app "${value}": the ${resource.kind} ${resource.name} (${resource.uuid})`);
+    }
+    return { ...config, appUuids: resolved.map(({ resource }) => resource.uuid), appNames: [] };
+}
+
 ;// CONCATENATED MODULE: ./src/state.ts
 
 const KEY = 'rollouts';
@@ -6472,6 +7126,7 @@ function parse(text) {
 
 
 
+
 /**
  * The deploy, from options to outcome, for any host: config → rollouts → run them → one outcome →
  * the front's report. SIGINT and SIGTERM cancel what this run started, within the grace time.
@@ -6491,17 +7146,19 @@ async function deployAndFollow(front) {
         const read = readConfig(name => host().input(name), mask);
         const event = front.event();
         checkReviewEvent(read, event);
-        config = read;
         budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal);
         warnIfPlainHttp(read);
         client = connect(read);
-        if (read.deletePreview) {
-            await removePreview(client, read, budget.deploy());
-            await front.removed(read, budget.deploy());
+        // Names become uuids before anything is written: a name that is not one resource's is an
+        // input the config cannot hold.
+        config = await resolveApps(client, read, budget.deploy());
+        if (config.deletePreview) {
+            await removePreview(client, config, budget.deploy());
+            await front.removed(config, budget.deploy());
             ending.removed = true;
         }
         else {
-            rollouts = await deploy(client, read, event, budget, front, watchers, ending);
+            rollouts = await deploy(client, config, event, budget, front, watchers, ending);
         }
         if (cancelled.signal.aborted)
             throw cancelled.signal.reason;

@@ -1078,6 +1078,15 @@ class CoolifyClient {
             signal
         });
     }
+    /** GET /servers/{uuid}/destinations (4.3.11): the Docker networks of one server. */
+    listServerDestinations(serverUuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/servers/${enc(serverUuid)}/destinations`,
+            retry: true,
+            signal
+        });
+    }
     /**
      * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
      * a lost answer would make a second copy.
@@ -1176,6 +1185,18 @@ class CoolifyClient {
     /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
     listServices(signal) {
         return this.call({ method: 'GET', path: '/services', retry: true, signal });
+    }
+    /** GET /databases: every database the token sees. */
+    listDatabases(signal) {
+        return this.call({ method: 'GET', path: '/databases', retry: true, signal });
+    }
+    /** GET /projects: the team's projects, without their environments. */
+    listProjects(signal) {
+        return this.call({ method: 'GET', path: '/projects', retry: true, signal });
+    }
+    /** GET /projects/{uuid}: the project and its environments. */
+    getProject(uuid, signal) {
+        return this.call({ method: 'GET', path: `/projects/${enc(uuid)}`, retry: true, signal });
     }
     /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
     getService(uuid, signal) {
@@ -1438,7 +1459,7 @@ const HEADER_TEXT = /^[\x20-\x7e]*$/;
 /** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
 const MAX_DURATION_MS = 24 * 3_600_000;
 /** Inputs of several lines or items, checked a line or an item at a time. */
-const MULTI_LINE = new Set(['app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
+const MULTI_LINE = new Set(['app', 'app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
 /**
  * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
  * could print them. A bad value throws an ActionError that names the input and what it accepts.
@@ -1464,20 +1485,27 @@ function readConfig(raw, mask) {
         throw new errors_ActionError('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
     }
     const appUuids = parseList(raw('app-uuid'));
+    const appNames = parseNames(raw('app'));
     const tags = parseList(raw('tag'));
     for (const uuid of appUuids)
         refuseControl('Input `app-uuid`', uuid);
+    for (const name of appNames)
+        refuseControl('Input `app`', name);
     for (const tag of tags)
         refuseControl('Input `tag`', tag);
-    if (appUuids.length === 0 && tags.length === 0) {
-        throw new errors_ActionError('Give `app-uuid` (the application uuids to deploy) or `tag` (Coolify tags): both are empty.');
+    if (appNames.length > 0 && appUuids.length > 0) {
+        throw new errors_ActionError('Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.');
     }
-    if (appUuids.length > 0 && tags.length > 0) {
-        throw new errors_ActionError('Give either `app-uuid` or `tag`, not both: Coolify deploys by one or the other.');
+    const apps = appNames.length > 0 ? 'app' : 'app-uuid';
+    if (appUuids.length === 0 && appNames.length === 0 && tags.length === 0) {
+        throw new errors_ActionError('Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.');
+    }
+    if ((appUuids.length > 0 || appNames.length > 0) && tags.length > 0) {
+        throw new errors_ActionError(`Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`);
     }
     for (const uuid of appUuids) {
         if (!UUID.test(uuid)) {
-            throw new errors_ActionError(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes).`);
+            throw new errors_ActionError(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`);
         }
     }
     for (const tag of tags) {
@@ -1491,6 +1519,7 @@ function readConfig(raw, mask) {
         apiUrl,
         token,
         appUuids,
+        appNames,
         tags,
         force: parseBoolean(read, 'force', false),
         pr: parsePullRequest(read('pr')),
@@ -1527,13 +1556,13 @@ function readConfig(raw, mask) {
         }
     };
     if (config.pr !== undefined && tags.length > 0) {
-        throw new errors_ActionError('Input `pr` works with `app-uuid` only: Coolify has no preview deploy by tag.');
+        throw new errors_ActionError('Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.');
     }
     if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
-        throw new errors_ActionError('Inputs `git-branch`, `domains` and `env` change applications named in `app-uuid`; they do not work with `tag`.');
+        throw new errors_ActionError('Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.');
     }
-    if (config.deletePreview && (config.pr === undefined || appUuids.length === 0)) {
-        throw new errors_ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app-uuid` (the application whose preview to remove).');
+    if (config.deletePreview && (config.pr === undefined || tags.length > 0)) {
+        throw new errors_ActionError('Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).');
     }
     checkFollowInputs(config, read);
     checkVersionInputs(config);
@@ -1569,8 +1598,8 @@ function checkReviewInputs(config, domain) {
     if (config.pr === undefined) {
         throw new errors_ActionError('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
     }
-    if (config.tags.length > 0 || config.appUuids.length !== 1) {
-        throw new errors_ActionError('Input `review-app` needs exactly one `app-uuid`, the template application (no `tag`).');
+    if (config.tags.length > 0 || config.appUuids.length + config.appNames.length !== 1) {
+        throw new errors_ActionError('Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).');
     }
     if (config.imageTag) {
         throw new errors_ActionError("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
@@ -1601,7 +1630,7 @@ function checkVersionInputs(config) {
         config.rollbackOnFailure && 'rollback-on-failure'
     ].filter(Boolean);
     if (named.length > 0 && config.tags.length > 0) {
-        throw new errors_ActionError(`Input \`${named[0]}\` works with \`app-uuid\` only: it reads and changes the applications named there.`);
+        throw new errors_ActionError(`Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`);
     }
     if (config.imageTag && config.commit) {
         throw new errors_ActionError('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
@@ -1689,6 +1718,13 @@ function parseCoolifyUrl(text) {
     const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
     const instanceUrl = `${url.protocol}//${url.host}${path}`;
     return { instanceUrl, apiUrl: `${instanceUrl}/api/v1` };
+}
+/**
+ * `app`: names may hold spaces, so only commas and newlines separate them; each is trimmed, and
+ * duplicates are dropped.
+ */
+function parseNames(text) {
+    return [...new Set(text.split(/[\r\n,]+/).map(item => item.trim()))].filter(Boolean);
 }
 /** Commas, spaces or newlines separate items; duplicates are dropped. */
 function parseList(text) {
