@@ -16,6 +16,8 @@ import {
   actionRequests,
   APP,
   build,
+  chatty,
+  COLLECT_GARBAGE,
   endless,
   expectNoSecrets,
   expectNoStackTrace,
@@ -76,9 +78,10 @@ const start = fakeCoolifyPerTest(() => ({
 function cli(
   args: string[],
   env: Record<string, string> = {},
-  signal?: { name: NodeJS.Signals; when: () => boolean }
+  signal?: { name: NodeJS.Signals; when: () => boolean },
+  nodeArgs: string[] = []
 ): Promise<CliResult> {
-  const child = spawn(findNode(MINIMUM_NODE), [bin, ...args], {
+  const child = spawn(findNode(MINIMUM_NODE), [...nodeArgs, bin, ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -205,6 +208,16 @@ describe('the command line', () => {
     expect(result.code).toBe(1)
     expect(server.deployments()[0].status).toBe('cancelled-by-user')
     expect(result.stdout).toMatch(/^ {2}web {2}timeout/m)
+    expectClean(result)
+  })
+
+  it('ends at --timeout on Node 20 however often garbage is collected', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [chatty()] }] })
+    const result = await cli([...basics(server), '--timeout', '3s'], {}, undefined, COLLECT_GARBAGE)
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^ {2}web {2}timeout/m)
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
     expectClean(result)
   })
 

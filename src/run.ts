@@ -15,6 +15,7 @@ import { checkReviewEvent } from './rollout/review-app.js'
 import type { Rollout } from './rollout/rollout.js'
 import { Follower } from './rollout/watch.js'
 import { mask } from './secrets.js'
+import { deadline } from './signals.js'
 import { RunState } from './state.js'
 
 /** Told of the deploy as it goes, besides the log: a GitHub deployment, a pull request comment. */
@@ -81,7 +82,10 @@ export async function deployAndFollow(front: Front): Promise<void> {
     rollouts.map(rollout => rollout.deployment),
     ending
   )
-  await front.report(outcome, config, watchers, budget?.grace() ?? AbortSignal.timeout(GRACE_MS))
+  const grace = deadline(GRACE_MS)
+  await front.report(outcome, config, watchers, budget?.grace() ?? grace.signal)
+  grace.release()
+  budget?.release()
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
   await client?.close()

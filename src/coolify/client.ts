@@ -2,6 +2,7 @@ import { rootCertificates } from 'node:tls'
 import { ActionError } from '../errors.js'
 import { HttpAgent, type HttpAnswer } from '../http.js'
 import type { Proxy } from '../proxy.js'
+import { linked } from '../signals.js'
 import { CoolifyError, describeHttpFailure, describeNetworkFailure, isQueueFull } from './errors.js'
 import {
   backoffDelay,
@@ -462,7 +463,16 @@ export class CoolifyClient {
 
   /** `call`, with the time Coolify sent its answer. */
   private async dated<T>(asked: Call): Promise<Dated<T>> {
-    const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) }
+    const bounded = linked([asked.signal, this.closing.signal])
+    try {
+      return await this.attempts<T>({ ...asked, signal: bounded.signal })
+    } finally {
+      bounded.release()
+    }
+  }
+
+  /** `dated`'s attempts, until one is answered, a failure is not transient, or `call.signal` aborts. */
+  private async attempts<T>(call: Call): Promise<Dated<T>> {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
