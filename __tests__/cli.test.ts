@@ -28,6 +28,9 @@ import {
 } from '../test/support/scenarios.js'
 
 const SHA = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c'
+/** Where the fake Coolify keeps every application. */
+const PROJECT_UUID = 'p0jectfakecoolify0000001'
+const ENVIRONMENT_UUID = 'e0vironmentfakecoolify01'
 /* eslint-disable no-control-regex -- GitLab's section markers and colours start with ESC */
 const COLOURS = /\u001b\[[0-9;]*m/g
 const SECTION_START = /\u001b\[0Ksection_start:\d+:(\w+)\[collapsed=false\]\r\u001b\[0K(.*)\n/
@@ -129,6 +132,14 @@ function buildLog(stdout: string): string[] {
     .filter(line => known.has(line))
 }
 
+/** The `error:` lines, wherever they were printed, without colours. */
+function errorLines(result: CliResult): string[] {
+  return (result.stdout + result.stderr)
+    .split('\n')
+    .map(line => line.replace(COLOURS, ''))
+    .filter(line => line.startsWith('error: '))
+}
+
 function expectClean(result: CliResult): void {
   expectNoStackTrace(result.stderr)
   expectNoSecrets(result.stdout + result.stderr, [TOKEN])
@@ -198,6 +209,11 @@ describe('the command line', () => {
     expect(result.code).toBe(1)
     expect(result.stdout).toMatch(/^ {2}web {2}failed/m)
     expect(result.stdout).toContain('npm ERR! build script failed')
+    // What the action's annotation says: the application, the status, why, and the link.
+    const [deployment] = server.deployments()
+    expect(errorLines(result)).toEqual([
+      `error: web: deployment failed: npm ERR! build script failed — ${server.url}/project/${PROJECT_UUID}/environment/${ENVIRONMENT_UUID}/application/${APP.uuid}/deployment/${deployment.uuid}`
+    ])
     expectClean(result)
   })
 

@@ -5,6 +5,7 @@ import { formatDuration } from '../duration.js'
 import type { PullRequestEvent } from '../event.js'
 import { setHost } from '../host.js'
 import type { Config } from '../inputs.js'
+import { failureLine, lastError } from '../report/failure.js'
 import { setOutputs, toRecord } from '../report/outputs.js'
 import type { Outcome } from '../rollout/outcome.js'
 import { failsStep } from '../rollout/status.js'
@@ -85,6 +86,11 @@ async function report(
 ): Promise<number> {
   setOutputs(outcome, (name, value) => host.setOutput(name, value))
   if (outcome.deployments.length > 0) host.info(table(outcome))
+  // What the action's annotations say: the application, the status, why, and the link.
+  for (const deployment of outcome.deployments) {
+    if (!config || !failsStep(deployment.status)) continue
+    host.error(failureLine(deployment, config.instanceUrl, lastError(deployment)))
+  }
   if (outcome.error) host.error(inCommandLineTerms(outcome.error))
   for (const [file, text] of [
     [invocation.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
