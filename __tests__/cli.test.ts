@@ -5,11 +5,12 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync, spawn } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FakeCoolify } from '../test/fake-coolify/index.js'
 import { findNode, oldestNode } from '../test/support/node.js'
+import { packCli } from '../test/support/package.js'
 import { actionManifest, PROJECT } from '../test/support/runner.js'
 import { FLAGS } from '../src/cli/options.js'
 import {
@@ -42,20 +43,10 @@ let bin = ''
 
 /** Packs the package around the fresh bundle and installs the tarball, once for the file. */
 beforeAll(() => {
-  const source = mkdtempSync(join(tmpdir(), 'coolify-cli-pack-'))
-  for (const file of ['package.json', 'README.md', 'LICENSE']) {
-    cpSync(join(PROJECT, file), join(source, file))
-  }
-  cpSync(join(process.env.ACTION_DIR ?? PROJECT, 'dist', 'cli'), join(source, 'dist', 'cli'), {
-    recursive: true
-  })
-  const tarball = execFileSync('npm', ['pack', '--silent'], { cwd: source, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .pop()!
+  const tarball = packCli()
   const user = mkdtempSync(join(tmpdir(), 'coolify-cli-user-'))
   writeFileSync(join(user, 'package.json'), '{}')
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(source, tarball)], {
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], {
     cwd: user,
     stdio: 'ignore'
   })
