@@ -53,6 +53,8 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv
   /** How the backoff between attempts waits; tests hand in their own clock. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+  /** The clock outages are timed by; tests hand in their own. */
+  now?: () => number
 }
 
 interface Call {
@@ -109,7 +111,11 @@ export class CoolifyClient {
     }
     this.retry = { ...DEFAULT_RETRY, ...options.retry }
     this.host = new URL(options.apiUrl).host
-    this.reachability = new Reachability(options.note)
+    this.reachability = new Reachability(
+      options.note,
+      options.now,
+      options.apiUrl.replace(/\/api\/v1\/?$/, '')
+    )
   }
 
   /**
@@ -488,6 +494,8 @@ export class CoolifyClient {
         }
         last = error
         this.reachability.failed(error)
+        const givenUp = this.reachability.givenUp(error, attempt)
+        if (givenUp) throw givenUp
         try {
           const wait = this.options.sleep ?? sleep
           await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal)
@@ -528,6 +536,7 @@ export class CoolifyClient {
       throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent })
     }
 
+    this.reachability.answeredAtAll()
     const status = response.status
     const retryAfterMs = parseRetryAfter(response.header('retry-after'))
     // A full deployment queue (told by its message) is not rate limiting: other requests go on.
