@@ -131,9 +131,13 @@ function errorLines(result: CliResult): string[] {
     .filter(line => line.startsWith('error: '))
 }
 
+/** GitHub's words mean nothing here: the command line speaks of flags, variables and signals. */
+const GITHUB_WORDS = /GitHub|workflow|runner|`(?!--)[a-z-]+`/
+
 function expectClean(result: CliResult): void {
   expectNoStackTrace(result.stderr)
   expectNoSecrets(result.stdout + result.stderr, [TOKEN])
+  expect(result.stdout + result.stderr).not.toMatch(GITHUB_WORDS)
 }
 
 describe('the command line', () => {
@@ -215,6 +219,9 @@ describe('the command line', () => {
     expect(result.code).toBe(1)
     expect(server.deployments()[0].status).toBe('cancelled-by-user')
     expect(result.stdout).toMatch(/^ {2}web {2}timeout/m)
+    expect(errorLines(result)[0]).toMatch(
+      /^error: web: deployment timeout: it outlasted `--timeout`/
+    )
     expectClean(result)
   })
 
@@ -242,6 +249,8 @@ describe('the command line', () => {
     )
 
     expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^Stopped by SIGTERM: cancelling \w+ \(\w+\) in Coolify$/m)
+    expect(errorLines(result)).toContain('error: Stopped by SIGTERM.')
     const [deployment] = server.deployments()
     expect(deployment.commit).toBe(SHA)
     expect(deployment.status).toBe('cancelled-by-user')
@@ -294,8 +303,45 @@ describe('bad usage: one line naming the option, exit 2', () => {
       'soon'
     ])
     expect(result.code).toBe(2)
-    expect(result.stdout).toMatch(/^error: `--timeout`: "soon" is not a duration/m)
+    expect(errorLines(result)).toEqual([
+      expect.stringMatching(/^error: `--timeout` \(`COOLIFY_TIMEOUT`\): "soon" is not a duration/)
+    ])
+    expectClean(result)
+  })
+
+  it('names --url and COOLIFY_URL when there is no address', async () => {
+    const result = await cli(['--app', APP.uuid])
+    expect(result.code).toBe(2)
+    expect(errorLines(result)).toEqual([
+      expect.stringMatching(
+        /^error: `--url` \(`COOLIFY_URL`\) is empty: give your Coolify instance's address/
+      )
+    ])
+    expectClean(result)
+  })
+
+  it('names the GitLab component’s inputs when the component runs it', async () => {
+    const result = await cli([], { COOLIFY_COMPONENT: 'true', COOLIFY_APP: APP.uuid })
+    expect(result.code).toBe(2)
+    expect(errorLines(result)).toEqual([
+      expect.stringMatching(
+        /^error: Input `coolify-url` is empty: give your Coolify instance's address/
+      )
+    ])
     expectNoStackTrace(result.stderr)
+  })
+
+  it('says that nothing answers at the address in its own words', async () => {
+    const server = await start()
+    await server.close()
+    const result = await cli([...basics(server), '--timeout', '2s'])
+    expect(result.code).toBe(3)
+    expect(errorLines(result)).toEqual([
+      expect.stringMatching(
+        /refused the connection.*Check `--url` and that Coolify is up and reachable from this machine$/
+      )
+    ])
+    expectClean(result)
   })
 
   it('says where the token comes from when there is none', async () => {

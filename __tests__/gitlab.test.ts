@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { isMap, isSeq, parseAllDocuments, parseDocument, type YAMLMap } from 'yaml'
-import { envName, FLAGS } from '../src/cli/options.js'
+import { COMPONENT_INPUTS, COMPONENT_VARIABLE, envName, FLAGS } from '../src/cli/options.js'
 import {
   documentationPages,
   isGitLabPipeline,
@@ -59,7 +59,7 @@ function component(): { inputs: Map<string, Input>; job: YAMLMap; text: string }
 }
 
 /** The environment variables the command line reads. */
-const READ = new Set([...FLAGS.map(envName), 'COOLIFY_TOKEN'])
+const READ = new Set([...FLAGS.map(envName), 'COOLIFY_TOKEN', COMPONENT_VARIABLE])
 
 /** The job's script, a line each. */
 function scriptOf(job: YAMLMap): string[] {
@@ -103,6 +103,21 @@ describe('the GitLab component', () => {
     expect(command).toContain('--dotenv coolify.env')
     expect(command).toContain('--json coolify-deployments.json')
     expect(job.getIn(['artifacts', 'when'])).toBe('always')
+  })
+})
+
+describe('the command line’s words for the component', () => {
+  it('name the input behind each variable the component sets', () => {
+    const { job } = component()
+    const variables = (job.get('variables') as YAMLMap).toJSON() as Record<string, string>
+    const named = new Map<string, string>()
+    for (const [variable, value] of Object.entries(variables)) {
+      const input = /^\$\[\[ inputs\.([\w-]+) \]\]$/.exec(String(value))?.[1]
+      const flag = FLAGS.find(flag => envName(flag) === variable)
+      if (input && flag) named.set(flag.name, input)
+    }
+    expect(new Map([...COMPONENT_INPUTS].sort())).toEqual(new Map([...named].sort()))
+    expect(variables[COMPONENT_VARIABLE]).toBe('true')
   })
 })
 
@@ -238,6 +253,9 @@ describe('the component’s job, run as GitLab runs it', () => {
       expect(deployment.status).toBe('cancelled-by-user')
       expect(requestLines(actionRequests(server)).filter(line => line.endsWith('/cancel'))).toEqual(
         [`POST /api/v1/deployments/${deployment.uuid}/cancel`]
+      )
+      expect(stdout).toMatch(
+        /^The job was cancelled \(SIGTERM\): cancelling web \(\w+\) in Coolify$/m
       )
       expect([code, signal]).toEqual([1, null])
       expectNoStackTrace(stderr)

@@ -56,6 +56,12 @@ export class Budget {
     return this.#deploy
   }
 
+  /** What cancelled the run, in the host's words (see Host.cancelled), without a final period. */
+  why(): string {
+    const reason: unknown = this.cancelled.reason
+    return (reason instanceof Error ? reason.message : 'The run was cancelled').replace(/\.$/, '')
+  }
+
   /** Time left until `timeout` (ms, never negative). */
   left(): number {
     return Math.max(0, this.deadline - this.now())

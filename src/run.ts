@@ -49,7 +49,8 @@ export interface Front {
  */
 export async function deployAndFollow(front: Front): Promise<void> {
   const cancelled = new AbortController()
-  const onSignal = (): void => cancelled.abort(new ActionError('The workflow run was cancelled.'))
+  const onSignal = (signal: NodeJS.Signals): void =>
+    cancelled.abort(new ActionError(`${host().cancelled(signal)}.`))
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   let config: Config | undefined
@@ -141,7 +142,7 @@ async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget
   // Services and databases under way have no deployment: each says so as it stops.
   if (running.length > 0 && config.cancelOnAbort) {
     host().info(
-      `The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`
+      `${budget.why()}: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`
     )
   } else if (running.length > 0) {
     host().warning(

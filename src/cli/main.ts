@@ -12,6 +12,7 @@ import { failsStep } from '../rollout/status.js'
 import { deployAndFollow, type Front } from '../run.js'
 import { TerminalHost } from './host.js'
 import {
+  COMPONENT_VARIABLE,
   inCommandLineTerms,
   parseInvocation,
   usage,
@@ -62,6 +63,11 @@ export async function main(
     colors: colors(env, gitlab),
     gitlab,
     verbose: invocation.verbose,
+    words: message =>
+      inCommandLineTerms(
+        message,
+        env[COMPONENT_VARIABLE] === 'true' ? 'component' : 'command line'
+      ),
     write
   })
   setHost(host)
@@ -91,7 +97,7 @@ async function report(
     if (!config || !failsStep(deployment.status)) continue
     host.error(failureLine(deployment, config.instanceUrl, lastError(deployment)))
   }
-  if (outcome.error) host.error(inCommandLineTerms(outcome.error))
+  if (outcome.error) host.error(outcome.error)
   for (const [file, text] of [
     [invocation.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
     [invocation.dotenv, () => dotenv(host.outputs)]
