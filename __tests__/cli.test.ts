@@ -123,12 +123,15 @@ function buildLog(stdout: string): string[] {
     .filter(line => known.has(line))
 }
 
-/** The `error:` lines, wherever they were printed, without colours. */
+/** The `error:` lines, without colours: on standard error, and nowhere else. */
 function errorLines(result: CliResult): string[] {
-  return (result.stdout + result.stderr)
-    .split('\n')
-    .map(line => line.replace(COLOURS, ''))
-    .filter(line => line.startsWith('error: '))
+  const lines = (text: string): string[] =>
+    text
+      .split('\n')
+      .map(line => line.replace(COLOURS, ''))
+      .filter(line => line.startsWith('error: '))
+  expect(lines(result.stdout)).toEqual([])
+  return lines(result.stderr)
 }
 
 /** GitHub's words mean nothing here: the command line speaks of flags, variables and signals. */
@@ -266,7 +269,7 @@ describe('the command line', () => {
     const result = await cli(basics(server), { COOLIFY_TOKEN: 'not-the-token-1234' })
 
     expect(result.code).toBe(3)
-    expect(result.stdout).toMatch(/^error: .*401/m)
+    expect(errorLines(result)).toEqual([expect.stringMatching(/^error: .*401/)])
     expectNoSecrets(result.stdout + result.stderr, ['not-the-token-1234'])
   })
 })

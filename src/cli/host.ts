@@ -16,11 +16,14 @@ export interface TerminalOptions {
   verbose: boolean
   /** A message about the options, in the words of whoever gave them (flags, the component's inputs). */
   words: (message: string) => string
+  /** Standard output: everything but the errors. */
   write(text: string): void
+  /** Standard error: the `error:` lines, as the usage errors before them. */
+  fail(text: string): void
   now?: () => number
 }
 
-/** The command line: plain lines on standard output, every secret starred out. */
+/** The command line: plain lines on standard output, errors on standard error, every secret starred out. */
 export class TerminalHost implements Host {
   readonly log: LogFormat
   readonly outputs = new Map<string, string>()
@@ -52,7 +55,7 @@ export class TerminalHost implements Host {
 
   error(message: string, title?: string): void {
     const text = `${title ? `${title}: ` : ''}${message}`
-    this.line(this.paint('31', `error: ${this.options.words(text)}`))
+    this.options.fail(`${this.redact(this.paint('31', `error: ${this.options.words(text)}`))}\n`)
   }
 
   debug(message: string): void {

@@ -27,7 +27,8 @@ const NAME = 'coolify-deploy-follow'
 
 /**
  * The command line: the same deploy as the action's, printed for any CI. Returns the exit status.
- * `write` takes standard output; a usage mistake goes to `fail` (standard error).
+ * `write` takes standard output; every error, a usage mistake or a failed deploy, goes to `fail`
+ * (standard error).
  */
 export async function main(
   args: readonly string[],
@@ -68,7 +69,8 @@ export async function main(
         message,
         env[COMPONENT_VARIABLE] === 'true' ? 'component' : 'command line'
       ),
-    write
+    write,
+    fail
   })
   setHost(host)
   let status: number = EXIT.finished
