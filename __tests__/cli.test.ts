@@ -40,6 +40,8 @@ const SECTION_END = /\u001b\[0Ksection_end:\d+:(\w+)\r\u001b\[0K\n/
 const MINIMUM_NODE = oldestNode()
 
 let bin = ''
+/** The package as installed from the tarball. */
+let installedAt = ''
 
 /** Packs the package around the fresh bundle and installs the tarball, once for the file. */
 beforeAll(() => {
@@ -56,6 +58,7 @@ beforeAll(() => {
   // Nothing else to install: the bundle is the whole program.
   expect(installed.dependencies ?? {}).toEqual({})
   bin = join(user, 'node_modules', '.bin', 'coolify-deploy-follow')
+  installedAt = join(user, 'node_modules', 'coolify-deploy-follow')
 }, 120_000)
 
 interface CliResult {
@@ -371,6 +374,43 @@ describe('bad usage: one line naming the option, exit 2', () => {
     expect(result.code).toBe(0)
     expectClean(result)
   })
+
+  it('has the command line’s page as its README, not the action’s', () => {
+    expect(readFileSync(join(installedAt, 'README.md'), 'utf8')).toBe(
+      readFileSync(join(PROJECT, 'docs', 'cli.md'), 'utf8')
+    )
+  })
+
+  it('runs from the repository at a commit, as `npx github:OWNER/coolify-deploy-follow#REF` does', () => {
+    // npm installs a git dependency without building it when it has none of these scripts: then
+    // the commit's dist/cli/ (`files`) is what runs.
+    const manifest = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8'))
+    const building = ['prepare', 'prepack', 'preinstall', 'install', 'postinstall', 'build']
+    expect(Object.keys(manifest.scripts).filter(name => building.includes(name))).toEqual([])
+    expect(manifest.files).toEqual(['dist/cli/'])
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT, encoding: 'utf8' })
+    const printed = execFileSync(
+      'npm',
+      [
+        'exec',
+        '--yes',
+        `--package=git+file://${PROJECT}#${commit.trim()}`,
+        '--',
+        'coolify-deploy-follow',
+        '--version'
+      ],
+      {
+        cwd: mkdtempSync(join(tmpdir(), 'coolify-cli-git-')),
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          npm_config_cache: mkdtempSync(join(tmpdir(), 'coolify-cli-npm-cache-')),
+          npm_config_offline: 'true'
+        }
+      }
+    )
+    expect(printed).toBe(`coolify-deploy-follow ${manifest.version}\n`)
+  }, 60_000)
 
   it('prints the installed package’s version', async () => {
     const { version } = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8'))

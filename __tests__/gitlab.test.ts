@@ -130,6 +130,20 @@ describe("the GitLab guide's pipelines", () => {
     expect(blocks.map(block => block.file)).toContain('docs/gitlab.md')
   })
 
+  it('include the component both ways: from the repository, and as a component of a mirror', () => {
+    const included = blocks.flatMap(block => {
+      const includes = parseDocument(block.lines.join('\n')).get('include')
+      return isSeq(includes) ? includes.items.filter(isMap).map(item => item.toJSON()) : []
+    }) as Array<{ remote?: string; component?: string }>
+    expect(included.map(item => item.remote).filter(Boolean)).toContainEqual(
+      `https://raw.githubusercontent.com/OWNER/coolify-deploy-follow/v1/${COMPONENT}`
+    )
+    // GitLab's form: host, project path, the template's file name, and a version after the `@`.
+    expect(included.map(item => item.component).filter(Boolean)).toEqual([
+      '$CI_SERVER_FQDN/OWNER/coolify-deploy-follow/deploy@v1'
+    ])
+  })
+
   it.each(blocks.map(block => [`${block.file}:${block.firstLine}`, block] as const))(
     '%s includes the component with its declared inputs only',
     (_where, block) => {
