@@ -471,14 +471,14 @@ export class CoolifyClient {
   private async dated<T>(asked: Call): Promise<Dated<T>> {
     const bounded = linked([asked.signal, this.closing.signal])
     try {
-      return await this.attempts<T>({ ...asked, signal: bounded.signal })
+      return await this.#attempts<T>({ ...asked, signal: bounded.signal })
     } finally {
       bounded.release()
     }
   }
 
   /** `dated`'s attempts, until one is answered, a failure is not transient, or `call.signal` aborts. */
-  private async attempts<T>(call: Call): Promise<Dated<T>> {
+  async #attempts<T>(call: Call): Promise<Dated<T>> {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
