@@ -5,17 +5,20 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync, spawn } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FakeCoolify } from '../test/fake-coolify/index.js'
 import { findNode, oldestNode } from '../test/support/node.js'
+import { packCli } from '../test/support/package.js'
 import { actionManifest, PROJECT } from '../test/support/runner.js'
 import { FLAGS } from '../src/cli/options.js'
 import {
   actionRequests,
   APP,
   build,
+  chatty,
+  COLLECT_GARBAGE,
   endless,
   expectNoSecrets,
   expectNoStackTrace,
@@ -26,6 +29,9 @@ import {
 } from '../test/support/scenarios.js'
 
 const SHA = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c'
+/** Where the fake Coolify keeps every application. */
+const PROJECT_UUID = 'p0jectfakecoolify0000001'
+const ENVIRONMENT_UUID = 'e0vironmentfakecoolify01'
 /* eslint-disable no-control-regex -- GitLab's section markers and colours start with ESC */
 const COLOURS = /\u001b\[[0-9;]*m/g
 const SECTION_START = /\u001b\[0Ksection_start:\d+:(\w+)\[collapsed=false\]\r\u001b\[0K(.*)\n/
@@ -34,23 +40,15 @@ const SECTION_END = /\u001b\[0Ksection_end:\d+:(\w+)\r\u001b\[0K\n/
 const MINIMUM_NODE = oldestNode()
 
 let bin = ''
+/** The package as installed from the tarball. */
+let installedAt = ''
 
 /** Packs the package around the fresh bundle and installs the tarball, once for the file. */
 beforeAll(() => {
-  const source = mkdtempSync(join(tmpdir(), 'coolify-cli-pack-'))
-  for (const file of ['package.json', 'README.md', 'LICENSE']) {
-    cpSync(join(PROJECT, file), join(source, file))
-  }
-  cpSync(join(process.env.ACTION_DIR ?? PROJECT, 'dist', 'cli'), join(source, 'dist', 'cli'), {
-    recursive: true
-  })
-  const tarball = execFileSync('npm', ['pack', '--silent'], { cwd: source, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .pop()!
+  const tarball = packCli()
   const user = mkdtempSync(join(tmpdir(), 'coolify-cli-user-'))
   writeFileSync(join(user, 'package.json'), '{}')
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(source, tarball)], {
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], {
     cwd: user,
     stdio: 'ignore'
   })
@@ -60,6 +58,7 @@ beforeAll(() => {
   // Nothing else to install: the bundle is the whole program.
   expect(installed.dependencies ?? {}).toEqual({})
   bin = join(user, 'node_modules', '.bin', 'coolify-deploy-follow')
+  installedAt = join(user, 'node_modules', 'coolify-deploy-follow')
 }, 120_000)
 
 interface CliResult {
@@ -76,9 +75,10 @@ const start = fakeCoolifyPerTest(() => ({
 function cli(
   args: string[],
   env: Record<string, string> = {},
-  signal?: { name: NodeJS.Signals; when: () => boolean }
+  signal?: { name: NodeJS.Signals; when: () => boolean },
+  nodeArgs: string[] = []
 ): Promise<CliResult> {
-  const child = spawn(findNode(MINIMUM_NODE), [bin, ...args], {
+  const child = spawn(findNode(MINIMUM_NODE), [...nodeArgs, bin, ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -126,9 +126,24 @@ function buildLog(stdout: string): string[] {
     .filter(line => known.has(line))
 }
 
+/** The `error:` lines, without colours: on standard error, and nowhere else. */
+function errorLines(result: CliResult): string[] {
+  const lines = (text: string): string[] =>
+    text
+      .split('\n')
+      .map(line => line.replace(COLOURS, ''))
+      .filter(line => line.startsWith('error: '))
+  expect(lines(result.stdout)).toEqual([])
+  return lines(result.stderr)
+}
+
+/** GitHub's words mean nothing here: the command line speaks of flags, variables and signals. */
+const GITHUB_WORDS = /GitHub|workflow|runner|`(?!--)[a-z-]+`/
+
 function expectClean(result: CliResult): void {
   expectNoStackTrace(result.stderr)
   expectNoSecrets(result.stdout + result.stderr, [TOKEN])
+  expect(result.stdout + result.stderr).not.toMatch(GITHUB_WORDS)
 }
 
 describe('the command line', () => {
@@ -195,6 +210,11 @@ describe('the command line', () => {
     expect(result.code).toBe(1)
     expect(result.stdout).toMatch(/^ {2}web {2}failed/m)
     expect(result.stdout).toContain('npm ERR! build script failed')
+    // What the action's annotation says: the application, the status, why, and the link.
+    const [deployment] = server.deployments()
+    expect(errorLines(result)).toEqual([
+      `error: web: deployment failed: npm ERR! build script failed — ${server.url}/project/${PROJECT_UUID}/environment/${ENVIRONMENT_UUID}/application/${APP.uuid}/deployment/${deployment.uuid}`
+    ])
     expectClean(result)
   })
 
@@ -205,6 +225,19 @@ describe('the command line', () => {
     expect(result.code).toBe(1)
     expect(server.deployments()[0].status).toBe('cancelled-by-user')
     expect(result.stdout).toMatch(/^ {2}web {2}timeout/m)
+    expect(errorLines(result)[0]).toMatch(
+      /^error: web: deployment timeout: it outlasted `--timeout`/
+    )
+    expectClean(result)
+  })
+
+  it('ends at --timeout on Node 20 however often garbage is collected', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [chatty()] }] })
+    const result = await cli([...basics(server), '--timeout', '3s'], {}, undefined, COLLECT_GARBAGE)
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^ {2}web {2}timeout/m)
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
     expectClean(result)
   })
 
@@ -222,6 +255,8 @@ describe('the command line', () => {
     )
 
     expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^Stopped by SIGTERM: cancelling \w+ \(\w+\) in Coolify$/m)
+    expect(errorLines(result)).toContain('error: Stopped by SIGTERM.')
     const [deployment] = server.deployments()
     expect(deployment.commit).toBe(SHA)
     expect(deployment.status).toBe('cancelled-by-user')
@@ -237,7 +272,7 @@ describe('the command line', () => {
     const result = await cli(basics(server), { COOLIFY_TOKEN: 'not-the-token-1234' })
 
     expect(result.code).toBe(3)
-    expect(result.stdout).toMatch(/^error: .*401/m)
+    expect(errorLines(result)).toEqual([expect.stringMatching(/^error: .*401/)])
     expectNoSecrets(result.stdout + result.stderr, ['not-the-token-1234'])
   })
 })
@@ -293,8 +328,8 @@ describe('--app by name', () => {
     const result = await cli(options(server, 'wbe'))
 
     expect(result.code).toBe(2)
-    expect(result.stdout).toMatch(
-      /^error: `--app`: no application, service or database named "wbe" is visible to this token \(close: "web"\);/m
+    expect(errorLines(result).join('\n')).toMatch(
+      /^error: `--app` \(`COOLIFY_APP`\): no application, service or database named "wbe" is visible to this token \(close: "web"\);/m
     )
     expect(written(server)).toEqual([])
     expectClean(result)
@@ -305,8 +340,8 @@ describe('--app by name', () => {
     const result = await cli(options(server, 'web'))
 
     expect(result.code).toBe(2)
-    expect(result.stdout).toContain(
-      `error: \`--app\`: "web" names 2 resources, so nothing was deployed: My first project/production/web (${APP.uuid}), shop/staging/web (${SHOP_WEB.uuid});`
+    expect(errorLines(result).join('\n')).toContain(
+      `error: \`--app\` (\`COOLIFY_APP\`): "web" names 2 resources, so nothing was deployed: My first project/production/web (${APP.uuid}), shop/staging/web (${SHOP_WEB.uuid});`
     )
     expect(written(server)).toEqual([])
     expectClean(result)
@@ -317,7 +352,9 @@ describe('--app by name', () => {
     const result = await cli([...options(server, 'web'), '--app-uuid', APP.uuid])
 
     expect(result.code).toBe(2)
-    expect(result.stdout).toMatch(/^error: Give either `--app` or `--app-uuid`, not both/m)
+    expect(errorLines(result).join('\n')).toMatch(
+      /^error: Give either `--app` or `--app-uuid`, not both/m
+    )
     expect(actionRequests(server)).toEqual([])
   })
 
@@ -334,7 +371,7 @@ describe('--app by name', () => {
     )
 
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/^error: The workflow run was cancelled/m)
+    expect(errorLines(result)).toEqual(['error: Stopped by SIGTERM.'])
     expect(written(server)).toEqual([])
   })
 
@@ -343,7 +380,7 @@ describe('--app by name', () => {
     const result = await cli(options(server, 'web'))
 
     expect(result.code).toBe(3)
-    expect(result.stdout).toMatch(/^error: GET \/applications: .*403/m)
+    expect(errorLines(result).join('\n')).toMatch(/^error: GET \/applications: .*403/m)
   })
 
   it('deploys --app-uuid as given, without looking it up', async () => {
@@ -394,8 +431,45 @@ describe('bad usage: one line naming the option, exit 2', () => {
       'soon'
     ])
     expect(result.code).toBe(2)
-    expect(result.stdout).toMatch(/^error: `--timeout`: "soon" is not a duration/m)
+    expect(errorLines(result)).toEqual([
+      expect.stringMatching(/^error: `--timeout` \(`COOLIFY_TIMEOUT`\): "soon" is not a duration/)
+    ])
+    expectClean(result)
+  })
+
+  it('names --url and COOLIFY_URL when there is no address', async () => {
+    const result = await cli(['--app', APP.uuid])
+    expect(result.code).toBe(2)
+    expect(errorLines(result)).toEqual([
+      expect.stringMatching(
+        /^error: `--url` \(`COOLIFY_URL`\) is empty: give your Coolify instance's address/
+      )
+    ])
+    expectClean(result)
+  })
+
+  it('names the GitLab component’s inputs when the component runs it', async () => {
+    const result = await cli([], { COOLIFY_COMPONENT: 'true', COOLIFY_APP: APP.uuid })
+    expect(result.code).toBe(2)
+    expect(errorLines(result)).toEqual([
+      expect.stringMatching(
+        /^error: Input `coolify-url` is empty: give your Coolify instance's address/
+      )
+    ])
     expectNoStackTrace(result.stderr)
+  })
+
+  it('says that nothing answers at the address in its own words', async () => {
+    const server = await start()
+    await server.close()
+    const result = await cli([...basics(server), '--timeout', '2s'])
+    expect(result.code).toBe(3)
+    expect(errorLines(result)).toEqual([
+      expect.stringMatching(
+        /refused the connection.*Check `--url` and that Coolify is up and reachable from this machine$/
+      )
+    ])
+    expectClean(result)
   })
 
   it('says where the token comes from when there is none', async () => {
@@ -422,6 +496,43 @@ describe('bad usage: one line naming the option, exit 2', () => {
     expect(result.code).toBe(0)
     expectClean(result)
   })
+
+  it('has the command line’s page as its README, not the action’s', () => {
+    expect(readFileSync(join(installedAt, 'README.md'), 'utf8')).toBe(
+      readFileSync(join(PROJECT, 'docs', 'cli.md'), 'utf8')
+    )
+  })
+
+  it('runs from the repository at a commit, as `npx github:OWNER/coolify-deploy-follow#REF` does', () => {
+    // npm installs a git dependency without building it when it has none of these scripts: then
+    // the commit's dist/cli/ (`files`) is what runs.
+    const manifest = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8'))
+    const building = ['prepare', 'prepack', 'preinstall', 'install', 'postinstall', 'build']
+    expect(Object.keys(manifest.scripts).filter(name => building.includes(name))).toEqual([])
+    expect(manifest.files).toEqual(['dist/cli/'])
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT, encoding: 'utf8' })
+    const printed = execFileSync(
+      'npm',
+      [
+        'exec',
+        '--yes',
+        `--package=git+file://${PROJECT}#${commit.trim()}`,
+        '--',
+        'coolify-deploy-follow',
+        '--version'
+      ],
+      {
+        cwd: mkdtempSync(join(tmpdir(), 'coolify-cli-git-')),
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          npm_config_cache: mkdtempSync(join(tmpdir(), 'coolify-cli-npm-cache-')),
+          npm_config_offline: 'true'
+        }
+      }
+    )
+    expect(printed).toBe(`coolify-deploy-follow ${manifest.version}\n`)
+  }, 60_000)
 
   it('prints the installed package’s version', async () => {
     const { version } = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8'))

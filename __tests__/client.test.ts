@@ -3,13 +3,15 @@
  * what comes back, how failures read, and when requests are repeated.
  */
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { CoolifyClient } from '../src/coolify/client.js'
 import type { ClientOptions } from '../src/coolify/client.js'
 import { CoolifyError } from '../src/coolify/errors.js'
 import { ActionError } from '../src/errors.js'
-import { sleep } from '../src/coolify/pacing.js'
+import { FIRST_ANSWER_GRACE_MS, sleep } from '../src/coolify/pacing.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type {
   FakeApp,
@@ -818,6 +820,83 @@ describe('retries', () => {
     expect(readError.details.unsent).toBe(true)
     expect(readError.message).toMatch(/refused the connection.*\(\d+ attempts\)/)
     expect(notes).toEqual([expect.stringMatching(/refused the connection/)])
+  })
+})
+
+describe('an address that never answers', () => {
+  /** A clock the retries' waits move, and nothing else: minutes pass in milliseconds. */
+  function movingClock(after?: { ms: number; abort: AbortController }) {
+    let now = 1_000_000
+    const start = now
+    return {
+      now: () => now,
+      sleep: async (ms: number, signal: AbortSignal): Promise<void> => {
+        now += ms
+        if (after && now - start >= after.ms) after.abort.abort()
+        signal.throwIfAborted()
+      },
+      elapsed: () => now - start
+    }
+  }
+
+  /** A loopback port nothing listens on: every connection is refused. */
+  async function refusingUrl(): Promise<string> {
+    const server = createServer()
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    await new Promise(resolve => server.close(resolve))
+    return `http://127.0.0.1:${port}`
+  }
+
+  it('is given up after a stated grace, naming the address and what was tried', async () => {
+    const url = await refusingUrl()
+    const clock = movingClock()
+    const forever = new AbortController()
+    const error = await failure(
+      clientFor(url, { now: clock.now, sleep: clock.sleep }).getApplication(
+        WEB.uuid,
+        forever.signal
+      )
+    )
+    expect(clock.elapsed()).toBeGreaterThanOrEqual(FIRST_ANSWER_GRACE_MS)
+    expect(clock.elapsed()).toBeLessThan(FIRST_ANSWER_GRACE_MS + 10_000)
+    expect(error.message).toMatch(
+      new RegExp(
+        `^GET /applications/${WEB.uuid}: ${url} never answered: 127\\.0\\.0\\.1:\\d+ refused the connection, \\d+ attempts in 1m`
+      )
+    )
+    expect(error.details.transient).toBe(false)
+    expect(notes).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${url} does not answer \\(GET .*refused the connection\\); trying again for 1m, then giving up\\.$`
+        )
+      )
+    ])
+  })
+
+  it('keeps today’s patience once the address answered anything', async () => {
+    // It answers once, a refusal at that, then goes away: an outage, not a wrong address.
+    const server = createServer((_request, response) =>
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"message":"Not found."}')
+    )
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const abort = new AbortController()
+    const clock = movingClock({ ms: 5 * 60_000, abort })
+    const patient = clientFor(url, { now: clock.now, sleep: clock.sleep })
+    expect((await failure(patient.getApplication(WEB.uuid, S()))).status).toBe(404)
+    server.closeAllConnections()
+    await new Promise(resolve => server.close(resolve))
+
+    const error = await failure(patient.getApplication(WEB.uuid, abort.signal))
+    expect(clock.elapsed()).toBeGreaterThanOrEqual(5 * 60_000)
+    expect(error.message).toMatch(/refused the connection \(\d+ attempts\)/)
+    expect(error.message).not.toContain('never answered')
+    expect(notes).toEqual([expect.stringMatching(/^Coolify is unreachable since /)])
+    await patient.close()
   })
 })
 

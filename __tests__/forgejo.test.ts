@@ -18,6 +18,8 @@ import {
   actionRequests,
   APP,
   build,
+  chatty,
+  COLLECT_GARBAGE,
   endless,
   expectNoSecrets,
   expectNoStackTrace,
@@ -127,6 +129,21 @@ describe('on a Forgejo runner', () => {
     expect(comment.body).toContain('https://7.web.example.com')
     const commentRequest = forgejo!.requests.find(request => request.method === 'POST')!
     expect(commentRequest.headers.authorization).toBe(`token ${JOB_TOKEN}`)
+    expectClean(result)
+  })
+
+  it('ends at `timeout` however often garbage is collected', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [chatty()] }] })
+    const result = await runOnForgejo(
+      server,
+      { timeout: '3s' },
+      { nodeArgs: COLLECT_GARBAGE, killAfterMs: 30_000 }
+    )
+
+    expect(result.signal).toBeNull()
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('timeout')
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
     expectClean(result)
   })
 

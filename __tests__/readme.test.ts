@@ -128,6 +128,11 @@ describe.each([
 })
 
 describe('the README', () => {
+  it('names the two commands to run in a clone: the demo and the tests', () => {
+    expect(README).toContain('`npm ci && npm run demo`')
+    expect(README).toContain('`npm ci && npm test`')
+  })
+
   it(`is at most ${README_MAX_BYTES} bytes`, () => {
     expect(statSync(join(PROJECT, 'README.md')).size).toBeLessThanOrEqual(README_MAX_BYTES)
   })

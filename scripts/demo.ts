@@ -3,10 +3,13 @@
  * flavor) and runs the bundled action (dist/index.js) against it twice, the way GitHub's runner
  * does (Node 24, INPUT_* variables, output and summary files): a push whose build succeeds, then
  * one whose build fails. Each run shows as a job log, then its outputs and its job summary as text.
- * Exits 0 when both runs end as they should: the first step green, the second red.
+ * Last, the command-line tool (dist/cli/index.js) deploys once more, as in any other CI.
+ * Exits 0 when every run ends as it should: the first step green, the second red, the command 0.
  */
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
-import { runAction } from '../test/support/runner.js'
+import { ACTION_DIR, runAction } from '../test/support/runner.js'
 import { DEMO_APP, DEMO_APP_UUID, DEMO_FAILED_BUILD, DEMO_TOKEN } from './demo-app.js'
 import { summaryToText } from './summary-text.js'
 
@@ -15,9 +18,10 @@ const RUNS = [
   { title: 'The next push: its build fails', code: 1, status: 'failed' }
 ]
 
+const good = DEMO_APP.scenarios ?? []
 const fake = await startFakeCoolify({
   token: DEMO_TOKEN,
-  apps: [{ ...DEMO_APP, scenarios: [...(DEMO_APP.scenarios ?? []), DEMO_FAILED_BUILD] }]
+  apps: [{ ...DEMO_APP, scenarios: [...good, DEMO_FAILED_BUILD, ...good] }]
 })
 console.log(
   `Fake Coolify 4.x listening on ${fake.url}; running dist/index.js on Node 24 as GitHub would.`
@@ -47,6 +51,20 @@ for (const [index, run] of RUNS.entries()) {
     )
   }
 }
+
+const cli = ['--url', fake.url, '--app', DEMO_APP_UUID, '--poll-interval', '1s']
+console.log(
+  `\n${'═'.repeat(3)} 3. The same deploy from the command line, as in any other CI ${'═'.repeat(27)}\n`
+)
+console.log(`$ COOLIFY_TOKEN=… coolify-deploy-follow ${cli.join(' ')}\n`)
+// Spawned, not run synchronously: the fake Coolify answers from this process.
+const command = spawn(process.execPath, [join(ACTION_DIR, 'dist', 'cli', 'index.js'), ...cli], {
+  env: { PATH: process.env.PATH ?? '', COOLIFY_TOKEN: DEMO_TOKEN },
+  stdio: 'inherit'
+})
+const status = await new Promise<number | null>(done => command.on('close', done))
+console.log(`\nThe command exited with ${status}.`)
+if (status !== 0) surprises.push(`the command line should exit 0, it exited ${status}`)
 await fake.close()
 
 console.log(`\nCoolify received ${fake.requests.length} requests in all:`)

@@ -6,6 +6,8 @@ export const GRACE_MS = 4000
 /** After a cancelled run's SIGINT the runner waits 7.5 s before SIGTERM: all must be done by then. */
 export const CANCEL_GRACE_MS = 6500
 
+import { deadline, linked, type Linked } from './signals.js'
+
 /** Makes a signal that aborts after `ms`; tests hand in their own clock. */
 export type Timer = (ms: number) => AbortSignal
 
@@ -23,11 +25,16 @@ export interface HealthWindow {
  *   `health-timeout`, within `timeout`; its rollback at least `health-timeout` of its own, past
  *   `timeout` if need be, since a rollback cut short helps nobody;
  * - the grace share: `GRACE_MS` after `timeout` for undoing and reporting, whatever else hangs.
+ *
+ * The budget holds every timer and combined signal it hands out (see signals.ts: on Node 20 a
+ * deadline nobody holds never fires), until `release()`.
  */
 export class Budget {
   /** When `timeout` passes (epoch ms). */
   readonly deadline: number
   readonly #deploy: AbortSignal
+  readonly #held: Linked[] = []
+  readonly #timer: Timer
   #cancelledAt: number | undefined
 
   constructor(
@@ -36,16 +43,23 @@ export class Budget {
     /** The workflow run's cancel: it ends every share but the grace. */
     readonly cancelled: AbortSignal,
     private readonly now: () => number = Date.now,
-    private readonly timer: Timer = ms => AbortSignal.timeout(ms)
+    timer?: Timer
   ) {
+    this.#timer = timer ?? (ms => this.#hold(deadline(ms)))
     this.deadline = now() + timeoutMs
-    this.#deploy = AbortSignal.any([cancelled, timer(timeoutMs)])
+    this.#deploy = this.#any([cancelled, this.#timer(timeoutMs)])
     cancelled.addEventListener('abort', () => (this.#cancelledAt = now()), { once: true })
   }
 
   /** Until `timeout`: triggering, following, verifying. */
   deploy(): AbortSignal {
     return this.#deploy
+  }
+
+  /** What cancelled the run, in the host's words (see Host.cancelled), without a final period. */
+  why(): string {
+    const reason: unknown = this.cancelled.reason
+    return (reason instanceof Error ? reason.message : 'The run was cancelled').replace(/\.$/, '')
   }
 
   /** Time left until `timeout` (ms, never negative). */
@@ -59,20 +73,17 @@ export class Budget {
    * `health-timeout` ran out.
    */
   health(share?: AbortSignal): HealthWindow {
-    const own = this.timer(this.healthTimeoutMs)
-    const outer = share ?? this.timer(this.left())
+    const own = this.#timer(this.healthTimeoutMs)
+    const outer = share ?? this.#timer(this.left())
     return {
-      signal: AbortSignal.any([this.cancelled, own, outer]),
+      signal: this.#any([this.cancelled, own, outer]),
       cutShort: () => outer.aborted && !own.aborted && !this.cancelled.aborted
     }
   }
 
   /** A rollback starting now: what is left of `timeout`, and never less than `health-timeout`. */
   rollback(): AbortSignal {
-    return AbortSignal.any([
-      this.cancelled,
-      this.timer(Math.max(this.left(), this.healthTimeoutMs))
-    ])
+    return this.#any([this.cancelled, this.#timer(Math.max(this.left(), this.healthTimeoutMs))])
   }
 
   /**
@@ -85,6 +96,20 @@ export class Budget {
       this.#cancelledAt === undefined
         ? Math.max(this.deadline, now) + GRACE_MS
         : this.#cancelledAt + CANCEL_GRACE_MS
-    return this.timer(Math.max(0, Math.min(ms, end - now)))
+    return this.#timer(Math.max(0, Math.min(ms, end - now)))
+  }
+
+  /** Stops every timer and unhooks every signal handed out: the step is over. */
+  release(): void {
+    for (const held of this.#held.splice(0)) held.release()
+  }
+
+  #any(signals: readonly AbortSignal[]): AbortSignal {
+    return this.#hold(linked(signals))
+  }
+
+  #hold(held: Linked): AbortSignal {
+    this.#held.push(held)
+    return held.signal
   }
 }

@@ -9,6 +9,7 @@ import { isUnderWay } from './rollout/status.js'
 import { restorePins } from './rollout/versions.js'
 import { RunState, type SavedRollout } from './state.js'
 import { mask } from './secrets.js'
+import { deadline } from './signals.js'
 
 /** The post step's time for all of it: the runner is winding the job down. */
 const POST_BUDGET_MS = 20_000
@@ -30,7 +31,7 @@ export async function run(): Promise<void> {
   try {
     const config = readConfig(name => host().input(name), mask)
     client = connect(config)
-    const signal = AbortSignal.timeout(POST_BUDGET_MS)
+    const { signal } = deadline(POST_BUDGET_MS)
     const pins = records.flatMap(([appUuid, { unpin, pinned }]) =>
       unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]
     )

@@ -17,6 +17,11 @@ export interface Host {
   mask(value: string): void
   /** How build logs and other text from outside are printed. */
   readonly log: LogFormat
+  /**
+   * What stopped the run on SIGINT or SIGTERM, in the host's words and without a final period:
+   * a cancelled workflow run on GitHub, a cancelled job or a signal elsewhere.
+   */
+  cancelled(signal: NodeJS.Signals): string
   /** Sets one result for later steps or jobs. */
   setOutput(name: string, value: string): void
   /** Keeps a value for a later cleanup step; '' when none was kept. */

@@ -16,6 +16,7 @@ import { checkReviewEvent } from './rollout/review-app.js'
 import type { Rollout } from './rollout/rollout.js'
 import { Follower } from './rollout/watch.js'
 import { mask } from './secrets.js'
+import { deadline } from './signals.js'
 import { RunState } from './state.js'
 
 /** Told of the deploy as it goes, besides the log: a GitHub deployment, a pull request comment. */
@@ -49,7 +50,8 @@ export interface Front {
  */
 export async function deployAndFollow(front: Front): Promise<void> {
   const cancelled = new AbortController()
-  const onSignal = (): void => cancelled.abort(new ActionError('The workflow run was cancelled.'))
+  const onSignal = (signal: NodeJS.Signals): void =>
+    cancelled.abort(new ActionError(`${host().cancelled(signal)}.`))
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   let config: Config | undefined
@@ -84,7 +86,10 @@ export async function deployAndFollow(front: Front): Promise<void> {
     rollouts.map(rollout => rollout.deployment),
     ending
   )
-  await front.report(outcome, config, watchers, budget?.grace() ?? AbortSignal.timeout(GRACE_MS))
+  const grace = deadline(GRACE_MS)
+  await front.report(outcome, config, watchers, budget?.grace() ?? grace.signal)
+  grace.release()
+  budget?.release()
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
   await client?.close()
@@ -140,7 +145,7 @@ async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget
   // Services and databases under way have no deployment: each says so as it stops.
   if (running.length > 0 && config.cancelOnAbort) {
     host().info(
-      `The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`
+      `${budget.why()}: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`
     )
   } else if (running.length > 0) {
     host().warning(

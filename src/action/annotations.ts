@@ -2,6 +2,7 @@ import * as commands from './commands.js'
 import type { DeploymentView } from '../rollout/deployment.js'
 import type { LogLine } from '../rollout/logs.js'
 import { failsStep } from '../rollout/status.js'
+import { failureLine, failureTitle } from '../report/failure.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */
 const ANNOTATION_LINES = 5
@@ -20,28 +21,9 @@ export function annotateFailures(
     // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
     const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text)
     commands.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
-      title: `${deployment.name}: ${what(deployment)} ${deployment.status}`
+      title: failureTitle(deployment)
     })
   }
-}
-
-/** One line: the application, the status, why, and where to look in Coolify. */
-function failureLine(deployment: DeploymentView, instanceUrl: string): string {
-  const link =
-    deployment.link ?? (deployment.uuid ? `deployment ${deployment.uuid} on ${instanceUrl}` : '')
-  return `${failureReason(deployment)}${link ? ` — ${link}` : ''}`
-}
-
-/** The application, the status and why. */
-export function failureReason(deployment: DeploymentView): string {
-  const reason = deployment.reason ? `: ${deployment.reason}` : ''
-  const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : ''
-  return `${deployment.name}: ${what(deployment)} ${deployment.status}${reason}${rollback}`
-}
-
-/** An application's deployment; a service or database itself, which has none. */
-function what(deployment: DeploymentView): string {
-  return deployment.kind === 'application' ? 'deployment' : deployment.kind
 }
 
 /**

@@ -3,10 +3,11 @@ import { lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
 import { gitHubState, type GitHubState } from '../rollout/status.js'
 import type { Config } from '../inputs.js'
-import { failureReason } from './annotations.js'
+import { failureReason } from '../report/failure.js'
 import type { DeploymentView } from '../rollout/deployment.js'
 import type { Outcome } from '../rollout/outcome.js'
 import type { Watcher } from '../run.js'
+import { linked } from '../signals.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
@@ -35,6 +36,7 @@ export async function createGitHubDeployment(
     )
     return undefined
   }
+  const request = linked([signal], REQUEST_TIMEOUT_MS)
   try {
     const { context, getOctokit } = await import('@actions/github')
     const octokit = getOctokit(githubToken)
@@ -49,7 +51,7 @@ export async function createGitHubDeployment(
       required_contexts: [],
       // A preview goes away with its pull request.
       transient_environment: config.pr !== undefined,
-      request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
+      request: { signal: request.signal }
     })
     if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
     commands.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
@@ -59,6 +61,8 @@ export async function createGitHubDeployment(
     if (forge) noDeploymentsApi(forge, environment)
     else warn(`record a GitHub deployment in environment "${environment}"`, error)
     return undefined
+  } finally {
+    request.release()
   }
 }
 
@@ -70,10 +74,11 @@ export async function createGitHubDeployment(
 export async function deactivateEnvironment(config: Config, signal: AbortSignal): Promise<void> {
   const { environment, githubToken } = config
   if (!environment || !githubToken) return
+  const bounded = linked([signal], REQUEST_TIMEOUT_MS)
   try {
     const { context, getOctokit } = await import('@actions/github')
     const octokit = getOctokit(githubToken)
-    const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
+    const request = { signal: bounded.signal }
     const deployments = await octokit.paginate(octokit.rest.repos.listDeployments, {
       ...context.repo,
       environment,
@@ -94,6 +99,8 @@ export async function deactivateEnvironment(config: Config, signal: AbortSignal)
     const forge = lacksDeploymentsApi(error)
     if (forge) noDeploymentsApi(forge, environment)
     else warn(`mark the GitHub deployments in environment "${environment}" inactive`, error)
+  } finally {
+    bounded.release()
   }
 }
 
@@ -145,6 +152,7 @@ export class GitHubDeployment implements Watcher {
     details: { description: string; log_url?: string; environment_url?: string },
     signal: AbortSignal
   ): Promise<void> {
+    const request = linked([signal], REQUEST_TIMEOUT_MS)
     try {
       await this.octokit.rest.repos.createDeploymentStatus({
         ...this.repo,
@@ -152,10 +160,12 @@ export class GitHubDeployment implements Watcher {
         state,
         ...details,
         description: shorten(details.description),
-        request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
+        request: { signal: request.signal }
       })
     } catch (error) {
       warn(`set GitHub deployment ${this.id} to ${state}`, error)
+    } finally {
+      request.release()
     }
   }
 }

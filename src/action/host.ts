@@ -21,6 +21,7 @@ export function actionHost(): Host {
     debug: message => commands.debug(message),
     mask: value => commands.setSecret(value),
     log: githubLog(),
+    cancelled: () => 'The workflow run was cancelled',
     setOutput: (name, value) => commands.setOutput(name, value),
     saveState: (key, value) => commands.saveState(key, value),
     getState: key => commands.getState(key)

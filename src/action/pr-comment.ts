@@ -7,6 +7,7 @@ import { formatDuration } from '../duration.js'
 import { describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
 import { maskedValues, MIN_MASKED_LENGTH } from '../secrets.js'
+import { linked } from '../signals.js'
 import { splitTail } from './annotations.js'
 import type { Outcome } from '../rollout/outcome.js'
 import type { Watcher } from '../run.js'
@@ -107,7 +108,8 @@ export class PullRequestComment implements Watcher {
   private async write(text: string, create: boolean, signal: AbortSignal): Promise<void> {
     if (this.#refused) return
     const body = `${this.marker}\n${redact(text, maskedValues())}`
-    const request = { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }
+    const bounded = linked([signal], REQUEST_TIMEOUT_MS)
+    const request = { signal: bounded.signal }
     const issue = { ...this.repo, issue_number: this.facts.pr }
     try {
       this.#id ??= await this.find(request)
@@ -125,6 +127,8 @@ export class PullRequestComment implements Watcher {
     } catch (error) {
       this.#refused = true
       warn(error)
+    } finally {
+      bounded.release()
     }
   }
 

@@ -14,11 +14,16 @@ export interface TerminalOptions {
   gitlab: boolean
   /** Print debug lines. */
   verbose: boolean
+  /** A message about the options, in the words of whoever gave them (flags, the component's inputs). */
+  words: (message: string) => string
+  /** Standard output: everything but the errors. */
   write(text: string): void
+  /** Standard error: the `error:` lines, as the usage errors before them. */
+  fail(text: string): void
   now?: () => number
 }
 
-/** The command line: plain lines on standard output, every secret starred out. */
+/** The command line: plain lines on standard output, errors on standard error, every secret starred out. */
 export class TerminalHost implements Host {
   readonly log: LogFormat
   readonly outputs = new Map<string, string>()
@@ -37,23 +42,28 @@ export class TerminalHost implements Host {
   }
 
   info(message: string): void {
-    this.line(message)
+    this.line(this.options.words(message))
   }
 
   notice(message: string): void {
-    this.line(`notice: ${message}`)
+    this.line(`notice: ${this.options.words(message)}`)
   }
 
   warning(message: string): void {
-    this.line(this.paint('33', `warning: ${message}`))
+    this.line(this.paint('33', `warning: ${this.options.words(message)}`))
   }
 
   error(message: string, title?: string): void {
-    this.line(this.paint('31', `error: ${title ? `${title}: ` : ''}${message}`))
+    const text = `${title ? `${title}: ` : ''}${message}`
+    this.options.fail(`${this.redact(this.paint('31', `error: ${this.options.words(text)}`))}\n`)
   }
 
   debug(message: string): void {
-    if (this.options.verbose) this.line(`debug: ${message}`)
+    if (this.options.verbose) this.line(`debug: ${this.options.words(message)}`)
+  }
+
+  cancelled(signal: NodeJS.Signals): string {
+    return this.options.gitlab ? `The job was cancelled (${signal})` : `Stopped by ${signal}`
   }
 
   mask(value: string): void {

@@ -5,12 +5,14 @@ import { formatDuration } from '../duration.js'
 import type { PullRequestEvent } from '../event.js'
 import { setHost } from '../host.js'
 import type { Config } from '../inputs.js'
+import { failureLine, lastError } from '../report/failure.js'
 import { setOutputs, toRecord } from '../report/outputs.js'
 import type { Outcome } from '../rollout/outcome.js'
 import { failsStep } from '../rollout/status.js'
 import { deployAndFollow, type Front } from '../run.js'
 import { TerminalHost } from './host.js'
 import {
+  COMPONENT_VARIABLE,
   inCommandLineTerms,
   parseInvocation,
   usage,
@@ -25,7 +27,8 @@ const NAME = 'coolify-deploy-follow'
 
 /**
  * The command line: the same deploy as the action's, printed for any CI. Returns the exit status.
- * `write` takes standard output; a usage mistake goes to `fail` (standard error).
+ * `write` takes standard output; every error, a usage mistake or a failed deploy, goes to `fail`
+ * (standard error).
  */
 export async function main(
   args: readonly string[],
@@ -61,7 +64,13 @@ export async function main(
     colors: colors(env, gitlab),
     gitlab,
     verbose: invocation.verbose,
-    write
+    words: message =>
+      inCommandLineTerms(
+        message,
+        env[COMPONENT_VARIABLE] === 'true' ? 'component' : 'command line'
+      ),
+    write,
+    fail
   })
   setHost(host)
   let status: number = EXIT.finished
@@ -85,7 +94,12 @@ async function report(
 ): Promise<number> {
   setOutputs(outcome, (name, value) => host.setOutput(name, value))
   if (outcome.deployments.length > 0) host.info(table(outcome))
-  if (outcome.error) host.error(inCommandLineTerms(outcome.error))
+  // What the action's annotations say: the application, the status, why, and the link.
+  for (const deployment of outcome.deployments) {
+    if (!config || !failsStep(deployment.status)) continue
+    host.error(failureLine(deployment, config.instanceUrl, lastError(deployment)))
+  }
+  if (outcome.error) host.error(outcome.error)
   for (const [file, text] of [
     [invocation.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
     [invocation.dotenv, () => dotenv(host.outputs)]

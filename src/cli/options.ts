@@ -352,21 +352,59 @@ function usageProblem(error: unknown): string {
 }
 
 /**
- * An error about the action's inputs, in the command line's words: "Input `timeout`" becomes
- * "--timeout", and `trigger: false` becomes --no-trigger.
+ * The GitLab component's inputs (templates/deploy.yml), by the flag whose variable each one sets;
+ * the component's job sets the others as COOLIFY_* variables.
  */
-export function inCommandLineTerms(message: string): string {
+export const COMPONENT_INPUTS: ReadonlyMap<string, string> = new Map([
+  ['url', 'coolify-url'],
+  ...[
+    'app',
+    'tag',
+    'force',
+    'pr',
+    'image-tag',
+    'commit',
+    'health-url',
+    'rollback-on-failure',
+    'review-app',
+    'review-domain',
+    'delete-preview',
+    'timeout'
+  ].map(name => [name, name] as [string, string])
+])
+
+/** Set by the GitLab component: messages name its inputs, not the flags no one typed. */
+export const COMPONENT_VARIABLE = 'COOLIFY_COMPONENT'
+
+/** Whose words a message about the options is put in. */
+export type Speaker = 'command line' | 'component'
+
+/**
+ * A message about the action's inputs, in the words of whoever gave the options. On the command
+ * line an input the message is about names its flag and variable ("Input `coolify-url`" becomes
+ * "`--url` (`COOLIFY_URL`)"), any other mention the flag alone, and `trigger: false` becomes
+ * `--no-trigger`. Under the GitLab component, its inputs (`coolify-url`, `app`) or else the
+ * COOLIFY_* variable.
+ */
+export function inCommandLineTerms(message: string, speaker: Speaker = 'command line'): string {
   const byInput = new Map(FLAGS.map(flag => [flag.input, flag]))
-  return message
-    .replace(/Input `/g, '`')
-    .replace(/`([a-z-]+)(?:: (true|false))?`/g, (whole, input: string, value?: string) => {
+  return message.replace(
+    /(Input )?`([a-z-]+)(?:: (true|false))?`/g,
+    (whole, subject: string | undefined, input: string, value?: string) => {
       if (input === 'token') return '`COOLIFY_TOKEN`'
       const flag = byInput.get(input)
       if (!flag) return whole
-      if (flag.kind === 'off' && value === 'false') return `\`--${flag.name}\``
-      if (flag.kind === 'on' && value === 'true') return `\`--${flag.name}\``
-      return `\`--${flag.name}${value ? ` ${value}` : ''}\``
-    })
+      const setting = value ? `: ${value}` : ''
+      if (speaker === 'component') {
+        const own = COMPONENT_INPUTS.get(flag.name)
+        return own ? `${subject ?? ''}\`${own}${setting}\`` : `\`${envName(flag)}${setting}\``
+      }
+      const switched =
+        (flag.kind === 'off' && value === 'false') || (flag.kind === 'on' && value === 'true')
+      const option = `\`--${flag.name}${switched || !value ? '' : ` ${value}`}\``
+      return subject ? `${option} (\`${envName(flag)}\`)` : option
+    }
+  )
 }
 
 /** `--help`. */

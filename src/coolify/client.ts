@@ -2,6 +2,7 @@ import { rootCertificates } from 'node:tls'
 import { ActionError } from '../errors.js'
 import { HttpAgent, type HttpAnswer } from '../http.js'
 import type { Proxy } from '../proxy.js'
+import { linked } from '../signals.js'
 import { CoolifyError, describeHttpFailure, describeNetworkFailure, isQueueFull } from './errors.js'
 import {
   backoffDelay,
@@ -54,6 +55,8 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv
   /** How the backoff between attempts waits; tests hand in their own clock. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+  /** The clock outages are timed by; tests hand in their own. */
+  now?: () => number
 }
 
 interface Call {
@@ -110,7 +113,11 @@ export class CoolifyClient {
     }
     this.retry = { ...DEFAULT_RETRY, ...options.retry }
     this.host = new URL(options.apiUrl).host
-    this.reachability = new Reachability(options.note)
+    this.reachability = new Reachability(
+      options.note,
+      options.now,
+      options.apiUrl.replace(/\/api\/v1\/?$/, '')
+    )
   }
 
   /**
@@ -489,7 +496,16 @@ export class CoolifyClient {
 
   /** `call`, with the time Coolify sent its answer. */
   private async dated<T>(asked: Call): Promise<Dated<T>> {
-    const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) }
+    const bounded = linked([asked.signal, this.closing.signal])
+    try {
+      return await this.#attempts<T>({ ...asked, signal: bounded.signal })
+    } finally {
+      bounded.release()
+    }
+  }
+
+  /** `dated`'s attempts, until one is answered, a failure is not transient, or `call.signal` aborts. */
+  async #attempts<T>(call: Call): Promise<Dated<T>> {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
@@ -505,6 +521,8 @@ export class CoolifyClient {
         }
         last = error
         this.reachability.failed(error)
+        const givenUp = this.reachability.givenUp(error, attempt)
+        if (givenUp) throw givenUp
         try {
           const wait = this.options.sleep ?? sleep
           await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal)
@@ -545,6 +563,7 @@ export class CoolifyClient {
       throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent })
     }
 
+    this.reachability.answeredAtAll()
     const status = response.status
     const retryAfterMs = parseRetryAfter(response.header('retry-after'))
     // A full deployment queue (told by its message) is not rate limiting: other requests go on.

@@ -283,7 +283,7 @@ export function describeNetworkFailure(
   if (code === 'ECONNREFUSED') {
     return {
       reason: `${host} refused the connection`,
-      hint: 'Check `coolify-url` and that Coolify is up and reachable from GitHub runners',
+      hint: 'Check `coolify-url` and that Coolify is up and reachable from this machine',
       transient: true,
       unsent
     }

@@ -1,6 +1,6 @@
 import { setTimeout as sleepFor } from 'node:timers/promises'
 import { formatDuration } from '../duration.js'
-import type { CoolifyError } from './errors.js'
+import { CoolifyError } from './errors.js'
 
 export interface RetryPolicy {
   /** First backoff; it doubles with each failure up to `maxDelayMs`. */
@@ -181,18 +181,50 @@ export class RateGate {
 }
 
 /**
+ * How long an address that never answered is tried: a name that does not resolve or a port that
+ * refuses from the start is most likely a wrong `coolify-url`, not an outage worth `timeout`.
+ */
+export const FIRST_ANSWER_GRACE_MS = 60_000
+
+/**
  * Says once that Coolify stopped answering, since when and why, and once that it answers again:
- * an outage of minutes is a few lines in the log, not one per attempt.
+ * an outage of minutes is a few lines in the log, not one per attempt. An address that never
+ * answered anything and cannot be connected to is given up after FIRST_ANSWER_GRACE_MS.
  */
 export class Reachability {
   private downSince: number | undefined
   /** The request whose failure began the outage: its success ends it. */
   private openedBy: string | undefined
+  /** Any HTTP answer came, even a refusal: the address is right, and outages get `timeout`. */
+  private heard = false
 
   constructor(
     private readonly note: (message: string) => void = () => {},
-    private readonly now: () => number = Date.now
+    private readonly now: () => number = Date.now,
+    /** The address, as the user gave it, for the message that gives up on it. */
+    private readonly address = 'Coolify'
   ) {}
+
+  /** An HTTP answer came back, whatever it said. */
+  answeredAtAll(): void {
+    this.heard = true
+  }
+
+  /**
+   * The same failure, no longer worth retrying, once the address never answered anything and
+   * could not be connected to for FIRST_ANSWER_GRACE_MS; undefined while it is still worth it.
+   */
+  givenUp(error: CoolifyError, attempts: number): CoolifyError | undefined {
+    if (this.heard || !error.details.unsent || this.downSince === undefined) return undefined
+    const waited = this.now() - this.downSince
+    if (waited < FIRST_ANSWER_GRACE_MS) return undefined
+    return new CoolifyError(
+      error.request,
+      `${this.address} never answered: ${error.reason}, ${attempts} attempts in ${formatDuration(waited)}`,
+      error.hint,
+      { ...error.details, transient: false }
+    )
+  }
 
   failed(error: CoolifyError): void {
     if (error.status === 429) {
@@ -205,6 +237,12 @@ export class Reachability {
     if (this.downSince !== undefined) return
     this.downSince = this.now()
     this.openedBy = error.request
+    if (!this.heard && error.details.unsent) {
+      this.note(
+        `${this.address} does not answer (${error.request}: ${error.reason}); trying again for ${formatDuration(FIRST_ANSWER_GRACE_MS)}, then giving up.`
+      )
+      return
+    }
     this.note(
       `Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`
     )

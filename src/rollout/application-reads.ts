@@ -2,6 +2,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { ApplicationSummary } from '../coolify/types.js'
+import { linked } from '../signals.js'
 import { timeOf } from './deployment.js'
 
 /** One read of an application in Coolify. */
@@ -95,8 +96,12 @@ export class ApplicationReads {
     }
     for (const waiter of waiters) waiter.signal.addEventListener('abort', leave, { once: true })
     leave()
-    const signal = AbortSignal.any([this.signal, abandoned.signal])
-    await this.settle(batch, () => readDated(this.client, [...batch.keys()], signal))
+    const read = linked([this.signal, abandoned.signal])
+    try {
+      await this.settle(batch, () => readDated(this.client, [...batch.keys()], read.signal))
+    } finally {
+      read.release()
+    }
     this.#reading = false
     if (this.#waiting.size > 0) void this.readAll()
   }

@@ -5,6 +5,7 @@ import { ActionError, describeError } from '../errors.js'
 import { host } from '../host.js'
 import type { PullRequestEvent } from '../event.js'
 import type { Config } from '../inputs.js'
+import { linked } from '../signals.js'
 import type { RunState } from '../state.js'
 import { ApplicationReads } from './application-reads.js'
 import { applySettings } from './configure.js'
@@ -109,7 +110,7 @@ export async function launch(
     applications,
     deployments,
     config.pr,
-    AbortSignal.any([budget.deploy(), lookup.signal])
+    linked([budget.deploy(), lookup.signal]).signal
   )
   let lookupWaited: Promise<void> | undefined
   const context: StepContext = {

@@ -12,6 +12,7 @@ import { isFromFork, type PullRequestEvent } from '../event.js'
 import { host } from '../host.js'
 import type { Config } from '../inputs.js'
 import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
+import { deadline, linked } from '../signals.js'
 import { isGone, isMissingRoute, writeVariables } from './configure.js'
 import { timeOf } from './deployment.js'
 import {
@@ -684,21 +685,24 @@ async function waitForOtherRun(
   names: Names,
   signal: AbortSignal
 ): Promise<'ready' | 'gone' | 'unfinished'> {
-  const bound = AbortSignal.timeout(OTHER_RUN_WAIT_MS)
-  const waited = AbortSignal.any([signal, bound])
+  const bound = deadline(OTHER_RUN_WAIT_MS)
+  const waited = linked([signal, bound.signal])
   try {
     for (;;) {
-      const app = await client.getApplication(uuid, waited).catch(error => {
+      const app = await client.getApplication(uuid, waited.signal).catch(error => {
         if (isGone(error)) return undefined
         throw error
       })
       if (app?.description === names.marker) return 'ready'
       if (app?.description !== names.pending) return 'gone'
-      await sleep(WAIT_FOR_OTHER_MS, waited)
+      await sleep(WAIT_FOR_OTHER_MS, waited.signal)
     }
   } catch (error) {
-    if (bound.aborted && !signal.aborted) return 'unfinished'
+    if (bound.signal.aborted && !signal.aborted) return 'unfinished'
     throw error
+  } finally {
+    waited.release()
+    bound.release()
   }
 }
 

@@ -101,11 +101,12 @@ export class Rollout {
   }
 
   /**
-   * The workflow run was cancelled: cancels in Coolify what this rollout still runs, within
+   * The run was cancelled: cancels in Coolify what this rollout still runs, within
    * `signal` (or leaves it, with `cancel-on-abort: false`).
    */
   async stop(signal: AbortSignal): Promise<void> {
-    const why = 'the workflow run was cancelled'
+    const said = this.step.budget.why()
+    const why = said.charAt(0).toLowerCase() + said.slice(1)
     if (this.deployment.kind !== 'application' && this.deployment.status === 'started') {
       this.step.say.note(
         `${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`

@@ -162,6 +162,8 @@ async function deployUntilAnswered(
       }
       if (!error.details.transient) throw error
       client.reachability.failed(error)
+      const givenUp = client.reachability.givenUp(error, attempt)
+      if (givenUp) throw givenUp
       if (mayHaveArrived(error)) {
         // Coolify may have acted on it: follow what it started rather than start a second one.
         // A forced tag deploy names no applications to look up, and nothing else (Coolify's

@@ -3,6 +3,8 @@
  * and checks for what must never be printed.
  */
 import { afterEach, expect } from '@jest/globals'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { SavedRollout } from '../../src/state.js'
 import {
   startFakeCoolify,
@@ -11,6 +13,7 @@ import {
   type LogLine,
   type Scenario
 } from '../fake-coolify/index.js'
+import { PROJECT } from './runner.js'
 
 export const TOKEN = 'e2e-secret-token-1234'
 export const APP = { uuid: 'web0app0uuid0000000001', name: 'web', fqdn: 'https://web.example.com' }
@@ -126,6 +129,24 @@ export function endless(): Scenario {
     ]
   }
 }
+
+/** A build that never ends and logs a line every 100 ms: the log grows for minutes. */
+export function chatty(): Scenario {
+  return {
+    steps: [
+      { at: 0, status: 'queued' },
+      { at: 40, status: 'in_progress', lines: ['Starting deployment of web.'] },
+      ...Array.from({ length: 3000 }, (_, i) => ({ at: 100 * (i + 1), lines: [`line ${i + 1}`] }))
+    ]
+  }
+}
+
+/** Node's options that collect garbage every few milliseconds through the whole run. */
+export const COLLECT_GARBAGE = [
+  '--expose-gc',
+  '--import',
+  pathToFileURL(join(PROJECT, 'test', 'support', 'collect-garbage.mjs')).href
+]
 
 /** The `::error` annotations a run printed. */
 export function errorLines(stdout: string): string[] {
