@@ -378,7 +378,7 @@ interface ErrorCase {
   fault?: Fault
   call: (client: CoolifyClient, signal: AbortSignal) => Promise<unknown>
   request: string
-  status: number
+  status: number | undefined
   transient?: boolean
   /** All must match the message. */
   says: RegExp[]
@@ -486,6 +486,49 @@ const ERROR_CASES: ErrorCase[] = [
     status: 302,
     says: [/302 redirect to fake-team\.cloudflareaccess\.com/, /Cloudflare Access/, /`headers`/],
     hides: ['redirect_url', 'Sign in', '<']
+  },
+  {
+    name: '301 from http:// to https:// on the same host',
+    fault: {
+      do: { status: 301, headers: { location: 'https://127.0.0.1/api/v1/applications' }, body: '' }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: 301,
+    says: [
+      /301 redirect to https:\/\/127\.0\.0\.1: Coolify's proxy serves it on https only/,
+      /Use https:\/\/ in `coolify-url`: https:\/\/127\.0\.0\.1$/
+    ],
+    hides: ['Cloudflare']
+  },
+  {
+    name: 'headers larger than Node reads',
+    fault: {
+      times: Infinity,
+      do: { status: 200, headers: { 'x-padding': 'x'.repeat(20_000) }, body: [] }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: undefined,
+    says: [
+      /the answer cannot be read: its headers are larger than Node reads/,
+      /proxy in front of Coolify/
+    ],
+    hides: ['xxx']
+  },
+  {
+    name: 'a compressed body that was not asked for',
+    fault: {
+      times: Infinity,
+      do: { status: 200, headers: { 'content-encoding': 'gzip' }, body: [] }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: 200,
+    says: [
+      /the answer \(200\) cannot be read: its body came compressed \(gzip\), which was not asked for/,
+      /no compression/
+    ]
   },
   {
     name: '403 Cloudflare challenge (cf-mitigated)',

@@ -1,8 +1,13 @@
-import { rootCertificates } from 'node:tls'
 import { ActionError } from '../errors.js'
-import { HttpAgent, type HttpAnswer } from '../http.js'
+import { HttpAgent, HttpUnreadable, type HttpAnswer } from '../http.js'
 import type { Proxy } from '../proxy.js'
-import { CoolifyError, describeHttpFailure, describeNetworkFailure, isQueueFull } from './errors.js'
+import {
+  CoolifyError,
+  describeHttpFailure,
+  describeNetworkFailure,
+  isQueueFull,
+  UNREADABLE_HINT
+} from './errors.js'
 import {
   backoffDelay,
   Reachability,
@@ -91,7 +96,7 @@ export class CoolifyClient {
       new URL(options.apiUrl),
       {
         timeoutMs: options.requestTimeoutMs ?? 30_000,
-        ca: options.caCertificate ? [...rootCertificates, options.caCertificate] : undefined,
+        ca: options.caCertificate ? [options.caCertificate] : undefined,
         keepAlive: true
       },
       options.env
@@ -505,7 +510,8 @@ export class CoolifyClient {
         method: call.method,
         headers,
         body,
-        signal: call.signal
+        signal: call.signal,
+        once: !call.retry
       })
     } catch (error) {
       this.gate.unanswered()
@@ -533,6 +539,17 @@ export class CoolifyClient {
     } catch (error) {
       observe()
       if (call.signal.aborted) throw call.signal.reason
+      if (error instanceof HttpUnreadable) {
+        throw new CoolifyError(
+          label,
+          `the answer (${status}) cannot be read: ${error.message}`,
+          UNREADABLE_HINT,
+          {
+            status,
+            transient: false
+          }
+        )
+      }
       const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name)
       throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
         status,
@@ -545,10 +562,15 @@ export class CoolifyClient {
     const serverMessage = messageOf(json)
     observe(serverMessage)
     if (status < 200 || status >= 300) {
-      const described = describeHttpFailure(status, serverMessage, {
-        location: response.header('location'),
-        'cf-mitigated': response.header('cf-mitigated')
-      })
+      const described = describeHttpFailure(
+        status,
+        serverMessage,
+        {
+          location: response.header('location'),
+          'cf-mitigated': response.header('cf-mitigated')
+        },
+        url
+      )
       // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
       const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated')
       const reason = !page
