@@ -930,6 +930,22 @@ describe('rate limit', () => {
     for (const request of after) expect(request.at - refused.at).toBeGreaterThanOrEqual(990)
   })
 
+  it('lets a final read of a deployment spend the share kept for other tools', async () => {
+    const { client } = await setup({ fake: { rateLimit: 10 } })
+    const { deployments } = await client.deploy({ uuids: [WEB.uuid] }, S())
+    const uuid = deployments![0].deployment_uuid!
+    // 10 a minute, 2 kept for other tools: 7 polls after the deploy leave nothing to poll with.
+    for (let i = 0; i < 7; i++) await client.getDeployment(uuid, S())
+    expect(client.readBudget()).toMatchObject({ spare: 0 })
+    // A poll now waits for the window's end; the read that ends the deployment does not.
+    const poll = new AbortController()
+    const waiting = client.getDeployment(uuid, poll.signal).catch((e: unknown) => e)
+    const final = await client.getDeployment(uuid, S(), { final: true })
+    expect(final.deployment_uuid).toBe(uuid)
+    poll.abort(new Error('the test is done'))
+    expect(await waiting).toMatchObject({ message: 'the test is done' })
+  })
+
   it("learns Coolify's window from the answers, keeping a fifth of it for other tools", async () => {
     const { client } = await setup({ fake: { rateLimit: 120 } })
     // Nothing is known until an answer tells.

@@ -70,6 +70,11 @@ interface Call {
   retry: boolean
   /** The step's deadline and cancellation: every request carries them. */
   signal: AbortSignal
+  /**
+   * A read that ends a deployment's following (its final status and last lines): like a trigger,
+   * it may spend the share of the window kept for other tools, which is for polling.
+   */
+  final?: boolean
 }
 
 const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
@@ -230,8 +235,18 @@ export class CoolifyClient {
     })
   }
 
-  getDeployment(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
-    return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal })
+  getDeployment(
+    uuid: string,
+    signal: AbortSignal,
+    { final = false }: { final?: boolean } = {}
+  ): Promise<DeploymentDetail> {
+    return this.call({
+      method: 'GET',
+      path: `/deployments/${enc(uuid)}`,
+      retry: true,
+      signal,
+      final
+    })
   }
 
   /**
@@ -471,8 +486,8 @@ export class CoolifyClient {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
-        // GETs are reads: they leave the share of the window kept for others alone.
-        await this.gate.ready(call.signal, call.method === 'GET')
+        // GETs that poll leave the share of the window kept for others alone.
+        await this.gate.ready(call.signal, call.method === 'GET' && !call.final)
         const answer = (await this.send(call)) as Dated<T>
         this.reachability.answered(`${call.method} ${call.path}`)
         return answer
