@@ -172,9 +172,8 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     status: ctx.store.spell(p.phase),
     is_webhook: d.webhook,
     is_api: !d.webhook,
-    // timestamp(0) columns: whole seconds.
-    created_at: laravelDate(wholeSecond(d.createdAt)),
-    updated_at: laravelDate(wholeSecond(p.updatedAt)),
+    created_at: laravelDate(d.createdAt),
+    updated_at: laravelDate(p.updatedAt),
     // Absent, not empty, without read:sensitive.
     ...(withLogs ? { logs: coolifyLogs(p.entries) } : {}),
     current_process_id: null,
@@ -189,7 +188,7 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     rollback: d.rollback,
     docker_registry_image_tag: d.imageTag,
     commit_message: null,
-    finished_at: p.finishedAt === null ? null : laravelDate(wholeSecond(p.finishedAt))
+    finished_at: p.finishedAt === null ? null : laravelDate(p.finishedAt)
   }
 }
 
@@ -281,8 +280,4 @@ export function cancelDeployment(ctx: Ctx): Reply {
     deployment_uuid: d.uuid,
     status: ctx.store.status(d, ctx.now)
   })
-}
-
-function wholeSecond(ms: number): number {
-  return Math.floor(ms / 1000) * 1000
 }
