@@ -380,7 +380,7 @@ interface ErrorCase {
   fault?: Fault
   call: (client: CoolifyClient, signal: AbortSignal) => Promise<unknown>
   request: string
-  status: number
+  status: number | undefined
   transient?: boolean
   /** All must match the message. */
   says: RegExp[]
@@ -488,6 +488,49 @@ const ERROR_CASES: ErrorCase[] = [
     status: 302,
     says: [/302 redirect to fake-team\.cloudflareaccess\.com/, /Cloudflare Access/, /`headers`/],
     hides: ['redirect_url', 'Sign in', '<']
+  },
+  {
+    name: '301 from http:// to https:// on the same host',
+    fault: {
+      do: { status: 301, headers: { location: 'https://127.0.0.1/api/v1/applications' }, body: '' }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: 301,
+    says: [
+      /301 redirect to https:\/\/127\.0\.0\.1: Coolify's proxy serves it on https only/,
+      /Use https:\/\/ in `coolify-url`: https:\/\/127\.0\.0\.1$/
+    ],
+    hides: ['Cloudflare']
+  },
+  {
+    name: 'headers larger than Node reads',
+    fault: {
+      times: Infinity,
+      do: { status: 200, headers: { 'x-padding': 'x'.repeat(20_000) }, body: [] }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: undefined,
+    says: [
+      /the answer cannot be read: its headers are larger than Node reads/,
+      /proxy in front of Coolify/
+    ],
+    hides: ['xxx']
+  },
+  {
+    name: 'a compressed body that was not asked for',
+    fault: {
+      times: Infinity,
+      do: { status: 200, headers: { 'content-encoding': 'gzip' }, body: [] }
+    },
+    call: list,
+    request: 'GET /applications',
+    status: 200,
+    says: [
+      /the answer \(200\) cannot be read: its body came compressed \(gzip\), which was not asked for/,
+      /no compression/
+    ]
   },
   {
     name: '403 Cloudflare challenge (cf-mitigated)',
@@ -964,6 +1007,22 @@ describe('rate limit', () => {
       `${API}/applications/${WEB.uuid}`
     ])
     for (const request of after) expect(request.at - refused.at).toBeGreaterThanOrEqual(990)
+  })
+
+  it('lets a final read of a deployment spend the share kept for other tools', async () => {
+    const { client } = await setup({ fake: { rateLimit: 10 } })
+    const { deployments } = await client.deploy({ uuids: [WEB.uuid] }, S())
+    const uuid = deployments![0].deployment_uuid!
+    // 10 a minute, 2 kept for other tools: 7 polls after the deploy leave nothing to poll with.
+    for (let i = 0; i < 7; i++) await client.getDeployment(uuid, S())
+    expect(client.readBudget()).toMatchObject({ spare: 0 })
+    // A poll now waits for the window's end; the read that ends the deployment does not.
+    const poll = new AbortController()
+    const waiting = client.getDeployment(uuid, poll.signal).catch((e: unknown) => e)
+    const final = await client.getDeployment(uuid, S(), { final: true })
+    expect(final.deployment_uuid).toBe(uuid)
+    poll.abort(new Error('the test is done'))
+    expect(await waiting).toMatchObject({ message: 'the test is done' })
   })
 
   it("learns Coolify's window from the answers, keeping a fifth of it for other tools", async () => {

@@ -178,6 +178,24 @@ describe('deploy and read, 4x', () => {
     expect(res.json).not.toHaveProperty('logs')
   })
 
+  it('closes the log with the entry naming the deployment, after the final status', async () => {
+    let now = Date.parse('2026-11-23T10:00:00Z')
+    await start({ apps: [{ uuid: 'web', name: 'Web' }], clock: () => now })
+    const { deployment_uuid } = (await call('POST', '/deploy?uuid=web')).json.deployments[0]
+    const read = async (): Promise<{ status: string; last: string }> => {
+      const { json } = await call('GET', `/deployments/${deployment_uuid}`)
+      const entries = JSON.parse(json.logs) as Array<{ output: string }>
+      return { status: json.status, last: entries[entries.length - 1].output }
+    }
+    now += 60
+    expect(await read()).toEqual({ status: 'finished', last: 'Rolling update completed.' })
+    now += 20
+    expect(await read()).toEqual({
+      status: 'finished',
+      last: `Gracefully shutting down build container: ${deployment_uuid}`
+    })
+  })
+
   it('cancels a running deployment once, then refuses', async () => {
     await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [long] }] })
     const { deployment_uuid } = (await call('POST', '/deploy?uuid=web')).json.deployments[0]

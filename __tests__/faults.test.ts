@@ -647,6 +647,26 @@ describe('the ca-certificate input (an instance with a private CA)', () => {
   })
 })
 
+describe('the ca-certificate input beside the runner’s own CAs', () => {
+  it("adds the CA to the ones Node trusts, keeping the runner's NODE_EXTRA_CA_CERTS", async () => {
+    const server = await start({
+      tls: {
+        key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'),
+        cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8')
+      }
+    })
+    // Coolify's CA comes from the runner; `ca-certificate` names another (a second instance's).
+    const result = await runAction({
+      inputs: inputsFor(server, { 'ca-certificate': join(TLS_DIR, 'coolify-test-ca.pem') }),
+      env: { NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem') }
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expectCleanOutput(result, [TOKEN])
+  })
+})
+
 describe('answers and output the runner would misread', () => {
   it("neutralises build output that looks like the runner's ##[ markup", async () => {
     const markup = ['##[group]Injected group', '##[error]Injected error', '  ##[endgroup]']

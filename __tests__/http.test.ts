@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createTlsServer } from 'node:https'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { HttpAgent, HttpTimeout, ProxyRefusal } from '../src/http.js'
+import { gzipSync } from 'node:zlib'
+import { HttpAgent, HttpTimeout, HttpUnreadable, ProxyRefusal } from '../src/http.js'
 import { startProxy, type ForwardingProxy } from '../test/support/proxy.js'
 import { PROJECT } from '../test/support/runner.js'
 
@@ -26,16 +27,27 @@ afterEach(async () => {
 /** A server on loopback that answers with `handler`, and counts the connections it was given. */
 async function serve(
   handler: Handler,
-  options: { secure?: boolean } = {}
+  options: {
+    secure?: boolean
+    /** The certificate's files, `NAME.pem` and `NAME-key.pem`: coolify-test by default. */
+    certificate?: string
+    /** The server's idle timeout, which it announces as `Keep-Alive: timeout=N`. */
+    keepAliveMs?: number
+    /** Told of each connection the server is given. */
+    connected?: (socket: Socket) => void
+  } = {}
 ): Promise<{ url: URL; connections: () => number }> {
+  const name = options.certificate ?? 'coolify-test'
   const server = options.secure
-    ? createTlsServer({ key: tls('coolify-test-key.pem'), cert: tls('coolify-test.pem') }, handler)
+    ? createTlsServer({ key: tls(`${name}-key.pem`), cert: tls(`${name}.pem`) }, handler)
     : createServer(handler)
+  if (options.keepAliveMs !== undefined) server.keepAliveTimeout = options.keepAliveMs
   let connections = 0
   const sockets = new Set<Socket>()
   server.on(options.secure ? 'secureConnection' : 'connection', (socket: Socket) => {
     connections++
     sockets.add(socket)
+    options.connected?.(socket)
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   closing.push(
@@ -165,6 +177,141 @@ describe('HttpAgent', () => {
   })
 })
 
+/** Whether the client ended the connection (its FIN came) before it closed. */
+function endedByClient(socket: Socket): Promise<boolean> {
+  return new Promise(resolve => {
+    let ended = false
+    socket.once('end', () => (ended = true))
+    socket.once('close', () => resolve(ended))
+  })
+}
+
+describe('HttpAgent: kept-alive connections', () => {
+  it("closes an idle connection before the server's Keep-Alive timeout, by a margin", async () => {
+    const closed: Array<Promise<boolean>> = []
+    // The server announces `Keep-Alive: timeout=2` and closes idle connections after 2 s.
+    const server = await serve((_request, response) => response.end('ok'), {
+      keepAliveMs: 2000,
+      connected: socket => closed.push(endedByClient(socket))
+    })
+    const answer = await agentFor(server.url).request(server.url, GET())
+    expect(answer.header('keep-alive')).toBe('timeout=2')
+    await answer.text()
+    expect(await closed[0]).toBe(true)
+  })
+
+  it('closes an idle connection after a few seconds when the server gives no hint', async () => {
+    const closed: Array<Promise<boolean>> = []
+    // 0: the server keeps idle connections for ever and says nothing about it.
+    const server = await serve((_request, response) => response.end('ok'), {
+      keepAliveMs: 0,
+      connected: socket => closed.push(endedByClient(socket))
+    })
+    const answer = await agentFor(server.url).request(server.url, GET())
+    expect(answer.header('keep-alive')).toBeUndefined()
+    await answer.text()
+    expect(await closed[0]).toBe(true)
+  })
+
+  /** A server that resets each connection when its second request comes, unanswered. */
+  async function resettingSecond(): Promise<{
+    url: URL
+    connections: () => number
+    seen: string[]
+  }> {
+    const seen: string[] = []
+    const served = new WeakMap<Socket, number>()
+    const server = await serve((request, response) => {
+      const socket = request.socket
+      const count = (served.get(socket) ?? 0) + 1
+      served.set(socket, count)
+      seen.push(`${request.method} ${count}`)
+      if (count === 2) socket.resetAndDestroy()
+      else response.end('ok')
+    })
+    return { ...server, seen }
+  }
+
+  it('sends a GET again at once on a new connection when a kept one turns out closed', async () => {
+    const server = await resettingSecond()
+    const agent = agentFor(server.url)
+    expect(await (await agent.request(server.url, GET())).text()).toBe('ok')
+    const again = await agent.request(server.url, GET())
+    expect(await again.text()).toBe('ok')
+    expect(server.seen).toEqual(['GET 1', 'GET 2', 'GET 1'])
+    expect(server.connections()).toBe(2)
+  })
+
+  it('never sends a POST twice: a kept connection reset under it fails it', async () => {
+    const server = await resettingSecond()
+    const agent = agentFor(server.url)
+    await (await agent.request(server.url, GET())).text()
+    const error = await agent
+      .request(server.url, { ...GET(), method: 'POST', body: '{}' })
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'ECONNRESET' })
+    expect(server.seen).toEqual(['GET 1', 'POST 2'])
+  })
+
+  it('sends a request that must not be sent twice on a new connection', async () => {
+    const server = await resettingSecond()
+    const agent = agentFor(server.url)
+    await (await agent.request(server.url, GET())).text()
+    const answer = await agent.request(server.url, {
+      ...GET(),
+      method: 'POST',
+      body: '{}',
+      once: true
+    })
+    expect(await answer.text()).toBe('ok')
+    expect(server.seen).toEqual(['GET 1', 'POST 1'])
+    expect(server.connections()).toBe(2)
+  })
+})
+
+describe('HttpAgent: answers that can never be read', () => {
+  it('fails at once on headers larger than Node reads', async () => {
+    const server = await serve((_request, response) => {
+      response.setHeader('x-padding', 'x'.repeat(20_000))
+      response.end('{}')
+    })
+    const error = await agentFor(server.url)
+      .request(server.url, GET())
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HttpUnreadable)
+    expect(error).toMatchObject({
+      code: 'UNREADABLE_ANSWER',
+      message: expect.stringMatching(/headers are larger/)
+    })
+  })
+
+  it('refuses a compressed body that was not asked for', async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' })
+      response.end(gzipSync('{"ok":true}'))
+    })
+    const answer = await agentFor(server.url).request(server.url, GET())
+    expect(answer.status).toBe(200)
+    await expect(answer.text()).rejects.toMatchObject({
+      code: 'UNREADABLE_ANSWER',
+      message: 'its body came compressed (gzip), which was not asked for'
+    })
+  })
+})
+
+describe('HttpAgent: the CAs it trusts', () => {
+  it("adds `ca` to Node's default store, NODE_EXTRA_CA_CERTS included, rather than replacing it", async () => {
+    const server = await serve((_request, response) => response.end('secret'), {
+      secure: true,
+      certificate: 'server'
+    })
+    const env = { NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem') }
+    // The certificate's CA comes from the runner's extra file, not from `ca`.
+    const agent = agentFor(server.url, { ca: [tls('coolify-test-ca.pem')] }, env)
+    expect(await (await agent.request(server.url, GET())).text()).toBe('secret')
+  })
+})
+
 describe('HttpAgent through a proxy', () => {
   async function proxy(options?: Parameters<typeof startProxy>[0]): Promise<ForwardingProxy> {
     const started = await startProxy(options)
@@ -188,6 +335,38 @@ describe('HttpAgent through a proxy', () => {
     expect(forwarder.tunnels.map(tunnel => tunnel.target)).toEqual([
       `coolify.test:${server.url.port}`
     ])
+  })
+
+  it('names the target, not the proxy, in the Host of its CONNECT', async () => {
+    const server = await serve((_request, response) => response.end('ok'))
+    const forwarder = await proxy()
+    const target = new URL(`http://coolify.test:${server.url.port}/`)
+    const agent = agentFor(target, {}, { HTTP_PROXY: forwarder.url })
+    expect(await (await agent.request(target, GET())).text()).toBe('ok')
+    expect(forwarder.tunnels).toMatchObject([{ host: `coolify.test:${server.url.port}` }])
+  })
+
+  it("checks TLS to an IP address against that address, not against 'localhost'", async () => {
+    const forwarder = await proxy()
+    const env = { HTTPS_PROXY: forwarder.url }
+    const right = await serve((_request, response) => response.end('secret'), {
+      secure: true,
+      certificate: 'ip-test'
+    })
+    const address = new URL(`https://192.0.2.10:${right.url.port}/`)
+    const agent = agentFor(address, { ca: [tls('ip-test-ca.pem')] }, env)
+    expect(await (await agent.request(address, GET())).text()).toBe('secret')
+
+    // A certificate for 127.0.0.1 and localhost is not one for 192.0.2.10.
+    const wrong = await serve((_request, response) => response.end('secret'), {
+      secure: true,
+      certificate: 'server'
+    })
+    const other = new URL(`https://192.0.2.10:${wrong.url.port}/`)
+    const error = await agentFor(other, { ca: [tls('ca.pem')] }, env)
+      .request(other, GET())
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' })
   })
 
   it('fails the certificate check through the tunnel without the CA', async () => {

@@ -209,6 +209,33 @@ describe("an application's status after its deployment finished", () => {
     expectClean(result)
   })
 
+  it('counts no status check from the second the deployment ended in', async () => {
+    // The fake's clock stands at .600 of each second: the deployment ends at .900 of one, and
+    // Coolify's scheduled check saw the old container at .500 of the same second. Both are
+    // stored as that whole second; only the refresh 3 s later sees the new container.
+    const app = {
+      ...APP,
+      scenarios: [quick],
+      refreshMs: 3000,
+      checkedBeforeEndMs: 400,
+      runtime: [{ at: 0, status: 'exited:unhealthy' }]
+    }
+    const server = await start({
+      apps: [app],
+      clock: () => {
+        const now = Date.now()
+        return now - (now % 1000) + 600
+      }
+    })
+
+    const result = await run(server, { 'health-timeout': '8s' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('unhealthy')
+    expect(result.stdout).toMatch(/did not come up: Coolify reports it exited:unhealthy/)
+    expectClean(result)
+  })
+
   it('is unhealthy when Coolify reports running:unhealthy throughout', async () => {
     const runtime = [{ at: 0, status: 'running:unhealthy' }]
     const server = await start({ apps: [{ ...APP, scenarios: [quick], runtime }] })

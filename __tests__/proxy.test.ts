@@ -5,9 +5,10 @@
  * resolves nowhere, is reached only through it.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PROJECT } from '../test/support/runner.js'
 import type { FakeCoolify } from '../test/fake-coolify/index.js'
 import { startFakeGitHub, type FakeGitHub } from '../test/fake-github/index.js'
 import { startProxy, type ForwardingProxy, type ProxyOptions } from '../test/support/proxy.js'
@@ -24,6 +25,8 @@ import {
 } from '../test/support/scenarios.js'
 
 const start = fakeCoolifyPerTest()
+const TLS_DIR = join(PROJECT, 'test', 'fixtures', 'tls')
+const fixture = (name: string): string => readFileSync(join(TLS_DIR, name), 'utf8')
 let proxy: ForwardingProxy | undefined
 let github: FakeGitHub | undefined
 
@@ -126,6 +129,67 @@ describe('behind a proxy', () => {
     )
     expect(result.stdout).toContain(`::add-mask::${secret}`)
     expectNoSecrets(result.stdout + result.stderr + result.summary, [secret])
+  }, 30_000)
+
+  it('says it is the proxy’s own certificate that is not trusted, and how to trust it', async () => {
+    const server = await start()
+    const { url } = await withProxy({
+      tls: { key: fixture('server-key.pem'), cert: fixture('server.pem') }
+    })
+    const refused = await run(server, { HTTP_PROXY: url }, { timeout: '3s' })
+
+    expect(refused.code).toBe(1)
+    const errors = errorLines(refused.stdout)
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toMatch(
+      new RegExp(`the TLS certificate of the proxy ${new URL(url).host} is not trusted \\(\\w+\\)`)
+    )
+    expect(errors[0]).toContain('NODE_EXTRA_CA_CERTS')
+    expect(actionRequests(server)).toEqual([])
+
+    // Trusted as the message says, the same proxy works.
+    const trusted = await run(server, {
+      HTTP_PROXY: url,
+      NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem')
+    })
+    expect(trusted.code).toBe(0)
+    expect(trusted.outputs.status).toBe('finished')
+    expectNoStackTrace(refused.stderr + trusted.stderr)
+  }, 30_000)
+
+  it('fails at once, naming the variable, on a malformed % in the proxy password, and masks it', async () => {
+    const server = await start()
+    const { url } = await withProxy({ credentials: 'deploy:50%off' })
+    const raw = '50%off'
+    const result = await run(server, {
+      HTTP_PROXY: url.replace('http://', `http://deploy:${raw}@`)
+    })
+
+    expect(result.code).toBe(1)
+    expect(errorLines(result.stdout)).toEqual([
+      // The workflow command writes % as %25.
+      expect.stringMatching(
+        /^::error::HTTP_PROXY: the proxy's user or password holds a %25 that starts no escape: write a %25 in them as %2525/
+      )
+    ])
+    expect(result.stdout).toContain('::add-mask::50%25off')
+    expectNoSecrets(result.stdout + result.stderr + result.summary, [raw])
+    expectNoStackTrace(result.stderr)
+    expect(actionRequests(server)).toEqual([])
+  }, 30_000)
+
+  it('refuses a socks proxy rather than going around it', async () => {
+    const server = await start()
+    const result = await run(server, { http_proxy: 'socks5://127.0.0.1:1080' })
+
+    expect(result.code).toBe(1)
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(
+        /^::error::http_proxy names a socks5:\/\/ proxy, but only HTTP and HTTPS proxies are supported/
+      )
+    ])
+    expectNoStackTrace(result.stderr)
+    expect(actionRequests(server)).toEqual([])
   }, 30_000)
 
   it('checks health-url through the proxy too', async () => {

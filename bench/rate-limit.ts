@@ -1,6 +1,7 @@
 /**
  * Many apps under a rate limit: 30 applications deployed in one step, each deployment ending
- * 4–10 s after the trigger, at 60 requests a minute and at Coolify's default (200). How long after
+ * 4–10 s after the trigger, at 60 requests a minute and at Coolify's default (200), with Coolify
+ * 4.3.11's closing entry and without it (an older server). How long after
  * the last deployment ended the step ends, how many requests it sends and how many Coolify refuses,
  * and whether the log survives the sharing.
  */
@@ -43,6 +44,8 @@ const KILL_AFTER_MS = 300_000
 
 interface Measured {
   limit: number
+  /** Whether Coolify writes its closing entry (4.3.11), or nothing after the final status. */
+  closing: boolean
   result: RunResult
   afterLastEndMs: number
   requests: number
@@ -55,7 +58,7 @@ interface Measured {
  * The builds, in the order of `app-uuid`: the i-th app does not end i-th (ends and closing delays
  * are stepped through in two other orders), so that neither follows the order the action reads in.
  */
-function builds() {
+function builds(closing = true) {
   return Array.from({ length: APPS }, (_, i) => {
     const name = `api${String(i).padStart(2, '0')}`
     const endAt =
@@ -66,15 +69,15 @@ function builds() {
     const build = steadyBuild(name, endAt, {
       everyMs: LINES_EVERY_MS,
       perTick: LINES_PER_TICK,
-      closingAfterMs
+      closingAfterMs: closing ? closingAfterMs : undefined
     })
     return { name, build }
   })
 }
 
-async function measure(limit: number, delayMs: number): Promise<Measured> {
+async function measure(limit: number, delayMs: number, closing: boolean): Promise<Measured> {
   await sleep(delayMs)
-  const apps = builds()
+  const apps = builds(closing)
   const server: FakeCoolify = await fake(
     apps.map(a => app(a.name, a.build)),
     { rateLimit: limit, queueLimit: ROOMY_QUEUE }
@@ -91,6 +94,7 @@ async function measure(limit: number, delayMs: number): Promise<Measured> {
   const printed = buildLogLines(result.stdout).map(line => line.replace(/^\S+ \| /, ''))
   return {
     limit,
+    closing,
     result,
     afterLastEndMs: result.exitedAt - lastEnd,
     requests: server.requests.length,
@@ -104,11 +108,42 @@ async function measure(limit: number, delayMs: number): Promise<Measured> {
 }
 
 function rowsOf(m: Measured): Row[] {
-  const label = `${APPS} apps in one step, rate limit ${m.limit}/minute`
+  const label = `${APPS} apps in one step, rate limit ${m.limit}/minute${m.closing ? '' : ', without the closing entry'}`
   const afterEnd = Number.isNaN(m.afterLastEndMs)
     ? 'not every deployment ended'
     : seconds(m.afterLastEndMs)
   const maxAfterEnd = MAX_AFTER_END_MS[m.limit]
+  if (!m.closing) {
+    // An older server: the end of a log is known only once it stayed quiet a while. Reported.
+    return [
+      {
+        metric: `${label}: last deployment's end → step's end (s)`,
+        action: afterEnd,
+        reference: 'not run',
+        target: 'reported'
+      },
+      {
+        metric: `${label}: requests sent (reads of a deployment)`,
+        action: `${fixed(m.requests)} (${fixed(m.reads)})`,
+        reference: 'not run',
+        target: 'reported'
+      },
+      {
+        metric: `${label}: answers 429 (rate limited)`,
+        action: fixed(m.refused),
+        reference: 'not run',
+        target: '0',
+        met: m.refused === 0
+      },
+      {
+        metric: `${label}: every visible line printed exactly once`,
+        action: m.once.detail,
+        reference: 'not run',
+        target: 'yes',
+        met: m.once.ok
+      }
+    ]
+  }
   return [
     {
       metric: `${label}: last deployment's end → step's end (s)`,
@@ -143,8 +178,11 @@ function rowsOf(m: Measured): Row[] {
 
 export async function manyAppsLimited(): Promise<Part> {
   log(`${APPS} apps in one step at ${LOW_LIMIT} and at ${DEFAULT_LIMIT} requests a minute`)
-  // Each against a fake of its own, at once: only times and requests are measured.
-  const runs = await Promise.all([measure(LOW_LIMIT, 0), measure(DEFAULT_LIMIT, 200)])
+  // Each against a fake of its own, two at once: only times and requests are measured.
+  const runs = [
+    ...(await Promise.all([measure(LOW_LIMIT, 0, true), measure(DEFAULT_LIMIT, 200, true)])),
+    ...(await Promise.all([measure(LOW_LIMIT, 0, false), measure(DEFAULT_LIMIT, 200, false)]))
+  ]
   const visible = builds().map(a => a.build.visible.length)
   const notes = [
     `- ${APPS} apps in one step (\`app-uuid\` with ${APPS} uuids): deployments that turn \`finished\``,
@@ -154,9 +192,11 @@ export async function manyAppsLimited(): Promise<Part> {
     '  the step cannot end before the closing entry of the last one. One run at each limit, each against',
     "  a fake of its own, at once, whose limiter is Coolify's fixed window. The floor is not run: it",
     '  has no rate-limit handling.',
+    '- The same again without the closing entry (an older server): the step knows a log has ended',
+    '  only once it stayed quiet for 1.5 s after the final status. Reported, 429 and lines held.',
     ...runs.map(
       m =>
-        `- … at ${m.limit}/minute: wall time ${seconds(m.result.exitedAt - m.result.startedAt)} s, exit code ` +
+        `- … at ${m.limit}/minute${m.closing ? '' : ', without the closing entry'}: wall time ${seconds(m.result.exitedAt - m.result.startedAt)} s, exit code ` +
         `${m.result.code ?? m.result.signal}, \`status\` ${m.result.outputs.status || '(none)'}, ` +
         `${fixed(m.requests / ((m.result.exitedAt - m.result.startedAt) / 60_000))} requests a minute.`
     )

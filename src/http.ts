@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
 import { isIP, type Socket } from 'node:net'
@@ -13,7 +14,7 @@ import { proxyFor, type Proxy } from './proxy.js'
 export interface HttpOptions {
   /** Longest wait to connect, for the answer's headers, and between chunks of its body. */
   timeoutMs: number
-  /** The CAs to trust (PEM), in place of Node's own list; the caller adds that list if it wants it. */
+  /** CAs to trust (PEM) besides Node's default store (its own list, NODE_EXTRA_CA_CERTS…). */
   ca?: string[]
   /** Keeps connections open between requests (the client's many reads); off for a single request. */
   keepAlive?: boolean
@@ -24,6 +25,11 @@ export interface HttpRequest {
   headers: Record<string, string>
   body?: string
   signal: AbortSignal
+  /**
+   * Never sent twice (a deploy): it goes on a new connection, which no server can have closed
+   * while it sat idle.
+   */
+  once?: boolean
 }
 
 /** An answer whose headers have arrived; its body is still to be read. */
@@ -45,6 +51,23 @@ export class HttpTimeout extends Error {
   }
 }
 
+/**
+ * An answer that can never be read, however often it is asked for (headers larger than Node
+ * reads): the reason says what was wrong with it.
+ */
+export class HttpUnreadable extends Error {
+  readonly code = 'UNREADABLE_ANSWER'
+}
+
+/** A failure of the connection to the proxy itself (its TLS certificate, say), not past it. */
+export class ProxyFailure extends Error {
+  readonly code: string
+  constructor(override readonly cause: Error & { code?: string }) {
+    super(`the proxy failed: ${cause.message}`)
+    this.code = cause.code ?? ''
+  }
+}
+
 /** The proxy's refusal to open a tunnel: its status says why (407: it wants credentials). */
 export class ProxyRefusal extends Error {
   readonly code = 'PROXY_REFUSED'
@@ -53,34 +76,62 @@ export class ProxyRefusal extends Error {
   }
 }
 
+/**
+ * How long a connection may sit idle before it is closed: servers and the proxies before them
+ * close idle ones (Apache after 5 s; firewalls drop them silently), and a request sent on one
+ * they closed is lost. Shorter when the server's `Keep-Alive: timeout=N` says so, by a margin.
+ */
+const IDLE_MS = 4000
+const IDLE_MARGIN_MS = 1000
+/** Methods a request may be sent again with: the server does the same however often it gets it. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
+/** How a connection the server closed while it sat idle fails the next request on it. */
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
+
 /** The connections to one site, straight or through the runner's proxy for it. */
 export class HttpAgent {
   /** The outbound proxy the requests go through, when the runner has one for this site. */
   readonly proxy: Proxy | undefined
+  /** Connections kept open between requests (when `keepAlive`). */
   readonly #agent: http.Agent
+  /** A new connection for each request, closed after its answer. */
+  readonly #fresh: http.Agent
   readonly #timeoutMs: number
   /** CONNECTs to the proxy still waiting for its answer. */
   readonly #tunnels = new Set<http.ClientRequest>()
+  /** How long each kept connection may sit idle, from its last answer's `Keep-Alive`. */
+  readonly #idleMs = new WeakMap<Socket, number>()
 
   constructor(site: URL, options: HttpOptions, env: NodeJS.ProcessEnv = process.env) {
     this.proxy = proxyFor(site, env)
     this.#timeoutMs = options.timeoutMs
-    const settings = {
-      keepAlive: options.keepAlive ?? false,
-      ...(options.ca && { ca: options.ca })
-    }
+    const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined
     const secure = site.protocol === 'https:'
-    this.#agent = secure ? new https.Agent(settings) : new http.Agent(settings)
+    const Agent = secure ? https.Agent : http.Agent
+    this.#agent = new Agent({ keepAlive: options.keepAlive ?? false, ...(ca && { ca }) })
+    this.#fresh = new Agent({ keepAlive: false, ...(ca && { ca }) })
+    const keep = this.#agent.keepSocketAlive.bind(this.#agent)
+    this.#agent.keepSocketAlive = duplex => {
+      const socket = duplex as Socket
+      const idle = this.#idleMs.get(socket) ?? IDLE_MS
+      // Node's own check refuses a connection whose server allows it too short a rest.
+      if (idle <= 0 || (keep(socket) as unknown) === false) return false
+      // The agent destroys a free connection when its timer fires.
+      socket.setTimeout(idle)
+      return true
+    }
     const proxy = this.proxy
-    if (proxy) {
-      this.#agent.createConnection = (target, connected) => {
+    if (!proxy) return
+    for (const agent of [this.#agent, this.#fresh]) {
+      agent.createConnection = (target, connected) => {
         this.#tunnel(proxy, target, (error, socket) => {
           if (error || !socket) connected?.(error ?? new ProxyRefusal(0), undefined as never)
           else if (!secure) connected?.(null, socket)
           else {
-            const host = target.host ?? ''
+            // Checked against the target's name or address; SNI carries names only.
+            const host = target.host ?? 'localhost'
             const servername = isIP(host) ? undefined : host
-            connected?.(null, tls.connect({ socket, servername, ca: settings.ca }))
+            connected?.(null, tls.connect({ socket, host, servername, ca }))
           }
         })
         return undefined
@@ -98,18 +149,23 @@ export class HttpAgent {
     target: http.ClientRequestArgs,
     done: (error: Error | null, socket?: Socket) => void
   ): void {
-    const { username, password } = proxy.url
-    const credentials =
-      username && `${decodeURIComponent(username)}:${decodeURIComponent(password)}`
     const host = target.host ?? 'localhost'
+    const authority = `${host.includes(':') ? `[${host}]` : host}:${target.port}`
     const open = proxy.url.protocol === 'https:' ? https.request : http.request
+    // The proxy's own TLS is checked against the proxy, whatever the Host header below says.
+    const proxyHost = proxy.url.hostname.replace(/^\[|\]$/g, '')
     const tunnel = open(proxy.url, {
       method: 'CONNECT',
-      path: `${host.includes(':') ? `[${host}]` : host}:${target.port}`,
+      path: authority,
       agent: false,
-      headers: credentials
-        ? { 'proxy-authorization': `Basic ${Buffer.from(credentials).toString('base64')}` }
-        : {}
+      servername: isIP(proxyHost) ? '' : proxyHost,
+      // CONNECT names the target in its Host too (RFC 9110, 9.3.6).
+      headers: {
+        host: authority,
+        ...(proxy.credentials && {
+          'proxy-authorization': `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
+        })
+      }
     })
     this.#tunnels.add(tunnel)
     tunnel.setTimeout(this.#timeoutMs, () => tunnel.destroy(new HttpTimeout('CONNECT_TIMEOUT')))
@@ -122,13 +178,31 @@ export class HttpAgent {
     })
     tunnel.once('error', error => {
       this.#tunnels.delete(tunnel)
-      done(error)
+      done(error instanceof HttpTimeout ? error : new ProxyFailure(error))
     })
     tunnel.end()
   }
 
-  /** Sends a request; resolves once the answer's headers are in. */
-  request(url: URL, request: HttpRequest): Promise<HttpAnswer> {
+  /**
+   * Sends a request; resolves once the answer's headers are in. A request that may be sent again
+   * is, at once and on a new connection, when a kept connection turns out closed before any
+   * answer: the server closed it while it sat idle, and never saw the request.
+   */
+  async request(url: URL, request: HttpRequest): Promise<HttpAnswer> {
+    const agent = request.once ? this.#fresh : this.#agent
+    try {
+      return await this.#send(url, request, agent)
+    } catch (error) {
+      const stale = error instanceof StaleConnection
+      if (!stale) throw error
+      if (!IDEMPOTENT.has(request.method) || request.signal.aborted) throw error.cause
+      return this.#send(url, request, this.#fresh).catch((again: unknown) => {
+        throw again instanceof StaleConnection ? again.cause : again
+      })
+    }
+  }
+
+  #send(url: URL, request: HttpRequest, agent: http.Agent): Promise<HttpAnswer> {
     const { signal } = request
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason)
@@ -139,7 +213,7 @@ export class HttpAgent {
           : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) }
       let sent: http.ClientRequest
       try {
-        sent = send(url, { method: request.method, headers, agent: this.#agent })
+        sent = send(url, { method: request.method, headers, agent })
       } catch (error) {
         // A value HTTP cannot carry (a line break in a header) is refused before anything leaves.
         return reject(error)
@@ -175,13 +249,21 @@ export class HttpAgent {
         else if (socket.connecting) socket.once('connect', connected)
         else connected()
       })
-      sent.on('error', error => {
+      sent.on('error', (error: Error & { code?: string }) => {
         stop()
-        reject(error)
+        if (sent.reusedSocket && STALE_CODES.has(error.code ?? '')) {
+          reject(new StaleConnection(error))
+        } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+          reject(new HttpUnreadable('its headers are larger than Node reads (16 KB)'))
+        } else reject(error)
       })
       sent.on('response', (response: http.IncomingMessage) => {
         stage = 'BODY_TIMEOUT'
         current = response
+        this.#idleMs.set(
+          response.socket,
+          idleMsOf(response.headers['keep-alive'] as string | undefined)
+        )
         // Until its body is read, a failure of the answer is kept (as `errored`), not thrown.
         response.on('error', () => {})
         response.once('close', stop)
@@ -192,7 +274,16 @@ export class HttpAgent {
             const value = response.headers[name.toLowerCase()]
             return Array.isArray(value) ? value[0] : value
           },
-          text: () => readText(response, alive)
+          text: () => {
+            const encoding = response.headers['content-encoding']
+            if (!encoding || encoding === 'identity' || request.headers['accept-encoding']) {
+              return readText(response, alive)
+            }
+            response.destroy()
+            return Promise.reject(
+              new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`)
+            )
+          }
         })
       })
       sent.end(request.body)
@@ -203,8 +294,45 @@ export class HttpAgent {
   close(): void {
     for (const tunnel of this.#tunnels) tunnel.destroy()
     this.#agent.destroy()
+    this.#fresh.destroy()
   }
 }
+
+/** A kept connection was found closed before the request got any answer. */
+class StaleConnection extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message)
+  }
+}
+
+/** How long a connection may stay idle after an answer with this `Keep-Alive` header. */
+function idleMsOf(keepAlive: string | undefined): number {
+  const hint = /(?:^|[\s,])timeout=(\d+)/i.exec(keepAlive ?? '')?.[1]
+  if (hint === undefined) return IDLE_MS
+  return Math.min(IDLE_MS, Number(hint) * 1000 - IDLE_MARGIN_MS)
+}
+
+/**
+ * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
+ * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
+ * file then.
+ */
+function defaultCertificates(env: NodeJS.ProcessEnv): string[] {
+  const store = (tls as { getCACertificates?: (type: string) => string[] }).getCACertificates
+  if (store) return store('default')
+  const extra = env.NODE_EXTRA_CA_CERTS
+  let added: string[] = []
+  if (extra) {
+    try {
+      added = readFileSync(extra, 'utf8').match(PEM_CERTIFICATE) ?? []
+    } catch {
+      // Node itself only warns about a file it cannot read.
+    }
+  }
+  return [...tls.rootCertificates, ...added]
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
 
 /** The body of `response` as text, whole or not at all. */
 function readText(response: http.IncomingMessage, alive: () => void): Promise<string> {

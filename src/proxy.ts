@@ -1,8 +1,12 @@
+import { ActionError } from './errors.js'
+
 /** The outbound proxy a request goes through. */
 export interface Proxy {
   url: URL
   /** `host:port`: how messages name it, never with its credentials. */
   name: string
+  /** `user:password`, decoded, when the proxy's URL carries them. */
+  credentials?: string
 }
 
 /**
@@ -13,10 +17,10 @@ export interface Proxy {
  */
 export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): Proxy | undefined {
   if (bypasses(target, env)) return undefined
-  const value =
-    target.protocol === 'https:'
-      ? env.https_proxy || env.HTTPS_PROXY
-      : env.http_proxy || env.HTTP_PROXY
+  const [lower, upper] =
+    target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY']
+  const variable = env[lower] ? lower : upper
+  const value = env[variable]
   if (!value) return undefined
   let url: URL
   try {
@@ -25,8 +29,22 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): Pro
   } catch {
     return undefined
   }
-  if (!/^https?:$/.test(url.protocol)) return undefined
-  return { url, name: url.host }
+  if (!/^https?:$/.test(url.protocol)) {
+    throw new ActionError(
+      `${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`
+    )
+  }
+  let credentials: string | undefined
+  try {
+    if (url.username || url.password) {
+      credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+    }
+  } catch {
+    throw new ActionError(
+      `${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`
+    )
+  }
+  return { url, name: url.host, credentials }
 }
 
 /** The password of a proxy URL, to mask before anything could print it. */
@@ -37,12 +55,21 @@ export function proxySecrets(env: NodeJS.ProcessEnv = process.env): string[] {
     if (!value) continue
     try {
       const { password } = new URL(value.includes('://') ? value : `http://${value}`)
-      if (password) secrets.push(password, decodeURIComponent(password))
+      if (password) secrets.push(password, decoded(password))
     } catch {
       // Not a URL: nothing that reads as a password.
     }
   }
   return [...new Set(secrets)]
+}
+
+/** `value` with its %XX escapes decoded; as it is when one is malformed. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
 }
 
 /** This machine: `localhost`, 127.x.x.x or [::1]. */

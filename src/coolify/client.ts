@@ -1,9 +1,14 @@
-import { rootCertificates } from 'node:tls'
 import { ActionError } from '../errors.js'
-import { HttpAgent, type HttpAnswer } from '../http.js'
+import { HttpAgent, HttpUnreadable, type HttpAnswer } from '../http.js'
 import type { Proxy } from '../proxy.js'
 import { linked } from '../signals.js'
-import { CoolifyError, describeHttpFailure, describeNetworkFailure, isQueueFull } from './errors.js'
+import {
+  CoolifyError,
+  describeHttpFailure,
+  describeNetworkFailure,
+  isQueueFull,
+  UNREADABLE_HINT
+} from './errors.js'
 import {
   backoffDelay,
   Reachability,
@@ -70,6 +75,11 @@ interface Call {
   retry: boolean
   /** The step's deadline and cancellation: every request carries them. */
   signal: AbortSignal
+  /**
+   * A read that ends a deployment's following (its final status and last lines): like a trigger,
+   * it may spend the share of the window kept for other tools, which is for polling.
+   */
+  final?: boolean
 }
 
 const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
@@ -96,7 +106,7 @@ export class CoolifyClient {
       new URL(options.apiUrl),
       {
         timeoutMs: options.requestTimeoutMs ?? 30_000,
-        ca: options.caCertificate ? [...rootCertificates, options.caCertificate] : undefined,
+        ca: options.caCertificate ? [options.caCertificate] : undefined,
         keepAlive: true
       },
       options.env
@@ -234,8 +244,18 @@ export class CoolifyClient {
     })
   }
 
-  getDeployment(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
-    return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal })
+  getDeployment(
+    uuid: string,
+    signal: AbortSignal,
+    { final = false }: { final?: boolean } = {}
+  ): Promise<DeploymentDetail> {
+    return this.call({
+      method: 'GET',
+      path: `/deployments/${enc(uuid)}`,
+      retry: true,
+      signal,
+      final
+    })
   }
 
   /**
@@ -509,8 +529,8 @@ export class CoolifyClient {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
-        // GETs are reads: they leave the share of the window kept for others alone.
-        await this.gate.ready(call.signal, call.method === 'GET')
+        // GETs that poll leave the share of the window kept for others alone.
+        await this.gate.ready(call.signal, call.method === 'GET' && !call.final)
         const answer = (await this.send(call)) as Dated<T>
         this.reachability.answered(`${call.method} ${call.path}`)
         return answer
@@ -550,7 +570,8 @@ export class CoolifyClient {
         method: call.method,
         headers,
         body,
-        signal: call.signal
+        signal: call.signal,
+        once: !call.retry
       })
     } catch (error) {
       this.gate.unanswered()
@@ -579,6 +600,17 @@ export class CoolifyClient {
     } catch (error) {
       observe()
       if (call.signal.aborted) throw call.signal.reason
+      if (error instanceof HttpUnreadable) {
+        throw new CoolifyError(
+          label,
+          `the answer (${status}) cannot be read: ${error.message}`,
+          UNREADABLE_HINT,
+          {
+            status,
+            transient: false
+          }
+        )
+      }
       const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name)
       throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
         status,
@@ -591,10 +623,15 @@ export class CoolifyClient {
     const serverMessage = messageOf(json)
     observe(serverMessage)
     if (status < 200 || status >= 300) {
-      const described = describeHttpFailure(status, serverMessage, {
-        location: response.header('location'),
-        'cf-mitigated': response.header('cf-mitigated')
-      })
+      const described = describeHttpFailure(
+        status,
+        serverMessage,
+        {
+          location: response.header('location'),
+          'cf-mitigated': response.header('cf-mitigated')
+        },
+        url
+      )
       // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
       const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated')
       const reason = !page

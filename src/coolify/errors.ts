@@ -1,5 +1,5 @@
 import { ActionError } from '../errors.js'
-import type { ProxyRefusal } from '../http.js'
+import { ProxyFailure, type ProxyRefusal } from '../http.js'
 
 export interface FailureDetails {
   /** HTTP status, when an answer came back. */
@@ -61,6 +61,9 @@ const ABILITIES =
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT =
   "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner"
+/** What answers nothing can read come from: a proxy in front of Coolify that rewrites them. */
+export const UNREADABLE_HINT =
+  'A proxy in front of Coolify changes its answers: let the API through as Coolify sends it (no compression, no added headers)'
 const URL_HINT =
   "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
 
@@ -84,7 +87,9 @@ export function isQueueFull(
 export function describeHttpFailure(
   status: number,
   serverMessage: string | undefined,
-  headers: Record<string, string | undefined>
+  headers: Record<string, string | undefined>,
+  /** The address asked for: a redirect to the same host on https says to use https. */
+  requested?: URL
 ): { reason: string; hint: string; transient: boolean } {
   const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`
   const answered = `Coolify answered ${said}`
@@ -92,6 +97,14 @@ export function describeHttpFailure(
     return {
       reason: `Cloudflare stopped the request with a challenge (cf-mitigated: ${headers['cf-mitigated']})`,
       hint: 'Let the runner through: a WAF skip rule for the API, or a Cloudflare Access service token in `headers`',
+      transient: false
+    }
+  }
+  const secure = status >= 300 && status < 400 ? httpsOf(requested, headers.location) : undefined
+  if (secure) {
+    return {
+      reason: `got a ${status} redirect to ${secure}: Coolify's proxy serves it on https only`,
+      hint: `Use https:// in \`coolify-url\`: ${secure}`,
       transient: false
     }
   }
@@ -200,6 +213,18 @@ export function describeHttpFailure(
   return { reason: answered, hint: '', transient: false }
 }
 
+/** The https origin `location` names, when it is `requested`'s own host asked for over http. */
+function httpsOf(requested: URL | undefined, location: string | undefined): string | undefined {
+  if (requested?.protocol !== 'http:' || !location) return undefined
+  try {
+    const target = new URL(location, requested)
+    const same = target.protocol === 'https:' && target.hostname === requested.hostname
+    return same ? target.origin : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Just the host of a redirect target: enough to recognise a login page, nothing of its query. */
 function hostOf(location: string | undefined): string | undefined {
   if (!location) return undefined
@@ -254,6 +279,14 @@ export function describeNetworkFailure(
   if (proxy) {
     const failure = describeProxyFailure(error, code, host, proxy)
     if (failure) return failure
+  }
+  if (code === 'UNREADABLE_ANSWER') {
+    return {
+      reason: `the answer cannot be read: ${(error as Error).message}`,
+      hint: UNREADABLE_HINT,
+      transient: false,
+      unsent: false
+    }
   }
   if (ARGUMENT_CODES.has(code)) {
     return {
@@ -311,6 +344,14 @@ function describeProxyFailure(
   proxy: string
 ): { reason: string; hint: string; transient: boolean; unsent: boolean } | undefined {
   const hint = 'Check HTTPS_PROXY (or HTTP_PROXY) and NO_PROXY on the runner'
+  if (error instanceof ProxyFailure && CERTIFICATE_CODES.has(code)) {
+    return {
+      reason: `the TLS certificate of the proxy ${proxy} is not trusted (${code})`,
+      hint: "`ca-certificate` is for Coolify's certificate, not the proxy's: give the proxy's CA to Node on the runner with NODE_EXTRA_CA_CERTS (the path of a PEM file)",
+      transient: false,
+      unsent: true
+    }
+  }
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return {
       reason: `could not reach the proxy ${proxy} (${code})`,

@@ -47,6 +47,15 @@ export class DeploymentReads {
     return this.client.getDeployment(uuid, signal)
   }
 
+  /**
+   * A read of a deployment that has ended (it left the running list, or its closing lines are
+   * due): it ends the step's work on it, so it goes as soon as the window has any request left,
+   * the share kept for other tools included, rather than waiting for a turn.
+   */
+  final(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
+    return this.client.getDeployment(uuid, signal, { final: true })
+  }
+
   /** The deployment as the next turn's reads find it, while it runs. */
   running(uuid: string, signal: AbortSignal): Promise<RunningRead> {
     if (!this.#listed) return this.one(uuid, signal).then(detail => ({ detail }))

@@ -19,7 +19,13 @@ const PROBE_TIMEOUT_MS = 10_000
 export async function probe(url: string, signal: AbortSignal): Promise<ProbeResult> {
   // Through the runner's proxy, as a browser on it would reach the application.
   const target = new URL(url)
-  const agent = new HttpAgent(target, { timeoutMs: PROBE_TIMEOUT_MS })
+  let agent: HttpAgent
+  try {
+    agent = new HttpAgent(target, { timeoutMs: PROBE_TIMEOUT_MS })
+  } catch (error) {
+    // A proxy for the application's address that cannot be used (a socks:// one).
+    return { ok: false, what: `was not asked: ${describeError(error)}` }
+  }
   const { proxy } = agent
   try {
     const response = await agent.request(target, {

@@ -212,7 +212,7 @@ export class Follower {
       const before = cursor.progress
       try {
         await sleep(CLOSING_PAUSE_MS, signal)
-        await this.readOne(deployment, signal)
+        await this.readFinal(deployment, signal)
       } catch {
         return
       }
@@ -241,6 +241,8 @@ export class Follower {
       }
       this.unlisted.add(deployment)
       await sleep(LEFT_PAUSE_MS, signal)
+      await this.readFinal(deployment, signal)
+      return
     }
     await this.readOne(deployment, signal)
   }
@@ -248,6 +250,11 @@ export class Follower {
   /** Reads the deployment by uuid, in its turn. */
   private async readOne(deployment: Deployment, signal: AbortSignal): Promise<void> {
     this.take(deployment, await this.reads.one(deployment.uuid!, signal))
+  }
+
+  /** Reads an ended deployment by uuid, as soon as the window allows. */
+  private async readFinal(deployment: Deployment, signal: AbortSignal): Promise<void> {
+    this.take(deployment, await this.reads.final(deployment.uuid!, signal))
   }
 
   private take(deployment: Deployment, detail: DeploymentDetail): void {

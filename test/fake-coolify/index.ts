@@ -34,7 +34,7 @@ export type {
   SlowAnswer,
   Step
 } from './types.js'
-export { DEFAULT_SCENARIO } from './scenario.js'
+export { DEFAULT_SCENARIO, UUID_MARK } from './scenario.js'
 export { ENV_FIELDS, PATCH_ALLOWED, ROLLBACK_ALLOWED } from './allow-list.js'
 export { CLONE_ALLOWED } from './clone.js'
 export { DEFAULT_DESTINATION } from './state.js'

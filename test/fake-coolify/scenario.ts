@@ -25,6 +25,8 @@ export interface Progress {
 
 /** What a deployment needs to be evaluated. */
 export interface Timeline {
+  /** The deployment's uuid: `{{deployment_uuid}}` in a scenario's lines stands for it. */
+  uuid?: string
   scenario: Scenario
   createdAt: number
   cancelledAt?: number
@@ -34,7 +36,10 @@ export interface Timeline {
   job?: (startedAt: number) => Array<string | LogLine>
 }
 
-/** A short success, with a hidden command and a line written after the terminal status. */
+/**
+ * A short success, with a hidden command and, after the terminal status, the closing entry naming
+ * the deployment as Coolify 4.3.11 writes it.
+ */
 export const DEFAULT_SCENARIO: Scenario = {
   steps: [
     { at: 0, status: 'queued' },
@@ -48,7 +53,7 @@ export const DEFAULT_SCENARIO: Scenario = {
     },
     { at: 40, lines: ['Building docker image started.', 'Building docker image completed.'] },
     { at: 60, status: 'finished', lines: ['Rolling update completed.'] },
-    { at: 80, lines: ['Gracefully shutting down build container.'] }
+    { at: 80, lines: ['Gracefully shutting down build container: {{deployment_uuid}}'] }
   ]
 }
 
@@ -63,6 +68,14 @@ export function entry(line: string | LogLine, timestamp: number): Entry {
     batch: l.batch ?? 1
   }
 }
+
+/** As Coolify 4.3.11's closing entry names the deployment: `{{deployment_uuid}}` in a line. */
+function withUuid(e: Entry, uuid: string | undefined): Entry {
+  if (uuid === undefined || !e.output.includes(UUID_MARK)) return e
+  return { ...e, output: e.output.replaceAll(UUID_MARK, uuid) }
+}
+
+export const UUID_MARK = '{{deployment_uuid}}'
 
 export function isRunning(phase: Phase): boolean {
   return phase === 'queued' || phase === 'in_progress'
@@ -90,7 +103,7 @@ export function progress(t: Timeline, now: number): Progress {
       started = p.startedAt === null && p.phase !== 'queued'
       if (started) p.startedAt = at
     }
-    for (const line of step.lines ?? []) p.entries.push(entry(line, at))
+    for (const line of step.lines ?? []) p.entries.push(withUuid(entry(line, at), t.uuid))
     if (started && t.job) for (const line of t.job(at)) p.entries.push(entry(line, at))
     p.updatedAt = at
   }

@@ -143,6 +143,8 @@ export interface AppRecord {
   runtime: RuntimeState[]
   /** See FakeApp.refreshMs. */
   refreshMs: number
+  /** See FakeApp.checkedBeforeEndMs. */
+  checkedBeforeEndMs?: number
   runtimeLogs: string[]
   /** Services and databases: the status before any /deploy. */
   status: string
@@ -218,7 +220,7 @@ const HEALTHY = { status: 'running:healthy', http: 200 }
 export const QUEUE_FULL =
   'Deployment queue is full. Please wait for existing deployments to complete.'
 /** See FakeApp.refreshMs. */
-const REFRESH_MS = 300
+const REFRESH_MS = 1000
 /** Before the fake started, applications were last seen online this long ago. */
 const SEEN_BEFORE_MS = 10 * 60_000
 
@@ -299,6 +301,7 @@ export class Store {
       coolifyJob: app.coolifyJob ?? false,
       runtime: [...(app.runtime ?? [])].sort((a, b) => a.at - b.at),
       refreshMs: app.refreshMs ?? REFRESH_MS,
+      checkedBeforeEndMs: app.checkedBeforeEndMs,
       runtimeLogs: app.runtimeLogs ?? [],
       status: app.status ?? 'running:healthy',
       subs: (app.subs ?? [{ name: 'app' }]).map(sub => ({
@@ -649,7 +652,12 @@ export class Store {
       ({ p }) => (p.finishedAt ?? now) + app.refreshMs <= now
     )
     if (!refreshed) {
-      return { status: (app.idle ?? HEALTHY).status, onlineAt: this.bootedAt - SEEN_BEFORE_MS }
+      const status = (app.idle ?? HEALTHY).status
+      const [ended] = this.finished(app, now)
+      if (ended && app.checkedBeforeEndMs !== undefined) {
+        return { status, onlineAt: (ended.p.finishedAt ?? now) - app.checkedBeforeEndMs }
+      }
+      return { status, onlineAt: this.bootedAt - SEEN_BEFORE_MS }
     }
     const finishedAt = refreshed.p.finishedAt ?? now
     const refreshAt = finishedAt + app.refreshMs

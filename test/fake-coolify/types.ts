@@ -110,9 +110,16 @@ export interface FakeApp {
   /**
    * 4x: how long after a deployment is marked finished Coolify refreshes the application's
    * status (GetContainersStatus, dispatched once the deployment is finished): until then reads
-   * show the old container's status and last_online_at. Default 300.
+   * show the old container's status and last_online_at. Default 1000: a refresh in a later
+   * second than the end (Coolify stores both to the second).
    */
   refreshMs?: number
+  /**
+   * 4x: Coolify's scheduled status check (or a Sentinel push) last ran this long before the
+   * deployment ended: until the refresh after it, reads show the old container's status with that
+   * check's time as last_online_at. Unset: the last check was long before.
+   */
+  checkedBeforeEndMs?: number
   /**
    * The running container's log, oldest first: GET /applications/{uuid}/logs (and
    * /databases/{uuid}/logs) serves its end.

@@ -4,7 +4,8 @@
  * connects every tunnel to 127.0.0.1 on the port asked for, whatever the host name — so names
  * that resolve nowhere (`coolify.test`) reach the fakes only through it.
  */
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 
 export interface ProxyOptions {
@@ -12,16 +13,20 @@ export interface ProxyOptions {
   credentials?: string
   /** Answer every tunnel with this status instead of connecting it. */
   refuse?: number
+  /** Serve the proxy itself over TLS (an https:// proxy) with this key and certificate. */
+  tls?: { key: string; cert: string }
 }
 
 export interface Tunnel {
   /** `host:port` as asked for. */
   target: string
+  /** The CONNECT request's Host header. */
+  host?: string
   authorization?: string
 }
 
 export interface ForwardingProxy {
-  /** `http://127.0.0.1:PORT`. */
+  /** `http://127.0.0.1:PORT`, or https with `tls`. */
   url: string
   tunnels: Tunnel[]
   close(): Promise<void>
@@ -30,17 +35,18 @@ export interface ForwardingProxy {
 export async function startProxy(options: ProxyOptions = {}): Promise<ForwardingProxy> {
   const tunnels: Tunnel[] = []
   const sockets = new Set<Socket>()
-  const server = createServer((_request, response) => {
+  const refuse = (_request: IncomingMessage, response: ServerResponse): void => {
     // Plain forwarding of absolute URLs is not needed: the action always tunnels.
     response.writeHead(405).end()
-  })
+  }
+  const server = options.tls ? createTlsServer(options.tls, refuse) : createServer(refuse)
   server.on('connect', (request: IncomingMessage, client: Socket) => {
     sockets.add(client)
     client.on('close', () => sockets.delete(client))
     client.on('error', () => client.destroy())
     const target = request.url ?? ''
     const authorization = request.headers['proxy-authorization']
-    tunnels.push({ target, authorization })
+    tunnels.push({ target, host: request.headers.host, authorization })
     const expected =
       options.credentials && `Basic ${Buffer.from(options.credentials).toString('base64')}`
     if (expected && authorization !== expected) {
@@ -63,7 +69,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<Forwarding
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tunnels,
     close: () =>
       new Promise<void>(resolve => {
