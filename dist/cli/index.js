@@ -6,7 +6,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(645);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(353);
 
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, text => void process.stdout.write(text), text => void process.stderr.write(text));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 645:
+/***/ 353:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -78,6 +78,39 @@ function host() {
 }
 function setHost(next) {
     current = next;
+}
+
+;// CONCATENATED MODULE: ./src/report/failure.ts
+/**
+ * What every host says of a failed deployment: the action's annotation, the command line's
+ * `error:` line, the GitHub deployment's status.
+ */
+/** The application and the status: `web: deployment failed`. */
+function failureTitle(deployment) {
+    return `${deployment.name}: ${what(deployment)} ${deployment.status}`;
+}
+/**
+ * The application, the status and why. `cause` stands in for a reason Coolify did not give: a
+ * host without room for the log's tail gives its last stderr line.
+ */
+function failureReason(deployment, cause) {
+    const why = deployment.reason ?? cause;
+    const reason = why ? `: ${why}` : '';
+    const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
+    return `${failureTitle(deployment)}${reason}${rollback}`;
+}
+/** One line: the application, the status, why, and where to look in Coolify. */
+function failureLine(deployment, instanceUrl, cause) {
+    const link = deployment.link ?? (deployment.uuid ? `deployment ${deployment.uuid} on ${instanceUrl}` : '');
+    return `${failureReason(deployment, cause)}${link ? ` — ${link}` : ''}`;
+}
+/** The last line the build wrote to stderr, which tells best why it failed. */
+function lastError(deployment) {
+    return deployment.tail.findLast(line => line.kind === 'stderr')?.text;
+}
+/** An application's deployment; a service or database itself, which has none. */
+function what(deployment) {
+    return deployment.kind === 'application' ? 'deployment' : deployment.kind;
 }
 
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
@@ -192,6 +225,53 @@ function describeStatus(status) {
     return status.replace('_', ' ');
 }
 
+;// CONCATENATED MODULE: ./src/signals.ts
+/**
+ * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
+ * of AbortSignal.timeout() and AbortSignal.any() are held only weakly: once collected they never
+ * abort (nodejs/node#57736), and a step with a chatty build log runs past its `timeout`. Here a
+ * plain timer holds its controller, and each parent signal's listener holds its child's, until
+ * they fire or are let go.
+ */
+/** Node fires a longer timer at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/** Aborts after `ms` with a TimeoutError, as AbortSignal.timeout() does; no hold on the process. */
+function deadline(ms) {
+    return linked([], ms);
+}
+/**
+ * Aborts with the first of `parents` to abort, or after `ms` when given, with that one's reason.
+ * Once aborted (or released) it leaves its parents alone: a long-lived parent gathers no listeners.
+ */
+function linked(parents, ms) {
+    const controller = new AbortController();
+    let timer;
+    const release = () => {
+        clearTimeout(timer);
+        for (const parent of parents)
+            parent.removeEventListener('abort', follow);
+    };
+    const follow = (event) => {
+        release();
+        controller.abort(event.target.reason);
+    };
+    const first = parents.find(parent => parent.aborted);
+    if (first) {
+        controller.abort(first.reason);
+        return { signal: controller.signal, release };
+    }
+    for (const parent of parents)
+        parent.addEventListener('abort', follow);
+    if (ms !== undefined) {
+        timer = setTimeout(() => {
+            release();
+            controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+        }, Math.min(Math.max(0, ms), LONGEST_TIMER_MS));
+        timer.unref();
+    }
+    return { signal: controller.signal, release };
+}
+
 ;// CONCATENATED MODULE: ./src/budget.ts
 /**
  * Undo (cancels, pins) and the report, after everything else; with the process's own start and
@@ -200,6 +280,7 @@ function describeStatus(status) {
 const GRACE_MS = 4000;
 /** After a cancelled run's SIGINT the runner waits 7.5 s before SIGTERM: all must be done by then. */
 const CANCEL_GRACE_MS = 6500;
+
 /**
  * The step's time, handed out as signals:
  * - the deploy share: the deployments have until `timeout` (or the run's cancel);
@@ -207,30 +288,39 @@ const CANCEL_GRACE_MS = 6500;
  *   `health-timeout`, within `timeout`; its rollback at least `health-timeout` of its own, past
  *   `timeout` if need be, since a rollback cut short helps nobody;
  * - the grace share: `GRACE_MS` after `timeout` for undoing and reporting, whatever else hangs.
+ *
+ * The budget holds every timer and combined signal it hands out (see signals.ts: on Node 20 a
+ * deadline nobody holds never fires), until `release()`.
  */
 class Budget {
     healthTimeoutMs;
     cancelled;
     now;
-    timer;
     /** When `timeout` passes (epoch ms). */
     deadline;
     #deploy;
+    #held = [];
+    #timer;
     #cancelledAt;
     constructor(timeoutMs, healthTimeoutMs, 
     /** The workflow run's cancel: it ends every share but the grace. */
-    cancelled, now = Date.now, timer = ms => AbortSignal.timeout(ms)) {
+    cancelled, now = Date.now, timer) {
         this.healthTimeoutMs = healthTimeoutMs;
         this.cancelled = cancelled;
         this.now = now;
-        this.timer = timer;
+        this.#timer = timer ?? (ms => this.#hold(deadline(ms)));
         this.deadline = now() + timeoutMs;
-        this.#deploy = AbortSignal.any([cancelled, timer(timeoutMs)]);
+        this.#deploy = this.#any([cancelled, this.#timer(timeoutMs)]);
         cancelled.addEventListener('abort', () => (this.#cancelledAt = now()), { once: true });
     }
     /** Until `timeout`: triggering, following, verifying. */
     deploy() {
         return this.#deploy;
+    }
+    /** What cancelled the run, in the host's words (see Host.cancelled), without a final period. */
+    why() {
+        const reason = this.cancelled.reason;
+        return (reason instanceof Error ? reason.message : 'The run was cancelled').replace(/\.$/, '');
     }
     /** Time left until `timeout` (ms, never negative). */
     left() {
@@ -242,19 +332,16 @@ class Budget {
      * `health-timeout` ran out.
      */
     health(share) {
-        const own = this.timer(this.healthTimeoutMs);
-        const outer = share ?? this.timer(this.left());
+        const own = this.#timer(this.healthTimeoutMs);
+        const outer = share ?? this.#timer(this.left());
         return {
-            signal: AbortSignal.any([this.cancelled, own, outer]),
+            signal: this.#any([this.cancelled, own, outer]),
             cutShort: () => outer.aborted && !own.aborted && !this.cancelled.aborted
         };
     }
     /** A rollback starting now: what is left of `timeout`, and never less than `health-timeout`. */
     rollback() {
-        return AbortSignal.any([
-            this.cancelled,
-            this.timer(Math.max(this.left(), this.healthTimeoutMs))
-        ]);
+        return this.#any([this.cancelled, this.#timer(Math.max(this.left(), this.healthTimeoutMs))]);
     }
     /**
      * Undo and report, at most `ms`: everything in the grace share ends `GRACE_MS` after `timeout`
@@ -265,11 +352,40 @@ class Budget {
         const end = this.#cancelledAt === undefined
             ? Math.max(this.deadline, now) + GRACE_MS
             : this.#cancelledAt + CANCEL_GRACE_MS;
-        return this.timer(Math.max(0, Math.min(ms, end - now)));
+        return this.#timer(Math.max(0, Math.min(ms, end - now)));
+    }
+    /** Stops every timer and unhooks every signal handed out: the step is over. */
+    release() {
+        for (const held of this.#held.splice(0))
+            held.release();
+    }
+    #any(signals) {
+        return this.#hold(linked(signals));
+    }
+    #hold(held) {
+        this.#held.push(held);
+        return held.signal;
     }
 }
 
+;// CONCATENATED MODULE: ./src/errors.ts
+/**
+ * An error the user can act on: its message is one line that says what went wrong and what to do.
+ * Anything else that reaches the top is a defect and is reported as such.
+ */
+class ActionError extends Error {
+    name = 'ActionError';
+}
+/** One line, never a stack: the last word on any failure. */
+function describeError(error) {
+    if (error instanceof ActionError)
+        return error.message;
+    const text = error instanceof Error ? error.message : String(error);
+    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
+}
+
 ;// CONCATENATED MODULE: ./src/proxy.ts
+
 /**
  * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
  * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
@@ -279,9 +395,9 @@ class Budget {
 function proxyFor(target, env = process.env) {
     if (bypasses(target, env))
         return undefined;
-    const value = target.protocol === 'https:'
-        ? env.https_proxy || env.HTTPS_PROXY
-        : env.http_proxy || env.HTTP_PROXY;
+    const [lower, upper] = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+    const variable = env[lower] ? lower : upper;
+    const value = env[variable];
     if (!value)
         return undefined;
     let url;
@@ -292,9 +408,19 @@ function proxyFor(target, env = process.env) {
     catch {
         return undefined;
     }
-    if (!/^https?:$/.test(url.protocol))
-        return undefined;
-    return { url, name: url.host };
+    if (!/^https?:$/.test(url.protocol)) {
+        throw new ActionError(`${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`);
+    }
+    let credentials;
+    try {
+        if (url.username || url.password) {
+            credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+        }
+    }
+    catch {
+        throw new ActionError(`${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`);
+    }
+    return { url, name: url.host, credentials };
 }
 /** The password of a proxy URL, to mask before anything could print it. */
 function proxySecrets(env = process.env) {
@@ -306,13 +432,22 @@ function proxySecrets(env = process.env) {
         try {
             const { password } = new URL(value.includes('://') ? value : `http://${value}`);
             if (password)
-                secrets.push(password, decodeURIComponent(password));
+                secrets.push(password, decoded(password));
         }
         catch {
             // Not a URL: nothing that reads as a password.
         }
     }
     return [...new Set(secrets)];
+}
+/** `value` with its %XX escapes decoded; as it is when one is malformed. */
+function decoded(value) {
+    try {
+        return decodeURIComponent(value);
+    }
+    catch {
+        return value;
+    }
 }
 /** This machine: `localhost`, 127.x.x.x or [::1]. */
 function isLoopback(hostname) {
@@ -370,25 +505,6 @@ function redactPayloads(text) {
         .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
 }
 
-;// CONCATENATED MODULE: external "node:tls"
-const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
-;// CONCATENATED MODULE: ./src/errors.ts
-/**
- * An error the user can act on: its message is one line that says what went wrong and what to do.
- * Anything else that reaches the top is a defect and is reported as such.
- */
-class ActionError extends Error {
-    name = 'ActionError';
-}
-/** One line, never a stack: the last word on any failure. */
-function describeError(error) {
-    if (error instanceof ActionError)
-        return error.message;
-    const text = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
-}
-
 ;// CONCATENATED MODULE: external "node:http"
 const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
 var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
@@ -397,7 +513,11 @@ const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(imp
 var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
 ;// CONCATENATED MODULE: external "node:net"
 const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
 ;// CONCATENATED MODULE: ./src/http.ts
+
 
 
 
@@ -414,6 +534,23 @@ class HttpTimeout extends Error {
         this.code = code;
     }
 }
+/**
+ * An answer that can never be read, however often it is asked for (headers larger than Node
+ * reads): the reason says what was wrong with it.
+ */
+class HttpUnreadable extends Error {
+    code = 'UNREADABLE_ANSWER';
+}
+/** A failure of the connection to the proxy itself (its TLS certificate, say), not past it. */
+class ProxyFailure extends Error {
+    cause;
+    code;
+    constructor(cause) {
+        super(`the proxy failed: ${cause.message}`);
+        this.cause = cause;
+        this.code = cause.code ?? '';
+    }
+}
 /** The proxy's refusal to open a tunnel: its status says why (407: it wants credentials). */
 class ProxyRefusal extends Error {
     status;
@@ -423,35 +560,64 @@ class ProxyRefusal extends Error {
         this.status = status;
     }
 }
+/**
+ * How long a connection may sit idle before it is closed: servers and the proxies before them
+ * close idle ones (Apache after 5 s; firewalls drop them silently), and a request sent on one
+ * they closed is lost. Shorter when the server's `Keep-Alive: timeout=N` says so, by a margin.
+ */
+const IDLE_MS = 4000;
+const IDLE_MARGIN_MS = 1000;
+/** Methods a request may be sent again with: the server does the same however often it gets it. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/** How a connection the server closed while it sat idle fails the next request on it. */
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 /** The connections to one site, straight or through the runner's proxy for it. */
 class HttpAgent {
     /** The outbound proxy the requests go through, when the runner has one for this site. */
     proxy;
+    /** Connections kept open between requests (when `keepAlive`). */
     #agent;
+    /** A new connection for each request, closed after its answer. */
+    #fresh;
     #timeoutMs;
     /** CONNECTs to the proxy still waiting for its answer. */
     #tunnels = new Set();
+    /** How long each kept connection may sit idle, from its last answer's `Keep-Alive`. */
+    #idleMs = new WeakMap();
     constructor(site, options, env = process.env) {
         this.proxy = proxyFor(site, env);
         this.#timeoutMs = options.timeoutMs;
-        const settings = {
-            keepAlive: options.keepAlive ?? false,
-            ...(options.ca && { ca: options.ca })
-        };
+        const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined;
         const secure = site.protocol === 'https:';
-        this.#agent = secure ? new (external_node_https_default()).Agent(settings) : new (external_node_http_default()).Agent(settings);
+        const Agent = secure ? (external_node_https_default()).Agent : (external_node_http_default()).Agent;
+        this.#agent = new Agent({ keepAlive: options.keepAlive ?? false, ...(ca && { ca }) });
+        this.#fresh = new Agent({ keepAlive: false, ...(ca && { ca }) });
+        const keep = this.#agent.keepSocketAlive.bind(this.#agent);
+        this.#agent.keepSocketAlive = duplex => {
+            const socket = duplex;
+            const idle = this.#idleMs.get(socket) ?? IDLE_MS;
+            // Node's own check refuses a connection whose server allows it too short a rest.
+            if (idle <= 0 || keep(socket) === false)
+                return false;
+            // The agent destroys a free connection when its timer fires.
+            socket.setTimeout(idle);
+            return true;
+        };
         const proxy = this.proxy;
-        if (proxy) {
-            this.#agent.createConnection = (target, connected) => {
+        if (!proxy)
+            return;
+        for (const agent of [this.#agent, this.#fresh]) {
+            agent.createConnection = (target, connected) => {
                 this.#tunnel(proxy, target, (error, socket) => {
                     if (error || !socket)
                         connected?.(error ?? new ProxyRefusal(0), undefined);
                     else if (!secure)
                         connected?.(null, socket);
                     else {
-                        const host = target.host ?? '';
+                        // Checked against the target's name or address; SNI carries names only.
+                        const host = target.host ?? 'localhost';
                         const servername = (0,external_node_net_namespaceObject.isIP)(host) ? undefined : host;
-                        connected?.(null, external_node_tls_default().connect({ socket, servername, ca: settings.ca }));
+                        connected?.(null, external_node_tls_default().connect({ socket, host, servername, ca }));
                     }
                 });
                 return undefined;
@@ -464,17 +630,23 @@ class HttpAgent {
      * target.
      */
     #tunnel(proxy, target, done) {
-        const { username, password } = proxy.url;
-        const credentials = username && `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
         const host = target.host ?? 'localhost';
+        const authority = `${host.includes(':') ? `[${host}]` : host}:${target.port}`;
         const open = proxy.url.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        // The proxy's own TLS is checked against the proxy, whatever the Host header below says.
+        const proxyHost = proxy.url.hostname.replace(/^\[|\]$/g, '');
         const tunnel = open(proxy.url, {
             method: 'CONNECT',
-            path: `${host.includes(':') ? `[${host}]` : host}:${target.port}`,
+            path: authority,
             agent: false,
-            headers: credentials
-                ? { 'proxy-authorization': `Basic ${Buffer.from(credentials).toString('base64')}` }
-                : {}
+            servername: (0,external_node_net_namespaceObject.isIP)(proxyHost) ? '' : proxyHost,
+            // CONNECT names the target in its Host too (RFC 9110, 9.3.6).
+            headers: {
+                host: authority,
+                ...(proxy.credentials && {
+                    'proxy-authorization': `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
+                })
+            }
         });
         this.#tunnels.add(tunnel);
         tunnel.setTimeout(this.#timeoutMs, () => tunnel.destroy(new HttpTimeout('CONNECT_TIMEOUT')));
@@ -488,12 +660,32 @@ class HttpAgent {
         });
         tunnel.once('error', error => {
             this.#tunnels.delete(tunnel);
-            done(error);
+            done(error instanceof HttpTimeout ? error : new ProxyFailure(error));
         });
         tunnel.end();
     }
-    /** Sends a request; resolves once the answer's headers are in. */
-    request(url, request) {
+    /**
+     * Sends a request; resolves once the answer's headers are in. A request that may be sent again
+     * is, at once and on a new connection, when a kept connection turns out closed before any
+     * answer: the server closed it while it sat idle, and never saw the request.
+     */
+    async request(url, request) {
+        const agent = request.once ? this.#fresh : this.#agent;
+        try {
+            return await this.#send(url, request, agent);
+        }
+        catch (error) {
+            const stale = error instanceof StaleConnection;
+            if (!stale)
+                throw error;
+            if (!IDEMPOTENT.has(request.method) || request.signal.aborted)
+                throw error.cause;
+            return this.#send(url, request, this.#fresh).catch((again) => {
+                throw again instanceof StaleConnection ? again.cause : again;
+            });
+        }
+    }
+    #send(url, request, agent) {
         const { signal } = request;
         return new Promise((resolve, reject) => {
             if (signal.aborted)
@@ -504,7 +696,7 @@ class HttpAgent {
                 : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
             let sent;
             try {
-                sent = send(url, { method: request.method, headers, agent: this.#agent });
+                sent = send(url, { method: request.method, headers, agent });
             }
             catch (error) {
                 // A value HTTP cannot carry (a line break in a header) is refused before anything leaves.
@@ -543,13 +735,21 @@ class HttpAgent {
                 else
                     connected();
             });
-            sent.on('error', error => {
+            sent.on('error', (error) => {
                 stop();
-                reject(error);
+                if (sent.reusedSocket && STALE_CODES.has(error.code ?? '')) {
+                    reject(new StaleConnection(error));
+                }
+                else if (error.code === 'HPE_HEADER_OVERFLOW') {
+                    reject(new HttpUnreadable('its headers are larger than Node reads (16 KB)'));
+                }
+                else
+                    reject(error);
             });
             sent.on('response', (response) => {
                 stage = 'BODY_TIMEOUT';
                 current = response;
+                this.#idleMs.set(response.socket, idleMsOf(response.headers['keep-alive']));
                 // Until its body is read, a failure of the answer is kept (as `errored`), not thrown.
                 response.on('error', () => { });
                 response.once('close', stop);
@@ -560,7 +760,14 @@ class HttpAgent {
                         const value = response.headers[name.toLowerCase()];
                         return Array.isArray(value) ? value[0] : value;
                     },
-                    text: () => readText(response, alive)
+                    text: () => {
+                        const encoding = response.headers['content-encoding'];
+                        if (!encoding || encoding === 'identity' || request.headers['accept-encoding']) {
+                            return readText(response, alive);
+                        }
+                        response.destroy();
+                        return Promise.reject(new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`));
+                    }
                 });
             });
             sent.end(request.body);
@@ -571,8 +778,46 @@ class HttpAgent {
         for (const tunnel of this.#tunnels)
             tunnel.destroy();
         this.#agent.destroy();
+        this.#fresh.destroy();
     }
 }
+/** A kept connection was found closed before the request got any answer. */
+class StaleConnection extends Error {
+    cause;
+    constructor(cause) {
+        super(cause.message);
+        this.cause = cause;
+    }
+}
+/** How long a connection may stay idle after an answer with this `Keep-Alive` header. */
+function idleMsOf(keepAlive) {
+    const hint = /(?:^|[\s,])timeout=(\d+)/i.exec(keepAlive ?? '')?.[1];
+    if (hint === undefined)
+        return IDLE_MS;
+    return Math.min(IDLE_MS, Number(hint) * 1000 - IDLE_MARGIN_MS);
+}
+/**
+ * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
+ * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
+ * file then.
+ */
+function defaultCertificates(env) {
+    const store = (external_node_tls_default()).getCACertificates;
+    if (store)
+        return store('default');
+    const extra = env.NODE_EXTRA_CA_CERTS;
+    let added = [];
+    if (extra) {
+        try {
+            added = (0,external_node_fs_namespaceObject.readFileSync)(extra, 'utf8').match(PEM_CERTIFICATE) ?? [];
+        }
+        catch {
+            // Node itself only warns about a file it cannot read.
+        }
+    }
+    return [...(external_node_tls_default()).rootCertificates, ...added];
+}
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 /** The body of `response` as text, whole or not at all. */
 function readText(response, alive) {
     return new Promise((resolve, reject) => {
@@ -598,6 +843,7 @@ function cutShort() {
 }
 
 ;// CONCATENATED MODULE: ./src/coolify/errors.ts
+
 
 /**
  * A request to Coolify that failed. `message` is one line: the request, what came back, and what to
@@ -634,6 +880,8 @@ const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API to
 const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)';
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
+/** What answers nothing can read come from: a proxy in front of Coolify that rewrites them. */
+const UNREADABLE_HINT = 'A proxy in front of Coolify changes its answers: let the API through as Coolify sends it (no compression, no added headers)';
 const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
 /** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
 const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
@@ -646,13 +894,23 @@ const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows t
 function isQueueFull(status, serverMessage) {
     return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
 }
-function describeHttpFailure(status, serverMessage, headers) {
+function describeHttpFailure(status, serverMessage, headers, 
+/** The address asked for: a redirect to the same host on https says to use https. */
+requested) {
     const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
     const answered = `Coolify answered ${said}`;
     if (headers['cf-mitigated']) {
         return {
             reason: `Cloudflare stopped the request with a challenge (cf-mitigated: ${headers['cf-mitigated']})`,
             hint: 'Let the runner through: a WAF skip rule for the API, or a Cloudflare Access service token in `headers`',
+            transient: false
+        };
+    }
+    const secure = status >= 300 && status < 400 ? httpsOf(requested, headers.location) : undefined;
+    if (secure) {
+        return {
+            reason: `got a ${status} redirect to ${secure}: Coolify's proxy serves it on https only`,
+            hint: `Use https:// in \`coolify-url\`: ${secure}`,
             transient: false
         };
     }
@@ -758,6 +1016,19 @@ function describeHttpFailure(status, serverMessage, headers) {
     }
     return { reason: answered, hint: '', transient: false };
 }
+/** The https origin `location` names, when it is `requested`'s own host asked for over http. */
+function httpsOf(requested, location) {
+    if (requested?.protocol !== 'http:' || !location)
+        return undefined;
+    try {
+        const target = new URL(location, requested);
+        const same = target.protocol === 'https:' && target.hostname === requested.hostname;
+        return same ? target.origin : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
 /** Just the host of a redirect target: enough to recognise a login page, nothing of its query. */
 function hostOf(location) {
     if (!location)
@@ -809,6 +1080,14 @@ proxy) {
         if (failure)
             return failure;
     }
+    if (code === 'UNREADABLE_ANSWER') {
+        return {
+            reason: `the answer cannot be read: ${error.message}`,
+            hint: UNREADABLE_HINT,
+            transient: false,
+            unsent: false
+        };
+    }
     if (ARGUMENT_CODES.has(code)) {
         return {
             reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
@@ -837,7 +1116,7 @@ proxy) {
     if (code === 'ECONNREFUSED') {
         return {
             reason: `${host} refused the connection`,
-            hint: 'Check `coolify-url` and that Coolify is up and reachable from GitHub runners',
+            hint: 'Check `coolify-url` and that Coolify is up and reachable from this machine',
             transient: true,
             unsent
         };
@@ -859,6 +1138,14 @@ proxy) {
  */
 function describeProxyFailure(error, code, host, proxy) {
     const hint = 'Check HTTPS_PROXY (or HTTP_PROXY) and NO_PROXY on the runner';
+    if (error instanceof ProxyFailure && CERTIFICATE_CODES.has(code)) {
+        return {
+            reason: `the TLS certificate of the proxy ${proxy} is not trusted (${code})`,
+            hint: "`ca-certificate` is for Coolify's certificate, not the proxy's: give the proxy's CA to Node on the runner with NODE_EXTRA_CA_CERTS (the path of a PEM file)",
+            transient: false,
+            unsent: true
+        };
+    }
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
         return {
             reason: `could not reach the proxy ${proxy} (${code})`,
@@ -899,6 +1186,7 @@ function errorCode(error) {
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/coolify/pacing.ts
+
 
 
 /**
@@ -1057,18 +1345,46 @@ class RateGate {
     }
 }
 /**
+ * How long an address that never answered is tried: a name that does not resolve or a port that
+ * refuses from the start is most likely a wrong `coolify-url`, not an outage worth `timeout`.
+ */
+const FIRST_ANSWER_GRACE_MS = 60_000;
+/**
  * Says once that Coolify stopped answering, since when and why, and once that it answers again:
- * an outage of minutes is a few lines in the log, not one per attempt.
+ * an outage of minutes is a few lines in the log, not one per attempt. An address that never
+ * answered anything and cannot be connected to is given up after FIRST_ANSWER_GRACE_MS.
  */
 class Reachability {
     note;
     now;
+    address;
     downSince;
     /** The request whose failure began the outage: its success ends it. */
     openedBy;
-    constructor(note = () => { }, now = Date.now) {
+    /** Any HTTP answer came, even a refusal: the address is right, and outages get `timeout`. */
+    heard = false;
+    constructor(note = () => { }, now = Date.now, 
+    /** The address, as the user gave it, for the message that gives up on it. */
+    address = 'Coolify') {
         this.note = note;
         this.now = now;
+        this.address = address;
+    }
+    /** An HTTP answer came back, whatever it said. */
+    answeredAtAll() {
+        this.heard = true;
+    }
+    /**
+     * The same failure, no longer worth retrying, once the address never answered anything and
+     * could not be connected to for FIRST_ANSWER_GRACE_MS; undefined while it is still worth it.
+     */
+    givenUp(error, attempts) {
+        if (this.heard || !error.details.unsent || this.downSince === undefined)
+            return undefined;
+        const waited = this.now() - this.downSince;
+        if (waited < FIRST_ANSWER_GRACE_MS)
+            return undefined;
+        return new CoolifyError(error.request, `${this.address} never answered: ${error.reason}, ${attempts} attempts in ${formatDuration(waited)}`, error.hint, { ...error.details, transient: false });
     }
     failed(error) {
         if (error.status === 429) {
@@ -1080,6 +1396,10 @@ class Reachability {
             return;
         this.downSince = this.now();
         this.openedBy = error.request;
+        if (!this.heard && error.details.unsent) {
+            this.note(`${this.address} does not answer (${error.request}: ${error.reason}); trying again for ${formatDuration(FIRST_ANSWER_GRACE_MS)}, then giving up.`);
+            return;
+        }
         this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
     }
     /**
@@ -1122,7 +1442,7 @@ class CoolifyClient {
         this.options = options;
         this.http = new HttpAgent(new URL(options.apiUrl), {
             timeoutMs: options.requestTimeoutMs ?? 30_000,
-            ca: options.caCertificate ? [...external_node_tls_namespaceObject.rootCertificates, options.caCertificate] : undefined,
+            ca: options.caCertificate ? [options.caCertificate] : undefined,
             keepAlive: true
         }, options.env);
         this.proxy = this.http.proxy;
@@ -1135,7 +1455,7 @@ class CoolifyClient {
         };
         this.retry = { ...DEFAULT_RETRY, ...options.retry };
         this.host = new URL(options.apiUrl).host;
-        this.reachability = new Reachability(options.note);
+        this.reachability = new Reachability(options.note, options.now, options.apiUrl.replace(/\/api\/v1\/?$/, ''));
     }
     /**
      * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
@@ -1229,8 +1549,14 @@ class CoolifyClient {
             signal
         });
     }
-    getDeployment(uuid, signal) {
-        return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal });
+    getDeployment(uuid, signal, { final = false } = {}) {
+        return this.call({
+            method: 'GET',
+            path: `/deployments/${enc(uuid)}`,
+            retry: true,
+            signal,
+            final
+        });
     }
     /**
      * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
@@ -1455,12 +1781,21 @@ class CoolifyClient {
     }
     /** `call`, with the time Coolify sent its answer. */
     async dated(asked) {
-        const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) };
+        const bounded = linked([asked.signal, this.closing.signal]);
+        try {
+            return await this.#attempts({ ...asked, signal: bounded.signal });
+        }
+        finally {
+            bounded.release();
+        }
+    }
+    /** `dated`'s attempts, until one is answered, a failure is not transient, or `call.signal` aborts. */
+    async #attempts(call) {
         let last;
         for (let attempt = 1;; attempt++) {
             try {
-                // GETs are reads: they leave the share of the window kept for others alone.
-                await this.gate.ready(call.signal, call.method === 'GET');
+                // GETs that poll leave the share of the window kept for others alone.
+                await this.gate.ready(call.signal, call.method === 'GET' && !call.final);
                 const answer = (await this.send(call));
                 this.reachability.answered(`${call.method} ${call.path}`);
                 return answer;
@@ -1473,6 +1808,9 @@ class CoolifyClient {
                 }
                 last = error;
                 this.reachability.failed(error);
+                const givenUp = this.reachability.givenUp(error, attempt);
+                if (givenUp)
+                    throw givenUp;
                 try {
                     const wait = this.options.sleep ?? sleep;
                     await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
@@ -1499,7 +1837,8 @@ class CoolifyClient {
                 method: call.method,
                 headers,
                 body,
-                signal: call.signal
+                signal: call.signal,
+                once: !call.retry
             });
         }
         catch (error) {
@@ -1509,6 +1848,7 @@ class CoolifyClient {
             const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host, this.proxy?.name);
             throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
         }
+        this.reachability.answeredAtAll();
         const status = response.status;
         const retryAfterMs = parseRetryAfter(response.header('retry-after'));
         // A full deployment queue (told by its message) is not rate limiting: other requests go on.
@@ -1521,6 +1861,12 @@ class CoolifyClient {
             observe();
             if (call.signal.aborted)
                 throw call.signal.reason;
+            if (error instanceof HttpUnreadable) {
+                throw new CoolifyError(label, `the answer (${status}) cannot be read: ${error.message}`, UNREADABLE_HINT, {
+                    status,
+                    transient: false
+                });
+            }
             const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
             throw new CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
                 status,
@@ -1535,7 +1881,7 @@ class CoolifyClient {
             const described = describeHttpFailure(status, serverMessage, {
                 location: response.header('location'),
                 'cf-mitigated': response.header('cf-mitigated')
-            });
+            }, url);
             // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
             const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated');
             const reason = !page
@@ -3021,6 +3367,7 @@ function reviewVariables(listed, env) {
 
 
 
+
 /** How often a run looks at a review app another run is setting up. */
 const WAIT_FOR_OTHER_MS = 1000;
 /**
@@ -3512,11 +3859,11 @@ async function keepOlder(client, names, own, signal, undo, note) {
  * or still unfinished (a run that stopped halfway leaves it so).
  */
 async function waitForOtherRun(client, uuid, names, signal) {
-    const bound = AbortSignal.timeout(OTHER_RUN_WAIT_MS);
-    const waited = AbortSignal.any([signal, bound]);
+    const bound = deadline(OTHER_RUN_WAIT_MS);
+    const waited = linked([signal, bound.signal]);
     try {
         for (;;) {
-            const app = await client.getApplication(uuid, waited).catch(error => {
+            const app = await client.getApplication(uuid, waited.signal).catch(error => {
                 if (isGone(error))
                     return undefined;
                 throw error;
@@ -3525,13 +3872,17 @@ async function waitForOtherRun(client, uuid, names, signal) {
                 return 'ready';
             if (app?.description !== names.pending)
                 return 'gone';
-            await sleep(WAIT_FOR_OTHER_MS, waited);
+            await sleep(WAIT_FOR_OTHER_MS, waited.signal);
         }
     }
     catch (error) {
-        if (bound.aborted && !signal.aborted)
+        if (bound.signal.aborted && !signal.aborted)
             return 'unfinished';
         throw error;
+    }
+    finally {
+        waited.release();
+        bound.release();
     }
 }
 /** Deletes an application this run made; on failure, what went wrong. */
@@ -3671,6 +4022,7 @@ function printRuntimeLog(deployment, format = host().log) {
 
 
 
+
 /**
  * The applications in Coolify, for all rollouts: their names and URLs, and their status for the
  * health checks. The reads due at the same turn, whatever they are for, share one request — of
@@ -3750,8 +4102,13 @@ class ApplicationReads {
         for (const waiter of waiters)
             waiter.signal.addEventListener('abort', leave, { once: true });
         leave();
-        const signal = AbortSignal.any([this.signal, abandoned.signal]);
-        await this.settle(batch, () => readDated(this.client, [...batch.keys()], signal));
+        const read = linked([this.signal, abandoned.signal]);
+        try {
+            await this.settle(batch, () => readDated(this.client, [...batch.keys()], read.signal));
+        }
+        finally {
+            read.release();
+        }
         this.#reading = false;
         if (this.#waiting.size > 0)
             void this.readAll();
@@ -3864,7 +4221,14 @@ const PROBE_TIMEOUT_MS = 10_000;
 async function probe(url, signal) {
     // Through the runner's proxy, as a browser on it would reach the application.
     const target = new URL(url);
-    const agent = new HttpAgent(target, { timeoutMs: PROBE_TIMEOUT_MS });
+    let agent;
+    try {
+        agent = new HttpAgent(target, { timeoutMs: PROBE_TIMEOUT_MS });
+    }
+    catch (error) {
+        // A proxy for the application's address that cannot be used (a socks:// one).
+        return { ok: false, what: `was not asked: ${describeError(error)}` };
+    }
     const { proxy } = agent;
     try {
         const response = await agent.request(target, {
@@ -4089,8 +4453,9 @@ async function checkHealth(deployment, options, signal) {
         return { up: false, problem, unknown: false };
     }
     let last;
-    // Coolify's timestamps keep whole seconds: a refresh in the second it ended counts.
-    const since = options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000;
+    // Coolify's timestamps keep whole seconds: a check earlier in the second it ended reads the
+    // same as one after the end, so only a refresh in a later second counts.
+    const since = options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000 + 1000;
     const freshness = new Freshness(since);
     for (;;) {
         const found = await look(deployment.appUuid, url, !preview, options, freshness, signal);
@@ -4435,6 +4800,9 @@ async function deployUntilAnswered(client, options) {
             if (!error.details.transient)
                 throw error;
             client.reachability.failed(error);
+            const givenUp = client.reachability.givenUp(error, attempt);
+            if (givenUp)
+                throw givenUp;
             if (mayHaveArrived(error)) {
                 // Coolify may have acted on it: follow what it started rather than start a second one.
                 // A forced tag deploy names no applications to look up, and nothing else (Coolify's
@@ -5206,11 +5574,12 @@ class Rollout {
         }
     }
     /**
-     * The workflow run was cancelled: cancels in Coolify what this rollout still runs, within
+     * The run was cancelled: cancels in Coolify what this rollout still runs, within
      * `signal` (or leaves it, with `cancel-on-abort: false`).
      */
     async stop(signal) {
-        const why = 'the workflow run was cancelled';
+        const said = this.step.budget.why();
+        const why = said.charAt(0).toLowerCase() + said.slice(1);
         if (this.deployment.kind !== 'application' && this.deployment.status === 'started') {
             this.step.say.note(`${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`);
         }
@@ -5501,6 +5870,14 @@ class DeploymentReads {
         await this.turn(signal);
         return this.client.getDeployment(uuid, signal);
     }
+    /**
+     * A read of a deployment that has ended (it left the running list, or its closing lines are
+     * due): it ends the step's work on it, so it goes as soon as the window has any request left,
+     * the share kept for other tools included, rather than waiting for a turn.
+     */
+    final(uuid, signal) {
+        return this.client.getDeployment(uuid, signal, { final: true });
+    }
     /** The deployment as the next turn's reads find it, while it runs. */
     running(uuid, signal) {
         if (!this.#listed)
@@ -5767,7 +6144,7 @@ class Follower {
             const before = cursor.progress;
             try {
                 await sleep(CLOSING_PAUSE_MS, signal);
-                await this.readOne(deployment, signal);
+                await this.readFinal(deployment, signal);
             }
             catch {
                 return;
@@ -5796,12 +6173,18 @@ class Follower {
             }
             this.unlisted.add(deployment);
             await sleep(LEFT_PAUSE_MS, signal);
+            await this.readFinal(deployment, signal);
+            return;
         }
         await this.readOne(deployment, signal);
     }
     /** Reads the deployment by uuid, in its turn. */
     async readOne(deployment, signal) {
         this.take(deployment, await this.reads.one(deployment.uuid, signal));
+    }
+    /** Reads an ended deployment by uuid, as soon as the window allows. */
+    async readFinal(deployment, signal) {
+        this.take(deployment, await this.reads.final(deployment.uuid, signal));
     }
     take(deployment, detail) {
         const changed = deployment.observe(detail, this.options.instanceUrl);
@@ -5902,6 +6285,7 @@ class ReadPacer {
 
 
 
+
 /** Time to find and cancel what a trigger cut off may have started. */
 const RECOVERY_MS = 5000;
 /** How long the step waits for the applications' names and URLs, once they are first due. */
@@ -5961,7 +6345,7 @@ async function launch(step, prepared, follower) {
     // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
     // shared read the health checks wait behind.
     const lookup = new AbortController();
-    const described = describeApplications(applications, deployments, config.pr, AbortSignal.any([budget.deploy(), lookup.signal]));
+    const described = describeApplications(applications, deployments, config.pr, linked([budget.deploy(), lookup.signal]).signal);
     let lookupWaited;
     const context = {
         ...step,
@@ -6482,13 +6866,14 @@ function parse(text) {
 
 
 
+
 /**
  * The deploy, from options to outcome, for any host: config → rollouts → run them → one outcome →
  * the front's report. SIGINT and SIGTERM cancel what this run started, within the grace time.
  */
 async function deployAndFollow(front) {
     const cancelled = new AbortController();
-    const onSignal = () => cancelled.abort(new ActionError('The workflow run was cancelled.'));
+    const onSignal = (signal) => cancelled.abort(new ActionError(`${host().cancelled(signal)}.`));
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     let config;
@@ -6523,7 +6908,10 @@ async function deployAndFollow(front) {
     }
     ending.cancelled = cancelled.signal.aborted;
     const outcome = decide(rollouts.map(rollout => rollout.deployment), ending);
-    await front.report(outcome, config, watchers, budget?.grace() ?? AbortSignal.timeout(GRACE_MS));
+    const grace = deadline(GRACE_MS);
+    await front.report(outcome, config, watchers, budget?.grace() ?? grace.signal);
+    grace.release();
+    budget?.release();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await client?.close();
@@ -6565,7 +6953,7 @@ async function stop(rollouts, config, budget) {
         .filter(deployment => !deployment.startedElsewhere);
     // Services and databases under way have no deployment: each says so as it stops.
     if (running.length > 0 && config.cancelOnAbort) {
-        host().info(`The workflow run was cancelled: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
+        host().info(`${budget.why()}: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
     }
     else if (running.length > 0) {
         host().warning(`Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`);
@@ -6590,7 +6978,7 @@ function warnIfPlainHttp(config) {
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 // eslint-disable-next-line no-control-regex
 const host_CONTROL = /[\u0000-\u001f\u007f]+/g;
-/** The command line: plain lines on standard output, every secret starred out. */
+/** The command line: plain lines on standard output, errors on standard error, every secret starred out. */
 class TerminalHost {
     options;
     log;
@@ -6608,20 +6996,24 @@ class TerminalHost {
         return this.options.inputs.get(name) ?? '';
     }
     info(message) {
-        this.line(message);
+        this.line(this.options.words(message));
     }
     notice(message) {
-        this.line(`notice: ${message}`);
+        this.line(`notice: ${this.options.words(message)}`);
     }
     warning(message) {
-        this.line(this.paint('33', `warning: ${message}`));
+        this.line(this.paint('33', `warning: ${this.options.words(message)}`));
     }
     error(message, title) {
-        this.line(this.paint('31', `error: ${title ? `${title}: ` : ''}${message}`));
+        const text = `${title ? `${title}: ` : ''}${message}`;
+        this.options.fail(`${this.redact(this.paint('31', `error: ${this.options.words(text)}`))}\n`);
     }
     debug(message) {
         if (this.options.verbose)
-            this.line(`debug: ${message}`);
+            this.line(`debug: ${this.options.words(message)}`);
+    }
+    cancelled(signal) {
+        return this.options.gitlab ? `The job was cancelled (${signal})` : `Stopped by ${signal}`;
     }
     mask(value) {
         if (value)
@@ -7004,24 +7396,51 @@ function usageProblem(error) {
     }
 }
 /**
- * An error about the action's inputs, in the command line's words: "Input `timeout`" becomes
- * "--timeout", and `trigger: false` becomes --no-trigger.
+ * The GitLab component's inputs (templates/deploy.yml), by the flag whose variable each one sets;
+ * the component's job sets the others as COOLIFY_* variables.
  */
-function inCommandLineTerms(message) {
+const COMPONENT_INPUTS = new Map([
+    ['url', 'coolify-url'],
+    ...[
+        'app',
+        'tag',
+        'force',
+        'pr',
+        'image-tag',
+        'commit',
+        'health-url',
+        'rollback-on-failure',
+        'review-app',
+        'review-domain',
+        'delete-preview',
+        'timeout'
+    ].map(name => [name, name])
+]);
+/** Set by the GitLab component: messages name its inputs, not the flags no one typed. */
+const COMPONENT_VARIABLE = 'COOLIFY_COMPONENT';
+/**
+ * A message about the action's inputs, in the words of whoever gave the options. On the command
+ * line an input the message is about names its flag and variable ("Input `coolify-url`" becomes
+ * "`--url` (`COOLIFY_URL`)"), any other mention the flag alone, and `trigger: false` becomes
+ * `--no-trigger`. Under the GitLab component, its inputs (`coolify-url`, `app`) or else the
+ * COOLIFY_* variable.
+ */
+function inCommandLineTerms(message, speaker = 'command line') {
     const byInput = new Map(options_FLAGS.map(flag => [flag.input, flag]));
-    return message
-        .replace(/Input `/g, '`')
-        .replace(/`([a-z-]+)(?:: (true|false))?`/g, (whole, input, value) => {
+    return message.replace(/(Input )?`([a-z-]+)(?:: (true|false))?`/g, (whole, subject, input, value) => {
         if (input === 'token')
             return '`COOLIFY_TOKEN`';
         const flag = byInput.get(input);
         if (!flag)
             return whole;
-        if (flag.kind === 'off' && value === 'false')
-            return `\`--${flag.name}\``;
-        if (flag.kind === 'on' && value === 'true')
-            return `\`--${flag.name}\``;
-        return `\`--${flag.name}${value ? ` ${value}` : ''}\``;
+        const setting = value ? `: ${value}` : '';
+        if (speaker === 'component') {
+            const own = COMPONENT_INPUTS.get(flag.name);
+            return own ? `${subject ?? ''}\`${own}${setting}\`` : `\`${envName(flag)}${setting}\``;
+        }
+        const switched = (flag.kind === 'off' && value === 'false') || (flag.kind === 'on' && value === 'true');
+        const option = `\`--${flag.name}${switched || !value ? '' : ` ${value}`}\``;
+        return subject ? `${option} (\`${envName(flag)}\`)` : option;
     });
 }
 /** `--help`. */
@@ -7059,12 +7478,14 @@ function usage() {
 
 
 
+
 /** The exit statuses, as --help and the docs name them. */
 const EXIT = { finished: 0, failed: 1, usage: 2, coolify: 3 };
 const NAME = 'coolify-deploy-follow';
 /**
  * The command line: the same deploy as the action's, printed for any CI. Returns the exit status.
- * `write` takes standard output; a usage mistake goes to `fail` (standard error).
+ * `write` takes standard output; every error, a usage mistake or a failed deploy, goes to `fail`
+ * (standard error).
  */
 async function main(args, env, write, fail) {
     let invocation;
@@ -7095,7 +7516,9 @@ async function main(args, env, write, fail) {
         colors: colors(env, gitlab),
         gitlab,
         verbose: invocation.verbose,
-        write
+        words: message => inCommandLineTerms(message, env[COMPONENT_VARIABLE] === 'true' ? 'component' : 'command line'),
+        write,
+        fail
     });
     setHost(host);
     let status = EXIT.finished;
@@ -7114,8 +7537,14 @@ async function report(host, outcome, config, invocation) {
     setOutputs(outcome, (name, value) => host.setOutput(name, value));
     if (outcome.deployments.length > 0)
         host.info(table(outcome));
+    // What the action's annotations say: the application, the status, why, and the link.
+    for (const deployment of outcome.deployments) {
+        if (!config || !failsStep(deployment.status))
+            continue;
+        host.error(failureLine(deployment, config.instanceUrl, lastError(deployment)));
+    }
     if (outcome.error)
-        host.error(inCommandLineTerms(outcome.error));
+        host.error(outcome.error);
     for (const [file, text] of [
         [invocation.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
         [invocation.dotenv, () => dotenv(host.outputs)]

@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 734:
+/***/ 377:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -22,7 +22,24 @@ function setHost(next) {
     current = next;
 }
 
+;// CONCATENATED MODULE: ./src/errors.ts
+/**
+ * An error the user can act on: its message is one line that says what went wrong and what to do.
+ * Anything else that reaches the top is a defect and is reported as such.
+ */
+class errors_ActionError extends Error {
+    name = 'ActionError';
+}
+/** One line, never a stack: the last word on any failure. */
+function describeError(error) {
+    if (error instanceof errors_ActionError)
+        return error.message;
+    const text = error instanceof Error ? error.message : String(error);
+    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
+}
+
 ;// CONCATENATED MODULE: ./src/proxy.ts
+
 /**
  * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
  * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
@@ -32,9 +49,9 @@ function setHost(next) {
 function proxyFor(target, env = process.env) {
     if (bypasses(target, env))
         return undefined;
-    const value = target.protocol === 'https:'
-        ? env.https_proxy || env.HTTPS_PROXY
-        : env.http_proxy || env.HTTP_PROXY;
+    const [lower, upper] = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+    const variable = env[lower] ? lower : upper;
+    const value = env[variable];
     if (!value)
         return undefined;
     let url;
@@ -45,9 +62,19 @@ function proxyFor(target, env = process.env) {
     catch {
         return undefined;
     }
-    if (!/^https?:$/.test(url.protocol))
-        return undefined;
-    return { url, name: url.host };
+    if (!/^https?:$/.test(url.protocol)) {
+        throw new errors_ActionError(`${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`);
+    }
+    let credentials;
+    try {
+        if (url.username || url.password) {
+            credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+        }
+    }
+    catch {
+        throw new errors_ActionError(`${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`);
+    }
+    return { url, name: url.host, credentials };
 }
 /** The password of a proxy URL, to mask before anything could print it. */
 function proxySecrets(env = process.env) {
@@ -59,13 +86,22 @@ function proxySecrets(env = process.env) {
         try {
             const { password } = new URL(value.includes('://') ? value : `http://${value}`);
             if (password)
-                secrets.push(password, decodeURIComponent(password));
+                secrets.push(password, decoded(password));
         }
         catch {
             // Not a URL: nothing that reads as a password.
         }
     }
     return [...new Set(secrets)];
+}
+/** `value` with its %XX escapes decoded; as it is when one is malformed. */
+function decoded(value) {
+    try {
+        return decodeURIComponent(value);
+    }
+    catch {
+        return value;
+    }
 }
 /** This machine: `localhost`, 127.x.x.x or [::1]. */
 function isLoopback(hostname) {
@@ -123,25 +159,8 @@ function secrets_redactPayloads(text) {
         .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
 }
 
-;// CONCATENATED MODULE: external "node:tls"
-const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
-;// CONCATENATED MODULE: ./src/errors.ts
-/**
- * An error the user can act on: its message is one line that says what went wrong and what to do.
- * Anything else that reaches the top is a defect and is reported as such.
- */
-class errors_ActionError extends Error {
-    name = 'ActionError';
-}
-/** One line, never a stack: the last word on any failure. */
-function describeError(error) {
-    if (error instanceof errors_ActionError)
-        return error.message;
-    const text = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
-}
-
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:http"
 const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
 var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
@@ -150,7 +169,11 @@ const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(imp
 var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
 ;// CONCATENATED MODULE: external "node:net"
 const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
 ;// CONCATENATED MODULE: ./src/http.ts
+
 
 
 
@@ -167,6 +190,23 @@ class HttpTimeout extends Error {
         this.code = code;
     }
 }
+/**
+ * An answer that can never be read, however often it is asked for (headers larger than Node
+ * reads): the reason says what was wrong with it.
+ */
+class HttpUnreadable extends Error {
+    code = 'UNREADABLE_ANSWER';
+}
+/** A failure of the connection to the proxy itself (its TLS certificate, say), not past it. */
+class ProxyFailure extends Error {
+    cause;
+    code;
+    constructor(cause) {
+        super(`the proxy failed: ${cause.message}`);
+        this.cause = cause;
+        this.code = cause.code ?? '';
+    }
+}
 /** The proxy's refusal to open a tunnel: its status says why (407: it wants credentials). */
 class ProxyRefusal extends Error {
     status;
@@ -176,35 +216,64 @@ class ProxyRefusal extends Error {
         this.status = status;
     }
 }
+/**
+ * How long a connection may sit idle before it is closed: servers and the proxies before them
+ * close idle ones (Apache after 5 s; firewalls drop them silently), and a request sent on one
+ * they closed is lost. Shorter when the server's `Keep-Alive: timeout=N` says so, by a margin.
+ */
+const IDLE_MS = 4000;
+const IDLE_MARGIN_MS = 1000;
+/** Methods a request may be sent again with: the server does the same however often it gets it. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/** How a connection the server closed while it sat idle fails the next request on it. */
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 /** The connections to one site, straight or through the runner's proxy for it. */
 class HttpAgent {
     /** The outbound proxy the requests go through, when the runner has one for this site. */
     proxy;
+    /** Connections kept open between requests (when `keepAlive`). */
     #agent;
+    /** A new connection for each request, closed after its answer. */
+    #fresh;
     #timeoutMs;
     /** CONNECTs to the proxy still waiting for its answer. */
     #tunnels = new Set();
+    /** How long each kept connection may sit idle, from its last answer's `Keep-Alive`. */
+    #idleMs = new WeakMap();
     constructor(site, options, env = process.env) {
         this.proxy = proxyFor(site, env);
         this.#timeoutMs = options.timeoutMs;
-        const settings = {
-            keepAlive: options.keepAlive ?? false,
-            ...(options.ca && { ca: options.ca })
-        };
+        const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined;
         const secure = site.protocol === 'https:';
-        this.#agent = secure ? new (external_node_https_default()).Agent(settings) : new (external_node_http_default()).Agent(settings);
+        const Agent = secure ? (external_node_https_default()).Agent : (external_node_http_default()).Agent;
+        this.#agent = new Agent({ keepAlive: options.keepAlive ?? false, ...(ca && { ca }) });
+        this.#fresh = new Agent({ keepAlive: false, ...(ca && { ca }) });
+        const keep = this.#agent.keepSocketAlive.bind(this.#agent);
+        this.#agent.keepSocketAlive = duplex => {
+            const socket = duplex;
+            const idle = this.#idleMs.get(socket) ?? IDLE_MS;
+            // Node's own check refuses a connection whose server allows it too short a rest.
+            if (idle <= 0 || keep(socket) === false)
+                return false;
+            // The agent destroys a free connection when its timer fires.
+            socket.setTimeout(idle);
+            return true;
+        };
         const proxy = this.proxy;
-        if (proxy) {
-            this.#agent.createConnection = (target, connected) => {
+        if (!proxy)
+            return;
+        for (const agent of [this.#agent, this.#fresh]) {
+            agent.createConnection = (target, connected) => {
                 this.#tunnel(proxy, target, (error, socket) => {
                     if (error || !socket)
                         connected?.(error ?? new ProxyRefusal(0), undefined);
                     else if (!secure)
                         connected?.(null, socket);
                     else {
-                        const host = target.host ?? '';
+                        // Checked against the target's name or address; SNI carries names only.
+                        const host = target.host ?? 'localhost';
                         const servername = (0,external_node_net_namespaceObject.isIP)(host) ? undefined : host;
-                        connected?.(null, external_node_tls_default().connect({ socket, servername, ca: settings.ca }));
+                        connected?.(null, external_node_tls_default().connect({ socket, host, servername, ca }));
                     }
                 });
                 return undefined;
@@ -217,17 +286,23 @@ class HttpAgent {
      * target.
      */
     #tunnel(proxy, target, done) {
-        const { username, password } = proxy.url;
-        const credentials = username && `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
         const host = target.host ?? 'localhost';
+        const authority = `${host.includes(':') ? `[${host}]` : host}:${target.port}`;
         const open = proxy.url.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        // The proxy's own TLS is checked against the proxy, whatever the Host header below says.
+        const proxyHost = proxy.url.hostname.replace(/^\[|\]$/g, '');
         const tunnel = open(proxy.url, {
             method: 'CONNECT',
-            path: `${host.includes(':') ? `[${host}]` : host}:${target.port}`,
+            path: authority,
             agent: false,
-            headers: credentials
-                ? { 'proxy-authorization': `Basic ${Buffer.from(credentials).toString('base64')}` }
-                : {}
+            servername: (0,external_node_net_namespaceObject.isIP)(proxyHost) ? '' : proxyHost,
+            // CONNECT names the target in its Host too (RFC 9110, 9.3.6).
+            headers: {
+                host: authority,
+                ...(proxy.credentials && {
+                    'proxy-authorization': `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
+                })
+            }
         });
         this.#tunnels.add(tunnel);
         tunnel.setTimeout(this.#timeoutMs, () => tunnel.destroy(new HttpTimeout('CONNECT_TIMEOUT')));
@@ -241,12 +316,32 @@ class HttpAgent {
         });
         tunnel.once('error', error => {
             this.#tunnels.delete(tunnel);
-            done(error);
+            done(error instanceof HttpTimeout ? error : new ProxyFailure(error));
         });
         tunnel.end();
     }
-    /** Sends a request; resolves once the answer's headers are in. */
-    request(url, request) {
+    /**
+     * Sends a request; resolves once the answer's headers are in. A request that may be sent again
+     * is, at once and on a new connection, when a kept connection turns out closed before any
+     * answer: the server closed it while it sat idle, and never saw the request.
+     */
+    async request(url, request) {
+        const agent = request.once ? this.#fresh : this.#agent;
+        try {
+            return await this.#send(url, request, agent);
+        }
+        catch (error) {
+            const stale = error instanceof StaleConnection;
+            if (!stale)
+                throw error;
+            if (!IDEMPOTENT.has(request.method) || request.signal.aborted)
+                throw error.cause;
+            return this.#send(url, request, this.#fresh).catch((again) => {
+                throw again instanceof StaleConnection ? again.cause : again;
+            });
+        }
+    }
+    #send(url, request, agent) {
         const { signal } = request;
         return new Promise((resolve, reject) => {
             if (signal.aborted)
@@ -257,7 +352,7 @@ class HttpAgent {
                 : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
             let sent;
             try {
-                sent = send(url, { method: request.method, headers, agent: this.#agent });
+                sent = send(url, { method: request.method, headers, agent });
             }
             catch (error) {
                 // A value HTTP cannot carry (a line break in a header) is refused before anything leaves.
@@ -296,13 +391,21 @@ class HttpAgent {
                 else
                     connected();
             });
-            sent.on('error', error => {
+            sent.on('error', (error) => {
                 stop();
-                reject(error);
+                if (sent.reusedSocket && STALE_CODES.has(error.code ?? '')) {
+                    reject(new StaleConnection(error));
+                }
+                else if (error.code === 'HPE_HEADER_OVERFLOW') {
+                    reject(new HttpUnreadable('its headers are larger than Node reads (16 KB)'));
+                }
+                else
+                    reject(error);
             });
             sent.on('response', (response) => {
                 stage = 'BODY_TIMEOUT';
                 current = response;
+                this.#idleMs.set(response.socket, idleMsOf(response.headers['keep-alive']));
                 // Until its body is read, a failure of the answer is kept (as `errored`), not thrown.
                 response.on('error', () => { });
                 response.once('close', stop);
@@ -313,7 +416,14 @@ class HttpAgent {
                         const value = response.headers[name.toLowerCase()];
                         return Array.isArray(value) ? value[0] : value;
                     },
-                    text: () => readText(response, alive)
+                    text: () => {
+                        const encoding = response.headers['content-encoding'];
+                        if (!encoding || encoding === 'identity' || request.headers['accept-encoding']) {
+                            return readText(response, alive);
+                        }
+                        response.destroy();
+                        return Promise.reject(new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`));
+                    }
                 });
             });
             sent.end(request.body);
@@ -324,8 +434,46 @@ class HttpAgent {
         for (const tunnel of this.#tunnels)
             tunnel.destroy();
         this.#agent.destroy();
+        this.#fresh.destroy();
     }
 }
+/** A kept connection was found closed before the request got any answer. */
+class StaleConnection extends Error {
+    cause;
+    constructor(cause) {
+        super(cause.message);
+        this.cause = cause;
+    }
+}
+/** How long a connection may stay idle after an answer with this `Keep-Alive` header. */
+function idleMsOf(keepAlive) {
+    const hint = /(?:^|[\s,])timeout=(\d+)/i.exec(keepAlive ?? '')?.[1];
+    if (hint === undefined)
+        return IDLE_MS;
+    return Math.min(IDLE_MS, Number(hint) * 1000 - IDLE_MARGIN_MS);
+}
+/**
+ * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
+ * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
+ * file then.
+ */
+function defaultCertificates(env) {
+    const store = (external_node_tls_default()).getCACertificates;
+    if (store)
+        return store('default');
+    const extra = env.NODE_EXTRA_CA_CERTS;
+    let added = [];
+    if (extra) {
+        try {
+            added = (0,external_node_fs_namespaceObject.readFileSync)(extra, 'utf8').match(PEM_CERTIFICATE) ?? [];
+        }
+        catch {
+            // Node itself only warns about a file it cannot read.
+        }
+    }
+    return [...(external_node_tls_default()).rootCertificates, ...added];
+}
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 /** The body of `response` as text, whole or not at all. */
 function readText(response, alive) {
     return new Promise((resolve, reject) => {
@@ -350,7 +498,55 @@ function cutShort() {
     });
 }
 
+;// CONCATENATED MODULE: ./src/signals.ts
+/**
+ * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
+ * of AbortSignal.timeout() and AbortSignal.any() are held only weakly: once collected they never
+ * abort (nodejs/node#57736), and a step with a chatty build log runs past its `timeout`. Here a
+ * plain timer holds its controller, and each parent signal's listener holds its child's, until
+ * they fire or are let go.
+ */
+/** Node fires a longer timer at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/** Aborts after `ms` with a TimeoutError, as AbortSignal.timeout() does; no hold on the process. */
+function deadline(ms) {
+    return linked([], ms);
+}
+/**
+ * Aborts with the first of `parents` to abort, or after `ms` when given, with that one's reason.
+ * Once aborted (or released) it leaves its parents alone: a long-lived parent gathers no listeners.
+ */
+function linked(parents, ms) {
+    const controller = new AbortController();
+    let timer;
+    const release = () => {
+        clearTimeout(timer);
+        for (const parent of parents)
+            parent.removeEventListener('abort', follow);
+    };
+    const follow = (event) => {
+        release();
+        controller.abort(event.target.reason);
+    };
+    const first = parents.find(parent => parent.aborted);
+    if (first) {
+        controller.abort(first.reason);
+        return { signal: controller.signal, release };
+    }
+    for (const parent of parents)
+        parent.addEventListener('abort', follow);
+    if (ms !== undefined) {
+        timer = setTimeout(() => {
+            release();
+            controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+        }, Math.min(Math.max(0, ms), LONGEST_TIMER_MS));
+        timer.unref();
+    }
+    return { signal: controller.signal, release };
+}
+
 ;// CONCATENATED MODULE: ./src/coolify/errors.ts
+
 
 /**
  * A request to Coolify that failed. `message` is one line: the request, what came back, and what to
@@ -387,6 +583,8 @@ const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API to
 const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)';
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT = "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner";
+/** What answers nothing can read come from: a proxy in front of Coolify that rewrites them. */
+const UNREADABLE_HINT = 'A proxy in front of Coolify changes its answers: let the API through as Coolify sends it (no compression, no added headers)';
 const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
 /** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
 const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
@@ -399,13 +597,23 @@ const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows t
 function isQueueFull(status, serverMessage) {
     return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
 }
-function describeHttpFailure(status, serverMessage, headers) {
+function describeHttpFailure(status, serverMessage, headers, 
+/** The address asked for: a redirect to the same host on https says to use https. */
+requested) {
     const said = serverMessage ? `${status} "${serverMessage}"` : `${status}`;
     const answered = `Coolify answered ${said}`;
     if (headers['cf-mitigated']) {
         return {
             reason: `Cloudflare stopped the request with a challenge (cf-mitigated: ${headers['cf-mitigated']})`,
             hint: 'Let the runner through: a WAF skip rule for the API, or a Cloudflare Access service token in `headers`',
+            transient: false
+        };
+    }
+    const secure = status >= 300 && status < 400 ? httpsOf(requested, headers.location) : undefined;
+    if (secure) {
+        return {
+            reason: `got a ${status} redirect to ${secure}: Coolify's proxy serves it on https only`,
+            hint: `Use https:// in \`coolify-url\`: ${secure}`,
             transient: false
         };
     }
@@ -511,6 +719,19 @@ function describeHttpFailure(status, serverMessage, headers) {
     }
     return { reason: answered, hint: '', transient: false };
 }
+/** The https origin `location` names, when it is `requested`'s own host asked for over http. */
+function httpsOf(requested, location) {
+    if (requested?.protocol !== 'http:' || !location)
+        return undefined;
+    try {
+        const target = new URL(location, requested);
+        const same = target.protocol === 'https:' && target.hostname === requested.hostname;
+        return same ? target.origin : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
 /** Just the host of a redirect target: enough to recognise a login page, nothing of its query. */
 function hostOf(location) {
     if (!location)
@@ -562,6 +783,14 @@ proxy) {
         if (failure)
             return failure;
     }
+    if (code === 'UNREADABLE_ANSWER') {
+        return {
+            reason: `the answer cannot be read: ${error.message}`,
+            hint: UNREADABLE_HINT,
+            transient: false,
+            unsent: false
+        };
+    }
     if (ARGUMENT_CODES.has(code)) {
         return {
             reason: `the request was not sent: it holds a value HTTP cannot carry (${code})`,
@@ -590,7 +819,7 @@ proxy) {
     if (code === 'ECONNREFUSED') {
         return {
             reason: `${host} refused the connection`,
-            hint: 'Check `coolify-url` and that Coolify is up and reachable from GitHub runners',
+            hint: 'Check `coolify-url` and that Coolify is up and reachable from this machine',
             transient: true,
             unsent
         };
@@ -612,6 +841,14 @@ proxy) {
  */
 function describeProxyFailure(error, code, host, proxy) {
     const hint = 'Check HTTPS_PROXY (or HTTP_PROXY) and NO_PROXY on the runner';
+    if (error instanceof ProxyFailure && CERTIFICATE_CODES.has(code)) {
+        return {
+            reason: `the TLS certificate of the proxy ${proxy} is not trusted (${code})`,
+            hint: "`ca-certificate` is for Coolify's certificate, not the proxy's: give the proxy's CA to Node on the runner with NODE_EXTRA_CA_CERTS (the path of a PEM file)",
+            transient: false,
+            unsent: true
+        };
+    }
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
         return {
             reason: `could not reach the proxy ${proxy} (${code})`,
@@ -688,6 +925,7 @@ function formatDuration(ms) {
 }
 
 ;// CONCATENATED MODULE: ./src/coolify/pacing.ts
+
 
 
 /**
@@ -846,18 +1084,46 @@ class RateGate {
     }
 }
 /**
+ * How long an address that never answered is tried: a name that does not resolve or a port that
+ * refuses from the start is most likely a wrong `coolify-url`, not an outage worth `timeout`.
+ */
+const FIRST_ANSWER_GRACE_MS = 60_000;
+/**
  * Says once that Coolify stopped answering, since when and why, and once that it answers again:
- * an outage of minutes is a few lines in the log, not one per attempt.
+ * an outage of minutes is a few lines in the log, not one per attempt. An address that never
+ * answered anything and cannot be connected to is given up after FIRST_ANSWER_GRACE_MS.
  */
 class Reachability {
     note;
     now;
+    address;
     downSince;
     /** The request whose failure began the outage: its success ends it. */
     openedBy;
-    constructor(note = () => { }, now = Date.now) {
+    /** Any HTTP answer came, even a refusal: the address is right, and outages get `timeout`. */
+    heard = false;
+    constructor(note = () => { }, now = Date.now, 
+    /** The address, as the user gave it, for the message that gives up on it. */
+    address = 'Coolify') {
         this.note = note;
         this.now = now;
+        this.address = address;
+    }
+    /** An HTTP answer came back, whatever it said. */
+    answeredAtAll() {
+        this.heard = true;
+    }
+    /**
+     * The same failure, no longer worth retrying, once the address never answered anything and
+     * could not be connected to for FIRST_ANSWER_GRACE_MS; undefined while it is still worth it.
+     */
+    givenUp(error, attempts) {
+        if (this.heard || !error.details.unsent || this.downSince === undefined)
+            return undefined;
+        const waited = this.now() - this.downSince;
+        if (waited < FIRST_ANSWER_GRACE_MS)
+            return undefined;
+        return new errors_CoolifyError(error.request, `${this.address} never answered: ${error.reason}, ${attempts} attempts in ${formatDuration(waited)}`, error.hint, { ...error.details, transient: false });
     }
     failed(error) {
         if (error.status === 429) {
@@ -869,6 +1135,10 @@ class Reachability {
             return;
         this.downSince = this.now();
         this.openedBy = error.request;
+        if (!this.heard && error.details.unsent) {
+            this.note(`${this.address} does not answer (${error.request}: ${error.reason}); trying again for ${formatDuration(FIRST_ANSWER_GRACE_MS)}, then giving up.`);
+            return;
+        }
         this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
     }
     /**
@@ -911,7 +1181,7 @@ class CoolifyClient {
         this.options = options;
         this.http = new HttpAgent(new URL(options.apiUrl), {
             timeoutMs: options.requestTimeoutMs ?? 30_000,
-            ca: options.caCertificate ? [...external_node_tls_namespaceObject.rootCertificates, options.caCertificate] : undefined,
+            ca: options.caCertificate ? [options.caCertificate] : undefined,
             keepAlive: true
         }, options.env);
         this.proxy = this.http.proxy;
@@ -924,7 +1194,7 @@ class CoolifyClient {
         };
         this.retry = { ...DEFAULT_RETRY, ...options.retry };
         this.host = new URL(options.apiUrl).host;
-        this.reachability = new Reachability(options.note);
+        this.reachability = new Reachability(options.note, options.now, options.apiUrl.replace(/\/api\/v1\/?$/, ''));
     }
     /**
      * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
@@ -1018,8 +1288,14 @@ class CoolifyClient {
             signal
         });
     }
-    getDeployment(uuid, signal) {
-        return this.call({ method: 'GET', path: `/deployments/${enc(uuid)}`, retry: true, signal });
+    getDeployment(uuid, signal, { final = false } = {}) {
+        return this.call({
+            method: 'GET',
+            path: `/deployments/${enc(uuid)}`,
+            retry: true,
+            signal,
+            final
+        });
     }
     /**
      * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
@@ -1244,12 +1520,21 @@ class CoolifyClient {
     }
     /** `call`, with the time Coolify sent its answer. */
     async dated(asked) {
-        const call = { ...asked, signal: AbortSignal.any([asked.signal, this.closing.signal]) };
+        const bounded = linked([asked.signal, this.closing.signal]);
+        try {
+            return await this.#attempts({ ...asked, signal: bounded.signal });
+        }
+        finally {
+            bounded.release();
+        }
+    }
+    /** `dated`'s attempts, until one is answered, a failure is not transient, or `call.signal` aborts. */
+    async #attempts(call) {
         let last;
         for (let attempt = 1;; attempt++) {
             try {
-                // GETs are reads: they leave the share of the window kept for others alone.
-                await this.gate.ready(call.signal, call.method === 'GET');
+                // GETs that poll leave the share of the window kept for others alone.
+                await this.gate.ready(call.signal, call.method === 'GET' && !call.final);
                 const answer = (await this.send(call));
                 this.reachability.answered(`${call.method} ${call.path}`);
                 return answer;
@@ -1262,6 +1547,9 @@ class CoolifyClient {
                 }
                 last = error;
                 this.reachability.failed(error);
+                const givenUp = this.reachability.givenUp(error, attempt);
+                if (givenUp)
+                    throw givenUp;
                 try {
                     const wait = this.options.sleep ?? pacing_sleep;
                     await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
@@ -1288,7 +1576,8 @@ class CoolifyClient {
                 method: call.method,
                 headers,
                 body,
-                signal: call.signal
+                signal: call.signal,
+                once: !call.retry
             });
         }
         catch (error) {
@@ -1298,6 +1587,7 @@ class CoolifyClient {
             const { reason, hint, transient, unsent } = describeNetworkFailure(error, this.host, this.proxy?.name);
             throw new errors_CoolifyError(label, reason, hint, { transient, unanswered: true, unsent });
         }
+        this.reachability.answeredAtAll();
         const status = response.status;
         const retryAfterMs = parseRetryAfter(response.header('retry-after'));
         // A full deployment queue (told by its message) is not rate limiting: other requests go on.
@@ -1310,6 +1600,12 @@ class CoolifyClient {
             observe();
             if (call.signal.aborted)
                 throw call.signal.reason;
+            if (error instanceof HttpUnreadable) {
+                throw new errors_CoolifyError(label, `the answer (${status}) cannot be read: ${error.message}`, UNREADABLE_HINT, {
+                    status,
+                    transient: false
+                });
+            }
             const { reason } = describeNetworkFailure(error, this.host, this.proxy?.name);
             throw new errors_CoolifyError(label, `the answer (${status}) was cut short: ${reason}`, '', {
                 status,
@@ -1324,7 +1620,7 @@ class CoolifyClient {
             const described = describeHttpFailure(status, serverMessage, {
                 location: response.header('location'),
                 'cf-mitigated': response.header('cf-mitigated')
-            });
+            }, url);
             // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
             const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated');
             const reason = !page
@@ -1432,8 +1728,6 @@ function connect(config) {
     return client;
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/inputs.ts
 
 
@@ -2978,6 +3272,7 @@ function parse(text) {
 
 
 
+
 /** The post step's time for all of it: the runner is winding the job down. */
 const POST_BUDGET_MS = 20_000;
 /**
@@ -2998,7 +3293,7 @@ async function run() {
     try {
         const config = readConfig(name => host().input(name), mask);
         client = connect(config);
-        const signal = AbortSignal.timeout(POST_BUDGET_MS);
+        const { signal } = deadline(POST_BUDGET_MS);
         const pins = records.flatMap(([appUuid, { unpin, pinned }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]);
         const left = await restorePins(client, pins, state, signal, m => host().warning(m));
         const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
@@ -3192,6 +3487,7 @@ function actionHost() {
         debug: message => debug(message),
         mask: value => setSecret(value),
         log: githubLog(),
+        cancelled: () => 'The workflow run was cancelled',
         setOutput: (name, value) => setOutput(name, value),
         saveState: (key, value) => saveState(key, value),
         getState: key => getState(key)
@@ -3237,7 +3533,7 @@ async function cleanup_run() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(734);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(377);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
