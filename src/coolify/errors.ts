@@ -54,6 +54,23 @@ export class CoolifyError extends ActionError {
   }
 }
 
+/**
+ * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
+ * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
+ */
+export function isMissingRoute(error: unknown): boolean {
+  return (
+    error instanceof CoolifyError &&
+    error.status === 404 &&
+    /^not found\.?$/i.test(error.details.serverMessage ?? '')
+  )
+}
+
+/** A 404 about the thing asked for (it is not there, or no longer), not about a missing route. */
+export function isGone(error: unknown): boolean {
+  return error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)
+}
+
 const TOKEN_HINT =
   'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance'
 const ABILITIES =

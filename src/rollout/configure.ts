@@ -1,6 +1,6 @@
 import { host } from '../host.js'
 import type { CoolifyClient } from '../coolify/client.js'
-import { CoolifyError } from '../coolify/errors.js'
+import { CoolifyError, isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationChanges, EnvVariable } from '../coolify/types.js'
 import type { Config } from '../inputs.js'
 
@@ -81,23 +81,6 @@ async function setVariables(
     if (isMissingRoute(error)) return false
     throw error
   }
-}
-
-/**
- * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
- * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
- */
-export function isMissingRoute(error: unknown): boolean {
-  return (
-    error instanceof CoolifyError &&
-    error.status === 404 &&
-    /^not found\.?$/i.test(error.details.serverMessage ?? '')
-  )
-}
-
-/** A 404 about the thing asked for (it is not there, or no longer), not about a missing route. */
-export function isGone(error: unknown): boolean {
-  return error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)
 }
 
 /** The seed contract's form: `KEY=value` lines. */

@@ -3,7 +3,7 @@ import type { ProjectSummary } from '../coolify/types.js'
 import { ActionError } from '../errors.js'
 import { host } from '../host.js'
 import type { Config } from '../inputs.js'
-import { isMissingRoute } from './configure.js'
+import { isMissingRoute } from '../coolify/errors.js'
 
 export type ResourceKind = 'application' | 'service' | 'database'
 

@@ -1,5 +1,5 @@
 import type { CoolifyClient } from '../coolify/client.js'
-import { CoolifyError } from '../coolify/errors.js'
+import { CoolifyError, isGone, isMissingRoute } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type {
   ApplicationDetail,
@@ -13,7 +13,7 @@ import { host } from '../host.js'
 import type { Config } from '../inputs.js'
 import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
 import { deadline, linked } from '../signals.js'
-import { isGone, isMissingRoute, writeVariables } from './configure.js'
+import { writeVariables } from './configure.js'
 import { timeOf } from './deployment.js'
 import {
   planReviewApp,

@@ -1,7 +1,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { ActionError, describeError } from '../errors.js'
 import type { RunState } from '../state.js'
-import { isMissingRoute } from './configure.js'
+import { isMissingRoute } from '../coolify/errors.js'
 import { Deployment } from './deployment.js'
 import { describeStatus, failsStep } from './status.js'
 import { trigger } from './trigger.js'
