@@ -1,9 +1,9 @@
 import type { CoolifyClient } from '../coolify/client.js'
+import { timeOf } from '../coolify/dates.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { ApplicationSummary } from '../coolify/types.js'
 import { linked } from '../signals.js'
-import { timeOf } from './deployment.js'
 
 /** One read of an application in Coolify. */
 export interface AppRead {

@@ -1,3 +1,4 @@
+import { timeOf } from '../coolify/dates.js'
 import type { ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
 import type { LogLine } from './logs.js'
 import { previewUrl } from './preview.js'
@@ -260,10 +261,3 @@ export type DeploymentView = Pick<
   | 'durationMs'
   | 'finishedAt'
 >
-
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-export function timeOf(value: unknown): number | undefined {
-  if (typeof value !== 'string' || value === '') return undefined
-  const ms = Date.parse(value)
-  return Number.isNaN(ms) ? undefined : ms
-}

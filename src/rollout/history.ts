@@ -1,7 +1,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
+import { timeOf } from '../coolify/dates.js'
 import type { HistoryItem } from '../coolify/types.js'
 import { sleep } from '../coolify/pacing.js'
-import { timeOf } from './deployment.js'
 import { isUnderWay } from './status.js'
 
 /** What a trigger asked for, to recognise the deployment it started in an application's history. */

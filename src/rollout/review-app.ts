@@ -1,4 +1,5 @@
 import type { CoolifyClient } from '../coolify/client.js'
+import { timeOf } from '../coolify/dates.js'
 import { CoolifyError, isGone, isMissingRoute } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type {
@@ -14,7 +15,6 @@ import type { Config } from '../inputs.js'
 import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
 import { deadline, linked } from '../signals.js'
 import { writeVariables } from './configure.js'
-import { timeOf } from './deployment.js'
 import {
   planReviewApp,
   reviewAppRepairs,

@@ -1,4 +1,5 @@
 import type { CoolifyClient } from '../coolify/client.js'
+import { timeOf } from '../coolify/dates.js'
 import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
 import { describeError, ActionError } from '../errors.js'
 import type { Config } from '../inputs.js'
@@ -7,7 +8,6 @@ import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { Deployment } from './deployment.js'
 import { findStarted, sameCommit, type TriggerMark } from './history.js'
-import { timeOf } from './deployment.js'
 import { LogCursor } from './logs.js'
 import { hasEnded, isFinished, statusFromCoolify } from './status.js'
 
