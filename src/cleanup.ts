@@ -1,5 +1,5 @@
 import type { CoolifyClient } from './coolify/client.js'
-import { connect } from './coolify/connect.js'
+import { connect } from './connect.js'
 import { describeError } from './errors.js'
 import { host } from './host.js'
 import { readConfig } from './inputs.js'

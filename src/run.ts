@@ -1,6 +1,6 @@
 import { Budget, GRACE_MS } from './budget.js'
 import type { CoolifyClient } from './coolify/client.js'
-import { connect } from './coolify/connect.js'
+import { connect } from './connect.js'
 import { ActionError } from './errors.js'
 import type { PullRequestEvent } from './event.js'
 import { host } from './host.js'

@@ -1,8 +1,8 @@
-import { host } from '../host.js'
-import type { Config } from '../inputs.js'
-import { proxySecrets } from '../proxy.js'
-import { mask } from '../secrets.js'
-import { CoolifyClient } from './client.js'
+import { CoolifyClient } from './coolify/client.js'
+import { host } from './host.js'
+import type { Config } from './inputs.js'
+import { proxySecrets } from './proxy.js'
+import { mask } from './secrets.js'
 
 /**
  * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
