@@ -6,7 +6,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(353);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(47);
 
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, text => void process.stdout.write(text), text => void process.stderr.write(text));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 353:
+/***/ 47:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -384,6 +384,17 @@ function describeError(error) {
     return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
 }
 
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: external "node:net"
+const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
 ;// CONCATENATED MODULE: ./src/proxy.ts
 
 /**
@@ -471,51 +482,6 @@ function bypasses(target, env) {
         names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`)));
 }
 
-;// CONCATENATED MODULE: ./src/secrets.ts
-
-/**
- * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
- * log, and the pull request comment leaves out only what the log does.
- */
-const MIN_MASKED_LENGTH = 4;
-/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
-const masked = new Set();
-/**
- * Masks a value in the host's log from now on, and remembers it, so that the pull request
- * comment, which the runner does not mask, can leave it out too.
- */
-function mask(value) {
-    if (!value)
-        return;
-    masked.add(value);
-    host().mask(value);
-}
-/** The values masked so far. */
-function maskedValues() {
-    return [...masked];
-}
-/**
- * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
- * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
- * payloads are replaced before such a line is printed.
- */
-function redactPayloads(text) {
-    return text
-        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
-        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
-}
-
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
-;// CONCATENATED MODULE: external "node:net"
-const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-;// CONCATENATED MODULE: external "node:tls"
-const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
 ;// CONCATENATED MODULE: ./src/http.ts
 
 
@@ -875,6 +841,19 @@ class CoolifyError extends ActionError {
     withHint(hint) {
         return new CoolifyError(this.request, this.reason, hint, this.details);
     }
+}
+/**
+ * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
+ * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
+ */
+function isMissingRoute(error) {
+    return (error instanceof CoolifyError &&
+        error.status === 404 &&
+        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
+}
+/** A 404 about the thing asked for (it is not there, or no longer), not about a missing route. */
+function isGone(error) {
+    return error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error);
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
 const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)';
@@ -1958,7 +1937,41 @@ function cutOff(call, error) {
     return new CoolifyError(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
 }
 
-;// CONCATENATED MODULE: ./src/coolify/connect.ts
+;// CONCATENATED MODULE: ./src/secrets.ts
+
+/**
+ * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+const MIN_MASKED_LENGTH = 4;
+/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+const masked = new Set();
+/**
+ * Masks a value in the host's log from now on, and remembers it, so that the pull request
+ * comment, which the runner does not mask, can leave it out too.
+ */
+function mask(value) {
+    if (!value)
+        return;
+    masked.add(value);
+    host().mask(value);
+}
+/** The values masked so far. */
+function maskedValues() {
+    return [...masked];
+}
+/**
+ * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
+ * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
+ * payloads are replaced before such a line is printed.
+ */
+function redactPayloads(text) {
+    return text
+        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
+}
+
+;// CONCATENATED MODULE: ./src/connect.ts
 
 
 
@@ -2460,6 +2473,15 @@ async function deletePreview(client, appUuid, pr, signal) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/coolify/dates.ts
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
 ;// CONCATENATED MODULE: ./src/event.ts
 
 /**
@@ -2562,251 +2584,9 @@ async function setVariables(client, uuid, env, signal) {
         throw error;
     }
 }
-/**
- * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
- * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
- */
-function isMissingRoute(error) {
-    return (error instanceof CoolifyError &&
-        error.status === 404 &&
-        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
-}
-/** A 404 about the thing asked for (it is not there, or no longer), not about a missing route. */
-function isGone(error) {
-    return error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error);
-}
 /** The seed contract's form: `KEY=value` lines. */
 function joined(env) {
     return env.map(({ key, value }) => `${key}=${value}`).join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/rollout/deployment.ts
-
-
-const TAIL_LINES = 40;
-/**
- * One deployment a rollout started or joined, and the only place its state changes: the trigger
- * creates it, the rollout's phases advance it through these methods (an ended status changes only
- * as `canBecome` allows), reporters read it as a DeploymentView.
- */
-class Deployment {
-    appUuid;
-    triggeredAt;
-    kind;
-    #status = 'queued';
-    #uuid;
-    #name;
-    /** Undefined until read; null when a read carried no status. */
-    #coolifyStatus;
-    #reason;
-    #appUrl;
-    #link;
-    #commit;
-    #endedAt;
-    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
-    #createdAt;
-    #finishedAt;
-    #tail = [];
-    #imageTag;
-    #rolledBack;
-    #rollbackNote;
-    #runtimeLog = [];
-    #warning;
-    #startedElsewhere = false;
-    constructor(
-    /** The resource's uuid: an application's, or a service's or database's. */
-    appUuid, name, 
-    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt, kind = 'application') {
-        this.appUuid = appUuid;
-        this.triggeredAt = triggeredAt;
-        this.kind = kind;
-        this.#name = name;
-        this.#uuid = uuid;
-    }
-    /** The next deployment of the same application (a rollback): same name and URL. */
-    static next(earlier, uuid, at) {
-        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
-        next.#appUrl = earlier.appUrl;
-        return next;
-    }
-    get status() {
-        return this.#status;
-    }
-    get uuid() {
-        return this.#uuid;
-    }
-    get name() {
-        return this.#name;
-    }
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    get coolifyStatus() {
-        return this.#coolifyStatus ?? undefined;
-    }
-    /** Why it ended the way it did, when the status alone does not say. */
-    get reason() {
-        return this.#reason;
-    }
-    /** Where it is served: the application's first `fqdn`, or its preview's address. */
-    get appUrl() {
-        return this.#appUrl;
-    }
-    /** The deployment's page in Coolify. */
-    get link() {
-        return this.#link;
-    }
-    get commit() {
-        return this.#commit;
-    }
-    /** The last lines of its log, for summaries and annotations. */
-    get tail() {
-        return this.#tail;
-    }
-    /** Docker-image apps: the image tag this deployment runs. */
-    get imageTag() {
-        return this.#imageTag;
-    }
-    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
-    get rolledBack() {
-        return this.#rolledBack;
-    }
-    /** What the rollback did: what runs now, or why nothing was rolled back. */
-    get rollbackNote() {
-        return this.#rollbackNote;
-    }
-    /** The end of the application's runtime log, read when it turned out unhealthy. */
-    get runtimeLog() {
-        return this.#runtimeLog;
-    }
-    /** What could not be confirmed, though it did not fail the step. */
-    get warning() {
-        return this.#warning;
-    }
-    get ended() {
-        return hasEnded(this.#status);
-    }
-    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
-    get running() {
-        return this.#uuid !== undefined && !this.ended;
-    }
-    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
-    get finishedAt() {
-        return this.#finishedAt;
-    }
-    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
-    get durationMs() {
-        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
-            return Math.max(0, this.#finishedAt - this.#createdAt);
-        }
-        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
-    }
-    /**
-     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
-     * run: followed and reported, never cancelled by it.
-     */
-    get startedElsewhere() {
-        return this.#startedElsewhere;
-    }
-    /**
-     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
-     * one this run queued in its place.
-     */
-    follow(uuid, startedHere = false) {
-        this.#uuid = uuid;
-        if (startedHere)
-            this.#startedElsewhere = false;
-    }
-    /** Marks it as another's: this run follows it but leaves it alone. */
-    joined() {
-        this.#startedElsewhere = true;
-    }
-    /**
-     * Takes the application's name and URL from Coolify's application record: the preview's URL when
-     * it deploys pull request `pr` (none rather than production's when that cannot be known).
-     */
-    describe(app, pr) {
-        if (app.name && this.#name === this.appUuid)
-            this.#name = app.name;
-        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
-        if (url)
-            this.#appUrl = url;
-    }
-    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-    observe(detail, instanceUrl) {
-        if (detail.application_name)
-            this.#name = detail.application_name;
-        if (detail.commit)
-            this.#commit = detail.commit;
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
-        const previous = this.#coolifyStatus;
-        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
-        const status = statusFromCoolify(detail.status);
-        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
-        if (status && !this.ended) {
-            this.#status = status;
-            if (this.ended)
-                this.#endedAt ??= Date.now();
-        }
-        return previous !== this.#coolifyStatus;
-    }
-    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
-    end(status, reason) {
-        if (!canBecome(this.#status, status))
-            return false;
-        this.#status = status;
-        if (reason)
-            this.#reason = reason;
-        this.#endedAt ??= Date.now();
-        return true;
-    }
-    /**
-     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
-     * timed, until its status says whether it came up.
-     */
-    started() {
-        if (!this.ended)
-            this.#status = 'started';
-    }
-    /** Passes, but something about it could not be confirmed. */
-    doubt(warning) {
-        this.#warning = warning;
-    }
-    /** Records the image tag it deploys, as asked or as its log showed. */
-    ranImage(tag) {
-        this.#imageTag = tag;
-    }
-    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
-    unhealthy(reason, runtimeLog) {
-        if (this.end('unhealthy', reason))
-            this.#runtimeLog = runtimeLog;
-    }
-    /** The outcome of redeploying what ran before this one failed. */
-    rollback(done, note) {
-        this.#rolledBack = done;
-        this.#rollbackNote = note;
-    }
-    /**
-     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
-     * hidden entry, which stays in the job log (and there only with `debug-logs`).
-     */
-    remember(lines) {
-        const visible = lines.filter(line => !line.hidden);
-        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
-            if (this.#tail.length === TAIL_LINES)
-                this.#tail.shift();
-            this.#tail.push(line);
-        }
-    }
-}
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function timeOf(value) {
-    if (typeof value !== 'string' || value === '')
-        return undefined;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : ms;
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/review-fields.ts
@@ -4204,6 +3984,229 @@ async function guardDebugLogs(client, config, signal, warn) {
             if (signal.aborted)
                 throw error;
             warn(`Could not read the variables of ${uuid} to mask them: ${describeError(error)}`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/rollout/deployment.ts
+
+
+
+const TAIL_LINES = 40;
+/**
+ * One deployment a rollout started or joined, and the only place its state changes: the trigger
+ * creates it, the rollout's phases advance it through these methods (an ended status changes only
+ * as `canBecome` allows), reporters read it as a DeploymentView.
+ */
+class Deployment {
+    appUuid;
+    triggeredAt;
+    kind;
+    #status = 'queued';
+    #uuid;
+    #name;
+    /** Undefined until read; null when a read carried no status. */
+    #coolifyStatus;
+    #reason;
+    #appUrl;
+    #link;
+    #commit;
+    #endedAt;
+    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+    #createdAt;
+    #finishedAt;
+    #tail = [];
+    #imageTag;
+    #rolledBack;
+    #rollbackNote;
+    #runtimeLog = [];
+    #warning;
+    #startedElsewhere = false;
+    constructor(
+    /** The resource's uuid: an application's, or a service's or database's. */
+    appUuid, name, 
+    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
+    uuid, triggeredAt, kind = 'application') {
+        this.appUuid = appUuid;
+        this.triggeredAt = triggeredAt;
+        this.kind = kind;
+        this.#name = name;
+        this.#uuid = uuid;
+    }
+    /** The next deployment of the same application (a rollback): same name and URL. */
+    static next(earlier, uuid, at) {
+        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
+        next.#appUrl = earlier.appUrl;
+        return next;
+    }
+    get status() {
+        return this.#status;
+    }
+    get uuid() {
+        return this.#uuid;
+    }
+    get name() {
+        return this.#name;
+    }
+    /** Coolify's status word as last read, kept when it is one we do not know. */
+    get coolifyStatus() {
+        return this.#coolifyStatus ?? undefined;
+    }
+    /** Why it ended the way it did, when the status alone does not say. */
+    get reason() {
+        return this.#reason;
+    }
+    /** Where it is served: the application's first `fqdn`, or its preview's address. */
+    get appUrl() {
+        return this.#appUrl;
+    }
+    /** The deployment's page in Coolify. */
+    get link() {
+        return this.#link;
+    }
+    get commit() {
+        return this.#commit;
+    }
+    /** The last lines of its log, for summaries and annotations. */
+    get tail() {
+        return this.#tail;
+    }
+    /** Docker-image apps: the image tag this deployment runs. */
+    get imageTag() {
+        return this.#imageTag;
+    }
+    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+    get rolledBack() {
+        return this.#rolledBack;
+    }
+    /** What the rollback did: what runs now, or why nothing was rolled back. */
+    get rollbackNote() {
+        return this.#rollbackNote;
+    }
+    /** The end of the application's runtime log, read when it turned out unhealthy. */
+    get runtimeLog() {
+        return this.#runtimeLog;
+    }
+    /** What could not be confirmed, though it did not fail the step. */
+    get warning() {
+        return this.#warning;
+    }
+    get ended() {
+        return hasEnded(this.#status);
+    }
+    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+    get running() {
+        return this.#uuid !== undefined && !this.ended;
+    }
+    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+    get finishedAt() {
+        return this.#finishedAt;
+    }
+    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
+    get durationMs() {
+        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+            return Math.max(0, this.#finishedAt - this.#createdAt);
+        }
+        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
+    }
+    /**
+     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
+     * run: followed and reported, never cancelled by it.
+     */
+    get startedElsewhere() {
+        return this.#startedElsewhere;
+    }
+    /**
+     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
+     * one this run queued in its place.
+     */
+    follow(uuid, startedHere = false) {
+        this.#uuid = uuid;
+        if (startedHere)
+            this.#startedElsewhere = false;
+    }
+    /** Marks it as another's: this run follows it but leaves it alone. */
+    joined() {
+        this.#startedElsewhere = true;
+    }
+    /**
+     * Takes the application's name and URL from Coolify's application record: the preview's URL when
+     * it deploys pull request `pr` (none rather than production's when that cannot be known).
+     */
+    describe(app, pr) {
+        if (app.name && this.#name === this.appUuid)
+            this.#name = app.name;
+        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
+        if (url)
+            this.#appUrl = url;
+    }
+    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
+    observe(detail, instanceUrl) {
+        if (detail.application_name)
+            this.#name = detail.application_name;
+        if (detail.commit)
+            this.#commit = detail.commit;
+        if (detail.deployment_url)
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
+        const previous = this.#coolifyStatus;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
+        const status = statusFromCoolify(detail.status);
+        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
+        if (status && !this.ended) {
+            this.#status = status;
+            if (this.ended)
+                this.#endedAt ??= Date.now();
+        }
+        return previous !== this.#coolifyStatus;
+    }
+    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
+    end(status, reason) {
+        if (!canBecome(this.#status, status))
+            return false;
+        this.#status = status;
+        if (reason)
+            this.#reason = reason;
+        this.#endedAt ??= Date.now();
+        return true;
+    }
+    /**
+     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
+     * timed, until its status says whether it came up.
+     */
+    started() {
+        if (!this.ended)
+            this.#status = 'started';
+    }
+    /** Passes, but something about it could not be confirmed. */
+    doubt(warning) {
+        this.#warning = warning;
+    }
+    /** Records the image tag it deploys, as asked or as its log showed. */
+    ranImage(tag) {
+        this.#imageTag = tag;
+    }
+    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
+    unhealthy(reason, runtimeLog) {
+        if (this.end('unhealthy', reason))
+            this.#runtimeLog = runtimeLog;
+    }
+    /** The outcome of redeploying what ran before this one failed. */
+    rollback(done, note) {
+        this.#rolledBack = done;
+        this.#rollbackNote = note;
+    }
+    /**
+     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
+     * hidden entry, which stays in the job log (and there only with `debug-logs`).
+     */
+    remember(lines) {
+        const visible = lines.filter(line => !line.hidden);
+        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
+            if (this.#tail.length === TAIL_LINES)
+                this.#tail.shift();
+            this.#tail.push(line);
         }
     }
 }

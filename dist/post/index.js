@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 377:
+/***/ 543:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -9,18 +9,6 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ cleanup_run)
 });
-
-;// CONCATENATED MODULE: ./src/host.ts
-let current;
-/** The host of this process: set once, by the entry point, before anything else runs. */
-function host() {
-    if (!current)
-        throw new Error('No host: the entry point sets one before it runs the core.');
-    return current;
-}
-function setHost(next) {
-    current = next;
-}
 
 ;// CONCATENATED MODULE: ./src/errors.ts
 /**
@@ -38,6 +26,19 @@ function describeError(error) {
     return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: external "node:net"
+const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
 ;// CONCATENATED MODULE: ./src/proxy.ts
 
 /**
@@ -125,53 +126,6 @@ function bypasses(target, env) {
         names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`)));
 }
 
-;// CONCATENATED MODULE: ./src/secrets.ts
-
-/**
- * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
- * log, and the pull request comment leaves out only what the log does.
- */
-const MIN_MASKED_LENGTH = 4;
-/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
-const masked = new Set();
-/**
- * Masks a value in the host's log from now on, and remembers it, so that the pull request
- * comment, which the runner does not mask, can leave it out too.
- */
-function mask(value) {
-    if (!value)
-        return;
-    masked.add(value);
-    host().mask(value);
-}
-/** The values masked so far. */
-function maskedValues() {
-    return [...masked];
-}
-/**
- * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
- * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
- * payloads are replaced before such a line is printed.
- */
-function secrets_redactPayloads(text) {
-    return text
-        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
-        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
-;// CONCATENATED MODULE: external "node:net"
-const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-;// CONCATENATED MODULE: external "node:tls"
-const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
 ;// CONCATENATED MODULE: ./src/http.ts
 
 
@@ -578,6 +532,19 @@ class errors_CoolifyError extends errors_ActionError {
     withHint(hint) {
         return new errors_CoolifyError(this.request, this.reason, hint, this.details);
     }
+}
+/**
+ * Coolify's catch-all answer for a path it has no route for. A 404 about the application ("Application
+ * not found.") is a real failure, and so is a bare 404 from something that is not Coolify.
+ */
+function isMissingRoute(error) {
+    return (error instanceof errors_CoolifyError &&
+        error.status === 404 &&
+        /^not found\.?$/i.test(error.details.serverMessage ?? ''));
+}
+/** A 404 about the thing asked for (it is not there, or no longer), not about a missing route. */
+function isGone(error) {
+    return error instanceof errors_CoolifyError && error.status === 404 && !isMissingRoute(error);
 }
 const TOKEN_HINT = 'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance';
 const ABILITIES = 'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)';
@@ -1697,7 +1664,53 @@ function cutOff(call, error) {
     return new errors_CoolifyError(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
 }
 
-;// CONCATENATED MODULE: ./src/coolify/connect.ts
+;// CONCATENATED MODULE: ./src/host.ts
+let current;
+/** The host of this process: set once, by the entry point, before anything else runs. */
+function host() {
+    if (!current)
+        throw new Error('No host: the entry point sets one before it runs the core.');
+    return current;
+}
+function setHost(next) {
+    current = next;
+}
+
+;// CONCATENATED MODULE: ./src/secrets.ts
+
+/**
+ * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+const MIN_MASKED_LENGTH = 4;
+/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+const masked = new Set();
+/**
+ * Masks a value in the host's log from now on, and remembers it, so that the pull request
+ * comment, which the runner does not mask, can leave it out too.
+ */
+function mask(value) {
+    if (!value)
+        return;
+    masked.add(value);
+    host().mask(value);
+}
+/** The values masked so far. */
+function maskedValues() {
+    return [...masked];
+}
+/**
+ * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
+ * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
+ * payloads are replaced before such a line is printed.
+ */
+function secrets_redactPayloads(text) {
+    return text
+        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
+}
+
+;// CONCATENATED MODULE: ./src/connect.ts
 
 
 
@@ -2188,7 +2201,7 @@ const AFTER_END = {
     cancelled: ['timeout']
 };
 /** Whether a deployment now `from` may become `to`. */
-function status_canBecome(from, to) {
+function canBecome(from, to) {
     return from === to || !status_hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
 }
 function status_hasEnded(status) {
@@ -2266,289 +2279,9 @@ const CANCEL_ATTEMPTS = 2;
 /** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
 const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
-;// CONCATENATED MODULE: ./src/rollout/preview.ts
-
-const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
-/**
- * The address Coolify gives an application's preview of pull request `pr`: the template's host
- * in place of the host of the application's first domain, whose scheme, port and path stay.
- * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
- * when it creates the preview and does not tell.
- */
-function preview_previewUrl(app, pr) {
-    const first = app.fqdn?.split(',')[0]?.trim();
-    if (!first)
-        return undefined;
-    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
-    if (template.includes('{{random}}'))
-        return undefined;
-    let url;
-    try {
-        url = new URL(first);
-    }
-    catch {
-        return undefined;
-    }
-    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
-    const port = url.port ? `:${url.port}` : '';
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `${url.protocol}//${host}${port}${path}`;
-}
-const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
-/**
- * Coolify's answer for a git application without a preview of the pull request, turned into what
- * to do about it; other messages are returned as they are.
- */
-function explainDeployMessage(message) {
-    if (!NO_PREVIEW.test(message))
-        return message;
-    return (`${message} Coolify creates a git application's preview itself, when its GitHub App or ` +
-        'webhook reports the pull request: turn on Preview Deployments in the application’s ' +
-        'settings (with a GitHub App as its source), open or push to the pull request, then deploy ' +
-        'with `pr`. Docker-image applications get one from `pr` with `image-tag`.');
-}
-/**
- * Removes the preview of pull request `pr`. True when Coolify removed it, false when it was already
- * gone; anything else throws.
- */
-async function deletePreview(client, appUuid, pr, signal) {
-    try {
-        await client.deletePreview(appUuid, pr, signal);
-        return true;
-    }
-    catch (error) {
-        const gone = error instanceof CoolifyError &&
-            error.status === 404 &&
-            /preview not found/i.test(error.details.serverMessage ?? '');
-        if (gone)
-            return false;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/rollout/deployment.ts
-
-
-const TAIL_LINES = 40;
-/**
- * One deployment a rollout started or joined, and the only place its state changes: the trigger
- * creates it, the rollout's phases advance it through these methods (an ended status changes only
- * as `canBecome` allows), reporters read it as a DeploymentView.
- */
-class Deployment {
-    appUuid;
-    triggeredAt;
-    kind;
-    #status = 'queued';
-    #uuid;
-    #name;
-    /** Undefined until read; null when a read carried no status. */
-    #coolifyStatus;
-    #reason;
-    #appUrl;
-    #link;
-    #commit;
-    #endedAt;
-    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
-    #createdAt;
-    #finishedAt;
-    #tail = [];
-    #imageTag;
-    #rolledBack;
-    #rollbackNote;
-    #runtimeLog = [];
-    #warning;
-    #startedElsewhere = false;
-    constructor(
-    /** The resource's uuid: an application's, or a service's or database's. */
-    appUuid, name, 
-    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt, kind = 'application') {
-        this.appUuid = appUuid;
-        this.triggeredAt = triggeredAt;
-        this.kind = kind;
-        this.#name = name;
-        this.#uuid = uuid;
-    }
-    /** The next deployment of the same application (a rollback): same name and URL. */
-    static next(earlier, uuid, at) {
-        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
-        next.#appUrl = earlier.appUrl;
-        return next;
-    }
-    get status() {
-        return this.#status;
-    }
-    get uuid() {
-        return this.#uuid;
-    }
-    get name() {
-        return this.#name;
-    }
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    get coolifyStatus() {
-        return this.#coolifyStatus ?? undefined;
-    }
-    /** Why it ended the way it did, when the status alone does not say. */
-    get reason() {
-        return this.#reason;
-    }
-    /** Where it is served: the application's first `fqdn`, or its preview's address. */
-    get appUrl() {
-        return this.#appUrl;
-    }
-    /** The deployment's page in Coolify. */
-    get link() {
-        return this.#link;
-    }
-    get commit() {
-        return this.#commit;
-    }
-    /** The last lines of its log, for summaries and annotations. */
-    get tail() {
-        return this.#tail;
-    }
-    /** Docker-image apps: the image tag this deployment runs. */
-    get imageTag() {
-        return this.#imageTag;
-    }
-    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
-    get rolledBack() {
-        return this.#rolledBack;
-    }
-    /** What the rollback did: what runs now, or why nothing was rolled back. */
-    get rollbackNote() {
-        return this.#rollbackNote;
-    }
-    /** The end of the application's runtime log, read when it turned out unhealthy. */
-    get runtimeLog() {
-        return this.#runtimeLog;
-    }
-    /** What could not be confirmed, though it did not fail the step. */
-    get warning() {
-        return this.#warning;
-    }
-    get ended() {
-        return hasEnded(this.#status);
-    }
-    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
-    get running() {
-        return this.#uuid !== undefined && !this.ended;
-    }
-    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
-    get finishedAt() {
-        return this.#finishedAt;
-    }
-    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
-    get durationMs() {
-        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
-            return Math.max(0, this.#finishedAt - this.#createdAt);
-        }
-        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
-    }
-    /**
-     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
-     * run: followed and reported, never cancelled by it.
-     */
-    get startedElsewhere() {
-        return this.#startedElsewhere;
-    }
-    /**
-     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
-     * one this run queued in its place.
-     */
-    follow(uuid, startedHere = false) {
-        this.#uuid = uuid;
-        if (startedHere)
-            this.#startedElsewhere = false;
-    }
-    /** Marks it as another's: this run follows it but leaves it alone. */
-    joined() {
-        this.#startedElsewhere = true;
-    }
-    /**
-     * Takes the application's name and URL from Coolify's application record: the preview's URL when
-     * it deploys pull request `pr` (none rather than production's when that cannot be known).
-     */
-    describe(app, pr) {
-        if (app.name && this.#name === this.appUuid)
-            this.#name = app.name;
-        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
-        if (url)
-            this.#appUrl = url;
-    }
-    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-    observe(detail, instanceUrl) {
-        if (detail.application_name)
-            this.#name = detail.application_name;
-        if (detail.commit)
-            this.#commit = detail.commit;
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-        this.#createdAt = deployment_timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = deployment_timeOf(detail.finished_at) ?? this.#finishedAt;
-        const previous = this.#coolifyStatus;
-        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
-        const status = statusFromCoolify(detail.status);
-        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
-        if (status && !this.ended) {
-            this.#status = status;
-            if (this.ended)
-                this.#endedAt ??= Date.now();
-        }
-        return previous !== this.#coolifyStatus;
-    }
-    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
-    end(status, reason) {
-        if (!canBecome(this.#status, status))
-            return false;
-        this.#status = status;
-        if (reason)
-            this.#reason = reason;
-        this.#endedAt ??= Date.now();
-        return true;
-    }
-    /**
-     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
-     * timed, until its status says whether it came up.
-     */
-    started() {
-        if (!this.ended)
-            this.#status = 'started';
-    }
-    /** Passes, but something about it could not be confirmed. */
-    doubt(warning) {
-        this.#warning = warning;
-    }
-    /** Records the image tag it deploys, as asked or as its log showed. */
-    ranImage(tag) {
-        this.#imageTag = tag;
-    }
-    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
-    unhealthy(reason, runtimeLog) {
-        if (this.end('unhealthy', reason))
-            this.#runtimeLog = runtimeLog;
-    }
-    /** The outcome of redeploying what ran before this one failed. */
-    rollback(done, note) {
-        this.#rolledBack = done;
-        this.#rollbackNote = note;
-    }
-    /**
-     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
-     * hidden entry, which stays in the job log (and there only with `debug-logs`).
-     */
-    remember(lines) {
-        const visible = lines.filter(line => !line.hidden);
-        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
-            if (this.#tail.length === TAIL_LINES)
-                this.#tail.shift();
-            this.#tail.push(line);
-        }
-    }
-}
+;// CONCATENATED MODULE: ./src/coolify/dates.ts
 /** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function deployment_timeOf(value) {
+function dates_timeOf(value) {
     if (typeof value !== 'string' || value === '')
         return undefined;
     const ms = Date.parse(value);
@@ -2595,7 +2328,7 @@ async function findStartedRow(client, appUuid, mark, signal) {
  */
 async function findCreated(client, appUuid, mark, signal) {
     const since = mark.at - CLOCK_SLACK_MS;
-    const created = (item) => (deployment_timeOf(item.created_at) ?? -Infinity) >= since;
+    const created = (item) => (dates_timeOf(item.created_at) ?? -Infinity) >= since;
     const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
     return rows.length === 1
         ? { uuid: rows[0].deployment_uuid, candidates: 1 }
@@ -3533,7 +3266,7 @@ async function cleanup_run() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(377);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(543);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
