@@ -864,7 +864,6 @@ const UNREADABLE_HINT = 'A proxy in front of Coolify changes its answers: let th
 const URL_HINT = "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1";
 /** Why a deployment read carries no `logs` at all: for the watcher to tell the user once. */
 const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.';
-/** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
 /**
  * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
  * transient for the request: the resources before the full one were queued, so sending it again
@@ -873,6 +872,7 @@ const LOGS_HIDDEN_HINT = 'Build logs are hidden from this token: Coolify shows t
 function isQueueFull(status, serverMessage) {
     return status === 429 && /deployment queue is full/i.test(serverMessage ?? '');
 }
+/** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
 function describeHttpFailure(status, serverMessage, headers, 
 /** The address asked for: a redirect to the same host on https says to use https. */
 requested) {

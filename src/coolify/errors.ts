@@ -88,7 +88,6 @@ const URL_HINT =
 export const LOGS_HIDDEN_HINT =
   'Build logs are hidden from this token: Coolify shows them only to a token with the `read:sensitive` ability (or `root`) whose user is an admin or owner of its team.'
 
-/** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
 /**
  * Coolify's full deployment queue: a 429 like rate limiting, but told by its message. It is not
  * transient for the request: the resources before the full one were queued, so sending it again
@@ -101,6 +100,7 @@ export function isQueueFull(
   return status === 429 && /deployment queue is full/i.test(serverMessage ?? '')
 }
 
+/** Turns an HTTP answer that is not a success into the reason and the next step for the user. */
 export function describeHttpFailure(
   status: number,
   serverMessage: string | undefined,
