@@ -549,14 +549,14 @@ function lacksDeploymentsApi(error) {
 ;// CONCATENATED MODULE: ./src/signals.ts
 /**
  * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
- * of AbortSignal.timeout() and AbortSignal.any() are held only weakly: once collected they never
+ * that AbortSignal's own `timeout` and `any` make are held only weakly: once collected they never
  * abort (nodejs/node#57736), and a step with a chatty build log runs past its `timeout`. Here a
  * plain timer holds its controller, and each parent signal's listener holds its child's, until
  * they fire or are let go.
  */
 /** Node fires a longer timer at once. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
-/** Aborts after `ms` with a TimeoutError, as AbortSignal.timeout() does; no hold on the process. */
+/** Aborts after `ms` with a TimeoutError, as AbortSignal's `timeout` does; no hold on the process. */
 function deadline(ms) {
     return linked([], ms);
 }
@@ -3595,31 +3595,40 @@ function tracesOfProduction(template, app, env = []) {
 function reviewAppRepairs(fields, name) {
     return { changes: resets(fields), refused: fieldRefusals(fields, `review app ${name}`) };
 }
-/**
- * What the table does not let a review app start from: a key it does not know holding a value (a
- * newer Coolify's column, unexamined), and a value that a `refused` rule names.
- */
-function fieldRefusals(fields, subject = 'the template') {
-    const refusals = [];
-    const unknown = Object.keys(fields).filter(key => !REVIEW_FIELDS.has(key) && !isEmptyValue(fields[key]));
-    if (unknown.length > 0) {
-        refusals.push(`${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${unknown.length === 1 ? 'it' : 'them'} to pull request code unexamined — clear ${unknown.length === 1 ? 'it' : 'them'} in Coolify, or update the action`);
-    }
-    for (const [key, rule] of REVIEW_FIELDS) {
-        if (rule.kind === 'refused' && key in fields && rule.refuses(fields[key])) {
-            refusals.push(`${subject}'s \`${key}\`: ${rule.why}`);
+function fieldFindings(fields) {
+    const findings = { unknown: [], refused: [], unreset: [] };
+    for (const [key, value] of Object.entries(fields)) {
+        const rule = REVIEW_FIELDS.get(key);
+        if (!rule) {
+            if (!isEmptyValue(value))
+                findings.unknown.push(key);
+        }
+        else if (rule.kind === 'refused' && rule.refuses(value)) {
+            findings.refused.push([key, rule]);
+        }
+        else if (rule.kind === 'reset' && !isReset(rule, value)) {
+            findings.unreset.push([key, rule]);
         }
     }
+    return findings;
+}
+/** What the table does not let a review app start from; what a reset puts back is not among it. */
+function fieldRefusals(fields, subject = 'the template') {
+    const { unknown, refused } = fieldFindings(fields);
+    const refusals = [];
+    if (unknown.length > 0) {
+        const them = unknown.length === 1 ? 'it' : 'them';
+        refusals.push(`${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${them} to pull request code unexamined — clear ${them} in Coolify, or update the action`);
+    }
+    for (const [key, rule] of refused)
+        refusals.push(`${subject}'s \`${key}\`: ${rule.why}`);
     return refusals;
 }
 /** The first write's part that puts back what reaches production, where the template set it. */
 function resets(fields) {
     const changes = {};
-    for (const [key, rule] of REVIEW_FIELDS) {
-        if (rule.kind === 'reset' && key in fields && !isReset(rule, fields[key])) {
-            changes[patchField(key)] = rule.to;
-        }
-    }
+    for (const [key, rule] of fieldFindings(fields).unreset)
+        changes[patchField(key)] = rule.to;
     return changes;
 }
 function isReset(rule, value) {
@@ -3627,21 +3636,12 @@ function isReset(rule, value) {
 }
 /** The review app's keys that the table does not let it have, named without their values. */
 function fieldTraces(fields) {
-    const traces = [];
-    for (const [key, value] of Object.entries(fields)) {
-        const rule = REVIEW_FIELDS.get(key);
-        if (!rule) {
-            if (!isEmptyValue(value))
-                traces.push(`it sets \`${key}\`, which this action does not know`);
-        }
-        else if (rule.kind === 'reset' && !isReset(rule, value)) {
-            traces.push(`its \`${key}\` is still set (${rule.why})`);
-        }
-        else if (rule.kind === 'refused' && rule.refuses(value)) {
-            traces.push(`its \`${key}\`: ${rule.why}`);
-        }
-    }
-    return traces;
+    const { unknown, refused, unreset } = fieldFindings(fields);
+    return [
+        ...unreset.map(([key, rule]) => `its \`${key}\` is still set (${rule.why})`),
+        ...refused.map(([key, rule]) => `its \`${key}\`: ${rule.why}`),
+        ...unknown.map(key => `it sets \`${key}\`, which this action does not know`)
+    ];
 }
 /**
  * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:

@@ -218,36 +218,49 @@ export function reviewAppRepairs(
   return { changes: resets(fields), refused: fieldRefusals(fields, `review app ${name}`) }
 }
 
-/**
- * What the table does not let a review app start from: a key it does not know holding a value (a
- * newer Coolify's column, unexamined), and a value that a `refused` rule names.
- */
-function fieldRefusals(fields: Record<string, unknown>, subject = 'the template'): string[] {
-  const refusals: string[] = []
-  const unknown = Object.keys(fields).filter(
-    key => !REVIEW_FIELDS.has(key) && !isEmptyValue(fields[key])
-  )
-  if (unknown.length > 0) {
-    refusals.push(
-      `${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${unknown.length === 1 ? 'it' : 'them'} to pull request code unexamined — clear ${unknown.length === 1 ? 'it' : 'them'} in Coolify, or update the action`
-    )
-  }
-  for (const [key, rule] of REVIEW_FIELDS) {
-    if (rule.kind === 'refused' && key in fields && rule.refuses(fields[key])) {
-      refusals.push(`${subject}'s \`${key}\`: ${rule.why}`)
+/** The keys the table does not let an application have, by why; values are never named. */
+interface FieldFindings {
+  /** Keys it does not know, holding a value: a newer Coolify's column, unexamined. */
+  unknown: string[]
+  /** Keys whose value a `refused` rule names. */
+  refused: Array<[string, FieldRule]>
+  /** Keys a `reset` rule puts back, still set. */
+  unreset: Array<[string, Extract<FieldRule, { kind: 'reset' }>]>
+}
+
+function fieldFindings(fields: Record<string, unknown>): FieldFindings {
+  const findings: FieldFindings = { unknown: [], refused: [], unreset: [] }
+  for (const [key, value] of Object.entries(fields)) {
+    const rule = REVIEW_FIELDS.get(key)
+    if (!rule) {
+      if (!isEmptyValue(value)) findings.unknown.push(key)
+    } else if (rule.kind === 'refused' && rule.refuses(value)) {
+      findings.refused.push([key, rule])
+    } else if (rule.kind === 'reset' && !isReset(rule, value)) {
+      findings.unreset.push([key, rule])
     }
   }
+  return findings
+}
+
+/** What the table does not let a review app start from; what a reset puts back is not among it. */
+function fieldRefusals(fields: Record<string, unknown>, subject = 'the template'): string[] {
+  const { unknown, refused } = fieldFindings(fields)
+  const refusals: string[] = []
+  if (unknown.length > 0) {
+    const them = unknown.length === 1 ? 'it' : 'them'
+    refusals.push(
+      `${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${them} to pull request code unexamined — clear ${them} in Coolify, or update the action`
+    )
+  }
+  for (const [key, rule] of refused) refusals.push(`${subject}'s \`${key}\`: ${rule.why}`)
   return refusals
 }
 
 /** The first write's part that puts back what reaches production, where the template set it. */
 function resets(fields: Record<string, unknown>): ApplicationChanges {
   const changes: Record<string, null | false> = {}
-  for (const [key, rule] of REVIEW_FIELDS) {
-    if (rule.kind === 'reset' && key in fields && !isReset(rule, fields[key])) {
-      changes[patchField(key)] = rule.to
-    }
-  }
+  for (const [key, rule] of fieldFindings(fields).unreset) changes[patchField(key)] = rule.to
   return changes as ApplicationChanges
 }
 
@@ -257,18 +270,12 @@ function isReset(rule: Extract<FieldRule, { kind: 'reset' }>, value: unknown): b
 
 /** The review app's keys that the table does not let it have, named without their values. */
 function fieldTraces(fields: Record<string, unknown>): string[] {
-  const traces: string[] = []
-  for (const [key, value] of Object.entries(fields)) {
-    const rule = REVIEW_FIELDS.get(key)
-    if (!rule) {
-      if (!isEmptyValue(value)) traces.push(`it sets \`${key}\`, which this action does not know`)
-    } else if (rule.kind === 'reset' && !isReset(rule, value)) {
-      traces.push(`its \`${key}\` is still set (${rule.why})`)
-    } else if (rule.kind === 'refused' && rule.refuses(value)) {
-      traces.push(`its \`${key}\`: ${rule.why}`)
-    }
-  }
-  return traces
+  const { unknown, refused, unreset } = fieldFindings(fields)
+  return [
+    ...unreset.map(([key, rule]) => `its \`${key}\` is still set (${rule.why})`),
+    ...refused.map(([key, rule]) => `its \`${key}\`: ${rule.why}`),
+    ...unknown.map(key => `it sets \`${key}\`, which this action does not know`)
+  ]
 }
 
 /**
