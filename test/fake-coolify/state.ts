@@ -459,14 +459,16 @@ export class Store {
   }
 
   /**
-   * A variable's real_value: its references to shared variables resolved (EnvironmentVariable's
-   * real_value accessor), one the team does not have left as written.
+   * A variable's real_value (EnvironmentVariable::get_real_environment_variables_internal): the
+   * value trimmed, its references to shared variables resolved, one the team does not have left as
+   * written.
    */
   resolve(value: string): string {
-    return value.replace(
-      /\{\{\s*((?:team|project|environment|server)\.[\w-]+)\s*\}\}/g,
-      (whole, ref) => (ref in this.sharedVariables ? this.sharedVariables[ref] : whole)
-    )
+    return value
+      .trim()
+      .replace(/\{\{\s*((?:team|project|environment|server)\.[\w-]+)\s*\}\}/g, (whole, ref) =>
+        ref in this.sharedVariables ? this.sharedVariables[ref] : whole
+      )
   }
 
   /** Applications only: services and databases are not under /applications. */
