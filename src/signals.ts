@@ -1,6 +1,6 @@
 /**
  * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
- * of AbortSignal.timeout() and AbortSignal.any() are held only weakly: once collected they never
+ * that AbortSignal's own `timeout` and `any` make are held only weakly: once collected they never
  * abort (nodejs/node#57736), and a step with a chatty build log runs past its `timeout`. Here a
  * plain timer holds its controller, and each parent signal's listener holds its child's, until
  * they fire or are let go.
@@ -15,7 +15,7 @@ export interface Linked {
   release(): void
 }
 
-/** Aborts after `ms` with a TimeoutError, as AbortSignal.timeout() does; no hold on the process. */
+/** Aborts after `ms` with a TimeoutError, as AbortSignal's `timeout` does; no hold on the process. */
 export function deadline(ms: number): Linked {
   return linked([], ms)
 }
