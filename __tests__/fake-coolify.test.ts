@@ -1318,7 +1318,10 @@ describe('rollback, 4x', () => {
   const quick = (commit: string): Scenario => ({ commit, steps: [{ at: 0, status: 'finished' }] })
 
   it('lists the images of finished deployments and queues a rollback past the queue check', async () => {
+    // The clock stands still: both deployments end in the same millisecond, the later one is current.
+    const now = Date.parse('2026-11-23T10:00:00Z')
     await start({
+      clock: () => now,
       apps: [
         {
           uuid: 'web',

@@ -627,11 +627,12 @@ export class Store {
 
   /** The production deployments that finished, newest first, with when they finished. */
   finished(app: AppRecord, now = this.clock()): Array<{ d: DeploymentRecord; p: Progress }> {
+    // Newest first; two that end in the same millisecond are ordered by when they were queued.
     return this.deployments
       .filter(d => d.app === app && d.pr === 0)
       .map(d => ({ d, p: progress(d, now) }))
       .filter(({ p }) => p.phase === 'finished')
-      .sort((a, b) => (b.p.finishedAt ?? 0) - (a.p.finishedAt ?? 0))
+      .sort((a, b) => (b.p.finishedAt ?? 0) - (a.p.finishedAt ?? 0) || b.d.id - a.d.id)
   }
 
   /** The container's state now: FakeApp.runtime from the newest finished deployment on. */
