@@ -6,8 +6,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Deployment } from '../src/rollout/deployment.js'
-import { decide } from '../src/rollout/outcome.js'
+import { Deployment } from '../src/model/deployment.js'
+import { decide } from '../src/model/outcome.js'
 import { readConfig, type Config } from '../src/inputs.js'
 import { setOutputs } from '../src/report/outputs.js'
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import type { LogLine } from '../src/rollout/logs.js'
+import type { LogLine } from '../src/model/logs.js'
 import { splitTail } from '../src/action/annotations.js'
 
 const out = (text: string): LogLine => ({ kind: 'stdout', text })

@@ -3,8 +3,8 @@
  * commands stopped, and nothing that the log view would take for `##[` markup.
  */
 import { describe, expect, it } from '@jest/globals'
-import type { DeploymentView } from '../src/rollout/deployment.js'
-import type { LogLine } from '../src/rollout/logs.js'
+import type { DeploymentView } from '../src/model/deployment.js'
+import type { LogLine } from '../src/model/logs.js'
 import { githubLog } from '../src/action/host.js'
 import { LogPrinter } from '../src/report/console.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { LogCursor, type LogLine } from '../src/rollout/logs.js'
+import { LogCursor, type LogLine } from '../src/model/logs.js'
 
 interface Entry {
   command?: string | null

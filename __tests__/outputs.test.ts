@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
-import { Deployment, type Status } from '../src/rollout/deployment.js'
-import { decide } from '../src/rollout/outcome.js'
+import { Deployment, type Status } from '../src/model/deployment.js'
+import { decide } from '../src/model/outcome.js'
 import { setOutputs } from '../src/report/outputs.js'
 import { ActionError } from '../src/errors.js'
 

@@ -768,7 +768,7 @@ describe('what a clone carries from production', () => {
     expectUntouched(server, template)
   })
 
-  // Guards: each of these, copied by the clone, reaches production (review-fields.ts says how);
+  // Guards: each of these, copied by the clone, reaches production (src/review-app/fields.ts says how);
   // the first write puts it back to Coolify's default, before any deploy.
   it.each([
     ['settings.custom_internal_name', 'web-production', null],

@@ -9,7 +9,7 @@ import {
   isEmptyValue,
   patchField,
   REVIEW_FIELDS
-} from '../src/rollout/review-fields.js'
+} from '../src/review-app/fields.js'
 import { PATCH_ALLOWED } from '../test/fake-coolify/allow-list.js'
 import {
   APPLICATION_COLUMNS,

@@ -7,8 +7,8 @@ import {
   type ReviewRequest,
   type TemplateFacts,
   type Write
-} from '../src/rollout/review-plan.js'
-import { flattenApplication } from '../src/rollout/review-fields.js'
+} from '../src/review-app/plan.js'
+import { flattenApplication } from '../src/review-app/fields.js'
 import {
   APPLICATION_COLUMNS,
   APPLICATION_SETTINGS_COLUMNS

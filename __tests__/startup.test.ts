@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { CoolifyClient } from '../src/coolify/client.js'
-import { awaitStartup, Freshness, isUp, type Look } from '../src/rollout/startup.js'
+import { awaitStartup, Freshness, isUp, type Look } from '../src/health/startup.js'
 import { startFakeCoolify, type FakeApp, type FakeCoolify } from '../test/fake-coolify/index.js'
 
 const TOKEN = 'startup-token'

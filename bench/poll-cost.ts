@@ -4,8 +4,8 @@
  * cursor taking the new entries out of the log (it parses only the part the log grew by) and the
  * printer writing them; this should grow with the new lines only. Prints JSON on stdout.
  */
-import type { DeploymentView } from '../src/rollout/deployment.js'
-import { LogCursor, type LogLine } from '../src/rollout/logs.js'
+import type { DeploymentView } from '../src/model/deployment.js'
+import { LogCursor, type LogLine } from '../src/model/logs.js'
 import { githubLog } from '../src/action/host.js'
 import { LogPrinter } from '../src/report/console.js'
 import { phpJson } from '../test/fake-coolify/format.js'

@@ -1,7 +1,7 @@
 import * as commands from './commands.js'
-import type { DeploymentView } from '../rollout/deployment.js'
-import type { LogLine } from '../rollout/logs.js'
-import { failsStep } from '../rollout/status.js'
+import type { DeploymentView } from '../model/deployment.js'
+import type { LogLine } from '../model/logs.js'
+import { failsStep } from '../model/status.js'
 import { failureLine, failureTitle } from '../report/failure.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */

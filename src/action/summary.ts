@@ -1,7 +1,7 @@
 import * as commands from './commands.js'
-import type { DeploymentView } from '../rollout/deployment.js'
-import type { LogLine } from '../rollout/logs.js'
-import { describeStatus, failsStep, summaryMark } from '../rollout/status.js'
+import type { DeploymentView } from '../model/deployment.js'
+import type { LogLine } from '../model/logs.js'
+import { describeStatus, failsStep, summaryMark } from '../model/status.js'
 import { formatDuration } from '../duration.js'
 import { splitTail } from './annotations.js'
 

@@ -86,7 +86,7 @@ export interface ApplicationChanges {
   manual_webhook_secret_gitea?: string
   /** Compose applications: the domain(s) of each service; the ones not named lose theirs. */
   docker_compose_domains?: Array<{ name: string; domain: string }>
-  /** What a review app's clone must not keep of production's (review-fields.ts), put back. */
+  /** What a review app's clone must not keep of production's (review-app/fields.ts), put back. */
   custom_internal_name?: null
   custom_docker_run_options?: null
   docker_registry_image_name?: null

@@ -1,4 +1,4 @@
-import type { DeploymentView } from '../rollout/deployment.js'
+import type { DeploymentView } from '../model/deployment.js'
 
 /**
  * What every host says of a failed deployment: the action's annotation, the command line's

@@ -1,6 +1,6 @@
-import type { DeploymentView, Kind } from '../rollout/deployment.js'
-import type { Outcome } from '../rollout/outcome.js'
-import type { Status } from '../rollout/status.js'
+import type { DeploymentView, Kind } from '../model/deployment.js'
+import type { Outcome } from '../model/outcome.js'
+import type { Status } from '../model/status.js'
 
 /** One element of the `deployments` output. */
 export interface DeploymentRecord {

@@ -3,8 +3,8 @@ import { CoolifyError, isQueueFull } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
-import { Deployment, type Kind } from './deployment.js'
-import { findCreated, findStarted, findStartedRow, type TriggerMark } from './history.js'
+import { Deployment, type Kind } from '../model/deployment.js'
+import { findCreated, findStarted, findStartedRow, type TriggerMark } from '../follow/history.js'
 import { explainDeployMessage } from './preview.js'
 
 export interface TriggerOptions {

@@ -6,10 +6,10 @@ import type { Config } from '../inputs.js'
 import type { RunState } from '../state.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
-import type { Deployment } from './deployment.js'
-import { findStarted, sameCommit, type TriggerMark } from './history.js'
-import { LogCursor } from './logs.js'
-import { hasEnded, isFinished, statusFromCoolify } from './status.js'
+import type { Deployment } from '../model/deployment.js'
+import { findStarted, sameCommit, type TriggerMark } from '../follow/history.js'
+import { LogCursor } from '../model/logs.js'
+import { hasEnded, isFinished, statusFromCoolify } from '../model/status.js'
 
 /** An application's version settings, read before anything is changed. */
 export interface AppVersion {

@@ -3,7 +3,7 @@ import { timeOf } from '../coolify/dates.js'
 import { sleep } from '../coolify/pacing.js'
 import type { ServicePart } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
-import type { DeploymentView } from './deployment.js'
+import type { DeploymentView } from '../model/deployment.js'
 import type { Health } from './health.js'
 
 /** Lines read of each container's log when it did not come up. */

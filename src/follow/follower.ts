@@ -4,11 +4,11 @@ import { sleep, type WindowBudget } from '../coolify/pacing.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
 import { cancelDeployment } from './cancel.js'
-import type { Deployment, DeploymentView } from './deployment.js'
+import type { Deployment, DeploymentView } from '../model/deployment.js'
 import { DeploymentReads } from './deployment-reads.js'
 import { findStarted, type TriggerMark } from './history.js'
-import { LogCursor, type LogLine } from './logs.js'
-import { describeStatus, statusFromCoolify } from './status.js'
+import { LogCursor, type LogLine } from '../model/logs.js'
+import { describeStatus, statusFromCoolify } from '../model/status.js'
 
 /** Where build log lines go: the job's output, in the action. */
 export interface LogSink {

@@ -2,7 +2,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import type { CoolifyError } from '../coolify/errors.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
-import { isUnderWay, statusFromCoolify } from './status.js'
+import { isUnderWay, statusFromCoolify } from '../model/status.js'
 
 export interface CancelResult {
   /** Coolify's deployment is cancelled, by this request or by one before it. */

@@ -1,8 +1,8 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { sleep } from '../coolify/pacing.js'
 import { describeError } from '../errors.js'
-import type { AppLook } from './application-reads.js'
-import type { DeploymentView } from './deployment.js'
+import type { AppLook } from '../follow/application-reads.js'
+import type { DeploymentView } from '../model/deployment.js'
 import { probe } from './probe.js'
 import { Freshness, isUp } from './startup.js'
 

@@ -14,7 +14,7 @@ import { host } from '../host.js'
 import type { Config } from '../inputs.js'
 import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
 import { deadline, linked } from '../signals.js'
-import { writeVariables } from './configure.js'
+import { writeVariables } from '../rollout/configure.js'
 import {
   planReviewApp,
   reviewAppRepairs,
@@ -24,8 +24,8 @@ import {
   type ReviewPlan,
   type TemplateFacts,
   type Write
-} from './review-plan.js'
-import { flattenApplication } from './review-fields.js'
+} from './plan.js'
+import { flattenApplication } from './fields.js'
 
 /** The review app of this run's pull request, made from the template or found again. */
 export interface ReviewApp {
@@ -72,7 +72,7 @@ export function checkReviewEvent(config: Config, event: PullRequestEvent): void 
 /**
  * The review app for the pull request: found again by its name and marker, or made from the
  * template — cloned where Coolify can (4.3+), else created from the template's repository — and
- * set up by the plan (review-plan.ts) before anything deploys it, then read back: any trace of
+ * set up by the plan (plan.ts) before anything deploys it, then read back: any trace of
  * production left on it deletes it and fails the step. A run that made one while another run made
  * one too keeps the older and deletes its own.
  */

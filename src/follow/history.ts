@@ -2,7 +2,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { timeOf } from '../coolify/dates.js'
 import type { HistoryItem } from '../coolify/types.js'
 import { sleep } from '../coolify/pacing.js'
-import { isUnderWay } from './status.js'
+import { isUnderWay } from '../model/status.js'
 
 /** What a trigger asked for, to recognise the deployment it started in an application's history. */
 export interface TriggerMark {

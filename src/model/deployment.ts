@@ -1,7 +1,7 @@
 import { timeOf } from '../coolify/dates.js'
 import type { ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
 import type { LogLine } from './logs.js'
-import { previewUrl } from './preview.js'
+import { previewUrl } from '../rollout/preview.js'
 import { canBecome, hasEnded, statusFromCoolify, type Status } from './status.js'
 
 export type { Status } from './status.js'

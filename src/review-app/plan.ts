@@ -5,12 +5,12 @@
  * otherwise, so whatever the plan does not make the review app's own it refuses.
  */
 import type { ApplicationChanges, EnvVariable, ListedEnvVariable } from '../coolify/types.js'
-import { isEmptyValue, patchField, REVIEW_FIELDS, type FieldRule } from './review-fields.js'
+import { isEmptyValue, patchField, REVIEW_FIELDS, type FieldRule } from './fields.js'
 
 /** What the template is, as Coolify shows it (and so what its clone starts as). */
 export interface TemplateFacts {
   name: string
-  /** Every key of GET /applications/{uuid}, its settings as `settings.<key>` (review-fields.ts). */
+  /** Every key of GET /applications/{uuid}, its settings as `settings.<key>` (fields.ts). */
   fields: Record<string, unknown>
   /** Cloned (4.3+): the review app starts with all of the template's fields; else with none. */
   cloned: boolean
