@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { CoolifyClient } from '../src/coolify/client.js'
-import { awaitStartup, Freshness, isUp, type Look } from '../src/health/startup.js'
+import { Freshness, isUp, type Look } from '../src/health/readiness.js'
+import { awaitStartup } from '../src/health/startup.js'
 import { startFakeCoolify, type FakeApp, type FakeCoolify } from '../test/fake-coolify/index.js'
 
 const TOKEN = 'startup-token'
@@ -39,9 +40,7 @@ describe('a fresh status', () => {
   const look = (refreshedAt: number | undefined, answeredAt?: number): Look => ({
     status: 'running:healthy',
     refreshedAt,
-    answeredAt,
-    starting: false,
-    parts: []
+    answeredAt
   })
 
   it('was refreshed from the second after the first look that follows the start', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { healthUrlOf } from '../src/health/health.js'
-import { isUp } from '../src/health/startup.js'
+import { isUp } from '../src/health/readiness.js'
 import { builtCommit, ranImageTag } from '../src/rollout/versions.js'
 import { ActionError } from '../src/errors.js'
 import { readConfig } from '../src/inputs.js'

@@ -4,7 +4,7 @@ import { describeError } from '../errors.js'
 import type { AppLook } from '../follow/application-reads.js'
 import type { DeploymentView } from '../model/deployment.js'
 import { probe } from './probe.js'
-import { Freshness, isUp } from './startup.js'
+import { Freshness, isUp, type Health } from './readiness.js'
 
 export interface HealthOptions {
   /** A path on the application's URL, or a whole URL. */
@@ -20,16 +20,6 @@ export interface HealthOptions {
    */
   since?: number
 }
-
-/** What a health check found: up, or the last problem seen, and whether it was only unreadable. */
-export type Health =
-  | { up: true; url?: string }
-  | {
-      up: false
-      problem: string
-      /** Coolify's status could not be read at all, and no URL said otherwise: nothing is known. */
-      unknown: boolean
-    }
 
 /** Lines of the runtime log read for an application that did not come up. */
 const RUNTIME_LINES = 100
@@ -96,9 +86,7 @@ async function look(
       const found = await readStatus(appUuid, signal)
       const status = (found.status ?? 'unknown').slice(0, 40)
       // Without a refresh time (servers before 4.x), the status is taken as read.
-      const fresh =
-        found.refreshedAt === undefined ||
-        freshness.counts({ ...found, status, starting: false, parts: [] })
+      const fresh = found.refreshedAt === undefined || freshness.counts(found)
       if (!fresh) {
         unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`
       } else if (!isUp(status)) {

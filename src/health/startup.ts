@@ -4,12 +4,10 @@ import { sleep } from '../coolify/pacing.js'
 import type { ServicePart } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
 import type { DeploymentView } from '../model/deployment.js'
-import type { Health } from './health.js'
+import { Freshness, isUp, type Health, type Look } from './readiness.js'
 
 /** Lines read of each container's log when it did not come up. */
 const LOG_LINES = 100
-/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
-const DATE_RESOLUTION_MS = 1000
 
 export interface StartupOptions {
   pollIntervalMs: number
@@ -27,13 +25,9 @@ export interface Startup {
 
 type Resource = Pick<DeploymentView, 'kind' | 'appUuid' | 'name'>
 
-/** One read of a service or database. */
-export interface Look {
+/** One read of a service or database; `refreshedAt` is, for a service, its part refreshed longest ago. */
+export interface ResourceLook extends Look {
   status: string
-  /** When Coolify last refreshed the status: for a service, of the part refreshed longest ago. */
-  refreshedAt?: number
-  /** When Coolify answered, on its clock. */
-  answeredAt?: number
   /** Services: Coolify's start command still runs, or their containers are being created. */
   starting: boolean
   /** Services: the parts whose logs tell why it is not up. */
@@ -65,7 +59,7 @@ export async function awaitStartup(
   let parts: string[] = []
   let loggedStatus: string | undefined
   for (;;) {
-    let look: Look
+    let look: ResourceLook
     try {
       await options.turn(signal)
       look = await readStatus(client, resource, signal)
@@ -105,44 +99,11 @@ export async function awaitStartup(
   return { health, log, parts }
 }
 
-/**
- * `running` with a health check that passed, or none (`unknown`); not while the check is still
- * `starting`, nor while it fails.
- */
-export function isUp(status: string): boolean {
-  const [state, health] = status.trim().toLowerCase().split(':')
-  return state === 'running' && health !== 'starting' && health !== 'unhealthy'
-}
-
-/**
- * Which looks count: those whose status Coolify refreshed after the start ended, judged on
- * Coolify's own clock. The start has ended by the first look that is not `starting` (a service's
- * reads say `starting` while Coolify's start command runs; a database's start is not visible, so
- * from the first look), so a refresh counts from the second after that look's answer. Without a
- * `Date` on the answer, it must be later than the refresh that look showed.
- */
-export class Freshness {
-  #since: number | undefined
-
-  /** `since`: when the change ended on Coolify's clock, when that is known. */
-  constructor(since?: number) {
-    this.#since = since
-  }
-
-  counts(look: Look): boolean {
-    this.#since ??=
-      look.answeredAt !== undefined
-        ? look.answeredAt + DATE_RESOLUTION_MS
-        : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1
-    return look.refreshedAt !== undefined && look.refreshedAt >= this.#since
-  }
-}
-
 async function readStatus(
   client: CoolifyClient,
   resource: Resource,
   signal: AbortSignal
-): Promise<Look> {
+): Promise<ResourceLook> {
   if (resource.kind === 'database') {
     const { body, date } = await client.getDatabase(resource.appUuid, signal)
     const status = statusIn(body?.status, resource)
