@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { backoffDelay, parseRetryAfter, RateGate } from '../src/coolify/pacing.js'
 import { RateLimiter } from '../test/fake-coolify/guards.js'
-import { ReadPacer } from '../src/follow/follower.js'
+import { ReadPacer } from '../src/follow/pacer.js'
 
 const policy = { baseDelayMs: 1000, maxDelayMs: 30_000 }
 

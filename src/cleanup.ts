@@ -1,15 +1,15 @@
-import type { CoolifyClient } from './coolify/client.js'
 import { connect } from './connect.js'
+import type { CoolifyClient } from './coolify/client.js'
 import { describeError } from './errors.js'
-import { host } from './host.js'
-import { readConfig } from './inputs.js'
 import { cancelDeployment } from './follow/cancel.js'
 import { findCreated } from './follow/history.js'
+import { host } from './host.js'
+import { readConfig } from './inputs.js'
 import { isUnderWay } from './model/status.js'
 import { restorePins } from './rollout/versions.js'
-import { RunState, type SavedRollout } from './state.js'
 import { mask } from './secrets.js'
 import { deadline } from './signals.js'
+import { RunState, type SavedRollout } from './state.js'
 
 /** The post step's time for all of it: the runner is winding the job down. */
 const POST_BUDGET_MS = 20_000

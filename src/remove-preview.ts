@@ -1,8 +1,8 @@
 import type { CoolifyClient } from './coolify/client.js'
 import { host } from './host.js'
-import { deletePreview } from './rollout/preview.js'
-import { deleteReviewApp } from './review-app/review-app.js'
 import type { Config } from './inputs.js'
+import { deleteReviewApp } from './review-app/review-app.js'
+import { deletePreview } from './rollout/preview.js'
 
 /**
  * `delete-preview`: removes the pull request's preview of each application in Coolify (one already

@@ -1,5 +1,5 @@
 import { host } from './host.js'
-import type { TriggerMark } from './follow/history.js'
+import type { TriggerMark } from './model/mark.js'
 
 const KEY = 'rollouts'
 

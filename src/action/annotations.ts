@@ -1,8 +1,8 @@
-import * as commands from './commands.js'
 import type { DeploymentView } from '../model/deployment.js'
 import type { LogLine } from '../model/logs.js'
 import { failsStep } from '../model/status.js'
 import { failureLine, failureTitle } from '../report/failure.js'
+import * as commands from './commands.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */
 const ANNOTATION_LINES = 5

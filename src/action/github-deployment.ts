@@ -1,13 +1,13 @@
-import * as commands from './commands.js'
-import { lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
 import type { getOctokit } from '@actions/github'
-import { gitHubState, type GitHubState } from '../model/status.js'
 import type { Config } from '../inputs.js'
-import { failureReason } from '../report/failure.js'
 import type { DeploymentView } from '../model/deployment.js'
 import type { Outcome } from '../model/outcome.js'
+import { gitHubState, type GitHubState } from '../model/status.js'
+import { failureReason } from '../report/failure.js'
 import type { Watcher } from '../run.js'
 import { linked } from '../signals.js'
+import * as commands from './commands.js'
+import { lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }

@@ -1,6 +1,6 @@
-import * as commands from './commands.js'
 import { randomBytes } from 'node:crypto'
 import type { Host, LogFormat } from '../host.js'
+import * as commands from './commands.js'
 
 /**
  * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup

@@ -1,10 +1,10 @@
 import { pullRequestEvent } from '../event.js'
 import { setHost } from '../host.js'
-import { report } from './report.js'
-import { createGitHubDeployment, deactivateEnvironment } from './github-deployment.js'
-import { openPullRequestComment } from './pr-comment.js'
 import { deployAndFollow, type Front, type Watcher } from '../run.js'
+import { createGitHubDeployment, deactivateEnvironment } from './github-deployment.js'
 import { actionHost } from './host.js'
+import { openPullRequestComment } from './pr-comment.js'
+import { report } from './report.js'
 
 /** The action's main step: the one deploy pipeline, told and reported the way GitHub shows it. */
 export async function run(): Promise<void> {

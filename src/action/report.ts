@@ -1,12 +1,12 @@
-import * as commands from './commands.js'
 import { formatDuration } from '../duration.js'
 import { host } from '../host.js'
 import type { Config } from '../inputs.js'
 import type { Outcome } from '../model/outcome.js'
 import { failsStep } from '../model/status.js'
+import { setOutputs } from '../report/outputs.js'
 import type { Watcher } from '../run.js'
 import { annotateFailures } from './annotations.js'
-import { setOutputs } from '../report/outputs.js'
+import * as commands from './commands.js'
 import { writeSummary } from './summary.js'
 
 /**

@@ -1,9 +1,9 @@
-import * as commands from './commands.js'
+import { formatDuration } from '../duration.js'
 import type { DeploymentView } from '../model/deployment.js'
 import type { LogLine } from '../model/logs.js'
 import { describeStatus, failsStep, summaryMark } from '../model/status.js'
-import { formatDuration } from '../duration.js'
 import { splitTail } from './annotations.js'
+import * as commands from './commands.js'
 
 /** Log lines under a failed deployment: enough to see the cause without opening the log. */
 const SUMMARY_LINES = 20

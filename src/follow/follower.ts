@@ -1,23 +1,17 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, LOGS_HIDDEN_HINT } from '../coolify/errors.js'
-import { sleep, type WindowBudget } from '../coolify/pacing.js'
+import { sleep } from '../coolify/pacing.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
-import { cancelDeployment } from './cancel.js'
-import type { Deployment, DeploymentView } from '../model/deployment.js'
-import { DeploymentReads } from './deployment-reads.js'
-import { findStarted, type TriggerMark } from './history.js'
-import { LogCursor, type LogLine } from '../model/logs.js'
+import type { Deployment } from '../model/deployment.js'
+import type { LogSink } from '../model/log-sink.js'
+import { LogCursor } from '../model/logs.js'
+import type { TriggerMark } from '../model/mark.js'
 import { describeStatus, statusFromCoolify } from '../model/status.js'
-
-/** Where build log lines go: the job's output, in the action. */
-export interface LogSink {
-  /** A deployment is followed from now on. */
-  begin(deployment: DeploymentView): void
-  lines(deployment: DeploymentView, lines: readonly LogLine[]): void
-  /** No more lines will come for it. */
-  end(deployment: DeploymentView): void
-}
+import { cancelDeployment } from './cancel.js'
+import { DeploymentReads } from './deployment-reads.js'
+import { findStarted } from './history.js'
+import { ReadPacer } from './pacer.js'
 
 export interface FollowOptions {
   instanceUrl: string
@@ -302,44 +296,5 @@ export class Follower {
     const lines = this.cursorOf(deployment).flush()
     deployment.remember(lines)
     this.options.sink.lines(deployment, lines)
-  }
-}
-
-/** How far ahead the reads the followers' cadence will ask for are planned. */
-const PLAN_AHEAD_MS = 10_000
-
-/**
- * When the next read may go, planned against what Coolify's rate-limit window has left (the
- * client's gate keeps a fifth of it for other tools, and never lets a request past it). While the
- * window has more than the followers' cadence needs in the next seconds, a read due goes at once,
- * however many are due together (a burst of deployments ending); nearly spent, what is left is
- * spread until the window's end; spent, reads wait for that end, and no longer.
- */
-export class ReadPacer {
-  /** When the last read of a nearly spent window was let through. */
-  private last = -Infinity
-
-  constructor(
-    private readonly budget: () => WindowBudget | undefined,
-    /** Reads a millisecond the followers ask for while deployments run. */
-    private readonly cadence: () => number,
-    private readonly now: () => number = Date.now
-  ) {}
-
-  turn(signal: AbortSignal): Promise<void> {
-    return sleep(this.take(), signal)
-  }
-
-  /** Takes the next turn; how long until it comes. */
-  take(): number {
-    const window = this.budget()
-    if (!window) return 0
-    if (window.spare <= 0) return window.endsInMs
-    const due = Math.ceil(Math.min(window.endsInMs, PLAN_AHEAD_MS) * this.cadence())
-    if (window.spare > due) return 0
-    const now = this.now()
-    const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (window.spare + 1)))
-    this.last = at
-    return at - now
   }
 }

@@ -1,17 +1,9 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { timeOf } from '../coolify/dates.js'
-import type { HistoryItem } from '../coolify/types.js'
 import { sleep } from '../coolify/pacing.js'
+import type { HistoryItem } from '../coolify/types.js'
+import type { TriggerMark } from '../model/mark.js'
 import { isUnderWay } from '../model/status.js'
-
-/** What a trigger asked for, to recognise the deployment it started in an application's history. */
-export interface TriggerMark {
-  /** When the trigger went out (epoch ms, this machine's clock). */
-  at: number
-  pr?: number
-  /** The commit asked for, when one was. */
-  commit?: string
-}
 
 /** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
 const CLOCK_SLACK_MS = 5000

@@ -1,7 +1,6 @@
 import { timeOf } from '../coolify/dates.js'
 import type { ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
 import type { LogLine } from './logs.js'
-import { previewUrl } from '../rollout/preview.js'
 import { canBecome, hasEnded, statusFromCoolify, type Status } from './status.js'
 
 export type { Status } from './status.js'
@@ -261,3 +260,29 @@ export type DeploymentView = Pick<
   | 'durationMs'
   | 'finishedAt'
 >
+
+/** Coolify's preview address when the application sets none. */
+const DEFAULT_PREVIEW_TEMPLATE = '{{pr_id}}.{{domain}}'
+
+/**
+ * The address Coolify gives an application's preview of pull request `pr`: the template's host
+ * in place of the host of the application's first domain, whose scheme, port and path stay.
+ * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
+ * when it creates the preview and does not tell.
+ */
+export function previewUrl(app: ApplicationSummary, pr: number): string | undefined {
+  const first = app.fqdn?.split(',')[0]?.trim()
+  if (!first) return undefined
+  const template = app.preview_url_template?.trim() || DEFAULT_PREVIEW_TEMPLATE
+  if (template.includes('{{random}}')) return undefined
+  let url: URL
+  try {
+    url = new URL(first)
+  } catch {
+    return undefined
+  }
+  const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr))
+  const port = url.port ? `:${url.port}` : ''
+  const path = url.pathname === '/' ? '' : url.pathname
+  return `${url.protocol}//${host}${port}${path}`
+}

@@ -1,8 +1,8 @@
 import type { LogFormat } from '../host.js'
 import { host } from '../host.js'
 import type { DeploymentView } from '../model/deployment.js'
+import type { LogSink } from '../model/log-sink.js'
 import type { LineKind, LogLine } from '../model/logs.js'
-import type { LogSink } from '../follow/follower.js'
 
 const STYLE: Record<LineKind, [string, string]> = {
   stdout: ['', ''],

@@ -12,9 +12,10 @@ import { ActionError, describeError } from '../errors.js'
 import { isFromFork, type PullRequestEvent } from '../event.js'
 import { host } from '../host.js'
 import type { Config } from '../inputs.js'
+import { writeVariables } from '../rollout/configure.js'
 import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
 import { deadline, linked } from '../signals.js'
-import { writeVariables } from '../rollout/configure.js'
+import { flattenApplication } from './fields.js'
 import {
   planReviewApp,
   reviewAppRepairs,
@@ -25,7 +26,6 @@ import {
   type TemplateFacts,
   type Write
 } from './plan.js'
-import { flattenApplication } from './fields.js'
 
 /** The review app of this run's pull request, made from the template or found again. */
 export interface ReviewApp {

@@ -1,7 +1,7 @@
-import { host } from '../host.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationChanges, EnvVariable } from '../coolify/types.js'
+import { host } from '../host.js'
 import type { Config } from '../inputs.js'
 
 /**

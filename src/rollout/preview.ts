@@ -1,32 +1,6 @@
-/** Pull request previews on Coolify's side: their address, and removing one. */
+/** Pull request previews on Coolify's side: what a deploy without one means, and removing one. */
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
-import type { ApplicationSummary } from '../coolify/types.js'
-
-const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}'
-
-/**
- * The address Coolify gives an application's preview of pull request `pr`: the template's host
- * in place of the host of the application's first domain, whose scheme, port and path stay.
- * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
- * when it creates the preview and does not tell.
- */
-export function previewUrl(app: ApplicationSummary, pr: number): string | undefined {
-  const first = app.fqdn?.split(',')[0]?.trim()
-  if (!first) return undefined
-  const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE
-  if (template.includes('{{random}}')) return undefined
-  let url: URL
-  try {
-    url = new URL(first)
-  } catch {
-    return undefined
-  }
-  const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr))
-  const port = url.port ? `:${url.port}` : ''
-  const path = url.pathname === '/' ? '' : url.pathname
-  return `${url.protocol}//${host}${port}${path}`
-}
 
 const NO_PREVIEW = /^Pull request \d+ not found for this resource/i
 

@@ -1,9 +1,9 @@
 import type { CoolifyClient } from '../coolify/client.js'
+import { isMissingRoute } from '../coolify/errors.js'
 import type { ProjectSummary } from '../coolify/types.js'
 import { ActionError } from '../errors.js'
 import { host } from '../host.js'
 import type { Config } from '../inputs.js'
-import { isMissingRoute } from '../coolify/errors.js'
 
 export type ResourceKind = 'application' | 'service' | 'database'
 

@@ -1,9 +1,9 @@
 import type { CoolifyClient } from '../coolify/client.js'
-import { ActionError, describeError } from '../errors.js'
-import type { RunState } from '../state.js'
 import { isMissingRoute } from '../coolify/errors.js'
+import { ActionError, describeError } from '../errors.js'
 import { Deployment } from '../model/deployment.js'
 import { describeStatus, failsStep } from '../model/status.js'
+import type { RunState } from '../state.js'
 import { trigger } from './trigger.js'
 import { pin, restorePins, type AppVersion } from './versions.js'
 

@@ -3,8 +3,9 @@ import { CoolifyError, isQueueFull } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
+import { findCreated, findStarted, findStartedRow } from '../follow/history.js'
 import { Deployment, type Kind } from '../model/deployment.js'
-import { findCreated, findStarted, findStartedRow, type TriggerMark } from '../follow/history.js'
+import type { TriggerMark } from '../model/mark.js'
 import { explainDeployMessage } from './preview.js'
 
 export interface TriggerOptions {

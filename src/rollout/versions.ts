@@ -1,15 +1,16 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { timeOf } from '../coolify/dates.js'
-import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
-import { describeError, ActionError } from '../errors.js'
-import type { Config } from '../inputs.js'
-import type { RunState } from '../state.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
+import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
+import { describeError, ActionError } from '../errors.js'
+import { findStarted, sameCommit } from '../follow/history.js'
+import type { Config } from '../inputs.js'
 import type { Deployment } from '../model/deployment.js'
-import { findStarted, sameCommit, type TriggerMark } from '../follow/history.js'
 import { LogCursor } from '../model/logs.js'
+import type { TriggerMark } from '../model/mark.js'
 import { hasEnded, isFinished, statusFromCoolify } from '../model/status.js'
+import type { RunState } from '../state.js'
 
 /** An application's version settings, read before anything is changed. */
 export interface AppVersion {
