@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { actionHost } from '../src/action/host.js'
 import { CoolifyClient } from '../src/coolify/client.js'
-import { setHost } from '../src/host.js'
+import { sayThrough, setHost } from '../src/host.js'
 import { ApplicationReads } from '../src/follow/application-reads.js'
 import { Deployment } from '../src/model/deployment.js'
 import { describeApplications } from '../src/rollout/launch.js'
@@ -16,6 +16,7 @@ const TOKEN = 'application-reads-token'
 const printed = captureStdout()
 // Its lines go where the action prints them.
 setHost(actionHost())
+const say = sayThrough(actionHost())
 let fake: FakeCoolify | undefined
 let client: CoolifyClient | undefined
 
@@ -49,7 +50,7 @@ describe('reads of the applications', () => {
     const deployments = apps.map(app => new Deployment(app.uuid, app.uuid, undefined, Date.now()))
     const signal = AbortSignal.timeout(5000)
 
-    const described = describeApplications(reads, deployments, undefined, signal)
+    const described = describeApplications(reads, deployments, undefined, signal, say)
     const looks = Promise.all(apps.map(app => reads.status(app.uuid, signal)))
     open()
     await described
@@ -70,7 +71,7 @@ describe('reads of the applications', () => {
     const deployment = new Deployment(uuid, uuid, undefined, Date.now())
     const signal = AbortSignal.timeout(5000)
 
-    const described = describeApplications(reads, [deployment], undefined, signal)
+    const described = describeApplications(reads, [deployment], undefined, signal, say)
     const look = reads.status(deployment.appUuid, signal)
     open()
     await described
@@ -88,7 +89,7 @@ describe('reads of the applications', () => {
     const web = new Deployment(appNamed('web').uuid, appNamed('web').uuid, undefined, Date.now())
     const signal = AbortSignal.timeout(5000)
 
-    const described = describeApplications(reads, [ghost, web], undefined, signal)
+    const described = describeApplications(reads, [ghost, web], undefined, signal, say)
     const look = reads.status(appNamed('api').uuid, signal)
     open()
     await described

@@ -10,7 +10,7 @@ import { CoolifyError } from '../src/coolify/errors.js'
 import { applySettings } from '../src/rollout/configure.js'
 import { readConfig } from '../src/inputs.js'
 import { actionHost } from '../src/action/host.js'
-import { setHost } from '../src/host.js'
+import { sayThrough, setHost } from '../src/host.js'
 import {
   startFakeCoolify,
   type FakeCoolify,
@@ -53,7 +53,7 @@ async function apply(
     token: TOKEN,
     retry: { baseDelayMs: 10, maxDelayMs: 10 }
   })
-  await applySettings(client, config, AbortSignal.timeout(10_000))
+  await applySettings(client, config, AbortSignal.timeout(10_000), sayThrough(actionHost()))
 }
 
 /** `METHOD /path` of each request, relative to /api/v1. */

@@ -3,7 +3,7 @@ import type { CoolifyClient } from './coolify/client.js'
 import { describeError } from './errors.js'
 import { cancelDeployment } from './follow/cancel.js'
 import { findCreated } from './follow/history.js'
-import { host } from './host.js'
+import { host, sayThrough, type Say } from './host.js'
 import { readConfig } from './inputs.js'
 import { isUnderWay } from './model/status.js'
 import { restorePins } from './rollout/versions.js'
@@ -27,6 +27,7 @@ export async function run(): Promise<void> {
   const state = RunState.load()
   const records = state.entries()
   if (records.length === 0) return
+  const say = sayThrough(host())
   let client: CoolifyClient | undefined
   try {
     const config = readConfig(name => host().input(name), mask)
@@ -35,15 +36,15 @@ export async function run(): Promise<void> {
     const pins = records.flatMap(([appUuid, { unpin, pinned }]) =>
       unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]
     )
-    const left = await restorePins(client, pins, state, signal, m => host().warning(m))
+    const left = await restorePins(client, pins, state, signal, say)
     const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid)
-    if (done.length) host().info(`Set git_commit_sha back as it was on ${done.join(', ')}`)
+    if (done.length) say.note(`Set git_commit_sha back as it was on ${done.join(', ')}`)
     if (!config.cancelOnAbort) return
     await Promise.all(
-      records.map(([appUuid, record]) => cancelLeftRunning(client!, appUuid, record, signal))
+      records.map(([appUuid, record]) => cancelLeftRunning(client!, appUuid, record, signal, say))
     )
   } catch (error) {
-    host().warning(`Could not clean up after the main step: ${describeError(error)}`)
+    say.warn(`Could not clean up after the main step: ${describeError(error)}`)
   } finally {
     await client?.close()
   }
@@ -54,7 +55,8 @@ async function cancelLeftRunning(
   client: CoolifyClient,
   appUuid: string,
   { name = appUuid, running = [], trigger }: SavedRollout,
-  signal: AbortSignal
+  signal: AbortSignal,
+  say: Say
 ): Promise<void> {
   const uuids = [...running]
   if (trigger) {
@@ -64,38 +66,39 @@ async function cancelLeftRunning(
       if (created.candidates > 1) {
         // Another deployment like it was created in the same seconds: cancelling either could stop
         // someone else's.
-        host().warning(
+        say.warn(
           `${name}: the trigger's answer never came, and ${created.candidates} deployments created after it could be the one it queued; none was cancelled: check them in Coolify.`
         )
       }
     } catch (error) {
-      host().warning(
+      say.warn(
         `${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`
       )
     }
   }
-  for (const uuid of uuids) await stopIfRunning(client, name, uuid, signal)
+  for (const uuid of uuids) await stopIfRunning(client, name, uuid, signal, say)
 }
 
 async function stopIfRunning(
   client: CoolifyClient,
   name: string,
   uuid: string,
-  signal: AbortSignal
+  signal: AbortSignal,
+  say: Say
 ): Promise<void> {
   try {
     const detail = await client.getDeployment(uuid, signal)
     if (!isUnderWay(detail.status)) return
   } catch (error) {
-    host().warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`)
+    say.warn(`${name}: could not read deployment ${uuid}: ${describeError(error)}`)
     return
   }
   const result = await cancelDeployment(client, uuid, signal)
   if (result.cancelled) {
-    host().info(
+    say.note(
       `${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`
     )
   } else if (result.problem) {
-    host().warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`)
+    say.warn(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`)
   }
 }

@@ -45,6 +45,25 @@ export interface LogFormat {
   oneLine(text: string): string
 }
 
+/**
+ * What the core says as it goes: made once from the host by the entry (`run.ts`) and handed
+ * down, so that no module below prints on its own.
+ */
+export interface Say {
+  note(message: string): void
+  warn(message: string): void
+  /** Shown only when the user asks for more. */
+  debug(message: string): void
+}
+
+export function sayThrough(host: Host): Say {
+  return {
+    note: message => host.info(message),
+    warn: message => host.warning(message),
+    debug: message => host.debug(message)
+  }
+}
+
 let current: Host | undefined
 
 /** The host of this process: set once, by the entry point, before anything else runs. */

@@ -4,14 +4,14 @@ import type { CoolifyClient } from './coolify/client.js'
 import { ActionError } from './errors.js'
 import type { PullRequestEvent } from './event.js'
 import { Follower } from './follow/follower.js'
-import { host } from './host.js'
+import { host, sayThrough, type Say } from './host.js'
 import { readConfig, type Config } from './inputs.js'
 import type { DeploymentView } from './model/deployment.js'
 import { decide, type Ending, type Outcome } from './model/outcome.js'
 import { isLoopback } from './proxy.js'
 import { removePreview } from './remove-preview.js'
 import { LogPrinter, printRuntimeLog } from './report/console.js'
-import { checkReviewEvent } from './review-app/review-app.js'
+import { checkReviewEvent, openReviewApp } from './review-app/review-app.js'
 import { launch, prepare } from './rollout/launch.js'
 import { resolveApps } from './rollout/resolve-names.js'
 import type { Rollout } from './rollout/rollout.js'
@@ -49,6 +49,7 @@ export interface Front {
  * the front's report. SIGINT and SIGTERM cancel what this run started, within the grace time.
  */
 export async function deployAndFollow(front: Front): Promise<void> {
+  const say = sayThrough(host())
   const cancelled = new AbortController()
   const onSignal = (signal: NodeJS.Signals): void =>
     cancelled.abort(new ActionError(`${host().cancelled(signal)}.`))
@@ -65,17 +66,17 @@ export async function deployAndFollow(front: Front): Promise<void> {
     const event = front.event()
     checkReviewEvent(read, event)
     budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal)
-    warnIfPlainHttp(read)
+    warnIfPlainHttp(read, say)
     client = connect(read)
     // Names become uuids before anything is written: a name that is not one resource's is an
     // input the config cannot hold.
-    config = await resolveApps(client, read, budget.deploy())
+    config = await resolveApps(client, read, budget.deploy(), say)
     if (config.deletePreview) {
       await removePreview(client, config, budget.deploy())
       await front.removed(config, budget.deploy())
       ending.removed = true
     } else {
-      rollouts = await deploy(client, config, event, budget, front, watchers, ending)
+      rollouts = await deploy(client, config, event, budget, front, watchers, ending, say)
     }
     if (cancelled.signal.aborted) throw cancelled.signal.reason
   } catch (error) {
@@ -103,16 +104,16 @@ async function deploy(
   budget: Budget,
   front: Front,
   watchers: Watcher[],
-  ending: Ending
+  ending: Ending,
+  say: Say
 ): Promise<Rollout[]> {
   const state = RunState.empty()
-  const say = {
-    note: (message: string) => host().info(message),
-    warn: (message: string) => host().warning(message),
-    runtimeLog: (deployment: DeploymentView) => printRuntimeLog(deployment)
-  }
-  const prepared = await prepare(client, config, budget, state, event, say.note)
-  ending.reviewAppUuid = prepared.reviewApp?.uuid
+  // With `review-app`, the pull request's application is what the rest deploys.
+  const reviewApp = config.reviewApp
+    ? await openReviewApp(client, config, event, budget.deploy(), () => budget.grace(), say.note)
+    : undefined
+  ending.reviewAppUuid = reviewApp?.uuid
+  const prepared = await prepare(client, reviewApp?.config ?? config, budget, state, event, say)
   watchers.push(...(await front.watchers(config, budget)))
   const follower = (several: boolean): Follower =>
     new Follower(client, {
@@ -121,34 +122,44 @@ async function deploy(
       logs: config.logs,
       showHidden: config.debugLogs,
       sink: new LogPrinter(several),
-      note: say.note,
-      warn: say.warn
+      say
     })
   const rollouts = await launch(
-    { client, config: prepared.config, budget, state, say },
+    {
+      client,
+      config: prepared.config,
+      budget,
+      state,
+      say: { ...say, runtimeLog: printRuntimeLog }
+    },
     prepared,
     follower
   )
   const deployments = rollouts.map(rollout => rollout.deployment)
   for (const watcher of watchers) await watcher.building(deployments, budget.deploy())
   await Promise.all(rollouts.map(rollout => rollout.run()))
-  if (budget.cancelled.aborted) await stop(rollouts, config, budget)
+  if (budget.cancelled.aborted) await stop(rollouts, config, budget, say)
   return rollouts
 }
 
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
-async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget): Promise<void> {
+async function stop(
+  rollouts: readonly Rollout[],
+  config: Config,
+  budget: Budget,
+  say: Say
+): Promise<void> {
   // Deployments started elsewhere and only joined are left running: each says so as it stops.
   const running = rollouts
     .flatMap(rollout => rollout.running)
     .filter(deployment => !deployment.startedElsewhere)
   // Services and databases under way have no deployment: each says so as it stops.
   if (running.length > 0 && config.cancelOnAbort) {
-    host().info(
+    say.note(
       `${budget.why()}: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`
     )
   } else if (running.length > 0) {
-    host().warning(
+    say.warn(
       `Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`
     )
   }
@@ -156,14 +167,14 @@ async function stop(rollouts: readonly Rollout[], config: Config, budget: Budget
   await Promise.all(rollouts.map(rollout => rollout.stop(signal)))
   if (!config.cancelOnAbort) return
   for (const deployment of running) {
-    host().info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`)
+    say.note(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`)
   }
 }
 
-function warnIfPlainHttp(config: Config): void {
+function warnIfPlainHttp(config: Config, say: Say): void {
   const { protocol, hostname } = new URL(config.apiUrl)
   if (protocol === 'http:' && !isLoopback(hostname)) {
-    host().warning(
+    say.warn(
       `The token travels over plain http:// to ${hostname}, readable by anyone on the way; use https:// for \`coolify-url\`.`
     )
   }

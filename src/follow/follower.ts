@@ -3,6 +3,7 @@ import { CoolifyError, LOGS_HIDDEN_HINT } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
+import type { Say } from '../host.js'
 import type { Deployment } from '../model/deployment.js'
 import type { LogSink } from '../model/log-sink.js'
 import { LogCursor } from '../model/logs.js'
@@ -21,8 +22,7 @@ export interface FollowOptions {
   /** Print Coolify's hidden entries too. */
   showHidden: boolean
   sink: LogSink
-  note: (message: string) => void
-  warn: (message: string) => void
+  say: Say
 }
 
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
@@ -186,7 +186,7 @@ export class Follower {
       () => undefined
     )
     if (!real || real === deployment.uuid) return false
-    this.options.note(
+    this.options.say.note(
       `${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one it started.`
     )
     deployment.follow(real)
@@ -259,13 +259,13 @@ export class Follower {
 
   private announce(deployment: Deployment, detail: DeploymentDetail): void {
     if (statusFromCoolify(detail.status)) {
-      this.options.note(`${deployment.name}: ${describeStatus(deployment.status)}`)
+      this.options.say.note(`${deployment.name}: ${describeStatus(deployment.status)}`)
     } else if (typeof detail.status === 'string') {
-      this.options.warn(
+      this.options.say.warn(
         `${deployment.name}: Coolify reports the status "${detail.status.slice(0, 40)}", which this action does not know; it is treated as not finished.`
       )
     } else {
-      this.options.warn(
+      this.options.say.warn(
         `${deployment.name}: Coolify's answer has no status; the deployment is treated as not finished.`
       )
     }
@@ -276,7 +276,7 @@ export class Follower {
     if (!('logs' in detail)) {
       if (!this.logsHidden) {
         this.logsHidden = true
-        this.options.warn(`${LOGS_HIDDEN_HINT} The deployment is followed all the same.`)
+        this.options.say.warn(`${LOGS_HIDDEN_HINT} The deployment is followed all the same.`)
       }
       return
     }

@@ -1,7 +1,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationChanges, EnvVariable } from '../coolify/types.js'
-import { host } from '../host.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 
 /**
@@ -14,7 +14,8 @@ import type { Config } from '../inputs.js'
 export async function applySettings(
   client: CoolifyClient,
   config: Config,
-  signal: AbortSignal
+  signal: AbortSignal,
+  say: Say
 ): Promise<void> {
   const settings: ApplicationChanges = {}
   if (config.gitBranch !== undefined) settings.git_branch = config.gitBranch
@@ -28,7 +29,7 @@ export async function applySettings(
       const changes = { ...settings }
       if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
         bulkRoute = false
-        host().info(
+        say.note(
           "This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH."
         )
       }
@@ -42,7 +43,7 @@ export async function applySettings(
       }
       throw error
     }
-    host().info(`${uuid}: set ${describeSettings(settings, env)}`)
+    say.note(`${uuid}: set ${describeSettings(settings, env)}`)
   }
 }
 

@@ -1,5 +1,6 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { describeError } from '../errors.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
 
@@ -12,10 +13,10 @@ export async function guardDebugLogs(
   client: CoolifyClient,
   config: Config,
   signal: AbortSignal,
-  warn: (message: string) => void
+  say: Say
 ): Promise<void> {
   if (!config.debugLogs) return
-  warn(
+  say.warn(
     "`debug-logs: true` prints Coolify's internal commands into this job's log, which everyone who can read the run can read (everyone, on a public repository). Encoded payloads are redacted and the applications' variables masked where the token can read them; nothing hidden goes to the summary, annotations or pull request comment."
   )
   for (const uuid of config.appUuids) {
@@ -29,7 +30,7 @@ export async function guardDebugLogs(
       }
     } catch (error) {
       if (signal.aborted) throw error
-      warn(`Could not read the variables of ${uuid} to mask them: ${describeError(error)}`)
+      say.warn(`Could not read the variables of ${uuid} to mask them: ${describeError(error)}`)
     }
   }
 }

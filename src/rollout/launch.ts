@@ -5,11 +5,10 @@ import { ActionError, describeError } from '../errors.js'
 import type { PullRequestEvent } from '../event.js'
 import { ApplicationReads } from '../follow/application-reads.js'
 import { GATHER_MS, type Follower } from '../follow/follower.js'
-import { host } from '../host.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import { Deployment } from '../model/deployment.js'
 import type { TriggerMark } from '../model/mark.js'
-import { openReviewApp, type ReviewApp } from '../review-app/review-app.js'
 import { linked } from '../signals.js'
 import type { RunState } from '../state.js'
 import { applySettings } from './configure.js'
@@ -20,10 +19,7 @@ import { pinVersions, readVersions, restorePins, type AppVersion, type Pin } fro
 
 /** What the deploy is about, and what the applications were set to before the trigger. */
 export interface Prepared {
-  /** The config the rollouts deploy with: a review app's, when there is one. */
   config: Config
-  /** With `review-app`: the application of the pull request. */
-  reviewApp?: ReviewApp
   versions?: AppVersion[]
   /** Commit pins to undo once Coolify has queued the deployments. */
   pins: Pin[]
@@ -37,9 +33,8 @@ const RECOVERY_MS = 5000
 const LOOKUP_GRACE_MS = 3000
 
 /**
- * Before any deployment: the review app (found, or made and set up), the settings
- * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
- * when any of it fails.
+ * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
+ * needs, and the pins. Nothing is deployed when any of it fails.
  */
 export async function prepare(
   client: CoolifyClient,
@@ -47,22 +42,18 @@ export async function prepare(
   budget: Budget,
   state: RunState,
   event: PullRequestEvent,
-  note: (message: string) => void
+  say: Say
 ): Promise<Prepared> {
   const follow = config.trigger ? undefined : commitToFollow(config, event)
   const signal = budget.deploy()
   const undo = (): AbortSignal => budget.grace()
-  const reviewApp = config.reviewApp
-    ? await openReviewApp(client, config, event, signal, undo, note)
-    : undefined
-  const target = reviewApp?.config ?? config
-  await guardDebugLogs(client, target, signal, message => host().warning(message))
+  await guardDebugLogs(client, config, signal, say)
   // `trigger: false` changes nothing: no settings, no pins.
   if (follow) return { config, pins: [], follow }
-  await applySettings(client, target, signal)
-  const versions = await readVersions(client, target, signal)
-  const pins = await pinVersions(client, target, versions, state, signal, undo, note)
-  return { config: target, reviewApp, versions, pins }
+  await applySettings(client, config, signal, say)
+  const versions = await readVersions(client, config, signal)
+  const pins = await pinVersions(client, config, versions, state, signal, undo, say)
+  return { config, versions, pins }
 }
 
 /**
@@ -87,11 +78,11 @@ export async function launch(
   let deployments: Deployment[]
   try {
     deployments = config.trigger
-      ? await triggerOrRecover(client, config, mark, budget, say.note)
-      : awaitDeployments(config, mark, say.note)
+      ? await triggerOrRecover(client, config, mark, budget, say)
+      : awaitDeployments(config, mark, say)
   } finally {
     // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
-    await restorePins(client, prepared.pins, state, budget.grace(), say.warn)
+    await restorePins(client, prepared.pins, state, budget.grace(), say)
   }
   // Under way or still to be found (`trigger: false`): each one's lines need its name.
   const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1)
@@ -110,7 +101,8 @@ export async function launch(
     applications,
     deployments,
     config.pr,
-    linked([budget.deploy(), lookup.signal]).signal
+    linked([budget.deploy(), lookup.signal]).signal,
+    say
   )
   let lookupWaited: Promise<void> | undefined
   const context: StepContext = {
@@ -147,10 +139,10 @@ async function triggerOrRecover(
   config: Config,
   mark: TriggerMark,
   budget: Budget,
-  note: (message: string) => void
+  say: Say
 ): Promise<Deployment[]> {
   const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ')
-  note(
+  say.note(
     `Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`
   )
   const signal = budget.deploy()
@@ -166,7 +158,7 @@ async function triggerOrRecover(
       mark,
       signal,
       deadline: budget.deadline,
-      note
+      say
     })
   } catch (error) {
     if (!signal.aborted) throw error
@@ -178,13 +170,13 @@ async function triggerOrRecover(
         ? new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
         : error
     }
-    note(
+    say.note(
       `The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`
     )
   }
   for (const deployment of deployments) {
     const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status
-    note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`)
+    say.note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`)
   }
   return deployments
 }
@@ -206,12 +198,8 @@ export function commitToFollow(config: Config, event: PullRequestEvent): string 
 }
 
 /** `trigger: false`: a deployment to find for each application, nothing started. */
-function awaitDeployments(
-  config: Config,
-  mark: TriggerMark,
-  note: (message: string) => void
-): Deployment[] {
-  note(
+function awaitDeployments(config: Config, mark: TriggerMark, say: Say): Deployment[] {
+  say.note(
     `Waiting for the deployment Coolify starts by itself of commit ${mark.commit!.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`
   )
   return config.appUuids.map(uuid => new Deployment(uuid, uuid, undefined, mark.at))
@@ -225,14 +213,15 @@ export async function describeApplications(
   applications: ApplicationReads,
   deployments: readonly Deployment[],
   pr: number | undefined,
-  signal: AbortSignal
+  signal: AbortSignal,
+  say: Say
 ): Promise<void> {
   const described = deployments.filter(deployment => deployment.kind === 'application')
   const uuids = [...new Set(described.map(deployment => deployment.appUuid).filter(Boolean))]
   const reads = await Promise.allSettled(uuids.map(uuid => applications.read(uuid, signal)))
   const failed = reads.find(read => read.status === 'rejected')
   // Names and URLs are a courtesy: the deployments are followed without them.
-  if (failed) host().debug(`Could not read the applications: ${describeError(failed.reason)}`)
+  if (failed) say.debug(`Could not read the applications: ${describeError(failed.reason)}`)
   for (const [index, read] of reads.entries()) {
     if (read.status === 'rejected') continue
     for (const deployment of described) {

@@ -2,7 +2,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { isMissingRoute } from '../coolify/errors.js'
 import type { ProjectSummary } from '../coolify/types.js'
 import { ActionError } from '../errors.js'
-import { host } from '../host.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 
 export type ResourceKind = 'application' | 'service' | 'database'
@@ -353,12 +353,13 @@ class Catalog {
 export async function resolveApps(
   client: CoolifyClient,
   config: Config,
-  signal: AbortSignal
+  signal: AbortSignal,
+  say: Say
 ): Promise<Config> {
   if (config.appNames.length === 0) return config
   const resolved = await resolveNames(client, config.appNames, signal)
   for (const { value, resource } of resolved) {
-    host().debug(`app "${value}": the ${resource.kind} ${resource.name} (${resource.uuid})`)
+    say.debug(`app "${value}": the ${resource.kind} ${resource.name} (${resource.uuid})`)
   }
   return { ...config, appUuids: resolved.map(({ resource }) => resource.uuid), appNames: [] }
 }

@@ -1,6 +1,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { isMissingRoute } from '../coolify/errors.js'
 import { ActionError, describeError } from '../errors.js'
+import type { Say } from '../host.js'
 import { Deployment } from '../model/deployment.js'
 import { describeStatus, failsStep } from '../model/status.js'
 import type { RunState } from '../state.js'
@@ -60,7 +61,7 @@ export interface RollbackContext {
   signal: AbortSignal
   /** The time to undo a pin in, whatever happened. */
   undo: () => AbortSignal
-  say: { note: (message: string) => void; warn: (message: string) => void }
+  say: Say
 }
 
 /** Queues the deployment of the earlier version, and returns it to follow. */
@@ -77,7 +78,7 @@ async function redeploy(
     await client.updateApplication(appUuid, { docker_registry_image_tag: target }, signal)
     const rollback = Deployment.next(
       failed,
-      await deployOnce(client, appUuid, true, at, undefined, signal),
+      await deployOnce(client, appUuid, true, at, undefined, signal, say),
       at
     )
     rollback.ranImage(target)
@@ -94,9 +95,13 @@ async function redeploy(
   const pins = [{ appUuid, previous: version.pinned, commit: target }]
   try {
     await pin(client, pins[0], target, { state, signal })
-    return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal), at)
+    return Deployment.next(
+      failed,
+      await deployOnce(client, appUuid, false, at, target, signal, say),
+      at
+    )
   } finally {
-    await restorePins(client, pins, state, undo(), say.warn)
+    await restorePins(client, pins, state, undo(), say)
   }
 }
 
@@ -107,7 +112,8 @@ async function deployOnce(
   force: boolean,
   at: number,
   commit: string | undefined,
-  signal: AbortSignal
+  signal: AbortSignal,
+  say: Say
 ): Promise<string> {
   const deployments = await trigger(client, {
     appUuids: [appUuid],
@@ -115,7 +121,8 @@ async function deployOnce(
     force,
     mark: { at, commit },
     signal,
-    note: () => undefined
+    // The rollback's own lines say what it does; the trigger's would repeat them.
+    say: { ...say, note: () => undefined }
   })
   const [rollback] = deployments
   if (!rollback?.uuid) throw new ActionError(rollback?.reason ?? 'Coolify started no deployment')

@@ -6,6 +6,7 @@ import type { Follower } from '../follow/follower.js'
 import { findOfCommitWithin } from '../follow/history.js'
 import { checkHealth, runtimeLog } from '../health/health.js'
 import { awaitStartup, containerLog } from '../health/startup.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import type { Deployment, DeploymentView } from '../model/deployment.js'
 import type { TriggerMark } from '../model/mark.js'
@@ -28,11 +29,7 @@ export interface StepContext {
   mark: TriggerMark
   /** Names and URLs of the applications, read while the deployments run; bounded in time. */
   described: () => Promise<void>
-  say: {
-    note: (message: string) => void
-    warn: (message: string) => void
-    runtimeLog: (deployment: DeploymentView) => void
-  }
+  say: Say & { runtimeLog: (deployment: DeploymentView) => void }
 }
 
 /**
@@ -174,7 +171,7 @@ export class Rollout {
   private async settle(): Promise<void> {
     const { client, config, budget, mark, say } = this.step
     if (!config.imageTag || config.pr !== undefined) return
-    await settleImageTag(client, this.deployment, config.imageTag, mark, budget.deploy(), say.note)
+    await settleImageTag(client, this.deployment, config.imageTag, mark, budget.deploy(), say)
     this.save()
   }
 

@@ -4,6 +4,7 @@ import { sleep } from '../coolify/pacing.js'
 import type { DeployAnswer, DeployEntry } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
 import { findCreated, findStarted, findStartedRow } from '../follow/history.js'
+import type { Say } from '../host.js'
 import { Deployment, type Kind } from '../model/deployment.js'
 import type { TriggerMark } from '../model/mark.js'
 import { explainDeployMessage } from './preview.js'
@@ -21,7 +22,7 @@ export interface TriggerOptions {
   signal: AbortSignal
   /** When `timeout` passes (epoch ms): a wait for a full queue that ends later is not begun. */
   deadline?: number
-  note: (message: string) => void
+  say: Say
 }
 
 const NOTHING_STARTED = 'Coolify started no deployment for it'
@@ -76,7 +77,7 @@ export async function trigger(
       if (real) deployment.follow(real)
       // Someone else started it: this run follows it but never cancels it.
       deployment.joined()
-      options.note(
+      options.say.note(
         `${deployment.name}: a deployment of this commit, started elsewhere, is already under way; following it (it is not cancelled by this run).`
       )
     } else if (!entry.deployment_uuid) {
@@ -237,7 +238,7 @@ async function afterFullQueue(
   const wait = error.details.retryAfterMs ?? QUEUE_FULL_WAIT_MS
   if (rest.length === 0) return { queued, uuids: rest, refused: [] }
   if (Date.now() + wait < (options.deadline ?? Infinity)) {
-    options.note(
+    options.say.note(
       `Coolify's deployment queue is full: ${rest.join(', ')} asked for again in ${Math.round(wait / 1000)} s.`
     )
     try {
@@ -301,11 +302,13 @@ async function serviceNamed(
       service => service?.name === name
     )
     if (named.length === 1 && named[0].uuid) return named[0].uuid
-    options.note(
+    options.say.note(
       `Service ${name}: ${named.length ? 'several services have this name' : 'not in the list of services'}, so its status cannot be followed.`
     )
   } catch (error) {
-    options.note(`Service ${name}: could not read the list of services: ${describeError(error)}`)
+    options.say.note(
+      `Service ${name}: could not read the list of services: ${describeError(error)}`
+    )
   }
   return undefined
 }

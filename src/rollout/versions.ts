@@ -5,6 +5,7 @@ import { sleep } from '../coolify/pacing.js'
 import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
 import { describeError, ActionError } from '../errors.js'
 import { findStarted, sameCommit } from '../follow/history.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import type { Deployment } from '../model/deployment.js'
 import { LogCursor } from '../model/logs.js'
@@ -115,7 +116,7 @@ export async function pinVersions(
   state: RunState,
   signal: AbortSignal,
   undo: () => AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<Pin[]> {
   const pins: Pin[] = []
   try {
@@ -123,17 +124,17 @@ export async function pinVersions(
       if (config.imageTag && config.pr === undefined) {
         const changes = { docker_registry_image_tag: config.imageTag }
         await client.updateApplication(version.appUuid, changes, signal)
-        note(`${version.name}: image tag set to ${config.imageTag}`)
+        say.note(`${version.name}: image tag set to ${config.imageTag}`)
       } else if (config.commit) {
-        const previous = await standingPin(client, version, signal, note)
+        const previous = await standingPin(client, version, signal, say)
         const ours = { appUuid: version.appUuid, previous, commit: config.commit }
         await pin(client, ours, config.commit, { state, signal })
         pins.push(ours)
-        note(`${version.name}: pinned to commit ${config.commit} for this deploy`)
+        say.note(`${version.name}: pinned to commit ${config.commit} for this deploy`)
       }
     }
   } catch (error) {
-    await restorePins(client, pins, state, undo(), note)
+    await restorePins(client, pins, state, undo(), say)
     throw error
   }
   return pins
@@ -150,11 +151,11 @@ async function standingPin(
   client: CoolifyClient,
   version: AppVersion,
   signal: AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<string> {
   let pinned = version.pinned
   if (pinned === 'HEAD') return pinned
-  note(
+  say.note(
     `${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`
   )
   const until = Date.now() + FOREIGN_PIN_WAIT_MS
@@ -200,7 +201,7 @@ export async function restorePins(
   pins: readonly Pin[],
   state: RunState,
   signal: AbortSignal,
-  warn: (message: string) => void
+  say: Say
 ): Promise<Pin[]> {
   const left: Pin[] = []
   for (const pin of pins) {
@@ -208,7 +209,7 @@ export async function restorePins(
       if (pin.commit && !(await stillPinned(client, pin, signal))) {
         // Another run pinned its own commit since: it puts back what it found, and only then.
         state.update(pin.appUuid, { unpin: undefined, pinned: undefined })
-        warn(
+        say.warn(
           `${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`
         )
         continue
@@ -217,7 +218,7 @@ export async function restorePins(
       state.update(pin.appUuid, { unpin: undefined, pinned: undefined })
     } catch (error) {
       left.push(pin)
-      warn(
+      say.warn(
         `${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`
       )
     }
@@ -252,7 +253,7 @@ export async function settleImageTag(
   tag: string,
   mark: TriggerMark,
   signal: AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<void> {
   if (!deployment.running) return
   deployment.ranImage(tag)
@@ -275,7 +276,7 @@ export async function settleImageTag(
       `Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`
     )
   }
-  note(
+  say.note(
     `${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`
   )
   deployment.follow(next.deployment_uuid, true)
