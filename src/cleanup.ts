@@ -31,7 +31,7 @@ export async function run(): Promise<void> {
   let client: CoolifyClient | undefined
   try {
     const config = readConfig(name => host().input(name), mask)
-    client = connect(config)
+    client = connect(config, say)
     const { signal } = deadline(POST_BUDGET_MS)
     const pins = records.flatMap(([appUuid, { unpin, pinned }]) =>
       unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]

@@ -1,5 +1,5 @@
 import { CoolifyClient } from './coolify/client.js'
-import { host } from './host.js'
+import type { Say } from './host.js'
 import type { Config } from './inputs.js'
 import { proxySecrets } from './proxy.js'
 import { mask } from './secrets.js'
@@ -8,7 +8,7 @@ import { mask } from './secrets.js'
  * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
  * through the runner's proxy when it has one (its password masked first).
  */
-export function connect(config: Config): CoolifyClient {
+export function connect(config: Config, say: Say): CoolifyClient {
   for (const secret of proxySecrets()) mask(secret)
   const client = new CoolifyClient({
     apiUrl: config.apiUrl,
@@ -22,8 +22,8 @@ export function connect(config: Config): CoolifyClient {
       baseDelayMs: Math.min(1000, config.pollIntervalMs),
       maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
     },
-    note: message => host().info(message)
+    note: say.note
   })
-  if (client.proxy) host().info(`Requests to Coolify go through the proxy ${client.proxy.name}`)
+  if (client.proxy) say.note(`Requests to Coolify go through the proxy ${client.proxy.name}`)
   return client
 }

@@ -67,7 +67,7 @@ export async function deployAndFollow(front: Front): Promise<void> {
     checkReviewEvent(read, event)
     budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal)
     warnIfPlainHttp(read, say)
-    client = connect(read)
+    client = connect(read, say)
     // Names become uuids before anything is written: a name that is not one resource's is an
     // input the config cannot hold.
     config = await resolveApps(client, read, budget.deploy(), say)
