@@ -1,9 +1,8 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { timeOf } from '../coolify/dates.js'
 import { CoolifyError } from '../coolify/errors.js'
-import { sleep } from '../coolify/pacing.js'
 import type { ApplicationSummary } from '../coolify/types.js'
-import { linked } from '../signals.js'
+import { Batch } from './batch.js'
 
 /** One read of an application in Coolify. */
 export interface AppRead {
@@ -22,12 +21,6 @@ export interface AppLook {
   answeredAt?: number
 }
 
-interface Waiting {
-  resolve: (read: AppRead) => void
-  reject: (error: unknown) => void
-  signal: AbortSignal
-}
-
 /**
  * The applications in Coolify, for all rollouts: their names and URLs, and their status for the
  * health checks. The reads due at the same turn, whatever they are for, share one request — of
@@ -36,34 +29,31 @@ interface Waiting {
  * waits for it: a reader whose own time ran out stops waiting, the others do not.
  */
 export class ApplicationReads {
-  readonly #waiting = new Map<string, Waiting[]>()
-  #reading = false
-  /** Told when every application expected waits for the turn. */
-  #allWaiting: (() => void) | undefined
+  readonly #batch: Batch<string, AppRead>
 
   constructor(
     private readonly client: CoolifyClient,
     /** Waits for the next turn among the step's reads of Coolify. */
-    private readonly turn: (signal: AbortSignal) => Promise<void>,
+    turn: (signal: AbortSignal) => Promise<void>,
     /** The step's signal: the shared reads are made under it. */
     private readonly signal: AbortSignal,
     /** How many applications may still be read: their health checks are under way or ahead. */
-    private readonly expected: () => number = () => 1,
+    expected: () => number = () => 1,
     /** Longest a turn waits for the others to be due too. */
-    private readonly gatherMs = 0
-  ) {}
+    gatherMs = 0
+  ) {
+    this.#batch = new Batch({
+      turn,
+      read: (uuids, signal) => this.readApps(uuids, signal),
+      expected,
+      gatherMs,
+      left: ended
+    })
+  }
 
   /** The application as Coolify gives it, in the next turn; rejected once `signal` aborts. */
   read(appUuid: string, signal: AbortSignal): Promise<AppRead> {
-    return new Promise((resolve, reject) => {
-      if (signal.aborted) return reject(ended(signal))
-      signal.addEventListener('abort', () => reject(ended(signal)), { once: true })
-      const waiting = this.#waiting.get(appUuid) ?? []
-      waiting.push({ resolve, reject, signal })
-      this.#waiting.set(appUuid, waiting)
-      if (this.#waiting.size >= this.expected()) this.#allWaiting?.()
-      if (!this.#reading) void this.readAll()
-    })
+    return this.#batch.wait(appUuid, this.signal, signal)
   }
 
   /** The application's status, with when Coolify refreshed it. */
@@ -76,72 +66,17 @@ export class ApplicationReads {
     }
   }
 
-  /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
-  private async readAll(): Promise<void> {
-    this.#reading = true
-    try {
-      await this.gather()
-      await this.turn(this.signal)
-    } catch (error) {
-      void this.settle(this.take(), () => Promise.reject(error))
-      this.#reading = false
-      return
-    }
-    const batch = this.take()
-    // Nobody left waiting for it: the read stops too.
-    const waiters = [...batch.values()].flat()
-    const abandoned = new AbortController()
-    const leave = (): void => {
-      if (waiters.every(waiter => waiter.signal.aborted)) abandoned.abort()
-    }
-    for (const waiter of waiters) waiter.signal.addEventListener('abort', leave, { once: true })
-    leave()
-    const read = linked([this.signal, abandoned.signal])
-    try {
-      await this.settle(batch, () => readDated(this.client, [...batch.keys()], read.signal))
-    } finally {
-      read.release()
-    }
-    this.#reading = false
-    if (this.#waiting.size > 0) void this.readAll()
-  }
-
-  /**
-   * Deployments that end together are read for the last time a few milliseconds apart, so their
-   * health checks come due apart too: the first due waits a moment for the others.
-   */
-  private async gather(): Promise<void> {
-    if (this.#waiting.size >= this.expected() || this.gatherMs <= 0) return
-    const all = new Promise<void>(resolve => (this.#allWaiting = resolve))
-    try {
-      await Promise.race([all, sleep(this.gatherMs, this.signal)])
-    } finally {
-      this.#allWaiting = undefined
-    }
-  }
-
-  private take(): Map<string, Waiting[]> {
-    const batch = new Map(this.#waiting)
-    this.#waiting.clear()
-    return batch
-  }
-
-  private async settle(
-    batch: Map<string, Waiting[]>,
-    read: () => Promise<{ apps: Array<ApplicationSummary | undefined>; date?: number }>
-  ): Promise<void> {
-    try {
-      const { apps, date } = await read()
-      for (const [uuid, waiting] of batch) {
-        const app =
-          apps.find(item => item?.uuid === uuid) ?? (batch.size === 1 ? apps[0] : undefined)
-        for (const { resolve, reject } of waiting) {
-          if (!app) reject(notListed(uuid))
-          else resolve({ app, answeredAt: date })
-        }
-      }
-    } catch (error) {
-      for (const waiting of batch.values()) for (const { reject } of waiting) reject(error)
+  /** One read for all `uuids`; an application the list lacks is not found. */
+  private async readApps(
+    uuids: readonly string[],
+    signal: AbortSignal
+  ): Promise<(uuid: string) => AppRead> {
+    const { apps, date } = await readDated(this.client, uuids, signal)
+    return uuid => {
+      const app =
+        apps.find(item => item?.uuid === uuid) ?? (uuids.length === 1 ? apps[0] : undefined)
+      if (!app) throw notListed(uuid)
+      return { app, answeredAt: date }
     }
   }
 }

@@ -1,0 +1,146 @@
+import { sleep } from '../coolify/pacing.js'
+import { linked, type Linked } from '../signals.js'
+
+/** How a batch reads, and how long it waits for the reads due with the first one. */
+export interface BatchOptions<Key, Result> {
+  /** Waits for the next turn among the step's reads of Coolify. */
+  turn: (signal: AbortSignal) => Promise<void>
+  /** One request for every key waiting: it answers each key, or throws for a key it lacks. */
+  read: (keys: Key[], signal: AbortSignal) => Promise<(key: Key) => Result>
+  /** How many keys may be waited for: once that many wait, the read goes at once. */
+  expected: () => number
+  /** Longest the first waiter of a round waits for the others to be due too. */
+  gatherMs: number
+  /** What a waiter that left is rejected with; its signal's reason unless told. */
+  left?: (signal: AbortSignal) => unknown
+  /** Sleeps, or rejects once the signal aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+}
+
+interface Waiter<Result> {
+  resolve: (result: Result) => void
+  reject: (error: unknown) => void
+  /** Once it aborts this waiter stops waiting; without it, it waits for the read's end. */
+  leave?: AbortSignal
+}
+
+/**
+ * Reads due at the same turn share one request, so that many followed at once cost one request a
+ * turn, not one each. A round gathers the waiters, waits for a turn, reads once for all their keys
+ * and answers each, then a new round starts for any who came meanwhile.
+ */
+export class Batch<Key, Result> {
+  readonly #waiting = new Map<Key, Array<Waiter<Result>>>()
+  #reading = false
+  /** Told when every key expected waits. */
+  #allWaiting: (() => void) | undefined
+
+  constructor(private readonly options: BatchOptions<Key, Result>) {}
+
+  /**
+   * `key`'s answer from the next read. A round this call begins goes under `signal`; `leave`, when
+   * given, ends this waiter's wait alone, and the read itself once every waiter of it has left.
+   */
+  wait(key: Key, signal: AbortSignal, leave?: AbortSignal): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      if (leave) {
+        if (leave.aborted) return reject(this.#left(leave))
+        leave.addEventListener('abort', () => reject(this.#left(leave)), { once: true })
+      }
+      const waiters = this.#waiting.get(key) ?? []
+      waiters.push({ resolve, reject, leave })
+      this.#waiting.set(key, waiters)
+      if (this.#waiting.size >= this.options.expected()) this.#allWaiting?.()
+      if (!this.#reading) void this.#readAll(signal)
+    })
+  }
+
+  /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
+  async #readAll(signal: AbortSignal): Promise<void> {
+    this.#reading = true
+    try {
+      await this.#gather(signal)
+      await this.options.turn(signal)
+    } catch (error) {
+      void this.#settle(this.#take(), () => Promise.reject(error))
+      this.#reading = false
+      return
+    }
+    const batch = this.#take()
+    const read = readSignal(batch, signal)
+    try {
+      await this.#settle(batch, () => this.options.read([...batch.keys()], read.signal))
+    } finally {
+      read.release()
+    }
+    this.#reading = false
+    if (this.#waiting.size > 0) void this.#readAll(signal)
+  }
+
+  /**
+   * Reads due together still come a few milliseconds apart (deployments that end together are
+   * read for the last time apart): the first due waits a moment for the others.
+   */
+  async #gather(signal: AbortSignal): Promise<void> {
+    const { expected, gatherMs } = this.options
+    if (this.#waiting.size >= expected() || gatherMs <= 0) return
+    const all = new Promise<void>(resolve => (this.#allWaiting = resolve))
+    try {
+      await Promise.race([all, (this.options.sleep ?? sleep)(gatherMs, signal)])
+    } finally {
+      this.#allWaiting = undefined
+    }
+  }
+
+  #take(): Map<Key, Array<Waiter<Result>>> {
+    const batch = new Map(this.#waiting)
+    this.#waiting.clear()
+    return batch
+  }
+
+  async #settle(
+    batch: Map<Key, Array<Waiter<Result>>>,
+    read: () => Promise<(key: Key) => Result>
+  ): Promise<void> {
+    let answer: (key: Key) => Result
+    try {
+      answer = await read()
+    } catch (error) {
+      for (const waiters of batch.values()) for (const { reject } of waiters) reject(error)
+      return
+    }
+    for (const [key, waiters] of batch) {
+      try {
+        const result = answer(key)
+        for (const { resolve } of waiters) resolve(result)
+      } catch (error) {
+        for (const { reject } of waiters) reject(error)
+      }
+    }
+  }
+
+  #left(signal: AbortSignal): unknown {
+    return this.options.left ? this.options.left(signal) : signal.reason
+  }
+}
+
+/**
+ * The read's signal: the round's, and when every waiter may leave, aborted too once all have left,
+ * since nobody waits for the read any more.
+ */
+function readSignal<Result>(
+  batch: Map<unknown, Array<Waiter<Result>>>,
+  signal: AbortSignal
+): Linked {
+  const leaves = [...batch.values()].flat().map(waiter => waiter.leave)
+  if (!leaves.every((leave): leave is AbortSignal => leave !== undefined)) {
+    return { signal, release: () => undefined }
+  }
+  const abandoned = new AbortController()
+  const left = (): void => {
+    if (leaves.every(leave => leave.aborted)) abandoned.abort()
+  }
+  for (const leave of leaves) leave.addEventListener('abort', left, { once: true })
+  left()
+  return linked([signal, abandoned.signal])
+}
