@@ -2,21 +2,12 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { timeOf } from '../coolify/dates.js'
 import { CoolifyError } from '../coolify/errors.js'
 import type { ApplicationSummary } from '../coolify/types.js'
+import type { Look } from '../health/readiness.js'
 import { Batch } from './batch.js'
 
 /** One read of an application in Coolify. */
 export interface AppRead {
   app: ApplicationSummary
-  /** When Coolify answered (`Date`), on its clock. */
-  answeredAt?: number
-}
-
-/** One read of an application's status in Coolify. */
-export interface AppLook {
-  /** Coolify's status word (`running:healthy`…), undefined when it gave none. */
-  status?: string
-  /** When Coolify last refreshed it from the containers (`last_online_at`), on its clock. */
-  refreshedAt?: number
   /** When Coolify answered (`Date`), on its clock. */
   answeredAt?: number
 }
@@ -57,7 +48,7 @@ export class ApplicationReads {
   }
 
   /** The application's status, with when Coolify refreshed it. */
-  async status(appUuid: string, signal: AbortSignal): Promise<AppLook> {
+  async status(appUuid: string, signal: AbortSignal): Promise<Look> {
     const { app, answeredAt } = await this.read(appUuid, signal)
     return {
       status: typeof app.status === 'string' ? app.status : undefined,

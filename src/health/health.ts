@@ -1,10 +1,9 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { sleep } from '../coolify/pacing.js'
 import { describeError } from '../errors.js'
-import type { AppLook } from '../follow/application-reads.js'
 import type { DeploymentView } from '../model/deployment.js'
 import { probe } from './probe.js'
-import { Freshness, isUp, type Health } from './readiness.js'
+import { Freshness, isUp, type Health, type Look } from './readiness.js'
 
 export interface HealthOptions {
   /** A path on the application's URL, or a whole URL. */
@@ -13,7 +12,7 @@ export interface HealthOptions {
   /** A preview's deployment: the application's status is production's, so only a full URL counts. */
   pr?: number
   /** Reads the application's status in Coolify (shared with the other checks). */
-  readStatus: (appUuid: string, signal: AbortSignal) => Promise<AppLook>
+  readStatus: (appUuid: string, signal: AbortSignal) => Promise<Look>
   /**
    * When the deployment ended, on Coolify's clock: a status counts only when Coolify refreshed
    * it since (it marks the deployment finished before it reads the new container).

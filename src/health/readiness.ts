@@ -20,7 +20,7 @@ export type Health =
 export interface Look {
   /** Coolify's status word (`running:healthy`…), undefined when it gave none. */
   status?: string
-  /** When Coolify last refreshed the status from the containers, on its clock. */
+  /** When Coolify last refreshed the status from the containers (`last_online_at`), on its clock. */
   refreshedAt?: number
   /** When Coolify answered (`Date`), on its clock. */
   answeredAt?: number
