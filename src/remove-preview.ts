@@ -1,7 +1,7 @@
 import type { CoolifyClient } from './coolify/client.js'
 import { host } from './host.js'
 import { deletePreview } from './rollout/preview.js'
-import { deleteReviewApp } from './review-app/review-app.js'
+import { deleteReviewApp } from './review-app/remove.js'
 import type { Config } from './inputs.js'
 
 /**
