@@ -16,16 +16,20 @@ export interface Names {
   pending: string
 }
 
-/** The template (`app-uuid`) and the names its review app for this pull request goes by. */
+/**
+ * The template (`app-uuid`) and the names its review app for this pull request goes by; the
+ * marker names the repository the event says the run is in.
+ */
 export async function templateOf(
   client: CoolifyClient,
   config: Config,
+  repository: string | undefined,
   signal: AbortSignal
 ): Promise<{ template: ApplicationDetail; names: Names }> {
   const uuid = config.appUuids[0]
   const template = await client.getApplication(uuid, signal)
-  const repository = process.env.GITHUB_REPOSITORY ?? 'this repository'
-  const marker = `Review app for pull request #${config.pr} of ${repository}, template ${uuid}`
+  const where = repository ?? 'this repository'
+  const marker = `Review app for pull request #${config.pr} of ${where}, template ${uuid}`
   const names = {
     name: `${template.name ?? uuid}-pr-${config.pr}`,
     marker,

@@ -2,6 +2,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, isGone } from '../coolify/errors.js'
 import { describeError } from '../errors.js'
+import type { PullRequestEvent } from '../event.js'
 import type { Config } from '../inputs.js'
 import { reviewAppsIn, templateOf } from './names.js'
 
@@ -9,10 +10,11 @@ import { reviewAppsIn, templateOf } from './names.js'
 export async function deleteReviewApp(
   client: CoolifyClient,
   config: Config,
+  event: PullRequestEvent,
   signal: AbortSignal,
   note: (message: string) => void
 ): Promise<void> {
-  const { names } = await templateOf(client, config, signal)
+  const { names } = await templateOf(client, config, event.repository, signal)
   const found = reviewAppsIn(await client.listApplications(signal), names)
   if (found.length === 0) {
     note(`No review app of pull request ${config.pr} in Coolify (already deleted)`)

@@ -71,7 +71,7 @@ export async function openReviewApp(
   undo: () => AbortSignal,
   note: (message: string) => void
 ): Promise<ReviewApp> {
-  const { template, names } = await templateOf(client, config, signal)
+  const { template, names } = await templateOf(client, config, event.repository, signal)
   const branch = config.gitBranch ?? event.headRef!
   const compose = template.build_pack === 'dockercompose'
   // Set up just now, it needs nothing more; found again, its domain and branch are set again,
