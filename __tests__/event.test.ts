@@ -39,6 +39,16 @@ describe("the event's pull request", () => {
     expect(isFromFork(event)).toBe(true)
   })
 
+  it('names the repository the workflow runs in, from GITHUB_REPOSITORY', () => {
+    const payload = { GITHUB_EVENT_PATH: payloadFile(pullRequest('stranger/app', 'octo/app')) }
+    expect(pullRequestEvent({ ...payload, GITHUB_REPOSITORY: 'octo/app' }).repository).toBe(
+      'octo/app'
+    )
+    for (const env of [payload, { ...payload, GITHUB_REPOSITORY: '' }, {}]) {
+      expect(pullRequestEvent(env).repository).toBeUndefined()
+    }
+  })
+
   it('falls back on GITHUB_HEAD_REF without a readable payload', () => {
     for (const env of [
       { GITHUB_HEAD_REF: 'fix' },

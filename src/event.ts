@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs'
 
-/** What the CI says about the code it runs for: its commit, and the pull request's branch. */
+/**
+ * What the CI says about the code it runs for: its repository and commit, and the pull request's
+ * branch.
+ */
 export interface PullRequestEvent {
+  /** `owner/repo` the workflow (pipeline) runs in; a review app's marker names it. */
+  repository?: string
   /** The commit the workflow (pipeline) runs for. */
   sha?: string
   /** The branch the pull request brings, and its newest commit. */
@@ -14,7 +19,8 @@ export interface PullRequestEvent {
 
 /**
  * The pull request of the event the workflow runs for, read from the event payload the runner
- * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload.
+ * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload, and
+ * GITHUB_REPOSITORY the repository.
  */
 export function pullRequestEvent(env: NodeJS.ProcessEnv = process.env): PullRequestEvent {
   let payload: unknown
@@ -29,6 +35,7 @@ export function pullRequestEvent(env: NodeJS.ProcessEnv = process.env): PullRequ
   const text = (value: unknown): string | undefined =>
     typeof value === 'string' && value !== '' ? value : undefined
   return {
+    repository: text(env.GITHUB_REPOSITORY),
     sha: text(env.GITHUB_SHA),
     headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
     headSha: text(side('head').sha),

@@ -1,7 +1,8 @@
 import type { CoolifyClient } from './coolify/client.js'
+import type { PullRequestEvent } from './event.js'
 import { host } from './host.js'
 import type { Config } from './inputs.js'
-import { deleteReviewApp } from './review-app/review-app.js'
+import { deleteReviewApp } from './review-app/remove.js'
 import { deletePreview } from './rollout/preview.js'
 
 /**
@@ -11,11 +12,12 @@ import { deletePreview } from './rollout/preview.js'
 export async function removePreview(
   client: CoolifyClient,
   config: Config,
+  event: PullRequestEvent,
   signal: AbortSignal
 ): Promise<void> {
   const pr = config.pr!
   const note = (message: string): void => host().info(message)
-  if (config.reviewApp) await deleteReviewApp(client, config, signal, note)
+  if (config.reviewApp) await deleteReviewApp(client, config, event, signal, note)
   for (const uuid of config.reviewApp ? [] : config.appUuids) {
     const deleted = await deletePreview(client, uuid, pr, signal)
     note(

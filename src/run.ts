@@ -72,7 +72,7 @@ export async function deployAndFollow(front: Front): Promise<void> {
     // input the config cannot hold.
     config = await resolveApps(client, read, budget.deploy(), say)
     if (config.deletePreview) {
-      await removePreview(client, config, budget.deploy())
+      await removePreview(client, config, event, budget.deploy())
       await front.removed(config, budget.deploy())
       ending.removed = true
     } else {

@@ -1,0 +1,194 @@
+/**
+ * Making a review app: a clone of the template where Coolify can clone (4.3+), else an application
+ * created from the template's repository. Either is left for setup.ts to make safe to deploy.
+ */
+import type { CoolifyClient } from '../coolify/client.js'
+import { CoolifyError, isGone, isMissingRoute } from '../coolify/errors.js'
+import type { ApplicationDetail, ApplicationSummary, Destination } from '../coolify/types.js'
+import { ActionError, describeError } from '../errors.js'
+import type { Config } from '../inputs.js'
+import type { Names } from './names.js'
+import { needsWrite, removeHalfMade } from './remove.js'
+import { listOf } from './setup.js'
+
+/** Where a review app is cloned to, and whether that is the template's own server. */
+export interface CloneDestination {
+  uuid: string
+  /** True on the template's server; undefined when Coolify cannot tell (no such route). */
+  sharesServer?: boolean
+}
+
+export const SHARED_SERVER_WARNING = (name: string): string =>
+  `Review app ${name} runs on the template's server: its build uses the host network and its container sits on production's Docker network, so pull request code can reach production's containers by name. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`
+
+/**
+ * `review-destination`, else the template's primary destination; none when Coolify has no clone
+ * route (before 4.3). Whether it is on the template's server: the template's own destinations say
+ * so for theirs, the server's list of destinations for any other.
+ */
+export async function cloneDestination(
+  client: CoolifyClient,
+  config: Config,
+  templateUuid: string,
+  signal: AbortSignal
+): Promise<CloneDestination | undefined> {
+  let list: Destination[]
+  try {
+    const destinations = await client.listDestinations(templateUuid, signal)
+    list = Array.isArray(destinations) ? destinations : []
+  } catch (error) {
+    if (isMissingRoute(error)) return undefined
+    throw error
+  }
+  const primary = list.find(destination => destination?.is_primary) ?? list[0]
+  if (!primary?.uuid) throw new ActionError('Coolify names no destination for the template.')
+  const chosen = config.reviewPlacement.destination ?? primary.uuid
+  const own = list.find(destination => destination?.uuid === chosen)
+  if (own || !primary.server_uuid) {
+    return { uuid: chosen, sharesServer: own ? own.server_uuid === primary.server_uuid : undefined }
+  }
+  try {
+    const onServer = await client.listServerDestinations(primary.server_uuid, signal)
+    const listed = Array.isArray(onServer) ? onServer : []
+    return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) }
+  } catch (error) {
+    if (isMissingRoute(error) || isGone(error)) return { uuid: chosen }
+    throw error
+  }
+}
+
+/**
+ * A clone of the template into `review-destination` or its primary destination, not deployed. The clone is never sent
+ * twice; when its answer is lost, the copy Coolify may have saved meanwhile — its name, not there
+ * before the request, without a review marker — is found and deleted, or named.
+ */
+export async function cloneTemplate(
+  client: CoolifyClient,
+  template: ApplicationDetail,
+  destination: string,
+  names: Names,
+  before: Set<string>,
+  signal: AbortSignal,
+  undo: () => AbortSignal,
+  note: (message: string) => void
+): Promise<string> {
+  let uuid: string | undefined
+  try {
+    const clone = await client.cloneApplication(
+      template.uuid,
+      { destination_uuid: destination, name: names.name },
+      signal
+    )
+    uuid = clone?.uuid
+  } catch (error) {
+    if (!mayHaveActed(error)) throw needsWrite(error)
+    throw new ActionError(
+      `${describeError(error)} ${await removeLostCopies(client, names, before, undo(), note)}`
+    )
+  }
+  if (typeof uuid !== 'string' || uuid === '') {
+    const left = await removeLostCopies(client, names, before, undo(), note)
+    throw new ActionError(`Coolify answered the clone without the review app's uuid. ${left}`)
+  }
+  return uuid
+}
+
+/** A failure after which Coolify may have saved what was asked: no answer, or a server error. */
+function mayHaveActed(error: unknown): boolean {
+  return (
+    error instanceof CoolifyError &&
+    !error.details.unsent &&
+    (error.status === undefined || error.status >= 500)
+  )
+}
+
+/** Deletes the copies a lost clone answer left behind; says what became of them. */
+async function removeLostCopies(
+  client: CoolifyClient,
+  names: Names,
+  before: Set<string>,
+  signal: AbortSignal,
+  note: (message: string) => void
+): Promise<string> {
+  let listed: ApplicationSummary[]
+  try {
+    listed = listOf(await client.listApplications(signal))
+  } catch (error) {
+    return `Whether Coolify made a copy named ${names.name} could not be checked (${describeError(error)}): look for one without a review marker in its description and delete it.`
+  }
+  const copies = listed.filter(
+    app =>
+      app?.name === names.name &&
+      typeof app.uuid === 'string' &&
+      !before.has(app.uuid) &&
+      app.description !== names.marker &&
+      app.description !== names.pending
+  )
+  if (copies.length === 0) return 'Coolify made no copy; nothing was deployed.'
+  const left: string[] = []
+  for (const copy of copies) {
+    const failure = await removeHalfMade(client, copy.uuid, signal, note)
+    if (failure) left.push(`${copy.uuid} (${failure})`)
+  }
+  if (left.length === 0) return 'The copy Coolify had made was deleted; nothing was deployed.'
+  return `The copy Coolify made could not be deleted: ${left.join(', ')} — a copy of the template, domain and all: delete it in Coolify.`
+}
+
+export async function createFromRepository(
+  client: CoolifyClient,
+  config: Config,
+  template: ApplicationDetail,
+  { names, branch }: { names: Names; branch: string },
+  signal: AbortSignal
+): Promise<string> {
+  const { project, server, environment, deployKey, destination } = config.reviewPlacement
+  const missing = [
+    !project && 'review-project',
+    !server && 'review-server',
+    !environment && 'review-environment',
+    !deployKey && 'review-deploy-key'
+  ].filter(Boolean)
+  if (missing.length > 0) {
+    throw new ActionError(
+      `This Coolify cannot clone applications (before 4.3): the review app is created from the template's repository, which needs ${missing.map(name => `\`${name}\``).join(', ')}.`
+    )
+  }
+  if (!template.git_repository || !template.build_pack || !template.ports_exposes) {
+    throw new ActionError(
+      "Coolify did not give the template's repository, build pack and ports, which a review app is created with."
+    )
+  }
+  const made = await client
+    .createApplication(
+      {
+        project_uuid: project!,
+        server_uuid: server!,
+        environment_name: environment!,
+        private_key_uuid: deployKey!,
+        git_repository: template.git_repository,
+        git_branch: branch,
+        build_pack: template.build_pack,
+        ports_exposes: template.ports_exposes,
+        name: names.name,
+        description: names.pending,
+        ...(config.reviewDomain ? { domains: config.reviewDomain } : {}),
+        ...(destination ? { destination_uuid: destination } : {})
+      },
+      signal
+    )
+    .catch(error => {
+      if (
+        error instanceof CoolifyError &&
+        /multiple destinations/i.test(error.details.serverMessage ?? '')
+      ) {
+        throw error.withHint(
+          `The server \`review-server\` has several destinations: give \`review-destination\`, the uuid of the one for review apps (the server's Destinations in Coolify)`
+        )
+      }
+      throw needsWrite(error)
+    })
+  if (typeof made?.uuid !== 'string' || made.uuid === '') {
+    throw new ActionError('Coolify answered without the uuid of the review app it made.')
+  }
+  return made.uuid
+}
