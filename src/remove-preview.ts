@@ -1,6 +1,6 @@
 import type { CoolifyClient } from './coolify/client.js'
 import type { PullRequestEvent } from './event.js'
-import { host } from './host.js'
+import type { Say } from './host.js'
 import type { Config } from './inputs.js'
 import { deleteReviewApp } from './review-app/remove.js'
 import { deletePreview } from './rollout/preview.js'
@@ -13,14 +13,14 @@ export async function removePreview(
   client: CoolifyClient,
   config: Config,
   event: PullRequestEvent,
-  signal: AbortSignal
+  signal: AbortSignal,
+  say: Say
 ): Promise<void> {
   const pr = config.pr!
-  const note = (message: string): void => host().info(message)
-  if (config.reviewApp) await deleteReviewApp(client, config, event, signal, note)
+  if (config.reviewApp) await deleteReviewApp(client, config, event, signal, say)
   for (const uuid of config.reviewApp ? [] : config.appUuids) {
     const deleted = await deletePreview(client, uuid, pr, signal)
-    note(
+    say.note(
       deleted
         ? `${uuid}: Coolify is removing the preview of pull request ${pr}`
         : `${uuid}: no preview of pull request ${pr} in Coolify (already removed)`

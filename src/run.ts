@@ -72,7 +72,7 @@ export async function deployAndFollow(front: Front): Promise<void> {
     // input the config cannot hold.
     config = await resolveApps(client, read, budget.deploy(), say)
     if (config.deletePreview) {
-      await removePreview(client, config, event, budget.deploy())
+      await removePreview(client, config, event, budget.deploy(), say)
       await front.removed(config, budget.deploy())
       ending.removed = true
     } else {
@@ -110,7 +110,7 @@ async function deploy(
   const state = RunState.empty()
   // With `review-app`, the pull request's application is what the rest deploys.
   const reviewApp = config.reviewApp
-    ? await openReviewApp(client, config, event, budget.deploy(), () => budget.grace(), say.note)
+    ? await openReviewApp(client, config, event, budget.deploy(), () => budget.grace(), say)
     : undefined
   ending.reviewAppUuid = reviewApp?.uuid
   const prepared = await prepare(client, reviewApp?.config ?? config, budget, state, event, say)

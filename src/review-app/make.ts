@@ -6,6 +6,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, isGone, isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationDetail, ApplicationSummary, Destination } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import type { Names } from './names.js'
 import { needsWrite, removeHalfMade } from './remove.js'
@@ -70,7 +71,7 @@ export async function cloneTemplate(
   before: Set<string>,
   signal: AbortSignal,
   undo: () => AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<string> {
   let uuid: string | undefined
   try {
@@ -83,11 +84,11 @@ export async function cloneTemplate(
   } catch (error) {
     if (!mayHaveActed(error)) throw needsWrite(error)
     throw new ActionError(
-      `${describeError(error)} ${await removeLostCopies(client, names, before, undo(), note)}`
+      `${describeError(error)} ${await removeLostCopies(client, names, before, undo(), say)}`
     )
   }
   if (typeof uuid !== 'string' || uuid === '') {
-    const left = await removeLostCopies(client, names, before, undo(), note)
+    const left = await removeLostCopies(client, names, before, undo(), say)
     throw new ActionError(`Coolify answered the clone without the review app's uuid. ${left}`)
   }
   return uuid
@@ -108,7 +109,7 @@ async function removeLostCopies(
   names: Names,
   before: Set<string>,
   signal: AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<string> {
   let listed: ApplicationSummary[]
   try {
@@ -127,7 +128,7 @@ async function removeLostCopies(
   if (copies.length === 0) return 'Coolify made no copy; nothing was deployed.'
   const left: string[] = []
   for (const copy of copies) {
-    const failure = await removeHalfMade(client, copy.uuid, signal, note)
+    const failure = await removeHalfMade(client, copy.uuid, signal, say)
     if (failure) left.push(`${copy.uuid} (${failure})`)
   }
   if (left.length === 0) return 'The copy Coolify had made was deleted; nothing was deployed.'

@@ -3,6 +3,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, isGone } from '../coolify/errors.js'
 import { describeError } from '../errors.js'
 import type { PullRequestEvent } from '../event.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import { reviewAppsIn, templateOf } from './names.js'
 
@@ -12,17 +13,17 @@ export async function deleteReviewApp(
   config: Config,
   event: PullRequestEvent,
   signal: AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<void> {
   const { names } = await templateOf(client, config, event.repository, signal)
   const found = reviewAppsIn(await client.listApplications(signal), names)
   if (found.length === 0) {
-    note(`No review app of pull request ${config.pr} in Coolify (already deleted)`)
+    say.note(`No review app of pull request ${config.pr} in Coolify (already deleted)`)
     return
   }
   for (const app of found) {
     await deleteApplication(client, app.uuid, signal)
-    note(`Coolify is deleting review app ${names.name} (${app.uuid})`)
+    say.note(`Coolify is deleting review app ${names.name} (${app.uuid})`)
   }
 }
 
@@ -31,11 +32,11 @@ export async function removeHalfMade(
   client: CoolifyClient,
   uuid: string,
   signal: AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<string | undefined> {
   try {
     await deleteApplication(client, uuid, signal)
-    note(`Deleted review app ${uuid}, which this run made`)
+    say.note(`Deleted review app ${uuid}, which this run made`)
     return undefined
   } catch (error) {
     return describeError(error)
@@ -47,12 +48,12 @@ export async function removeOrSay(
   client: CoolifyClient,
   uuid: string,
   signal: AbortSignal,
-  note: (message: string) => void,
+  say: Say,
   state: string
 ): Promise<void> {
-  const failure = await removeHalfMade(client, uuid, signal, note)
+  const failure = await removeHalfMade(client, uuid, signal, say)
   if (failure)
-    note(`Could not delete review app ${uuid} (${failure}); ${state}: delete it in Coolify`)
+    say.note(`Could not delete review app ${uuid} (${failure}); ${state}: delete it in Coolify`)
 }
 
 /** One already gone counts as deleted. */

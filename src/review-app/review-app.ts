@@ -7,7 +7,7 @@ import { isGone } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import { ActionError } from '../errors.js'
 import { isFromFork, type PullRequestEvent } from '../event.js'
-import { host } from '../host.js'
+import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
 import { deadline, linked } from '../signals.js'
@@ -69,7 +69,7 @@ export async function openReviewApp(
   event: PullRequestEvent,
   signal: AbortSignal,
   undo: () => AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<ReviewApp> {
   const { template, names } = await templateOf(client, config, event.repository, signal)
   const branch = config.gitBranch ?? event.headRef!
@@ -95,8 +95,8 @@ export async function openReviewApp(
   const found = reviewAppsIn(listed, names)
   const ready = found.find(app => app.description === names.marker)
   if (ready) {
-    await repairFound(client, ready.uuid, names.name, signal, note)
-    note(
+    await repairFound(client, ready.uuid, names.name, signal, say)
+    say.note(
       `Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`
     )
     return reviewApp(ready.uuid, false)
@@ -115,7 +115,7 @@ export async function openReviewApp(
       `No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`
     )
   }
-  for (const warning of plan.warnings) host().warning(warning)
+  for (const warning of plan.warnings) say.warn(warning)
   // As the variables of debug logs: short values ("true", "3000") would star out the whole log.
   for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
     if (line.length >= MIN_MASKED_LENGTH) mask(line)
@@ -128,20 +128,22 @@ export async function openReviewApp(
     if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
       return reviewApp(unfinished.uuid, false)
     }
-    note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`)
-    await setUp(client, unfinished.uuid, setup, signal, undo, note, { marked: true })
+    say.note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`)
+    await setUp(client, unfinished.uuid, setup, signal, undo, say, { marked: true })
     return reviewApp(unfinished.uuid, true)
   }
 
   const before = new Set(namesakesIn(listed, names.name))
-  if (destination?.sharesServer) host().warning(SHARED_SERVER_WARNING(names.name))
+  if (destination?.sharesServer) say.warn(SHARED_SERVER_WARNING(names.name))
   const uuid = destination
-    ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, note)
+    ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
     : await createFromRepository(client, config, template, { names, branch }, signal)
-  note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`)
-  const other = await setUp(client, uuid, setup, signal, undo, note, { marked: false })
+  say.note(
+    `Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`
+  )
+  const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false })
   if (other) return reviewApp(other, false)
-  const kept = await keepOlder(client, names, uuid, signal, undo, note)
+  const kept = await keepOlder(client, names, uuid, signal, undo, say)
   return reviewApp(kept, true)
 }
 
@@ -156,7 +158,7 @@ async function keepOlder(
   own: string,
   signal: AbortSignal,
   undo: () => AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<string> {
   const found = await findReviewApps(client, names, signal)
   const ownIndex = found.findIndex(app => app.uuid === own)
@@ -164,17 +166,17 @@ async function keepOlder(
   if (!older) return own
   const other = await waitForOtherRun(client, older.uuid, names, signal)
   if (other === 'gone') {
-    note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`)
+    say.note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`)
     return own
   }
   if (other === 'unfinished') {
-    note(
+    say.note(
       `Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`
     )
     return own
   }
-  note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`)
-  await removeOrSay(client, own, undo(), note, 'it is a finished review app of this pull request')
+  say.note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`)
+  await removeOrSay(client, own, undo(), say, 'it is a finished review app of this pull request')
   return older.uuid
 }
 

@@ -6,6 +6,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationDetail, EnvVariable } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
+import type { Say } from '../host.js'
 import { writeVariables } from '../rollout/configure.js'
 import { flattenApplication } from './fields.js'
 import { findReviewApps, type Names } from './names.js'
@@ -30,7 +31,7 @@ export async function repairFound(
   uuid: string,
   name: string,
   signal: AbortSignal,
-  note: (message: string) => void
+  say: Say
 ): Promise<void> {
   const { changes, refused } = reviewAppRepairs(
     flattenApplication(await client.getApplication(uuid, signal)),
@@ -44,7 +45,7 @@ export async function repairFound(
   const fields = Object.keys(changes)
   if (fields.length === 0) return
   await client.updateApplication(uuid, changes, signal)
-  note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`)
+  say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`)
 }
 
 /**
@@ -159,7 +160,7 @@ export async function setUp(
   { facts, plan, env, names }: Setup,
   signal: AbortSignal,
   undo: () => AbortSignal,
-  note: (message: string) => void,
+  say: Say,
   state: { marked: boolean }
 ): Promise<string | undefined> {
   const [first, ...rest] = plan.writes
@@ -174,13 +175,13 @@ export async function setUp(
         app => app.uuid !== uuid && app.description === names.marker
       )
     if (finished) {
-      note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`)
-      await removeOrSay(client, uuid, undo(), note, 'it is marked as being set up')
+      say.note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`)
+      await removeOrSay(client, uuid, undo(), say, 'it is marked as being set up')
       return finished.uuid
     }
     for (const write of rest) await applyWrite(client, uuid, write, facts, env, signal)
   } catch (error) {
-    const left = await removeHalfMade(client, uuid, undo(), note)
+    const left = await removeHalfMade(client, uuid, undo(), say)
     if (!left) throw error
     const marked = state.marked ? ' (it is marked as being set up, so no run deploys it)' : ''
     throw new ActionError(
