@@ -5,7 +5,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(957);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5547);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -14,7 +14,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 957:
+/***/ 5547:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29,7 +29,8 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 /**
  * The pull request of the event the workflow runs for, read from the event payload the runner
- * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload.
+ * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload, and
+ * GITHUB_REPOSITORY the repository.
  */
 function pullRequestEvent(env = process.env) {
     let payload;
@@ -43,6 +44,7 @@ function pullRequestEvent(env = process.env) {
     const side = (name) => pull?.[name] ?? {};
     const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
     return {
+        repository: text(env.GITHUB_REPOSITORY),
         sha: text(env.GITHUB_SHA),
         headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
         headSha: text(side('head').sha),
@@ -58,6 +60,13 @@ function isFromFork(event) {
 }
 
 ;// CONCATENATED MODULE: ./src/host.ts
+function sayThrough(host) {
+    return {
+        note: message => host.info(message),
+        warn: message => host.warning(message),
+        debug: message => host.debug(message)
+    };
+}
 let current;
 /** The host of this process: set once, by the entry point, before anything else runs. */
 function host() {
@@ -67,483 +76,6 @@ function host() {
 }
 function setHost(next) {
     current = next;
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/action/commands.ts
-/**
- * The runner's workflow commands, written as @actions/core 3 writes them, byte for byte: inputs,
- * log lines and annotations, masks, outputs and saved state, the step's failure. The action's own
- * module so that a run starts without loading @actions/core, whose HTTP client (for OIDC tokens,
- * never asked for here) pulls in undici and more at load; the job summary, written at the end,
- * still uses @actions/core's `summary`.
- */
-
-
-
-/** An input as the runner passes it: `INPUT_` and the name upper-cased, spaces as `_`; trimmed. */
-function getInput(name) {
-    return (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '').trim();
-}
-function info(message) {
-    process.stdout.write(message + external_node_os_namespaceObject.EOL);
-}
-function debug(message) {
-    issue('debug', {}, message);
-}
-function notice(message, properties = {}) {
-    issue('notice', annotation(properties), message);
-}
-function warning(message, properties = {}) {
-    issue('warning', annotation(properties), message);
-}
-function error(message, properties = {}) {
-    issue('error', annotation(properties), message);
-}
-/** The runner hides the value in every log line printed after this. */
-function setSecret(value) {
-    issue('add-mask', {}, value);
-}
-/** The step fails (the exit code the runner reads) with an error annotation saying why. */
-function setFailed(message) {
-    process.exitCode = 1;
-    error(message);
-}
-function setOutput(name, value) {
-    if (process.env.GITHUB_OUTPUT)
-        appendKeyValue('GITHUB_OUTPUT', name, value);
-    else {
-        // A runner without the file reads the older command, on a line of its own.
-        process.stdout.write(external_node_os_namespaceObject.EOL);
-        issue('set-output', { name }, value);
-    }
-}
-/** Kept for the post step, which reads it back with `getState`. */
-function saveState(name, value) {
-    if (process.env.GITHUB_STATE)
-        appendKeyValue('GITHUB_STATE', name, value);
-    else
-        issue('save-state', { name }, value);
-}
-function getState(name) {
-    return process.env[`STATE_${name}`] || '';
-}
-/**
- * `::name key=value,…::message`. A property object with any key, even one without a value, gives
- * the space after the name: @actions/core writes it so, and the runner reads both.
- */
-function issue(name, properties, message) {
-    let line = `::${name}`;
-    if (Object.keys(properties).length > 0) {
-        const given = Object.entries(properties).filter(([, value]) => value);
-        line += ` ${given.map(([key, value]) => `${key}=${escapeProperty(asText(value))}`).join(',')}`;
-    }
-    process.stdout.write(`${line}::${escapeData(message)}${external_node_os_namespaceObject.EOL}`);
-}
-/** A line number as JSON writes it, as @actions/core does. */
-function asText(value) {
-    return typeof value === 'string' ? value : JSON.stringify(value);
-}
-/** The runner's names for an annotation's properties, in @actions/core's order. */
-function annotation(properties) {
-    if (Object.keys(properties).length === 0)
-        return {};
-    return {
-        title: properties.title,
-        file: properties.file,
-        line: properties.startLine,
-        endLine: properties.endLine,
-        col: properties.startColumn,
-        endColumn: properties.endColumn
-    };
-}
-/** A message: the runner would read `%`, CR and LF as escapes or as the command's end. */
-function escapeData(text) {
-    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-/** A property value: also `:`, which ends the properties, and `,`, which separates them. */
-function escapeProperty(text) {
-    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-/**
- * `name<<DELIMITER`, the value, `DELIMITER`, appended to the file the runner names in `variable`.
- * The delimiter is random, so that no value can end the block early and set something else; one
- * that contains it anyway is refused.
- */
-function appendKeyValue(variable, name, value) {
-    const file = process.env[variable];
-    if (!(0,external_node_fs_namespaceObject.existsSync)(file)) {
-        throw new Error(`${variable} names ${file}, which does not exist: the runner creates it.`);
-    }
-    const delimiter = `ghadelimiter_${(0,external_node_crypto_.randomUUID)()}`;
-    if (name.includes(delimiter) || value.includes(delimiter)) {
-        throw new Error(`${variable}: "${name}" contains the random delimiter ${delimiter}.`);
-    }
-    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_namespaceObject.EOL}${value}${external_node_os_namespaceObject.EOL}${delimiter}${external_node_os_namespaceObject.EOL}`, 'utf8');
-}
-
-;// CONCATENATED MODULE: ./src/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-/**
- * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
- * those.
- */
-function parseDuration(text) {
-    const value = text.trim().toLowerCase();
-    if (/^\d+(?:\.\d+)?$/.test(value))
-        return Math.round(Number(value) * 1000);
-    if (value === '')
-        return undefined;
-    let total = 0;
-    PART.lastIndex = 0;
-    while (PART.lastIndex < value.length) {
-        const match = PART.exec(value);
-        if (!match)
-            return undefined;
-        total += Number(match[1]) * UNIT_MS[match[2]];
-    }
-    return Math.round(total);
-}
-/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)}ms`;
-    if (ms < 60_000)
-        return `${Number((ms / 1000).toFixed(1))}s`;
-    const seconds = Math.round(ms / 1000);
-    const h = Math.floor(seconds / 3600);
-    const m = Math.floor((seconds % 3600) / 60);
-    const s = seconds % 60;
-    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
-}
-
-;// CONCATENATED MODULE: ./src/rollout/status.ts
-/**
- * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
- * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
- * Every other module asks here; none compares status strings of its own.
- */
-const STATUSES = {
-    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
-    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
-    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
-    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
-    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
-    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
-    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
-    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
-};
-/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
-const FROM_COOLIFY = {
-    queued: 'queued',
-    in_progress: 'in_progress',
-    finished: 'finished',
-    failed: 'failed',
-    cancelled: 'cancelled',
-    'cancelled-by-user': 'cancelled'
-};
-/**
- * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
- * does not have, which is treated as not ended.
- */
-function statusFromCoolify(raw) {
-    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
-}
-/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
-function isUnderWay(raw) {
-    const status = statusFromCoolify(raw);
-    return status === undefined || !hasEnded(status);
-}
-/**
- * What an ended status may still become: a finished deployment may turn out unhealthy, of another
- * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
- * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
- * Nothing else that ended changes again.
- */
-const AFTER_END = {
-    finished: ['unhealthy', 'failed', 'timeout'],
-    started: ['finished', 'unhealthy', 'timeout'],
-    cancelled: ['timeout']
-};
-/** Whether a deployment now `from` may become `to`. */
-function canBecome(from, to) {
-    return from === to || !hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
-}
-function hasEnded(status) {
-    return STATUSES[status].ended;
-}
-/** Finished in Coolify: a new version is in place, so it can be checked for health. */
-function isFinished(status) {
-    return status === 'finished';
-}
-/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
-function isBadVersion(status) {
-    return status === 'failed' || status === 'unhealthy';
-}
-function failsStep(status) {
-    return STATUSES[status].fails;
-}
-function summaryMark(status) {
-    return STATUSES[status].mark;
-}
-function gitHubState(status) {
-    return STATUSES[status].github;
-}
-/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
-function worstOf(statuses) {
-    if (statuses.length === 0)
-        return 'failed';
-    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
-}
-/** How a status reads in a sentence: `in progress`. */
-function describeStatus(status) {
-    return status.replace('_', ' ');
-}
-
-;// CONCATENATED MODULE: ./src/report/failure.ts
-/**
- * What every host says of a failed deployment: the action's annotation, the command line's
- * `error:` line, the GitHub deployment's status.
- */
-/** The application and the status: `web: deployment failed`. */
-function failureTitle(deployment) {
-    return `${deployment.name}: ${what(deployment)} ${deployment.status}`;
-}
-/**
- * The application, the status and why. `cause` stands in for a reason Coolify did not give: a
- * host without room for the log's tail gives its last stderr line.
- */
-function failureReason(deployment, cause) {
-    const why = deployment.reason ?? cause;
-    const reason = why ? `: ${why}` : '';
-    const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
-    return `${failureTitle(deployment)}${reason}${rollback}`;
-}
-/** One line: the application, the status, why, and where to look in Coolify. */
-function failureLine(deployment, instanceUrl, cause) {
-    const link = deployment.link ?? (deployment.uuid ? `deployment ${deployment.uuid} on ${instanceUrl}` : '');
-    return `${failureReason(deployment, cause)}${link ? ` — ${link}` : ''}`;
-}
-/** The last line the build wrote to stderr, which tells best why it failed. */
-function lastError(deployment) {
-    return deployment.tail.findLast(line => line.kind === 'stderr')?.text;
-}
-/** An application's deployment; a service or database itself, which has none. */
-function what(deployment) {
-    return deployment.kind === 'application' ? 'deployment' : deployment.kind;
-}
-
-;// CONCATENATED MODULE: ./src/action/annotations.ts
-
-
-
-/** Log lines an annotation carries: enough to show the cause, not a log. */
-const ANNOTATION_LINES = 5;
-/**
- * An error annotation per failed deployment: its title names the application and the status, its
- * message gives the reason, the link and the log lines that tell why.
- */
-function annotateFailures(deployments, instanceUrl) {
-    for (const deployment of deployments) {
-        if (!failsStep(deployment.status))
-            continue;
-        const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES);
-        // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
-        const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text);
-        error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
-            title: failureTitle(deployment)
-        });
-    }
-}
-/**
- * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
- * deployment failed, and the last of the other lines to fill up to `max`; each in log order.
- */
-function splitTail(tail, max) {
-    const stderr = tail.filter(line => line.kind === 'stderr').slice(-max);
-    const others = tail.filter(line => line.kind !== 'stderr');
-    return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
-}
-
-;// CONCATENATED MODULE: ./src/report/outputs.ts
-function toRecord(deployment) {
-    const duration = deployment.durationMs;
-    return {
-        app_uuid: deployment.appUuid,
-        kind: deployment.kind,
-        name: deployment.name,
-        deployment_uuid: deployment.uuid ?? null,
-        status: deployment.status,
-        url: deployment.appUrl ?? null,
-        duration: duration === undefined ? null : Math.round(duration / 1000),
-        commit: deployment.commit ?? null,
-        ...(deployment.imageTag !== undefined ? { image_tag: deployment.imageTag } : {}),
-        ...(deployment.rolledBack !== undefined ? { rolled_back: deployment.rolledBack } : {})
-    };
-}
-/** Sets every output of action.yml from the outcome; on success and failure alike. */
-function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
-    const records = deployments.map(toRecord);
-    const first = records.find(record => record.deployment_uuid) ?? records[0];
-    setOutput('deployment-uuid', first?.deployment_uuid ?? '');
-    setOutput('status', status);
-    setOutput('url', records.find(record => record.url)?.url ?? '');
-    setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
-    setOutput('deployments', JSON.stringify(records));
-    setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)));
-    setOutput('review-app-uuid', reviewAppUuid ?? '');
-}
-
-;// CONCATENATED MODULE: ./src/action/summary.ts
-
-
-
-
-/** Log lines under a failed deployment: enough to see the cause without opening the log. */
-const SUMMARY_LINES = 20;
-/**
- * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
- * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
- * warning: it never changes the step's outcome. @actions/core is loaded here, at the end of the
- * run, so that the step starts without it and the HTTP client it brings.
- */
-async function writeSummary(deployments, instanceUrl) {
-    try {
-        const { summary } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(811)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6811));
-        const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL'];
-        summary
-            .addHeading(`Deploy to Coolify on ${summary_link(new URL(instanceUrl).host, instanceUrl)}`, 3)
-            .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
-        for (const deployment of deployments) {
-            if (deployment.runtimeLog.length > 0) {
-                const lines = deployment.runtimeLog
-                    .slice(-SUMMARY_LINES)
-                    .map(text => ({ kind: 'stdout', text }));
-                summary.addDetails(`${escapeHtml(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
-            }
-            const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES);
-            if (!failsStep(deployment.status) || stderr.length + rest.length === 0)
-                continue;
-            summary.addDetails(`${escapeHtml(deployment.name)}: the end of its log`, block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest));
-        }
-        await summary.write();
-    }
-    catch (error) {
-        warning(`Could not write the job summary: ${error instanceof Error ? error.message : error}`);
-    }
-}
-/**
- * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
- * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
- */
-function block(label, lines) {
-    if (lines.length === 0)
-        return '';
-    return `\n\n${label}:\n${codeBlock(lines.map(line => line.text).join('\n'))}\n`;
-}
-/** A fenced code block that no run of backticks in `text` can close early. */
-function codeBlock(text) {
-    const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
-    const fence = '`'.repeat(Math.max(3, longestRun + 1));
-    return `${fence}text\n${text}\n${fence}`;
-}
-function row(deployment) {
-    const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
-    const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
-        .filter(Boolean)
-        .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
-        .join('');
-    const duration = deployment.durationMs;
-    const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`;
-    return [
-        escapeHtml(deployment.name) + kind,
-        status + reason,
-        duration === undefined ? '—' : formatDuration(duration),
-        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
-        deployment.uuid ? linkOrText(deployment.uuid, deployment.link) : '—',
-        deployment.appUrl ? summary_link(deployment.appUrl, deployment.appUrl) : '—'
-    ];
-}
-function linkOrText(text, href) {
-    return href ? summary_link(text, href) : escapeHtml(text);
-}
-function summary_link(text, href) {
-    return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
-}
-function escapeHtml(text) {
-    return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`);
-}
-
-;// CONCATENATED MODULE: ./src/action/report.ts
-
-
-
-
-
-
-
-/**
- * The end of the step, reached on failure too, from the one outcome: outputs (always, even when
- * nothing was deployed), a line per deployment, annotations and the job summary, the step's
- * result, and last, within `signal`, the watchers: the GitHub deployment and the pull request comment.
- */
-async function report(outcome, config, watchers, signal) {
-    setOutputs(outcome, (name, value) => host().setOutput(name, value));
-    const { deployments } = outcome;
-    if (config && deployments.length > 0) {
-        for (const deployment of deployments) {
-            if (failsStep(deployment.status))
-                continue;
-            const took = deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`;
-            const where = deployment.appUrl ? ` — ${deployment.appUrl}` : '';
-            host().info(`${deployment.name}: ${deployment.status}${took}${where}`);
-        }
-        annotateFailures(deployments, config.instanceUrl);
-        await writeSummary(deployments, config.instanceUrl);
-    }
-    if (outcome.error)
-        setFailed(outcome.error);
-    // The annotations say why; a plain number also works under local runners.
-    else if (outcome.fails)
-        process.exitCode = 1;
-    await Promise.all(watchers.map(watcher => watcher.finish(outcome, signal)));
-}
-
-;// CONCATENATED MODULE: ./src/action/github-failure.ts
-
-/**
- * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
- * permission the job needs. GitHub's bookkeeping never changes the deploy.
- */
-function warnGitHubFailure(action, error, permission) {
-    const { status, response } = error;
-    const message = response?.data?.message;
-    const why = response
-        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
-        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
-    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
-    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
-}
-/**
- * The forge whose runner runs this step when it is not GitHub: Forgejo's runner sets both
- * FORGEJO_ACTIONS and GITEA_ACTIONS, Gitea's act_runner GITEA_ACTIONS. Their APIs answer GitHub's
- * issue-comment paths but have no deployments.
- */
-function otherForge(env = process.env) {
-    if (env.FORGEJO_ACTIONS === 'true')
-        return 'Forgejo';
-    if (env.GITEA_ACTIONS === 'true')
-        return 'Gitea';
-    return undefined;
-}
-/** A deployments call that failed because the forge has no such API: its 404, on Forgejo or Gitea. */
-function lacksDeploymentsApi(error) {
-    const forge = otherForge();
-    return forge && error.status === 404 ? forge : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/signals.ts
@@ -591,416 +123,6 @@ function linked(parents, ms) {
         timer.unref();
     }
     return { signal: controller.signal, release };
-}
-
-;// CONCATENATED MODULE: ./src/action/github-deployment.ts
-
-
-
-
-
-/** GitHub must never hold up the deploy, nor the runner's grace time when the run is cancelled. */
-const REQUEST_TIMEOUT_MS = 10_000;
-/** GitHub's limit on a status description. */
-const DESCRIPTION_LENGTH = 140;
-/**
- * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
- * the repository's Environments, with the app's URL, and in the pull request. Undefined without
- * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
- * on Forgejo and Gitea, which have no deployments API (a notice).
- * `@actions/github` is loaded only here, so a step without `environment` starts without it.
- */
-async function createGitHubDeployment(config, signal) {
-    const { environment, githubToken, instanceUrl } = config;
-    if (!environment)
-        return undefined;
-    if (!githubToken) {
-        warning(`\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`);
-        return undefined;
-    }
-    const request = linked([signal], REQUEST_TIMEOUT_MS);
-    try {
-        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = getOctokit(githubToken);
-        // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
-        const sha = context.payload.pull_request?.head?.sha ?? context.sha;
-        const { data } = await octokit.rest.repos.createDeployment({
-            ...context.repo,
-            ref: sha,
-            environment,
-            description: 'Deploy with Coolify',
-            auto_merge: false,
-            required_contexts: [],
-            // A preview goes away with its pull request.
-            transient_environment: config.pr !== undefined,
-            request: { signal: request.signal }
-        });
-        if (!('id' in data))
-            throw new Error(data.message ?? 'GitHub created no deployment');
-        info(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
-        return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl);
-    }
-    catch (error) {
-        const forge = lacksDeploymentsApi(error);
-        if (forge)
-            noDeploymentsApi(forge, environment);
-        else
-            warn(`record a GitHub deployment in environment "${environment}"`, error);
-        return undefined;
-    }
-    finally {
-        request.release();
-    }
-}
-/**
- * `delete-preview`: every GitHub deployment of the `environment` input gets an `inactive` status,
- * so the pull request and the Environments page stop offering the removed preview. Nothing without
- * `environment`; GitHub refusing is a warning.
- */
-async function deactivateEnvironment(config, signal) {
-    const { environment, githubToken } = config;
-    if (!environment || !githubToken)
-        return;
-    const bounded = linked([signal], REQUEST_TIMEOUT_MS);
-    try {
-        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = getOctokit(githubToken);
-        const request = { signal: bounded.signal };
-        const deployments = await octokit.paginate(octokit.rest.repos.listDeployments, {
-            ...context.repo,
-            environment,
-            per_page: 100,
-            request
-        });
-        for (const deployment of deployments) {
-            await octokit.rest.repos.createDeploymentStatus({
-                ...context.repo,
-                deployment_id: deployment.id,
-                state: 'inactive',
-                description: 'The preview was removed',
-                request
-            });
-        }
-        info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`);
-    }
-    catch (error) {
-        const forge = lacksDeploymentsApi(error);
-        if (forge)
-            noDeploymentsApi(forge, environment);
-        else
-            warn(`mark the GitHub deployments in environment "${environment}" inactive`, error);
-    }
-    finally {
-        bounded.release();
-    }
-}
-/** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
-class GitHubDeployment {
-    octokit;
-    repo;
-    id;
-    instanceUrl;
-    constructor(octokit, repo, id, instanceUrl) {
-        this.octokit = octokit;
-        this.repo = repo;
-        this.id = id;
-        this.instanceUrl = instanceUrl;
-    }
-    /** Coolify has taken the deployments on. */
-    async building(_deployments, signal) {
-        await this.setState('in_progress', { description: 'Deploying with Coolify' }, signal);
-    }
-    /**
-     * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
-     * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
-     * status while the deployments still run (`wait: false`, or left running when the run stopped).
-     * `signal` bounds GitHub's answer: the step has only its grace time left.
-     */
-    async finish({ status, deployments, error }, signal) {
-        const state = gitHubState(status);
-        if (!state)
-            return;
-        const subject = deployments.find(deployment => deployment.status === status);
-        if (!subject) {
-            const why = error ?? 'Coolify deployed nothing';
-            await this.setState('error', { description: why, log_url: this.instanceUrl }, signal);
-            return;
-        }
-        const log_url = subject.link ?? this.instanceUrl;
-        if (state === 'success') {
-            const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl;
-            const names = deployments.map(deployment => deployment.name).join(', ');
-            await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url }, signal);
-        }
-        else {
-            await this.setState(state, { description: failureReason(subject), log_url }, signal);
-        }
-    }
-    async setState(state, details, signal) {
-        const request = linked([signal], REQUEST_TIMEOUT_MS);
-        try {
-            await this.octokit.rest.repos.createDeploymentStatus({
-                ...this.repo,
-                deployment_id: this.id,
-                state,
-                ...details,
-                description: shorten(details.description),
-                request: { signal: request.signal }
-            });
-        }
-        catch (error) {
-            warn(`set GitHub deployment ${this.id} to ${state}`, error);
-        }
-        finally {
-            request.release();
-        }
-    }
-}
-/** Said once per step: the first deployments call is the only one a missing API answers. */
-function noDeploymentsApi(forge, environment) {
-    notice(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
-}
-function warn(action, error) {
-    warnGitHubFailure(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
-}
-function shorten(text) {
-    return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text;
-}
-
-;// CONCATENATED MODULE: ./src/errors.ts
-/**
- * An error the user can act on: its message is one line that says what went wrong and what to do.
- * Anything else that reaches the top is a defect and is reported as such.
- */
-class ActionError extends Error {
-    name = 'ActionError';
-}
-/** One line, never a stack: the last word on any failure. */
-function describeError(error) {
-    if (error instanceof ActionError)
-        return error.message;
-    const text = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
-}
-
-;// CONCATENATED MODULE: ./src/secrets.ts
-
-/**
- * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
- * log, and the pull request comment leaves out only what the log does.
- */
-const MIN_MASKED_LENGTH = 4;
-/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
-const masked = new Set();
-/**
- * Masks a value in the host's log from now on, and remembers it, so that the pull request
- * comment, which the runner does not mask, can leave it out too.
- */
-function mask(value) {
-    if (!value)
-        return;
-    masked.add(value);
-    host().mask(value);
-}
-/** The values masked so far. */
-function maskedValues() {
-    return [...masked];
-}
-/**
- * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
- * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
- * payloads are replaced before such a line is printed.
- */
-function redactPayloads(text) {
-    return text
-        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
-        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
-}
-
-;// CONCATENATED MODULE: ./src/action/pr-comment.ts
-
-
-
-
-
-
-
-
-
-/** GitHub must never hold up the deploy. */
-const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
-/** Log lines under a failed deployment: enough to see why without opening the job. */
-const COMMENT_LINES = 15;
-/**
- * The sticky comment on the pull request: one per workflow and set of applications, found again by
- * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
- * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
- */
-async function openPullRequestComment(config) {
-    if (config.pr === undefined || !config.comment)
-        return undefined;
-    if (!config.githubToken) {
-        warning('`pr` is set but `github-token` is empty: no pull request comment is written.');
-        return undefined;
-    }
-    try {
-        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const resources = config.tags.length ? config.tags : config.appUuids;
-        const facts = {
-            pr: config.pr,
-            instanceUrl: config.instanceUrl,
-            workflow: context.workflow || 'workflow',
-            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
-        };
-        const marker = markerFor(facts.workflow, resources);
-        return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts);
-    }
-    catch (error) {
-        warning(`Could not prepare the pull request comment: ${describeError(error)}`);
-        return undefined;
-    }
-}
-/**
- * The hidden first line that finds the comment again: the workflow and the sorted resources,
- * URI-encoded so that no name can end the HTML comment.
- */
-function markerFor(workflow, resources) {
-    const names = [...resources].sort().map(encodeURIComponent).join(',');
-    return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`;
-}
-class PullRequestComment {
-    octokit;
-    repo;
-    marker;
-    facts;
-    #id;
-    /** Set once GitHub refused: one warning, then no more requests. */
-    #refused = false;
-    constructor(octokit, repo, marker, facts) {
-        this.octokit = octokit;
-        this.repo = repo;
-        this.marker = marker;
-        this.facts = facts;
-    }
-    /** The deployments were triggered: their status so far. */
-    async building(deployments, signal) {
-        await this.write(deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts), true, signal);
-    }
-    /** The outcome, with why when nothing was deployed. */
-    async finish({ status, deployments, error }, signal) {
-        const body = deployments.length
-            ? deploymentsBody(status, deployments, this.facts)
-            : nothingBody(error, this.facts);
-        await this.write(body, true, signal);
-    }
-    /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
-    async removed(signal) {
-        const body = `### 🗑️ Coolify preview of #${this.facts.pr}: removed\n\n` +
-            `The preview was removed from Coolify.\n\n${footer(this.facts)}`;
-        await this.write(body, false, signal);
-    }
-    async write(text, create, signal) {
-        if (this.#refused)
-            return;
-        const body = `${this.marker}\n${redact(text, maskedValues())}`;
-        const bounded = linked([signal], pr_comment_REQUEST_TIMEOUT_MS);
-        const request = { signal: bounded.signal };
-        const issue = { ...this.repo, issue_number: this.facts.pr };
-        try {
-            this.#id ??= await this.find(request);
-            if (this.#id !== undefined) {
-                await this.octokit.rest.issues.updateComment({
-                    ...this.repo,
-                    comment_id: this.#id,
-                    body,
-                    request
-                });
-            }
-            else if (create) {
-                const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
-                this.#id = data.id;
-            }
-        }
-        catch (error) {
-            this.#refused = true;
-            pr_comment_warn(error);
-        }
-        finally {
-            bounded.release();
-        }
-    }
-    /** The comment of an earlier run: the first whose body starts with the marker. */
-    async find(request) {
-        const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
-            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker));
-            if (mine.length)
-                done();
-            return mine;
-        });
-        return found[0]?.id;
-    }
-}
-function deploymentsBody(status, deployments, facts) {
-    const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`;
-    const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
-    const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
-    const table = [
-        '<table>',
-        `<tr>${header.map(name => `<th>${name}</th>`).join('')}</tr>`,
-        ...rows.map(row => `<tr>${row.map(cell => `<td>${cell}</td>`).join('')}</tr>`),
-        '</table>'
-    ].join('\n');
-    const logs = deployments.map(failureLog).filter(Boolean).join('\n\n');
-    return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
-}
-function nothingBody(error, facts) {
-    const why = error ?? 'Coolify deployed nothing';
-    return (`### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
-        `${escapeHtml(why)}\n\n${footer(facts)}`);
-}
-function cells(deployment, instanceUrl) {
-    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
-    const duration = deployment.durationMs;
-    return [
-        escapeHtml(deployment.name),
-        `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}${reason}`,
-        deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
-        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
-        duration === undefined ? '—' : formatDuration(duration),
-        deployment.uuid ? pr_comment_link('logs', deployment.link ?? instanceUrl) : '—'
-    ];
-}
-/** A failed deployment's last lines, stderr first, in a collapsed block. */
-function failureLog(deployment) {
-    if (!failsStep(deployment.status))
-        return '';
-    const { stderr, rest } = splitTail(deployment.tail, COMMENT_LINES);
-    const lines = stderr.length ? stderr : rest;
-    if (lines.length === 0)
-        return '';
-    const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log';
-    return (`<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
-        `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`);
-}
-function footer(facts) {
-    const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    return `<sub>Updated by ${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`;
-}
-function pr_comment_link(html, href) {
-    return `<a href="${escapeHtml(href)}">${html}</a>`;
-}
-/**
- * Every value the step masks in its log, as printed in a log line and as escaped in the table:
- * the runner does not mask a comment, and build output may print them.
- */
-function redact(text, secrets) {
-    return secrets
-        .filter(secret => secret.length >= MIN_MASKED_LENGTH)
-        .flatMap(secret => [secret, escapeHtml(secret)])
-        .reduce((result, secret) => result.replaceAll(secret, '***'), text);
-}
-function pr_comment_warn(error) {
-    warnGitHubFailure('write the pull request comment', error, '`permissions: pull-requests: write` (or a `github-token` allowed to comment)');
 }
 
 ;// CONCATENATED MODULE: ./src/budget.ts
@@ -1097,6 +219,22 @@ class Budget {
         this.#held.push(held);
         return held.signal;
     }
+}
+
+;// CONCATENATED MODULE: ./src/errors.ts
+/**
+ * An error the user can act on: its message is one line that says what went wrong and what to do.
+ * Anything else that reaches the top is a defect and is reported as such.
+ */
+class ActionError extends Error {
+    name = 'ActionError';
+}
+/** One line, never a stack: the last word on any failure. */
+function describeError(error) {
+    if (error instanceof ActionError)
+        return error.message;
+    const text = error instanceof Error ? error.message : String(error);
+    return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
 }
 
 // EXTERNAL MODULE: external "node:http"
@@ -1879,6 +1017,42 @@ function errorCode(error) {
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+/**
+ * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
+ * those.
+ */
+function parseDuration(text) {
+    const value = text.trim().toLowerCase();
+    if (/^\d+(?:\.\d+)?$/.test(value))
+        return Math.round(Number(value) * 1000);
+    if (value === '')
+        return undefined;
+    let total = 0;
+    PART.lastIndex = 0;
+    while (PART.lastIndex < value.length) {
+        const match = PART.exec(value);
+        if (!match)
+            return undefined;
+        total += Number(match[1]) * UNIT_MS[match[2]];
+    }
+    return Math.round(total);
+}
+/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)}ms`;
+    if (ms < 60_000)
+        return `${Number((ms / 1000).toFixed(1))}s`;
+    const seconds = Math.round(ms / 1000);
+    const h = Math.floor(seconds / 3600);
+    const m = Math.floor((seconds % 3600) / 60);
+    const s = seconds % 60;
+    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
+}
+
 ;// CONCATENATED MODULE: ./src/coolify/pacing.ts
 
 
@@ -2652,8 +1826,41 @@ function cutOff(call, error) {
     return new CoolifyError(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
 }
 
-;// CONCATENATED MODULE: ./src/connect.ts
+;// CONCATENATED MODULE: ./src/secrets.ts
 
+/**
+ * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+const MIN_MASKED_LENGTH = 4;
+/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+const masked = new Set();
+/**
+ * Masks a value in the host's log from now on, and remembers it, so that the pull request
+ * comment, which the runner does not mask, can leave it out too.
+ */
+function mask(value) {
+    if (!value)
+        return;
+    masked.add(value);
+    host().mask(value);
+}
+/** The values masked so far. */
+function maskedValues() {
+    return [...masked];
+}
+/**
+ * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
+ * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
+ * payloads are replaced before such a line is printed.
+ */
+function redactPayloads(text) {
+    return text
+        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
+}
+
+;// CONCATENATED MODULE: ./src/connect.ts
 
 
 
@@ -2661,7 +1868,7 @@ function cutOff(call, error) {
  * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
  * through the runner's proxy when it has one (its password masked first).
  */
-function connect(config) {
+function connect(config, say) {
     for (const secret of proxySecrets())
         mask(secret);
     const client = new CoolifyClient({
@@ -2676,11 +1883,992 @@ function connect(config) {
             baseDelayMs: Math.min(1000, config.pollIntervalMs),
             maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
         },
-        note: message => host().info(message)
+        note: say.note
     });
     if (client.proxy)
-        host().info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
+        say.note(`Requests to Coolify go through the proxy ${client.proxy.name}`);
     return client;
+}
+
+;// CONCATENATED MODULE: ./src/model/logs.ts
+
+/** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
+const PROBE_LENGTH = 64;
+/**
+ * Turns successive reads of one deployment's full log into the lines not seen before.
+ *
+ * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
+ * entries in a string, appended to in order; the contract sends newline-separated text. Either
+ * way the log only grows, so the cursor remembers where the last read ended and parses only what
+ * came after it: the work per read grows with the new lines, not with the log. A 4.x log that did
+ * not just grow (reordered, trimmed, a stale copy) is parsed whole and matched entry by entry.
+ */
+class LogCursor {
+    showHidden;
+    /** Entries (4.x) or characters (text) taken so far. */
+    consumed = 0;
+    /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
+    arrayEnd = -1;
+    probe = '';
+    /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
+    lastEntry;
+    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
+    taken = new Set();
+    /** The command whose `$ command` line was printed last, with its batch. */
+    lastCommand;
+    /** Text of an unterminated last line, held until it ends or the deployment does. */
+    pending = '';
+    sawClosing = false;
+    constructor(showHidden) {
+        this.showHidden = showHidden;
+    }
+    /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
+    get progress() {
+        return this.taken.size + this.consumed + this.pending.length;
+    }
+    /** Coolify's last entry has been read: no more lines will come. */
+    get closed() {
+        return this.sawClosing;
+    }
+    /** The new visible lines in `logs`, the deployment's whole log as read now. */
+    next(logs) {
+        if (!logs)
+            return [];
+        if (!JSON_ARRAY.test(logs))
+            return this.nextText(logs);
+        let fresh = this.appended(logs);
+        let grown = fresh !== undefined;
+        if (!fresh) {
+            const entries = parseEntries(logs);
+            // An array that does not parse was cut off on the way: wait for a whole one.
+            if (!entries)
+                return [];
+            grown =
+                entries.length >= this.consumed &&
+                    (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry));
+            // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
+            // every entry not taken yet, wherever it stands.
+            fresh = grown
+                ? entries.slice(this.consumed)
+                : entries.filter(entry => !this.taken.has(keyOf(entry)));
+        }
+        this.take(fresh, grown);
+        // Only a log holding all that was taken may serve as the start of the next one.
+        this.arrayEnd = grown ? logs.lastIndexOf(']') : -1;
+        this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : '';
+        return this.linesOf(fresh);
+    }
+    /** At the end of a deployment: the last line, even without a closing newline. */
+    flush() {
+        const text = this.pending;
+        this.pending = '';
+        return text ? [{ kind: 'stdout', text }] : [];
+    }
+    /**
+     * The entries after those of the last read, parsed alone, when `logs` is that log with entries
+     * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
+     * when it is not, and the whole log must be parsed.
+     */
+    appended(logs) {
+        const end = this.arrayEnd;
+        if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
+            return undefined;
+        }
+        if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE)
+            return [];
+        if (logs.charCodeAt(end) !== COMMA)
+            return undefined;
+        return parseEntries(`[${logs.slice(end + 1)}`);
+    }
+    /**
+     * Records new entries as taken. Those that extend the log seen so far also move its end, which
+     * the next read is compared with; others (from a reordered log) do not.
+     */
+    take(fresh, grown) {
+        for (const entry of fresh)
+            this.taken.add(keyOf(entry));
+        if (!grown || fresh.length === 0)
+            return;
+        this.consumed += fresh.length;
+        this.lastEntry = fresh[fresh.length - 1];
+    }
+    /** The printed lines of new entries, in Coolify's (batch, order). */
+    linesOf(fresh) {
+        // New entries nearly always come in that order already; a stable sort keeps it otherwise.
+        fresh.sort(byBatchAndOrder);
+        const lines = [];
+        for (const entry of fresh) {
+            if (CLOSING.test(entry.output ?? ''))
+                this.sawClosing = true;
+            if (entry.hidden && !this.showHidden)
+                continue;
+            const hidden = entry.hidden ? { hidden: true } : {};
+            // Hidden entries are the job's own commands, some carrying every variable encoded.
+            const shown = (text) => (entry.hidden ? redactPayloads(text) : text);
+            if (entry.command) {
+                const key = `${entry.batch ?? 0}\u0000${entry.command}`;
+                if (key !== this.lastCommand) {
+                    this.lastCommand = key;
+                    lines.push({ kind: 'command', text: shown(entry.command), ...hidden });
+                }
+            }
+            const kind = entryKind(entry.type);
+            for (const text of shown(entry.output ?? '').split('\n'))
+                lines.push({ kind, text: withoutCr(text), ...hidden });
+        }
+        return lines;
+    }
+    nextText(logs) {
+        if (logs.length < this.consumed)
+            return [];
+        const end = logs.lastIndexOf('\n');
+        if (end < this.consumed) {
+            this.pending = logs.slice(this.consumed);
+            if (CLOSING.test(this.pending))
+                this.sawClosing = true;
+            return [];
+        }
+        const chunk = logs.slice(this.consumed, end);
+        this.consumed = end + 1;
+        this.pending = logs.slice(this.consumed);
+        if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending))
+            this.sawClosing = true;
+        return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }));
+    }
+}
+/**
+ * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
+ * down build container: <uuid>".
+ */
+const CLOSING = /^Gracefully shutting down build container\b/;
+const CLOSING_LINE = /^Gracefully shutting down build container\b/m;
+const COMMA = 0x2c;
+const CLOSE = 0x5d;
+/** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
+const JSON_ARRAY = /^\s*\[\s*[{\]]/;
+function parseEntries(logs) {
+    try {
+        const parsed = JSON.parse(logs);
+        return Array.isArray(parsed) ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function withoutCr(text) {
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
+function entryKind(type) {
+    if (type === 'stderr' || type === 'error')
+        return 'stderr';
+    if (type === 'info' || type === 'warning')
+        return type;
+    return 'stdout';
+}
+function byBatchAndOrder(a, b) {
+    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
+}
+function sameEntry(a, b) {
+    return (a !== undefined &&
+        b !== undefined &&
+        a.batch === b.batch &&
+        a.order === b.order &&
+        a.output === b.output &&
+        a.command === b.command);
+}
+/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
+function keyOf(entry) {
+    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
+}
+
+;// CONCATENATED MODULE: ./src/model/status.ts
+/**
+ * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
+ * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
+ * Every other module asks here; none compares status strings of its own.
+ */
+const STATUSES = {
+    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
+    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
+    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
+    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
+    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
+    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
+    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
+    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+};
+/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
+const FROM_COOLIFY = {
+    queued: 'queued',
+    in_progress: 'in_progress',
+    finished: 'finished',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    'cancelled-by-user': 'cancelled'
+};
+/**
+ * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
+ * does not have, which is treated as not ended.
+ */
+function statusFromCoolify(raw) {
+    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
+}
+/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
+function isUnderWay(raw) {
+    const status = statusFromCoolify(raw);
+    return status === undefined || !hasEnded(status);
+}
+/**
+ * What an ended status may still become: a finished deployment may turn out unhealthy, of another
+ * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
+ * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
+ * Nothing else that ended changes again.
+ */
+const AFTER_END = {
+    finished: ['unhealthy', 'failed', 'timeout'],
+    started: ['finished', 'unhealthy', 'timeout'],
+    cancelled: ['timeout']
+};
+/** Whether a deployment now `from` may become `to`. */
+function canBecome(from, to) {
+    return from === to || !hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
+}
+function hasEnded(status) {
+    return STATUSES[status].ended;
+}
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
+function failsStep(status) {
+    return STATUSES[status].fails;
+}
+function summaryMark(status) {
+    return STATUSES[status].mark;
+}
+function gitHubState(status) {
+    return STATUSES[status].github;
+}
+/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
+function worstOf(statuses) {
+    if (statuses.length === 0)
+        return 'failed';
+    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
+}
+/** How a status reads in a sentence: `in progress`. */
+function describeStatus(status) {
+    return status.replace('_', ' ');
+}
+
+;// CONCATENATED MODULE: ./src/follow/cancel.ts
+
+
+/**
+ * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
+ * cancelled; after any other answer the deployment is read: a 400 usually means it ended
+ * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
+ */
+async function cancelDeployment(client, uuid, signal) {
+    for (let attempt = 1;; attempt++) {
+        let problem;
+        let transient = false;
+        let detail;
+        try {
+            await client.cancelDeployment(uuid, signal);
+            return { cancelled: true };
+        }
+        catch (error) {
+            problem = `could not cancel it in Coolify: ${describeError(error)}`;
+            transient = error.details?.transient === true;
+            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+            if (status)
+                detail = { status };
+        }
+        try {
+            detail = await client.getDeployment(uuid, signal);
+        }
+        catch {
+            // What the refusal told, if anything, is all there is to know.
+        }
+        if (detail && statusFromCoolify(detail.status) === 'cancelled')
+            return { cancelled: true, detail };
+        if (detail && !isUnderWay(detail.status))
+            return { cancelled: false, detail };
+        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+            return { cancelled: false, detail, problem };
+        }
+    }
+}
+const CANCEL_ATTEMPTS = 2;
+/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
+const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
+
+;// CONCATENATED MODULE: ./src/follow/batch.ts
+
+
+/**
+ * Reads due at the same turn share one request, so that many followed at once cost one request a
+ * turn, not one each. A round gathers the waiters, waits for a turn, reads once for all their keys
+ * and answers each, then a new round starts for any who came meanwhile.
+ */
+class Batch {
+    options;
+    #waiting = new Map();
+    #reading = false;
+    /** Told when every key expected waits. */
+    #allWaiting;
+    constructor(options) {
+        this.options = options;
+    }
+    /**
+     * `key`'s answer from the next read. A round this call begins goes under `signal`; `leave`, when
+     * given, ends this waiter's wait alone, and the read itself once every waiter of it has left.
+     */
+    wait(key, signal, leave) {
+        return new Promise((resolve, reject) => {
+            if (leave) {
+                if (leave.aborted)
+                    return reject(this.#left(leave));
+                leave.addEventListener('abort', () => reject(this.#left(leave)), { once: true });
+            }
+            const waiters = this.#waiting.get(key) ?? [];
+            waiters.push({ resolve, reject, leave });
+            this.#waiting.set(key, waiters);
+            if (this.#waiting.size >= this.options.expected())
+                this.#allWaiting?.();
+            if (!this.#reading)
+                void this.#readAll(signal);
+        });
+    }
+    /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
+    async #readAll(signal) {
+        this.#reading = true;
+        try {
+            await this.#gather(signal);
+            await this.options.turn(signal);
+        }
+        catch (error) {
+            void this.#settle(this.#take(), () => Promise.reject(error));
+            this.#reading = false;
+            return;
+        }
+        const batch = this.#take();
+        const read = readSignal(batch, signal);
+        try {
+            await this.#settle(batch, () => this.options.read([...batch.keys()], read.signal));
+        }
+        finally {
+            read.release();
+        }
+        this.#reading = false;
+        if (this.#waiting.size > 0)
+            void this.#readAll(signal);
+    }
+    /**
+     * Reads due together still come a few milliseconds apart (deployments that end together are
+     * read for the last time apart): the first due waits a moment for the others.
+     */
+    async #gather(signal) {
+        const { expected, gatherMs } = this.options;
+        if (this.#waiting.size >= expected() || gatherMs <= 0)
+            return;
+        const all = new Promise(resolve => (this.#allWaiting = resolve));
+        try {
+            await Promise.race([all, (this.options.sleep ?? sleep)(gatherMs, signal)]);
+        }
+        finally {
+            this.#allWaiting = undefined;
+        }
+    }
+    #take() {
+        const batch = new Map(this.#waiting);
+        this.#waiting.clear();
+        return batch;
+    }
+    async #settle(batch, read) {
+        let answer;
+        try {
+            answer = await read();
+        }
+        catch (error) {
+            for (const waiters of batch.values())
+                for (const { reject } of waiters)
+                    reject(error);
+            return;
+        }
+        for (const [key, waiters] of batch) {
+            try {
+                const result = answer(key);
+                for (const { resolve } of waiters)
+                    resolve(result);
+            }
+            catch (error) {
+                for (const { reject } of waiters)
+                    reject(error);
+            }
+        }
+    }
+    #left(signal) {
+        return this.options.left ? this.options.left(signal) : signal.reason;
+    }
+}
+/**
+ * The read's signal: the round's, and when every waiter may leave, aborted too once all have left,
+ * since nobody waits for the read any more.
+ */
+function readSignal(batch, signal) {
+    const leaves = [...batch.values()].flat().map(waiter => waiter.leave);
+    if (!leaves.every((leave) => leave !== undefined)) {
+        return { signal, release: () => undefined };
+    }
+    const abandoned = new AbortController();
+    const left = () => {
+        if (leaves.every(leave => leave.aborted))
+            abandoned.abort();
+    };
+    for (const leave of leaves)
+        leave.addEventListener('abort', left, { once: true });
+    left();
+    return linked([signal, abandoned.signal]);
+}
+
+;// CONCATENATED MODULE: ./src/follow/deployment-reads.ts
+
+
+/**
+ * Reads of running deployments, for all rollouts: the reads due at the same turn share one
+ * request — a deployment's own read when it is alone, else GET /deployments, every running
+ * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
+ * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid.
+ */
+class DeploymentReads {
+    client;
+    turn;
+    #batch;
+    /** False once the list was refused: reads by uuid from then on. */
+    #listed = true;
+    constructor(client, 
+    /** Waits for the next turn among the step's reads of Coolify. */
+    turn, 
+    /** How many deployments are followed through these reads now. */
+    followed = () => 1, 
+    /** Longest a turn waits for the others to be due too. */
+    gatherMs = 0) {
+        this.client = client;
+        this.turn = turn;
+        this.#batch = new Batch({
+            turn,
+            read: (uuids, signal) => this.readRunning(uuids, signal),
+            expected: followed,
+            gatherMs
+        });
+    }
+    /** Requests a turn costs while `running` deployments are followed. */
+    perTurn(running) {
+        return this.#listed ? Math.min(running, 1) : running;
+    }
+    /** The deployment's own read, in its turn. */
+    async one(uuid, signal) {
+        await this.turn(signal);
+        return this.client.getDeployment(uuid, signal);
+    }
+    /**
+     * A read of a deployment that has ended (it left the running list, or its closing lines are
+     * due): it ends the step's work on it, so it goes as soon as the window has any request left,
+     * the share kept for other tools included, rather than waiting for a turn.
+     */
+    final(uuid, signal) {
+        return this.client.getDeployment(uuid, signal, { final: true });
+    }
+    /** The deployment as the next turn's reads find it, while it runs. */
+    running(uuid, signal) {
+        if (!this.#listed)
+            return this.one(uuid, signal).then(detail => ({ detail }));
+        return this.#batch.wait(uuid, signal);
+    }
+    /** One read for all `uuids`: its own read for one, else the list, else each by uuid. */
+    async readRunning(uuids, signal) {
+        if (uuids.length === 1) {
+            const detail = await this.client.getDeployment(uuids[0], signal);
+            return () => ({ detail });
+        }
+        const rows = this.#listed ? await this.list(signal) : undefined;
+        if (!rows) {
+            // Each its own read, each in its turn, as the budget allows.
+            const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)));
+            return uuid => ({ detail: details[uuids.indexOf(uuid)] });
+        }
+        return uuid => {
+            const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid);
+            return detail ? { detail } : { left: true };
+        };
+    }
+    /** The running deployments; undefined when the server refuses the list or has none to give. */
+    async list(signal) {
+        try {
+            const rows = await this.client.runningDeployments(signal);
+            if (rows)
+                return rows;
+        }
+        catch (error) {
+            // A failure that would pass (an outage) fails the read as any other read; the rest says
+            // the list is not there for this token or server, and the read by uuid tells what it must.
+            if (!(error instanceof CoolifyError) || error.details.transient || signal.aborted)
+                throw error;
+        }
+        this.#listed = false;
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/coolify/dates.ts
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
+;// CONCATENATED MODULE: ./src/follow/history.ts
+
+
+
+/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
+const CLOCK_SLACK_MS = 5000;
+/** History rows read at a time: the newest few are enough to find one started moments ago. */
+const HISTORY_ROWS = 10;
+/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
+const PAGES_SEARCHED = 20;
+/**
+ * The deployment a trigger started or joined, from the application's history: the newest one
+ * (of the same pull request and commit, where known) that was under way at the trigger or began
+ * after it, whatever its status now — a quick deployment may have finished already. Undefined
+ * when there is none.
+ *
+ * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
+ * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
+ */
+async function findStarted(client, appUuid, mark, signal) {
+    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
+}
+/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+async function findStartedRow(client, appUuid, mark, signal) {
+    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
+    if (!row)
+        return undefined;
+    const created = timeOf(row.created_at);
+    return {
+        deployment_uuid: row.deployment_uuid,
+        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+    };
+}
+/**
+ * The deployment a trigger created, for the post step to cancel: a row created after it that
+ * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
+ * another's deployment did not start it), and only when no other row could be it as well.
+ */
+async function findCreated(client, appUuid, mark, signal) {
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = (item) => (timeOf(item.created_at) ?? -Infinity) >= since;
+    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
+    return rows.length === 1
+        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
+        : { candidates: rows.length };
+}
+/**
+ * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
+ * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
+ * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
+ * only when Coolify says the API queued it. A push webhook always queues a sha.
+ */
+function queuedBy(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
+        return false;
+    if (item.is_webhook === true || item.is_api === false)
+        return false;
+    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
+    if (mark.commit)
+        return sameCommit(commit, mark.commit);
+    return commit === 'HEAD' || item.is_api === true;
+}
+/**
+ * The newest deployment of `commit` (and of pull request `pr`, or production) in the
+ * application's history, whenever it was created and whatever its status: what `trigger: false`
+ * follows. Another commit's deployment is never taken. Pages through the history, newest first,
+ * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
+ * searched then), the end of the history, or PAGES_SEARCHED pages.
+ */
+async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
+    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
+        Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
+        typeof item.commit === 'string' &&
+        sameCommit(item.commit, commit);
+    let newest;
+    for (let page = 0; page < PAGES_SEARCHED; page++) {
+        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
+        newest ??= rows[0]?.deployment_uuid;
+        for (const item of rows) {
+            if (ofCommit(item))
+                return { uuid: item.deployment_uuid, newest };
+            if (seen !== undefined && item?.deployment_uuid === seen)
+                return { newest };
+        }
+        if (rows.length < HISTORY_ROWS)
+            break;
+    }
+    return { newest };
+}
+/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
+async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
+    let seen;
+    try {
+        for (;;) {
+            await turn(signal);
+            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
+            if (found.uuid)
+                return found.uuid;
+            seen = found.newest ?? seen;
+            await sleep(wanted.pollIntervalMs, signal);
+        }
+    }
+    catch (error) {
+        if (signal.aborted)
+            return undefined;
+        throw error;
+    }
+}
+async function history_history(client, appUuid, signal, skip = 0) {
+    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
+    return Array.isArray(answer?.deployments) ? answer.deployments : [];
+}
+function isFrom(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
+        return false;
+    }
+    if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
+        return false;
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = timeOf(item.created_at);
+    const finished = timeOf(item.finished_at);
+    return (isUnderWay(item.status) ||
+        (created !== undefined && created >= since) ||
+        (finished !== undefined && finished >= since));
+}
+/** Full or abbreviated SHAs of the same commit. */
+function sameCommit(a, b) {
+    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
+}
+
+;// CONCATENATED MODULE: ./src/follow/pacer.ts
+
+/** How far ahead the reads the followers' cadence will ask for are planned. */
+const PLAN_AHEAD_MS = 10_000;
+/**
+ * When the next read may go, planned against what Coolify's rate-limit window has left (the
+ * client's gate keeps a fifth of it for other tools, and never lets a request past it). While the
+ * window has more than the followers' cadence needs in the next seconds, a read due goes at once,
+ * however many are due together (a burst of deployments ending); nearly spent, what is left is
+ * spread until the window's end; spent, reads wait for that end, and no longer.
+ */
+class ReadPacer {
+    budget;
+    cadence;
+    now;
+    /** When the last read of a nearly spent window was let through. */
+    last = -Infinity;
+    constructor(budget, 
+    /** Reads a millisecond the followers ask for while deployments run. */
+    cadence, now = Date.now) {
+        this.budget = budget;
+        this.cadence = cadence;
+        this.now = now;
+    }
+    turn(signal) {
+        return sleep(this.take(), signal);
+    }
+    /** Takes the next turn; how long until it comes. */
+    take() {
+        const window = this.budget();
+        if (!window)
+            return 0;
+        if (window.spare <= 0)
+            return window.endsInMs;
+        const due = Math.ceil(Math.min(window.endsInMs, PLAN_AHEAD_MS) * this.cadence());
+        if (window.spare > due)
+            return 0;
+        const now = this.now();
+        const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (window.spare + 1)));
+        this.last = at;
+        return at - now;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/follow/follower.ts
+
+
+
+
+
+
+
+
+
+/** First reads come quickly, so a deployment that fails at once is reported at once. */
+const FIRST_DELAY_MS = 500;
+/**
+ * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
+ * without it, reads go on at this pace until the log has been quiet for longer than that.
+ */
+const CLOSING_PAUSE_MS = 500;
+const CLOSING_QUIET_MS = 1500;
+/**
+ * A deployment that left the list of running ones ended within the last turn: read a moment later,
+ * its closing entry is most often there already, and one read gives the status and the last lines.
+ */
+const LEFT_PAUSE_MS = 1000;
+/** Longest the first deployment due waits for the others, so that one read serves them all. */
+const GATHER_MS = 250;
+/**
+ * Follows deployments to their end, each on its own cadence within one shared read budget, and
+ * sends new log lines to the sink. Every rollout follows its deployments through the one Follower
+ * of the step, so however many there are, reads go out at the budget's pace. It owns the reading;
+ * the client owns the HTTP, the rollout decides what an unfinished deployment becomes.
+ */
+class Follower {
+    client;
+    options;
+    cursors = new Map();
+    /** Why the last reads failed, when the wait ended while Coolify could not be read. */
+    unread = new Map();
+    /** Deployments followed now, until they end. */
+    running = new Set();
+    /** Deployments no longer in the list of running ones: read by uuid from then on. */
+    unlisted = new Set();
+    pacer;
+    reads;
+    logsHidden = false;
+    constructor(client, options) {
+        this.client = client;
+        this.options = options;
+        this.pacer = new ReadPacer(() => client.readBudget(), () => this.reads.perTurn(this.running.size) / options.pollIntervalMs);
+        this.reads = new DeploymentReads(client, signal => this.pacer.turn(signal), () => [...this.running].filter(deployment => !this.unlisted.has(deployment)).length, Math.min(GATHER_MS, options.pollIntervalMs));
+    }
+    /**
+     * Follows the deployment until it ends or `signal` aborts. `mark`, what its trigger asked for,
+     * finds the real deployment behind a uuid Coolify does not know.
+     */
+    async follow(deployment, mark, signal) {
+        if (!deployment.running)
+            return;
+        this.options.sink.begin(deployment);
+        this.running.add(deployment);
+        try {
+            await this.followRunning(deployment, mark, signal);
+        }
+        finally {
+            this.running.delete(deployment);
+        }
+    }
+    async followRunning(deployment, mark, signal) {
+        let resolved = false;
+        for (let reads = 0; !signal.aborted; reads++) {
+            const began = Date.now();
+            try {
+                await this.read(deployment, signal);
+            }
+            catch (error) {
+                if (signal.aborted) {
+                    // A read the deadline merely cut short is no sign of trouble; one Coolify left
+                    // unanswered for longer than a turn, or that failed, is.
+                    const waited = Date.now() - began >= Math.max(this.options.pollIntervalMs, 1000);
+                    if (error instanceof CoolifyError && (!error.details.cutOff || waited)) {
+                        this.unread.set(deployment, `${error.request}: ${error.reason}`);
+                    }
+                    break;
+                }
+                if (error instanceof CoolifyError && error.status === 404 && !resolved) {
+                    // A uuid Coolify never saved (a placeholder): follow the deployment it stands for.
+                    resolved = true;
+                    if (await this.resolve(deployment, mark, signal))
+                        continue;
+                }
+                deployment.end('failed', `could not read the deployment: ${describeError(error)}`);
+                break;
+            }
+            if (deployment.ended) {
+                await this.readClosingLines(deployment, signal);
+                break;
+            }
+            try {
+                await sleep(Math.min(this.options.pollIntervalMs, FIRST_DELAY_MS * 2 ** reads), signal);
+            }
+            catch {
+                break;
+            }
+        }
+        if (deployment.ended)
+            this.close(deployment);
+    }
+    /**
+     * Cancels the deployment in Coolify within `signal`, prints the lines it wrote until then, and
+     * ends it with `status` and `why` — unless it ended on its own meanwhile, which it keeps.
+     */
+    async stop(deployment, status, why, signal) {
+        const result = await cancelDeployment(this.client, deployment.uuid, signal);
+        try {
+            // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
+            // A refusal names the status but carries no log: that is not a log hidden from the token.
+            if (result.detail && 'logs' in result.detail)
+                this.take(deployment, result.detail);
+            else if (result.detail)
+                deployment.observe(result.detail, this.options.instanceUrl);
+            else
+                await this.readOne(deployment, signal);
+        }
+        catch {
+            // Reported below from what is known.
+        }
+        const unread = this.unread.get(deployment);
+        const reason = why + (unread ? ` while Coolify could not be read (${unread})` : '');
+        if (result.cancelled) {
+            deployment.end(status, `${reason}; it was cancelled in Coolify`);
+        }
+        else if (!deployment.ended) {
+            deployment.end(status, `${reason}, and it may still be running in Coolify: ${result.problem ?? 'its status is unknown'}`);
+        }
+        this.close(deployment);
+    }
+    /** Ends the deployment with `status` without cancelling it: it goes on in Coolify. */
+    leave(deployment, status, reason) {
+        deployment.end(status, reason);
+        this.close(deployment);
+    }
+    /** No more lines will come: the last one, then the sink's end. */
+    close(deployment) {
+        this.flush(deployment);
+        this.options.sink.end(deployment);
+    }
+    /** Follows the real deployment behind an unknown uuid; false when there is none to follow. */
+    async resolve(deployment, mark, signal) {
+        const real = await findStarted(this.client, deployment.appUuid, mark, signal).catch(() => undefined);
+        if (!real || real === deployment.uuid)
+            return false;
+        this.options.say.note(`${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one it started.`);
+        deployment.follow(real);
+        return true;
+    }
+    /**
+     * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
+     * to a few seconds after the final status, many of them hidden: unless its closing entry is
+     * already read, read again while the log grows.
+     */
+    async readClosingLines(deployment, signal) {
+        if (!this.options.logs || this.logsHidden)
+            return;
+        const cursor = this.cursorOf(deployment);
+        let quietSince = Date.now();
+        while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
+            const before = cursor.progress;
+            try {
+                await sleep(CLOSING_PAUSE_MS, signal);
+                await this.readFinal(deployment, signal);
+            }
+            catch {
+                return;
+            }
+            if (cursor.progress !== before)
+                quietSince = Date.now();
+        }
+    }
+    /**
+     * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
+     * take turns within one budget.
+     */
+    turn(signal) {
+        return this.pacer.turn(signal);
+    }
+    /**
+     * Reads the deployment once, in its turn, with the others due then: status, links and new log
+     * lines. One that left the list of running ones is read by uuid, a moment later.
+     */
+    async read(deployment, signal) {
+        if (!this.unlisted.has(deployment)) {
+            const read = await this.reads.running(deployment.uuid, signal);
+            if ('detail' in read) {
+                this.take(deployment, read.detail);
+                return;
+            }
+            this.unlisted.add(deployment);
+            await sleep(LEFT_PAUSE_MS, signal);
+            await this.readFinal(deployment, signal);
+            return;
+        }
+        await this.readOne(deployment, signal);
+    }
+    /** Reads the deployment by uuid, in its turn. */
+    async readOne(deployment, signal) {
+        this.take(deployment, await this.reads.one(deployment.uuid, signal));
+    }
+    /** Reads an ended deployment by uuid, as soon as the window allows. */
+    async readFinal(deployment, signal) {
+        this.take(deployment, await this.reads.final(deployment.uuid, signal));
+    }
+    take(deployment, detail) {
+        const changed = deployment.observe(detail, this.options.instanceUrl);
+        if (changed && !deployment.ended)
+            this.announce(deployment, detail);
+        this.printLogs(deployment, detail);
+    }
+    announce(deployment, detail) {
+        if (statusFromCoolify(detail.status)) {
+            this.options.say.note(`${deployment.name}: ${describeStatus(deployment.status)}`);
+        }
+        else if (typeof detail.status === 'string') {
+            this.options.say.warn(`${deployment.name}: Coolify reports the status "${detail.status.slice(0, 40)}", which this action does not know; it is treated as not finished.`);
+        }
+        else {
+            this.options.say.warn(`${deployment.name}: Coolify's answer has no status; the deployment is treated as not finished.`);
+        }
+    }
+    printLogs(deployment, detail) {
+        if (!this.options.logs)
+            return;
+        if (!('logs' in detail)) {
+            if (!this.logsHidden) {
+                this.logsHidden = true;
+                this.options.say.warn(`${LOGS_HIDDEN_HINT} The deployment is followed all the same.`);
+            }
+            return;
+        }
+        const lines = this.cursorOf(deployment).next(detail.logs);
+        deployment.remember(lines);
+        this.options.sink.lines(deployment, lines);
+    }
+    cursorOf(deployment) {
+        let cursor = this.cursors.get(deployment);
+        if (!cursor)
+            this.cursors.set(deployment, (cursor = new LogCursor(this.options.showHidden)));
+        return cursor;
+    }
+    flush(deployment) {
+        if (!this.options.logs)
+            return;
+        const lines = this.cursorOf(deployment).flush();
+        deployment.remember(lines);
+        this.options.sink.lines(deployment, lines);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/inputs.ts
@@ -3094,34 +3282,136 @@ function parseEnv(text) {
     return [...variables].map(([key, value]) => ({ key, value }));
 }
 
+;// CONCATENATED MODULE: ./src/model/outcome.ts
+
+
+
+/**
+ * The status table's verdict on the deployments, or, without any, on why there are none. An error
+ * that stopped the step is never reported as a status that would pass (`queued` after a failure
+ * once the deployments were queued): it is `failed`, or `cancelled` with the run.
+ */
+function decide(deployments, ending) {
+    const stopped = ending.cancelled ? 'cancelled' : 'failed';
+    let status = ending.removed
+        ? 'finished'
+        : deployments.length
+            ? worstOf(deployments.map(deployment => deployment.status))
+            : stopped;
+    if (ending.error !== undefined && !failsStep(status))
+        status = stopped;
+    const error = ending.error === undefined ? undefined : describeError(ending.error);
+    const fails = error !== undefined || failsStep(status);
+    const byCoolify = ending.error instanceof CoolifyError;
+    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify };
+}
+
+;// CONCATENATED MODULE: ./src/review-app/names.ts
+
+/**
+ * The template (`app-uuid`) and the names its review app for this pull request goes by; the
+ * marker names the repository the event says the run is in.
+ */
+async function templateOf(client, config, repository, signal) {
+    const uuid = config.appUuids[0];
+    const template = await client.getApplication(uuid, signal);
+    const where = repository ?? 'this repository';
+    const marker = `Review app for pull request #${config.pr} of ${where}, template ${uuid}`;
+    const names = {
+        name: `${template.name ?? uuid}-pr-${config.pr}`,
+        marker,
+        pending: `${marker} (being set up)`
+    };
+    return { template: { ...template, uuid }, names };
+}
+/** The uuids of the applications with this name. */
+function namesakesIn(listed, name) {
+    return (Array.isArray(listed) ? listed : [])
+        .filter(app => app?.name === name && typeof app.uuid === 'string')
+        .map(app => app.uuid);
+}
+/** Applications with the review app's name and marker, the oldest first; never any other. */
+function reviewAppsIn(listed, names) {
+    return (Array.isArray(listed) ? listed : [])
+        .filter((app) => app?.name === names.name &&
+        typeof app.uuid === 'string' &&
+        typeof app.description === 'string' &&
+        (app.description === names.marker || app.description === names.pending))
+        .sort(olderFirst);
+}
+async function findReviewApps(client, names, signal) {
+    return reviewAppsIn(await client.listApplications(signal), names);
+}
+/**
+ * Coolify's API hides ids: the older is the one created first, and of two created in the same
+ * second, the one with the smaller uuid, so that every run picks the same.
+ */
+function olderFirst(a, b) {
+    const time = (app) => timeOf(app.created_at) ?? Infinity;
+    return time(a) - time(b) || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
+}
+
+;// CONCATENATED MODULE: ./src/review-app/remove.ts
+
+
+
+/** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
+async function deleteReviewApp(client, config, event, signal, say) {
+    const { names } = await templateOf(client, config, event.repository, signal);
+    const found = reviewAppsIn(await client.listApplications(signal), names);
+    if (found.length === 0) {
+        say.note(`No review app of pull request ${config.pr} in Coolify (already deleted)`);
+        return;
+    }
+    for (const app of found) {
+        await deleteApplication(client, app.uuid, signal);
+        say.note(`Coolify is deleting review app ${names.name} (${app.uuid})`);
+    }
+}
+/** Deletes an application this run made; on failure, what went wrong. */
+async function removeHalfMade(client, uuid, signal, say) {
+    try {
+        await deleteApplication(client, uuid, signal);
+        say.note(`Deleted review app ${uuid}, which this run made`);
+        return undefined;
+    }
+    catch (error) {
+        return describeError(error);
+    }
+}
+/** Deletes an application this run made, and says so when Coolify would not. */
+async function removeOrSay(client, uuid, signal, say, state) {
+    const failure = await removeHalfMade(client, uuid, signal, say);
+    if (failure)
+        say.note(`Could not delete review app ${uuid} (${failure}); ${state}: delete it in Coolify`);
+}
+/** One already gone counts as deleted. */
+async function deleteApplication(client, uuid, signal) {
+    try {
+        await client.deleteApplication(uuid, signal);
+    }
+    catch (error) {
+        if (isGone(error))
+            return;
+        throw needsWrite(error);
+    }
+}
+/** Removed already, by a run that set the same app up at the same time: done. */
+function unlessGone(error) {
+    if (isGone(error))
+        return;
+    throw error;
+}
+/** A 403 on making or deleting an application: the token lacks `write`. */
+function needsWrite(error) {
+    if (error instanceof CoolifyError && error.status === 403) {
+        return error.withHint('Review apps need a token with the `write` ability (to clone, set up and delete applications)');
+    }
+    return error;
+}
+
 ;// CONCATENATED MODULE: ./src/rollout/preview.ts
 
-const DEFAULT_TEMPLATE = '{{pr_id}}.{{domain}}';
-/**
- * The address Coolify gives an application's preview of pull request `pr`: the template's host
- * in place of the host of the application's first domain, whose scheme, port and path stay.
- * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
- * when it creates the preview and does not tell.
- */
-function previewUrl(app, pr) {
-    const first = app.fqdn?.split(',')[0]?.trim();
-    if (!first)
-        return undefined;
-    const template = app.preview_url_template?.trim() || DEFAULT_TEMPLATE;
-    if (template.includes('{{random}}'))
-        return undefined;
-    let url;
-    try {
-        url = new URL(first);
-    }
-    catch {
-        return undefined;
-    }
-    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
-    const port = url.port ? `:${url.port}` : '';
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `${url.protocol}//${host}${port}${path}`;
-}
 const NO_PREVIEW = /^Pull request \d+ not found for this resource/i;
 /**
  * Coolify's answer for a git application without a preview of the pull request, turned into what
@@ -3154,17 +3444,96 @@ async function deletePreview(client, appUuid, pr, signal) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/coolify/dates.ts
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function timeOf(value) {
-    if (typeof value !== 'string' || value === '')
-        return undefined;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : ms;
+;// CONCATENATED MODULE: ./src/remove-preview.ts
+
+
+/**
+ * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
+ * gone counts as removed), or with `review-app` the pull request's review app. Nothing is deployed.
+ */
+async function removePreview(client, config, event, signal, say) {
+    const pr = config.pr;
+    if (config.reviewApp)
+        await deleteReviewApp(client, config, event, signal, say);
+    for (const uuid of config.reviewApp ? [] : config.appUuids) {
+        const deleted = await deletePreview(client, uuid, pr, signal);
+        say.note(deleted
+            ? `${uuid}: Coolify is removing the preview of pull request ${pr}`
+            : `${uuid}: no preview of pull request ${pr} in Coolify (already removed)`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report/console.ts
+
+const STYLE = {
+    stdout: ['', ''],
+    info: ['', ''],
+    stderr: ['\u001b[31m', '\u001b[0m'],
+    warning: ['\u001b[33m', '\u001b[0m'],
+    command: ['\u001b[36m', '\u001b[0m']
+};
+/** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
+const LINE_BREAK = /\r\n|\r|\n/;
+/**
+ * Writes build logs into the job's output. One deployment gets one log group around its whole
+ * log; several that run at once get a group per batch, each line prefixed with the application's
+ * name. Build output is printed verbatim, in the host's way (it cannot issue commands). A batch is
+ * written with a single write, however many lines it holds.
+ */
+class LogPrinter {
+    several;
+    format;
+    openGroup;
+    constructor(several, format = host().log) {
+        this.several = several;
+        this.format = format;
+    }
+    /** Opens the log group of a deployment followed alone. */
+    begin(deployment) {
+        if (this.several || this.openGroup)
+            return;
+        this.openGroup = deployment;
+        this.format.write(this.format.startGroup(`Build log of ${this.format.oneLine(deployment.name)}`));
+    }
+    end(deployment) {
+        if (this.openGroup !== deployment)
+            return;
+        this.openGroup = undefined;
+        this.format.write(this.format.endGroup());
+    }
+    lines(deployment, lines) {
+        if (lines.length === 0)
+            return;
+        const name = this.format.oneLine(deployment.name);
+        const prefix = this.several ? `${name} | ` : '';
+        const printed = [];
+        for (const line of lines) {
+            const [open, close] = STYLE[line.kind];
+            // Each line the host will show gets the prefix and style.
+            const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text];
+            parts.forEach((part, index) => {
+                const marker = line.kind === 'command' && index === 0 ? '$ ' : '';
+                printed.push(`${prefix}${open}${marker}${part}${close}`);
+            });
+        }
+        const text = this.format.verbatim(printed);
+        this.format.write(this.several ? this.format.startGroup(name) + text + this.format.endGroup() : text);
+    }
+}
+/**
+ * The runtime log of an application that did not come up, in a log group of its own, as verbatim
+ * as build output (the application wrote it, not the deploy).
+ */
+function printRuntimeLog(deployment, format = host().log) {
+    const lines = deployment.runtimeLog.length === 0
+        ? ['Coolify had no log for it: it gives one only while the container runs.']
+        : deployment.runtimeLog.flatMap(line => line.split(LINE_BREAK));
+    format.write(format.startGroup(`Runtime log of ${format.oneLine(deployment.name)}`) +
+        format.verbatim(lines) +
+        format.endGroup());
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/configure.ts
-
 
 /**
  * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
@@ -3173,7 +3542,7 @@ function timeOf(value) {
  * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
  * throws, so nothing is deployed with settings other than those asked for.
  */
-async function applySettings(client, config, signal) {
+async function applySettings(client, config, signal, say) {
     const settings = {};
     if (config.gitBranch !== undefined)
         settings.git_branch = config.gitBranch;
@@ -3189,7 +3558,7 @@ async function applySettings(client, config, signal) {
             const changes = { ...settings };
             if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
                 bulkRoute = false;
-                host().info("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
+                say.note("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
             }
             if (env && !bulkRoute)
                 changes.environment_variables = joined(env);
@@ -3202,7 +3571,7 @@ async function applySettings(client, config, signal) {
             }
             throw error;
         }
-        host().info(`${uuid}: set ${describeSettings(settings, env)}`);
+        say.note(`${uuid}: set ${describeSettings(settings, env)}`);
     }
 }
 /** What was set, for the log: variable names, never their values. */
@@ -3238,7 +3607,7 @@ function joined(env) {
     return env.map(({ key, value }) => `${key}=${value}`).join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/rollout/review-fields.ts
+;// CONCATENATED MODULE: ./src/review-app/fields.ts
 /**
  * Every key of `GET /applications/{uuid}` (Coolify 4.3.11: the applications row, what the API adds
  * to it, and its `settings` row as `settings.<key>`), and what a review app may keep of it. Coolify's
@@ -3249,7 +3618,7 @@ function joined(env) {
 const identity = (why) => ({ kind: 'identity', why });
 const copied = (why) => ({ kind: 'copied', why });
 const set = (why) => ({ kind: 'set', why });
-const review_fields_reset = (to, why) => ({ kind: 'reset', to, why });
+const fields_reset = (to, why) => ({ kind: 'reset', to, why });
 function each(keys, rule) {
     return keys.map(key => [key, rule]);
 }
@@ -3317,34 +3686,34 @@ const REVIEW_FIELDS = new Map([
     // Reset to Coolify's default before anything else, each because it reaches production.
     [
         'settings.custom_internal_name',
-        review_fields_reset(null, 'the container is named after it, and the first deploy removes the running container of that name: production’s')
+        fields_reset(null, 'the container is named after it, and the first deploy removes the running container of that name: production’s')
     ],
     [
         'custom_docker_run_options',
-        review_fields_reset(null, 'options such as --privileged, --cap-add or --device on production’s server')
+        fields_reset(null, 'options such as --privileged, --cap-add or --device on production’s server')
     ],
     [
         'docker_registry_image_name',
-        review_fields_reset(null, 'its build would be pushed to production’s image repository')
+        fields_reset(null, 'its build would be pushed to production’s image repository')
     ],
     [
         'docker_registry_image_tag',
-        review_fields_reset(null, 'its build would be tagged as production’s image, e.g. :production')
+        fields_reset(null, 'its build would be tagged as production’s image, e.g. :production')
     ],
     [
         'custom_network_aliases',
-        review_fields_reset(null, 'production’s neighbours would reach it under production’s names')
+        fields_reset(null, 'production’s neighbours would reach it under production’s names')
     ],
-    ['ports_mappings', review_fields_reset(null, 'it would publish production’s host ports')],
+    ['ports_mappings', fields_reset(null, 'it would publish production’s host ports')],
     [
         'settings.connect_to_docker_network',
-        review_fields_reset(false, 'it would join the destination’s network under its service names')
+        fields_reset(false, 'it would join the destination’s network under its service names')
     ],
     [
         'settings.is_preview_deployments_enabled',
-        review_fields_reset(false, 'Coolify would build previews of every pull request on it as well')
+        fields_reset(false, 'Coolify would build previews of every pull request on it as well')
     ],
-    ['settings.is_pr_deployments_public_enabled', review_fields_reset(false, 'goes with previews, which are off')],
+    ['settings.is_pr_deployments_public_enabled', fields_reset(false, 'goes with previews, which are off')],
     // Copied: settings of its own container and build.
     ...each([
         'repository_project_id',
@@ -3479,7 +3848,7 @@ function patchField(key) {
     return key.startsWith('settings.') ? key.slice('settings.'.length) : key;
 }
 
-;// CONCATENATED MODULE: ./src/rollout/review-plan.ts
+;// CONCATENATED MODULE: ./src/review-app/plan.ts
 
 /** The webhook secrets a clone keeps: a push signed with one deploys the app. */
 const WEBHOOK_SECRETS = [
@@ -3785,7 +4154,7 @@ function reviewVariables(listed, env) {
     return { variables: copied, warnings, secrets };
 }
 
-;// CONCATENATED MODULE: ./src/rollout/review-app.ts
+;// CONCATENATED MODULE: ./src/review-app/setup.ts
 
 
 
@@ -3793,115 +4162,12 @@ function reviewVariables(listed, env) {
 
 
 
-
-
-
-
-/** How often a run looks at a review app another run is setting up. */
-const WAIT_FOR_OTHER_MS = 1000;
-/**
- * The longest a run waits for a review app another run is setting up: a setup takes seconds, so
- * one still unfinished after this was left by a run that stopped halfway.
- */
-const OTHER_RUN_WAIT_MS = 15_000;
-/**
- * Checks, before any request, what a review app needs from the event: a pull request of this
- * repository (Coolify builds branches of the template's repository only) and its branch.
- */
-function checkReviewEvent(config, event) {
-    if (!config.reviewApp)
-        return;
-    if (isFromFork(event)) {
-        throw new ActionError(`Pull request ${config.pr} comes from a fork (${event.headRepository}): Coolify builds branches of the template's repository only, so it gets no review app.`);
-    }
-    if (!config.gitBranch && !config.deletePreview && !event.headRef) {
-        throw new ActionError("Input `review-app` builds the pull request's branch, which the event does not name: run it on `pull_request`, or give `git-branch`.");
-    }
-}
-/**
- * The review app for the pull request: found again by its name and marker, or made from the
- * template — cloned where Coolify can (4.3+), else created from the template's repository — and
- * set up by the plan (review-plan.ts) before anything deploys it, then read back: any trace of
- * production left on it deletes it and fails the step. A run that made one while another run made
- * one too keeps the older and deletes its own.
- */
-async function openReviewApp(client, config, event, signal, undo, note) {
-    const { template, names } = await templateOf(client, config, signal);
-    const branch = config.gitBranch ?? event.headRef;
-    const compose = template.build_pack === 'dockercompose';
-    // Set up just now, it needs nothing more; found again, its domain and branch are set again,
-    // and `env`, as for any application (compose applications route by service, not `domains`).
-    const target = (uuid, setUp) => ({
-        ...config,
-        appUuids: [uuid],
-        pr: undefined,
-        gitBranch: setUp ? undefined : branch,
-        domains: setUp || compose ? undefined : config.reviewDomain,
-        env: setUp ? undefined : config.env,
-        reviewApp: false
-    });
-    const reviewApp = (uuid, setUp) => ({
-        uuid,
-        name: names.name,
-        config: target(uuid, setUp)
-    });
-    const listed = await client.listApplications(signal);
-    const found = reviewAppsIn(listed, names);
-    const ready = found.find(app => app.description === names.marker);
-    if (ready) {
-        await repairFound(client, ready.uuid, names.name, signal, note);
-        note(`Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
-        return reviewApp(ready.uuid, false);
-    }
-    const destination = await cloneDestination(client, config, template.uuid, signal);
-    const facts = await templateFacts(client, template, destination !== undefined, signal);
-    const plan = planReviewApp(facts, {
-        branch,
-        domain: config.reviewDomain,
-        env: config.env,
-        pending: names.pending,
-        marker: names.marker
-    });
-    if (plan.refused) {
-        throw new ActionError(`No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`);
-    }
-    for (const warning of plan.warnings)
-        host().warning(warning);
-    // As the variables of debug logs: short values ("true", "3000") would star out the whole log.
-    for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
-        if (line.length >= MIN_MASKED_LENGTH)
-            mask(line);
-    }
-    const setup = { facts, plan, env: config.env, names };
-    const unfinished = found[0];
-    if (unfinished) {
-        // Another run may be setting it up right now: give it a short while, then finish what it left.
-        if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
-            return reviewApp(unfinished.uuid, false);
-        }
-        note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`);
-        await setUp(client, unfinished.uuid, setup, signal, undo, note, { marked: true });
-        return reviewApp(unfinished.uuid, true);
-    }
-    const before = new Set(namesakesIn(listed, names.name));
-    if (destination?.sharesServer)
-        host().warning(SHARED_SERVER_WARNING(names.name));
-    const uuid = destination
-        ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, note)
-        : await createFromRepository(client, config, template, { names, branch }, signal);
-    note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
-    const other = await setUp(client, uuid, setup, signal, undo, note, { marked: false });
-    if (other)
-        return reviewApp(other, false);
-    const kept = await keepOlder(client, names, uuid, signal, undo, note);
-    return reviewApp(kept, true);
-}
 /**
  * A review app found again is held to the table like a new one: what reaches production is put
  * back before it is deployed (one made by an older version of the action may carry it), and one
  * the table refuses is not deployed at all.
  */
-async function repairFound(client, uuid, name, signal, note) {
+async function repairFound(client, uuid, name, signal, say) {
     const { changes, refused } = reviewAppRepairs(flattenApplication(await client.getApplication(uuid, signal)), name);
     if (refused.length > 0) {
         throw new ActionError(`Review app ${uuid} was not deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`);
@@ -3910,59 +4176,7 @@ async function repairFound(client, uuid, name, signal, note) {
     if (fields.length === 0)
         return;
     await client.updateApplication(uuid, changes, signal);
-    note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`);
-}
-/** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
-async function deleteReviewApp(client, config, signal, note) {
-    const { names } = await templateOf(client, config, signal);
-    const found = reviewAppsIn(await client.listApplications(signal), names);
-    if (found.length === 0) {
-        note(`No review app of pull request ${config.pr} in Coolify (already deleted)`);
-        return;
-    }
-    for (const app of found) {
-        await deleteApplication(client, app.uuid, signal);
-        note(`Coolify is deleting review app ${names.name} (${app.uuid})`);
-    }
-}
-/** The template (`app-uuid`) and the names its review app for this pull request goes by. */
-async function templateOf(client, config, signal) {
-    const uuid = config.appUuids[0];
-    const template = await client.getApplication(uuid, signal);
-    const repository = process.env.GITHUB_REPOSITORY ?? 'this repository';
-    const marker = `Review app for pull request #${config.pr} of ${repository}, template ${uuid}`;
-    const names = {
-        name: `${template.name ?? uuid}-pr-${config.pr}`,
-        marker,
-        pending: `${marker} (being set up)`
-    };
-    return { template: { ...template, uuid }, names };
-}
-/** The uuids of the applications with this name. */
-function namesakesIn(listed, name) {
-    return (Array.isArray(listed) ? listed : [])
-        .filter(app => app?.name === name && typeof app.uuid === 'string')
-        .map(app => app.uuid);
-}
-/** Applications with the review app's name and marker, the oldest first; never any other. */
-function reviewAppsIn(listed, names) {
-    return (Array.isArray(listed) ? listed : [])
-        .filter((app) => app?.name === names.name &&
-        typeof app.uuid === 'string' &&
-        typeof app.description === 'string' &&
-        (app.description === names.marker || app.description === names.pending))
-        .sort(olderFirst);
-}
-async function findReviewApps(client, names, signal) {
-    return reviewAppsIn(await client.listApplications(signal), names);
-}
-/**
- * Coolify's API hides ids: the older is the one created first, and of two created in the same
- * second, the one with the smaller uuid, so that every run picks the same.
- */
-function olderFirst(a, b) {
-    const time = (app) => timeOf(app.created_at) ?? Infinity;
-    return time(a) - time(b) || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
+    say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`);
 }
 /**
  * What the template is, for the plan. A clone starts as the template does; an application created
@@ -4054,7 +4268,7 @@ function labelsOf(stored) {
  * Anything failing deletes it; when even that fails, the error names it. Returns the uuid of
  * another run's review app when that one was finished meanwhile (this run's is then deleted).
  */
-async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, note, state) {
+async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, say, state) {
     const [first, ...rest] = plan.writes;
     const made = !state.marked;
     try {
@@ -4064,15 +4278,15 @@ async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, no
         const finished = made &&
             (await findReviewApps(client, names, signal)).find(app => app.uuid !== uuid && app.description === names.marker);
         if (finished) {
-            note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`);
-            await removeOrSay(client, uuid, undo(), note, 'it is marked as being set up');
+            say.note(`Another run made review app ${finished.uuid} first: keeping it, deleting ${uuid}`);
+            await removeOrSay(client, uuid, undo(), say, 'it is marked as being set up');
             return finished.uuid;
         }
         for (const write of rest)
             await applyWrite(client, uuid, write, facts, env, signal);
     }
     catch (error) {
-        const left = await removeHalfMade(client, uuid, undo(), note);
+        const left = await removeHalfMade(client, uuid, undo(), say);
         if (!left)
             throw error;
         const marked = state.marked ? ' (it is marked as being set up, so no run deploys it)' : '';
@@ -4128,6 +4342,12 @@ async function listed(answer) {
         throw error;
     }
 }
+
+;// CONCATENATED MODULE: ./src/review-app/make.ts
+
+
+
+
 const SHARED_SERVER_WARNING = (name) => `Review app ${name} runs on the template's server: its build uses the host network and its container sits on production's Docker network, so pull request code can reach production's containers by name. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`;
 /**
  * `review-destination`, else the template's primary destination; none when Coolify has no clone
@@ -4169,7 +4389,7 @@ async function cloneDestination(client, config, templateUuid, signal) {
  * twice; when its answer is lost, the copy Coolify may have saved meanwhile — its name, not there
  * before the request, without a review marker — is found and deleted, or named.
  */
-async function cloneTemplate(client, template, destination, names, before, signal, undo, note) {
+async function cloneTemplate(client, template, destination, names, before, signal, undo, say) {
     let uuid;
     try {
         const clone = await client.cloneApplication(template.uuid, { destination_uuid: destination, name: names.name }, signal);
@@ -4178,10 +4398,10 @@ async function cloneTemplate(client, template, destination, names, before, signa
     catch (error) {
         if (!mayHaveActed(error))
             throw needsWrite(error);
-        throw new ActionError(`${describeError(error)} ${await removeLostCopies(client, names, before, undo(), note)}`);
+        throw new ActionError(`${describeError(error)} ${await removeLostCopies(client, names, before, undo(), say)}`);
     }
     if (typeof uuid !== 'string' || uuid === '') {
-        const left = await removeLostCopies(client, names, before, undo(), note);
+        const left = await removeLostCopies(client, names, before, undo(), say);
         throw new ActionError(`Coolify answered the clone without the review app's uuid. ${left}`);
     }
     return uuid;
@@ -4193,7 +4413,7 @@ function mayHaveActed(error) {
         (error.status === undefined || error.status >= 500));
 }
 /** Deletes the copies a lost clone answer left behind; says what became of them. */
-async function removeLostCopies(client, names, before, signal, note) {
+async function removeLostCopies(client, names, before, signal, say) {
     let listed;
     try {
         listed = listOf(await client.listApplications(signal));
@@ -4210,7 +4430,7 @@ async function removeLostCopies(client, names, before, signal, note) {
         return 'Coolify made no copy; nothing was deployed.';
     const left = [];
     for (const copy of copies) {
-        const failure = await removeHalfMade(client, copy.uuid, signal, note);
+        const failure = await removeHalfMade(client, copy.uuid, signal, say);
         if (failure)
             left.push(`${copy.uuid} (${failure})`);
     }
@@ -4259,12 +4479,124 @@ async function createFromRepository(client, config, template, { names, branch },
     }
     return made.uuid;
 }
+
+;// CONCATENATED MODULE: ./src/review-app/review-app.ts
+
+
+
+
+
+
+
+
+
+
+
+/** How often a run looks at a review app another run is setting up. */
+const WAIT_FOR_OTHER_MS = 1000;
+/**
+ * The longest a run waits for a review app another run is setting up: a setup takes seconds, so
+ * one still unfinished after this was left by a run that stopped halfway.
+ */
+const OTHER_RUN_WAIT_MS = 15_000;
+/**
+ * Checks, before any request, what a review app needs from the event: a pull request of this
+ * repository (Coolify builds branches of the template's repository only) and its branch.
+ */
+function checkReviewEvent(config, event) {
+    if (!config.reviewApp)
+        return;
+    if (isFromFork(event)) {
+        throw new ActionError(`Pull request ${config.pr} comes from a fork (${event.headRepository}): Coolify builds branches of the template's repository only, so it gets no review app.`);
+    }
+    if (!config.gitBranch && !config.deletePreview && !event.headRef) {
+        throw new ActionError("Input `review-app` builds the pull request's branch, which the event does not name: run it on `pull_request`, or give `git-branch`.");
+    }
+}
+/**
+ * The review app for the pull request: found again by its name and marker, or made from the
+ * template — cloned where Coolify can (4.3+), else created from the template's repository — and
+ * set up by the plan (plan.ts) before anything deploys it, then read back: any trace of
+ * production left on it deletes it and fails the step. A run that made one while another run made
+ * one too keeps the older and deletes its own.
+ */
+async function openReviewApp(client, config, event, signal, undo, say) {
+    const { template, names } = await templateOf(client, config, event.repository, signal);
+    const branch = config.gitBranch ?? event.headRef;
+    const compose = template.build_pack === 'dockercompose';
+    // Set up just now, it needs nothing more; found again, its domain and branch are set again,
+    // and `env`, as for any application (compose applications route by service, not `domains`).
+    const target = (uuid, setUp) => ({
+        ...config,
+        appUuids: [uuid],
+        pr: undefined,
+        gitBranch: setUp ? undefined : branch,
+        domains: setUp || compose ? undefined : config.reviewDomain,
+        env: setUp ? undefined : config.env,
+        reviewApp: false
+    });
+    const reviewApp = (uuid, setUp) => ({
+        uuid,
+        name: names.name,
+        config: target(uuid, setUp)
+    });
+    const listed = await client.listApplications(signal);
+    const found = reviewAppsIn(listed, names);
+    const ready = found.find(app => app.description === names.marker);
+    if (ready) {
+        await repairFound(client, ready.uuid, names.name, signal, say);
+        say.note(`Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
+        return reviewApp(ready.uuid, false);
+    }
+    const destination = await cloneDestination(client, config, template.uuid, signal);
+    const facts = await templateFacts(client, template, destination !== undefined, signal);
+    const plan = planReviewApp(facts, {
+        branch,
+        domain: config.reviewDomain,
+        env: config.env,
+        pending: names.pending,
+        marker: names.marker
+    });
+    if (plan.refused) {
+        throw new ActionError(`No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`);
+    }
+    for (const warning of plan.warnings)
+        say.warn(warning);
+    // As the variables of debug logs: short values ("true", "3000") would star out the whole log.
+    for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
+        if (line.length >= MIN_MASKED_LENGTH)
+            mask(line);
+    }
+    const setup = { facts, plan, env: config.env, names };
+    const unfinished = found[0];
+    if (unfinished) {
+        // Another run may be setting it up right now: give it a short while, then finish what it left.
+        if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
+            return reviewApp(unfinished.uuid, false);
+        }
+        say.note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`);
+        await setUp(client, unfinished.uuid, setup, signal, undo, say, { marked: true });
+        return reviewApp(unfinished.uuid, true);
+    }
+    const before = new Set(namesakesIn(listed, names.name));
+    if (destination?.sharesServer)
+        say.warn(SHARED_SERVER_WARNING(names.name));
+    const uuid = destination
+        ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
+        : await createFromRepository(client, config, template, { names, branch }, signal);
+    say.note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
+    const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false });
+    if (other)
+        return reviewApp(other, false);
+    const kept = await keepOlder(client, names, uuid, signal, undo, say);
+    return reviewApp(kept, true);
+}
 /**
  * Two runs for one pull request may each have made a review app: the older is kept, so this run
  * deletes its own when an older one exists, once that one is ready — or keeps its own after all
  * when the other run deleted that one meanwhile, or has not finished it within OTHER_RUN_WAIT_MS.
  */
-async function keepOlder(client, names, own, signal, undo, note) {
+async function keepOlder(client, names, own, signal, undo, say) {
     const found = await findReviewApps(client, names, signal);
     const ownIndex = found.findIndex(app => app.uuid === own);
     const older = ownIndex > 0 ? found[0] : undefined;
@@ -4272,15 +4604,15 @@ async function keepOlder(client, names, own, signal, undo, note) {
         return own;
     const other = await waitForOtherRun(client, older.uuid, names, signal);
     if (other === 'gone') {
-        note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`);
+        say.note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`);
         return own;
     }
     if (other === 'unfinished') {
-        note(`Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`);
+        say.note(`Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`);
         return own;
     }
-    note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
-    await removeOrSay(client, own, undo(), note, 'it is a finished review app of this pull request');
+    say.note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
+    await removeOrSay(client, own, undo(), say, 'it is a finished review app of this pull request');
     return older.uuid;
 }
 /**
@@ -4314,141 +4646,8 @@ async function waitForOtherRun(client, uuid, names, signal) {
         bound.release();
     }
 }
-/** Deletes an application this run made; on failure, what went wrong. */
-async function removeHalfMade(client, uuid, signal, note) {
-    try {
-        await deleteApplication(client, uuid, signal);
-        note(`Deleted review app ${uuid}, which this run made`);
-        return undefined;
-    }
-    catch (error) {
-        return describeError(error);
-    }
-}
-/** Deletes an application this run made, and says so when Coolify would not. */
-async function removeOrSay(client, uuid, signal, note, state) {
-    const failure = await removeHalfMade(client, uuid, signal, note);
-    if (failure)
-        note(`Could not delete review app ${uuid} (${failure}); ${state}: delete it in Coolify`);
-}
-/** One already gone counts as deleted. */
-async function deleteApplication(client, uuid, signal) {
-    try {
-        await client.deleteApplication(uuid, signal);
-    }
-    catch (error) {
-        if (isGone(error))
-            return;
-        throw needsWrite(error);
-    }
-}
-/** Removed already, by a run that set the same app up at the same time: done. */
-function unlessGone(error) {
-    if (isGone(error))
-        return;
-    throw error;
-}
-/** A 403 on making or deleting an application: the token lacks `write`. */
-function needsWrite(error) {
-    if (error instanceof CoolifyError && error.status === 403) {
-        return error.withHint('Review apps need a token with the `write` ability (to clone, set up and delete applications)');
-    }
-    return error;
-}
 
-;// CONCATENATED MODULE: ./src/remove-preview.ts
-
-
-
-/**
- * `delete-preview`: removes the pull request's preview of each application in Coolify (one already
- * gone counts as removed), or with `review-app` the pull request's review app. Nothing is deployed.
- */
-async function removePreview(client, config, signal) {
-    const pr = config.pr;
-    const note = (message) => host().info(message);
-    if (config.reviewApp)
-        await deleteReviewApp(client, config, signal, note);
-    for (const uuid of config.reviewApp ? [] : config.appUuids) {
-        const deleted = await deletePreview(client, uuid, pr, signal);
-        note(deleted
-            ? `${uuid}: Coolify is removing the preview of pull request ${pr}`
-            : `${uuid}: no preview of pull request ${pr} in Coolify (already removed)`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/report/console.ts
-
-const STYLE = {
-    stdout: ['', ''],
-    info: ['', ''],
-    stderr: ['\u001b[31m', '\u001b[0m'],
-    warning: ['\u001b[33m', '\u001b[0m'],
-    command: ['\u001b[36m', '\u001b[0m']
-};
-/** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
-const LINE_BREAK = /\r\n|\r|\n/;
-/**
- * Writes build logs into the job's output. One deployment gets one log group around its whole
- * log; several that run at once get a group per batch, each line prefixed with the application's
- * name. Build output is printed verbatim, in the host's way (it cannot issue commands). A batch is
- * written with a single write, however many lines it holds.
- */
-class LogPrinter {
-    several;
-    format;
-    openGroup;
-    constructor(several, format = host().log) {
-        this.several = several;
-        this.format = format;
-    }
-    /** Opens the log group of a deployment followed alone. */
-    begin(deployment) {
-        if (this.several || this.openGroup)
-            return;
-        this.openGroup = deployment;
-        this.format.write(this.format.startGroup(`Build log of ${this.format.oneLine(deployment.name)}`));
-    }
-    end(deployment) {
-        if (this.openGroup !== deployment)
-            return;
-        this.openGroup = undefined;
-        this.format.write(this.format.endGroup());
-    }
-    lines(deployment, lines) {
-        if (lines.length === 0)
-            return;
-        const name = this.format.oneLine(deployment.name);
-        const prefix = this.several ? `${name} | ` : '';
-        const printed = [];
-        for (const line of lines) {
-            const [open, close] = STYLE[line.kind];
-            // Each line the host will show gets the prefix and style.
-            const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text];
-            parts.forEach((part, index) => {
-                const marker = line.kind === 'command' && index === 0 ? '$ ' : '';
-                printed.push(`${prefix}${open}${marker}${part}${close}`);
-            });
-        }
-        const text = this.format.verbatim(printed);
-        this.format.write(this.several ? this.format.startGroup(name) + text + this.format.endGroup() : text);
-    }
-}
-/**
- * The runtime log of an application that did not come up, in a log group of its own, as verbatim
- * as build output (the application wrote it, not the deploy).
- */
-function printRuntimeLog(deployment, format = host().log) {
-    const lines = deployment.runtimeLog.length === 0
-        ? ['Coolify had no log for it: it gives one only while the container runs.']
-        : deployment.runtimeLog.flatMap(line => line.split(LINE_BREAK));
-    format.write(format.startGroup(`Runtime log of ${format.oneLine(deployment.name)}`) +
-        format.verbatim(lines) +
-        format.endGroup());
-}
-
-;// CONCATENATED MODULE: ./src/rollout/application-reads.ts
-
+;// CONCATENATED MODULE: ./src/follow/application-reads.ts
 
 
 
@@ -4461,14 +4660,8 @@ function printRuntimeLog(deployment, format = host().log) {
  */
 class ApplicationReads {
     client;
-    turn;
     signal;
-    expected;
-    gatherMs;
-    #waiting = new Map();
-    #reading = false;
-    /** Told when every application expected waits for the turn. */
-    #allWaiting;
+    #batch;
     constructor(client, 
     /** Waits for the next turn among the step's reads of Coolify. */
     turn, 
@@ -4479,25 +4672,18 @@ class ApplicationReads {
     /** Longest a turn waits for the others to be due too. */
     gatherMs = 0) {
         this.client = client;
-        this.turn = turn;
         this.signal = signal;
-        this.expected = expected;
-        this.gatherMs = gatherMs;
+        this.#batch = new Batch({
+            turn,
+            read: (uuids, signal) => this.readApps(uuids, signal),
+            expected,
+            gatherMs,
+            left: ended
+        });
     }
     /** The application as Coolify gives it, in the next turn; rejected once `signal` aborts. */
     read(appUuid, signal) {
-        return new Promise((resolve, reject) => {
-            if (signal.aborted)
-                return reject(ended(signal));
-            signal.addEventListener('abort', () => reject(ended(signal)), { once: true });
-            const waiting = this.#waiting.get(appUuid) ?? [];
-            waiting.push({ resolve, reject, signal });
-            this.#waiting.set(appUuid, waiting);
-            if (this.#waiting.size >= this.expected())
-                this.#allWaiting?.();
-            if (!this.#reading)
-                void this.readAll();
-        });
+        return this.#batch.wait(appUuid, this.signal, signal);
     }
     /** The application's status, with when Coolify refreshed it. */
     async status(appUuid, signal) {
@@ -4508,78 +4694,15 @@ class ApplicationReads {
             answeredAt
         };
     }
-    /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
-    async readAll() {
-        this.#reading = true;
-        try {
-            await this.gather();
-            await this.turn(this.signal);
-        }
-        catch (error) {
-            void this.settle(this.take(), () => Promise.reject(error));
-            this.#reading = false;
-            return;
-        }
-        const batch = this.take();
-        // Nobody left waiting for it: the read stops too.
-        const waiters = [...batch.values()].flat();
-        const abandoned = new AbortController();
-        const leave = () => {
-            if (waiters.every(waiter => waiter.signal.aborted))
-                abandoned.abort();
+    /** One read for all `uuids`; an application the list lacks is not found. */
+    async readApps(uuids, signal) {
+        const { apps, date } = await readDated(this.client, uuids, signal);
+        return uuid => {
+            const app = apps.find(item => item?.uuid === uuid) ?? (uuids.length === 1 ? apps[0] : undefined);
+            if (!app)
+                throw notListed(uuid);
+            return { app, answeredAt: date };
         };
-        for (const waiter of waiters)
-            waiter.signal.addEventListener('abort', leave, { once: true });
-        leave();
-        const read = linked([this.signal, abandoned.signal]);
-        try {
-            await this.settle(batch, () => readDated(this.client, [...batch.keys()], read.signal));
-        }
-        finally {
-            read.release();
-        }
-        this.#reading = false;
-        if (this.#waiting.size > 0)
-            void this.readAll();
-    }
-    /**
-     * Deployments that end together are read for the last time a few milliseconds apart, so their
-     * health checks come due apart too: the first due waits a moment for the others.
-     */
-    async gather() {
-        if (this.#waiting.size >= this.expected() || this.gatherMs <= 0)
-            return;
-        const all = new Promise(resolve => (this.#allWaiting = resolve));
-        try {
-            await Promise.race([all, sleep(this.gatherMs, this.signal)]);
-        }
-        finally {
-            this.#allWaiting = undefined;
-        }
-    }
-    take() {
-        const batch = new Map(this.#waiting);
-        this.#waiting.clear();
-        return batch;
-    }
-    async settle(batch, read) {
-        try {
-            const { apps, date } = await read();
-            for (const [uuid, waiting] of batch) {
-                const app = apps.find(item => item?.uuid === uuid) ?? (batch.size === 1 ? apps[0] : undefined);
-                for (const { resolve, reject } of waiting) {
-                    if (!app)
-                        reject(notListed(uuid));
-                    else
-                        resolve({ app, answeredAt: date });
-                }
-            }
-        }
-        catch (error) {
-            for (const waiting of batch.values())
-                for (const { reject } of waiting)
-                    reject(error);
-        }
     }
 }
 /** Applications of Coolify, with the time it answered: one read for one, the list for several. */
@@ -4606,39 +4729,7 @@ function notListed(uuid) {
     return new CoolifyError('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
 }
 
-;// CONCATENATED MODULE: ./src/rollout/debug-logs.ts
-
-
-/**
- * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the
- * application's variables. Says once who can read them, and masks the variables' values, plain
- * and base64, where the token may read them (`read:sensitive`); payloads are redacted as printed.
- */
-async function guardDebugLogs(client, config, signal, warn) {
-    if (!config.debugLogs)
-        return;
-    warn("`debug-logs: true` prints Coolify's internal commands into this job's log, which everyone who can read the run can read (everyone, on a public repository). Encoded payloads are redacted and the applications' variables masked where the token can read them; nothing hidden goes to the summary, annotations or pull request comment.");
-    for (const uuid of config.appUuids) {
-        try {
-            const variables = await client.listApplicationEnvs(uuid, signal);
-            for (const variable of Array.isArray(variables) ? variables : []) {
-                const value = variable?.value;
-                if (typeof value !== 'string' || value.length < MIN_MASKED_LENGTH)
-                    continue;
-                mask(value);
-                mask(Buffer.from(value).toString('base64'));
-            }
-        }
-        catch (error) {
-            if (signal.aborted)
-                throw error;
-            warn(`Could not read the variables of ${uuid} to mask them: ${describeError(error)}`);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/rollout/deployment.ts
-
+;// CONCATENATED MODULE: ./src/model/deployment.ts
 
 
 const TAIL_LINES = 40;
@@ -4859,8 +4950,66 @@ class Deployment {
         }
     }
 }
+/** Coolify's preview address when the application sets none. */
+const DEFAULT_PREVIEW_TEMPLATE = '{{pr_id}}.{{domain}}';
+/**
+ * The address Coolify gives an application's preview of pull request `pr`: the template's host
+ * in place of the host of the application's first domain, whose scheme, port and path stay.
+ * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
+ * when it creates the preview and does not tell.
+ */
+function previewUrl(app, pr) {
+    const first = app.fqdn?.split(',')[0]?.trim();
+    if (!first)
+        return undefined;
+    const template = app.preview_url_template?.trim() || DEFAULT_PREVIEW_TEMPLATE;
+    if (template.includes('{{random}}'))
+        return undefined;
+    let url;
+    try {
+        url = new URL(first);
+    }
+    catch {
+        return undefined;
+    }
+    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
+    const port = url.port ? `:${url.port}` : '';
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `${url.protocol}//${host}${port}${path}`;
+}
 
-;// CONCATENATED MODULE: ./src/rollout/probe.ts
+;// CONCATENATED MODULE: ./src/rollout/debug-logs.ts
+
+
+/**
+ * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the
+ * application's variables. Says once who can read them, and masks the variables' values, plain
+ * and base64, where the token may read them (`read:sensitive`); payloads are redacted as printed.
+ */
+async function guardDebugLogs(client, config, signal, say) {
+    if (!config.debugLogs)
+        return;
+    say.warn("`debug-logs: true` prints Coolify's internal commands into this job's log, which everyone who can read the run can read (everyone, on a public repository). Encoded payloads are redacted and the applications' variables masked where the token can read them; nothing hidden goes to the summary, annotations or pull request comment.");
+    for (const uuid of config.appUuids) {
+        try {
+            const variables = await client.listApplicationEnvs(uuid, signal);
+            for (const variable of Array.isArray(variables) ? variables : []) {
+                const value = variable?.value;
+                if (typeof value !== 'string' || value.length < MIN_MASKED_LENGTH)
+                    continue;
+                mask(value);
+                mask(Buffer.from(value).toString('base64'));
+            }
+        }
+        catch (error) {
+            if (signal.aborted)
+                throw error;
+            say.warn(`Could not read the variables of ${uuid} to mask them: ${describeError(error)}`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/health/probe.ts
 
 
 /** Longest wait for one answer: a slow application counts as not answering. */
@@ -4906,14 +5055,157 @@ async function probe(url, signal) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/rollout/startup.ts
+;// CONCATENATED MODULE: ./src/health/readiness.ts
+/**
+ * The words health and startup checks share: what a check found, which reads of Coolify's status
+ * count (only those it refreshed after the change), and which status means up.
+ */
+/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
+const DATE_RESOLUTION_MS = 1000;
+/**
+ * `running` with a health check that passed, or none (`unknown`); not while the check is still
+ * `starting`, nor while it fails.
+ */
+function isUp(status) {
+    const [state, health] = status.trim().toLowerCase().split(':');
+    return state === 'running' && health !== 'starting' && health !== 'unhealthy';
+}
+/**
+ * Which looks count: those whose status Coolify refreshed after the start ended, judged on
+ * Coolify's own clock. The start has ended by the first look that is not `starting` (a service's
+ * reads say `starting` while Coolify's start command runs; a database's start is not visible, so
+ * from the first look), so a refresh counts from the second after that look's answer. Without a
+ * `Date` on the answer, it must be later than the refresh that look showed.
+ */
+class Freshness {
+    #since;
+    /** `since`: when the change ended on Coolify's clock, when that is known. */
+    constructor(since) {
+        this.#since = since;
+    }
+    counts(look) {
+        this.#since ??=
+            look.answeredAt !== undefined
+                ? look.answeredAt + DATE_RESOLUTION_MS
+                : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
+        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/health/health.ts
+
+
+
+
+/** Lines of the runtime log read for an application that did not come up. */
+const RUNTIME_LINES = 100;
+/**
+ * After `finished`: waits, until `signal` aborts, for Coolify to report the application running
+ * and, with `health-url`, for that URL to answer 2xx or 3xx. Undefined when there is nothing to
+ * check (a preview without a whole URL). An application that is up at once costs one read of it
+ * (and one request to the URL).
+ */
+async function checkHealth(deployment, options, signal) {
+    const preview = options.pr !== undefined;
+    const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
+    if (preview && !url)
+        return undefined;
+    if (options.healthUrl && !url) {
+        const problem = `\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`;
+        return { up: false, problem, unknown: false };
+    }
+    let last;
+    // Coolify's timestamps keep whole seconds: a check earlier in the second it ended reads the
+    // same as one after the end, so only a refresh in a later second counts.
+    const since = options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000 + 1000;
+    const freshness = new Freshness(since);
+    for (;;) {
+        const found = await look(deployment.appUuid, url, !preview, options, freshness, signal);
+        // A look cut off by the end of the check says less than the one before it.
+        if (signal.aborted && last)
+            break;
+        // An unknown look (unread, or not refreshed) never replaces a known one.
+        if (!last || !isUnknown(found) || isUnknown(last))
+            last = found;
+        if (found.up || signal.aborted)
+            break;
+        try {
+            await sleep(options.pollIntervalMs, signal);
+        }
+        catch {
+            break;
+        }
+    }
+    return last;
+}
+function isUnknown(health) {
+    return !health.up && health.unknown;
+}
+/**
+ * One look at the application: its status in Coolify, then its URL. A status Coolify has not
+ * refreshed since the deployment ended may be the old container's: it decides nothing.
+ */
+async function look(appUuid, url, checkStatus, { readStatus }, freshness, signal) {
+    let unread;
+    if (checkStatus) {
+        try {
+            const found = await readStatus(appUuid, signal);
+            const status = (found.status ?? 'unknown').slice(0, 40);
+            // Without a refresh time (servers before 4.x), the status is taken as read.
+            const fresh = found.refreshedAt === undefined || freshness.counts(found);
+            if (!fresh) {
+                unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`;
+            }
+            else if (!isUp(status)) {
+                return { up: false, problem: `Coolify reports it ${status}`, unknown: false };
+            }
+        }
+        catch (error) {
+            unread = `could not read its status: ${describeError(error)}`;
+        }
+    }
+    if (url) {
+        const result = await probe(url, signal);
+        if (!result.ok)
+            return { up: false, problem: `${url} ${result.what}`, unknown: false };
+    }
+    // The URL answering says it is up, whatever Coolify could not tell.
+    if (unread && !url)
+        return { up: false, problem: unread, unknown: true };
+    return { up: true, url };
+}
+/**
+ * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
+ * A preview has its own address, so a path on production's is not its health.
+ */
+function healthUrlOf(healthUrl, appUrl, preview) {
+    if (!healthUrl)
+        return undefined;
+    if (!healthUrl.startsWith('/'))
+        return healthUrl;
+    if (preview || !appUrl)
+        return undefined;
+    return appUrl.replace(/\/+$/, '') + healthUrl;
+}
+/** The end of the application's runtime log; none when Coolify has none to give. */
+async function runtimeLog(client, appUuid, signal) {
+    try {
+        const answer = await client.getApplicationLogs(appUuid, RUNTIME_LINES, signal);
+        const text = typeof answer?.logs === 'string' ? answer.logs : '';
+        return text.split(/\r?\n/).filter(line => line.trim() !== '');
+    }
+    catch {
+        return [];
+    }
+}
+
+;// CONCATENATED MODULE: ./src/health/startup.ts
+
 
 
 
 /** Lines read of each container's log when it did not come up. */
 const LOG_LINES = 100;
-/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
-const DATE_RESOLUTION_MS = 1000;
 /**
  * A service or database has no deployment: `/deploy` starts it in the background. Coolify's
  * status of it says whether it came up, but only once Coolify refreshed it after the start: until
@@ -4979,35 +5271,6 @@ async function awaitStartup(client, resource, options, signal) {
             break;
     }
     return { health, log, parts };
-}
-/**
- * `running` with a health check that passed, or none (`unknown`); not while the check is still
- * `starting`, nor while it fails.
- */
-function isUp(status) {
-    const [state, health] = status.trim().toLowerCase().split(':');
-    return state === 'running' && health !== 'starting' && health !== 'unhealthy';
-}
-/**
- * Which looks count: those whose status Coolify refreshed after the start ended, judged on
- * Coolify's own clock. The start has ended by the first look that is not `starting` (a service's
- * reads say `starting` while Coolify's start command runs; a database's start is not visible, so
- * from the first look), so a refresh counts from the second after that look's answer. Without a
- * `Date` on the answer, it must be later than the refresh that look showed.
- */
-class Freshness {
-    #since;
-    /** `since`: when the change ended on Coolify's clock, when that is known. */
-    constructor(since) {
-        this.#since = since;
-    }
-    counts(look) {
-        this.#since ??=
-            look.answeredAt !== undefined
-                ? look.answeredAt + DATE_RESOLUTION_MS
-                : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
-        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
-    }
 }
 async function readStatus(client, resource, signal) {
     if (resource.kind === 'database') {
@@ -5082,249 +5345,6 @@ function startup_short(status) {
     return status.slice(0, 40);
 }
 
-;// CONCATENATED MODULE: ./src/rollout/health.ts
-
-
-
-
-/** Lines of the runtime log read for an application that did not come up. */
-const RUNTIME_LINES = 100;
-/**
- * After `finished`: waits, until `signal` aborts, for Coolify to report the application running
- * and, with `health-url`, for that URL to answer 2xx or 3xx. Undefined when there is nothing to
- * check (a preview without a whole URL). An application that is up at once costs one read of it
- * (and one request to the URL).
- */
-async function checkHealth(deployment, options, signal) {
-    const preview = options.pr !== undefined;
-    const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
-    if (preview && !url)
-        return undefined;
-    if (options.healthUrl && !url) {
-        const problem = `\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`;
-        return { up: false, problem, unknown: false };
-    }
-    let last;
-    // Coolify's timestamps keep whole seconds: a check earlier in the second it ended reads the
-    // same as one after the end, so only a refresh in a later second counts.
-    const since = options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000 + 1000;
-    const freshness = new Freshness(since);
-    for (;;) {
-        const found = await look(deployment.appUuid, url, !preview, options, freshness, signal);
-        // A look cut off by the end of the check says less than the one before it.
-        if (signal.aborted && last)
-            break;
-        // An unknown look (unread, or not refreshed) never replaces a known one.
-        if (!last || !isUnknown(found) || isUnknown(last))
-            last = found;
-        if (found.up || signal.aborted)
-            break;
-        try {
-            await sleep(options.pollIntervalMs, signal);
-        }
-        catch {
-            break;
-        }
-    }
-    return last;
-}
-function isUnknown(health) {
-    return !health.up && health.unknown;
-}
-/**
- * One look at the application: its status in Coolify, then its URL. A status Coolify has not
- * refreshed since the deployment ended may be the old container's: it decides nothing.
- */
-async function look(appUuid, url, checkStatus, { readStatus }, freshness, signal) {
-    let unread;
-    if (checkStatus) {
-        try {
-            const found = await readStatus(appUuid, signal);
-            const status = (found.status ?? 'unknown').slice(0, 40);
-            // Without a refresh time (servers before 4.x), the status is taken as read.
-            const fresh = found.refreshedAt === undefined ||
-                freshness.counts({ ...found, status, starting: false, parts: [] });
-            if (!fresh) {
-                unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`;
-            }
-            else if (!isUp(status)) {
-                return { up: false, problem: `Coolify reports it ${status}`, unknown: false };
-            }
-        }
-        catch (error) {
-            unread = `could not read its status: ${describeError(error)}`;
-        }
-    }
-    if (url) {
-        const result = await probe(url, signal);
-        if (!result.ok)
-            return { up: false, problem: `${url} ${result.what}`, unknown: false };
-    }
-    // The URL answering says it is up, whatever Coolify could not tell.
-    if (unread && !url)
-        return { up: false, problem: unread, unknown: true };
-    return { up: true, url };
-}
-/**
- * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
- * A preview has its own address, so a path on production's is not its health.
- */
-function healthUrlOf(healthUrl, appUrl, preview) {
-    if (!healthUrl)
-        return undefined;
-    if (!healthUrl.startsWith('/'))
-        return healthUrl;
-    if (preview || !appUrl)
-        return undefined;
-    return appUrl.replace(/\/+$/, '') + healthUrl;
-}
-/** The end of the application's runtime log; none when Coolify has none to give. */
-async function runtimeLog(client, appUuid, signal) {
-    try {
-        const answer = await client.getApplicationLogs(appUuid, RUNTIME_LINES, signal);
-        const text = typeof answer?.logs === 'string' ? answer.logs : '';
-        return text.split(/\r?\n/).filter(line => line.trim() !== '');
-    }
-    catch {
-        return [];
-    }
-}
-
-;// CONCATENATED MODULE: ./src/rollout/history.ts
-
-
-
-/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
-const CLOCK_SLACK_MS = 5000;
-/** History rows read at a time: the newest few are enough to find one started moments ago. */
-const HISTORY_ROWS = 10;
-/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
-const PAGES_SEARCHED = 20;
-/**
- * The deployment a trigger started or joined, from the application's history: the newest one
- * (of the same pull request and commit, where known) that was under way at the trigger or began
- * after it, whatever its status now — a quick deployment may have finished already. Undefined
- * when there is none.
- *
- * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
- * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
- */
-async function findStarted(client, appUuid, mark, signal) {
-    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
-}
-/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
-async function findStartedRow(client, appUuid, mark, signal) {
-    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
-    if (!row)
-        return undefined;
-    const created = timeOf(row.created_at);
-    return {
-        deployment_uuid: row.deployment_uuid,
-        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
-    };
-}
-/**
- * The deployment a trigger created, for the post step to cancel: a row created after it that
- * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
- * another's deployment did not start it), and only when no other row could be it as well.
- */
-async function findCreated(client, appUuid, mark, signal) {
-    const since = mark.at - CLOCK_SLACK_MS;
-    const created = (item) => (timeOf(item.created_at) ?? -Infinity) >= since;
-    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
-    return rows.length === 1
-        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
-        : { candidates: rows.length };
-}
-/**
- * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
- * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
- * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
- * only when Coolify says the API queued it. A push webhook always queues a sha.
- */
-function queuedBy(item, mark) {
-    if (typeof item?.deployment_uuid !== 'string')
-        return false;
-    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
-        return false;
-    if (item.is_webhook === true || item.is_api === false)
-        return false;
-    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
-    if (mark.commit)
-        return sameCommit(commit, mark.commit);
-    return commit === 'HEAD' || item.is_api === true;
-}
-/**
- * The newest deployment of `commit` (and of pull request `pr`, or production) in the
- * application's history, whenever it was created and whatever its status: what `trigger: false`
- * follows. Another commit's deployment is never taken. Pages through the history, newest first,
- * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
- * searched then), the end of the history, or PAGES_SEARCHED pages.
- */
-async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
-    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
-        Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
-        typeof item.commit === 'string' &&
-        sameCommit(item.commit, commit);
-    let newest;
-    for (let page = 0; page < PAGES_SEARCHED; page++) {
-        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
-        newest ??= rows[0]?.deployment_uuid;
-        for (const item of rows) {
-            if (ofCommit(item))
-                return { uuid: item.deployment_uuid, newest };
-            if (seen !== undefined && item?.deployment_uuid === seen)
-                return { newest };
-        }
-        if (rows.length < HISTORY_ROWS)
-            break;
-    }
-    return { newest };
-}
-/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
-async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
-    let seen;
-    try {
-        for (;;) {
-            await turn(signal);
-            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
-            if (found.uuid)
-                return found.uuid;
-            seen = found.newest ?? seen;
-            await sleep(wanted.pollIntervalMs, signal);
-        }
-    }
-    catch (error) {
-        if (signal.aborted)
-            return undefined;
-        throw error;
-    }
-}
-async function history_history(client, appUuid, signal, skip = 0) {
-    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
-    return Array.isArray(answer?.deployments) ? answer.deployments : [];
-}
-function isFrom(item, mark) {
-    if (typeof item?.deployment_uuid !== 'string')
-        return false;
-    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
-        return false;
-    }
-    if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
-        return false;
-    const since = mark.at - CLOCK_SLACK_MS;
-    const created = timeOf(item.created_at);
-    const finished = timeOf(item.finished_at);
-    return (isUnderWay(item.status) ||
-        (created !== undefined && created >= since) ||
-        (finished !== undefined && finished >= since));
-}
-/** Full or abbreviated SHAs of the same commit. */
-function sameCommit(a, b) {
-    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
-}
-
 ;// CONCATENATED MODULE: ./src/rollout/trigger.ts
 
 
@@ -5372,7 +5392,7 @@ async function trigger(client, options) {
                 deployment.follow(real);
             // Someone else started it: this run follows it but never cancels it.
             deployment.joined();
-            options.note(`${deployment.name}: a deployment of this commit, started elsewhere, is already under way; following it (it is not cancelled by this run).`);
+            options.say.note(`${deployment.name}: a deployment of this commit, started elsewhere, is already under way; following it (it is not cancelled by this run).`);
         }
         else if (!entry.deployment_uuid) {
             if (kind !== 'application')
@@ -5511,7 +5531,7 @@ async function afterFullQueue(client, options, uuids, error, attempt) {
     if (rest.length === 0)
         return { queued, uuids: rest, refused: [] };
     if (Date.now() + wait < (options.deadline ?? Infinity)) {
-        options.note(`Coolify's deployment queue is full: ${rest.join(', ')} asked for again in ${Math.round(wait / 1000)} s.`);
+        options.say.note(`Coolify's deployment queue is full: ${rest.join(', ')} asked for again in ${Math.round(wait / 1000)} s.`);
         try {
             await sleep(wait, signal);
         }
@@ -5566,10 +5586,10 @@ async function serviceNamed(client, name, options) {
         const named = (Array.isArray(services) ? services : []).filter(service => service?.name === name);
         if (named.length === 1 && named[0].uuid)
             return named[0].uuid;
-        options.note(`Service ${name}: ${named.length ? 'several services have this name' : 'not in the list of services'}, so its status cannot be followed.`);
+        options.say.note(`Service ${name}: ${named.length ? 'several services have this name' : 'not in the list of services'}, so its status cannot be followed.`);
     }
     catch (error) {
-        options.note(`Service ${name}: could not read the list of services: ${describeError(error)}`);
+        options.say.note(`Service ${name}: could not read the list of services: ${describeError(error)}`);
     }
     return undefined;
 }
@@ -5582,197 +5602,6 @@ function notFound(error, options) {
         ? `tag ${options.tags.map(tag => `"${tag}"`).join(', ')}`
         : `uuid ${options.appUuids.map(uuid => `"${uuid}"`).join(', ')}`;
     return error.withHint(`No resource with ${what} is visible to this token: check \`${options.tags.length ? 'tag' : 'app-uuid'}\` and that the token belongs to the application's team`);
-}
-
-;// CONCATENATED MODULE: ./src/rollout/logs.ts
-
-/** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
-const PROBE_LENGTH = 64;
-/**
- * Turns successive reads of one deployment's full log into the lines not seen before.
- *
- * Coolify has no log offset: every read returns the whole log again. 4.x sends a JSON array of
- * entries in a string, appended to in order; the contract sends newline-separated text. Either
- * way the log only grows, so the cursor remembers where the last read ended and parses only what
- * came after it: the work per read grows with the new lines, not with the log. A 4.x log that did
- * not just grow (reordered, trimmed, a stale copy) is parsed whole and matched entry by entry.
- */
-class LogCursor {
-    showHidden;
-    /** Entries (4.x) or characters (text) taken so far. */
-    consumed = 0;
-    /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
-    arrayEnd = -1;
-    probe = '';
-    /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
-    lastEntry;
-    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
-    taken = new Set();
-    /** The command whose `$ command` line was printed last, with its batch. */
-    lastCommand;
-    /** Text of an unterminated last line, held until it ends or the deployment does. */
-    pending = '';
-    sawClosing = false;
-    constructor(showHidden) {
-        this.showHidden = showHidden;
-    }
-    /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
-    get progress() {
-        return this.taken.size + this.consumed + this.pending.length;
-    }
-    /** Coolify's last entry has been read: no more lines will come. */
-    get closed() {
-        return this.sawClosing;
-    }
-    /** The new visible lines in `logs`, the deployment's whole log as read now. */
-    next(logs) {
-        if (!logs)
-            return [];
-        if (!JSON_ARRAY.test(logs))
-            return this.nextText(logs);
-        let fresh = this.appended(logs);
-        let grown = fresh !== undefined;
-        if (!fresh) {
-            const entries = parseEntries(logs);
-            // An array that does not parse was cut off on the way: wait for a whole one.
-            if (!entries)
-                return [];
-            grown =
-                entries.length >= this.consumed &&
-                    (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry));
-            // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
-            // every entry not taken yet, wherever it stands.
-            fresh = grown
-                ? entries.slice(this.consumed)
-                : entries.filter(entry => !this.taken.has(keyOf(entry)));
-        }
-        this.take(fresh, grown);
-        // Only a log holding all that was taken may serve as the start of the next one.
-        this.arrayEnd = grown ? logs.lastIndexOf(']') : -1;
-        this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : '';
-        return this.linesOf(fresh);
-    }
-    /** At the end of a deployment: the last line, even without a closing newline. */
-    flush() {
-        const text = this.pending;
-        this.pending = '';
-        return text ? [{ kind: 'stdout', text }] : [];
-    }
-    /**
-     * The entries after those of the last read, parsed alone, when `logs` is that log with entries
-     * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
-     * when it is not, and the whole log must be parsed.
-     */
-    appended(logs) {
-        const end = this.arrayEnd;
-        if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
-            return undefined;
-        }
-        if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE)
-            return [];
-        if (logs.charCodeAt(end) !== COMMA)
-            return undefined;
-        return parseEntries(`[${logs.slice(end + 1)}`);
-    }
-    /**
-     * Records new entries as taken. Those that extend the log seen so far also move its end, which
-     * the next read is compared with; others (from a reordered log) do not.
-     */
-    take(fresh, grown) {
-        for (const entry of fresh)
-            this.taken.add(keyOf(entry));
-        if (!grown || fresh.length === 0)
-            return;
-        this.consumed += fresh.length;
-        this.lastEntry = fresh[fresh.length - 1];
-    }
-    /** The printed lines of new entries, in Coolify's (batch, order). */
-    linesOf(fresh) {
-        // New entries nearly always come in that order already; a stable sort keeps it otherwise.
-        fresh.sort(byBatchAndOrder);
-        const lines = [];
-        for (const entry of fresh) {
-            if (CLOSING.test(entry.output ?? ''))
-                this.sawClosing = true;
-            if (entry.hidden && !this.showHidden)
-                continue;
-            const hidden = entry.hidden ? { hidden: true } : {};
-            // Hidden entries are the job's own commands, some carrying every variable encoded.
-            const shown = (text) => (entry.hidden ? redactPayloads(text) : text);
-            if (entry.command) {
-                const key = `${entry.batch ?? 0}\u0000${entry.command}`;
-                if (key !== this.lastCommand) {
-                    this.lastCommand = key;
-                    lines.push({ kind: 'command', text: shown(entry.command), ...hidden });
-                }
-            }
-            const kind = entryKind(entry.type);
-            for (const text of shown(entry.output ?? '').split('\n'))
-                lines.push({ kind, text: withoutCr(text), ...hidden });
-        }
-        return lines;
-    }
-    nextText(logs) {
-        if (logs.length < this.consumed)
-            return [];
-        const end = logs.lastIndexOf('\n');
-        if (end < this.consumed) {
-            this.pending = logs.slice(this.consumed);
-            if (CLOSING.test(this.pending))
-                this.sawClosing = true;
-            return [];
-        }
-        const chunk = logs.slice(this.consumed, end);
-        this.consumed = end + 1;
-        this.pending = logs.slice(this.consumed);
-        if (CLOSING_LINE.test(chunk) || CLOSING.test(this.pending))
-            this.sawClosing = true;
-        return chunk.split('\n').map(text => ({ kind: 'stdout', text: withoutCr(text) }));
-    }
-}
-/**
- * The entry Coolify's deployment job writes last, after the final status: "Gracefully shutting
- * down build container: <uuid>".
- */
-const CLOSING = /^Gracefully shutting down build container\b/;
-const CLOSING_LINE = /^Gracefully shutting down build container\b/m;
-const COMMA = 0x2c;
-const CLOSE = 0x5d;
-/** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
-const JSON_ARRAY = /^\s*\[\s*[{\]]/;
-function parseEntries(logs) {
-    try {
-        const parsed = JSON.parse(logs);
-        return Array.isArray(parsed) ? parsed : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function withoutCr(text) {
-    return text.endsWith('\r') ? text.slice(0, -1) : text;
-}
-function entryKind(type) {
-    if (type === 'stderr' || type === 'error')
-        return 'stderr';
-    if (type === 'info' || type === 'warning')
-        return type;
-    return 'stdout';
-}
-function byBatchAndOrder(a, b) {
-    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
-}
-function sameEntry(a, b) {
-    return (a !== undefined &&
-        b !== undefined &&
-        a.batch === b.batch &&
-        a.order === b.order &&
-        a.output === b.output &&
-        a.command === b.command);
-}
-/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
-function keyOf(entry) {
-    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/versions.ts
@@ -5849,26 +5678,26 @@ function runningCommit(items) {
  * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
  * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
  */
-async function pinVersions(client, config, versions, state, signal, undo, note) {
+async function pinVersions(client, config, versions, state, signal, undo, say) {
     const pins = [];
     try {
         for (const version of versions ?? []) {
             if (config.imageTag && config.pr === undefined) {
                 const changes = { docker_registry_image_tag: config.imageTag };
                 await client.updateApplication(version.appUuid, changes, signal);
-                note(`${version.name}: image tag set to ${config.imageTag}`);
+                say.note(`${version.name}: image tag set to ${config.imageTag}`);
             }
             else if (config.commit) {
-                const previous = await standingPin(client, version, signal, note);
+                const previous = await standingPin(client, version, signal, say);
                 const ours = { appUuid: version.appUuid, previous, commit: config.commit };
                 await pin(client, ours, config.commit, { state, signal });
                 pins.push(ours);
-                note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
+                say.note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
             }
         }
     }
     catch (error) {
-        await restorePins(client, pins, state, undo(), note);
+        await restorePins(client, pins, state, undo(), say);
         throw error;
     }
     return pins;
@@ -5880,11 +5709,11 @@ async function pinVersions(client, config, versions, state, signal, undo, note) 
  * leave the application pinned for good. So a pin is watched for a while, and taken as the
  * application's own only when it stays.
  */
-async function standingPin(client, version, signal, note) {
+async function standingPin(client, version, signal, say) {
     let pinned = version.pinned;
     if (pinned === 'HEAD')
         return pinned;
-    note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
+    say.note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
     const until = Date.now() + FOREIGN_PIN_WAIT_MS;
     while (Date.now() < until) {
         await sleep(FOREIGN_PIN_POLL_MS, signal);
@@ -5919,14 +5748,14 @@ async function pin(client, { appUuid, previous }, commit, { state, signal }) {
  * it. Problems are reported, never thrown: the deploy itself is not at stake. Returns the pins
  * left on, which stay recorded for the post step.
  */
-async function restorePins(client, pins, state, signal, warn) {
+async function restorePins(client, pins, state, signal, say) {
     const left = [];
     for (const pin of pins) {
         try {
             if (pin.commit && !(await stillPinned(client, pin, signal))) {
                 // Another run pinned its own commit since: it puts back what it found, and only then.
                 state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
-                warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
+                say.warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
                 continue;
             }
             await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
@@ -5934,7 +5763,7 @@ async function restorePins(client, pins, state, signal, warn) {
         }
         catch (error) {
             left.push(pin);
-            warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
+            say.warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
         }
     }
     return left;
@@ -5960,7 +5789,7 @@ async function stillPinned(client, pin, signal) {
  * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
  * for an image, and only skips that check).
  */
-async function settleImageTag(client, deployment, tag, mark, signal, note) {
+async function settleImageTag(client, deployment, tag, mark, signal, say) {
     if (!deployment.running)
         return;
     deployment.ranImage(tag);
@@ -5985,7 +5814,7 @@ async function settleImageTag(client, deployment, tag, mark, signal, note) {
     if (!next?.deployment_uuid) {
         throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
     }
-    note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
+    say.note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
     deployment.follow(next.deployment_uuid, true);
 }
 /**
@@ -6112,7 +5941,7 @@ async function redeploy(client, failed, version, target, { state, signal, undo, 
     const at = Date.now();
     if (version.dockerImage) {
         await client.updateApplication(appUuid, { docker_registry_image_tag: target }, signal);
-        const rollback = Deployment.next(failed, await deployOnce(client, appUuid, true, at, undefined, signal), at);
+        const rollback = Deployment.next(failed, await deployOnce(client, appUuid, true, at, undefined, signal, say), at);
         rollback.ranImage(target);
         return rollback;
     }
@@ -6130,21 +5959,22 @@ async function redeploy(client, failed, version, target, { state, signal, undo, 
     const pins = [{ appUuid, previous: version.pinned, commit: target }];
     try {
         await pin(client, pins[0], target, { state, signal });
-        return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal), at);
+        return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal, say), at);
     }
     finally {
-        await restorePins(client, pins, state, undo(), say.warn);
+        await restorePins(client, pins, state, undo(), say);
     }
 }
 /** One deploy of one application; the uuid of the deployment it started. */
-async function deployOnce(client, appUuid, force, at, commit, signal) {
+async function deployOnce(client, appUuid, force, at, commit, signal, say) {
     const deployments = await trigger(client, {
         appUuids: [appUuid],
         tags: [],
         force,
         mark: { at, commit },
         signal,
-        note: () => undefined
+        // The rollback's own lines say what it does; the trigger's would repeat them.
+        say: { ...say, note: () => undefined }
     });
     const [rollback] = deployments;
     if (!rollback?.uuid)
@@ -6287,7 +6117,7 @@ class Rollout {
         const { client, config, budget, mark, say } = this.step;
         if (!config.imageTag || config.pr !== undefined)
             return;
-        await settleImageTag(client, this.deployment, config.imageTag, mark, budget.deploy(), say.note);
+        await settleImageTag(client, this.deployment, config.imageTag, mark, budget.deploy(), say);
         this.save();
     }
     /** Until the deployment ends or `timeout` passes, when it is cancelled or left running. */
@@ -6436,498 +6266,7 @@ function elsewhere(deployment) {
     return `deployment ${deployment.uuid} of ${deployment.name} was started elsewhere, so it is left running in Coolify`;
 }
 
-;// CONCATENATED MODULE: ./src/rollout/cancel.ts
-
-
-/**
- * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
- * cancelled; after any other answer the deployment is read: a 400 usually means it ended
- * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
- */
-async function cancelDeployment(client, uuid, signal) {
-    for (let attempt = 1;; attempt++) {
-        let problem;
-        let transient = false;
-        let detail;
-        try {
-            await client.cancelDeployment(uuid, signal);
-            return { cancelled: true };
-        }
-        catch (error) {
-            problem = `could not cancel it in Coolify: ${describeError(error)}`;
-            transient = error.details?.transient === true;
-            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
-            if (status)
-                detail = { status };
-        }
-        try {
-            detail = await client.getDeployment(uuid, signal);
-        }
-        catch {
-            // What the refusal told, if anything, is all there is to know.
-        }
-        if (detail && statusFromCoolify(detail.status) === 'cancelled')
-            return { cancelled: true, detail };
-        if (detail && !isUnderWay(detail.status))
-            return { cancelled: false, detail };
-        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
-        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
-            return { cancelled: false, detail, problem };
-        }
-    }
-}
-const CANCEL_ATTEMPTS = 2;
-/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
-const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
-
-;// CONCATENATED MODULE: ./src/rollout/deployment-reads.ts
-
-
-/**
- * Reads of running deployments, for all rollouts: the reads due at the same turn share one
- * request — a deployment's own read when it is alone, else GET /deployments, every running
- * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
- * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
- * status and last lines. A server without the list, or a token it refuses, is read by uuid.
- */
-class DeploymentReads {
-    client;
-    turn;
-    followed;
-    gatherMs;
-    #waiting = new Map();
-    #reading = false;
-    /** Told when every deployment followed waits for the turn. */
-    #allWaiting;
-    /** False once the list was refused: reads by uuid from then on. */
-    #listed = true;
-    constructor(client, 
-    /** Waits for the next turn among the step's reads of Coolify. */
-    turn, 
-    /** How many deployments are followed through these reads now. */
-    followed = () => 1, 
-    /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0) {
-        this.client = client;
-        this.turn = turn;
-        this.followed = followed;
-        this.gatherMs = gatherMs;
-    }
-    /** Requests a turn costs while `running` deployments are followed. */
-    perTurn(running) {
-        return this.#listed ? Math.min(running, 1) : running;
-    }
-    /** The deployment's own read, in its turn. */
-    async one(uuid, signal) {
-        await this.turn(signal);
-        return this.client.getDeployment(uuid, signal);
-    }
-    /**
-     * A read of a deployment that has ended (it left the running list, or its closing lines are
-     * due): it ends the step's work on it, so it goes as soon as the window has any request left,
-     * the share kept for other tools included, rather than waiting for a turn.
-     */
-    final(uuid, signal) {
-        return this.client.getDeployment(uuid, signal, { final: true });
-    }
-    /** The deployment as the next turn's reads find it, while it runs. */
-    running(uuid, signal) {
-        if (!this.#listed)
-            return this.one(uuid, signal).then(detail => ({ detail }));
-        return new Promise((resolve, reject) => {
-            const waiting = this.#waiting.get(uuid) ?? [];
-            waiting.push({ resolve, reject });
-            this.#waiting.set(uuid, waiting);
-            if (this.#waiting.size >= this.followed())
-                this.#allWaiting?.();
-            if (!this.#reading)
-                void this.readAll(signal);
-        });
-    }
-    /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
-    async readAll(signal) {
-        this.#reading = true;
-        try {
-            await this.gather(signal);
-            await this.turn(signal);
-        }
-        catch (error) {
-            void this.settle(this.take(), () => Promise.reject(error));
-            this.#reading = false;
-            return;
-        }
-        const batch = this.take();
-        const uuids = [...batch.keys()];
-        await this.settle(batch, async () => {
-            if (uuids.length === 1)
-                return [{ detail: await this.client.getDeployment(uuids[0], signal) }];
-            const rows = this.#listed ? await this.list(signal) : undefined;
-            if (!rows) {
-                // Each its own read, each in its turn, as the budget allows.
-                return Promise.all(uuids.map(async (uuid) => ({ detail: await this.one(uuid, signal) })));
-            }
-            return uuids.map(uuid => {
-                const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid);
-                return detail ? { detail } : { left: true };
-            });
-        });
-        this.#reading = false;
-        if (this.#waiting.size > 0)
-            void this.readAll(signal);
-    }
-    /**
-     * Deployments followed together drift apart by a few milliseconds: the first due waits a moment
-     * for the others, so that one read serves them all.
-     */
-    async gather(signal) {
-        if (this.#waiting.size >= this.followed() || this.gatherMs <= 0)
-            return;
-        const all = new Promise(resolve => (this.#allWaiting = resolve));
-        try {
-            await Promise.race([all, sleep(this.gatherMs, signal)]);
-        }
-        finally {
-            this.#allWaiting = undefined;
-        }
-    }
-    /** The running deployments; undefined when the server refuses the list or has none to give. */
-    async list(signal) {
-        try {
-            const rows = await this.client.runningDeployments(signal);
-            if (rows)
-                return rows;
-        }
-        catch (error) {
-            // A failure that would pass (an outage) fails the read as any other read; the rest says
-            // the list is not there for this token or server, and the read by uuid tells what it must.
-            if (!(error instanceof CoolifyError) || error.details.transient || signal.aborted)
-                throw error;
-        }
-        this.#listed = false;
-        return undefined;
-    }
-    take() {
-        const batch = new Map(this.#waiting);
-        this.#waiting.clear();
-        return batch;
-    }
-    async settle(batch, read) {
-        try {
-            const reads = await read();
-            let index = 0;
-            for (const waiting of batch.values()) {
-                const found = reads[index++];
-                for (const { resolve } of waiting)
-                    resolve(found);
-            }
-        }
-        catch (error) {
-            for (const waiting of batch.values())
-                for (const { reject } of waiting)
-                    reject(error);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/rollout/watch.ts
-
-
-
-
-
-
-
-
-/** First reads come quickly, so a deployment that fails at once is reported at once. */
-const FIRST_DELAY_MS = 500;
-/**
- * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
- * without it, reads go on at this pace until the log has been quiet for longer than that.
- */
-const CLOSING_PAUSE_MS = 500;
-const CLOSING_QUIET_MS = 1500;
-/**
- * A deployment that left the list of running ones ended within the last turn: read a moment later,
- * its closing entry is most often there already, and one read gives the status and the last lines.
- */
-const LEFT_PAUSE_MS = 1000;
-/** Longest the first deployment due waits for the others, so that one read serves them all. */
-const GATHER_MS = 250;
-/**
- * Follows deployments to their end, each on its own cadence within one shared read budget, and
- * sends new log lines to the sink. Every rollout follows its deployments through the one Follower
- * of the step, so however many there are, reads go out at the budget's pace. It owns the reading;
- * the client owns the HTTP, the rollout decides what an unfinished deployment becomes.
- */
-class Follower {
-    client;
-    options;
-    cursors = new Map();
-    /** Why the last reads failed, when the wait ended while Coolify could not be read. */
-    unread = new Map();
-    /** Deployments followed now, until they end. */
-    running = new Set();
-    /** Deployments no longer in the list of running ones: read by uuid from then on. */
-    unlisted = new Set();
-    pacer;
-    reads;
-    logsHidden = false;
-    constructor(client, options) {
-        this.client = client;
-        this.options = options;
-        this.pacer = new ReadPacer(() => client.readBudget(), () => this.reads.perTurn(this.running.size) / options.pollIntervalMs);
-        this.reads = new DeploymentReads(client, signal => this.pacer.turn(signal), () => [...this.running].filter(deployment => !this.unlisted.has(deployment)).length, Math.min(GATHER_MS, options.pollIntervalMs));
-    }
-    /**
-     * Follows the deployment until it ends or `signal` aborts. `mark`, what its trigger asked for,
-     * finds the real deployment behind a uuid Coolify does not know.
-     */
-    async follow(deployment, mark, signal) {
-        if (!deployment.running)
-            return;
-        this.options.sink.begin(deployment);
-        this.running.add(deployment);
-        try {
-            await this.followRunning(deployment, mark, signal);
-        }
-        finally {
-            this.running.delete(deployment);
-        }
-    }
-    async followRunning(deployment, mark, signal) {
-        let resolved = false;
-        for (let reads = 0; !signal.aborted; reads++) {
-            const began = Date.now();
-            try {
-                await this.read(deployment, signal);
-            }
-            catch (error) {
-                if (signal.aborted) {
-                    // A read the deadline merely cut short is no sign of trouble; one Coolify left
-                    // unanswered for longer than a turn, or that failed, is.
-                    const waited = Date.now() - began >= Math.max(this.options.pollIntervalMs, 1000);
-                    if (error instanceof CoolifyError && (!error.details.cutOff || waited)) {
-                        this.unread.set(deployment, `${error.request}: ${error.reason}`);
-                    }
-                    break;
-                }
-                if (error instanceof CoolifyError && error.status === 404 && !resolved) {
-                    // A uuid Coolify never saved (a placeholder): follow the deployment it stands for.
-                    resolved = true;
-                    if (await this.resolve(deployment, mark, signal))
-                        continue;
-                }
-                deployment.end('failed', `could not read the deployment: ${describeError(error)}`);
-                break;
-            }
-            if (deployment.ended) {
-                await this.readClosingLines(deployment, signal);
-                break;
-            }
-            try {
-                await sleep(Math.min(this.options.pollIntervalMs, FIRST_DELAY_MS * 2 ** reads), signal);
-            }
-            catch {
-                break;
-            }
-        }
-        if (deployment.ended)
-            this.close(deployment);
-    }
-    /**
-     * Cancels the deployment in Coolify within `signal`, prints the lines it wrote until then, and
-     * ends it with `status` and `why` — unless it ended on its own meanwhile, which it keeps.
-     */
-    async stop(deployment, status, why, signal) {
-        const result = await cancelDeployment(this.client, deployment.uuid, signal);
-        try {
-            // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
-            // A refusal names the status but carries no log: that is not a log hidden from the token.
-            if (result.detail && 'logs' in result.detail)
-                this.take(deployment, result.detail);
-            else if (result.detail)
-                deployment.observe(result.detail, this.options.instanceUrl);
-            else
-                await this.readOne(deployment, signal);
-        }
-        catch {
-            // Reported below from what is known.
-        }
-        const unread = this.unread.get(deployment);
-        const reason = why + (unread ? ` while Coolify could not be read (${unread})` : '');
-        if (result.cancelled) {
-            deployment.end(status, `${reason}; it was cancelled in Coolify`);
-        }
-        else if (!deployment.ended) {
-            deployment.end(status, `${reason}, and it may still be running in Coolify: ${result.problem ?? 'its status is unknown'}`);
-        }
-        this.close(deployment);
-    }
-    /** Ends the deployment with `status` without cancelling it: it goes on in Coolify. */
-    leave(deployment, status, reason) {
-        deployment.end(status, reason);
-        this.close(deployment);
-    }
-    /** No more lines will come: the last one, then the sink's end. */
-    close(deployment) {
-        this.flush(deployment);
-        this.options.sink.end(deployment);
-    }
-    /** Follows the real deployment behind an unknown uuid; false when there is none to follow. */
-    async resolve(deployment, mark, signal) {
-        const real = await findStarted(this.client, deployment.appUuid, mark, signal).catch(() => undefined);
-        if (!real || real === deployment.uuid)
-            return false;
-        this.options.note(`${deployment.name}: Coolify does not know deployment ${deployment.uuid}; following ${real}, the one it started.`);
-        deployment.follow(real);
-        return true;
-    }
-    /**
-     * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
-     * to a few seconds after the final status, many of them hidden: unless its closing entry is
-     * already read, read again while the log grows.
-     */
-    async readClosingLines(deployment, signal) {
-        if (!this.options.logs || this.logsHidden)
-            return;
-        const cursor = this.cursorOf(deployment);
-        let quietSince = Date.now();
-        while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
-            const before = cursor.progress;
-            try {
-                await sleep(CLOSING_PAUSE_MS, signal);
-                await this.readFinal(deployment, signal);
-            }
-            catch {
-                return;
-            }
-            if (cursor.progress !== before)
-                quietSince = Date.now();
-        }
-    }
-    /**
-     * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
-     * take turns within one budget.
-     */
-    turn(signal) {
-        return this.pacer.turn(signal);
-    }
-    /**
-     * Reads the deployment once, in its turn, with the others due then: status, links and new log
-     * lines. One that left the list of running ones is read by uuid, a moment later.
-     */
-    async read(deployment, signal) {
-        if (!this.unlisted.has(deployment)) {
-            const read = await this.reads.running(deployment.uuid, signal);
-            if ('detail' in read) {
-                this.take(deployment, read.detail);
-                return;
-            }
-            this.unlisted.add(deployment);
-            await sleep(LEFT_PAUSE_MS, signal);
-            await this.readFinal(deployment, signal);
-            return;
-        }
-        await this.readOne(deployment, signal);
-    }
-    /** Reads the deployment by uuid, in its turn. */
-    async readOne(deployment, signal) {
-        this.take(deployment, await this.reads.one(deployment.uuid, signal));
-    }
-    /** Reads an ended deployment by uuid, as soon as the window allows. */
-    async readFinal(deployment, signal) {
-        this.take(deployment, await this.reads.final(deployment.uuid, signal));
-    }
-    take(deployment, detail) {
-        const changed = deployment.observe(detail, this.options.instanceUrl);
-        if (changed && !deployment.ended)
-            this.announce(deployment, detail);
-        this.printLogs(deployment, detail);
-    }
-    announce(deployment, detail) {
-        if (statusFromCoolify(detail.status)) {
-            this.options.note(`${deployment.name}: ${describeStatus(deployment.status)}`);
-        }
-        else if (typeof detail.status === 'string') {
-            this.options.warn(`${deployment.name}: Coolify reports the status "${detail.status.slice(0, 40)}", which this action does not know; it is treated as not finished.`);
-        }
-        else {
-            this.options.warn(`${deployment.name}: Coolify's answer has no status; the deployment is treated as not finished.`);
-        }
-    }
-    printLogs(deployment, detail) {
-        if (!this.options.logs)
-            return;
-        if (!('logs' in detail)) {
-            if (!this.logsHidden) {
-                this.logsHidden = true;
-                this.options.warn(`${LOGS_HIDDEN_HINT} The deployment is followed all the same.`);
-            }
-            return;
-        }
-        const lines = this.cursorOf(deployment).next(detail.logs);
-        deployment.remember(lines);
-        this.options.sink.lines(deployment, lines);
-    }
-    cursorOf(deployment) {
-        let cursor = this.cursors.get(deployment);
-        if (!cursor)
-            this.cursors.set(deployment, (cursor = new LogCursor(this.options.showHidden)));
-        return cursor;
-    }
-    flush(deployment) {
-        if (!this.options.logs)
-            return;
-        const lines = this.cursorOf(deployment).flush();
-        deployment.remember(lines);
-        this.options.sink.lines(deployment, lines);
-    }
-}
-/** How far ahead the reads the followers' cadence will ask for are planned. */
-const PLAN_AHEAD_MS = 10_000;
-/**
- * When the next read may go, planned against what Coolify's rate-limit window has left (the
- * client's gate keeps a fifth of it for other tools, and never lets a request past it). While the
- * window has more than the followers' cadence needs in the next seconds, a read due goes at once,
- * however many are due together (a burst of deployments ending); nearly spent, what is left is
- * spread until the window's end; spent, reads wait for that end, and no longer.
- */
-class ReadPacer {
-    budget;
-    cadence;
-    now;
-    /** When the last read of a nearly spent window was let through. */
-    last = -Infinity;
-    constructor(budget, 
-    /** Reads a millisecond the followers ask for while deployments run. */
-    cadence, now = Date.now) {
-        this.budget = budget;
-        this.cadence = cadence;
-        this.now = now;
-    }
-    turn(signal) {
-        return sleep(this.take(), signal);
-    }
-    /** Takes the next turn; how long until it comes. */
-    take() {
-        const window = this.budget();
-        if (!window)
-            return 0;
-        if (window.spare <= 0)
-            return window.endsInMs;
-        const due = Math.ceil(Math.min(window.endsInMs, PLAN_AHEAD_MS) * this.cadence());
-        if (window.spare > due)
-            return 0;
-        const now = this.now();
-        const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (window.spare + 1)));
-        this.last = at;
-        return at - now;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/rollout/launch.ts
-
-
 
 
 
@@ -6943,26 +6282,21 @@ const RECOVERY_MS = 5000;
 /** How long the step waits for the applications' names and URLs, once they are first due. */
 const LOOKUP_GRACE_MS = 3000;
 /**
- * Before any deployment: the review app (found, or made and set up), the settings
- * (`git-branch`, `domains`, `env`), the versions an input needs, and the pins. Nothing is deployed
- * when any of it fails.
+ * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
+ * needs, and the pins. Nothing is deployed when any of it fails.
  */
-async function prepare(client, config, budget, state, event, note) {
+async function prepare(client, config, budget, state, event, say) {
     const follow = config.trigger ? undefined : commitToFollow(config, event);
     const signal = budget.deploy();
     const undo = () => budget.grace();
-    const reviewApp = config.reviewApp
-        ? await openReviewApp(client, config, event, signal, undo, note)
-        : undefined;
-    const target = reviewApp?.config ?? config;
-    await guardDebugLogs(client, target, signal, message => host().warning(message));
+    await guardDebugLogs(client, config, signal, say);
     // `trigger: false` changes nothing: no settings, no pins.
     if (follow)
         return { config, pins: [], follow };
-    await applySettings(client, target, signal);
-    const versions = await readVersions(client, target, signal);
-    const pins = await pinVersions(client, target, versions, state, signal, undo, note);
-    return { config: target, reviewApp, versions, pins };
+    await applySettings(client, config, signal, say);
+    const versions = await readVersions(client, config, signal);
+    const pins = await pinVersions(client, config, versions, state, signal, undo, say);
+    return { config, versions, pins };
 }
 /**
  * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
@@ -6983,12 +6317,12 @@ async function launch(step, prepared, follower) {
     let deployments;
     try {
         deployments = config.trigger
-            ? await triggerOrRecover(client, config, mark, budget, say.note)
-            : awaitDeployments(config, mark, say.note);
+            ? await triggerOrRecover(client, config, mark, budget, say)
+            : awaitDeployments(config, mark, say);
     }
     finally {
         // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
-        await restorePins(client, prepared.pins, state, budget.grace(), say.warn);
+        await restorePins(client, prepared.pins, state, budget.grace(), say);
     }
     // Under way or still to be found (`trigger: false`): each one's lines need its name.
     const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
@@ -6997,7 +6331,7 @@ async function launch(step, prepared, follower) {
     // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
     // shared read the health checks wait behind.
     const lookup = new AbortController();
-    const described = describeApplications(applications, deployments, config.pr, linked([budget.deploy(), lookup.signal]).signal);
+    const described = describeApplications(applications, deployments, config.pr, linked([budget.deploy(), lookup.signal]).signal, say);
     let lookupWaited;
     const context = {
         ...step,
@@ -7019,9 +6353,9 @@ async function launch(step, prepared, follower) {
  * cancelled run may still have started deployments: those found in the history are followed (and
  * so cancelled) like any other.
  */
-async function triggerOrRecover(client, config, mark, budget, note) {
+async function triggerOrRecover(client, config, mark, budget, say) {
     const what = config.tags.length ? `tag ${config.tags.join(', ')}` : config.appUuids.join(', ');
-    note(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
+    say.note(`Deploying ${what} on ${config.instanceUrl}${config.force ? ' (forced rebuild)' : ''}${config.pr ? ` (pull request ${config.pr})` : ''}`);
     const signal = budget.deploy();
     let deployments;
     try {
@@ -7035,7 +6369,7 @@ async function triggerOrRecover(client, config, mark, budget, note) {
             mark,
             signal,
             deadline: budget.deadline,
-            note
+            say
         });
     }
     catch (error) {
@@ -7049,11 +6383,11 @@ async function triggerOrRecover(client, config, mark, budget, note) {
                 ? new ActionError('POST /deploy: Coolify did not answer before `timeout` passed.')
                 : error;
         }
-        note(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
+        say.note(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
     }
     for (const deployment of deployments) {
         const state = deployment.running ? `deployment ${deployment.uuid}` : deployment.status;
-        note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
+        say.note(`${deployment.name}: ${state}${deployment.reason ? ` — ${deployment.reason}` : ''}`);
     }
     return deployments;
 }
@@ -7071,22 +6405,22 @@ function commitToFollow(config, event) {
     return commit.toLowerCase();
 }
 /** `trigger: false`: a deployment to find for each application, nothing started. */
-function awaitDeployments(config, mark, note) {
-    note(`Waiting for the deployment Coolify starts by itself of commit ${mark.commit.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`);
+function awaitDeployments(config, mark, say) {
+    say.note(`Waiting for the deployment Coolify starts by itself of commit ${mark.commit.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`);
     return config.appUuids.map(uuid => new Deployment(uuid, uuid, undefined, mark.at));
 }
 /**
  * Names and public URLs of the applications (their previews' with `pr`), read while the
  * deployments run, in the same reads as the health checks due then.
  */
-async function describeApplications(applications, deployments, pr, signal) {
+async function describeApplications(applications, deployments, pr, signal, say) {
     const described = deployments.filter(deployment => deployment.kind === 'application');
     const uuids = [...new Set(described.map(deployment => deployment.appUuid).filter(Boolean))];
     const reads = await Promise.allSettled(uuids.map(uuid => applications.read(uuid, signal)));
     const failed = reads.find(read => read.status === 'rejected');
     // Names and URLs are a courtesy: the deployments are followed without them.
     if (failed)
-        host().debug(`Could not read the applications: ${describeError(failed.reason)}`);
+        say.debug(`Could not read the applications: ${describeError(failed.reason)}`);
     for (const [index, read] of reads.entries()) {
         if (read.status === 'rejected')
             continue;
@@ -7107,32 +6441,7 @@ function atMost(promise, ms) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/rollout/outcome.ts
-
-
-
-/**
- * The status table's verdict on the deployments, or, without any, on why there are none. An error
- * that stopped the step is never reported as a status that would pass (`queued` after a failure
- * once the deployments were queued): it is `failed`, or `cancelled` with the run.
- */
-function decide(deployments, ending) {
-    const stopped = ending.cancelled ? 'cancelled' : 'failed';
-    let status = ending.removed
-        ? 'finished'
-        : deployments.length
-            ? worstOf(deployments.map(deployment => deployment.status))
-            : stopped;
-    if (ending.error !== undefined && !failsStep(status))
-        status = stopped;
-    const error = ending.error === undefined ? undefined : describeError(ending.error);
-    const fails = error !== undefined || failsStep(status);
-    const byCoolify = ending.error instanceof CoolifyError;
-    return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify };
-}
-
 ;// CONCATENATED MODULE: ./src/rollout/resolve-names.ts
-
 
 
 /** The lists are read in this order, each only when a value is not found in those before. */
@@ -7402,12 +6711,12 @@ class Catalog {
     }
 }
 /** The config with what `app` names resolved into `appUuids`; as it was without `app`. */
-async function resolveApps(client, config, signal) {
+async function resolveApps(client, config, signal, say) {
     if (config.appNames.length === 0)
         return config;
     const resolved = await resolveNames(client, config.appNames, signal);
     for (const { value, resource } of resolved) {
-        host().debug(`app "${value}": the ${resource.kind} ${resource.name} (${resource.uuid})`);
+        say.debug(`app "${value}": the ${resource.kind} ${resource.name} (${resource.uuid})`);
     }
     return { ...config, appUuids: resolved.map(({ resource }) => resource.uuid), appNames: [] };
 }
@@ -7524,6 +6833,7 @@ function parse(text) {
  * the front's report. SIGINT and SIGTERM cancel what this run started, within the grace time.
  */
 async function deployAndFollow(front) {
+    const say = sayThrough(host());
     const cancelled = new AbortController();
     const onSignal = (signal) => cancelled.abort(new ActionError(`${host().cancelled(signal)}.`));
     process.on('SIGINT', onSignal);
@@ -7539,18 +6849,18 @@ async function deployAndFollow(front) {
         const event = front.event();
         checkReviewEvent(read, event);
         budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal);
-        warnIfPlainHttp(read);
-        client = connect(read);
+        warnIfPlainHttp(read, say);
+        client = connect(read, say);
         // Names become uuids before anything is written: a name that is not one resource's is an
         // input the config cannot hold.
-        config = await resolveApps(client, read, budget.deploy());
+        config = await resolveApps(client, read, budget.deploy(), say);
         if (config.deletePreview) {
-            await removePreview(client, config, budget.deploy());
+            await removePreview(client, config, event, budget.deploy(), say);
             await front.removed(config, budget.deploy());
             ending.removed = true;
         }
         else {
-            rollouts = await deploy(client, config, event, budget, front, watchers, ending);
+            rollouts = await deploy(client, config, event, budget, front, watchers, ending, say);
         }
         if (cancelled.signal.aborted)
             throw cancelled.signal.reason;
@@ -7569,15 +6879,14 @@ async function deployAndFollow(front) {
     await client?.close();
 }
 /** Prepares, triggers, and runs a rollout per resource; on a cancelled run, stops them. */
-async function deploy(client, config, event, budget, front, watchers, ending) {
+async function deploy(client, config, event, budget, front, watchers, ending, say) {
     const state = RunState.empty();
-    const say = {
-        note: (message) => host().info(message),
-        warn: (message) => host().warning(message),
-        runtimeLog: (deployment) => printRuntimeLog(deployment)
-    };
-    const prepared = await prepare(client, config, budget, state, event, say.note);
-    ending.reviewAppUuid = prepared.reviewApp?.uuid;
+    // With `review-app`, the pull request's application is what the rest deploys.
+    const reviewApp = config.reviewApp
+        ? await openReviewApp(client, config, event, budget.deploy(), () => budget.grace(), say)
+        : undefined;
+    ending.reviewAppUuid = reviewApp?.uuid;
+    const prepared = await prepare(client, reviewApp?.config ?? config, budget, state, event, say);
     watchers.push(...(await front.watchers(config, budget)));
     const follower = (several) => new Follower(client, {
         instanceUrl: config.instanceUrl,
@@ -7585,44 +6894,405 @@ async function deploy(client, config, event, budget, front, watchers, ending) {
         logs: config.logs,
         showHidden: config.debugLogs,
         sink: new LogPrinter(several),
-        note: say.note,
-        warn: say.warn
+        say
     });
-    const rollouts = await launch({ client, config: prepared.config, budget, state, say }, prepared, follower);
+    const rollouts = await launch({
+        client,
+        config: prepared.config,
+        budget,
+        state,
+        say: { ...say, runtimeLog: printRuntimeLog }
+    }, prepared, follower);
     const deployments = rollouts.map(rollout => rollout.deployment);
     for (const watcher of watchers)
         await watcher.building(deployments, budget.deploy());
     await Promise.all(rollouts.map(rollout => rollout.run()));
     if (budget.cancelled.aborted)
-        await stop(rollouts, config, budget);
+        await stop(rollouts, config, budget, say);
     return rollouts;
 }
 /** The run was cancelled: stop in Coolify what the rollouts started, within the grace time. */
-async function stop(rollouts, config, budget) {
+async function stop(rollouts, config, budget, say) {
     // Deployments started elsewhere and only joined are left running: each says so as it stops.
     const running = rollouts
         .flatMap(rollout => rollout.running)
         .filter(deployment => !deployment.startedElsewhere);
     // Services and databases under way have no deployment: each says so as it stops.
     if (running.length > 0 && config.cancelOnAbort) {
-        host().info(`${budget.why()}: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
+        say.note(`${budget.why()}: cancelling ${running.map(d => `${d.name} (${d.uuid})`).join(', ')} in Coolify`);
     }
     else if (running.length > 0) {
-        host().warning(`Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`);
+        say.warn(`Left running in Coolify (cancel-on-abort is false): ${running.map(d => d.name).join(', ')}`);
     }
     const signal = budget.grace();
     await Promise.all(rollouts.map(rollout => rollout.stop(signal)));
     if (!config.cancelOnAbort)
         return;
     for (const deployment of running) {
-        host().info(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`);
+        say.note(`${deployment.name}: ${deployment.status} (${deployment.reason ?? ''})`);
     }
 }
-function warnIfPlainHttp(config) {
+function warnIfPlainHttp(config, say) {
     const { protocol, hostname } = new URL(config.apiUrl);
     if (protocol === 'http:' && !isLoopback(hostname)) {
-        host().warning(`The token travels over plain http:// to ${hostname}, readable by anyone on the way; use https:// for \`coolify-url\`.`);
+        say.warn(`The token travels over plain http:// to ${hostname}, readable by anyone on the way; use https:// for \`coolify-url\`.`);
     }
+}
+
+;// CONCATENATED MODULE: ./src/report/failure.ts
+/**
+ * What every host says of a failed deployment: the action's annotation, the command line's
+ * `error:` line, the GitHub deployment's status.
+ */
+/** The application and the status: `web: deployment failed`. */
+function failureTitle(deployment) {
+    return `${deployment.name}: ${what(deployment)} ${deployment.status}`;
+}
+/**
+ * The application, the status and why. `cause` stands in for a reason Coolify did not give: a
+ * host without room for the log's tail gives its last stderr line.
+ */
+function failureReason(deployment, cause) {
+    const why = deployment.reason ?? cause;
+    const reason = why ? `: ${why}` : '';
+    const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
+    return `${failureTitle(deployment)}${reason}${rollback}`;
+}
+/** One line: the application, the status, why, and where to look in Coolify. */
+function failureLine(deployment, instanceUrl, cause) {
+    const link = deployment.link ?? (deployment.uuid ? `deployment ${deployment.uuid} on ${instanceUrl}` : '');
+    return `${failureReason(deployment, cause)}${link ? ` — ${link}` : ''}`;
+}
+/** The last line the build wrote to stderr, which tells best why it failed. */
+function lastError(deployment) {
+    return deployment.tail.findLast(line => line.kind === 'stderr')?.text;
+}
+/** An application's deployment; a service or database itself, which has none. */
+function what(deployment) {
+    return deployment.kind === 'application' ? 'deployment' : deployment.kind;
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/action/commands.ts
+/**
+ * The runner's workflow commands, written as @actions/core 3 writes them, byte for byte: inputs,
+ * log lines and annotations, masks, outputs and saved state, the step's failure. The action's own
+ * module so that a run starts without loading @actions/core, whose HTTP client (for OIDC tokens,
+ * never asked for here) pulls in undici and more at load; the job summary, written at the end,
+ * still uses @actions/core's `summary`.
+ */
+
+
+
+/** An input as the runner passes it: `INPUT_` and the name upper-cased, spaces as `_`; trimmed. */
+function getInput(name) {
+    return (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '').trim();
+}
+function info(message) {
+    process.stdout.write(message + external_node_os_namespaceObject.EOL);
+}
+function debug(message) {
+    issue('debug', {}, message);
+}
+function notice(message, properties = {}) {
+    issue('notice', annotation(properties), message);
+}
+function warning(message, properties = {}) {
+    issue('warning', annotation(properties), message);
+}
+function error(message, properties = {}) {
+    issue('error', annotation(properties), message);
+}
+/** The runner hides the value in every log line printed after this. */
+function setSecret(value) {
+    issue('add-mask', {}, value);
+}
+/** The step fails (the exit code the runner reads) with an error annotation saying why. */
+function setFailed(message) {
+    process.exitCode = 1;
+    error(message);
+}
+function setOutput(name, value) {
+    if (process.env.GITHUB_OUTPUT)
+        appendKeyValue('GITHUB_OUTPUT', name, value);
+    else {
+        // A runner without the file reads the older command, on a line of its own.
+        process.stdout.write(external_node_os_namespaceObject.EOL);
+        issue('set-output', { name }, value);
+    }
+}
+/** Kept for the post step, which reads it back with `getState`. */
+function saveState(name, value) {
+    if (process.env.GITHUB_STATE)
+        appendKeyValue('GITHUB_STATE', name, value);
+    else
+        issue('save-state', { name }, value);
+}
+function getState(name) {
+    return process.env[`STATE_${name}`] || '';
+}
+/**
+ * `::name key=value,…::message`. A property object with any key, even one without a value, gives
+ * the space after the name: @actions/core writes it so, and the runner reads both.
+ */
+function issue(name, properties, message) {
+    let line = `::${name}`;
+    if (Object.keys(properties).length > 0) {
+        const given = Object.entries(properties).filter(([, value]) => value);
+        line += ` ${given.map(([key, value]) => `${key}=${escapeProperty(asText(value))}`).join(',')}`;
+    }
+    process.stdout.write(`${line}::${escapeData(message)}${external_node_os_namespaceObject.EOL}`);
+}
+/** A line number as JSON writes it, as @actions/core does. */
+function asText(value) {
+    return typeof value === 'string' ? value : JSON.stringify(value);
+}
+/** The runner's names for an annotation's properties, in @actions/core's order. */
+function annotation(properties) {
+    if (Object.keys(properties).length === 0)
+        return {};
+    return {
+        title: properties.title,
+        file: properties.file,
+        line: properties.startLine,
+        endLine: properties.endLine,
+        col: properties.startColumn,
+        endColumn: properties.endColumn
+    };
+}
+/** A message: the runner would read `%`, CR and LF as escapes or as the command's end. */
+function escapeData(text) {
+    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+/** A property value: also `:`, which ends the properties, and `,`, which separates them. */
+function escapeProperty(text) {
+    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+/**
+ * `name<<DELIMITER`, the value, `DELIMITER`, appended to the file the runner names in `variable`.
+ * The delimiter is random, so that no value can end the block early and set something else; one
+ * that contains it anyway is refused.
+ */
+function appendKeyValue(variable, name, value) {
+    const file = process.env[variable];
+    if (!(0,external_node_fs_namespaceObject.existsSync)(file)) {
+        throw new Error(`${variable} names ${file}, which does not exist: the runner creates it.`);
+    }
+    const delimiter = `ghadelimiter_${(0,external_node_crypto_.randomUUID)()}`;
+    if (name.includes(delimiter) || value.includes(delimiter)) {
+        throw new Error(`${variable}: "${name}" contains the random delimiter ${delimiter}.`);
+    }
+    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_namespaceObject.EOL}${value}${external_node_os_namespaceObject.EOL}${delimiter}${external_node_os_namespaceObject.EOL}`, 'utf8');
+}
+
+;// CONCATENATED MODULE: ./src/action/github-failure.ts
+
+/**
+ * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
+ * permission the job needs. GitHub's bookkeeping never changes the deploy.
+ */
+function warnGitHubFailure(action, error, permission) {
+    const { status, response } = error;
+    const message = response?.data?.message;
+    const why = response
+        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
+    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
+    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
+}
+/**
+ * The forge whose runner runs this step when it is not GitHub: Forgejo's runner sets both
+ * FORGEJO_ACTIONS and GITEA_ACTIONS, Gitea's act_runner GITEA_ACTIONS. Their APIs answer GitHub's
+ * issue-comment paths but have no deployments.
+ */
+function otherForge(env = process.env) {
+    if (env.FORGEJO_ACTIONS === 'true')
+        return 'Forgejo';
+    if (env.GITEA_ACTIONS === 'true')
+        return 'Gitea';
+    return undefined;
+}
+/** A deployments call that failed because the forge has no such API: its 404, on Forgejo or Gitea. */
+function lacksDeploymentsApi(error) {
+    const forge = otherForge();
+    return forge && error.status === 404 ? forge : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/action/github-deployment.ts
+
+
+
+
+
+/** GitHub must never hold up the deploy, nor the runner's grace time when the run is cancelled. */
+const REQUEST_TIMEOUT_MS = 10_000;
+/** GitHub's limit on a status description. */
+const DESCRIPTION_LENGTH = 140;
+/**
+ * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
+ * the repository's Environments, with the app's URL, and in the pull request. Undefined without
+ * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
+ * on Forgejo and Gitea, which have no deployments API (a notice).
+ * `@actions/github` is loaded only here, so a step without `environment` starts without it.
+ */
+async function createGitHubDeployment(config, signal) {
+    const { environment, githubToken, instanceUrl } = config;
+    if (!environment)
+        return undefined;
+    if (!githubToken) {
+        warning(`\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`);
+        return undefined;
+    }
+    const request = linked([signal], REQUEST_TIMEOUT_MS);
+    try {
+        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const octokit = getOctokit(githubToken);
+        // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
+        const sha = context.payload.pull_request?.head?.sha ?? context.sha;
+        const { data } = await octokit.rest.repos.createDeployment({
+            ...context.repo,
+            ref: sha,
+            environment,
+            description: 'Deploy with Coolify',
+            auto_merge: false,
+            required_contexts: [],
+            // A preview goes away with its pull request.
+            transient_environment: config.pr !== undefined,
+            request: { signal: request.signal }
+        });
+        if (!('id' in data))
+            throw new Error(data.message ?? 'GitHub created no deployment');
+        info(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
+        return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl);
+    }
+    catch (error) {
+        const forge = lacksDeploymentsApi(error);
+        if (forge)
+            noDeploymentsApi(forge, environment);
+        else
+            warn(`record a GitHub deployment in environment "${environment}"`, error);
+        return undefined;
+    }
+    finally {
+        request.release();
+    }
+}
+/**
+ * `delete-preview`: every GitHub deployment of the `environment` input gets an `inactive` status,
+ * so the pull request and the Environments page stop offering the removed preview. Nothing without
+ * `environment`; GitHub refusing is a warning.
+ */
+async function deactivateEnvironment(config, signal) {
+    const { environment, githubToken } = config;
+    if (!environment || !githubToken)
+        return;
+    const bounded = linked([signal], REQUEST_TIMEOUT_MS);
+    try {
+        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const octokit = getOctokit(githubToken);
+        const request = { signal: bounded.signal };
+        const deployments = await octokit.paginate(octokit.rest.repos.listDeployments, {
+            ...context.repo,
+            environment,
+            per_page: 100,
+            request
+        });
+        for (const deployment of deployments) {
+            await octokit.rest.repos.createDeploymentStatus({
+                ...context.repo,
+                deployment_id: deployment.id,
+                state: 'inactive',
+                description: 'The preview was removed',
+                request
+            });
+        }
+        info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`);
+    }
+    catch (error) {
+        const forge = lacksDeploymentsApi(error);
+        if (forge)
+            noDeploymentsApi(forge, environment);
+        else
+            warn(`mark the GitHub deployments in environment "${environment}" inactive`, error);
+    }
+    finally {
+        bounded.release();
+    }
+}
+/** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
+class GitHubDeployment {
+    octokit;
+    repo;
+    id;
+    instanceUrl;
+    constructor(octokit, repo, id, instanceUrl) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.id = id;
+        this.instanceUrl = instanceUrl;
+    }
+    /** Coolify has taken the deployments on. */
+    async building(_deployments, signal) {
+        await this.setState('in_progress', { description: 'Deploying with Coolify' }, signal);
+    }
+    /**
+     * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
+     * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
+     * status while the deployments still run (`wait: false`, or left running when the run stopped).
+     * `signal` bounds GitHub's answer: the step has only its grace time left.
+     */
+    async finish({ status, deployments, error }, signal) {
+        const state = gitHubState(status);
+        if (!state)
+            return;
+        const subject = deployments.find(deployment => deployment.status === status);
+        if (!subject) {
+            const why = error ?? 'Coolify deployed nothing';
+            await this.setState('error', { description: why, log_url: this.instanceUrl }, signal);
+            return;
+        }
+        const log_url = subject.link ?? this.instanceUrl;
+        if (state === 'success') {
+            const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl;
+            const names = deployments.map(deployment => deployment.name).join(', ');
+            await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url }, signal);
+        }
+        else {
+            await this.setState(state, { description: failureReason(subject), log_url }, signal);
+        }
+    }
+    async setState(state, details, signal) {
+        const request = linked([signal], REQUEST_TIMEOUT_MS);
+        try {
+            await this.octokit.rest.repos.createDeploymentStatus({
+                ...this.repo,
+                deployment_id: this.id,
+                state,
+                ...details,
+                description: shorten(details.description),
+                request: { signal: request.signal }
+            });
+        }
+        catch (error) {
+            warn(`set GitHub deployment ${this.id} to ${state}`, error);
+        }
+        finally {
+            request.release();
+        }
+    }
+}
+/** Said once per step: the first deployments call is the only one a missing API answers. */
+function noDeploymentsApi(forge, environment) {
+    notice(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
+}
+function warn(action, error) {
+    warnGitHubFailure(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
+}
+function shorten(text) {
+    return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text;
 }
 
 ;// CONCATENATED MODULE: ./src/action/host.ts
@@ -7673,6 +7343,368 @@ function githubLog(write = text => void process.stdout.write(text)) {
 }
 function inert(line) {
     return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
+}
+
+;// CONCATENATED MODULE: ./src/action/annotations.ts
+
+
+
+/** Log lines an annotation carries: enough to show the cause, not a log. */
+const ANNOTATION_LINES = 5;
+/**
+ * An error annotation per failed deployment: its title names the application and the status, its
+ * message gives the reason, the link and the log lines that tell why.
+ */
+function annotateFailures(deployments, instanceUrl) {
+    for (const deployment of deployments) {
+        if (!failsStep(deployment.status))
+            continue;
+        const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES);
+        // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
+        const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text);
+        error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
+            title: failureTitle(deployment)
+        });
+    }
+}
+/**
+ * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
+ * deployment failed, and the last of the other lines to fill up to `max`; each in log order.
+ */
+function splitTail(tail, max) {
+    const stderr = tail.filter(line => line.kind === 'stderr').slice(-max);
+    const others = tail.filter(line => line.kind !== 'stderr');
+    return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
+}
+
+;// CONCATENATED MODULE: ./src/action/summary.ts
+
+
+
+
+/** Log lines under a failed deployment: enough to see the cause without opening the log. */
+const SUMMARY_LINES = 20;
+/**
+ * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
+ * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
+ * warning: it never changes the step's outcome. @actions/core is loaded here, at the end of the
+ * run, so that the step starts without it and the HTTP client it brings.
+ */
+async function writeSummary(deployments, instanceUrl) {
+    try {
+        const { summary } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(811)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6811));
+        const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL'];
+        summary
+            .addHeading(`Deploy to Coolify on ${summary_link(new URL(instanceUrl).host, instanceUrl)}`, 3)
+            .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
+        for (const deployment of deployments) {
+            if (deployment.runtimeLog.length > 0) {
+                const lines = deployment.runtimeLog
+                    .slice(-SUMMARY_LINES)
+                    .map(text => ({ kind: 'stdout', text }));
+                summary.addDetails(`${escapeHtml(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
+            }
+            const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES);
+            if (!failsStep(deployment.status) || stderr.length + rest.length === 0)
+                continue;
+            summary.addDetails(`${escapeHtml(deployment.name)}: the end of its log`, block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest));
+        }
+        await summary.write();
+    }
+    catch (error) {
+        warning(`Could not write the job summary: ${error instanceof Error ? error.message : error}`);
+    }
+}
+/**
+ * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
+ * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
+ */
+function block(label, lines) {
+    if (lines.length === 0)
+        return '';
+    return `\n\n${label}:\n${codeBlock(lines.map(line => line.text).join('\n'))}\n`;
+}
+/** A fenced code block that no run of backticks in `text` can close early. */
+function codeBlock(text) {
+    const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
+    const fence = '`'.repeat(Math.max(3, longestRun + 1));
+    return `${fence}text\n${text}\n${fence}`;
+}
+function row(deployment) {
+    const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
+    const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
+        .filter(Boolean)
+        .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
+        .join('');
+    const duration = deployment.durationMs;
+    const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`;
+    return [
+        escapeHtml(deployment.name) + kind,
+        status + reason,
+        duration === undefined ? '—' : formatDuration(duration),
+        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+        deployment.uuid ? linkOrText(deployment.uuid, deployment.link) : '—',
+        deployment.appUrl ? summary_link(deployment.appUrl, deployment.appUrl) : '—'
+    ];
+}
+function linkOrText(text, href) {
+    return href ? summary_link(text, href) : escapeHtml(text);
+}
+function summary_link(text, href) {
+    return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+}
+function escapeHtml(text) {
+    return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`);
+}
+
+;// CONCATENATED MODULE: ./src/action/pr-comment.ts
+
+
+
+
+
+
+
+
+
+/** GitHub must never hold up the deploy. */
+const pr_comment_REQUEST_TIMEOUT_MS = 10_000;
+/** Log lines under a failed deployment: enough to see why without opening the job. */
+const COMMENT_LINES = 15;
+/**
+ * The sticky comment on the pull request: one per workflow and set of applications, found again by
+ * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
+ * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
+ */
+async function openPullRequestComment(config) {
+    if (config.pr === undefined || !config.comment)
+        return undefined;
+    if (!config.githubToken) {
+        warning('`pr` is set but `github-token` is empty: no pull request comment is written.');
+        return undefined;
+    }
+    try {
+        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const resources = config.tags.length ? config.tags : config.appUuids;
+        const facts = {
+            pr: config.pr,
+            instanceUrl: config.instanceUrl,
+            workflow: context.workflow || 'workflow',
+            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
+        };
+        const marker = markerFor(facts.workflow, resources);
+        return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts);
+    }
+    catch (error) {
+        warning(`Could not prepare the pull request comment: ${describeError(error)}`);
+        return undefined;
+    }
+}
+/**
+ * The hidden first line that finds the comment again: the workflow and the sorted resources,
+ * URI-encoded so that no name can end the HTML comment.
+ */
+function markerFor(workflow, resources) {
+    const names = [...resources].sort().map(encodeURIComponent).join(',');
+    return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`;
+}
+class PullRequestComment {
+    octokit;
+    repo;
+    marker;
+    facts;
+    #id;
+    /** Set once GitHub refused: one warning, then no more requests. */
+    #refused = false;
+    constructor(octokit, repo, marker, facts) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.marker = marker;
+        this.facts = facts;
+    }
+    /** The deployments were triggered: their status so far. */
+    async building(deployments, signal) {
+        await this.write(deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts), true, signal);
+    }
+    /** The outcome, with why when nothing was deployed. */
+    async finish({ status, deployments, error }, signal) {
+        const body = deployments.length
+            ? deploymentsBody(status, deployments, this.facts)
+            : nothingBody(error, this.facts);
+        await this.write(body, true, signal);
+    }
+    /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
+    async removed(signal) {
+        const body = `### 🗑️ Coolify preview of #${this.facts.pr}: removed\n\n` +
+            `The preview was removed from Coolify.\n\n${footer(this.facts)}`;
+        await this.write(body, false, signal);
+    }
+    async write(text, create, signal) {
+        if (this.#refused)
+            return;
+        const body = `${this.marker}\n${redact(text, maskedValues())}`;
+        const bounded = linked([signal], pr_comment_REQUEST_TIMEOUT_MS);
+        const request = { signal: bounded.signal };
+        const issue = { ...this.repo, issue_number: this.facts.pr };
+        try {
+            this.#id ??= await this.find(request);
+            if (this.#id !== undefined) {
+                await this.octokit.rest.issues.updateComment({
+                    ...this.repo,
+                    comment_id: this.#id,
+                    body,
+                    request
+                });
+            }
+            else if (create) {
+                const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
+                this.#id = data.id;
+            }
+        }
+        catch (error) {
+            this.#refused = true;
+            pr_comment_warn(error);
+        }
+        finally {
+            bounded.release();
+        }
+    }
+    /** The comment of an earlier run: the first whose body starts with the marker. */
+    async find(request) {
+        const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
+            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker));
+            if (mine.length)
+                done();
+            return mine;
+        });
+        return found[0]?.id;
+    }
+}
+function deploymentsBody(status, deployments, facts) {
+    const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`;
+    const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
+    const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
+    const table = [
+        '<table>',
+        `<tr>${header.map(name => `<th>${name}</th>`).join('')}</tr>`,
+        ...rows.map(row => `<tr>${row.map(cell => `<td>${cell}</td>`).join('')}</tr>`),
+        '</table>'
+    ].join('\n');
+    const logs = deployments.map(failureLog).filter(Boolean).join('\n\n');
+    return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
+}
+function nothingBody(error, facts) {
+    const why = error ?? 'Coolify deployed nothing';
+    return (`### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
+        `${escapeHtml(why)}\n\n${footer(facts)}`);
+}
+function cells(deployment, instanceUrl) {
+    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
+    const duration = deployment.durationMs;
+    return [
+        escapeHtml(deployment.name),
+        `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}${reason}`,
+        deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
+        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+        duration === undefined ? '—' : formatDuration(duration),
+        deployment.uuid ? pr_comment_link('logs', deployment.link ?? instanceUrl) : '—'
+    ];
+}
+/** A failed deployment's last lines, stderr first, in a collapsed block. */
+function failureLog(deployment) {
+    if (!failsStep(deployment.status))
+        return '';
+    const { stderr, rest } = splitTail(deployment.tail, COMMENT_LINES);
+    const lines = stderr.length ? stderr : rest;
+    if (lines.length === 0)
+        return '';
+    const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log';
+    return (`<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
+        `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`);
+}
+function footer(facts) {
+    const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    return `<sub>Updated by ${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`;
+}
+function pr_comment_link(html, href) {
+    return `<a href="${escapeHtml(href)}">${html}</a>`;
+}
+/**
+ * Every value the step masks in its log, as printed in a log line and as escaped in the table:
+ * the runner does not mask a comment, and build output may print them.
+ */
+function redact(text, secrets) {
+    return secrets
+        .filter(secret => secret.length >= MIN_MASKED_LENGTH)
+        .flatMap(secret => [secret, escapeHtml(secret)])
+        .reduce((result, secret) => result.replaceAll(secret, '***'), text);
+}
+function pr_comment_warn(error) {
+    warnGitHubFailure('write the pull request comment', error, '`permissions: pull-requests: write` (or a `github-token` allowed to comment)');
+}
+
+;// CONCATENATED MODULE: ./src/report/outputs.ts
+function toRecord(deployment) {
+    const duration = deployment.durationMs;
+    return {
+        app_uuid: deployment.appUuid,
+        kind: deployment.kind,
+        name: deployment.name,
+        deployment_uuid: deployment.uuid ?? null,
+        status: deployment.status,
+        url: deployment.appUrl ?? null,
+        duration: duration === undefined ? null : Math.round(duration / 1000),
+        commit: deployment.commit ?? null,
+        ...(deployment.imageTag !== undefined ? { image_tag: deployment.imageTag } : {}),
+        ...(deployment.rolledBack !== undefined ? { rolled_back: deployment.rolledBack } : {})
+    };
+}
+/** Sets every output of action.yml from the outcome; on success and failure alike. */
+function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
+    const records = deployments.map(toRecord);
+    const first = records.find(record => record.deployment_uuid) ?? records[0];
+    setOutput('deployment-uuid', first?.deployment_uuid ?? '');
+    setOutput('status', status);
+    setOutput('url', records.find(record => record.url)?.url ?? '');
+    setOutput('duration', first?.duration === null || first === undefined ? '' : String(first.duration));
+    setOutput('deployments', JSON.stringify(records));
+    setOutput('rolled-back', String(deployments.some(deployment => deployment.rolledBack)));
+    setOutput('review-app-uuid', reviewAppUuid ?? '');
+}
+
+;// CONCATENATED MODULE: ./src/action/report.ts
+
+
+
+
+
+
+
+/**
+ * The end of the step, reached on failure too, from the one outcome: outputs (always, even when
+ * nothing was deployed), a line per deployment, annotations and the job summary, the step's
+ * result, and last, within `signal`, the watchers: the GitHub deployment and the pull request comment.
+ */
+async function report(outcome, config, watchers, signal) {
+    setOutputs(outcome, (name, value) => host().setOutput(name, value));
+    const { deployments } = outcome;
+    if (config && deployments.length > 0) {
+        for (const deployment of deployments) {
+            if (failsStep(deployment.status))
+                continue;
+            const took = deployment.durationMs === undefined ? '' : ` in ${formatDuration(deployment.durationMs)}`;
+            const where = deployment.appUrl ? ` — ${deployment.appUrl}` : '';
+            host().info(`${deployment.name}: ${deployment.status}${took}${where}`);
+        }
+        annotateFailures(deployments, config.instanceUrl);
+        await writeSummary(deployments, config.instanceUrl);
+    }
+    if (outcome.error)
+        setFailed(outcome.error);
+    // The annotations say why; a plain number also works under local runners.
+    else if (outcome.fails)
+        process.exitCode = 1;
+    await Promise.all(watchers.map(watcher => watcher.finish(outcome, signal)));
 }
 
 ;// CONCATENATED MODULE: ./src/action/main.ts

@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 543:
+/***/ 210:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1665,6 +1665,13 @@ function cutOff(call, error) {
 }
 
 ;// CONCATENATED MODULE: ./src/host.ts
+function sayThrough(host) {
+    return {
+        note: message => host.info(message),
+        warn: message => host.warning(message),
+        debug: message => host.debug(message)
+    };
+}
 let current;
 /** The host of this process: set once, by the entry point, before anything else runs. */
 function host() {
@@ -1714,12 +1721,11 @@ function secrets_redactPayloads(text) {
 
 
 
-
 /**
  * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
  * through the runner's proxy when it has one (its password masked first).
  */
-function connect(config) {
+function connect(config, say) {
     for (const secret of proxySecrets())
         mask(secret);
     const client = new CoolifyClient({
@@ -1734,11 +1740,282 @@ function connect(config) {
             baseDelayMs: Math.min(1000, config.pollIntervalMs),
             maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
         },
-        note: message => host().info(message)
+        note: say.note
     });
     if (client.proxy)
-        host().info(`Requests to Coolify go through the proxy ${client.proxy.name}`);
+        say.note(`Requests to Coolify go through the proxy ${client.proxy.name}`);
     return client;
+}
+
+;// CONCATENATED MODULE: ./src/model/status.ts
+/**
+ * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
+ * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
+ * Every other module asks here; none compares status strings of its own.
+ */
+const STATUSES = {
+    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
+    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
+    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
+    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
+    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
+    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
+    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
+    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+};
+/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
+const FROM_COOLIFY = {
+    queued: 'queued',
+    in_progress: 'in_progress',
+    finished: 'finished',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    'cancelled-by-user': 'cancelled'
+};
+/**
+ * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
+ * does not have, which is treated as not ended.
+ */
+function status_statusFromCoolify(raw) {
+    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
+}
+/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
+function status_isUnderWay(raw) {
+    const status = status_statusFromCoolify(raw);
+    return status === undefined || !status_hasEnded(status);
+}
+/**
+ * What an ended status may still become: a finished deployment may turn out unhealthy, of another
+ * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
+ * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
+ * Nothing else that ended changes again.
+ */
+const AFTER_END = {
+    finished: ['unhealthy', 'failed', 'timeout'],
+    started: ['finished', 'unhealthy', 'timeout'],
+    cancelled: ['timeout']
+};
+/** Whether a deployment now `from` may become `to`. */
+function canBecome(from, to) {
+    return from === to || !status_hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
+}
+function status_hasEnded(status) {
+    return STATUSES[status].ended;
+}
+/** Finished in Coolify: a new version is in place, so it can be checked for health. */
+function status_isFinished(status) {
+    return status === 'finished';
+}
+/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
+function isBadVersion(status) {
+    return status === 'failed' || status === 'unhealthy';
+}
+function failsStep(status) {
+    return STATUSES[status].fails;
+}
+function summaryMark(status) {
+    return STATUSES[status].mark;
+}
+function gitHubState(status) {
+    return STATUSES[status].github;
+}
+/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
+function worstOf(statuses) {
+    if (statuses.length === 0)
+        return 'failed';
+    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
+}
+/** How a status reads in a sentence: `in progress`. */
+function describeStatus(status) {
+    return status.replace('_', ' ');
+}
+
+;// CONCATENATED MODULE: ./src/follow/cancel.ts
+
+
+/**
+ * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
+ * cancelled; after any other answer the deployment is read: a 400 usually means it ended
+ * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
+ */
+async function cancelDeployment(client, uuid, signal) {
+    for (let attempt = 1;; attempt++) {
+        let problem;
+        let transient = false;
+        let detail;
+        try {
+            await client.cancelDeployment(uuid, signal);
+            return { cancelled: true };
+        }
+        catch (error) {
+            problem = `could not cancel it in Coolify: ${describeError(error)}`;
+            transient = error.details?.transient === true;
+            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
+            if (status)
+                detail = { status };
+        }
+        try {
+            detail = await client.getDeployment(uuid, signal);
+        }
+        catch {
+            // What the refusal told, if anything, is all there is to know.
+        }
+        if (detail && status_statusFromCoolify(detail.status) === 'cancelled')
+            return { cancelled: true, detail };
+        if (detail && !status_isUnderWay(detail.status))
+            return { cancelled: false, detail };
+        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
+        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
+            return { cancelled: false, detail, problem };
+        }
+    }
+}
+const CANCEL_ATTEMPTS = 2;
+/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
+const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
+
+;// CONCATENATED MODULE: ./src/coolify/dates.ts
+/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+function dates_timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+
+;// CONCATENATED MODULE: ./src/follow/history.ts
+
+
+
+/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
+const CLOCK_SLACK_MS = 5000;
+/** History rows read at a time: the newest few are enough to find one started moments ago. */
+const HISTORY_ROWS = 10;
+/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
+const PAGES_SEARCHED = 20;
+/**
+ * The deployment a trigger started or joined, from the application's history: the newest one
+ * (of the same pull request and commit, where known) that was under way at the trigger or began
+ * after it, whatever its status now — a quick deployment may have finished already. Undefined
+ * when there is none.
+ *
+ * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
+ * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
+ */
+async function history_findStarted(client, appUuid, mark, signal) {
+    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
+}
+/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+async function findStartedRow(client, appUuid, mark, signal) {
+    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
+    if (!row)
+        return undefined;
+    const created = timeOf(row.created_at);
+    return {
+        deployment_uuid: row.deployment_uuid,
+        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+    };
+}
+/**
+ * The deployment a trigger created, for the post step to cancel: a row created after it that
+ * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
+ * another's deployment did not start it), and only when no other row could be it as well.
+ */
+async function findCreated(client, appUuid, mark, signal) {
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = (item) => (dates_timeOf(item.created_at) ?? -Infinity) >= since;
+    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
+    return rows.length === 1
+        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
+        : { candidates: rows.length };
+}
+/**
+ * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
+ * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
+ * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
+ * only when Coolify says the API queued it. A push webhook always queues a sha.
+ */
+function queuedBy(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
+        return false;
+    if (item.is_webhook === true || item.is_api === false)
+        return false;
+    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
+    if (mark.commit)
+        return history_sameCommit(commit, mark.commit);
+    return commit === 'HEAD' || item.is_api === true;
+}
+/**
+ * The newest deployment of `commit` (and of pull request `pr`, or production) in the
+ * application's history, whenever it was created and whatever its status: what `trigger: false`
+ * follows. Another commit's deployment is never taken. Pages through the history, newest first,
+ * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
+ * searched then), the end of the history, or PAGES_SEARCHED pages.
+ */
+async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
+    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
+        Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
+        typeof item.commit === 'string' &&
+        history_sameCommit(item.commit, commit);
+    let newest;
+    for (let page = 0; page < PAGES_SEARCHED; page++) {
+        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
+        newest ??= rows[0]?.deployment_uuid;
+        for (const item of rows) {
+            if (ofCommit(item))
+                return { uuid: item.deployment_uuid, newest };
+            if (seen !== undefined && item?.deployment_uuid === seen)
+                return { newest };
+        }
+        if (rows.length < HISTORY_ROWS)
+            break;
+    }
+    return { newest };
+}
+/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
+async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
+    let seen;
+    try {
+        for (;;) {
+            await turn(signal);
+            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
+            if (found.uuid)
+                return found.uuid;
+            seen = found.newest ?? seen;
+            await sleep(wanted.pollIntervalMs, signal);
+        }
+    }
+    catch (error) {
+        if (signal.aborted)
+            return undefined;
+        throw error;
+    }
+}
+async function history_history(client, appUuid, signal, skip = 0) {
+    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
+    return Array.isArray(answer?.deployments) ? answer.deployments : [];
+}
+function isFrom(item, mark) {
+    if (typeof item?.deployment_uuid !== 'string')
+        return false;
+    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
+        return false;
+    }
+    if (mark.commit && item.commit && item.commit !== 'HEAD' && !history_sameCommit(item.commit, mark.commit))
+        return false;
+    const since = mark.at - CLOCK_SLACK_MS;
+    const created = timeOf(item.created_at);
+    const finished = timeOf(item.finished_at);
+    return (isUnderWay(item.status) ||
+        (created !== undefined && created >= since) ||
+        (finished !== undefined && finished >= since));
+}
+/** Full or abbreviated SHAs of the same commit. */
+function history_sameCommit(a, b) {
+    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
 }
 
 ;// CONCATENATED MODULE: ./src/inputs.ts
@@ -2152,278 +2429,7 @@ function parseEnv(text) {
     return [...variables].map(([key, value]) => ({ key, value }));
 }
 
-;// CONCATENATED MODULE: ./src/rollout/status.ts
-/**
- * Everything the action knows about a deployment's status, in one table: Coolify's words for it,
- * whether it has ended, whether it fails the step, how bad it is, and how reporters show it.
- * Every other module asks here; none compares status strings of its own.
- */
-const STATUSES = {
-    failed: { ended: true, fails: true, rank: 0, mark: '❌', github: 'failure' },
-    unhealthy: { ended: true, fails: true, rank: 1, mark: '🩺', github: 'failure' },
-    timeout: { ended: true, fails: true, rank: 2, mark: '⏱️', github: 'error' },
-    cancelled: { ended: true, fails: true, rank: 3, mark: '⏹️', github: 'error' },
-    in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
-    queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
-    finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
-    started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
-};
-/** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */
-const FROM_COOLIFY = {
-    queued: 'queued',
-    in_progress: 'in_progress',
-    finished: 'finished',
-    failed: 'failed',
-    cancelled: 'cancelled',
-    'cancelled-by-user': 'cancelled'
-};
-/**
- * Our status for Coolify's word, read leniently (case and spaces); undefined for a word Coolify
- * does not have, which is treated as not ended.
- */
-function status_statusFromCoolify(raw) {
-    return typeof raw === 'string' ? FROM_COOLIFY[raw.trim().toLowerCase()] : undefined;
-}
-/** Queued or running: what a cancel can still stop. An unknown word counts as running. */
-function status_isUnderWay(raw) {
-    const status = status_statusFromCoolify(raw);
-    return status === undefined || !status_hasEnded(status);
-}
-/**
- * What an ended status may still become: a finished deployment may turn out unhealthy, of another
- * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
- * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
- * Nothing else that ended changes again.
- */
-const AFTER_END = {
-    finished: ['unhealthy', 'failed', 'timeout'],
-    started: ['finished', 'unhealthy', 'timeout'],
-    cancelled: ['timeout']
-};
-/** Whether a deployment now `from` may become `to`. */
-function canBecome(from, to) {
-    return from === to || !status_hasEnded(from) || (AFTER_END[from]?.includes(to) ?? false);
-}
-function status_hasEnded(status) {
-    return STATUSES[status].ended;
-}
-/** Finished in Coolify: a new version is in place, so it can be checked for health. */
-function status_isFinished(status) {
-    return status === 'finished';
-}
-/** The new version did not work: what `rollback-on-failure` undoes (a cancel or timeout is not). */
-function isBadVersion(status) {
-    return status === 'failed' || status === 'unhealthy';
-}
-function failsStep(status) {
-    return STATUSES[status].fails;
-}
-function summaryMark(status) {
-    return STATUSES[status].mark;
-}
-function gitHubState(status) {
-    return STATUSES[status].github;
-}
-/** The worst of some statuses; `failed` when there are none (nothing was deployed). */
-function worstOf(statuses) {
-    if (statuses.length === 0)
-        return 'failed';
-    return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
-}
-/** How a status reads in a sentence: `in progress`. */
-function describeStatus(status) {
-    return status.replace('_', ' ');
-}
-
-;// CONCATENATED MODULE: ./src/rollout/cancel.ts
-
-
-/**
- * Asks Coolify to cancel a deployment, and tells the truth about what happened. Only a 200 means
- * cancelled; after any other answer the deployment is read: a 400 usually means it ended
- * meanwhile (or lost a race), and Coolify 4.1.0–4.3.6 answered 500 after saving the cancel.
- */
-async function cancelDeployment(client, uuid, signal) {
-    for (let attempt = 1;; attempt++) {
-        let problem;
-        let transient = false;
-        let detail;
-        try {
-            await client.cancelDeployment(uuid, signal);
-            return { cancelled: true };
-        }
-        catch (error) {
-            problem = `could not cancel it in Coolify: ${describeError(error)}`;
-            transient = error.details?.transient === true;
-            const status = CURRENT_STATUS.exec(error.details?.serverMessage ?? '')?.[1];
-            if (status)
-                detail = { status };
-        }
-        try {
-            detail = await client.getDeployment(uuid, signal);
-        }
-        catch {
-            // What the refusal told, if anything, is all there is to know.
-        }
-        if (detail && status_statusFromCoolify(detail.status) === 'cancelled')
-            return { cancelled: true, detail };
-        if (detail && !status_isUnderWay(detail.status))
-            return { cancelled: false, detail };
-        // Still running after a failure that may pass (a proxy's 502, a reset): ask once more.
-        if (!transient || attempt === CANCEL_ATTEMPTS || signal.aborted) {
-            return { cancelled: false, detail, problem };
-        }
-    }
-}
-const CANCEL_ATTEMPTS = 2;
-/** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
-const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
-
-;// CONCATENATED MODULE: ./src/coolify/dates.ts
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function dates_timeOf(value) {
-    if (typeof value !== 'string' || value === '')
-        return undefined;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : ms;
-}
-
-;// CONCATENATED MODULE: ./src/rollout/history.ts
-
-
-
-/** Coolify's clock and ours may differ a little; a deployment this much older still counts. */
-const CLOCK_SLACK_MS = 5000;
-/** History rows read at a time: the newest few are enough to find one started moments ago. */
-const HISTORY_ROWS = 10;
-/** Pages `trigger: false` reads at most in one search: a busy history's rows of other pull requests. */
-const PAGES_SEARCHED = 20;
-/**
- * The deployment a trigger started or joined, from the application's history: the newest one
- * (of the same pull request and commit, where known) that was under way at the trigger or began
- * after it, whatever its status now — a quick deployment may have finished already. Undefined
- * when there is none.
- *
- * This resolves Coolify's placeholder uuids ("already queued" answers carry one it never saved),
- * a trigger whose answer was lost, and a trigger cut off by a cancelled run.
- */
-async function history_findStarted(client, appUuid, mark, signal) {
-    return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid;
-}
-/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
-async function findStartedRow(client, appUuid, mark, signal) {
-    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
-    if (!row)
-        return undefined;
-    const created = timeOf(row.created_at);
-    return {
-        deployment_uuid: row.deployment_uuid,
-        joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
-    };
-}
-/**
- * The deployment a trigger created, for the post step to cancel: a row created after it that
- * matches what it queued (see `queuedBy`), never one under way before it (a trigger that joined
- * another's deployment did not start it), and only when no other row could be it as well.
- */
-async function findCreated(client, appUuid, mark, signal) {
-    const since = mark.at - CLOCK_SLACK_MS;
-    const created = (item) => (dates_timeOf(item.created_at) ?? -Infinity) >= since;
-    const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
-    return rows.length === 1
-        ? { uuid: rows[0].deployment_uuid, candidates: 1 }
-        : { candidates: rows.length };
-}
-/**
- * Whether the row can be what an API trigger of `mark` queued: of its pull request, not a
- * webhook's nor the UI's (where Coolify says), and of its commit: the pinned one with `commit`,
- * else `HEAD`, which the job turns into the head's sha once it starts, so a row of a sha counts
- * only when Coolify says the API queued it. A push webhook always queues a sha.
- */
-function queuedBy(item, mark) {
-    if (typeof item?.deployment_uuid !== 'string')
-        return false;
-    if (Number(item.pull_request_id ?? 0) !== (mark.pr ?? 0))
-        return false;
-    if (item.is_webhook === true || item.is_api === false)
-        return false;
-    const commit = typeof item.commit === 'string' && item.commit ? item.commit : 'HEAD';
-    if (mark.commit)
-        return history_sameCommit(commit, mark.commit);
-    return commit === 'HEAD' || item.is_api === true;
-}
-/**
- * The newest deployment of `commit` (and of pull request `pr`, or production) in the
- * application's history, whenever it was created and whatever its status: what `trigger: false`
- * follows. Another commit's deployment is never taken. Pages through the history, newest first,
- * until it finds one, reaches `seen` (the newest row an earlier search read: older ones were
- * searched then), the end of the history, or PAGES_SEARCHED pages.
- */
-async function findOfCommit(client, appUuid, { commit, pr }, signal, seen) {
-    const ofCommit = (item) => typeof item?.deployment_uuid === 'string' &&
-        Number(item.pull_request_id ?? 0) === (pr ?? 0) &&
-        typeof item.commit === 'string' &&
-        history_sameCommit(item.commit, commit);
-    let newest;
-    for (let page = 0; page < PAGES_SEARCHED; page++) {
-        const rows = await history_history(client, appUuid, signal, page * HISTORY_ROWS);
-        newest ??= rows[0]?.deployment_uuid;
-        for (const item of rows) {
-            if (ofCommit(item))
-                return { uuid: item.deployment_uuid, newest };
-            if (seen !== undefined && item?.deployment_uuid === seen)
-                return { newest };
-        }
-        if (rows.length < HISTORY_ROWS)
-            break;
-    }
-    return { newest };
-}
-/** `findOfCommit` until it finds one or `signal` aborts (then undefined), in the step's turns. */
-async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
-    let seen;
-    try {
-        for (;;) {
-            await turn(signal);
-            const found = await findOfCommit(client, appUuid, wanted, signal, seen);
-            if (found.uuid)
-                return found.uuid;
-            seen = found.newest ?? seen;
-            await sleep(wanted.pollIntervalMs, signal);
-        }
-    }
-    catch (error) {
-        if (signal.aborted)
-            return undefined;
-        throw error;
-    }
-}
-async function history_history(client, appUuid, signal, skip = 0) {
-    const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
-    return Array.isArray(answer?.deployments) ? answer.deployments : [];
-}
-function isFrom(item, mark) {
-    if (typeof item?.deployment_uuid !== 'string')
-        return false;
-    if (item.pull_request_id !== undefined && Number(item.pull_request_id) !== (mark.pr ?? 0)) {
-        return false;
-    }
-    if (mark.commit && item.commit && item.commit !== 'HEAD' && !history_sameCommit(item.commit, mark.commit))
-        return false;
-    const since = mark.at - CLOCK_SLACK_MS;
-    const created = timeOf(item.created_at);
-    const finished = timeOf(item.finished_at);
-    return (isUnderWay(item.status) ||
-        (created !== undefined && created >= since) ||
-        (finished !== undefined && finished >= since));
-}
-/** Full or abbreviated SHAs of the same commit. */
-function history_sameCommit(a, b) {
-    const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-    return short.length >= 7 && long.toLowerCase().startsWith(short.toLowerCase());
-}
-
-;// CONCATENATED MODULE: ./src/rollout/logs.ts
+;// CONCATENATED MODULE: ./src/model/logs.ts
 
 /** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
 const PROBE_LENGTH = 64;
@@ -2688,26 +2694,26 @@ function runningCommit(items) {
  * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
  * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
  */
-async function pinVersions(client, config, versions, state, signal, undo, note) {
+async function pinVersions(client, config, versions, state, signal, undo, say) {
     const pins = [];
     try {
         for (const version of versions ?? []) {
             if (config.imageTag && config.pr === undefined) {
                 const changes = { docker_registry_image_tag: config.imageTag };
                 await client.updateApplication(version.appUuid, changes, signal);
-                note(`${version.name}: image tag set to ${config.imageTag}`);
+                say.note(`${version.name}: image tag set to ${config.imageTag}`);
             }
             else if (config.commit) {
-                const previous = await standingPin(client, version, signal, note);
+                const previous = await standingPin(client, version, signal, say);
                 const ours = { appUuid: version.appUuid, previous, commit: config.commit };
                 await pin(client, ours, config.commit, { state, signal });
                 pins.push(ours);
-                note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
+                say.note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
             }
         }
     }
     catch (error) {
-        await restorePins(client, pins, state, undo(), note);
+        await restorePins(client, pins, state, undo(), say);
         throw error;
     }
     return pins;
@@ -2719,11 +2725,11 @@ async function pinVersions(client, config, versions, state, signal, undo, note) 
  * leave the application pinned for good. So a pin is watched for a while, and taken as the
  * application's own only when it stays.
  */
-async function standingPin(client, version, signal, note) {
+async function standingPin(client, version, signal, say) {
     let pinned = version.pinned;
     if (pinned === 'HEAD')
         return pinned;
-    note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
+    say.note(`${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`);
     const until = Date.now() + FOREIGN_PIN_WAIT_MS;
     while (Date.now() < until) {
         await sleep(FOREIGN_PIN_POLL_MS, signal);
@@ -2758,14 +2764,14 @@ async function pin(client, { appUuid, previous }, commit, { state, signal }) {
  * it. Problems are reported, never thrown: the deploy itself is not at stake. Returns the pins
  * left on, which stay recorded for the post step.
  */
-async function restorePins(client, pins, state, signal, warn) {
+async function restorePins(client, pins, state, signal, say) {
     const left = [];
     for (const pin of pins) {
         try {
             if (pin.commit && !(await stillPinned(client, pin, signal))) {
                 // Another run pinned its own commit since: it puts back what it found, and only then.
                 state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
-                warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
+                say.warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
                 continue;
             }
             await client.updateApplication(pin.appUuid, { git_commit_sha: pin.previous }, signal);
@@ -2773,7 +2779,7 @@ async function restorePins(client, pins, state, signal, warn) {
         }
         catch (error) {
             left.push(pin);
-            warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
+            say.warn(`${pin.appUuid}: could not set git_commit_sha back to ${pin.previous} (${describeError(error)}); set it in Coolify, or later deploys build the pinned commit.`);
         }
     }
     return left;
@@ -2799,7 +2805,7 @@ async function stillPinned(client, pin, signal) {
  * forced deployment queued after it, which Coolify runs once it is done (forcing rebuilds nothing
  * for an image, and only skips that check).
  */
-async function settleImageTag(client, deployment, tag, mark, signal, note) {
+async function settleImageTag(client, deployment, tag, mark, signal, say) {
     if (!deployment.running)
         return;
     deployment.ranImage(tag);
@@ -2824,7 +2830,7 @@ async function settleImageTag(client, deployment, tag, mark, signal, note) {
     if (!next?.deployment_uuid) {
         throw new ActionError(`Coolify queued no deployment of image tag ${tag}: ${next?.message ?? 'no answer for it'}`);
     }
-    note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
+    say.note(`${deployment.name}: deployment ${deployment.uuid}, already under way, runs ${ran}; deployment ${next.deployment_uuid} deploys ${tag} after it.`);
     deployment.follow(next.deployment_uuid, true);
 }
 /**
@@ -3022,29 +3028,30 @@ async function run() {
     const records = state.entries();
     if (records.length === 0)
         return;
+    const say = sayThrough(host());
     let client;
     try {
         const config = readConfig(name => host().input(name), mask);
-        client = connect(config);
+        client = connect(config, say);
         const { signal } = deadline(POST_BUDGET_MS);
         const pins = records.flatMap(([appUuid, { unpin, pinned }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]);
-        const left = await restorePins(client, pins, state, signal, m => host().warning(m));
+        const left = await restorePins(client, pins, state, signal, say);
         const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
         if (done.length)
-            host().info(`Set git_commit_sha back as it was on ${done.join(', ')}`);
+            say.note(`Set git_commit_sha back as it was on ${done.join(', ')}`);
         if (!config.cancelOnAbort)
             return;
-        await Promise.all(records.map(([appUuid, record]) => cancelLeftRunning(client, appUuid, record, signal)));
+        await Promise.all(records.map(([appUuid, record]) => cancelLeftRunning(client, appUuid, record, signal, say)));
     }
     catch (error) {
-        host().warning(`Could not clean up after the main step: ${describeError(error)}`);
+        say.warn(`Could not clean up after the main step: ${describeError(error)}`);
     }
     finally {
         await client?.close();
     }
 }
 /** Cancels what one rollout left under way. */
-async function cancelLeftRunning(client, appUuid, { name = appUuid, running = [], trigger }, signal) {
+async function cancelLeftRunning(client, appUuid, { name = appUuid, running = [], trigger }, signal, say) {
     const uuids = [...running];
     if (trigger) {
         try {
@@ -3054,32 +3061,32 @@ async function cancelLeftRunning(client, appUuid, { name = appUuid, running = []
             if (created.candidates > 1) {
                 // Another deployment like it was created in the same seconds: cancelling either could stop
                 // someone else's.
-                host().warning(`${name}: the trigger's answer never came, and ${created.candidates} deployments created after it could be the one it queued; none was cancelled: check them in Coolify.`);
+                say.warn(`${name}: the trigger's answer never came, and ${created.candidates} deployments created after it could be the one it queued; none was cancelled: check them in Coolify.`);
             }
         }
         catch (error) {
-            host().warning(`${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`);
+            say.warn(`${appUuid}: could not look for a deployment started by the trigger: ${describeError(error)}`);
         }
     }
     for (const uuid of uuids)
-        await stopIfRunning(client, name, uuid, signal);
+        await stopIfRunning(client, name, uuid, signal, say);
 }
-async function stopIfRunning(client, name, uuid, signal) {
+async function stopIfRunning(client, name, uuid, signal, say) {
     try {
         const detail = await client.getDeployment(uuid, signal);
         if (!status_isUnderWay(detail.status))
             return;
     }
     catch (error) {
-        host().warning(`${name}: could not read deployment ${uuid}: ${describeError(error)}`);
+        say.warn(`${name}: could not read deployment ${uuid}: ${describeError(error)}`);
         return;
     }
     const result = await cancelDeployment(client, uuid, signal);
     if (result.cancelled) {
-        host().info(`${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`);
+        say.note(`${name}: cancelled deployment ${uuid} in Coolify, left running when the main step stopped`);
     }
     else if (result.problem) {
-        host().warning(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`);
+        say.warn(`${name}: deployment ${uuid} may still be running in Coolify: ${result.problem}`);
     }
 }
 
@@ -3266,7 +3273,7 @@ async function cleanup_run() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(543);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(210);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
