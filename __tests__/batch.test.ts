@@ -3,6 +3,7 @@
  * test settles itself: nothing here waits on the clock.
  */
 import { describe, expect, it } from '@jest/globals'
+import { getEventListeners } from 'node:events'
 import { Batch, type BatchOptions } from '../src/follow/batch.js'
 
 interface Deferred<T> {
@@ -263,5 +264,22 @@ describe('a batch of reads', () => {
 
     expect(gone.error).toBe('late')
     expect(turns).toHaveLength(0)
+  })
+
+  it("leaves no listener on a waiter's signal once its read is answered", async () => {
+    // A health check waits with one signal for minutes, read after read: listeners left on it
+    // would pile up, and Node warns of a leak on the job's log past ten.
+    const { batch, turns, reads } = batchOf()
+    const check = new AbortController()
+    for (let round = 0; round < 12; round++) {
+      const read = batch.wait('api', step, check.signal)
+      await settled()
+      turns[round].come.resolve()
+      await settled()
+      reads[round].answer.resolve([`read ${round}`])
+      expect(await read).toBe(`read ${round}`)
+    }
+    await settled()
+    expect(getEventListeners(check.signal, 'abort')).toHaveLength(0)
   })
 })

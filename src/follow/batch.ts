@@ -43,12 +43,17 @@ export class Batch<Key, Result> {
    */
   wait(key: Key, signal: AbortSignal, leave?: AbortSignal): Promise<Result> {
     return new Promise((resolve, reject) => {
-      if (leave) {
-        if (leave.aborted) return reject(this.#left(leave))
-        leave.addEventListener('abort', () => reject(this.#left(leave)), { once: true })
-      }
+      if (leave?.aborted) return reject(this.#left(leave))
+      const onLeave = (): void => reject(this.#left(leave!))
+      leave?.addEventListener('abort', onLeave, { once: true })
+      // A signal waited with read after read (a health check's) must not gather a listener each.
+      const done = (): void => leave?.removeEventListener('abort', onLeave)
       const waiters = this.#waiting.get(key) ?? []
-      waiters.push({ resolve, reject, leave })
+      waiters.push({
+        resolve: result => (done(), resolve(result)),
+        reject: error => (done(), reject(error)),
+        leave
+      })
       this.#waiting.set(key, waiters)
       if (this.#waiting.size >= this.options.expected()) this.#allWaiting?.()
       if (!this.#reading) void this.#readAll(signal)
@@ -142,5 +147,12 @@ function readSignal<Result>(
   }
   for (const leave of leaves) leave.addEventListener('abort', left, { once: true })
   left()
-  return linked([signal, abandoned.signal])
+  const read = linked([signal, abandoned.signal])
+  return {
+    signal: read.signal,
+    release: () => {
+      for (const leave of leaves) leave.removeEventListener('abort', left)
+      read.release()
+    }
+  }
 }
