@@ -270,7 +270,7 @@ const DEFAULT_PREVIEW_TEMPLATE = '{{pr_id}}.{{domain}}'
  * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
  * when it creates the preview and does not tell.
  */
-export function previewUrl(app: ApplicationSummary, pr: number): string | undefined {
+function previewUrl(app: ApplicationSummary, pr: number): string | undefined {
   const first = app.fqdn?.split(',')[0]?.trim()
   if (!first) return undefined
   const template = app.preview_url_template?.trim() || DEFAULT_PREVIEW_TEMPLATE

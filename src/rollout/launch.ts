@@ -97,13 +97,14 @@ export async function launch(
   // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
   // shared read the health checks wait behind.
   const lookup = new AbortController()
+  const lookupSignal = linked([budget.deploy(), lookup.signal])
   const described = describeApplications(
     applications,
     deployments,
     config.pr,
-    linked([budget.deploy(), lookup.signal]).signal,
+    lookupSignal.signal,
     say
-  )
+  ).finally(() => lookupSignal.release())
   let lookupWaited: Promise<void> | undefined
   const context: StepContext = {
     ...step,
