@@ -2266,13 +2266,18 @@ class Batch {
      */
     wait(key, signal, leave) {
         return new Promise((resolve, reject) => {
-            if (leave) {
-                if (leave.aborted)
-                    return reject(this.#left(leave));
-                leave.addEventListener('abort', () => reject(this.#left(leave)), { once: true });
-            }
+            if (leave?.aborted)
+                return reject(this.#left(leave));
+            const onLeave = () => reject(this.#left(leave));
+            leave?.addEventListener('abort', onLeave, { once: true });
+            // A signal waited with read after read (a health check's) must not gather a listener each.
+            const done = () => leave?.removeEventListener('abort', onLeave);
             const waiters = this.#waiting.get(key) ?? [];
-            waiters.push({ resolve, reject, leave });
+            waiters.push({
+                resolve: result => (done(), resolve(result)),
+                reject: error => (done(), reject(error)),
+                leave
+            });
             this.#waiting.set(key, waiters);
             if (this.#waiting.size >= this.options.expected())
                 this.#allWaiting?.();
@@ -2369,7 +2374,15 @@ function readSignal(batch, signal) {
     for (const leave of leaves)
         leave.addEventListener('abort', left, { once: true });
     left();
-    return linked([signal, abandoned.signal]);
+    const read = linked([signal, abandoned.signal]);
+    return {
+        signal: read.signal,
+        release: () => {
+            for (const leave of leaves)
+                leave.removeEventListener('abort', left);
+            read.release();
+        }
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/follow/deployment-reads.ts
@@ -6400,7 +6413,8 @@ async function launch(step, prepared, follower) {
     // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
     // shared read the health checks wait behind.
     const lookup = new AbortController();
-    const described = describeApplications(applications, deployments, config.pr, linked([budget.deploy(), lookup.signal]).signal, say);
+    const lookupSignal = linked([budget.deploy(), lookup.signal]);
+    const described = describeApplications(applications, deployments, config.pr, lookupSignal.signal, say).finally(() => lookupSignal.release());
     let lookupWaited;
     const context = {
         ...step,
