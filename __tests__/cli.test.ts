@@ -187,6 +187,37 @@ describe('the command line', () => {
     expectClean(result)
   })
 
+  it("names the GitLab project in a review app's marker, and finds it again by it", async () => {
+    const server = await start()
+    const mergeRequest = {
+      GITLAB_CI: 'true',
+      CI_PROJECT_PATH: 'shop/web',
+      CI_MERGE_REQUEST_PROJECT_PATH: 'shop/web',
+      CI_MERGE_REQUEST_SOURCE_PROJECT_PATH: 'shop/web',
+      CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'feature/cart',
+      CI_COMMIT_SHA: SHA
+    }
+    const review = [
+      ...basics(server),
+      '--pr',
+      '7',
+      '--review-app',
+      '--review-domain',
+      'https://mr-7.preview.example.com'
+    ]
+    const made = await cli(review, mergeRequest)
+    expect(made.code).toBe(0)
+    const marker = `Review app for pull request #7 of shop/web, template ${APP.uuid}`
+    const reviewApps = () => server.apps().filter(app => app.name === `${APP.name}-pr-7`)
+    expect(reviewApps().map(app => app.description)).toEqual([marker])
+
+    const removed = await cli([...review, '--delete-preview'], mergeRequest)
+    expect(removed.code).toBe(0)
+    expect(reviewApps()).toEqual([])
+    expect(server.apps().map(app => app.uuid)).toContain(APP.uuid)
+    expectClean(removed)
+  })
+
   it('folds the build log into GitLab sections under GitLab CI', async () => {
     const server = await start()
     const result = await cli(basics(server), { GITLAB_CI: 'true' })
