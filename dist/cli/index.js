@@ -7648,16 +7648,15 @@ function dotenv(outputs) {
         .join('');
 }
 /**
- * A GitLab pipeline's facts, as the action reads a workflow's event: the commit, and in a merge
- * request pipeline the source branch, its newest commit, and whether it comes from a fork. The
- * repository stays GITHUB_REPOSITORY, which runners of GitHub's kind set: review apps are found
- * again by a marker that names it (`this repository` without it), which CI_PROJECT_PATH would
- * change for every one made before.
+ * A GitLab pipeline's facts, as the action reads a workflow's event: the project, the commit, and
+ * in a merge request pipeline the source branch, its newest commit, and whether it comes from a
+ * fork. Elsewhere, GITHUB_REPOSITORY where a runner of GitHub's kind sets it.
  */
 function mergeRequest(env) {
     const text = (name) => env[name] || undefined;
     return {
-        repository: text('GITHUB_REPOSITORY'),
+        // Review apps' markers name it: two projects' merge requests of one number stay apart.
+        repository: text('CI_PROJECT_PATH') ?? text('GITHUB_REPOSITORY'),
         sha: text('CI_COMMIT_SHA'),
         headRef: text('CI_MERGE_REQUEST_SOURCE_BRANCH_NAME'),
         headSha: text('CI_MERGE_REQUEST_SOURCE_BRANCH_SHA') ?? text('CI_COMMIT_SHA'),
