@@ -627,7 +627,9 @@ export class Store {
 
   /** The production deployments that finished, newest first, with when they finished. */
   finished(app: AppRecord, now = this.clock()): Array<{ d: DeploymentRecord; p: Progress }> {
-    // Newest first; two that end in the same millisecond are ordered by when they were queued.
+    // Newest first. Coolify runs one production deployment of an application at a time, in the
+    // order they were queued (queue_next_deployment, next_queuable): of two that end in the same
+    // millisecond, the later queued ended last, and its container is the one running.
     return this.deployments
       .filter(d => d.app === app && d.pr === 0)
       .map(d => ({ d, p: progress(d, now) }))
