@@ -1,5 +1,5 @@
+import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
-import { timeOf } from '../coolify/dates.js'
 import { CoolifyError } from '../coolify/errors.js'
 import type { ApplicationSummary } from '../coolify/types.js'
 import type { Look } from '../health/readiness.js'
@@ -83,7 +83,7 @@ async function readDated(
     return { apps: [body], date }
   }
   const { body, date } = await client.listApplicationsDated(signal)
-  return { apps: Array.isArray(body) ? body : [], date }
+  return { apps: listOf(body), date }
 }
 
 /** Why a reader stopped waiting: its time ran out (said as the client says it), or the run's cancel. */

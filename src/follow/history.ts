@@ -1,5 +1,5 @@
+import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
-import { timeOf } from '../coolify/dates.js'
 import { sleep } from '../coolify/pacing.js'
 import type { HistoryItem } from '../coolify/types.js'
 import type { TriggerMark } from '../model/mark.js'
@@ -152,7 +152,7 @@ async function history(
   skip = 0
 ): Promise<HistoryItem[]> {
   const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip)
-  return Array.isArray(answer?.deployments) ? answer.deployments : []
+  return listOf(answer?.deployments)
 }
 
 function isFrom(item: HistoryItem, mark: TriggerMark): boolean {

@@ -1,5 +1,5 @@
+import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
-import { timeOf } from '../coolify/dates.js'
 import { sleep } from '../coolify/pacing.js'
 import type { ServicePart } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
@@ -138,7 +138,7 @@ function statusIn(status: unknown, resource: Resource): string {
 }
 
 function arrayOf(parts: ServicePart[] | undefined): ServicePart[] {
-  return Array.isArray(parts) ? parts.filter(part => part && typeof part === 'object') : []
+  return listOf(parts).filter(part => part && typeof part === 'object')
 }
 
 /**

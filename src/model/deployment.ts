@@ -1,4 +1,4 @@
-import { timeOf } from '../coolify/dates.js'
+import { timeOf } from '../coolify/answers.js'
 import type { ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
 import type { LogLine } from './logs.js'
 import { canBecome, hasEnded, statusFromCoolify, type Status } from './status.js'

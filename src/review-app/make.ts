@@ -2,6 +2,7 @@
  * Making a review app: a clone of the template where Coolify can clone (4.3+), else an application
  * created from the template's repository. Either is left for setup.ts to make safe to deploy.
  */
+import { listOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, isGone, isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationDetail, ApplicationSummary, Destination } from '../coolify/types.js'
@@ -10,7 +11,6 @@ import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import type { Names } from './names.js'
 import { needsWrite, removeHalfMade } from './remove.js'
-import { listOf } from './setup.js'
 
 /** Where a review app is cloned to, and whether that is the template's own server. */
 export interface CloneDestination {
@@ -36,7 +36,7 @@ export async function cloneDestination(
   let list: Destination[]
   try {
     const destinations = await client.listDestinations(templateUuid, signal)
-    list = Array.isArray(destinations) ? destinations : []
+    list = listOf(destinations)
   } catch (error) {
     if (isMissingRoute(error)) return undefined
     throw error
@@ -50,7 +50,7 @@ export async function cloneDestination(
   }
   try {
     const onServer = await client.listServerDestinations(primary.server_uuid, signal)
-    const listed = Array.isArray(onServer) ? onServer : []
+    const listed = listOf(onServer)
     return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) }
   } catch (error) {
     if (isMissingRoute(error) || isGone(error)) return { uuid: chosen }

@@ -2,8 +2,8 @@
  * How a review app is known: its name, `<template>-pr-<N>`, and the marker its description carries,
  * by which runs find it again and never take another application for it.
  */
+import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
-import { timeOf } from '../coolify/dates.js'
 import type { ApplicationDetail, ApplicationSummary } from '../coolify/types.js'
 import type { Config } from '../inputs.js'
 
@@ -40,7 +40,7 @@ export async function templateOf(
 
 /** The uuids of the applications with this name. */
 export function namesakesIn(listed: unknown, name: string): string[] {
-  return (Array.isArray(listed) ? (listed as ApplicationSummary[]) : [])
+  return listOf<ApplicationSummary>(listed)
     .filter(app => app?.name === name && typeof app.uuid === 'string')
     .map(app => app.uuid)
 }
@@ -50,7 +50,7 @@ export function reviewAppsIn(
   listed: unknown,
   names: Names
 ): Array<ApplicationSummary & { description: string }> {
-  return (Array.isArray(listed) ? (listed as ApplicationSummary[]) : [])
+  return listOf<ApplicationSummary>(listed)
     .filter(
       (app): app is ApplicationSummary & { description: string } =>
         app?.name === names.name &&

@@ -2,6 +2,7 @@
  * Setting a review app up: the plan (plan.ts) applied to one just made or left half set up, read
  * back and checked for traces of production; and a found one put back to the table.
  */
+import { listOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import { isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationDetail, EnvVariable } from '../coolify/types.js'
@@ -64,7 +65,7 @@ export async function templateFacts(
   } catch (error) {
     if (!isMissingRoute(error)) throw error
   }
-  variables = Array.isArray(variables) ? variables : []
+  variables = listOf(variables)
   // Locked values are hidden from every token; any other hidden one means no `read:sensitive`.
   if (variables.some(v => v?.is_shown_once !== true && typeof v?.value !== 'string')) {
     throw new ActionError(
@@ -114,10 +115,6 @@ async function readBack(
     fileStorages: listOf(storages?.file_storages),
     variables
   }
-}
-
-export function listOf<T>(value: T[] | undefined | null): T[] {
-  return Array.isArray(value) ? value : []
 }
 
 /** docker_compose_domains, stored as JSON `{service: {domain}}`: each service's domain(s). */

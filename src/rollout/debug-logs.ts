@@ -1,3 +1,4 @@
+import { listOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import { describeError } from '../errors.js'
 import type { Say } from '../host.js'
@@ -22,7 +23,7 @@ export async function guardDebugLogs(
   for (const uuid of config.appUuids) {
     try {
       const variables = await client.listApplicationEnvs(uuid, signal)
-      for (const variable of Array.isArray(variables) ? variables : []) {
+      for (const variable of listOf(variables)) {
         const value = variable?.value
         if (typeof value !== 'string' || value.length < MIN_MASKED_LENGTH) continue
         mask(value)

@@ -1,3 +1,4 @@
+import { listOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import { isMissingRoute } from '../coolify/errors.js'
 import type { ProjectSummary } from '../coolify/types.js'
@@ -279,7 +280,7 @@ class Catalog {
     if (!environments) {
       environments = this.client
         .getProject(uuid, this.signal)
-        .then(detail => (Array.isArray(detail?.environments) ? detail.environments : []))
+        .then(detail => listOf(detail?.environments))
       this.#environments.set(uuid, environments)
     }
     return environments
@@ -302,7 +303,7 @@ class Catalog {
 
   private projectList(): Promise<ProjectSummary[] | undefined> {
     this.#projects ??= this.client.listProjects(this.signal).then(
-      projects => (Array.isArray(projects) ? projects : []),
+      projects => listOf(projects),
       (error: unknown) => {
         if (isMissingRoute(error)) return undefined
         throw error

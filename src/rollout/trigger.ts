@@ -1,3 +1,4 @@
+import { listOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, isQueueFull } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
@@ -270,7 +271,7 @@ function entriesOf(answer: DeployAnswer): DeployEntry[] {
   if (Array.isArray(answer.deployments)) return answer.deployments
   // Deploy by tag: a message for every resource, in order, and `details` for the applications
   // that got a deployment; the n-th detail belongs to the n-th "queued" message.
-  const details = Array.isArray(answer.details) ? answer.details : []
+  const details = listOf(answer.details)
   const messages = Array.isArray(answer.message)
     ? answer.message
     : answer.message
@@ -298,9 +299,7 @@ async function serviceNamed(
 ): Promise<string | undefined> {
   try {
     const services = await client.listServices(options.signal)
-    const named = (Array.isArray(services) ? services : []).filter(
-      service => service?.name === name
-    )
+    const named = listOf(services).filter(service => service?.name === name)
     if (named.length === 1 && named[0].uuid) return named[0].uuid
     options.say.note(
       `Service ${name}: ${named.length ? 'several services have this name' : 'not in the list of services'}, so its status cannot be followed.`

@@ -1,5 +1,5 @@
+import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
-import { timeOf } from '../coolify/dates.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
@@ -96,7 +96,7 @@ function versionOf(uuid: string, app: ApplicationDetail): AppVersion {
 
 /** The commit of the newest finished production deployment; undefined when there is none. */
 function runningCommit(items: HistoryItem[] | undefined): string | undefined {
-  for (const item of Array.isArray(items) ? items : []) {
+  for (const item of listOf(items)) {
     if (Number(item?.pull_request_id ?? 0) !== 0) continue
     if (!isFinished(statusFromCoolify(item.status))) continue
     if (item.commit && item.commit !== 'HEAD') return item.commit
