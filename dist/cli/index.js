@@ -6,7 +6,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(197);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(594);
 
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, text => void process.stdout.write(text), text => void process.stderr.write(text));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 197:
+/***/ 594:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2475,13 +2475,20 @@ class DeploymentReads {
     }
 }
 
-;// CONCATENATED MODULE: ./src/coolify/dates.ts
+;// CONCATENATED MODULE: ./src/coolify/answers.ts
+/**
+ * Reading values out of Coolify's answers, which older servers and odd rows give in other shapes:
+ * its timestamps, and its lists.
+ */
 /** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
 function timeOf(value) {
     if (typeof value !== 'string' || value === '')
         return undefined;
     const ms = Date.parse(value);
     return Number.isNaN(ms) ? undefined : ms;
+}
+function listOf(value) {
+    return Array.isArray(value) ? value : [];
 }
 
 ;// CONCATENATED MODULE: ./src/follow/history.ts
@@ -2596,7 +2603,7 @@ async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
 }
 async function history_history(client, appUuid, signal, skip = 0) {
     const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
-    return Array.isArray(answer?.deployments) ? answer.deployments : [];
+    return listOf(answer?.deployments);
 }
 function isFrom(item, mark) {
     if (typeof item?.deployment_uuid !== 'string')
@@ -3355,6 +3362,10 @@ function decide(deployments, ending) {
 }
 
 ;// CONCATENATED MODULE: ./src/review-app/names.ts
+/**
+ * How a review app is known: its name, `<template>-pr-<N>`, and the marker its description carries,
+ * by which runs find it again and never take another application for it.
+ */
 
 /**
  * The template (`app-uuid`) and the names its review app for this pull request goes by; the
@@ -3374,13 +3385,13 @@ async function templateOf(client, config, repository, signal) {
 }
 /** The uuids of the applications with this name. */
 function namesakesIn(listed, name) {
-    return (Array.isArray(listed) ? listed : [])
+    return listOf(listed)
         .filter(app => app?.name === name && typeof app.uuid === 'string')
         .map(app => app.uuid);
 }
 /** Applications with the review app's name and marker, the oldest first; never any other. */
 function reviewAppsIn(listed, names) {
-    return (Array.isArray(listed) ? listed : [])
+    return listOf(listed)
         .filter((app) => app?.name === names.name &&
         typeof app.uuid === 'string' &&
         typeof app.description === 'string' &&
@@ -3615,78 +3626,145 @@ function isFromFork(event) {
         event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase());
 }
 
-;// CONCATENATED MODULE: ./src/rollout/configure.ts
+;// CONCATENATED MODULE: ./src/review-app/make.ts
+/**
+ * Making a review app: a clone of the template where Coolify can clone (4.3+), else an application
+ * created from the template's repository. Either is left for setup.ts to make safe to deploy.
+ */
 
+
+
+
+const SHARED_SERVER_WARNING = (name) => `Review app ${name} runs on the template's server: its build uses the host network and its container sits on production's Docker network, so pull request code can reach production's containers by name. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`;
 /**
- * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
- * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
- * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
- * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
- * throws, so nothing is deployed with settings other than those asked for.
+ * `review-destination`, else the template's primary destination; none when Coolify has no clone
+ * route (before 4.3). Whether it is on the template's server: the template's own destinations say
+ * so for theirs, the server's list of destinations for any other.
  */
-async function applySettings(client, config, signal, say) {
-    const settings = {};
-    if (config.gitBranch !== undefined)
-        settings.git_branch = config.gitBranch;
-    if (config.domains !== undefined)
-        settings.domains = config.domains;
-    const env = config.env;
-    if (Object.keys(settings).length === 0 && !env)
-        return;
-    // Learnt from the first answer, so that later applications skip a route that is not there.
-    let bulkRoute = true;
-    for (const uuid of config.appUuids) {
-        try {
-            const changes = { ...settings };
-            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
-                bulkRoute = false;
-                say.note("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
-            }
-            if (env && !bulkRoute)
-                changes.environment_variables = joined(env);
-            if (Object.keys(changes).length > 0)
-                await client.updateApplication(uuid, changes, signal);
-        }
-        catch (error) {
-            if (error instanceof CoolifyError && error.status === 422) {
-                throw error.withHint('Check the `git-branch`, `domains` and `env` inputs; nothing was deployed');
-            }
-            throw error;
-        }
-        say.note(`${uuid}: set ${describeSettings(settings, env)}`);
-    }
-}
-/** What was set, for the log: variable names, never their values. */
-function describeSettings(settings, env) {
-    const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`);
-    if (env)
-        done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
-    return done.join(', ');
-}
-/**
- * Sets one application's variables: through the bulk route, or, on a server without it, as the
- * application's PATCH of `KEY=value` lines (which keeps no flags).
- */
-async function writeVariables(client, uuid, env, signal) {
-    if (await setVariables(client, uuid, env, signal))
-        return;
-    await client.updateApplication(uuid, { environment_variables: joined(env) }, signal);
-}
-/** True once set; false when the server has no bulk route, so nothing was set. */
-async function setVariables(client, uuid, env, signal) {
+async function cloneDestination(client, config, templateUuid, signal) {
+    let list;
     try {
-        await client.updateApplicationEnvs(uuid, env, signal);
-        return true;
+        const destinations = await client.listDestinations(templateUuid, signal);
+        list = listOf(destinations);
     }
     catch (error) {
         if (isMissingRoute(error))
-            return false;
+            return undefined;
+        throw error;
+    }
+    const primary = list.find(destination => destination?.is_primary) ?? list[0];
+    if (!primary?.uuid)
+        throw new ActionError('Coolify names no destination for the template.');
+    const chosen = config.reviewPlacement.destination ?? primary.uuid;
+    const own = list.find(destination => destination?.uuid === chosen);
+    if (own || !primary.server_uuid) {
+        return { uuid: chosen, sharesServer: own ? own.server_uuid === primary.server_uuid : undefined };
+    }
+    try {
+        const onServer = await client.listServerDestinations(primary.server_uuid, signal);
+        const listed = listOf(onServer);
+        return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) };
+    }
+    catch (error) {
+        if (isMissingRoute(error) || isGone(error))
+            return { uuid: chosen };
         throw error;
     }
 }
-/** The seed contract's form: `KEY=value` lines. */
-function joined(env) {
-    return env.map(({ key, value }) => `${key}=${value}`).join('\n');
+/**
+ * A clone of the template into `review-destination` or its primary destination, not deployed. The clone is never sent
+ * twice; when its answer is lost, the copy Coolify may have saved meanwhile — its name, not there
+ * before the request, without a review marker — is found and deleted, or named.
+ */
+async function cloneTemplate(client, template, destination, names, before, signal, undo, say) {
+    let uuid;
+    try {
+        const clone = await client.cloneApplication(template.uuid, { destination_uuid: destination, name: names.name }, signal);
+        uuid = clone?.uuid;
+    }
+    catch (error) {
+        if (!mayHaveActed(error))
+            throw needsWrite(error);
+        throw new ActionError(`${describeError(error)} ${await removeLostCopies(client, names, before, undo(), say)}`);
+    }
+    if (typeof uuid !== 'string' || uuid === '') {
+        const left = await removeLostCopies(client, names, before, undo(), say);
+        throw new ActionError(`Coolify answered the clone without the review app's uuid. ${left}`);
+    }
+    return uuid;
+}
+/** A failure after which Coolify may have saved what was asked: no answer, or a server error. */
+function mayHaveActed(error) {
+    return (error instanceof CoolifyError &&
+        !error.details.unsent &&
+        (error.status === undefined || error.status >= 500));
+}
+/** Deletes the copies a lost clone answer left behind; says what became of them. */
+async function removeLostCopies(client, names, before, signal, say) {
+    let listed;
+    try {
+        listed = listOf(await client.listApplications(signal));
+    }
+    catch (error) {
+        return `Whether Coolify made a copy named ${names.name} could not be checked (${describeError(error)}): look for one without a review marker in its description and delete it.`;
+    }
+    const copies = listed.filter(app => app?.name === names.name &&
+        typeof app.uuid === 'string' &&
+        !before.has(app.uuid) &&
+        app.description !== names.marker &&
+        app.description !== names.pending);
+    if (copies.length === 0)
+        return 'Coolify made no copy; nothing was deployed.';
+    const left = [];
+    for (const copy of copies) {
+        const failure = await removeHalfMade(client, copy.uuid, signal, say);
+        if (failure)
+            left.push(`${copy.uuid} (${failure})`);
+    }
+    if (left.length === 0)
+        return 'The copy Coolify had made was deleted; nothing was deployed.';
+    return `The copy Coolify made could not be deleted: ${left.join(', ')} — a copy of the template, domain and all: delete it in Coolify.`;
+}
+async function createFromRepository(client, config, template, { names, branch }, signal) {
+    const { project, server, environment, deployKey, destination } = config.reviewPlacement;
+    const missing = [
+        !project && 'review-project',
+        !server && 'review-server',
+        !environment && 'review-environment',
+        !deployKey && 'review-deploy-key'
+    ].filter(Boolean);
+    if (missing.length > 0) {
+        throw new ActionError(`This Coolify cannot clone applications (before 4.3): the review app is created from the template's repository, which needs ${missing.map(name => `\`${name}\``).join(', ')}.`);
+    }
+    if (!template.git_repository || !template.build_pack || !template.ports_exposes) {
+        throw new ActionError("Coolify did not give the template's repository, build pack and ports, which a review app is created with.");
+    }
+    const made = await client
+        .createApplication({
+        project_uuid: project,
+        server_uuid: server,
+        environment_name: environment,
+        private_key_uuid: deployKey,
+        git_repository: template.git_repository,
+        git_branch: branch,
+        build_pack: template.build_pack,
+        ports_exposes: template.ports_exposes,
+        name: names.name,
+        description: names.pending,
+        ...(config.reviewDomain ? { domains: config.reviewDomain } : {}),
+        ...(destination ? { destination_uuid: destination } : {})
+    }, signal)
+        .catch(error => {
+        if (error instanceof CoolifyError &&
+            /multiple destinations/i.test(error.details.serverMessage ?? '')) {
+            throw error.withHint(`The server \`review-server\` has several destinations: give \`review-destination\`, the uuid of the one for review apps (the server's Destinations in Coolify)`);
+        }
+        throw needsWrite(error);
+    });
+    if (typeof made?.uuid !== 'string' || made.uuid === '') {
+        throw new ActionError('Coolify answered without the uuid of the review app it made.');
+    }
+    return made.uuid;
 }
 
 ;// CONCATENATED MODULE: ./src/review-app/fields.ts
@@ -4236,7 +4314,86 @@ function reviewVariables(listed, env) {
     return { variables: copied, warnings, secrets };
 }
 
+;// CONCATENATED MODULE: ./src/rollout/configure.ts
+
+/**
+ * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
+ * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
+ * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
+ * throws, so nothing is deployed with settings other than those asked for.
+ */
+async function applySettings(client, config, signal, say) {
+    const settings = {};
+    if (config.gitBranch !== undefined)
+        settings.git_branch = config.gitBranch;
+    if (config.domains !== undefined)
+        settings.domains = config.domains;
+    const env = config.env;
+    if (Object.keys(settings).length === 0 && !env)
+        return;
+    // Learnt from the first answer, so that later applications skip a route that is not there.
+    let bulkRoute = true;
+    for (const uuid of config.appUuids) {
+        try {
+            const changes = { ...settings };
+            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+                bulkRoute = false;
+                say.note("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
+            }
+            if (env && !bulkRoute)
+                changes.environment_variables = joined(env);
+            if (Object.keys(changes).length > 0)
+                await client.updateApplication(uuid, changes, signal);
+        }
+        catch (error) {
+            if (error instanceof CoolifyError && error.status === 422) {
+                throw error.withHint('Check the `git-branch`, `domains` and `env` inputs; nothing was deployed');
+            }
+            throw error;
+        }
+        say.note(`${uuid}: set ${describeSettings(settings, env)}`);
+    }
+}
+/** What was set, for the log: variable names, never their values. */
+function describeSettings(settings, env) {
+    const done = Object.entries(settings).map(([field, value]) => `${field} to ${value}`);
+    if (env)
+        done.push(`environment variables ${env.map(variable => variable.key).join(', ')}`);
+    return done.join(', ');
+}
+/**
+ * Sets one application's variables: through the bulk route, or, on a server without it, as the
+ * application's PATCH of `KEY=value` lines (which keeps no flags).
+ */
+async function writeVariables(client, uuid, env, signal) {
+    if (await setVariables(client, uuid, env, signal))
+        return;
+    await client.updateApplication(uuid, { environment_variables: joined(env) }, signal);
+}
+/** True once set; false when the server has no bulk route, so nothing was set. */
+async function setVariables(client, uuid, env, signal) {
+    try {
+        await client.updateApplicationEnvs(uuid, env, signal);
+        return true;
+    }
+    catch (error) {
+        if (isMissingRoute(error))
+            return false;
+        throw error;
+    }
+}
+/** The seed contract's form: `KEY=value` lines. */
+function joined(env) {
+    return env.map(({ key, value }) => `${key}=${value}`).join('\n');
+}
+
 ;// CONCATENATED MODULE: ./src/review-app/setup.ts
+/**
+ * Setting a review app up: the plan (plan.ts) applied to one just made or left half set up, read
+ * back and checked for traces of production; and a found one put back to the table.
+ */
+
 
 
 
@@ -4273,7 +4430,7 @@ async function templateFacts(client, template, cloned, signal) {
         if (!isMissingRoute(error))
             throw error;
     }
-    variables = Array.isArray(variables) ? variables : [];
+    variables = listOf(variables);
     // Locked values are hidden from every token; any other hidden one means no `read:sensitive`.
     if (variables.some(v => v?.is_shown_once !== true && typeof v?.value !== 'string')) {
         throw new ActionError("Coolify hides the template's variables from this token: a review app copies its preview variables and checks them against production's, which needs the `read:sensitive` ability.");
@@ -4318,9 +4475,6 @@ async function readBack(client, uuid, signal) {
         fileStorages: listOf(storages?.file_storages),
         variables
     };
-}
-function listOf(value) {
-    return Array.isArray(value) ? value : [];
 }
 /** docker_compose_domains, stored as JSON `{service: {domain}}`: each service's domain(s). */
 function composeDomainsOf(stored) {
@@ -4423,143 +4577,6 @@ async function listed(answer) {
             return [];
         throw error;
     }
-}
-
-;// CONCATENATED MODULE: ./src/review-app/make.ts
-
-
-
-
-const SHARED_SERVER_WARNING = (name) => `Review app ${name} runs on the template's server: its build uses the host network and its container sits on production's Docker network, so pull request code can reach production's containers by name. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`;
-/**
- * `review-destination`, else the template's primary destination; none when Coolify has no clone
- * route (before 4.3). Whether it is on the template's server: the template's own destinations say
- * so for theirs, the server's list of destinations for any other.
- */
-async function cloneDestination(client, config, templateUuid, signal) {
-    let list;
-    try {
-        const destinations = await client.listDestinations(templateUuid, signal);
-        list = Array.isArray(destinations) ? destinations : [];
-    }
-    catch (error) {
-        if (isMissingRoute(error))
-            return undefined;
-        throw error;
-    }
-    const primary = list.find(destination => destination?.is_primary) ?? list[0];
-    if (!primary?.uuid)
-        throw new ActionError('Coolify names no destination for the template.');
-    const chosen = config.reviewPlacement.destination ?? primary.uuid;
-    const own = list.find(destination => destination?.uuid === chosen);
-    if (own || !primary.server_uuid) {
-        return { uuid: chosen, sharesServer: own ? own.server_uuid === primary.server_uuid : undefined };
-    }
-    try {
-        const onServer = await client.listServerDestinations(primary.server_uuid, signal);
-        const listed = Array.isArray(onServer) ? onServer : [];
-        return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) };
-    }
-    catch (error) {
-        if (isMissingRoute(error) || isGone(error))
-            return { uuid: chosen };
-        throw error;
-    }
-}
-/**
- * A clone of the template into `review-destination` or its primary destination, not deployed. The clone is never sent
- * twice; when its answer is lost, the copy Coolify may have saved meanwhile — its name, not there
- * before the request, without a review marker — is found and deleted, or named.
- */
-async function cloneTemplate(client, template, destination, names, before, signal, undo, say) {
-    let uuid;
-    try {
-        const clone = await client.cloneApplication(template.uuid, { destination_uuid: destination, name: names.name }, signal);
-        uuid = clone?.uuid;
-    }
-    catch (error) {
-        if (!mayHaveActed(error))
-            throw needsWrite(error);
-        throw new ActionError(`${describeError(error)} ${await removeLostCopies(client, names, before, undo(), say)}`);
-    }
-    if (typeof uuid !== 'string' || uuid === '') {
-        const left = await removeLostCopies(client, names, before, undo(), say);
-        throw new ActionError(`Coolify answered the clone without the review app's uuid. ${left}`);
-    }
-    return uuid;
-}
-/** A failure after which Coolify may have saved what was asked: no answer, or a server error. */
-function mayHaveActed(error) {
-    return (error instanceof CoolifyError &&
-        !error.details.unsent &&
-        (error.status === undefined || error.status >= 500));
-}
-/** Deletes the copies a lost clone answer left behind; says what became of them. */
-async function removeLostCopies(client, names, before, signal, say) {
-    let listed;
-    try {
-        listed = listOf(await client.listApplications(signal));
-    }
-    catch (error) {
-        return `Whether Coolify made a copy named ${names.name} could not be checked (${describeError(error)}): look for one without a review marker in its description and delete it.`;
-    }
-    const copies = listed.filter(app => app?.name === names.name &&
-        typeof app.uuid === 'string' &&
-        !before.has(app.uuid) &&
-        app.description !== names.marker &&
-        app.description !== names.pending);
-    if (copies.length === 0)
-        return 'Coolify made no copy; nothing was deployed.';
-    const left = [];
-    for (const copy of copies) {
-        const failure = await removeHalfMade(client, copy.uuid, signal, say);
-        if (failure)
-            left.push(`${copy.uuid} (${failure})`);
-    }
-    if (left.length === 0)
-        return 'The copy Coolify had made was deleted; nothing was deployed.';
-    return `The copy Coolify made could not be deleted: ${left.join(', ')} — a copy of the template, domain and all: delete it in Coolify.`;
-}
-async function createFromRepository(client, config, template, { names, branch }, signal) {
-    const { project, server, environment, deployKey, destination } = config.reviewPlacement;
-    const missing = [
-        !project && 'review-project',
-        !server && 'review-server',
-        !environment && 'review-environment',
-        !deployKey && 'review-deploy-key'
-    ].filter(Boolean);
-    if (missing.length > 0) {
-        throw new ActionError(`This Coolify cannot clone applications (before 4.3): the review app is created from the template's repository, which needs ${missing.map(name => `\`${name}\``).join(', ')}.`);
-    }
-    if (!template.git_repository || !template.build_pack || !template.ports_exposes) {
-        throw new ActionError("Coolify did not give the template's repository, build pack and ports, which a review app is created with.");
-    }
-    const made = await client
-        .createApplication({
-        project_uuid: project,
-        server_uuid: server,
-        environment_name: environment,
-        private_key_uuid: deployKey,
-        git_repository: template.git_repository,
-        git_branch: branch,
-        build_pack: template.build_pack,
-        ports_exposes: template.ports_exposes,
-        name: names.name,
-        description: names.pending,
-        ...(config.reviewDomain ? { domains: config.reviewDomain } : {}),
-        ...(destination ? { destination_uuid: destination } : {})
-    }, signal)
-        .catch(error => {
-        if (error instanceof CoolifyError &&
-            /multiple destinations/i.test(error.details.serverMessage ?? '')) {
-            throw error.withHint(`The server \`review-server\` has several destinations: give \`review-destination\`, the uuid of the one for review apps (the server's Destinations in Coolify)`);
-        }
-        throw needsWrite(error);
-    });
-    if (typeof made?.uuid !== 'string' || made.uuid === '') {
-        throw new ActionError('Coolify answered without the uuid of the review app it made.');
-    }
-    return made.uuid;
 }
 
 ;// CONCATENATED MODULE: ./src/review-app/review-app.ts
@@ -4794,7 +4811,7 @@ async function readDated(client, uuids, signal) {
         return { apps: [body], date };
     }
     const { body, date } = await client.listApplicationsDated(signal);
-    return { apps: Array.isArray(body) ? body : [], date };
+    return { apps: listOf(body), date };
 }
 /** Why a reader stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
 function ended(signal) {
@@ -5063,6 +5080,7 @@ function previewUrl(app, pr) {
 ;// CONCATENATED MODULE: ./src/rollout/debug-logs.ts
 
 
+
 /**
  * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the
  * application's variables. Says once who can read them, and masks the variables' values, plain
@@ -5075,7 +5093,7 @@ async function guardDebugLogs(client, config, signal, say) {
     for (const uuid of config.appUuids) {
         try {
             const variables = await client.listApplicationEnvs(uuid, signal);
-            for (const variable of Array.isArray(variables) ? variables : []) {
+            for (const variable of listOf(variables)) {
                 const value = variable?.value;
                 if (typeof value !== 'string' || value.length < MIN_MASKED_LENGTH)
                     continue;
@@ -5387,7 +5405,7 @@ function statusIn(status, resource) {
     throw new ActionError(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
 }
 function arrayOf(parts) {
-    return Array.isArray(parts) ? parts.filter(part => part && typeof part === 'object') : [];
+    return listOf(parts).filter(part => part && typeof part === 'object');
 }
 /**
  * The end of the containers' logs: the database's, or each named part's of a service (its lines
@@ -5428,6 +5446,7 @@ function startup_short(status) {
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/trigger.ts
+
 
 
 
@@ -5641,7 +5660,7 @@ function entriesOf(answer) {
         return answer.deployments;
     // Deploy by tag: a message for every resource, in order, and `details` for the applications
     // that got a deployment; the n-th detail belongs to the n-th "queued" message.
-    const details = Array.isArray(answer.details) ? answer.details : [];
+    const details = listOf(answer.details);
     const messages = Array.isArray(answer.message)
         ? answer.message
         : answer.message
@@ -5665,7 +5684,7 @@ function entriesOf(answer) {
 async function serviceNamed(client, name, options) {
     try {
         const services = await client.listServices(options.signal);
-        const named = (Array.isArray(services) ? services : []).filter(service => service?.name === name);
+        const named = listOf(services).filter(service => service?.name === name);
         if (named.length === 1 && named[0].uuid)
             return named[0].uuid;
         options.say.note(`Service ${name}: ${named.length ? 'several services have this name' : 'not in the list of services'}, so its status cannot be followed.`);
@@ -5745,7 +5764,7 @@ function versionOf(uuid, app) {
 }
 /** The commit of the newest finished production deployment; undefined when there is none. */
 function runningCommit(items) {
-    for (const item of Array.isArray(items) ? items : []) {
+    for (const item of listOf(items)) {
         if (Number(item?.pull_request_id ?? 0) !== 0)
             continue;
         if (!isFinished(statusFromCoolify(item.status)))
@@ -6527,6 +6546,7 @@ function atMost(promise, ms) {
 ;// CONCATENATED MODULE: ./src/rollout/resolve-names.ts
 
 
+
 /** The lists are read in this order, each only when a value is not found in those before. */
 const KINDS = ['application', 'service', 'database'];
 /** How many close names an unknown one's error suggests. */
@@ -6732,7 +6752,7 @@ class Catalog {
         if (!environments) {
             environments = this.client
                 .getProject(uuid, this.signal)
-                .then(detail => (Array.isArray(detail?.environments) ? detail.environments : []));
+                .then(detail => listOf(detail?.environments));
             this.#environments.set(uuid, environments);
         }
         return environments;
@@ -6752,7 +6772,7 @@ class Catalog {
         return resource.name;
     }
     projectList() {
-        this.#projects ??= this.client.listProjects(this.signal).then(projects => (Array.isArray(projects) ? projects : []), (error) => {
+        this.#projects ??= this.client.listProjects(this.signal).then(projects => listOf(projects), (error) => {
             if (isMissingRoute(error))
                 return undefined;
             throw error;

@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 210:
+/***/ 10:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1874,13 +1874,20 @@ const CANCEL_ATTEMPTS = 2;
 /** Coolify's refusal names the status: "Deployment cannot be cancelled. Current status: finished". */
 const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 
-;// CONCATENATED MODULE: ./src/coolify/dates.ts
+;// CONCATENATED MODULE: ./src/coolify/answers.ts
+/**
+ * Reading values out of Coolify's answers, which older servers and odd rows give in other shapes:
+ * its timestamps, and its lists.
+ */
 /** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
-function dates_timeOf(value) {
+function answers_timeOf(value) {
     if (typeof value !== 'string' || value === '')
         return undefined;
     const ms = Date.parse(value);
     return Number.isNaN(ms) ? undefined : ms;
+}
+function answers_listOf(value) {
+    return Array.isArray(value) ? value : [];
 }
 
 ;// CONCATENATED MODULE: ./src/follow/history.ts
@@ -1923,7 +1930,7 @@ async function findStartedRow(client, appUuid, mark, signal) {
  */
 async function findCreated(client, appUuid, mark, signal) {
     const since = mark.at - CLOCK_SLACK_MS;
-    const created = (item) => (dates_timeOf(item.created_at) ?? -Infinity) >= since;
+    const created = (item) => (answers_timeOf(item.created_at) ?? -Infinity) >= since;
     const rows = (await history_history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
     return rows.length === 1
         ? { uuid: rows[0].deployment_uuid, candidates: 1 }
@@ -1995,7 +2002,7 @@ async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
 }
 async function history_history(client, appUuid, signal, skip = 0) {
     const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
-    return Array.isArray(answer?.deployments) ? answer.deployments : [];
+    return answers_listOf(answer?.deployments);
 }
 function isFrom(item, mark) {
     if (typeof item?.deployment_uuid !== 'string')
@@ -2679,7 +2686,7 @@ function versionOf(uuid, app) {
 }
 /** The commit of the newest finished production deployment; undefined when there is none. */
 function runningCommit(items) {
-    for (const item of Array.isArray(items) ? items : []) {
+    for (const item of listOf(items)) {
         if (Number(item?.pull_request_id ?? 0) !== 0)
             continue;
         if (!isFinished(statusFromCoolify(item.status)))
@@ -3273,7 +3280,7 @@ async function cleanup_run() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(210);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(10);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
