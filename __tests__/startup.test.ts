@@ -52,6 +52,14 @@ describe('a fresh status', () => {
     expect(freshness.counts(look(undefined, 13_000))).toBe(false)
   })
 
+  it('after a change that ended mid-second, was refreshed from the next whole second on', () => {
+    // A deployment marked finished at 10.5 s: Coolify's 10 s refresh may be of the old container.
+    const freshness = new Freshness(10_500)
+    expect(freshness.counts(look(10_000, 12_000))).toBe(false)
+    expect(freshness.counts(look(10_999, 12_000))).toBe(false)
+    expect(freshness.counts(look(11_000, 12_000))).toBe(true)
+  })
+
   it('without a Date, is any refresh later than the one the first look showed', () => {
     const freshness = new Freshness()
     expect(freshness.counts(look(5_000))).toBe(false)

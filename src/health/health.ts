@@ -42,11 +42,7 @@ export async function checkHealth(
     return { up: false, problem, unknown: false }
   }
   let last: Health | undefined
-  // Coolify's timestamps keep whole seconds: a check earlier in the second it ended reads the
-  // same as one after the end, so only a refresh in a later second counts.
-  const since =
-    options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000 + 1000
-  const freshness = new Freshness(since)
+  const freshness = new Freshness(options.since)
   for (;;) {
     const found = await look(deployment.appUuid, url, !preview, options, freshness, signal)
     // A look cut off by the end of the check says less than the one before it.

@@ -3,7 +3,7 @@
  * count (only those it refreshed after the change), and which status means up.
  */
 
-/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
+/** Coolify's `Date` header and timestamps are to the second. */
 const DATE_RESOLUTION_MS = 1000
 
 /** What a health check found: up, or the last problem seen, and whether it was only unreadable. */
@@ -45,16 +45,24 @@ export function isUp(status: string): boolean {
 export class Freshness {
   #since: number | undefined
 
-  /** `since`: when the change ended on Coolify's clock, when that is known. */
-  constructor(since?: number) {
-    this.#since = since
+  /** `endedAt`: when the change ended on Coolify's clock, when that is known. */
+  constructor(endedAt?: number) {
+    this.#since = endedAt === undefined ? undefined : nextSecond(endedAt)
   }
 
   counts(look: Look): boolean {
     this.#since ??=
       look.answeredAt !== undefined
-        ? look.answeredAt + DATE_RESOLUTION_MS
+        ? nextSecond(look.answeredAt)
         : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1
     return look.refreshedAt !== undefined && look.refreshedAt >= this.#since
   }
+}
+
+/**
+ * Coolify's timestamps and `Date` keep whole seconds: a refresh within the second something ended
+ * reads the same as one after it, so a refresh counts from the next whole second on.
+ */
+function nextSecond(ms: number): number {
+  return Math.floor(ms / DATE_RESOLUTION_MS) * DATE_RESOLUTION_MS + DATE_RESOLUTION_MS
 }
