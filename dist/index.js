@@ -5091,7 +5091,7 @@ async function probe(url, signal) {
  * The words health and startup checks share: what a check found, which reads of Coolify's status
  * count (only those it refreshed after the change), and which status means up.
  */
-/** Coolify's `Date` header is to the second: a refresh counts from the next whole second on. */
+/** Coolify's `Date` header and timestamps are to the second. */
 const DATE_RESOLUTION_MS = 1000;
 /**
  * `running` with a health check that passed, or none (`unknown`); not while the check is still
@@ -5110,17 +5110,24 @@ function isUp(status) {
  */
 class Freshness {
     #since;
-    /** `since`: when the change ended on Coolify's clock, when that is known. */
-    constructor(since) {
-        this.#since = since;
+    /** `endedAt`: when the change ended on Coolify's clock, when that is known. */
+    constructor(endedAt) {
+        this.#since = endedAt === undefined ? undefined : nextSecond(endedAt);
     }
     counts(look) {
         this.#since ??=
             look.answeredAt !== undefined
-                ? look.answeredAt + DATE_RESOLUTION_MS
+                ? nextSecond(look.answeredAt)
                 : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
         return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
     }
+}
+/**
+ * Coolify's timestamps and `Date` keep whole seconds: a refresh within the second something ended
+ * reads the same as one after it, so a refresh counts from the next whole second on.
+ */
+function nextSecond(ms) {
+    return Math.floor(ms / DATE_RESOLUTION_MS) * DATE_RESOLUTION_MS + DATE_RESOLUTION_MS;
 }
 
 ;// CONCATENATED MODULE: ./src/health/health.ts
@@ -5146,10 +5153,7 @@ async function checkHealth(deployment, options, signal) {
         return { up: false, problem, unknown: false };
     }
     let last;
-    // Coolify's timestamps keep whole seconds: a check earlier in the second it ended reads the
-    // same as one after the end, so only a refresh in a later second counts.
-    const since = options.since === undefined ? undefined : Math.floor(options.since / 1000) * 1000 + 1000;
-    const freshness = new Freshness(since);
+    const freshness = new Freshness(options.since);
     for (;;) {
         const found = await look(deployment.appUuid, url, !preview, options, freshness, signal);
         // A look cut off by the end of the check says less than the one before it.
