@@ -174,6 +174,20 @@ describe('a cancelled workflow run', () => {
     expect(server.requests.slice(before)).toEqual([])
   })
 
+  it('cancels the deployment a tag deploy with no answer started before SIGINT came', async () => {
+    const server = await start({ apps: [{ ...APP, tags: ['prod'], scenarios: [endless()] }] })
+    server.inject({ method: 'POST', path: '/deploy', do: 'lost' })
+    const main = await runAndSignal(server, 'SIGINT', deployed, { 'app-uuid': '', tag: 'prod' })
+    const [deployment] = server.deployments()
+
+    expect(main.signalsSent).toEqual(['SIGINT'])
+    // Found through the applications Coolify lists for the tag, and cancelled.
+    expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
+    expect(deployment.status).toBe('cancelled-by-user')
+    expect(main.outputs.status).toBe('cancelled')
+    expectNoStackTrace(main.stderr)
+  })
+
   it('leaves a deployment whose trigger got no answer to the post step when killed', async () => {
     const server = await start()
     server.inject({ method: 'POST', path: '/deploy', do: 'lost' })

@@ -51,6 +51,11 @@ function linesByApp(stdout: string): Map<string, string[]> {
   return byApp
 }
 
+/** The queries of the requests sent to `path`, in order. */
+function sentTo(server: FakeCoolify, path: string): Array<Record<string, string>> {
+  return server.requests.filter(request => request.path === path).map(request => request.query)
+}
+
 function records(outputs: Record<string, string>): Array<Record<string, unknown>> {
   return JSON.parse(outputs.deployments)
 }
@@ -208,14 +213,66 @@ describe('several applications in one step', () => {
     expect(server.deployments()).toHaveLength(1)
   })
 
-  it('does not repeat a forced tag deploy whose answer was lost', async () => {
+  it('asks again for a forced tag deploy whose answer was lost when nothing started', async () => {
     const { apps } = plan([{ name: 'front', durationMs: 300 }])
     const server = await start({ apps: [{ ...apps[0], tags: ['prod'] }] })
     server.inject({ method: 'POST', path: '/deploy', do: 'reset' })
     const result = await run(server, { 'app-uuid': '', tag: 'prod', force: 'true' })
 
+    expect(result.code).toBe(0)
+    // The tag's applications were looked up, and their histories showed nothing new.
+    expect(sentTo(server, '/api/v1/applications').filter(query => query.tag)).toEqual([
+      { tag: 'prod' }
+    ])
+    expect(sentTo(server, '/api/v1/deploy')).toHaveLength(2)
+    expect(server.deployments()).toHaveLength(1)
+  })
+
+  it.each([
+    ['', {}],
+    ['forced ', { force: 'true' }]
+  ])(
+    'follows what a %stag deploy whose answer was lost started, never asking again',
+    async (_, inputs) => {
+      const { apps } = plan([
+        { name: 'front', durationMs: 300 },
+        { name: 'back', durationMs: 500 }
+      ])
+      const other = { ...plan([{ name: 'other', durationMs: 300 }]).apps[0], tags: ['staging'] }
+      const server = await start({
+        apps: [...apps.map(app => ({ ...app, tags: ['prod'] })), other]
+      })
+      server.inject({ method: 'POST', path: '/deploy', do: 'lost' })
+      const result = await run(server, { 'app-uuid': '', tag: 'prod', ...inputs })
+
+      expect(result.code).toBe(0)
+      expect(sentTo(server, '/api/v1/deploy')).toHaveLength(1)
+      expect(
+        server
+          .deployments()
+          .map(deployment => deployment.appUuid)
+          .sort()
+      ).toEqual([uuidOf('back'), uuidOf('front')])
+      expect(records(result.outputs).map(record => [record.name, record.status])).toEqual([
+        ['front', 'finished'],
+        ['back', 'finished']
+      ])
+      expect(result.stdout).toMatch(
+        /::warning::POST \/deploy: Coolify's answer was lost after it queued the tag's applications/
+      )
+      // Followed as this run's own: cancelled on timeout, not joined.
+      expect(result.stdout).not.toMatch(/started elsewhere/)
+    }
+  )
+
+  it('does not repeat a forced tag deploy whose answer was lost when the tag has no application to look at', async () => {
+    const redis: FakeApp = { uuid: uuidOf('redis'), name: 'redis', kind: 'service', tags: ['prod'] }
+    const server = await start({ apps: [redis] })
+    server.inject({ method: 'POST', path: '/deploy', do: 'reset' })
+    const result = await run(server, { 'app-uuid': '', tag: 'prod', force: 'true' })
+
     expect(result.code).toBe(1)
-    expect(server.requests.filter(request => request.path === '/api/v1/deploy')).toHaveLength(1)
+    expect(sentTo(server, '/api/v1/deploy')).toHaveLength(1)
     expect(result.stdout).toMatch(/::error::POST \/deploy: the connection to .* failed/)
   })
 

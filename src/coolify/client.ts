@@ -161,8 +161,10 @@ export class CoolifyClient {
     return undefined
   }
 
-  listApplications(signal: AbortSignal): Promise<ApplicationSummary[]> {
-    return this.call({ method: 'GET', path: '/applications', retry: true, signal })
+  /** GET /applications: all the token sees, or (4.0.0 and later) those with the Coolify tag. */
+  listApplications(signal: AbortSignal, tag?: string): Promise<ApplicationSummary[]> {
+    const query = tag ? { tag } : undefined
+    return this.call({ method: 'GET', path: '/applications', query, retry: true, signal })
   }
 
   getApplication(uuid: string, signal: AbortSignal): Promise<ApplicationDetail> {

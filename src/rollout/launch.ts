@@ -14,7 +14,7 @@ import type { RunState } from '../state.js'
 import { applySettings } from './configure.js'
 import { guardDebugLogs } from './debug-logs.js'
 import { Rollout, type StepContext } from './rollout.js'
-import { findTriggered, trigger } from './trigger.js'
+import { findTriggered, taggedApplications, trigger } from './trigger.js'
 import { pinVersions, readVersions, restorePins, type AppVersion, type Pin } from './versions.js'
 
 /** What the deploy is about, and what the applications were set to before the trigger. */
@@ -164,7 +164,12 @@ async function triggerOrRecover(
   } catch (error) {
     if (!signal.aborted) throw error
     const recovery = budget.grace(RECOVERY_MS)
-    deployments = await findTriggered(client, config.appUuids, mark, recovery).catch(() => [])
+    const apps = config.tags.length
+      ? taggedApplications(client, config.tags, recovery)
+      : Promise.resolve(config.appUuids)
+    deployments = await apps
+      .then(uuids => findTriggered(client, uuids, mark, recovery))
+      .catch(() => [])
     if (deployments.length === 0) {
       const cutOff = !(error instanceof ActionError) || (error as CoolifyError).details?.cutOff
       throw cutOff && !budget.cancelled.aborted

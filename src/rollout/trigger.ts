@@ -27,6 +27,8 @@ export interface TriggerOptions {
 }
 
 const NOTHING_STARTED = 'Coolify started no deployment for it'
+const LOST_TAG_ANSWER =
+  "POST /deploy: Coolify's answer was lost after it queued the tag's applications; following the deployments found in their histories (the tag's services, if it has any, are not followed)."
 const ALREADY_QUEUED = /already queued/i
 /** Coolify's answer when it joined the request to a deployment under way. */
 const JOINED = 'Deployment already queued for this commit.'
@@ -104,8 +106,8 @@ export async function trigger(
 
 /**
  * The deployments a trigger may have started when its answer was lost, or when it was cut off (the
- * run cancelled, the deadline reached) or killed, found in the applications' histories. Tags name
- * no applications to look up. Throws when a history cannot be read.
+ * run cancelled, the deadline reached) or killed, found in the applications' histories. Throws
+ * when a history cannot be read.
  */
 export async function findTriggered(
   client: CoolifyClient,
@@ -122,6 +124,35 @@ export async function findTriggered(
     if (row.joined) deployment.joined()
     return [deployment]
   })
+}
+
+/**
+ * The applications a request for `tags` deploys, as Coolify lists them (`?tag=`, 4.0.0 and later;
+ * older servers list every application, whose histories then show what the request started).
+ */
+export async function taggedApplications(
+  client: CoolifyClient,
+  tags: readonly string[],
+  signal: AbortSignal
+): Promise<string[]> {
+  const listed = await Promise.all(tags.map(tag => client.listApplications(signal, tag)))
+  const uuids = listed.flatMap(list => listOf(list).map(app => app?.uuid))
+  return [...new Set(uuids)].filter((uuid): uuid is string => typeof uuid === 'string' && !!uuid)
+}
+
+/**
+ * What a request whose answer was lost started: for a tag, in its applications' histories. A
+ * forced tag deploy whose tag has no application to look at throws: Coolify's "already queued"
+ * check is off when forcing, so nothing else would keep a repeat from deploying twice.
+ */
+async function lookUpLost(
+  client: CoolifyClient,
+  uuids: readonly string[],
+  { tags, force, mark, signal }: TriggerOptions
+): Promise<Deployment[]> {
+  const apps = tags.length > 0 ? await taggedApplications(client, tags, signal) : uuids
+  if (tags.length > 0 && force && apps.length === 0) throw new Error('nothing to look at')
+  return findTriggered(client, apps, mark, signal)
 }
 
 async function deployUntilAnswered(
@@ -169,22 +200,27 @@ async function deployUntilAnswered(
       if (givenUp) throw givenUp
       if (mayHaveArrived(error)) {
         // Coolify may have acted on it: follow what it started rather than start a second one.
-        // A forced tag deploy names no applications to look up, and nothing else (Coolify's
-        // "already queued" check is off when forcing) keeps a repeat from deploying twice.
-        if (options.tags.length > 0 && options.force) throw error.afterAttempts(attempt)
         // A history that cannot be read proves nothing: then stop rather than risk a second one.
-        const found = await findTriggered(client, uuids, options.mark, signal).catch(() => {
+        const found = await lookUpLost(client, uuids, options).catch(() => {
           throw error.afterAttempts(attempt)
         })
-        recovered.push(
-          ...found.map(deployment => ({
-            resource_uuid: deployment.appUuid,
-            deployment_uuid: deployment.uuid,
-            message: deployment.startedElsewhere ? JOINED : 'Deployment queued.'
-          }))
-        )
-        uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid))
-        if (options.tags.length === 0 && uuids.length === 0) return { deployments: recovered }
+        const entries = found.map(deployment => ({
+          resource_uuid: deployment.appUuid,
+          deployment_uuid: deployment.uuid,
+          message: deployment.startedElsewhere ? JOINED : 'Deployment queued.'
+        }))
+        if (options.tags.length > 0) {
+          // Coolify queues all of a tag's applications in the one request: one queued after the
+          // trigger shows that it arrived, and asking again would start them twice.
+          if (found.some(deployment => !deployment.startedElsewhere)) {
+            options.say.warn(LOST_TAG_ANSWER)
+            return { deployments: entries }
+          }
+        } else {
+          recovered.push(...entries)
+          uuids = uuids.filter(uuid => !found.some(deployment => deployment.appUuid === uuid))
+          if (uuids.length === 0) return { deployments: recovered }
+        }
       }
       const limited = error.status === 429 ? LIMITED_WAIT_MS : undefined
       try {

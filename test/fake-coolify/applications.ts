@@ -76,9 +76,16 @@ function notFound(ctx: Ctx): Reply {
   return json(ctx.flavor, 404, { message: 'Application not found.' })
 }
 
-/** The seed's list items carry the numeric id; 4.x hides it in every application read. */
+/**
+ * The seed's list items carry the numeric id; 4.x hides it in every application read. 4.x takes one
+ * tag name in `?tag=` and lists only the applications with that tag (ApplicationsController.php
+ * 254-265, 4.3.11); the seed knows no such parameter and lists them all.
+ */
 export function listApplications(ctx: Ctx): Reply {
-  const apps = [...ctx.store.apps.values()].filter(a => a.kind === 'application')
+  const tag = ctx.flavor === '4x' ? ctx.query.tag : undefined
+  const apps = [...ctx.store.apps.values()].filter(
+    a => a.kind === 'application' && (!tag || a.tags.includes(tag))
+  )
   return json(
     ctx.flavor,
     200,
