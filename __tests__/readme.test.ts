@@ -2,8 +2,11 @@
  * The README and the guides in docs/ against action.yml: the inputs and outputs tables (the
  * README's one-line ones and docs/inputs.md's full ones) list exactly what action.yml declares, and
  * every workflow a reader may copy parses as GitHub parses it, gives this action only inputs it
- * declares, and reads only outputs of steps that exist. Every link between the pages leads to a
- * file that exists and a heading it has, and the README stays a front page: at most 20 KB.
+ * declares, reads only outputs of steps that exist, and runs a `delete-preview` when a pull request
+ * closes. Every command line of the tool parses with its own option parser, and every GitLab
+ * pipeline gives the component only the inputs of its `spec: inputs`. Every link between the pages
+ * leads to a file that exists and a heading it has, and the README stays a front page: at most
+ * 20 KB.
  */
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readFileSync, statSync } from 'node:fs'
