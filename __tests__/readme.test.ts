@@ -4,7 +4,8 @@
  * every workflow a reader may copy parses as GitHub parses it, gives this action only inputs it
  * declares, reads only outputs of steps that exist, and runs a `delete-preview` when a pull request
  * closes. Every command line of the tool parses with its own option parser, and every GitLab
- * pipeline gives the component only the inputs of its `spec: inputs`. Every link between the pages
+ * pipeline gives the component only the inputs of its `spec: inputs`. The token's table names, for
+ * every route a feature calls, the ability Coolify asks for it. Every link between the pages
  * leads to a file that exists and a heading it has, and the README stays a front page: at most
  * 20 KB.
  */
@@ -28,6 +29,7 @@ import {
   yamlBlocks,
   type WorkflowExample
 } from '../test/support/examples.js'
+import { match, routes } from '../test/fake-coolify/routes.js'
 import { loadManifest, type Manifest } from '../test/support/manifest.js'
 import { PROJECT } from '../test/support/runner.js'
 
@@ -450,6 +452,49 @@ describe('the GitLab pipelines a reader copies', () => {
     )
     expect(componentIncludes(block)).toEqual([['coolify-url', 'app-name']])
     expect(componentIncludes(block)[0].filter(name => !template().has(name))).toEqual(['app-name'])
+  })
+})
+
+describe('the token’s abilities in docs/inputs.md', () => {
+  const rows = table(INPUTS_PAGE, 'The token')
+  const coolify = routes('4x')
+
+  /** The abilities a row names, and each route it names with the ability Coolify asks for it. */
+  function check(row: string[]): { listed: string[]; asked: string[] } {
+    const [, abilities, why] = row
+    const listed = [...abilities.matchAll(/`([\w:]+)`/g)].map(match => match[1])
+    const asked = [...why.matchAll(/`(GET|POST|PATCH|DELETE) (\/[^`\s]*)`/g)].map(
+      ([, method, path]) => {
+        const found = match(coolify, method, path.replace(/\{\w+\}/g, 'x'))
+        return `${method} ${path}: ${found?.route.ability ?? 'no such route'}`
+      }
+    )
+    return { listed, asked }
+  }
+
+  it('has a row for every input that changes applications, and for previews and review apps', () => {
+    const named = rows.map(([what]) => what).join(' ')
+    for (const input of ['git-branch', 'domains', 'env', 'image-tag', 'commit']) {
+      expect(named).toContain(`\`${input}\``)
+    }
+    for (const input of ['rollback-on-failure', 'delete-preview', 'review-app', 'trigger: false']) {
+      expect(named).toContain(`\`${input}\``)
+    }
+  })
+
+  it.each(rows.map(row => [row[0], row] as const))(
+    '%s: names the ability Coolify asks for each route it calls',
+    (_, row) => {
+      const { listed, asked } = check(row)
+      for (const route of asked) expect(listed).toContain(route.split(': ')[1])
+    }
+  )
+
+  it('notice a row whose route needs an ability it does not name', () => {
+    const row = ['`delete-preview`', '`deploy`', '`DELETE /applications/{uuid}/previews/{pr}`']
+    const { listed, asked } = check(row)
+    expect(asked).toEqual(['DELETE /applications/{uuid}/previews/{pr}: write'])
+    expect(listed).not.toContain('write')
   })
 })
 
