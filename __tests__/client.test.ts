@@ -400,7 +400,12 @@ const ERROR_CASES: ErrorCase[] = [
     call: list,
     request: 'GET /applications',
     status: 401,
-    says: [/401 "Unauthenticated\."/, /token was refused/, /`token`/],
+    says: [
+      /401 "Unauthenticated\."/,
+      /token was refused: it has expired/,
+      /not expired/,
+      /`token`/
+    ],
     hides: ['wrong-token-9f8e']
   },
   {
@@ -591,12 +596,15 @@ const ERROR_CASES: ErrorCase[] = [
     hides: ['coolify-url', 'docs']
   },
   {
-    name: '401 Invalid token (malformed or revoked)',
+    name: "401 Invalid token (its user left the token's team)",
     fault: { do: { status: 401, body: { message: 'Invalid token.' } } },
     call: list,
     request: 'GET /applications',
     status: 401,
-    says: [/401 "Invalid token\.": the token is malformed or was revoked/, /Create a new API token/]
+    says: [
+      /401 "Invalid token\.": the token's user is no longer in the team the token was made for/,
+      /Create a new API token.*admin or owner/
+    ]
   },
   {
     name: '403 Missing required team role',

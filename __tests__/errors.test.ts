@@ -63,7 +63,17 @@ describe('describeHttpFailure', () => {
     expect(hint).toMatch(c.hint)
     const said = c.message ? `${c.status} "${c.message}"` : `${c.status}`
     expect(reason.startsWith(`Coolify answered ${said}`)).toBe(true)
-    expect(/token was refused$/.test(reason)).toBe(c.status === 401 || c.status === 400)
+    expect(/token was refused(:|$)/.test(reason)).toBe(c.status === 401 || c.status === 400)
+  })
+
+  it('tells an expired token (401 "Unauthenticated.", as Sanctum answers it) to be replaced', () => {
+    const { reason, hint, transient } = http(401, 'Unauthenticated.')
+    expect(reason).toBe(
+      `Coolify answered 401 "Unauthenticated.": the token was refused: it has expired, was deleted, or is not one of this instance's`
+    )
+    expect(hint).toMatch(/has not expired \(Keys & Tokens in Coolify shows when each one expires\)/)
+    expect(hint).toMatch(/create a new one/)
+    expect(transient).toBe(false)
   })
 
   it.each([
@@ -81,12 +91,12 @@ describe('describeHttpFailure', () => {
     })
   })
 
-  it('tells a malformed or revoked token (401 "Invalid token.") to be replaced', () => {
+  it('tells a token whose user left its team (401 "Invalid token.") to be replaced', () => {
     const { reason, hint, transient } = http(401, 'Invalid token.')
     expect(reason).toBe(
-      'Coolify answered 401 "Invalid token.": the token is malformed or was revoked'
+      `Coolify answered 401 "Invalid token.": the token's user is no longer in the team the token was made for`
     )
-    expect(hint).toMatch(/^Create a new API token in Coolify/)
+    expect(hint).toMatch(/^Create a new API token in Coolify.*as an admin or owner of the team/)
     expect(hint).toMatch(/`token` secret/)
     expect(transient).toBe(false)
   })

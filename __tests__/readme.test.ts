@@ -2,21 +2,34 @@
  * The README and the guides in docs/ against action.yml: the inputs and outputs tables (the
  * README's one-line ones and docs/inputs.md's full ones) list exactly what action.yml declares, and
  * every workflow a reader may copy parses as GitHub parses it, gives this action only inputs it
- * declares, and reads only outputs of steps that exist. Every link between the pages leads to a
- * file that exists and a heading it has, and the README stays a front page: at most 20 KB.
+ * declares, reads only outputs of steps that exist, and runs a `delete-preview` when a pull request
+ * closes. Every command line of the tool parses with its own option parser, and every GitLab
+ * pipeline gives the component only the inputs of its `spec: inputs`. The token's table names, for
+ * every route a feature calls, the ability Coolify asks for it. Every link between the pages
+ * leads to a file that exists and a heading it has, and the README stays a front page: at most
+ * 20 KB.
  */
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
-import { isMap, isScalar, parseDocument, visit, type Node } from 'yaml'
+import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml'
+import { parseInvocation } from '../src/cli/options.js'
+import { REFUSED_WITHOUT_TRIGGER } from '../src/inputs.js'
 import {
   allWorkflows,
+  commandLines,
+  componentIncludes,
+  componentInputs,
   documentationPages,
+  inlineOptions,
+  isGitLabPipeline,
   isThisAction,
   stepsByJob,
   workflowExamples,
+  yamlBlocks,
   type WorkflowExample
 } from '../test/support/examples.js'
+import { match, routes } from '../test/fake-coolify/routes.js'
 import { loadManifest, type Manifest } from '../test/support/manifest.js'
 import { PROJECT } from '../test/support/runner.js'
 
@@ -63,6 +76,7 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
   if (document.errors.length > 0) return document.errors.map(error => error.message)
   const found: string[] = []
   if (!isMap(document.get('jobs'))) return ['no jobs']
+  const runsOnClose = closesPullRequests(document.get('on'))
   for (const steps of stepsByJob(document)) {
     const earlier = new Map<string, boolean>() // step id → whether it is this action
     for (const step of steps) {
@@ -76,6 +90,10 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
         for (const [name, input] of action.inputs) {
           if (input.required && !inputs.includes(name)) found.push(`lacks the input ${name}`)
         }
+        const remove = isMap(given) ? given.get('delete-preview') : undefined
+        if (remove !== undefined && String(remove) !== 'false' && !runsOnClose) {
+          found.push('sets delete-preview, but never runs when a pull request closes')
+        }
       }
       for (const [id, output] of stepOutputsReadIn(step)) {
         if (!earlier.has(id)) found.push(`reads steps.${id}, which is no earlier step of its job`)
@@ -88,6 +106,16 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
     }
   }
   return found
+}
+
+/**
+ * Whether a workflow's `on` runs it when a pull request closes: `pull_request` with `closed` among
+ * its `types` (without `types`, GitHub runs it on opened, synchronize and reopened only).
+ */
+function closesPullRequests(on: unknown): boolean {
+  if (!isMap(on)) return false
+  const types = on.getIn(['pull_request', 'types'])
+  return isSeq(types) && types.items.some(type => scalarValue(type) === 'closed')
 }
 
 function scalarValue(node: unknown): unknown {
@@ -264,5 +292,220 @@ describe('the workflows a reader copies', () => {
     ])
     const duplicate = { ...example, workflow: `${example.workflow}on: pull_request\n` }
     expect(problems(duplicate, manifest)).toEqual([expect.stringMatching(/unique/)])
+  })
+
+  it('notice a delete-preview that never runs: no pull_request closed in `on`', () => {
+    const step = [
+      '- uses: OWNER/coolify-deploy-follow@v1',
+      '  with:',
+      '    coolify-url: https://coolify.example.com',
+      '    token: ${{ secrets.COOLIFY_TOKEN }}',
+      '    pr: ${{ github.event.number }}',
+      "    delete-preview: ${{ github.event.action == 'closed' }}"
+    ]
+    const page = (on: string[]): string =>
+      [
+        '```yaml',
+        ...on,
+        'jobs:',
+        '  preview:',
+        '    runs-on: ubuntu-latest',
+        '    steps:',
+        ...step.map(line => `      ${line}`),
+        '```'
+      ].join('\n')
+    const never = 'sets delete-preview, but never runs when a pull request closes'
+    const [steps] = workflowExamples(['```yaml', ...step, '```'].join('\n'), 'page.md')
+    expect(problems(steps, manifest)).toEqual([never])
+    for (const on of [['on: pull_request'], ['on:', '  pull_request:', '    types: [opened]']]) {
+      expect(problems(workflowExamples(page(on), 'page.md')[0], manifest)).toEqual([never])
+    }
+    const closed = ['on:', '  pull_request:', '    types: [opened, closed]']
+    expect(problems(workflowExamples(page(closed), 'page.md')[0], manifest)).toEqual([])
+  })
+})
+
+/** The README and the guides in docs/: what a reader of the action copies. */
+const GUIDES = documentationPages(PROJECT).filter(
+  page => page === 'README.md' || page.startsWith('docs/')
+)
+
+/** What is wrong with a command line of the tool: what its own option parser says, if anything. */
+function commandProblem(args: string[]): string | undefined {
+  try {
+    parseInvocation(args, {})
+    return undefined
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    // The flags parsed; only a file an example names (a CA, a token file) is not on this machine.
+    if (/^--[\w-]+: cannot read /.test(message)) return undefined
+    return message
+  }
+}
+
+describe('the command lines a reader copies', () => {
+  const commands = GUIDES.flatMap(page =>
+    commandLines(readFileSync(join(PROJECT, page), 'utf8'), page)
+  )
+
+  it('are found in the README and the command line’s guide, in code blocks and inline code', () => {
+    const where = commands.map(command => command.file)
+    expect(where).toContain('README.md')
+    expect(where.filter(file => file === 'docs/cli.md').length).toBeGreaterThanOrEqual(4)
+    expect(commands).toContainEqual(
+      expect.objectContaining({
+        file: 'docs/cli.md',
+        args: ['--url', 'https://coolify.example.com', '--app', 'web']
+      })
+    )
+  })
+
+  it.each(commands.map(command => [`${command.file}:${command.line}`, command] as const))(
+    '%s parses with the command line’s own options',
+    (_, command) => {
+      expect(commandProblem(command.args)).toBeUndefined()
+    }
+  )
+
+  it('notice a misspelt flag, a flag without its value and a stray word', () => {
+    const page = [
+      'Run `npx coolify-deploy-follow@1 --url https://coolify.example.com --ap web`, or:',
+      '```sh',
+      "COOLIFY_TOKEN=x npx --yes coolify-deploy-follow@1 --app 'My shop/api' \\",
+      '  --timeout # a comment',
+      'exec "$tool/node_modules/.bin/coolify-deploy-follow" --app web now',
+      'npm install coolify-deploy-follow@1',
+      '```',
+      '- uses: OWNER/coolify-deploy-follow@v1'
+    ].join('\n')
+    const found = commandLines(page, 'page.md')
+    expect(found.map(command => [command.line, command.args])).toEqual([
+      [1, ['--url', 'https://coolify.example.com', '--ap', 'web']],
+      [3, ['--app', 'My shop/api', '--timeout']],
+      [5, ['--app', 'web', 'now']]
+    ])
+    expect(found.map(command => commandProblem(command.args))).toEqual([
+      '--ap: no such option (--help lists them).',
+      '--timeout: needs a value.',
+      'now: unexpected; every value follows its option (--help lists them).'
+    ])
+  })
+})
+
+describe('the options the command line’s guide names in its text', () => {
+  const options = inlineOptions(readFileSync(join(PROJECT, 'docs/cli.md'), 'utf8'), 'docs/cli.md')
+
+  it('are found', () => {
+    expect(options.map(option => option.args[0])).toEqual(
+      expect.arrayContaining(['--no-wait', '--token-file', '--header', '--verbose'])
+    )
+  })
+
+  it.each(
+    options.map(option => [`${option.file}:${option.line} ${option.args[0]}`, option] as const)
+  )('%s is an option of the command line', (_, option) => {
+    // Named alone, an option that takes a value is still one.
+    const problem = commandProblem(option.args)
+    expect(problem?.endsWith('needs a value.') ? undefined : problem).toBeUndefined()
+  })
+
+  it('notice an option the command line does not have', () => {
+    const [option] = inlineOptions('Turn it off with `--no-follow`.', 'page.md')
+    expect(commandProblem(option.args)).toBe('--no-follow: no such option (--help lists them).')
+  })
+})
+
+describe('the GitLab pipelines a reader copies', () => {
+  const template = (): Set<string> =>
+    componentInputs(readFileSync(join(PROJECT, 'templates/deploy.yml'), 'utf8'))
+  const blocks = GUIDES.flatMap(page =>
+    yamlBlocks(readFileSync(join(PROJECT, page), 'utf8'), page).filter(isGitLabPipeline)
+  )
+
+  it('are found, each including the component', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(2)
+    for (const block of blocks) expect(componentIncludes(block)).toHaveLength(1)
+  })
+
+  it.each(blocks.map(block => [`${block.file}:${block.firstLine}`, block] as const))(
+    '%s gives the component only inputs its spec declares',
+    (_, block) => {
+      const declared = template()
+      for (const given of componentIncludes(block)) {
+        expect(given.filter(name => !declared.has(name))).toEqual([])
+      }
+    }
+  )
+
+  it('notice an input the component does not declare', () => {
+    const [block] = yamlBlocks(
+      [
+        '```yaml',
+        'include:',
+        '  - component: $CI_SERVER_FQDN/OWNER/coolify-deploy-follow/deploy@v1',
+        '    inputs:',
+        '      coolify-url: https://coolify.example.com',
+        '      app-name: web',
+        '```'
+      ].join('\n'),
+      'page.md'
+    )
+    expect(componentIncludes(block)).toEqual([['coolify-url', 'app-name']])
+    expect(componentIncludes(block)[0].filter(name => !template().has(name))).toEqual(['app-name'])
+  })
+})
+
+describe('the token’s abilities in docs/inputs.md', () => {
+  const rows = table(INPUTS_PAGE, 'The token')
+  const coolify = routes('4x')
+
+  /** The abilities a row names, and each route it names with the ability Coolify asks for it. */
+  function check(row: string[]): { listed: string[]; asked: string[] } {
+    const [, abilities, why] = row
+    const listed = [...abilities.matchAll(/`([\w:]+)`/g)].map(match => match[1])
+    const asked = [...why.matchAll(/`(GET|POST|PATCH|DELETE) (\/[^`\s]*)`/g)].map(
+      ([, method, path]) => {
+        const found = match(coolify, method, path.replace(/\{\w+\}/g, 'x'))
+        return `${method} ${path}: ${found?.route.ability ?? 'no such route'}`
+      }
+    )
+    return { listed, asked }
+  }
+
+  it('has a row for every input that changes applications, and for previews and review apps', () => {
+    const named = rows.map(([what]) => what).join(' ')
+    for (const input of ['git-branch', 'domains', 'env', 'image-tag', 'commit']) {
+      expect(named).toContain(`\`${input}\``)
+    }
+    for (const input of ['rollback-on-failure', 'delete-preview', 'review-app', 'trigger: false']) {
+      expect(named).toContain(`\`${input}\``)
+    }
+  })
+
+  it.each(rows.map(row => [row[0], row] as const))(
+    '%s: names the ability Coolify asks for each route it calls',
+    (_, row) => {
+      const { listed, asked } = check(row)
+      for (const route of asked) expect(listed).toContain(route.split(': ')[1])
+    }
+  )
+
+  it('notice a row whose route needs an ability it does not name', () => {
+    const row = ['`delete-preview`', '`deploy`', '`DELETE /applications/{uuid}/previews/{pr}`']
+    const { listed, asked } = check(row)
+    expect(asked).toEqual(['DELETE /applications/{uuid}/previews/{pr}: write'])
+    expect(listed).not.toContain('write')
+  })
+})
+
+describe('what the guides say the code does', () => {
+  it('lists every input `trigger: false` refuses, and no other', () => {
+    const examples = readFileSync(join(PROJECT, 'docs/examples.md'), 'utf8')
+    const listed = /Inputs that\s+would change or start something \(([^)]*)\) are refused/.exec(
+      examples
+    )?.[1]
+    expect(listed).toBeDefined()
+    const names = [...(listed ?? '').matchAll(/`([\w-]+)`/g)].map(match => match[1])
+    expect(names.sort()).toEqual([...REFUSED_WITHOUT_TRIGGER].sort())
   })
 })

@@ -214,20 +214,25 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
   return config
 }
 
+/** The inputs that start or change something, which `trigger: false` refuses. */
+export const REFUSED_WITHOUT_TRIGGER: readonly string[] = [
+  'git-branch',
+  'domains',
+  'env',
+  'image-tag',
+  'force',
+  'rollback-on-failure',
+  'review-app',
+  'delete-preview',
+  'tag'
+]
+
 /** `trigger: false` starts and changes nothing: inputs that would are refused. */
 function checkFollowInputs(config: Config, read: InputReader): void {
   if (config.trigger) return
-  const changing = [
-    'git-branch',
-    'domains',
-    'env',
-    'image-tag',
-    'force',
-    'rollback-on-failure',
-    'review-app',
-    'delete-preview',
-    'tag'
-  ].filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()))
+  const changing = REFUSED_WITHOUT_TRIGGER.filter(
+    name => !['', 'false'].includes(read(name).trim().toLowerCase())
+  )
   if (changing.length > 0) {
     throw new ActionError(
       `Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`

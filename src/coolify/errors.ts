@@ -71,10 +71,11 @@ export function isGone(error: unknown): boolean {
   return error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)
 }
 
+/** Sanctum answers an expired token as an unknown one: the hint names both. */
 const TOKEN_HINT =
-  'Check that the `token` secret holds a current Coolify API token (Keys & Tokens in Coolify) for this instance'
+  'Check that the `token` secret holds an API token of this instance that has not expired (Keys & Tokens in Coolify shows when each one expires); if it has, create a new one and store it there'
 const ABILITIES =
-  'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit` and `delete-preview`)'
+  'deploy and read, plus read:sensitive to see build logs (and write for `git-branch`, `domains`, `env`, `image-tag`, `commit`, `delete-preview`, `review-app` and `rollback-on-failure`)'
 /** Coolify's team members are read-only through the API: anything more takes an admin or owner. */
 const ROLE_HINT =
   "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner"
@@ -134,13 +135,23 @@ export function describeHttpFailure(
     }
   }
   if (status === 401 && /invalid token/i.test(serverMessage ?? '')) {
+    // Coolify's api.token.team middleware: Sanctum knew the token, but its user is no longer in
+    // the team it was made for (or it names no team).
     return {
-      reason: `${answered}: the token is malformed or was revoked`,
-      hint: 'Create a new API token in Coolify (Keys & Tokens) and store it in the `token` secret',
+      reason: `${answered}: the token's user is no longer in the team the token was made for`,
+      hint: 'Create a new API token in Coolify (Keys & Tokens) as an admin or owner of the team that owns the resources, and store it in the `token` secret',
       transient: false
     }
   }
-  if (status === 401 || (status === 400 && /invalid token/i.test(serverMessage ?? ''))) {
+  if (status === 401) {
+    // Sanctum finds no token, or one past its expiry: both are "Unauthenticated.".
+    return {
+      reason: `${answered}: the token was refused: it has expired, was deleted, or is not one of this instance's`,
+      hint: TOKEN_HINT,
+      transient: false
+    }
+  }
+  if (status === 400 && /invalid token/i.test(serverMessage ?? '')) {
     return { reason: `${answered}: the token was refused`, hint: TOKEN_HINT, transient: false }
   }
   if (status === 403) {

@@ -138,3 +138,101 @@ export function stepsByJob(document: Document): YAMLMap[][] {
     return isSeq(steps) ? steps.items.filter(step => isMap(step)) : []
   })
 }
+
+/** A command line of the command-line tool on a page: where it is, and the words after the command. */
+export interface CommandLine {
+  file: string
+  line: number
+  args: string[]
+}
+
+/**
+ * The tool run as a command, options following: `npx coolify-deploy-follow@1 --url …`,
+ * `npx github:OWNER/coolify-deploy-follow#v1.2.0 …`, `"$tool/node_modules/.bin/coolify-deploy-follow" …`.
+ * `uses: OWNER/coolify-deploy-follow@v1` and `npm install … coolify-deploy-follow@1` are no commands.
+ */
+const COMMAND = /(?:^|[\s"'`/:])coolify-deploy-follow(?:[@#][^\s"'`]*)?"?(?=[ \t]+-)/g
+
+/** Every command line of the tool on a Markdown page: in code blocks, YAML scripts and inline code. */
+export function commandLines(markdown: string, file: string): CommandLine[] {
+  const lines = markdown.split('\n')
+  const found: CommandLine[] = []
+  lines.forEach((text, index) => {
+    for (const match of text.matchAll(COMMAND)) {
+      let rest = text.slice(match.index + match[0].length)
+      // A line ending in a backslash goes on on the next one.
+      for (let next = index + 1; /\\\s*$/.test(rest) && next < lines.length; next++) {
+        rest = `${rest.replace(/\\\s*$/, '')} ${lines[next]}`
+      }
+      found.push({ file, line: index + 1, args: shellWords(rest) })
+    }
+  })
+  return found
+}
+
+/** Options named in a page's inline code, `--app 'My shop/staging/api'`: each with its words. */
+export function inlineOptions(markdown: string, file: string): CommandLine[] {
+  const found: CommandLine[] = []
+  markdown.split('\n').forEach((text, index) => {
+    for (const [, span] of text.matchAll(/`(--[a-z][\w-]*[a-z](?: [^`]*)?)`/g)) {
+      found.push({ file, line: index + 1, args: shellWords(span) })
+    }
+  })
+  return found
+}
+
+/**
+ * The words of a shell command as the shell splits them (quotes taken off), up to where the
+ * command ends: an operator, a redirection, a comment, or the end of inline code.
+ */
+export function shellWords(text: string): string[] {
+  const words: string[] = []
+  let word: string | undefined
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === "'" || c === '"') {
+      const end = text.indexOf(c, i + 1)
+      if (end < 0) throw new Error(`an unclosed ${c} in: ${text}`)
+      word = (word ?? '') + text.slice(i + 1, end)
+      i = end
+    } else if (c === '\\' && i + 1 < text.length) {
+      word = (word ?? '') + text[++i]
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word)
+      word = undefined
+    } else if (/[`|;&<>]/.test(c) || (c === '#' && word === undefined)) {
+      break
+    } else {
+      word = (word ?? '') + c
+    }
+  }
+  if (word !== undefined) words.push(word)
+  return words
+}
+
+/** The inputs a GitLab CI/CD component declares: the keys of `spec: inputs` in its header. */
+export function componentInputs(template: string): Set<string> {
+  const [header] = template.split(/^---$/m)
+  const inputs = parseDocument(header).getIn(['spec', 'inputs'])
+  if (!isMap(inputs)) throw new Error('the component declares no spec: inputs')
+  return new Set(inputs.items.map(pair => String((pair.key as { value: unknown }).value)))
+}
+
+/** This project's component, included from the repository or as a catalog component. */
+const OUR_COMPONENT = /coolify-deploy-follow\/(.+\/)?deploy(\.yml|@)/
+
+/** The inputs each include of this project's component gives, in a GitLab pipeline's block. */
+export function componentIncludes(block: YamlBlock): string[][] {
+  const includes = parseDocument(block.lines.join('\n')).get('include')
+  if (!isSeq(includes)) return []
+  return includes.items
+    .filter(
+      item => isMap(item) && OUR_COMPONENT.test(String(item.get('remote') ?? item.get('component')))
+    )
+    .map(item => {
+      const given = (item as YAMLMap).get('inputs')
+      return isMap(given)
+        ? given.items.map(pair => String((pair.key as { value: unknown }).value))
+        : []
+    })
+}
