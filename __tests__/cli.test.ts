@@ -719,6 +719,29 @@ describe('bad usage: one line naming the option, exit 2', () => {
     expectClean(result)
   })
 
+  it('takes the token’s secret part alone, as Coolify does (GitLab cannot mask `ID|SECRET`)', async () => {
+    const secret = 'Jq8rWcT4mN2xLp6vZb0yHs3kFd7gAe1uRo5iEw9t'
+    const server = await start({ token: `17|${secret}` })
+    const result = await cli([...basics(server), '--no-logs'], { COOLIFY_TOKEN: secret })
+    expect(result.code).toBe(0)
+    expectNoSecrets(result.stdout + result.stderr, [secret])
+    // Another token's id with this secret is refused, as Sanctum refuses it.
+    const wrong = await cli([...basics(server), '--no-logs'], { COOLIFY_TOKEN: `18|${secret}` })
+    expect(wrong.code).toBe(3)
+  })
+
+  it('reads the token from the file COOLIFY_TOKEN_FILE names (GitLab’s file variables)', async () => {
+    const server = await start({ token: `17|${TOKEN}` })
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-token-file-'))
+    writeFileSync(join(folder, 'COOLIFY_TOKEN_FILE'), `17|${TOKEN}\n`)
+    const result = await cli([...basics(server), '--no-logs'], {
+      COOLIFY_TOKEN: '',
+      COOLIFY_TOKEN_FILE: join(folder, 'COOLIFY_TOKEN_FILE')
+    })
+    expect(result.code).toBe(0)
+    expectClean(result)
+  })
+
   it('has the command line’s page as its README, not the action’s', () => {
     expect(readFileSync(join(installedAt, 'README.md'), 'utf8')).toBe(
       readFileSync(join(PROJECT, 'docs', 'cli.md'), 'utf8')
