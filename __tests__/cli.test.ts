@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FakeCoolify } from '../test/fake-coolify/index.js'
@@ -179,6 +179,7 @@ describe('the command line', () => {
         `COOLIFY_DURATION=${records[0].duration}`,
         'COOLIFY_ROLLED_BACK=false',
         'COOLIFY_REVIEW_APP_UUID=',
+        'COOLIFY_ERROR=',
         ''
       ].join('\n')
     )
@@ -306,6 +307,196 @@ describe('the command line', () => {
     expect(errorLines(result)).toEqual([expect.stringMatching(/^error: .*401/)])
     expectNoSecrets(result.stdout + result.stderr, ['not-the-token-1234'])
   })
+})
+
+describe('what a later job and the log get', () => {
+  it('prints the build’s last error line plain: no colours, no carriage returns', async () => {
+    const failing = build('failed')
+    const last = failing.steps.find(step => step.status === 'failed')!
+    last.lines = [{ output: '\u001b[31mnpm ERR!\u001b[0m build\rscript failed', type: 'stderr' }]
+    const server = await start({ apps: [{ ...APP, scenarios: [failing] }] })
+    const result = await cli(basics(server), { FORCE_COLOR: '0' })
+
+    expect(result.code).toBe(1)
+    const [line] = result.stderr.split('\n').filter(text => text.startsWith('error: web'))
+    expect(line).toMatch(/^error: web: deployment failed: npm ERR! build script failed — http/)
+    // eslint-disable-next-line no-control-regex
+    expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
+  })
+
+  it.each([
+    ['0', false],
+    ['false', false],
+    ['', true],
+    ['1', true],
+    ['true', true]
+  ])('reads FORCE_COLOR=%j as Node does: colours %s', async (value, coloured) => {
+    // Not a terminal, not GitLab: only FORCE_COLOR can turn colours on.
+    const result = await cli(['--url', 'https://coolify.example.com', '--timeout', 'soon'], {
+      FORCE_COLOR: value,
+      COOLIFY_APP: 'web'
+    })
+    expect(result.code).toBe(2)
+    expect(result.stderr.includes('\u001b[31m')).toBe(coloured)
+  })
+
+  it('turns colours off under GitLab with FORCE_COLOR=0', async () => {
+    const result = await cli(['--url', 'https://coolify.example.com', '--timeout', 'soon'], {
+      GITLAB_CI: 'true',
+      FORCE_COLOR: '0',
+      COOLIFY_APP: 'web'
+    })
+    expect(result.stderr).toMatch(/^error: /m)
+    expect(result.stderr).not.toContain('\u001b[')
+  })
+
+  it('prints --help whatever the variables name', async () => {
+    const result = await cli(['--help'], {
+      COOLIFY_CA_CERTIFICATE: '/nonexistent/ca.pem',
+      COOLIFY_TOKEN_FILE: '/nonexistent/token'
+    })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Usage: /)
+    expect(result.stderr).toBe('')
+  })
+
+  it('takes COOLIFY_CA_CERTIFICATE as PEM text as well as a path', async () => {
+    const result = await cli(['--url', 'https://coolify.example.com', '--app', 'web'], {
+      COOLIFY_CA_CERTIFICATE: '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----',
+      COOLIFY_TIMEOUT: 'soon'
+    })
+    // The certificate is taken (as text, not as a file to read): the bad timeout is what fails.
+    expect(result.code).toBe(2)
+    expect(errorLines(result)).toEqual([expect.stringMatching(/`--timeout`/)])
+  })
+
+  it.each([
+    ['an unknown option', ['--bogus'], {}],
+    ['no token', ['--url', 'https://coolify.example.com', '--app', 'web'], { COOLIFY_TOKEN: '' }],
+    [
+      'a bad value',
+      ['--url', 'https://coolify.example.com', '--app', 'web', '--timeout', 'soon'],
+      {}
+    ]
+  ])('writes --json and --dotenv after %s', async (_what, args, env) => {
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-usage-'))
+    const json = join(folder, 'deployments.json')
+    const dotenv = join(folder, 'deploy.env')
+    const result = await cli([...args, '--json', json, '--dotenv', dotenv], env)
+
+    expect(result.code).toBe(2)
+    expect(JSON.parse(readFileSync(json, 'utf8'))).toEqual([])
+    const written = readFileSync(dotenv, 'utf8')
+    expect(written).toMatch(/^COOLIFY_STATUS=failed$/m)
+    expect(written).toMatch(/^COOLIFY_ERROR=\S.*$/m)
+    expect(readdirSync(folder).sort()).toEqual(['deploy.env', 'deployments.json'])
+  })
+
+  it('replaces the report files whole, never writing into them', async () => {
+    const server = await start()
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-atomic-'))
+    const json = join(folder, 'deployments.json')
+    const dotenv = join(folder, 'deploy.env')
+    writeFileSync(json, 'stale')
+    writeFileSync(dotenv, 'stale')
+    const before = [statSync(json).ino, statSync(dotenv).ino]
+    const result = await cli([...basics(server), '--json', json, '--dotenv', dotenv])
+
+    expect(result.code).toBe(0)
+    // A reader sees the old file or the new one: the new one is another file, renamed over it.
+    expect(statSync(json).ino).not.toBe(before[0])
+    expect(statSync(dotenv).ino).not.toBe(before[1])
+    expect(readFileSync(dotenv, 'utf8')).toMatch(/^COOLIFY_STATUS=finished$/m)
+    expect(readdirSync(folder).sort()).toEqual(['deploy.env', 'deployments.json'])
+  })
+})
+
+describe('a cancel', () => {
+  it('exits 1, not 3, when it comes while a call is being retried', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
+    server.inject({ method: 'GET', path: '/applications', do: { status: 502 }, times: 1000 })
+    const result = await cli(
+      ['--url', server.url, '--app', 'web', '--poll-interval', '100ms'],
+      {},
+      {
+        name: 'SIGTERM',
+        when: () =>
+          server.requests.filter(request => request.path === '/api/v1/applications').length >= 2
+      }
+    )
+
+    expect(result.code).toBe(1)
+    expect(errorLines(result)).toEqual(['error: Stopped by SIGTERM.'])
+  })
+
+  it('writes what is known at the signal, and ends at once on a second one', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
+    // Coolify does not answer the cancel: the run would wait out its grace time.
+    server.inject({ method: 'POST', path: /\/cancel$/, do: { delayMs: 30_000 } })
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-signals-'))
+    const json = join(folder, 'deployments.json')
+    const dotenv = join(folder, 'deploy.env')
+    const child = spawn(
+      findNode(MINIMUM_NODE),
+      [bin, ...basics(server), '--json', json, '--dotenv', dotenv],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', COOLIFY_TOKEN: TOKEN },
+        stdio: ['ignore', 'pipe', 'pipe']
+      }
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const closed = new Promise<number | null>(done => child.on('close', done))
+    const until = async (check: () => boolean): Promise<void> => {
+      while (!check()) await new Promise(done => setTimeout(done, 10))
+    }
+    await until(() => server.deployments()[0]?.status === 'in_progress')
+    child.kill('SIGTERM')
+    await until(() => server.requests.some(request => request.path.endsWith('/cancel')))
+    // The files are there while the cancel is still under way.
+    expect(readFileSync(dotenv, 'utf8')).toMatch(/^COOLIFY_STATUS=cancelled$/m)
+    expect(JSON.parse(readFileSync(json, 'utf8'))).toEqual([
+      expect.objectContaining({ deployment_uuid: server.deployments()[0].uuid })
+    ])
+    const second = Date.now()
+    child.kill('SIGTERM')
+    const code = await closed
+
+    expect(code).toBe(1)
+    expect(Date.now() - second).toBeLessThan(2000)
+    expect(stdout).toMatch(/^Result:\n {2}web {2}\w+/m)
+    expect(stderr).toMatch(
+      /^error: Stopped by SIGTERM again: stopped at once; still running in Coolify: web \(\w+\)\.$/m
+    )
+    expectNoStackTrace(stderr)
+  }, 30_000)
+
+  it('cancels and reports within the 5 s a CI such as Jenkins gives before SIGKILL', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
+    server.inject({ method: 'POST', path: /\/cancel$/, do: { delayMs: 30_000 } })
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-grace-'))
+    const dotenv = join(folder, 'deploy.env')
+    let signalledAt = 0
+    const result = await cli(
+      [...basics(server), '--dotenv', dotenv],
+      {},
+      {
+        name: 'SIGTERM',
+        when: () => {
+          const building = server.deployments()[0]?.status === 'in_progress'
+          if (building) signalledAt = Date.now()
+          return building
+        }
+      }
+    )
+
+    expect(result.code).toBe(1)
+    expect(Date.now() - signalledAt).toBeLessThan(5000)
+    expect(result.stdout).toMatch(/^Result:\n {2}web {2}/m)
+    expect(readFileSync(dotenv, 'utf8')).toMatch(/^COOLIFY_STATUS=cancelled$/m)
+  }, 30_000)
 })
 
 describe('--app by name', () => {
@@ -523,6 +714,29 @@ describe('bad usage: one line naming the option, exit 2', () => {
       COOLIFY_URL: server.url,
       COOLIFY_APP: APP.uuid,
       COOLIFY_POLL_INTERVAL: '100ms'
+    })
+    expect(result.code).toBe(0)
+    expectClean(result)
+  })
+
+  it('takes the token’s secret part alone, as Coolify does (GitLab cannot mask `ID|SECRET`)', async () => {
+    const secret = 'Jq8rWcT4mN2xLp6vZb0yHs3kFd7gAe1uRo5iEw9t'
+    const server = await start({ token: `17|${secret}` })
+    const result = await cli([...basics(server), '--no-logs'], { COOLIFY_TOKEN: secret })
+    expect(result.code).toBe(0)
+    expectNoSecrets(result.stdout + result.stderr, [secret])
+    // Another token's id with this secret is refused, as Sanctum refuses it.
+    const wrong = await cli([...basics(server), '--no-logs'], { COOLIFY_TOKEN: `18|${secret}` })
+    expect(wrong.code).toBe(3)
+  })
+
+  it('reads the token from the file COOLIFY_TOKEN_FILE names (GitLab’s file variables)', async () => {
+    const server = await start({ token: `17|${TOKEN}` })
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-token-file-'))
+    writeFileSync(join(folder, 'COOLIFY_TOKEN_FILE'), `17|${TOKEN}\n`)
+    const result = await cli([...basics(server), '--no-logs'], {
+      COOLIFY_TOKEN: '',
+      COOLIFY_TOKEN_FILE: join(folder, 'COOLIFY_TOKEN_FILE')
     })
     expect(result.code).toBe(0)
     expectClean(result)

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { isMap, isSeq, parseAllDocuments, parseDocument, type YAMLMap } from 'yaml'
@@ -23,6 +23,7 @@ import { PROJECT } from '../test/support/runner.js'
 import {
   actionRequests,
   APP,
+  build,
   endless,
   expectNoSecrets,
   expectNoStackTrace,
@@ -68,6 +69,25 @@ function scriptOf(job: YAMLMap): string[] {
   return script.items.map(item => String((item as { value: unknown }).value))
 }
 
+/** The flags the job's script gives, each with the input behind it. */
+function givenFlags(job: YAMLMap): Map<string, string> {
+  const text = scriptOf(job).join('\n')
+  const values = [...text.matchAll(/--([\w-]+) "\$\[\[ inputs\.([\w-]+) \]\]"/g)]
+  const switches = [
+    ...text.matchAll(/if \$\[\[ inputs\.([\w-]+) \]\]; then set -- "\$@" --([\w-]+); fi/g)
+  ]
+  return new Map([
+    ...values.map(m => [m[1], m[2]] as [string, string]),
+    ...switches.map(m => [m[2], m[1]] as [string, string])
+  ])
+}
+
+interface InputSpec {
+  type?: string
+  regex?: string
+  default?: unknown
+}
+
 function coolifyVariables(job: YAMLMap): string[] {
   const variables = job.get('variables')
   if (!isMap(variables)) return []
@@ -83,41 +103,65 @@ describe('the GitLab component', () => {
     expect([...used].sort()).toEqual([...inputs.keys()].sort())
   })
 
-  it('hands the command line only variables and flags it reads, never the token', () => {
+  it('hands the command line its inputs as flags it has, never the token', () => {
     const { inputs, job } = component()
-    const variables = coolifyVariables(job)
-    expect(variables.filter(name => !READ.has(name))).toEqual([])
-    expect(variables).not.toContain('COOLIFY_TOKEN')
+    // No job variables: a project or group variable of the same name would outrank them.
+    expect(coolifyVariables(job)).toEqual([])
     expect(inputs.has('token')).toBe(false)
     const script = scriptOf(job)
     expect(script.find(line => line.startsWith('npm install '))).toContain(
       '"coolify-deploy-follow@$[[ inputs.version ]]"'
     )
-    // The tool takes the shell's place: a cancelled job's SIGTERM reaches it (see below).
     const command = script[script.length - 1]
-    expect(command).toMatch(/^exec "[^"]+\/node_modules\/\.bin\/coolify-deploy-follow" /)
-    const flags = [...command.matchAll(/ --([\w-]+)/g)].map(m => m[1])
-    expect(flags).toEqual(['json', 'dotenv'])
+    expect(command).toMatch(
+      /^COOLIFY_COMPONENT=true "\$coolify_tool\/node_modules\/\.bin\/coolify-deploy-follow" /
+    )
+    const known = new Set(FLAGS.map(flag => flag.name))
+    expect([...givenFlags(job).keys()].filter(flag => !known.has(flag))).toEqual([])
     // What the dotenv report and the artifacts name is what the command writes.
     expect(job.getIn(['artifacts', 'reports', 'dotenv'])).toBe('coolify.env')
-    expect(command).toContain('--dotenv coolify.env')
-    expect(command).toContain('--json coolify-deployments.json')
+    expect(script).toContain('set -- --json coolify-deployments.json --dotenv coolify.env')
+    expect(command).toMatch(/ "\$@"$/)
     expect(job.getIn(['artifacts', 'when'])).toBe('always')
+  })
+
+  it('lets no input that reaches the shell out of its quotes', () => {
+    const { job } = component()
+    const header = parseDocument(readFileSync(join(PROJECT, COMPONENT), 'utf8').split(/^---$/m)[0])
+    const specs = (header.toJS() as { spec: { inputs: Record<string, InputSpec> } }).spec.inputs
+    const text = scriptOf(job).join('\n')
+    for (const [name, spec] of Object.entries(specs)) {
+      const use = `$[[ inputs.${name} ]]`
+      const uses = text.split(use).length - 1
+      if (uses === 0 || spec.type === 'boolean') continue
+      // Inside double quotes, and held by GitLab's check of the value to what stays inert there.
+      const quoted = text.split('"').filter((_, index) => index % 2 === 1)
+      expect([name, quoted.filter(word => word.includes(use)).length]).toEqual([name, uses])
+      expect([name, spec.regex]).toEqual([name, expect.any(String)])
+      const regex = new RegExp(spec.regex!)
+      for (const fine of [
+        'web',
+        'My shop/staging/api',
+        "it's web",
+        '$CI_COMMIT_SHA',
+        '${CI_MERGE_REQUEST_IID}',
+        'https://a.example.com/{pr}',
+        ''
+      ]) {
+        expect([name, fine, regex.test(fine)]).toEqual([name, fine, true])
+      }
+      for (const bad of ['a"b', 'x`id`', '$(id)', 'a\\b', '${X:-$(id)}', '$1']) {
+        expect([name, bad, regex.test(bad)]).toEqual([name, bad, false])
+      }
+    }
   })
 })
 
 describe('the command line’s words for the component', () => {
-  it('name the input behind each variable the component sets', () => {
+  it('name the input behind each flag the component gives', () => {
     const { job } = component()
-    const variables = (job.get('variables') as YAMLMap).toJSON() as Record<string, string>
-    const named = new Map<string, string>()
-    for (const [variable, value] of Object.entries(variables)) {
-      const input = /^\$\[\[ inputs\.([\w-]+) \]\]$/.exec(String(value))?.[1]
-      const flag = FLAGS.find(flag => envName(flag) === variable)
-      if (input && flag) named.set(flag.name, input)
-    }
-    expect(new Map([...COMPONENT_INPUTS].sort())).toEqual(new Map([...named].sort()))
-    expect(variables[COMPONENT_VARIABLE]).toBe('true')
+    expect(new Map([...COMPONENT_INPUTS].sort())).toEqual(new Map([...givenFlags(job)].sort()))
+    expect(scriptOf(job).at(-1)).toContain(`${COMPONENT_VARIABLE}=true `)
   })
 })
 
@@ -179,7 +223,7 @@ describe("the GitLab guide's pipelines", () => {
   )
 })
 
-describe('the component’s job, run as GitLab runs it', () => {
+describe('the component’s job, run as GitLab’s runner runs it', () => {
   const start = fakeCoolifyPerTest(() => ({
     abilities: ['deploy', 'read', 'read:sensitive', 'write'],
     apps: [{ ...APP, scenarios: [endless()] }]
@@ -190,8 +234,9 @@ describe('the component’s job, run as GitLab runs it', () => {
   }, 120_000)
 
   /**
-   * The job's variables and script with `inputs` put in as GitLab does (`$[[ inputs.NAME ]]`, the
-   * declared defaults for the rest); `version` installs the packed tarball instead of npm's.
+   * The job's variables and script with `inputs` put in as GitLab does (`$[[ inputs.NAME ]]`, the declared
+   * defaults for the rest), each value first checked against its input's `regex` as GitLab checks
+   * it; `version` installs the packed tarball instead of npm's.
    */
   function interpolated(inputs: Record<string, string>): {
     variables: Record<string, string>
@@ -200,43 +245,88 @@ describe('the component’s job, run as GitLab runs it', () => {
     const text = readFileSync(join(PROJECT, COMPONENT), 'utf8')
     const [header, body] = text.split(/^---$/m)
     const declared = parseDocument(header).toJS() as {
-      spec: { inputs: Record<string, { default?: unknown }> }
+      spec: { inputs: Record<string, InputSpec> }
     }
     const given = { version: `file:${tarball}`, ...inputs }
     const value = (name: string): string => {
       const spec = declared.spec.inputs[name]
       if (!spec) throw new Error(`${COMPONENT}: no input ${name}`)
-      return String(given[name as keyof typeof given] ?? spec.default)
+      const text = String(given[name as keyof typeof given] ?? spec.default)
+      if (spec.regex && !new RegExp(spec.regex).test(text)) {
+        throw new Error(`${name}: provided value does not match required RegEx pattern`)
+      }
+      return text
     }
     // GitLab puts the values into the parsed YAML's strings, not into its text.
     const put = (text: unknown): string =>
       String(text).replace(/\$\[\[\s*inputs\.([\w-]+)\s*\]\]/g, (_, name: string) => value(name))
     const job = parseDocument(body).get(JOB) as YAMLMap
-    const variables = (job.get('variables') as YAMLMap).toJSON() as Record<string, unknown>
+    const variables = isMap(job.get('variables'))
+      ? ((job.get('variables') as YAMLMap).toJSON() as Record<string, unknown>)
+      : {}
     return {
       variables: Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, put(v)])),
       script: scriptOf(job).map(put)
     }
   }
 
-  it('cancels the deployment when the runner sends SIGTERM to the job’s shell alone', async () => {
-    const server = await start()
-    const { variables, script } = interpolated({ 'coolify-url': server.url, app: APP.uuid })
+  /**
+   * The job's shell script as GitLab Runner writes it (`shells/abstract.go` writeCommands: each
+   * line echoed, then run; `shells/bash.go` Finish: all of them in `: | eval '…'` under errexit).
+   */
+  function runnerScript(lines: readonly string[]): string {
+    const quote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`
+    const body = lines.flatMap(line => [`echo ${quote(`$ ${line}`)}`, line]).join('\n')
+    return [
+      'if set -o | grep pipefail > /dev/null; then set -o pipefail; fi; set -o errexit',
+      'set +o noclobber',
+      `: | eval ${quote(body)}`,
+      'exit 0',
+      ''
+    ].join('\n')
+  }
+
+  interface Job {
+    code: number | null
+    signal: NodeJS.Signals | null
+    stdout: string
+    stderr: string
+    /** The job's folder, where the report files land. */
+    folder: string
+    /** What the job left in its temporary folder. */
+    leftInTmp: string[]
+  }
+
+  /**
+   * Runs the job as a shell runner does: its script in a shell of its own process group, with the
+   * project's CI/CD variables in the environment; `cancel` says when to cancel it as the runner
+   * does, SIGTERM to the whole group (`helpers/process/killer_unix.go`).
+   */
+  async function runJob(
+    inputs: Record<string, string>,
+    variables: Record<string, string>,
+    cancel?: () => boolean
+  ): Promise<Job> {
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-gitlab-job-'))
+    const tmp = mkdtempSync(join(tmpdir(), 'coolify-gitlab-tmp-'))
+    const { variables: jobVariables, script } = interpolated(inputs)
+    writeFileSync(join(folder, 'script.sh'), runnerScript(script))
     const node = findNode(oldestNode())
-    // The job's shell: its script, one line after another, stopping at the first that fails.
-    const shell = spawn('sh', ['-e', '-c', script.join('\n')], {
-      cwd: mkdtempSync(join(tmpdir(), 'coolify-gitlab-job-')),
+    const shell = spawn('sh', [join(folder, 'script.sh')], {
+      cwd: folder,
       env: {
         PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
         HOME: process.env.HOME ?? '',
+        TMPDIR: tmp,
         npm_config_offline: 'true',
         CI: 'true',
         GITLAB_CI: 'true',
         COOLIFY_TOKEN: TOKEN,
         COOLIFY_POLL_INTERVAL: '100ms',
+        // GitLab ranks the project's CI/CD variables above a job's own `variables:`.
+        ...jobVariables,
         ...variables
       },
-      // Its own process group, so that whatever it leaves behind can be ended after the test.
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe']
     })
@@ -244,43 +334,98 @@ describe('the component’s job, run as GitLab runs it', () => {
     let stderr = ''
     shell.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     shell.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    // Its exit, not the end of its output: whatever it leaves running may hold the pipes open.
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>(done =>
-      shell.on('exit', (code, signal) => done([code, signal]))
+    // The end of the output, once whatever outlives the shell has closed it too.
+    const closed = new Promise<[number | null, NodeJS.Signals | null]>(done =>
+      shell.on('close', (code, signal) => done([code, signal]))
     )
-    let killer = setTimeout(() => shell.kill('SIGKILL'), 60_000)
-    const building = (): boolean => server.deployments()[0]?.status === 'in_progress'
-    const check = (): void => {
-      if (shell.exitCode !== null || shell.signalCode !== null) return
-      if (!building()) return void setTimeout(check, 20)
-      // A runner cancelling the job signals its direct child, not the process group; the tool
-      // has its grace time to cancel, not more.
-      shell.kill('SIGTERM')
-      clearTimeout(killer)
-      killer = setTimeout(() => shell.kill('SIGKILL'), 20_000)
-    }
-    check()
-    try {
-      const [code, signal] = await exited
-
-      const [deployment] = server.deployments()
-      expect(deployment.status).toBe('cancelled-by-user')
-      expect(requestLines(actionRequests(server)).filter(line => line.endsWith('/cancel'))).toEqual(
-        [`POST /api/v1/deployments/${deployment.uuid}/cancel`]
-      )
-      expect(stdout).toMatch(
-        /^The job was cancelled \(SIGTERM\): cancelling web \(\w+\) in Coolify$/m
-      )
-      expect([code, signal]).toEqual([1, null])
-      expectNoStackTrace(stderr)
-      expectNoSecrets(stdout + stderr, [TOKEN])
-    } finally {
-      clearTimeout(killer)
+    const group = (signal: NodeJS.Signals): void => {
       try {
-        process.kill(-shell.pid!, 'SIGKILL')
+        process.kill(-shell.pid!, signal)
       } catch {
         // The group is gone already.
       }
     }
+    let killer = setTimeout(() => group('SIGKILL'), 60_000)
+    const check = (): void => {
+      if (shell.exitCode !== null || shell.signalCode !== null || !cancel) return
+      if (!cancel()) return void setTimeout(check, 20)
+      group('SIGTERM')
+      clearTimeout(killer)
+      killer = setTimeout(() => group('SIGKILL'), 20_000)
+    }
+    check()
+    try {
+      const [code, signal] = await closed
+      return { code, signal, stdout, stderr, folder, leftInTmp: readdirSync(tmp) }
+    } finally {
+      clearTimeout(killer)
+      group('SIGKILL')
+    }
+  }
+
+  it('cancels the deployment when the runner sends SIGTERM to the job, and cleans up', async () => {
+    const server = await start()
+    const job = await runJob(
+      { 'coolify-url': server.url, app: APP.uuid },
+      {},
+      () => server.deployments()[0]?.status === 'in_progress'
+    )
+
+    const [deployment] = server.deployments()
+    expect(deployment.status).toBe('cancelled-by-user')
+    expect(requestLines(actionRequests(server)).filter(line => line.endsWith('/cancel'))).toEqual([
+      `POST /api/v1/deployments/${deployment.uuid}/cancel`
+    ])
+    expect(job.stdout).toMatch(
+      /^The job was cancelled \(SIGTERM\): cancelling web \(\w+\) in Coolify$/m
+    )
+    expect(readFileSync(join(job.folder, 'coolify.env'), 'utf8')).toMatch(
+      /^COOLIFY_STATUS=cancelled$/m
+    )
+    // The folder the tool was installed into is gone: a shell runner's /tmp outlives its jobs.
+    expect(job.leftInTmp).toEqual([])
+    expectNoStackTrace(job.stderr)
+    expectNoSecrets(job.stdout + job.stderr, [TOKEN])
   }, 90_000)
+
+  it('takes its inputs over project variables of the same names', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [build('finished')] }] })
+    // The guide's example: the uuid in a project variable, given as `app`.
+    const job = await runJob(
+      { 'coolify-url': server.url, app: '$COOLIFY_APP_UUID' },
+      {
+        COOLIFY_APP_UUID: APP.uuid,
+        COOLIFY_URL: 'http://127.0.0.1:9',
+        COOLIFY_TIMEOUT: '1s',
+        COOLIFY_PR: '9'
+      }
+    )
+
+    expect(job.stderr).toBe('')
+    expect([job.code, job.signal]).toEqual([0, null])
+    expect(server.deployments().map(deployment => deployment.status)).toEqual(['finished'])
+    expect(readFileSync(join(job.folder, 'coolify.env'), 'utf8')).toMatch(
+      /^COOLIFY_STATUS=finished$/m
+    )
+    expect(job.leftInTmp).toEqual([])
+  }, 90_000)
+
+  it('hands an input with quotes and spaces over whole, as one value', async () => {
+    const server = await start()
+    const job = await runJob({ 'coolify-url': server.url, app: "it's web" }, { FORCE_COLOR: '0' })
+
+    expect(job.code).toBe(2)
+    expect(job.stderr).toMatch(
+      /^error: Input `app`: no application, service or database named "it's web"/m
+    )
+    expect(server.deployments()).toEqual([])
+    expect(job.leftInTmp).toEqual([])
+  }, 90_000)
+
+  it('refuses, as GitLab does by the regex, an input that would run a command', () => {
+    expect(() => interpolated({ 'coolify-url': 'https://x', app: 'web"; touch pwned; "' })).toThrow(
+      /^app: provided value does not match/
+    )
+    expect(() => interpolated({ 'coolify-url': '$(touch pwned)' })).toThrow(/^coolify-url: /)
+  })
 })

@@ -43,7 +43,9 @@ export class Budget {
     /** The workflow run's cancel: it ends every share but the grace. */
     readonly cancelled: AbortSignal,
     private readonly now: () => number = Date.now,
-    timer?: Timer
+    timer?: Timer,
+    /** The host's time between a cancel's signal and its kill. */
+    private readonly cancelGraceMs = CANCEL_GRACE_MS
   ) {
     this.#timer = timer ?? (ms => this.#hold(deadline(ms)))
     this.deadline = now() + timeoutMs
@@ -95,7 +97,7 @@ export class Budget {
     const end =
       this.#cancelledAt === undefined
         ? Math.max(this.deadline, now) + GRACE_MS
-        : this.#cancelledAt + CANCEL_GRACE_MS
+        : this.#cancelledAt + this.cancelGraceMs
     return this.#timer(Math.max(0, Math.min(ms, end - now)))
   }
 

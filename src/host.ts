@@ -22,6 +22,11 @@ export interface Host {
    * a cancelled workflow run on GitHub, a cancelled job or a signal elsewhere.
    */
   cancelled(signal: NodeJS.Signals): string
+  /**
+   * How long after SIGINT or SIGTERM the host lets the process run before it kills it, for the
+   * cancels and the report; budget.ts's CANCEL_GRACE_MS, GitHub's runner's, when unset.
+   */
+  readonly cancelGraceMs?: number
   /** Sets one result for later steps or jobs. */
   setOutput(name: string, value: string): void
   /** Keeps a value for a later cleanup step; '' when none was kept. */

@@ -65,7 +65,14 @@ export async function deployAndFollow(front: Front): Promise<void> {
     const read = readConfig(name => host().input(name), mask)
     const event = front.event()
     checkReviewEvent(read, event)
-    budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal)
+    budget = new Budget(
+      read.timeoutMs,
+      read.healthTimeoutMs,
+      cancelled.signal,
+      undefined,
+      undefined,
+      host().cancelGraceMs
+    )
     warnIfPlainHttp(read, say)
     client = connect(read, say)
     // Names become uuids before anything is written: a name that is not one resource's is an
@@ -80,7 +87,9 @@ export async function deployAndFollow(front: Front): Promise<void> {
     }
     if (cancelled.signal.aborted) throw cancelled.signal.reason
   } catch (error) {
-    ending.error = error
+    // A call cut short by the cancel throws the last failure it retried: the cancel is what
+    // stopped the run, not Coolify.
+    ending.error = cancelled.signal.aborted ? cancelled.signal.reason : error
   }
   ending.cancelled = cancelled.signal.aborted
   const outcome = decide(

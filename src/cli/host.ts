@@ -5,6 +5,14 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]+/g
 
+/** After SIGINT or SIGTERM: the cancels and the report, then the exit, before a 5 s kill. */
+export const CLI_CANCEL_GRACE_MS = 4000
+
+/** Text from outside (a build's last line, a name) as one plain line: no colours, no controls. */
+export function plainLine(text: string): string {
+  return text.replace(ANSI, '').replace(CONTROL, ' ')
+}
+
 export interface TerminalOptions {
   /** The inputs, by action.yml name, as the command line gave them. */
   inputs: ReadonlyMap<string, string>
@@ -54,13 +62,19 @@ export class TerminalHost implements Host {
   }
 
   error(message: string, title?: string): void {
-    const text = `${title ? `${title}: ` : ''}${message}`
+    const text = plainLine(`${title ? `${title}: ` : ''}${message}`)
     this.options.fail(`${this.redact(this.paint('31', `error: ${this.options.words(text)}`))}\n`)
   }
 
   debug(message: string): void {
     if (this.options.verbose) this.line(`debug: ${this.options.words(message)}`)
   }
+
+  /**
+   * Within the shortest grace a CI gives: Jenkins kills 5 s after its SIGTERM (GitLab's shell
+   * runners and `docker stop` wait longer).
+   */
+  readonly cancelGraceMs = CLI_CANCEL_GRACE_MS
 
   cancelled(signal: NodeJS.Signals): string {
     return this.options.gitlab ? `The job was cancelled (${signal})` : `Stopped by ${signal}`
@@ -108,7 +122,7 @@ function plainLog(write: (text: string) => void, colors: boolean): LogFormat {
     startGroup: title => `== ${title}\n`,
     endGroup: () => '',
     verbatim: lines => lines.map(line => `${colors ? line : line.replace(ANSI, '')}\n`).join(''),
-    oneLine: text => text.replace(CONTROL, ' ')
+    oneLine: plainLine
   }
 }
 
@@ -139,6 +153,6 @@ function gitlabLog(write: (text: string) => void, colors: boolean, now: () => nu
           return `${colors ? inert : inert.replace(ANSI, '')}\n`
         })
         .join(''),
-    oneLine: text => text.replace(CONTROL, ' ')
+    oneLine: plainLine
   }
 }

@@ -1,20 +1,23 @@
-import { readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { formatDuration } from '../duration.js'
 import type { PullRequestEvent } from '../event.js'
 import { setHost } from '../host.js'
 import type { Config } from '../inputs.js'
-import type { Outcome } from '../model/outcome.js'
-import { failsStep } from '../model/status.js'
+import { ActionError } from '../errors.js'
+import type { DeploymentView } from '../model/deployment.js'
+import { decide, type Outcome } from '../model/outcome.js'
+import { failsStep, hasEnded } from '../model/status.js'
 import { failureLine, lastError } from '../report/failure.js'
 import { setOutputs, toRecord } from '../report/outputs.js'
 import { deployAndFollow, type Front } from '../run.js'
-import { TerminalHost } from './host.js'
+import { plainLine, TerminalHost } from './host.js'
 import {
   COMPONENT_VARIABLE,
   inCommandLineTerms,
   parseInvocation,
+  reportFiles,
   usage,
   UsageError,
   type Invocation
@@ -28,21 +31,32 @@ const NAME = 'coolify-deploy-follow'
 /**
  * The command line: the same deploy as the action's, printed for any CI. Returns the exit status.
  * `write` takes standard output; every error, a usage mistake or a failed deploy, goes to `fail`
- * (standard error).
+ * (standard error). `exit` ends the process at once, on a second SIGINT or SIGTERM.
  */
 export async function main(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   write: (text: string) => void,
-  fail: (text: string) => void
+  fail: (text: string) => void,
+  exit: (status: number) => void = status => process.exit(status)
 ): Promise<number> {
+  const refuse = (message: string, files: ReportFiles): number => {
+    fail(`${NAME}: ${message}\n`)
+    const outcome = decide([], { cancelled: false, error: new UsageError(message) })
+    writeReports(
+      files,
+      outcome,
+      text => text,
+      warning => fail(`${NAME}: ${warning}\n`)
+    )
+    return EXIT.usage
+  }
   let invocation: Invocation
   try {
     invocation = parseInvocation(args, env)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    fail(`${NAME}: ${error.message}\n`)
-    return EXIT.usage
+    return refuse(error.message, reportFiles(args))
   }
   if (invocation.help) {
     write(usage())
@@ -53,15 +67,15 @@ export async function main(
     return EXIT.finished
   }
   if (!invocation.inputs.get('token')) {
-    fail(
-      `${NAME}: no API token: set COOLIFY_TOKEN (from your CI's secret variables), or give --token-file FILE.\n`
+    return refuse(
+      "no API token: set COOLIFY_TOKEN (from your CI's secret variables), or give --token-file FILE.",
+      invocation
     )
-    return EXIT.usage
   }
   const gitlab = env.GITLAB_CI === 'true'
   const host = new TerminalHost({
     inputs: invocation.inputs,
-    colors: colors(env, gitlab),
+    colors: colors(env, gitlab, process.stdout.isTTY === true),
     gitlab,
     verbose: invocation.verbose,
     words: message =>
@@ -73,25 +87,58 @@ export async function main(
     fail
   })
   setHost(host)
+  // What is known when a signal comes, written at once: a host that kills soon after (Jenkins,
+  // 5 s after its SIGTERM) still leaves the files for later jobs. A second signal ends the run.
+  let started: readonly DeploymentView[] = []
+  let signals = 0
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const why = host.cancelled(signal)
+    const known = decide(started, { cancelled: true, error: new ActionError(`${why}.`) })
+    writeReports(
+      invocation,
+      known,
+      text => host.redact(text),
+      warning => host.warning(warning)
+    )
+    if (++signals === 1) return
+    if (known.deployments.length > 0) host.info(table(known))
+    const running = started.filter(deployment => !hasEnded(deployment.status))
+    host.error(
+      `${why} again: stopped at once${running.length > 0 ? `; still running in Coolify: ${running.map(d => `${d.name} (${d.uuid ?? 'no deployment yet'})`).join(', ')}` : ''}.`
+    )
+    exit(EXIT.failed)
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
   let status: number = EXIT.finished
-  await deployAndFollow({
-    event: () => mergeRequest(env),
-    watchers: async () => [],
-    removed: async () => {},
-    report: async (outcome, config) => {
-      status = await report(host, outcome, config, invocation)
-    }
-  } satisfies Front)
+  try {
+    await deployAndFollow({
+      event: () => mergeRequest(env),
+      watchers: async () => [
+        {
+          building: async deployments => void (started = deployments),
+          finish: async () => {}
+        }
+      ],
+      removed: async () => {},
+      report: async (outcome, config) => {
+        status = report(host, outcome, config, invocation)
+      }
+    } satisfies Front)
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
   return status
 }
 
 /** The result table, the files for later jobs, and the exit status. */
-async function report(
+function report(
   host: TerminalHost,
   outcome: Outcome,
   config: Config | undefined,
   invocation: Invocation
-): Promise<number> {
+): number {
   setOutputs(outcome, (name, value) => host.setOutput(name, value))
   if (outcome.deployments.length > 0) host.info(table(outcome))
   // What the action's annotations say: the application, the status, why, and the link.
@@ -100,22 +147,50 @@ async function report(
     host.error(failureLine(deployment, config.instanceUrl, lastError(deployment)))
   }
   if (outcome.error) host.error(outcome.error)
-  for (const [file, text] of [
-    [invocation.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
-    [invocation.dotenv, () => dotenv(host.outputs)]
-  ] as const) {
-    if (!file) continue
-    try {
-      writeFileSync(file, text())
-    } catch (error) {
-      host.warning(`Could not write ${file}: ${(error as Error).message}`)
-    }
-  }
+  writeReports(
+    invocation,
+    outcome,
+    text => host.redact(text),
+    warning => host.warning(warning)
+  )
   // Coolify may refuse, and the run be cancelled, before the config is whole: while names are
   // looked up.
   if (outcome.byCoolify) return EXIT.coolify
   if (outcome.error && config === undefined && outcome.status !== 'cancelled') return EXIT.usage
   return outcome.fails ? EXIT.failed : EXIT.finished
+}
+
+interface ReportFiles {
+  json?: string
+  dotenv?: string
+}
+
+/**
+ * `--json` and `--dotenv`, each replaced whole: written beside the file, then renamed over it, so
+ * that a job killed while writing never leaves half a file for the jobs after it.
+ */
+function writeReports(
+  files: ReportFiles,
+  outcome: Outcome,
+  redact: (text: string) => string,
+  warn: (message: string) => void
+): void {
+  const outputs = new Map<string, string>()
+  setOutputs(outcome, (name, value) => outputs.set(name, value))
+  for (const [file, text] of [
+    [files.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
+    [files.dotenv, () => dotenv(outputs, outcome.error)]
+  ] as const) {
+    if (!file) continue
+    const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
+    try {
+      writeFileSync(temporary, redact(text()))
+      renameSync(temporary, file)
+    } catch (error) {
+      rmSync(temporary, { force: true })
+      warn(`Could not write ${file}: ${(error as Error).message}`)
+    }
+  }
 }
 
 /** One row per deployment: name, status, duration, and the URL or why it failed. */
@@ -138,9 +213,10 @@ function table({ deployments }: Outcome): string {
 
 /**
  * The outputs as COOLIFY_* variables, one a line, for GitLab's `artifacts:reports:dotenv` (which
- * also gives an environment its URL). `deployments` stays in --json: a dotenv value is one line.
+ * also gives an environment its URL), and the error that stopped the run, if any.
+ * `deployments` stays in --json: a dotenv value is one line.
  */
-function dotenv(outputs: ReadonlyMap<string, string>): string {
+function dotenv(outputs: ReadonlyMap<string, string>, error = ''): string {
   const names: Record<string, string> = {
     status: 'COOLIFY_STATUS',
     'deployment-uuid': 'COOLIFY_DEPLOYMENT_UUID',
@@ -149,8 +225,9 @@ function dotenv(outputs: ReadonlyMap<string, string>): string {
     'rolled-back': 'COOLIFY_ROLLED_BACK',
     'review-app-uuid': 'COOLIFY_REVIEW_APP_UUID'
   }
-  return Object.entries(names)
-    .map(([output, name]) => `${name}=${(outputs.get(output) ?? '').replace(/[\r\n]/g, ' ')}\n`)
+  const lines = Object.entries(names).map(([output, name]) => [name, outputs.get(output) ?? ''])
+  return [...lines, ['COOLIFY_ERROR', error]]
+    .map(([name, value]) => `${name}=${plainLine(value)}\n`)
     .join('')
 }
 
@@ -172,11 +249,14 @@ function mergeRequest(env: NodeJS.ProcessEnv): PullRequestEvent {
   }
 }
 
-/** Colours on a terminal and in GitLab's log, never with NO_COLOR; FORCE_COLOR asks for them. */
-function colors(env: NodeJS.ProcessEnv, gitlab: boolean): boolean {
+/**
+ * Colours on a terminal and in GitLab's log. FORCE_COLOR decides first, as Node reads it: set
+ * empty, `1`, `2`, `3` or `true`, colours; any other value (`0`, `false`), none. Then NO_COLOR.
+ */
+export function colors(env: NodeJS.ProcessEnv, gitlab: boolean, terminal: boolean): boolean {
+  if (env.FORCE_COLOR !== undefined) return ['', '1', '2', '3', 'true'].includes(env.FORCE_COLOR)
   if (env.NO_COLOR) return false
-  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return true
-  return gitlab || process.stdout.isTTY === true
+  return gitlab || terminal
 }
 
 /**

@@ -12,8 +12,6 @@ type Kind =
   | 'on'
   /** A switch for an input that defaults to true: `--no-wait`. */
   | 'off'
-  /** A file whose text is the value: `--ca-certificate ca.pem`. */
-  | 'file'
 
 interface Flag {
   /** The flag without its dashes, `no-` included for an `off` switch. */
@@ -227,9 +225,9 @@ export const FLAGS: readonly Flag[] = [
   {
     name: 'ca-certificate',
     input: 'ca-certificate',
-    kind: 'file',
-    value: 'FILE',
-    about: 'extra CA certificates (PEM) to trust'
+    kind: 'value',
+    value: 'FILE|PEM',
+    about: 'extra CA certificates to trust: a PEM file, or the PEM text'
   }
 ]
 
@@ -267,6 +265,9 @@ export function envName(flag: Flag): string {
   return `COOLIFY_${flag.name.replace(/^no-/, '').replaceAll('-', '_').toUpperCase()}`
 }
 
+/** The ways of naming what to deploy: one given as a flag puts the others' variables aside. */
+const TARGETS = ['app', 'app-uuid', 'tag']
+
 /** Reads the arguments, falling back to COOLIFY_* variables for what they do not give. */
 export function parseInvocation(args: readonly string[], env: NodeJS.ProcessEnv): Invocation {
   const options: NonNullable<ParseArgsConfig['options']> = { ...OWN }
@@ -282,26 +283,57 @@ export function parseInvocation(args: readonly string[], env: NodeJS.ProcessEnv)
   } catch (error) {
     throw new UsageError(usageProblem(error))
   }
-  if (values.token !== undefined) {
-    throw new UsageError(
-      '--token: the token is not taken on the command line, where the process list and the job log show it: set COOLIFY_TOKEN, or give --token-file FILE.'
-    )
-  }
-  const inputs = new Map<string, string>()
-  for (const flag of FLAGS) inputs.set(flag.input, valueOf(flag, values[flag.name], env))
-  inputs.set('token', token(values['token-file'] as string | undefined, env))
-  return {
-    inputs,
+  const invocation: Invocation = {
+    inputs: new Map(),
     json: values.json as string | undefined,
     dotenv: values.dotenv as string | undefined,
     verbose: values.verbose === true,
     help: values.help === true,
     version: values.version === true
   }
+  // Nothing is read for --help and --version: a file that cannot be read is no reason to fail.
+  if (invocation.help || invocation.version) return invocation
+  if (values.token !== undefined) {
+    throw new UsageError(
+      '--token: the token is not taken on the command line, where the process list and the job log show it: set COOLIFY_TOKEN, or give --token-file FILE.'
+    )
+  }
+  // A flag beats a variable: `--app web` with COOLIFY_APP_UUID set (say, a CI's project
+  // variable) deploys web, rather than refusing two ways of naming it.
+  const targeted = TARGETS.some(name => nonEmpty(values[name]))
+  for (const flag of FLAGS) {
+    const fallback = targeted && TARGETS.includes(flag.name) ? '' : (env[envName(flag)] ?? '')
+    invocation.inputs.set(flag.input, valueOf(flag, values[flag.name], fallback))
+  }
+  invocation.inputs.set('token', token(values['token-file'] as string | undefined, env))
+  return invocation
 }
 
-function valueOf(flag: Flag, given: unknown, env: NodeJS.ProcessEnv): string {
-  const fallback = env[envName(flag)] ?? ''
+/**
+ * Where the report files go, read leniently from arguments that did not parse: a usage error
+ * still writes them, for the jobs after this one.
+ */
+export function reportFiles(args: readonly string[]): { json?: string; dotenv?: string } {
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { json: { type: 'string' }, dotenv: { type: 'string' } },
+      strict: false,
+      allowPositionals: true
+    })
+    const path = (value: unknown): string | undefined =>
+      typeof value === 'string' && value ? value : undefined
+    return { json: path(values.json), dotenv: path(values.dotenv) }
+  } catch {
+    return {}
+  }
+}
+
+function nonEmpty(given: unknown): boolean {
+  return Array.isArray(given) ? given.some(value => value !== '') : Boolean(given)
+}
+
+function valueOf(flag: Flag, given: unknown, fallback: string): string {
   switch (flag.kind) {
     case 'on':
       return given === true ? 'true' : fallback
@@ -309,18 +341,15 @@ function valueOf(flag: Flag, given: unknown, env: NodeJS.ProcessEnv): string {
       return given === true ? 'false' : fallback
     case 'lines':
       return Array.isArray(given) && given.length > 0 ? given.join('\n') : fallback
-    case 'file': {
-      const path = typeof given === 'string' ? given : fallback
-      return path ? readText(`--${flag.name}`, path) : ''
-    }
     default:
       return typeof given === 'string' ? given : fallback
   }
 }
 
-/** The token: from --token-file, else COOLIFY_TOKEN; never from a flag's value. */
+/** The token: from --token-file (or COOLIFY_TOKEN_FILE), else COOLIFY_TOKEN; never a flag's value. */
 function token(file: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (file !== undefined) return readText('--token-file', file).trim()
+  const path = file ?? (env.COOLIFY_TOKEN_FILE || undefined)
+  if (path !== undefined) return readText('--token-file', path).trim()
   return env.COOLIFY_TOKEN ?? ''
 }
 
@@ -414,7 +443,7 @@ export function usage(): string {
     `${flag.about} [${envName(flag)}]`
   ])
   rows.push(
-    ['--token-file FILE', 'read the API token from FILE [else COOLIFY_TOKEN]'],
+    ['--token-file FILE', 'read the API token from FILE [COOLIFY_TOKEN_FILE; else COOLIFY_TOKEN]'],
     ['--json FILE', 'write the deployments as JSON (the action’s `deployments` output)'],
     ['--dotenv FILE', 'write the results as COOLIFY_* variables (GitLab’s dotenv report)'],
     ['--verbose', 'print debug lines too'],

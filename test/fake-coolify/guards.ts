@@ -87,9 +87,28 @@ export function authenticate(
   token: string,
   expected: string
 ): 'ok' | 'no-team' | Reply {
-  if (token !== '' && token === expected) return 'ok'
+  if (token !== '' && sameToken(token, expected)) return 'ok'
   if (token.startsWith('invalid')) return 'no-team'
   return json(flavor, 401, { message: 'Unauthenticated.' })
+}
+
+/**
+ * Sanctum's `PersonalAccessToken::findToken` (laravel/sanctum `src/PersonalAccessToken.php`, which
+ * Coolify's `app/Models/PersonalAccessToken.php` extends without changing it): `ID|SECRET` is the
+ * token with that id whose hash is the secret's; a token without `|` is looked up by its hash
+ * alone, so the secret part by itself is taken too. The configured token is what Coolify showed.
+ */
+function sameToken(presented: string, expected: string): boolean {
+  const [id, secret] = idAndSecret(expected)
+  if (!presented.includes('|')) return presented === secret
+  const [presentedId, presentedSecret] = idAndSecret(presented)
+  return id !== undefined && presentedId === id && presentedSecret === secret
+}
+
+/** Split at the first `|`, as `explode('|', $token, 2)`. */
+function idAndSecret(token: string): [string | undefined, string] {
+  const bar = token.indexOf('|')
+  return bar === -1 ? [undefined, token] : [token.slice(0, bar), token.slice(bar + 1)]
 }
 
 /** Abilities only a team's admins and owners may hold (members are read-only). */
