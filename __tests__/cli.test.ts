@@ -167,6 +167,7 @@ describe('the command line', () => {
         kind: 'application',
         name: 'web',
         deployment_uuid: deployment.uuid,
+        deployment_url: `${server.url}/project/${PROJECT_UUID}/environment/${ENVIRONMENT_UUID}/application/${APP.uuid}/deployment/${deployment.uuid}`,
         status: 'finished',
         url: 'https://web.example.com'
       })
@@ -175,6 +176,7 @@ describe('the command line', () => {
       [
         'COOLIFY_STATUS=finished',
         `COOLIFY_DEPLOYMENT_UUID=${deployment.uuid}`,
+        `COOLIFY_DEPLOYMENT_URL=${records[0].deployment_url}`,
         'COOLIFY_APP_URL=https://web.example.com',
         `COOLIFY_DURATION=${records[0].duration}`,
         'COOLIFY_ROLLED_BACK=false',
@@ -583,5 +585,32 @@ describe('bad usage: one line naming the option, exit 2', () => {
     for (const flag of [...FLAGS.map(flag => flag.name), 'token-file', 'json', 'dotenv']) {
       expect(result.stdout).toMatch(new RegExp(`^ {2}--${flag}\\b`, 'm'))
     }
+  })
+})
+
+describe('an input refused once Coolify was read', () => {
+  const changes = (server: FakeCoolify): string[] =>
+    requestLines(actionRequests(server).filter(request => request.method !== 'GET'))
+
+  it('exits 2 for --image-tag on an application built from git, changing nothing', async () => {
+    const server = await start()
+    const result = await cli([...basics(server), '--image-tag', 'v2'])
+
+    expect(result.code).toBe(2)
+    expect(errorLines(result).join('\n')).toMatch(
+      /^error: `--image-tag` \(`COOLIFY_IMAGE_TAG`\) is for Docker-image applications; web is built from git/m
+    )
+    expect(changes(server)).toEqual([])
+    expectClean(result)
+  })
+
+  it('exits 2 for --no-trigger when no commit is named, changing nothing', async () => {
+    const server = await start()
+    const result = await cli([...basics(server), '--no-trigger'])
+
+    expect(result.code).toBe(2)
+    expect(errorLines(result).join('\n')).toMatch(/follows the commit .* give `--commit`/m)
+    expect(changes(server)).toEqual([])
+    expectClean(result)
   })
 })

@@ -1,5 +1,5 @@
 import { CoolifyError } from '../coolify/errors.js'
-import { describeError } from '../errors.js'
+import { describeError, InputError } from '../errors.js'
 import type { DeploymentView } from './deployment.js'
 import { failsStep, worstOf, type Status } from './status.js'
 
@@ -16,6 +16,8 @@ export interface Outcome {
   reviewAppUuid?: string
   /** The error is Coolify's: it could not be reached, or it refused a request. */
   byCoolify: boolean
+  /** The error is an input the run cannot take, known once Coolify was read. */
+  byInput: boolean
 }
 
 export interface Ending {
@@ -43,5 +45,14 @@ export function decide(deployments: readonly DeploymentView[], ending: Ending): 
   const error = ending.error === undefined ? undefined : describeError(ending.error)
   const fails = error !== undefined || failsStep(status)
   const byCoolify = ending.error instanceof CoolifyError
-  return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify }
+  const byInput = ending.error instanceof InputError
+  return {
+    status,
+    deployments,
+    error,
+    fails,
+    reviewAppUuid: ending.reviewAppUuid,
+    byCoolify,
+    byInput
+  }
 }
