@@ -26,6 +26,8 @@ export interface Ending {
   cancelled: boolean
   /** `delete-preview` removed the preview: nothing was to be deployed. */
   removed?: boolean
+  /** `dry-run` checked everything and changed nothing. */
+  dryRun?: boolean
   reviewAppUuid?: string
 }
 
@@ -36,11 +38,13 @@ export interface Ending {
  */
 export function decide(deployments: readonly DeploymentView[], ending: Ending): Outcome {
   const stopped: Status = ending.cancelled ? 'cancelled' : 'failed'
-  let status: Status = ending.removed
-    ? 'finished'
-    : deployments.length
-      ? worstOf(deployments.map(deployment => deployment.status))
-      : stopped
+  let status: Status = ending.dryRun
+    ? 'dry-run'
+    : ending.removed
+      ? 'finished'
+      : deployments.length
+        ? worstOf(deployments.map(deployment => deployment.status))
+        : stopped
   if (ending.error !== undefined && !failsStep(status)) status = stopped
   const error = ending.error === undefined ? undefined : describeError(ending.error)
   const fails = error !== undefined || failsStep(status)
