@@ -614,3 +614,44 @@ describe('an input refused once Coolify was read', () => {
     expectClean(result)
   })
 })
+
+describe('--dry-run', () => {
+  const changes = (server: FakeCoolify): string[] =>
+    requestLines(actionRequests(server).filter(request => request.method !== 'GET'))
+
+  it('exits 0, says what it would do, and changes nothing', async () => {
+    const server = await start()
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-dry-'))
+    const dotenv = join(folder, 'deploy.env')
+    const result = await cli([...basics(server), '--dry-run', '--env', 'A=1', '--dotenv', dotenv])
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`${APP.uuid}: would set environment variables A`)
+    expect(result.stdout).toContain(`Would deploy ${APP.uuid} on ${server.url}`)
+    expect(readFileSync(dotenv, 'utf8')).toContain('COOLIFY_STATUS=dry-run\n')
+    expect(changes(server)).toEqual([])
+    expect(server.deployments()).toEqual([])
+    expectClean(result)
+  })
+
+  it('is asked for by COOLIFY_DRY_RUN, and exits 3 when the token lacks an ability', async () => {
+    const server = await start({ abilities: ['read'] })
+    const result = await cli(basics(server), { COOLIFY_DRY_RUN: 'true' })
+
+    expect(result.code).toBe(3)
+    expect(errorLines(result).join('\n')).toMatch(
+      /^error: GET \/deploy: Coolify answered 403 "Missing required permissions: deploy"\. The token lacks the `deploy` ability/m
+    )
+    expect(changes(server)).toEqual([])
+    expect(server.deployments()).toEqual([])
+  })
+
+  it('exits 2 for an input that does not fit the application', async () => {
+    const server = await start()
+    const result = await cli([...basics(server), '--dry-run', '--image-tag', 'v2'])
+
+    expect(result.code).toBe(2)
+    expect(changes(server)).toEqual([])
+    expectClean(result)
+  })
+})
