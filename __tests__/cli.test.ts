@@ -167,6 +167,7 @@ describe('the command line', () => {
         kind: 'application',
         name: 'web',
         deployment_uuid: deployment.uuid,
+        deployment_url: `${server.url}/project/${PROJECT_UUID}/environment/${ENVIRONMENT_UUID}/application/${APP.uuid}/deployment/${deployment.uuid}`,
         status: 'finished',
         url: 'https://web.example.com'
       })
@@ -175,6 +176,7 @@ describe('the command line', () => {
       [
         'COOLIFY_STATUS=finished',
         `COOLIFY_DEPLOYMENT_UUID=${deployment.uuid}`,
+        `COOLIFY_DEPLOYMENT_URL=${records[0].deployment_url}`,
         'COOLIFY_APP_URL=https://web.example.com',
         `COOLIFY_DURATION=${records[0].duration}`,
         'COOLIFY_ROLLED_BACK=false',
@@ -797,5 +799,73 @@ describe('bad usage: one line naming the option, exit 2', () => {
     for (const flag of [...FLAGS.map(flag => flag.name), 'token-file', 'json', 'dotenv']) {
       expect(result.stdout).toMatch(new RegExp(`^ {2}--${flag}\\b`, 'm'))
     }
+  })
+})
+
+describe('an input refused once Coolify was read', () => {
+  const changes = (server: FakeCoolify): string[] =>
+    requestLines(actionRequests(server).filter(request => request.method !== 'GET'))
+
+  it('exits 2 for --image-tag on an application built from git, changing nothing', async () => {
+    const server = await start()
+    const result = await cli([...basics(server), '--image-tag', 'v2'])
+
+    expect(result.code).toBe(2)
+    expect(errorLines(result).join('\n')).toMatch(
+      /^error: `--image-tag` \(`COOLIFY_IMAGE_TAG`\) is for Docker-image applications; web is built from git/m
+    )
+    expect(changes(server)).toEqual([])
+    expectClean(result)
+  })
+
+  it('exits 2 for --no-trigger when no commit is named, changing nothing', async () => {
+    const server = await start()
+    const result = await cli([...basics(server), '--no-trigger'])
+
+    expect(result.code).toBe(2)
+    expect(errorLines(result).join('\n')).toMatch(/follows the commit .* give `--commit`/m)
+    expect(changes(server)).toEqual([])
+    expectClean(result)
+  })
+})
+
+describe('--dry-run', () => {
+  const changes = (server: FakeCoolify): string[] =>
+    requestLines(actionRequests(server).filter(request => request.method !== 'GET'))
+
+  it('exits 0, says what it would do, and changes nothing', async () => {
+    const server = await start()
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-dry-'))
+    const dotenv = join(folder, 'deploy.env')
+    const result = await cli([...basics(server), '--dry-run', '--env', 'A=1', '--dotenv', dotenv])
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`${APP.uuid}: would set environment variables A`)
+    expect(result.stdout).toContain(`Would deploy ${APP.uuid} on ${server.url}`)
+    expect(readFileSync(dotenv, 'utf8')).toContain('COOLIFY_STATUS=dry-run\n')
+    expect(changes(server)).toEqual([])
+    expect(server.deployments()).toEqual([])
+    expectClean(result)
+  })
+
+  it('is asked for by COOLIFY_DRY_RUN, and exits 3 when the token lacks an ability', async () => {
+    const server = await start({ abilities: ['read'] })
+    const result = await cli(basics(server), { COOLIFY_DRY_RUN: 'true' })
+
+    expect(result.code).toBe(3)
+    expect(errorLines(result).join('\n')).toMatch(
+      /^error: GET \/deploy: Coolify answered 403 "Missing required permissions: deploy"\. The token lacks the `deploy` ability/m
+    )
+    expect(changes(server)).toEqual([])
+    expect(server.deployments()).toEqual([])
+  })
+
+  it('exits 2 for an input that does not fit the application', async () => {
+    const server = await start()
+    const result = await cli([...basics(server), '--dry-run', '--image-tag', 'v2'])
+
+    expect(result.code).toBe(2)
+    expect(changes(server)).toEqual([])
+    expectClean(result)
   })
 })

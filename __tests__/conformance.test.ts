@@ -108,7 +108,11 @@ describe('checkRequest', () => {
       getProject: () => client.getProject('p', signal),
       getDatabase: () => client.getDatabase('db', signal),
       getDatabaseLogs: () => client.getDatabaseLogs('db', 100, signal),
-      runningDeployments: () => client.runningDeployments(signal)
+      runningDeployments: () => client.runningDeployments(signal),
+      version: () => client.version(signal),
+      team: () => client.team(signal),
+      checkAbility: () =>
+        client.checkAbility('deploy', signal).then(() => client.checkAbility('write', signal))
     }
     const routes = Object.getOwnPropertyNames(CoolifyClient.prototype).filter(
       name =>
@@ -122,7 +126,8 @@ describe('checkRequest', () => {
     } finally {
       await client.close()
     }
-    expect(fake.requests).toHaveLength(routes.length)
+    // checkAbility asks for two abilities, by two routes.
+    expect(fake.requests).toHaveLength(routes.length + 1)
     for (const request of fake.requests) {
       expect([request.path, checkRequest(request)]).toEqual([request.path, []])
     }
@@ -132,8 +137,12 @@ describe('checkRequest', () => {
     const problems = async (...args: Parameters<typeof sent>): Promise<string[]> =>
       checkRequest(await sent(...args))
 
+    // GET /deploy is known as an ability check only: it never deploys.
     expect(await problems('GET', '/api/v1/deploy?uuid=web')).toEqual([
-      'GET /api/v1/deploy: /deploy has no GET (only POST)'
+      'GET /deploy: query parameter uuid is not declared'
+    ])
+    expect(await problems('DELETE', '/api/v1/deploy')).toEqual([
+      'DELETE /api/v1/deploy: /deploy has no DELETE (only POST, GET)'
     ])
     expect(await problems('GET', '/api/v1/nothing/here')).toEqual([
       'GET /api/v1/nothing/here: no such path in the spec'

@@ -49,8 +49,13 @@ describe('the bundled action against Coolify 4.x', () => {
       'Gracefully shutting down build container'
     ])
     const [deployment] = server.deployments()
+    // The deployment's page in Coolify, as Coolify's deployment_url names it under the instance.
+    const page = new RegExp(
+      `^${server.url}/project/\\w+/environment/\\w+/application/${APP.uuid}/deployment/${deployment.uuid}$`
+    )
     expect(result.outputs).toMatchObject({
       'deployment-uuid': deployment.uuid,
+      'deployment-url': expect.stringMatching(page),
       status: 'finished',
       url: APP.fqdn
     })
@@ -62,6 +67,7 @@ describe('the bundled action against Coolify 4.x', () => {
         kind: 'application',
         name: 'web',
         deployment_uuid: deployment.uuid,
+        deployment_url: result.outputs['deployment-url'],
         status: 'finished',
         url: APP.fqdn,
         duration: expect.any(Number),

@@ -136,6 +136,33 @@ describe('deploy and read, 4x', () => {
     expect(fake!.deployments()).toHaveLength(0)
   })
 
+  // routes/api.php 144 and 185: the ability is checked before post_required answers 405.
+  it('checks the ability before answering 405 to a GET of a POST route', async () => {
+    await start({ abilities: ['read', 'write'], apps: [{ uuid: 'web', name: 'Web' }] })
+    expect((await call('GET', '/deploy')).json).toEqual({
+      message: 'Missing required permissions: deploy'
+    })
+    expect((await call('GET', '/servers/any/validate')).status).toBe(405)
+    await fake!.close()
+    await start({ abilities: ['read', 'deploy'], apps: [{ uuid: 'web', name: 'Web' }] })
+    expect((await call('GET', '/deploy')).status).toBe(405)
+    const validate = await call('GET', '/servers/any/validate')
+    expect(validate).toMatchObject({ status: 403 })
+    expect(validate.json).toEqual({ message: 'Missing required permissions: write' })
+    expect(fake!.deployments()).toHaveLength(0)
+  })
+
+  it('answers its version as plain text, and the token its team', async () => {
+    await start({})
+    const version = await call('GET', '/version')
+    expect(version).toMatchObject({ status: 200, text: '4.3.11' })
+    expect((await call('GET', '/team')).json).toMatchObject({ name: 'Root Team' })
+    await fake!.close()
+    await start({ version: '4.2' })
+    expect((await call('GET', '/version')).text).toBe('4.2.0')
+    expect((await call('GET', '/team')).status).toBe(404)
+  })
+
   it('answers a never-saved uuid when the commit is already queued', async () => {
     await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [long] }] })
     const first = (await call('POST', '/deploy?uuid=web')).json.deployments[0]

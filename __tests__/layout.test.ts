@@ -29,7 +29,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['follow/', 'health/'],
   ['rollout/'],
   ['review-app/'],
-  ['cleanup.ts', 'remove-preview.ts', 'report/', 'run.ts'],
+  ['cleanup.ts', 'dry-run.ts', 'remove-preview.ts', 'report/', 'run.ts'],
   ['action/', 'cli/']
 ]
 

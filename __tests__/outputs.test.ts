@@ -84,6 +84,7 @@ describe('outputs', () => {
       {
         status: 'finished',
         commit: 'abc',
+        deployment_url: '/project/p/environment/e/application/api-uuid/deployment/api-dep',
         created_at: '2026-01-01T10:00:00.000000Z',
         finished_at: '2026-01-01T10:00:43.200000Z'
       },
@@ -93,6 +94,9 @@ describe('outputs', () => {
     b.started()
     setOutputs(decide([a, b], { cancelled: false }), (name, value) => (outputs[name] = value))
     expect(outputs['deployment-uuid']).toBe('api-dep')
+    const page =
+      'https://coolify.example.com/project/p/environment/e/application/api-uuid/deployment/api-dep'
+    expect(outputs['deployment-url']).toBe(page)
     expect(outputs.status).toBe('finished')
     expect(outputs.url).toBe('https://api.example.com')
     expect(outputs.duration).toBe('43')
@@ -102,6 +106,7 @@ describe('outputs', () => {
         kind: 'application',
         name: 'api',
         deployment_uuid: 'api-dep',
+        deployment_url: page,
         status: 'finished',
         url: 'https://api.example.com',
         duration: 43,
@@ -111,6 +116,7 @@ describe('outputs', () => {
         kind: 'database',
         name: 'db',
         deployment_uuid: null,
+        deployment_url: null,
         status: 'started',
         duration: null
       })
@@ -122,6 +128,7 @@ describe('outputs', () => {
     setOutputs(decide([], { cancelled: true }), (name, value) => (outputs[name] = value))
     expect(outputs).toEqual({
       'deployment-uuid': '',
+      'deployment-url': '',
       status: 'cancelled',
       url: '',
       duration: '',

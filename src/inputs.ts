@@ -50,6 +50,8 @@ export interface Config {
   deletePreview: boolean
   /** With `pr` and one `app-uuid`, the template: deploy a whole application of its own. */
   reviewApp: boolean
+  /** Check the address, the token and the names, say what the run would do, change nothing. */
+  dryRun: boolean
   /** The review app's domain(s), `{pr}` already replaced by the pull request's number. */
   reviewDomain?: string
   /** Where servers without the clone route create the review app. */
@@ -185,6 +187,7 @@ export function readConfig(raw: InputReader, mask: (secret: string) => void): Co
     comment: parseBoolean(read, 'comment', true),
     deletePreview: parseBoolean(read, 'delete-preview', false),
     reviewApp: parseBoolean(read, 'review-app', false),
+    dryRun: parseBoolean(read, 'dry-run', false),
     reviewPlacement: {
       project: read('review-project').trim() || undefined,
       server: read('review-server').trim() || undefined,

@@ -1,6 +1,7 @@
 import { Budget, GRACE_MS } from './budget.js'
 import { connect } from './connect.js'
 import type { CoolifyClient } from './coolify/client.js'
+import { checkAccess, forecast } from './dry-run.js'
 import { ActionError } from './errors.js'
 import type { PullRequestEvent } from './event.js'
 import { Follower } from './follow/follower.js'
@@ -75,10 +76,14 @@ export async function deployAndFollow(front: Front): Promise<void> {
     )
     warnIfPlainHttp(read, say)
     client = connect(read, say)
+    const access = read.dryRun ? await checkAccess(client, read, budget.deploy(), say) : undefined
     // Names become uuids before anything is written: a name that is not one resource's is an
     // input the config cannot hold.
     config = await resolveApps(client, read, budget.deploy(), say)
-    if (config.deletePreview) {
+    if (access) {
+      await forecast(client, config, event, access, budget.deploy(), say)
+      ending.dryRun = true
+    } else if (config.deletePreview) {
       await removePreview(client, config, event, budget.deploy(), say)
       await front.removed(config, budget.deploy())
       ending.removed = true

@@ -157,6 +157,7 @@ function report(
   // looked up.
   if (outcome.byCoolify) return EXIT.coolify
   if (outcome.error && config === undefined && outcome.status !== 'cancelled') return EXIT.usage
+  if (outcome.byInput) return EXIT.usage
   return outcome.fails ? EXIT.failed : EXIT.finished
 }
 
@@ -220,6 +221,7 @@ function dotenv(outputs: ReadonlyMap<string, string>, error = ''): string {
   const names: Record<string, string> = {
     status: 'COOLIFY_STATUS',
     'deployment-uuid': 'COOLIFY_DEPLOYMENT_UUID',
+    'deployment-url': 'COOLIFY_DEPLOYMENT_URL',
     url: 'COOLIFY_APP_URL',
     duration: 'COOLIFY_DURATION',
     'rolled-back': 'COOLIFY_ROLLED_BACK',

@@ -208,6 +208,12 @@ export const FLAGS: readonly Flag[] = [
     value: 'UUID',
     about: 'where review apps go (a server without production isolates them)'
   },
+  {
+    name: 'dry-run',
+    input: 'dry-run',
+    kind: 'on',
+    about: 'change nothing: check the address, the token and the names, and say what would be done'
+  },
   { name: 'no-logs', input: 'logs', kind: 'off', about: 'print no build logs' },
   {
     name: 'debug-logs',

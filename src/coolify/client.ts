@@ -40,7 +40,8 @@ import type {
   RuntimeLogs,
   SavedEnvVariable,
   ScheduledTask,
-  ServiceDetail
+  ServiceDetail,
+  Team
 } from './types.js'
 
 export interface ClientOptions {
@@ -80,6 +81,8 @@ interface Call {
    * it may spend the share of the window kept for other tools, which is for polling.
    */
   final?: boolean
+  /** The answer is plain text, not JSON (GET /version). */
+  plain?: boolean
 }
 
 const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
@@ -141,6 +144,38 @@ export class CoolifyClient {
   /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
   readBudget(): WindowBudget | undefined {
     return this.gate.budget()
+  }
+
+  /** GET /version: Coolify's version, as plain text ("4.3.11"). */
+  version(signal: AbortSignal): Promise<string> {
+    return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal })
+  }
+
+  /** GET /team: the team the token belongs to (Coolify 4.3.11+; older servers lack the route). */
+  team(signal: AbortSignal): Promise<Team> {
+    return this.call({ method: 'GET', path: '/team', retry: true, signal })
+  }
+
+  /**
+   * Asks, without acting, whether the token holds `deploy` or `write`: since 4.2.0 Coolify routes a
+   * GET of these POST routes behind the ability only to answer 405 "This endpoint has changed to a
+   * POST request." (routes/api.php: GET /deploy behind `deploy`, GET /servers/{uuid}/validate
+   * behind `write`, both OtherController::post_required), and its ability check comes first: 403
+   * "Missing required permissions: …" (`isMissingAbility`) without it. Resolves when the token
+   * holds it, throws what Coolify answered otherwise. Before 4.2.0 these GETs deploy and validate:
+   * never ask an older server.
+   */
+  async checkAbility(ability: 'deploy' | 'write', signal: AbortSignal): Promise<void> {
+    const path = ability === 'deploy' ? '/deploy' : '/servers/ability-check/validate'
+    try {
+      await this.call({ method: 'GET', path, retry: true, signal })
+    } catch (error) {
+      if (error instanceof CoolifyError && error.status === 405) return
+      throw error
+    }
+    throw new ActionError(
+      `GET ${path}: Coolify took a GET that 4.2.0 and later refuse with 405: not asked again, nothing more is checked.`
+    )
   }
 
   /**
@@ -620,6 +655,11 @@ export class CoolifyClient {
       })
     }
 
+    const date = Date.parse(response.header('date') ?? '')
+    if (call.plain && status >= 200 && status < 300) {
+      observe()
+      return { body: text.trim(), date: Number.isNaN(date) ? undefined : date }
+    }
     const json = parseJson(text)
     const html = json === undefined && looksLikeHtml(text, response.header('content-type'))
     const serverMessage = messageOf(json)
@@ -660,7 +700,6 @@ export class CoolifyClient {
       const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : ''
       throw new CoolifyError(label, reason, hint, { status, transient: true })
     }
-    const date = Date.parse(response.header('date') ?? '')
     return { body: json, date: Number.isNaN(date) ? undefined : date }
   }
 }

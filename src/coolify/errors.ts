@@ -66,6 +66,15 @@ export function isMissingRoute(error: unknown): boolean {
   )
 }
 
+/** Coolify's 403 for a token without the route's ability (app/Http/Middleware/ApiAbility.php). */
+export function isMissingAbility(error: unknown): error is CoolifyError {
+  return (
+    error instanceof CoolifyError &&
+    error.status === 403 &&
+    /^missing required permissions/i.test(error.details.serverMessage ?? '')
+  )
+}
+
 /** A 404 about the thing asked for (it is not there, or no longer), not about a missing route. */
 export function isGone(error: unknown): boolean {
   return error instanceof CoolifyError && error.status === 404 && !isMissingRoute(error)

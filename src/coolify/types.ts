@@ -236,6 +236,12 @@ export interface ProjectDetail extends ProjectSummary {
 }
 
 /** An answer with the time on Coolify's clock when it was sent (its `Date` header). */
+/** GET /team: the team the token belongs to. */
+export interface Team {
+  id?: number
+  name?: string
+}
+
 export interface Dated<T> {
   body: T
   /** Epoch ms, to the second; undefined when the answer carried no `Date`. */

@@ -1,5 +1,5 @@
 import { CoolifyError } from '../coolify/errors.js'
-import { describeError } from '../errors.js'
+import { describeError, InputError } from '../errors.js'
 import type { DeploymentView } from './deployment.js'
 import { failsStep, worstOf, type Status } from './status.js'
 
@@ -16,6 +16,8 @@ export interface Outcome {
   reviewAppUuid?: string
   /** The error is Coolify's: it could not be reached, or it refused a request. */
   byCoolify: boolean
+  /** The error is an input the run cannot take, known once Coolify was read. */
+  byInput: boolean
 }
 
 export interface Ending {
@@ -24,6 +26,8 @@ export interface Ending {
   cancelled: boolean
   /** `delete-preview` removed the preview: nothing was to be deployed. */
   removed?: boolean
+  /** `dry-run` checked everything and changed nothing. */
+  dryRun?: boolean
   reviewAppUuid?: string
 }
 
@@ -34,14 +38,25 @@ export interface Ending {
  */
 export function decide(deployments: readonly DeploymentView[], ending: Ending): Outcome {
   const stopped: Status = ending.cancelled ? 'cancelled' : 'failed'
-  let status: Status = ending.removed
-    ? 'finished'
-    : deployments.length
-      ? worstOf(deployments.map(deployment => deployment.status))
-      : stopped
+  let status: Status = ending.dryRun
+    ? 'dry-run'
+    : ending.removed
+      ? 'finished'
+      : deployments.length
+        ? worstOf(deployments.map(deployment => deployment.status))
+        : stopped
   if (ending.error !== undefined && !failsStep(status)) status = stopped
   const error = ending.error === undefined ? undefined : describeError(ending.error)
   const fails = error !== undefined || failsStep(status)
   const byCoolify = ending.error instanceof CoolifyError
-  return { status, deployments, error, fails, reviewAppUuid: ending.reviewAppUuid, byCoolify }
+  const byInput = ending.error instanceof InputError
+  return {
+    status,
+    deployments,
+    error,
+    fails,
+    reviewAppUuid: ending.reviewAppUuid,
+    byCoolify,
+    byInput
+  }
 }

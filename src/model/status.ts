@@ -18,6 +18,7 @@ export type Status =
   | 'timeout'
   | 'unhealthy'
   | 'started'
+  | 'dry-run'
 
 /** What a GitHub deployment status says of an outcome. */
 export type GitHubState = 'success' | 'failure' | 'error'
@@ -42,7 +43,9 @@ const STATUSES: Record<Status, StatusFacts> = {
   in_progress: { ended: false, fails: false, rank: 4, mark: '🔄' },
   queued: { ended: false, fails: false, rank: 5, mark: '⏳' },
   finished: { ended: true, fails: false, rank: 6, mark: '✅', github: 'success' },
-  started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' }
+  started: { ended: true, fails: false, rank: 7, mark: '▶️', github: 'success' },
+  // `dry-run` deploys nothing: the status of the run, never of a deployment.
+  'dry-run': { ended: true, fails: false, rank: 8, mark: '🔍' }
 }
 
 /** Coolify's words: the contract's, and 4.x's `cancelled-by-user`. */

@@ -9,6 +9,8 @@ export interface DeploymentRecord {
   kind: Kind
   name: string
   deployment_uuid: string | null
+  /** The deployment's page in Coolify. */
+  deployment_url: string | null
   status: Status
   url: string | null
   duration: number | null
@@ -26,6 +28,7 @@ export function toRecord(deployment: DeploymentView): DeploymentRecord {
     kind: deployment.kind,
     name: deployment.name,
     deployment_uuid: deployment.uuid ?? null,
+    deployment_url: deployment.link ?? null,
     status: deployment.status,
     url: deployment.appUrl ?? null,
     duration: duration === undefined ? null : Math.round(duration / 1000),
@@ -43,7 +46,9 @@ export function setOutputs(
   const records = deployments.map(toRecord)
   const first = records.find(record => record.deployment_uuid) ?? records[0]
   setOutput('deployment-uuid', first?.deployment_uuid ?? '')
+  setOutput('deployment-url', first?.deployment_url ?? '')
   setOutput('status', status)
+  // The first resource that has a URL, whichever deployment came first.
   setOutput('url', records.find(record => record.url)?.url ?? '')
   setOutput(
     'duration',

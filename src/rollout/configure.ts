@@ -17,9 +17,7 @@ export async function applySettings(
   signal: AbortSignal,
   say: Say
 ): Promise<void> {
-  const settings: ApplicationChanges = {}
-  if (config.gitBranch !== undefined) settings.git_branch = config.gitBranch
-  if (config.domains !== undefined) settings.domains = config.domains
+  const settings = settingsOf(config)
   const env = config.env
   if (Object.keys(settings).length === 0 && !env) return
   // Learnt from the first answer, so that later applications skip a route that is not there.
@@ -45,6 +43,21 @@ export async function applySettings(
     }
     say.note(`${uuid}: set ${describeSettings(settings, env)}`)
   }
+}
+
+/** The application's fields `git-branch` and `domains` set. */
+function settingsOf(config: Config): ApplicationChanges {
+  const settings: ApplicationChanges = {}
+  if (config.gitBranch !== undefined) settings.git_branch = config.gitBranch
+  if (config.domains !== undefined) settings.domains = config.domains
+  return settings
+}
+
+/** What `git-branch`, `domains` and `env` set, in words; undefined when they set nothing. */
+export function settingsToApply(config: Config): string | undefined {
+  const settings = settingsOf(config)
+  if (Object.keys(settings).length === 0 && !config.env) return undefined
+  return describeSettings(settings, config.env)
 }
 
 /** What was set, for the log: variable names, never their values. */

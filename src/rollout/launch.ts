@@ -1,7 +1,7 @@
 import type { Budget } from '../budget.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import type { CoolifyError } from '../coolify/errors.js'
-import { ActionError, describeError } from '../errors.js'
+import { ActionError, describeError, InputError } from '../errors.js'
 import type { PullRequestEvent } from '../event.js'
 import { ApplicationReads } from '../follow/application-reads.js'
 import { GATHER_MS, type Follower } from '../follow/follower.js'
@@ -194,9 +194,9 @@ async function triggerOrRecover(
 export function commitToFollow(config: Config, event: PullRequestEvent): string {
   const commit = config.commit ?? (config.pr === undefined ? event.sha : event.headSha)
   if (!commit) {
-    throw new ActionError(
+    throw new InputError(
       config.pr === undefined
-        ? 'Input `trigger: false` follows the commit the workflow runs for, which the CI does not name: give `commit`.'
+        ? 'Input `trigger: false` follows the commit the run is for, which the CI does not name: give `commit`.'
         : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`
     )
   }

@@ -3,7 +3,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
-import { describeError, ActionError } from '../errors.js'
+import { describeError, ActionError, InputError } from '../errors.js'
 import { findStarted, sameCommit } from '../follow/history.js'
 import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
@@ -66,12 +66,12 @@ export async function readVersions(
     const app = await client.getApplication(uuid, signal)
     const version = versionOf(uuid, app)
     if (config.imageTag && config.pr === undefined && !version.dockerImage) {
-      throw new ActionError(
+      throw new InputError(
         `Input \`image-tag\` is for Docker-image applications; ${version.name} is built from git (build pack ${app.build_pack ?? 'unknown'}): use \`commit\` for it.`
       )
     }
     if (config.commit && version.dockerImage) {
-      throw new ActionError(
+      throw new InputError(
         `Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`
       )
     }

@@ -66,9 +66,6 @@ function list(value: string | undefined): string[] {
 }
 
 export function deploy(ctx: Ctx): Reply {
-  if (ctx.flavor === '4x' && ctx.method === 'GET') {
-    return json(ctx.flavor, 405, { message: 'This endpoint has changed to a POST request.' })
-  }
   // Query string only: older servers never read a body.
   const { uuid, tag } = ctx.query
   const force = ctx.query.force === 'true' || ctx.query.force === '1'

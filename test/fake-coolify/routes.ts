@@ -16,6 +16,7 @@ import {
   runningDeployments
 } from './deployments.js'
 import { bulkEnvs, deleteEnv, listEnvs } from './envs.js'
+import { currentTeam, postRequired, version as versionOf } from './instance.js'
 import { deletePreview } from './previews.js'
 import { getProject, listProjects } from './projects.js'
 import type { Reply } from './reply.js'
@@ -65,6 +66,14 @@ function coolify4x(version: FakeOptions['version']): Route[] {
     { method: 'GET', pattern: at(`/databases/${ID}`), ability: 'read', handle: getDatabase },
     { method: 'GET', pattern: at(`/databases/${ID}/logs`), ability: 'read', handle: databaseLogs },
     { method: 'GET', pattern: at('/projects'), ability: 'read', handle: listProjects },
+    // routes/api.php: GET /version (read), GET /servers/{uuid}/validate behind `write` (185).
+    { method: 'GET', pattern: at('/version'), ability: 'read', handle: () => versionOf(version) },
+    {
+      method: 'GET',
+      pattern: at(`/servers/${ID}/validate`),
+      ability: 'write',
+      handle: postRequired
+    },
     { method: 'GET', pattern: at(`/projects/${ID}`), ability: 'read', handle: getProject },
     ...(version === '4.2'
       ? []
@@ -90,6 +99,8 @@ function coolify4x(version: FakeOptions['version']): Route[] {
             handle: listServerDestinations
           },
           { method: 'GET', pattern: app('/storages'), ability: 'read', handle: listStorages },
+          // GET /team came after 4.2 (the older /teams/current stays beside it).
+          { method: 'GET', pattern: at('/team'), ability: 'read', handle: currentTeam },
           {
             method: 'GET',
             pattern: app('/scheduled-tasks'),
@@ -131,12 +142,13 @@ export function routes(flavor: Flavor, version: FakeOptions['version'] = '4.3'):
       handle: deleteApplication
     },
     { method: 'POST', pattern: at('/deploy'), ability: 'deploy', handle: deploy },
-    // Since 4.2.0 GET /deploy only answers 405; the seed contract still serves it.
+    // Since 4.2.0 GET /deploy only answers 405, behind `deploy` all the same (routes/api.php
+    // 144): a token without it gets 403 first. The seed contract still deploys on it.
     {
       method: 'GET',
       pattern: at('/deploy'),
-      ability: flavor === 'seed' ? 'deploy' : undefined,
-      handle: deploy
+      ability: 'deploy',
+      handle: flavor === 'seed' ? deploy : postRequired
     },
     // Not in the seed contract.
     ...(flavor === '4x'

@@ -17,7 +17,9 @@
  *   server wants one of them.
  * - POST /deploy says its parameters may come "as query parameters or a JSON body" but declares
  *   only the query; servers before 4.2 read no body, so a body counts as a problem here.
- * - GET /deploy is not in the spec: since 4.2.0 it only answers 405.
+ * - GET /deploy and GET /servers/{uuid}/validate are not in the spec: since 4.2.0 they only answer
+ *   405, after the route's ability check (routes/api.php 144 and 185), which is how a dry run asks
+ *   for `deploy` and `write` without acting. They take no parameter.
  */
 import { readFileSync } from 'node:fs'
 import ajv2020 from 'ajv/dist/2020.js'
@@ -111,6 +113,13 @@ function applyErrata(spec: Spec): void {
         body!.anyOf = [{ required: ['environment_name'] }, { required: ['environment_uuid'] }]
       }
     }
+  }
+  for (const path of ['/deploy', '/servers/{uuid}/validate']) {
+    const item = (spec.paths[path] ??= {})
+    const parameters: Parameter[] = path.includes('{uuid}')
+      ? [{ name: 'uuid', in: 'path', schema: { type: 'string' } }]
+      : []
+    item.get ??= { parameters }
   }
   const patch = jsonBodySchema(spec.paths['/applications/{uuid}']?.patch as Operation)
   if (patch) {

@@ -1,0 +1,92 @@
+/**
+ * With `dry-run`: what the run would do for the pull request's review app, from reads only — the
+ * review app found again or to be made, from which template, where it would land, what the plan
+ * resets and removes, what it refuses.
+ */
+import type { CoolifyClient } from '../coolify/client.js'
+import { ActionError } from '../errors.js'
+import type { PullRequestEvent } from '../event.js'
+import type { Say } from '../host.js'
+import type { Config } from '../inputs.js'
+import { flattenApplication } from './fields.js'
+import { cloneDestination, SHARED_SERVER_WARNING } from './make.js'
+import { reviewAppsIn, templateOf } from './names.js'
+import { planReviewApp, reviewAppRepairs, type Write } from './plan.js'
+import { templateFacts } from './setup.js'
+
+/** Says what the run would do for the review app; throws what the run would refuse. */
+export async function forecastReviewApp(
+  client: CoolifyClient,
+  config: Config,
+  event: PullRequestEvent,
+  signal: AbortSignal,
+  say: Say
+): Promise<void> {
+  const { template, names } = await templateOf(client, config, event.repository, signal)
+  const branch = config.gitBranch ?? event.headRef!
+  const found = reviewAppsIn(await client.listApplications(signal), names)
+  const ready = found.find(app => app.description === names.marker)
+  if (ready) {
+    const app = await client.getApplication(ready.uuid, signal)
+    const { changes, refused } = reviewAppRepairs(flattenApplication(app), names.name)
+    if (refused.length > 0) {
+      throw new ActionError(
+        `Review app ${ready.uuid} would not be deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`
+      )
+    }
+    const reset = Object.keys(changes)
+    say.note(
+      `Review app ${names.name} (${ready.uuid}) exists: it would be deployed with branch ${branch}${reset.length ? `, after putting back ${reset.join(', ')}` : ''}`
+    )
+    return
+  }
+  const destination = await cloneDestination(client, config, template.uuid, signal)
+  const facts = await templateFacts(client, template, destination !== undefined, signal)
+  const plan = planReviewApp(facts, {
+    branch,
+    domain: config.reviewDomain,
+    env: config.env,
+    pending: names.pending,
+    marker: names.marker
+  })
+  if (plan.refused) {
+    throw new ActionError(
+      `No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`
+    )
+  }
+  const made = destination
+    ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ", on the template's server" : destination.sharesServer === false ? ', on another server' : ''}`
+    : `created from the repository of ${facts.name} (${template.uuid}) in project ${config.reviewPlacement.project ?? '?'}, server ${config.reviewPlacement.server ?? '?'} (Coolify before 4.3 cannot clone)`
+  const unfinished = found[0]
+  say.note(
+    unfinished
+      ? `Review app ${names.name} (${unfinished.uuid}) was left half set up: it would be finished as planned below`
+      : `Review app ${names.name} would be ${made}`
+  )
+  for (const line of describeWrites(plan.writes, plan.target.domains)) say.note(`  ${line}`)
+  for (const warning of plan.warnings) say.warn(warning)
+  if (!unfinished && destination?.sharesServer) say.warn(SHARED_SERVER_WARNING(names.name))
+}
+
+/** The plan's writes in words: field and variable names, never values. */
+function describeWrites(writes: readonly Write[], domains: string | undefined): string[] {
+  const [first] = writes
+  const reset =
+    first?.kind === 'update'
+      ? Object.keys(first.changes).filter(field => field !== 'description')
+      : []
+  const variables = writes.flatMap(write =>
+    write.kind === 'set-variables' ? write.variables.map(variable => variable.key) : []
+  )
+  const branch = writes.flatMap(write =>
+    write.kind === 'update' && write.changes.git_branch ? [write.changes.git_branch] : []
+  )
+  return [
+    `reset: ${reset.join(', ')}`,
+    `domains: ${domains ?? 'none'}`,
+    "removed: the template's scheduled tasks, tags and variables",
+    `variables: ${variables.length ? variables.join(', ') : 'none'}`,
+    `branch: ${branch.join(', ')}`,
+    'then read back and checked for any trace of production before its first deploy'
+  ]
+}
