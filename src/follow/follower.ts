@@ -58,6 +58,8 @@ export class Follower {
   private readonly pacer: ReadPacer
   private readonly reads: DeploymentReads
   private logsHidden = false
+  /** One of the deployments followed ended: the others, started with it, may end any turn. */
+  private someEnded = false
 
   constructor(
     private readonly client: CoolifyClient,
@@ -71,8 +73,12 @@ export class Follower {
       client,
       signal => this.pacer.turn(signal),
       () => [...this.running].filter(deployment => !this.unlisted.has(deployment)).length,
-      Math.min(GATHER_MS, options.pollIntervalMs)
+      Math.min(GATHER_MS, options.pollIntervalMs),
+      () => this.someEnded
     )
+    // Each deployment followed still needs a read by uuid to end: its final read, or the next
+    // read of its closing lines.
+    client.holdBack(() => this.running.size)
   }
 
   /**
@@ -87,6 +93,7 @@ export class Follower {
       await this.followRunning(deployment, mark, signal)
     } finally {
       this.running.delete(deployment)
+      this.someEnded ||= deployment.ended
     }
   }
 
@@ -234,6 +241,7 @@ export class Follower {
         return
       }
       this.unlisted.add(deployment)
+      this.someEnded = true
       await sleep(LEFT_PAUSE_MS, signal)
       await this.readFinal(deployment, signal)
       return
