@@ -38,17 +38,12 @@ export class ApplicationReads {
     turn: (signal: AbortSignal) => Promise<void>,
     /** The step's signal: the shared reads are made under it. */
     private readonly signal: AbortSignal,
-    /**
-     * How many applications may be read now: the deployments of those that check health ended,
-     * and their checks are under way or ahead. A turn waits for them to be due too.
-     */
+    /** How many applications may still be read: their health checks are under way or ahead. */
     expected: () => number = () => 1,
     /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0,
-    /** How many health checks are under way or ahead, their deployments ended or not. */
-    ahead: () => number = expected
+    gatherMs = 0
   ) {
-    client.holdBack(() => Math.min(ahead(), STATUS_READS_HELD))
+    client.holdBack(() => Math.min(expected(), STATUS_READS_HELD))
     this.#batch = new Batch({
       turn: signal => (this.#confirming > 0 ? Promise.resolve() : turn(signal)),
       read: (uuids, signal) => this.readApps(uuids, signal),

@@ -91,9 +91,8 @@ export async function launch(
     client,
     signal => reads.turn(signal),
     budget.cancelled,
-    () => rollouts.filter(rollout => rollout.checksHealth && !rollout.deployment.running).length,
-    Math.min(GATHER_MS, config.pollIntervalMs),
-    () => rollouts.filter(rollout => rollout.checksHealth).length
+    () => rollouts.filter(rollout => rollout.checksHealth).length,
+    Math.min(GATHER_MS, config.pollIntervalMs)
   )
   // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
   // shared read the health checks wait behind.
