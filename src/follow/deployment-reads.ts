@@ -3,8 +3,11 @@ import { CoolifyError } from '../coolify/errors.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { Batch } from './batch.js'
 
-/** A running deployment's row, or `left`: it is no longer among the running ones, so it ended. */
-export type RunningRead = { detail: DeploymentDetail } | { left: true }
+/**
+ * A running deployment's row, or `left`: it is no longer among the running ones, so it ended;
+ * `last` when none of those read with it is still running either.
+ */
+export type RunningRead = { detail: DeploymentDetail } | { left: true; last: boolean }
 
 /**
  * Reads of running deployments, for all rollouts: the reads due at the same turn share one
@@ -81,9 +84,12 @@ export class DeploymentReads {
       const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)))
       return uuid => ({ detail: details[uuids.indexOf(uuid)] })
     }
+    const rowOf = (uuid: string): DeploymentDetail | undefined =>
+      rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid)
+    const last = uuids.every(uuid => !rowOf(uuid))
     return uuid => {
-      const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid)
-      return detail ? { detail } : { left: true }
+      const detail = rowOf(uuid)
+      return detail ? { detail } : { left: true, last }
     }
   }
 

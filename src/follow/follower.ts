@@ -35,7 +35,9 @@ const CLOSING_PAUSE_MS = 500
 const CLOSING_QUIET_MS = 1500
 /**
  * A deployment that left the list of running ones ended within the last turn: read a moment later,
- * its closing entry is most often there already, and one read gives the status and the last lines.
+ * its closing entry is most often there already, and one read gives the status and the last lines,
+ * which spares a request for those still running. The last ones are read at once: nothing else
+ * needs the request, and the step waits on them.
  */
 const LEFT_PAUSE_MS = 1000
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
@@ -242,7 +244,7 @@ export class Follower {
       }
       this.unlisted.add(deployment)
       this.someEnded = true
-      await sleep(LEFT_PAUSE_MS, signal)
+      if (!read.last) await sleep(LEFT_PAUSE_MS, signal)
       await this.readFinal(deployment, signal)
       return
     }
