@@ -11,7 +11,10 @@ const LOG_LINES = 100
 
 export interface StartupOptions {
   pollIntervalMs: number
-  /** Waits for the next turn among the step's reads of Coolify. */
+  /**
+   * Waits for the next turn among the step's reads of Coolify, for the containers' logs; a status
+   * read, which can confirm the start, takes none.
+   */
   turn: (signal: AbortSignal) => Promise<void>
 }
 
@@ -61,7 +64,7 @@ export async function awaitStartup(
   for (;;) {
     let look: ResourceLook
     try {
-      await options.turn(signal)
+      // A read that can confirm it is up ends its rollout: it takes no turn among the polls.
       look = await readStatus(client, resource, signal)
     } catch (error) {
       // Cut off by the end of the wait, a read says less than the look before it.
@@ -105,7 +108,7 @@ async function readStatus(
   signal: AbortSignal
 ): Promise<ResourceLook> {
   if (resource.kind === 'database') {
-    const { body, date } = await client.getDatabase(resource.appUuid, signal)
+    const { body, date } = await client.getDatabase(resource.appUuid, signal, { final: true })
     const status = statusIn(body?.status, resource)
     return {
       status,
@@ -115,7 +118,7 @@ async function readStatus(
       parts: []
     }
   }
-  const { body, date } = await client.getService(resource.appUuid, signal)
+  const { body, date } = await client.getService(resource.appUuid, signal, { final: true })
   const status = statusIn(body?.status, resource)
   const all = [...arrayOf(body.applications), ...arrayOf(body.databases)]
   const watched = all.filter(part => !part.exclude_from_status)
