@@ -7,6 +7,7 @@ import { describe, expect, it } from '@jest/globals'
 import {
   flattenApplication,
   isEmptyValue,
+  NEW_APPLICATION_FIELDS,
   patchField,
   REVIEW_FIELDS
 } from '../src/review-app/fields.js'
@@ -35,15 +36,31 @@ describe('the table of a review app’s fields', () => {
     expect([...REVIEW_FIELDS.keys()].filter(key => !known.has(key))).toEqual([])
   })
 
-  it('resets only through fields PATCH takes, to the column’s default', () => {
+  it('resets only through fields PATCH takes, to the column’s default or off', () => {
     for (const [key, rule] of REVIEW_FIELDS) {
       if (rule.kind !== 'reset') continue
-      expect(PATCH_ALLOWED).toContain(patchField(key))
+      expect(PATCH_ALLOWED).toContain(patchField(key, rule))
       const column = key.startsWith('settings.')
-        ? APPLICATION_SETTINGS_COLUMNS[patchField(key)]
+        ? APPLICATION_SETTINGS_COLUMNS[key.slice('settings.'.length)]
         : APPLICATION_COLUMNS[key]
-      expect({ key, default: column ?? null }).toEqual({ key, default: rule.to })
+      // A switch Coolify turns on by default (git submodules) is turned off.
+      const to = rule.to === false && column === true ? true : rule.to
+      expect({ key, default: column ?? null }).toEqual({ key, default: to })
     }
+  })
+
+  it('lists in NEW_APPLICATION_FIELDS each reset switch Coolify turns on by default', () => {
+    const onByDefault = [...REVIEW_FIELDS]
+      .filter(
+        ([key, rule]) =>
+          rule.kind === 'reset' &&
+          flattenApplication({
+            ...APPLICATION_COLUMNS,
+            settings: APPLICATION_SETTINGS_COLUMNS
+          })[key] === true
+      )
+      .map(([key]) => key)
+    expect(onByDefault).toEqual(Object.keys(NEW_APPLICATION_FIELDS))
   })
 
   it('gives every rule its reason', () => {

@@ -14,15 +14,19 @@ export type FieldRule =
   | { kind: 'copied'; why: string }
   /** The plan sets it, or checks it and refuses the template when it cannot be made safe. */
   | { kind: 'set'; why: string }
-  /** Put back to Coolify's default in the first write, through the PATCH field of the same name. */
-  | { kind: 'reset'; to: null | false; why: string }
+  /**
+   * Put back in the first write: to Coolify's default, or off. Through the PATCH field of the same
+   * name unless `field` names another (update_by_uuid's own name for it).
+   */
+  | { kind: 'reset'; to: null | false; why: string; field?: string }
   /** The API cannot change it: a template whose value `refuses` names is refused. */
   | { kind: 'refused'; refuses: (value: unknown) => boolean; why: string }
 
 const identity = (why: string) => ({ kind: 'identity', why }) as const
 const copied = (why: string) => ({ kind: 'copied', why }) as const
 const set = (why: string) => ({ kind: 'set', why }) as const
-const reset = (to: null | false, why: string) => ({ kind: 'reset', to, why }) as const
+const reset = (to: null | false, why: string, field?: string) =>
+  ({ kind: 'reset', to, why, ...(field ? { field } : {}) }) as const
 
 function each(keys: string[], rule: FieldRule): Array<[string, FieldRule]> {
   return keys.map(key => [key, rule])
@@ -140,6 +144,35 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
     reset(false, 'Coolify would build previews of every pull request on it as well')
   ],
   ['settings.is_pr_deployments_public_enabled', reset(false, 'goes with previews, which are off')],
+  [
+    'settings.is_preserve_repository_enabled',
+    reset(
+      false,
+      'the job copies the built repository onto the server (/data/coolify/applications/<uuid>) and writes README.md and .env into it through the shell: a symlink committed there writes as the server’s user, even when the build fails'
+    )
+  ],
+  [
+    'settings.is_build_server_enabled',
+    reset(
+      false,
+      'the job builds on one of the team’s build servers, whatever `review-destination` says, with its Docker socket, registry credentials and host network',
+      'use_build_server'
+    )
+  ],
+  [
+    'settings.is_git_submodules_enabled',
+    reset(
+      false,
+      'the job clones submodules from the branch’s .gitmodules with the template’s GitHub App token or deploy key: a pull request could add any private repository they reach and ship it in the image'
+    )
+  ],
+  [
+    'is_http_basic_auth_enabled',
+    reset(
+      false,
+      'Traefik’s basicauth forwards the Authorization header to the container: every reviewer who logs in would hand production’s password to pull request code'
+    )
+  ],
 
   // Copied: settings of its own container and build.
   ...each(
@@ -168,16 +201,13 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
       'watch_paths',
       'settings.is_static',
       'settings.is_spa',
-      'settings.is_git_submodules_enabled',
       'settings.is_git_lfs_enabled',
       'settings.is_git_shallow_clone_enabled',
-      'settings.is_preserve_repository_enabled',
       'settings.disable_build_cache',
       'settings.use_build_secrets',
       'settings.inject_build_args_to_dockerfile',
       'settings.include_source_commit_in_build',
-      'settings.is_env_sorting_enabled',
-      'settings.is_build_server_enabled'
+      'settings.is_env_sorting_enabled'
     ],
     BUILD
   ),
@@ -195,8 +225,10 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
     copied('how the proxy serves its own domain')
   ),
   ...each(
-    ['is_http_basic_auth_enabled', 'http_basic_auth_username', 'http_basic_auth_password'],
-    copied('the review app asks for the same password as production: a lock, not a key')
+    ['http_basic_auth_username', 'http_basic_auth_password'],
+    copied(
+      'read only by the proxy labels’ basicauth middleware, which is off (`is_http_basic_auth_enabled` is reset); Coolify refuses a null one, so the value stays, unused'
+    )
   ),
   ...each(
     [
@@ -277,6 +309,14 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
   )
 ])
 
+/**
+ * What Coolify turns on in every application it creates and the table turns off: an application
+ * created from the repository (no clone) starts with these.
+ */
+export const NEW_APPLICATION_FIELDS: Readonly<Record<string, unknown>> = {
+  'settings.is_git_submodules_enabled': true
+}
+
 /** Coolify's empty values: what an unknown key may hold and still be left alone. */
 export function isEmptyValue(value: unknown): boolean {
   if (value === null || value === undefined || value === false || value === '') return true
@@ -301,7 +341,11 @@ export function flattenApplication(app: object): Record<string, unknown> {
   return fields
 }
 
-/** The field of PATCH /applications/{uuid} that writes a key: the settings' keep their name. */
-export function patchField(key: string): string {
+/**
+ * The field of PATCH /applications/{uuid} that writes a key: the settings' keep their name, unless
+ * the rule names update_by_uuid's own.
+ */
+export function patchField(key: string, rule?: FieldRule): string {
+  if (rule?.kind === 'reset' && rule.field) return rule.field
   return key.startsWith('settings.') ? key.slice('settings.'.length) : key
 }
