@@ -809,6 +809,7 @@ describe('what a clone carries from production', () => {
     ['settings.is_preserve_repository_enabled', true, false, undefined],
     ['settings.is_build_server_enabled', true, false, 'use_build_server'],
     ['settings.is_git_submodules_enabled', true, false, undefined],
+    ['settings.is_git_lfs_enabled', true, false, undefined],
     ['is_http_basic_auth_enabled', true, false, undefined]
   ])('puts %s back before the first deploy', async (key, value, after, patched) => {
     const credentials = { http_basic_auth_username: 'admin', http_basic_auth_password: 'pw-prod' }

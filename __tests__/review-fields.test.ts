@@ -12,6 +12,7 @@ import {
   REVIEW_FIELDS
 } from '../src/review-app/fields.js'
 import { PATCH_ALLOWED } from '../test/fake-coolify/allow-list.js'
+import { DEPLOYMENT_JOB_READS } from '../test/fixtures/coolify-4.3.11-deployment-job.js'
 import {
   APPLICATION_COLUMNS,
   APPLICATION_SETTINGS_COLUMNS
@@ -60,7 +61,20 @@ describe('the table of a review app’s fields', () => {
           })[key] === true
       )
       .map(([key]) => key)
-    expect(onByDefault).toEqual(Object.keys(NEW_APPLICATION_FIELDS))
+    expect(onByDefault.sort()).toEqual(Object.keys(NEW_APPLICATION_FIELDS).sort())
+  })
+
+  it('says, for every field the deployment job reads and the review app keeps, what the job does with it', () => {
+    const read = Object.keys(DEPLOYMENT_JOB_READS)
+    expect(read.filter(key => !REVIEW_FIELDS.has(key))).toEqual([])
+    const unexplained = read.filter(key => {
+      const rule = REVIEW_FIELDS.get(key)!
+      return rule.kind === 'copied' && !(rule.job && rule.job.length > 20)
+    })
+    expect(unexplained).toEqual([])
+    // And claims no use for a field the job does not read.
+    const claimed = [...REVIEW_FIELDS].filter(([, rule]) => rule.kind === 'copied' && rule.job)
+    expect(claimed.map(([key]) => key).filter(key => !(key in DEPLOYMENT_JOB_READS))).toEqual([])
   })
 
   it('gives every rule its reason', () => {

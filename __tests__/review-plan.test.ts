@@ -86,7 +86,7 @@ describe('the order of writes', () => {
   it('disarms first, branch last, read back before it is marked ready', () => {
     const plan = planned()
     expect(steps(plan.writes)).toEqual([
-      'update description,git_commit_sha,is_auto_deploy_enabled,is_git_submodules_enabled,manual_webhook_secret_bitbucket,manual_webhook_secret_gitea,manual_webhook_secret_github,manual_webhook_secret_gitlab',
+      'update description,git_commit_sha,is_auto_deploy_enabled,is_git_lfs_enabled,is_git_submodules_enabled,manual_webhook_secret_bitbucket,manual_webhook_secret_gitea,manual_webhook_secret_github,manual_webhook_secret_gitlab',
       'update domains',
       'delete-scheduled-tasks',
       'remove-tags',
@@ -107,7 +107,8 @@ describe('the order of writes', () => {
         manual_webhook_secret_bitbucket: '',
         manual_webhook_secret_gitea: '',
         // On in every application Coolify makes.
-        is_git_submodules_enabled: false
+        is_git_submodules_enabled: false,
+        is_git_lfs_enabled: false
       }
     })
     expect(plan.writes.at(-1)).toEqual({
@@ -300,7 +301,8 @@ describe('the read-back', () => {
     fields: row({
       fqdn: REQUEST.domain,
       'settings.is_auto_deploy_enabled': false,
-      'settings.is_git_submodules_enabled': false
+      'settings.is_git_submodules_enabled': false,
+      'settings.is_git_lfs_enabled': false
     }),
     fqdn: REQUEST.domain,
     composeDomains: {},
