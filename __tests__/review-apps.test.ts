@@ -11,7 +11,7 @@ import {
   type FakeCoolify,
   type RecordedRequest
 } from '../test/fake-coolify/index.js'
-import { pullRequestEventEnv, type PullRequestEvent } from '../test/support/events.js'
+import { BASE_SHA, pullRequestEventEnv, type PullRequestEvent } from '../test/support/events.js'
 import { runAction, type RunResult } from '../test/support/runner.js'
 import {
   actionRequests,
@@ -26,6 +26,7 @@ import {
 
 const PR = 7
 const HEAD_REF = 'feature/login-form'
+const HEAD_SHA = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00'
 /** The runner's GITHUB_REPOSITORY. */
 const REPOSITORY = 'octo/app'
 const PRIMARY = { uuid: 'dst0web0primary000000001', name: 'web-net', serverUuid: 'srv0one' }
@@ -236,6 +237,30 @@ describe('the first run for a pull request', () => {
       `POST /api/v1/applications/${TEMPLATE.uuid}/clone`
     ])
     expect(server.app(TEMPLATE.uuid)!.gitBranch).toBe('main')
+  })
+})
+
+describe('under `pull_request_target`', () => {
+  // Guards: the base branch's workflow runs with the base branch's GITHUB_REF and GITHUB_SHA; the
+  // review app still builds the pull request's branch, named by the event's payload, and nothing
+  // deploys the base branch's commit.
+  it('builds the pull request’s head branch, not the base branch the workflow runs on', async () => {
+    const server = await start()
+    const result = await run(server, {}, { name: 'pull_request_target', headSha: HEAD_SHA })
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    const app = theReviewApp(server)
+    expectFinishedReviewApp(app)
+    expect(app.gitBranch).toBe(HEAD_REF)
+    expect(server.deployments()).toEqual([
+      expect.objectContaining({ appUuid: app.uuid, status: 'finished' })
+    ])
+    const requests = actionRequests(server)
+    expect(requests.some(r => JSON.stringify(r).includes(BASE_SHA))).toBe(false)
+    expect(requests.some(r => r.body.includes('"main"'))).toBe(false)
+    expect(server.app(TEMPLATE.uuid)!.gitBranch).toBe('main')
+    expect(result.outputs).toMatchObject({ 'review-app-uuid': app.uuid, url: DOMAIN })
   })
 })
 
@@ -770,23 +795,34 @@ describe('what a clone carries from production', () => {
 
   // Guards: each of these, copied by the clone, reaches production (src/review-app/fields.ts says how);
   // the first write puts it back to Coolify's default, before any deploy.
+  // The switches reach past the review app through what Coolify's deployment job does with them:
+  // the built repository copied onto the server, a build server of the team's, submodules cloned
+  // with the template's credentials, production's basic-auth password forwarded to the container.
   it.each([
-    ['settings.custom_internal_name', 'web-production', null],
-    ['custom_docker_run_options', '--privileged --cap-add=SYS_ADMIN', null],
-    ['docker_registry_image_name', 'registry.example.com/acme/web', null],
-    ['docker_registry_image_tag', 'production', null],
-    ['custom_network_aliases', 'web,api', null],
-    ['ports_mappings', '8080:3000', null],
-    ['settings.is_preview_deployments_enabled', true, false]
-  ])('puts %s back to Coolify’s default before the first deploy', async (key, value, after) => {
-    const server = await start({ apps: [{ ...TEMPLATE, columns: { [key]: value } }] })
+    ['settings.custom_internal_name', 'web-production', null, undefined],
+    ['custom_docker_run_options', '--privileged --cap-add=SYS_ADMIN', null, undefined],
+    ['docker_registry_image_name', 'registry.example.com/acme/web', null, undefined],
+    ['docker_registry_image_tag', 'production', null, undefined],
+    ['custom_network_aliases', 'web,api', null, undefined],
+    ['ports_mappings', '8080:3000', null, undefined],
+    ['settings.is_preview_deployments_enabled', true, false, undefined],
+    ['settings.is_preserve_repository_enabled', true, false, undefined],
+    ['settings.is_build_server_enabled', true, false, 'use_build_server'],
+    ['settings.is_git_submodules_enabled', true, false, undefined],
+    ['settings.is_git_lfs_enabled', true, false, undefined],
+    ['is_http_basic_auth_enabled', true, false, undefined]
+  ])('puts %s back before the first deploy', async (key, value, after, patched) => {
+    const credentials = { http_basic_auth_username: 'admin', http_basic_auth_password: 'pw-prod' }
+    const server = await start({
+      apps: [{ ...TEMPLATE, columns: { ...credentials, [key]: value } }]
+    })
     const result = await run(server)
 
     expect(result.code).toBe(0)
     expect(errorLines(result.stdout)).toEqual([])
     const app = theReviewApp(server)
     expect(columnOf(app, key)).toEqual(after)
-    const field = key.replace('settings.', '')
+    const field = patched ?? key.replace('settings.', '')
     const requests = actionRequests(server)
     const reset = requests.findIndex(
       r => r.method === 'PATCH' && onApp(r, app.uuid) && field in body(r)
@@ -796,6 +832,25 @@ describe('what a clone carries from production', () => {
     expect(reset).toBeLessThan(requests.findIndex(r => deploys([r]).length > 0))
     expect(columnOf(server.app(TEMPLATE.uuid)!, key)).toEqual(value)
     expect(server.deployments().map(d => d.appUuid)).toEqual([app.uuid])
+  })
+
+  // Guards: without `read:sensitive` Coolify leaves the labels out of the answer: labels the
+  // read-back never sees would pass it, so the template is refused, naming the ability.
+  it('refuses a template whose labels the token cannot see, naming `read:sensitive`', async () => {
+    const server = await start({
+      abilities: ['read', 'write', 'deploy'],
+      apps: [{ ...TEMPLATE, envs: [], customLabels: 'traefik.enable=true' }]
+    })
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('labels')
+    expect(error).toContain('`read:sensitive`')
+    expectUntouched(server, template)
+    expectNoStackTrace(result.stderr)
   })
 
   // Guards: a newer Coolify's column is never copied unexamined: refused before any write.
@@ -826,6 +881,8 @@ describe('what a clone carries from production', () => {
     )
     expect(warned).toHaveLength(1)
     expect(warned[0]).toContain('`review-destination`')
+    // What one Docker daemon shares, whatever the settings say.
+    for (const shared of ['LABEL', 'FROM', 'build cache']) expect(warned[0]).toContain(shared)
 
     const elsewhere = await start()
     const isolated = await run(elsewhere, { 'review-destination': 'dst0web0extra00000000001' })
@@ -959,6 +1016,42 @@ describe("the template's variables", () => {
     expect(warned).toHaveLength(1)
     expect(warned[0]).toContain('STRIPE_SECRET, PAYMENTS_KEY')
     expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
+  })
+})
+
+describe('`env` values that refer to shared variables', () => {
+  // Guards: `env` is the pull request's own, but a reference in it resolves in production's
+  // environment, which the clone shares: checked as the template's preview values are, the
+  // clone deleted and nothing deployed when it resolves to production's value.
+  it('deletes the clone and deploys nothing when one resolves to production’s value', async () => {
+    const server = await start({
+      apps: [
+        {
+          ...TEMPLATE,
+          envs: [{ key: 'STRIPE_SECRET', value: '{{environment.STRIPE_KEY}}' }]
+        }
+      ],
+      sharedVariables: { 'environment.STRIPE_KEY': PRODUCTION_SECRETS[0] }
+    })
+    const result = await run(server, { env: 'PAYMENTS_KEY={{ environment.STRIPE_KEY }}' })
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('`env` gives PAYMENTS_KEY a shared variable')
+    expect(namesakes(server)).toEqual([])
+    expect(server.deployments()).toEqual([])
+    expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
+  })
+
+  it('keeps one that resolves to a value of its own', async () => {
+    const server = await start({
+      sharedVariables: { 'team.PREVIEW_DB': 'postgres://preview@db/pr' }
+    })
+    const result = await run(server, { env: 'PREVIEW_DB={{team.PREVIEW_DB}}' })
+
+    expect(result.code).toBe(0)
+    expect(productionVariables(theReviewApp(server)).PREVIEW_DB).toBe('{{team.PREVIEW_DB}}')
   })
 })
 

@@ -7,10 +7,12 @@ import { describe, expect, it } from '@jest/globals'
 import {
   flattenApplication,
   isEmptyValue,
+  NEW_APPLICATION_FIELDS,
   patchField,
   REVIEW_FIELDS
 } from '../src/review-app/fields.js'
 import { PATCH_ALLOWED } from '../test/fake-coolify/allow-list.js'
+import { DEPLOYMENT_JOB_READS } from '../test/fixtures/coolify-4.3.11-deployment-job.js'
 import {
   APPLICATION_COLUMNS,
   APPLICATION_SETTINGS_COLUMNS
@@ -35,15 +37,44 @@ describe('the table of a review app’s fields', () => {
     expect([...REVIEW_FIELDS.keys()].filter(key => !known.has(key))).toEqual([])
   })
 
-  it('resets only through fields PATCH takes, to the column’s default', () => {
+  it('resets only through fields PATCH takes, to the column’s default or off', () => {
     for (const [key, rule] of REVIEW_FIELDS) {
       if (rule.kind !== 'reset') continue
-      expect(PATCH_ALLOWED).toContain(patchField(key))
+      expect(PATCH_ALLOWED).toContain(patchField(key, rule))
       const column = key.startsWith('settings.')
-        ? APPLICATION_SETTINGS_COLUMNS[patchField(key)]
+        ? APPLICATION_SETTINGS_COLUMNS[key.slice('settings.'.length)]
         : APPLICATION_COLUMNS[key]
-      expect({ key, default: column ?? null }).toEqual({ key, default: rule.to })
+      // A switch Coolify turns on by default (git submodules) is turned off.
+      const to = rule.to === false && column === true ? true : rule.to
+      expect({ key, default: column ?? null }).toEqual({ key, default: to })
     }
+  })
+
+  it('lists in NEW_APPLICATION_FIELDS each reset switch Coolify turns on by default', () => {
+    const onByDefault = [...REVIEW_FIELDS]
+      .filter(
+        ([key, rule]) =>
+          rule.kind === 'reset' &&
+          flattenApplication({
+            ...APPLICATION_COLUMNS,
+            settings: APPLICATION_SETTINGS_COLUMNS
+          })[key] === true
+      )
+      .map(([key]) => key)
+    expect(onByDefault.sort()).toEqual(Object.keys(NEW_APPLICATION_FIELDS).sort())
+  })
+
+  it('says, for every field the deployment job reads and the review app keeps, what the job does with it', () => {
+    const read = Object.keys(DEPLOYMENT_JOB_READS)
+    expect(read.filter(key => !REVIEW_FIELDS.has(key))).toEqual([])
+    const unexplained = read.filter(key => {
+      const rule = REVIEW_FIELDS.get(key)!
+      return rule.kind === 'copied' && !(rule.job && rule.job.length > 20)
+    })
+    expect(unexplained).toEqual([])
+    // And claims no use for a field the job does not read.
+    const claimed = [...REVIEW_FIELDS].filter(([, rule]) => rule.kind === 'copied' && rule.job)
+    expect(claimed.map(([key]) => key).filter(key => !(key in DEPLOYMENT_JOB_READS))).toEqual([])
   })
 
   it('gives every rule its reason', () => {

@@ -86,7 +86,7 @@ describe('the order of writes', () => {
   it('disarms first, branch last, read back before it is marked ready', () => {
     const plan = planned()
     expect(steps(plan.writes)).toEqual([
-      'update description,git_commit_sha,is_auto_deploy_enabled,manual_webhook_secret_bitbucket,manual_webhook_secret_gitea,manual_webhook_secret_github,manual_webhook_secret_gitlab',
+      'update description,git_commit_sha,is_auto_deploy_enabled,is_git_lfs_enabled,is_git_submodules_enabled,manual_webhook_secret_bitbucket,manual_webhook_secret_gitea,manual_webhook_secret_github,manual_webhook_secret_gitlab',
       'update domains',
       'delete-scheduled-tasks',
       'remove-tags',
@@ -105,7 +105,10 @@ describe('the order of writes', () => {
         manual_webhook_secret_github: '',
         manual_webhook_secret_gitlab: '',
         manual_webhook_secret_bitbucket: '',
-        manual_webhook_secret_gitea: ''
+        manual_webhook_secret_gitea: '',
+        // On in every application Coolify makes.
+        is_git_submodules_enabled: false,
+        is_git_lfs_enabled: false
       }
     })
     expect(plan.writes.at(-1)).toEqual({
@@ -286,17 +289,21 @@ describe('what reaches production is reset in the first write', () => {
       Object.keys((planned(template).writes[0] as { changes: object }).changes)
     const disarm = first(TEMPLATE)
     expect(disarm).not.toContain('custom_internal_name')
-    expect(first({ ...TEMPLATE, fields: row({ ports_mappings: '80:80' }) })).toEqual([
-      ...disarm,
-      'ports_mappings'
-    ])
+    expect(first({ ...TEMPLATE, fields: row({ ports_mappings: '80:80' }) }).sort()).toEqual(
+      [...disarm, 'ports_mappings'].sort()
+    )
     expect(first({ ...TEMPLATE, cloned: false, fields: row(carried) })).toEqual(disarm)
   })
 })
 
 describe('the read-back', () => {
   const clean: ReadBack = {
-    fields: row({ fqdn: REQUEST.domain, 'settings.is_auto_deploy_enabled': false }),
+    fields: row({
+      fqdn: REQUEST.domain,
+      'settings.is_auto_deploy_enabled': false,
+      'settings.is_git_submodules_enabled': false,
+      'settings.is_git_lfs_enabled': false
+    }),
     fqdn: REQUEST.domain,
     composeDomains: {},
     customLabels: 'traefik.http.routers.y.rule=Host(`pr-7.preview.example.com`)',

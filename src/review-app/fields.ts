@@ -10,29 +10,56 @@
 export type FieldRule =
   /** Coolify makes it new for the clone, or it is state rather than a setting. */
   | { kind: 'identity'; why: string }
-  /** A setting the review app keeps as the template has it: why it cannot reach production. */
-  | { kind: 'copied'; why: string }
+  /**
+   * A setting the review app keeps as the template has it: why it cannot reach production; `job`,
+   * for one Coolify's deployment job reads, what the job does with it.
+   */
+  | { kind: 'copied'; why: string; job?: string }
   /** The plan sets it, or checks it and refuses the template when it cannot be made safe. */
   | { kind: 'set'; why: string }
-  /** Put back to Coolify's default in the first write, through the PATCH field of the same name. */
-  | { kind: 'reset'; to: null | false; why: string }
+  /**
+   * Put back in the first write: to Coolify's default, or off. Through the PATCH field of the same
+   * name unless `field` names another (update_by_uuid's own name for it).
+   */
+  | { kind: 'reset'; to: null | false; why: string; field?: string }
   /** The API cannot change it: a template whose value `refuses` names is refused. */
   | { kind: 'refused'; refuses: (value: unknown) => boolean; why: string }
 
 const identity = (why: string) => ({ kind: 'identity', why }) as const
-const copied = (why: string) => ({ kind: 'copied', why }) as const
+const copied = (why: string, job?: string) =>
+  ({ kind: 'copied', why, ...(job ? { job } : {}) }) as const
 const set = (why: string) => ({ kind: 'set', why }) as const
-const reset = (to: null | false, why: string) => ({ kind: 'reset', to, why }) as const
+const reset = (to: null | false, why: string, field?: string) =>
+  ({ kind: 'reset', to, why, ...(field ? { field } : {}) }) as const
 
 function each(keys: string[], rule: FieldRule): Array<[string, FieldRule]> {
   return keys.map(key => [key, rule])
 }
 
-const BUILD = copied('how its image is built from the pull request’s code, in its own container')
-const HEALTH = copied('how Coolify checks its own container’s health')
-const LIMITS = copied('limits of its own container')
-const COMPOSE_ONLY = copied('read only for compose applications, which are refused')
-const SOURCE = copied('where its code comes from: the same repository, read with the same access')
+const BUILD = copied(
+  'how its image is built from the pull request’s code',
+  'the job builds the image with it in a helper container on the review app’s own server (the build server is reset), from the pull request’s branch'
+)
+const HEALTH = copied(
+  'how Coolify checks its own container’s health',
+  'the job writes it into the review app’s container as its health check and waits on it'
+)
+const LIMITS = copied(
+  'limits of its own container',
+  'the job sets it on the review app’s own container (docker run / compose deploy resources)'
+)
+const COMPOSE_ONLY = copied(
+  'read only for compose applications, which are refused',
+  'the job reads it only for compose applications (or beside `custom_internal_name`, which is reset); compose templates are refused'
+)
+const SOURCE = copied(
+  'where its code comes from: the same repository, read with the same access',
+  'the job clones the pull request’s branch of the same repository with it (generateGitImportCommands); submodules and LFS, which reach further with the same credentials, are reset'
+)
+const PROXY = copied(
+  'how the proxy serves its own domain',
+  'the job writes it into the Traefik/Caddy labels of the review app’s own domain (generateLabelsApplication)'
+)
 const STATE = identity('state Coolify keeps about the running application, not a setting')
 
 export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, FieldRule>([
@@ -140,19 +167,53 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
     reset(false, 'Coolify would build previews of every pull request on it as well')
   ],
   ['settings.is_pr_deployments_public_enabled', reset(false, 'goes with previews, which are off')],
+  [
+    'settings.is_preserve_repository_enabled',
+    reset(
+      false,
+      'the job copies the built repository onto the server (/data/coolify/applications/<uuid>) and writes README.md and .env into it through the shell: a symlink committed there writes as the server’s user, even when the build fails'
+    )
+  ],
+  [
+    'settings.is_git_lfs_enabled',
+    reset(
+      false,
+      'the job runs git lfs pull with the same GitHub App token or deploy key: a .lfsconfig on the branch could fetch from any repository they reach'
+    )
+  ],
+  [
+    'settings.is_build_server_enabled',
+    reset(
+      false,
+      'the job builds on one of the team’s build servers, whatever `review-destination` says, with its Docker socket, registry credentials and host network',
+      'use_build_server'
+    )
+  ],
+  [
+    'settings.is_git_submodules_enabled',
+    reset(
+      false,
+      'the job clones submodules from the branch’s .gitmodules with the template’s GitHub App token or deploy key: a pull request could add any private repository they reach and ship it in the image'
+    )
+  ],
+  [
+    'is_http_basic_auth_enabled',
+    reset(
+      false,
+      'Traefik’s basicauth forwards the Authorization header to the container: every reviewer who logs in would hand production’s password to pull request code'
+    )
+  ],
 
   // Copied: settings of its own container and build.
   ...each(
-    [
-      'repository_project_id',
-      'git_repository',
-      'git_full_url',
-      'source_id',
-      'source_type',
-      'private_key_id'
-    ],
+    ['repository_project_id', 'git_repository', 'source_id', 'source_type', 'private_key_id'],
     SOURCE
   ),
+  ['git_full_url', copied('the repository’s address as shown; the job clones from git_repository')],
+  [
+    'watch_paths',
+    copied('which pushed paths trigger a webhook deploy, which is off (auto-deploy and secrets)')
+  ],
   ...each(
     [
       'static_image',
@@ -165,38 +226,44 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
       'dockerfile_location',
       'dockerfile_target_build',
       'custom_nginx_configuration',
-      'watch_paths',
       'settings.is_static',
       'settings.is_spa',
-      'settings.is_git_submodules_enabled',
-      'settings.is_git_lfs_enabled',
       'settings.is_git_shallow_clone_enabled',
-      'settings.is_preserve_repository_enabled',
       'settings.disable_build_cache',
       'settings.use_build_secrets',
       'settings.inject_build_args_to_dockerfile',
       'settings.include_source_commit_in_build',
-      'settings.is_env_sorting_enabled',
-      'settings.is_build_server_enabled'
+      'settings.is_env_sorting_enabled'
     ],
     BUILD
   ),
-  ['ports_exposes', copied('ports inside its own container, reached through its own domain')],
+  [
+    'ports_exposes',
+    copied(
+      'ports inside its own container, reached through its own domain',
+      'the job exposes them on the review app’s own container and routes its own domain to the first'
+    )
+  ],
   [
     'preview_url_template',
     copied('the address of Coolify’s own previews of it, which are turned off')
   ],
   ...each(
-    ['redirect', 'settings.is_force_https_enabled', 'settings.is_gzip_enabled'],
-    copied('how the proxy serves its own domain')
+    [
+      'redirect',
+      'settings.is_force_https_enabled',
+      'settings.is_gzip_enabled',
+      'settings.is_stripprefix_enabled',
+      'settings.is_container_label_escape_enabled'
+    ],
+    PROXY
   ),
   ...each(
-    ['settings.is_stripprefix_enabled', 'settings.is_container_label_escape_enabled'],
-    copied('how the proxy serves its own domain')
-  ),
-  ...each(
-    ['is_http_basic_auth_enabled', 'http_basic_auth_username', 'http_basic_auth_password'],
-    copied('the review app asks for the same password as production: a lock, not a key')
+    ['http_basic_auth_username', 'http_basic_auth_password'],
+    copied(
+      'Coolify refuses a null one, so the value stays in the row, unused',
+      'the job writes it into the basicauth middleware of the proxy labels only while `is_http_basic_auth_enabled` is on, which is reset'
+    )
   ),
   ...each(
     [
@@ -205,7 +272,10 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
       'post_deployment_command',
       'post_deployment_command_container'
     ],
-    copied('commands run inside its own container, with its own variables')
+    copied(
+      'commands run inside its own container, with its own variables',
+      'the job runs it with docker exec in the review app’s own container, before or after the switch'
+    )
   ),
   ...each(
     [
@@ -218,7 +288,6 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
       'health_check_method',
       'health_check_return_code',
       'health_check_scheme',
-      'health_check_response_text',
       'health_check_interval',
       'health_check_timeout',
       'health_check_retries',
@@ -226,6 +295,10 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
     ],
     HEALTH
   ),
+  [
+    'health_check_response_text',
+    copied('the text Coolify looks for in its own container’s health check answer')
+  ],
   ...each(
     [
       'limits_memory',
@@ -235,9 +308,6 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
       'limits_cpus',
       'limits_cpuset',
       'limits_cpu_shares',
-      'max_restart_count',
-      'settings.stop_grace_period',
-      'settings.docker_images_to_keep',
       'settings.is_gpu_enabled',
       'settings.gpu_driver',
       'settings.gpu_count',
@@ -247,16 +317,23 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
     LIMITS
   ),
   ...each(
+    ['max_restart_count', 'settings.stop_grace_period', 'settings.docker_images_to_keep'],
+    copied('how Coolify restarts, stops and prunes its own container and images')
+  ),
+  ...each(
     [
       'swarm_replicas',
       'swarm_placement_constraints',
       'settings.is_swarm_only_worker_nodes',
       'settings.is_log_drain_enabled',
-      'settings.is_include_timestamps',
       'settings.is_debug_enabled'
     ],
-    copied('how its own container runs and logs')
+    copied(
+      'how its own container runs and logs',
+      'the job sets it on the review app’s own service or container (swarm placement, the log drain’s labels), or shows its own build’s commands in its log'
+    )
   ),
+  ['settings.is_include_timestamps', copied('how Coolify shows its own logs')],
   ...each(
     [
       'docker_compose_location',
@@ -276,6 +353,15 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
     identity('the settings row’s own, hidden in reads')
   )
 ])
+
+/**
+ * What Coolify turns on in every application it creates and the table turns off: an application
+ * created from the repository (no clone) starts with these.
+ */
+export const NEW_APPLICATION_FIELDS: Readonly<Record<string, unknown>> = {
+  'settings.is_git_submodules_enabled': true,
+  'settings.is_git_lfs_enabled': true
+}
 
 /** Coolify's empty values: what an unknown key may hold and still be left alone. */
 export function isEmptyValue(value: unknown): boolean {
@@ -301,7 +387,11 @@ export function flattenApplication(app: object): Record<string, unknown> {
   return fields
 }
 
-/** The field of PATCH /applications/{uuid} that writes a key: the settings' keep their name. */
-export function patchField(key: string): string {
+/**
+ * The field of PATCH /applications/{uuid} that writes a key: the settings' keep their name, unless
+ * the rule names update_by_uuid's own.
+ */
+export function patchField(key: string, rule?: FieldRule): string {
+  if (rule?.kind === 'reset' && rule.field) return rule.field
   return key.startsWith('settings.') ? key.slice('settings.'.length) : key
 }

@@ -20,7 +20,7 @@ export interface CloneDestination {
 }
 
 export const SHARED_SERVER_WARNING = (name: string): string =>
-  `Review app ${name} runs on the template's server: its build uses the host network and its container sits on production's Docker network, so pull request code can reach production's containers by name. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`
+  `Review app ${name} runs on the template's server: pull request code reaches production's containers by name on its Docker network, and shares its Docker daemon — an image LABEL can claim production's Traefik routes, FROM can build on production's image, the build cache is shared. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`
 
 /**
  * `review-destination`, else the template's primary destination; none when Coolify has no clone

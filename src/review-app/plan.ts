@@ -5,7 +5,13 @@
  * otherwise, so whatever the plan does not make the review app's own it refuses.
  */
 import type { ApplicationChanges, EnvVariable, ListedEnvVariable } from '../coolify/types.js'
-import { isEmptyValue, patchField, REVIEW_FIELDS, type FieldRule } from './fields.js'
+import {
+  isEmptyValue,
+  NEW_APPLICATION_FIELDS,
+  patchField,
+  REVIEW_FIELDS,
+  type FieldRule
+} from './fields.js'
 
 /** What the template is, as Coolify shows it (and so what its clone starts as). */
 export interface TemplateFacts {
@@ -113,7 +119,7 @@ export function planReviewApp(template: TemplateFacts, request: ReviewRequest): 
         is_auto_deploy_enabled: false,
         git_commit_sha: 'HEAD',
         ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, ''])),
-        ...(template.cloned ? resets(template.fields) : {})
+        ...resets(template.cloned ? template.fields : NEW_APPLICATION_FIELDS)
       }
     }
   ]
@@ -168,6 +174,11 @@ export function tracesOfProduction(
   }
   named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)')
   named('compose domains', Object.values(app.composeDomains).join(','))
+  if (app.customLabels === undefined) {
+    traces.push(
+      'its labels are hidden from this token (`read:sensitive`), so they were not checked'
+    )
+  }
   const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host))
   if (labelled.length > 0) traces.push(`its labels still route ${labelled.join(', ')}`)
 
@@ -186,18 +197,23 @@ export function tracesOfProduction(
   const production = productionValues(template.variables)
   const resolved = productionResolved(template.variables)
   const given = new Set(env.map(variable => variable.key))
+  // `env` gives its own values, but a reference in one resolves in production's environment too.
   const equal = app.variables
-    .filter(v => typeof v.key === 'string' && !given.has(v.key))
-    .filter(
-      v =>
-        typeof v.value === 'string' &&
-        v.value !== '' &&
-        (production.get(v.key!) === v.value ||
-          (refersToShared(v.value) && resolvesToProduction(v, resolved)))
+    .filter(v => typeof v.key === 'string' && typeof v.value === 'string' && v.value !== '')
+    .filter(v =>
+      refersToShared(v.value!)
+        ? resolvesToProduction(v, resolved)
+        : !given.has(v.key!) && production.get(v.key!) === v.value
     )
     .map(v => v.key!)
-  if (equal.length > 0) {
-    traces.push(`its variable(s) ${[...new Set(equal)].join(', ')} hold production's values`)
+  const fromEnv = [...new Set(equal.filter(key => given.has(key)))]
+  const copied = [...new Set(equal.filter(key => !given.has(key)))]
+  if (copied.length > 0)
+    traces.push(`its variable(s) ${copied.join(', ')} hold production's values`)
+  if (fromEnv.length > 0) {
+    traces.push(
+      `\`env\` gives ${fromEnv.join(', ')} a shared variable that resolves to production's value in production's environment, or that Coolify did not resolve: give the review app's own value`
+    )
   }
   if (app.autoDeploy === true) traces.push('auto-deploy is still on')
   if (app.gitCommitSha && app.gitCommitSha !== 'HEAD') {
@@ -260,7 +276,7 @@ function fieldRefusals(fields: Record<string, unknown>, subject = 'the template'
 /** The first write's part that puts back what reaches production, where the template set it. */
 function resets(fields: Record<string, unknown>): ApplicationChanges {
   const changes: Record<string, null | false> = {}
-  for (const [key, rule] of fieldFindings(fields).unreset) changes[patchField(key)] = rule.to
+  for (const [key, rule] of fieldFindings(fields).unreset) changes[patchField(key, rule)] = rule.to
   return changes as ApplicationChanges
 }
 

@@ -81,6 +81,8 @@ export async function templateFacts(
     variables
   }
   if (!cloned) return { ...base, composeDomains: {}, persistentStorages: [], fileStorages: [] }
+  // Absent, not null, when hidden: labels the read-back cannot see would pass it unchecked.
+  if (template.custom_labels === undefined) throw new ActionError(HIDDEN_LABELS)
   const storages = await client.listApplicationStorages(template.uuid, signal)
   return {
     ...base,
@@ -90,6 +92,9 @@ export async function templateFacts(
     fileStorages: listOf(storages?.file_storages)
   }
 }
+
+const HIDDEN_LABELS =
+  "Coolify hides the template's labels from this token: a review app's labels are checked for production's hosts before it is deployed, which needs the `read:sensitive` ability."
 
 /** The review app as Coolify now has it, to compare with the plan's target. */
 async function readBack(
@@ -133,9 +138,10 @@ function composeDomainsOf(stored: string | null | undefined): Record<string, str
   return domains
 }
 
-/** custom_labels are stored base64-encoded; undefined when Coolify hid them. */
+/** custom_labels are stored base64-encoded; undefined when Coolify hid them, '' when none. */
 function labelsOf(stored: string | null | undefined): string | undefined {
-  if (typeof stored !== 'string') return undefined
+  if (stored === undefined) return undefined
+  if (typeof stored !== 'string') return ''
   return Buffer.from(stored, 'base64').toString('utf8')
 }
 

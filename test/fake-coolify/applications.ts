@@ -259,6 +259,9 @@ const PATCH_RULES: Record<string, (value: unknown) => string | undefined> = {
       : 'The selected :field is invalid.',
   dockerfile_location: text,
   preview_url_template: text,
+  // `string`, not nullable (update_by_uuid's rules, ApplicationsController.php 2816-2817).
+  http_basic_auth_username: text,
+  http_basic_auth_password: text,
   docker_compose_domains: nullable(value =>
     Array.isArray(value) ? undefined : 'The :field field must be an array.'
   )
@@ -326,6 +329,17 @@ export function updateApplication(ctx: Ctx): Reply {
   }
   const errors = patchErrors(data)
   if (Object.keys(errors).length > 0) return validationFailed(ctx, errors)
+  // Basic auth turned on needs a user and password, given or kept (ApplicationsController.php 2896-2910).
+  const credentials = ['http_basic_auth_username', 'http_basic_auth_password']
+  if (data.is_http_basic_auth_enabled === true && credentials.some(field => !app.columns[field])) {
+    const missing = credentials.filter(field => !data[field])
+    if (missing.length > 0) {
+      return validationFailed(
+        ctx,
+        Object.fromEntries(missing.map(field => [field, `The ${field} is required.`]))
+      )
+    }
+  }
   // As update_by_uuid: compose applications route by service, never by `domains`.
   if (app.build_pack === 'dockercompose' && 'domains' in data) {
     return validationFailed(ctx, {

@@ -69,7 +69,10 @@ export function rowView(
  */
 export function storedColumn(field: string, value: unknown): [string, unknown] | undefined {
   const stored = value === '' ? null : value
-  if (field === 'use_build_server') return ['settings.is_build_server_enabled', Boolean(stored)]
+  // Left as it is when null (`isset`, ApplicationsController.php 3058).
+  if (field === 'use_build_server') {
+    return stored === null ? undefined : ['settings.is_build_server_enabled', Boolean(stored)]
+  }
   if (isSettingsColumn(field)) {
     const boolean = typeof APPLICATION_SETTINGS_COLUMNS[field] === 'boolean'
     return [`settings.${field}`, boolean ? [true, 1, '1'].includes(stored as never) : stored]

@@ -12,10 +12,19 @@ export interface PullRequestEvent {
   headRepo?: string
   /** The repository the workflow runs in (the runner's GITHUB_REPOSITORY). */
   baseRepo?: string
+  /**
+   * `pull_request_target` runs the base branch's workflow: GITHUB_REF and GITHUB_SHA are the base
+   * branch's, the pull request's branch and commit are only in the payload.
+   */
+  name?: 'pull_request' | 'pull_request_target'
 }
 
+/** The base branch's newest commit in the payloads written here. */
+export const BASE_SHA = '0123456789abcdef0123456789abcdef01234567'
+
 /**
- * Writes a `pull_request` event payload to a fresh file; returns the variables a step sees for it.
+ * Writes a `pull_request` (or `pull_request_target`) event payload to a fresh file; returns the
+ * variables a step sees for it.
  * GITHUB_HEAD_REF is left out on purpose: the head branch must come from the payload.
  */
 export function pullRequestEventEnv(event: PullRequestEvent): Record<string, string> {
@@ -38,11 +47,20 @@ export function pullRequestEventEnv(event: PullRequestEvent): Record<string, str
         sha: event.headSha ?? 'fedcba9876543210fedcba9876543210fedcba98',
         repo: repo(headRepo)
       },
-      base: { ref: 'main', sha: '0123456789abcdef0123456789abcdef01234567', repo: repo(baseRepo) }
+      base: { ref: 'main', sha: BASE_SHA, repo: repo(baseRepo) }
     },
     repository: repo(baseRepo)
   }
   const path = join(mkdtempSync(join(tmpdir(), 'pull-request-event-')), 'event.json')
   writeFileSync(path, JSON.stringify(payload))
+  if (event.name === 'pull_request_target') {
+    return {
+      GITHUB_EVENT_PATH: path,
+      GITHUB_EVENT_NAME: 'pull_request_target',
+      GITHUB_REF: 'refs/heads/main',
+      GITHUB_SHA: BASE_SHA,
+      GITHUB_BASE_REF: 'main'
+    }
+  }
   return { GITHUB_EVENT_PATH: path, GITHUB_EVENT_NAME: 'pull_request' }
 }
