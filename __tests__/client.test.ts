@@ -840,7 +840,7 @@ describe('retries', () => {
     const { fake, client } = await setup({ client: { token: 'bad\ntoken-4d2c' } })
     const error = await failure(client.listApplications(S()))
     expect(error.message).toMatch(/^GET \/applications: the request was not sent/)
-    expect(error.message).toContain('ERR_INVALID_CHAR')
+    expect(error.message).toContain('UND_ERR_INVALID_ARG')
     expect(error.message).not.toMatch(/connection|token-4d2c/)
     expect(error.details).toMatchObject({ transient: false, unanswered: true, unsent: true })
     expect(fake.requests).toEqual([])

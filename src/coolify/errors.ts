@@ -271,7 +271,9 @@ const ARGUMENT_CODES = new Set([
   'ERR_INVALID_ARG_VALUE',
   'ERR_INVALID_CHAR',
   'ERR_INVALID_HTTP_TOKEN',
-  'ERR_INVALID_URL'
+  'ERR_INVALID_URL',
+  // undici's word for the same, before anything leaves.
+  'UND_ERR_INVALID_ARG'
 ])
 
 const CERTIFICATE_CODES = new Set([
