@@ -584,7 +584,6 @@ export class CoolifyClient {
       throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent })
     }
 
-    this.reachability.answeredAtAll()
     const status = response.status
     const retryAfterMs = parseRetryAfter(response.header('retry-after'))
     // A full deployment queue (told by its message) is not rate limiting: other requests go on.
@@ -620,6 +619,8 @@ export class CoolifyClient {
 
     const json = parseJson(text)
     const html = json === undefined && looksLikeHtml(text, response.header('content-type'))
+    // A web page says nothing of whether Coolify's API is at this address.
+    if (!html) this.reachability.answeredAtAll()
     const serverMessage = messageOf(json)
     observe(serverMessage)
     if (status < 200 || status >= 300) {
@@ -656,7 +657,7 @@ export class CoolifyClient {
         ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
         : `the answer (${status}) was not valid JSON`
       const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : ''
-      throw new CoolifyError(label, reason, hint, { status, transient: true })
+      throw new CoolifyError(label, reason, hint, { status, transient: true, notCoolify: html })
     }
     const date = Date.parse(response.header('date') ?? '')
     return { body: json, date: Number.isNaN(date) ? undefined : date }

@@ -16,6 +16,8 @@ export interface FailureDetails {
   retryAfterMs?: number
   /** The caller's time ran out before the first answer: nothing else went wrong. */
   cutOff?: boolean
+  /** Something answered, but not as Coolify's API does (a web page where JSON was expected). */
+  notCoolify?: boolean
 }
 
 /**
@@ -340,6 +342,22 @@ export function describeNetworkFailure(
       unsent
     }
   }
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number/i.test(messageOf(error))) {
+    return {
+      reason: `${host} speaks plain HTTP, not TLS: https:// can never connect to it (${code || 'EPROTO'})`,
+      hint: 'Use http:// in `coolify-url`, or the port that serves https (Coolify behind its proxy: 443)',
+      transient: true,
+      unsent: true
+    }
+  }
+  if (/^ERR_SSL_|^EPROTO$/.test(code)) {
+    return {
+      reason: `the TLS handshake with ${host} failed (${code})`,
+      hint: 'Check `coolify-url`: its port must serve https',
+      transient: true,
+      unsent: true
+    }
+  }
   if (/TIMEOUT/.test(code)) {
     return { reason: `${host} did not answer in time (${code})`, hint: '', transient: true, unsent }
   }
@@ -395,6 +413,11 @@ function describeProxyFailure(
     transient: status >= 500,
     unsent: true
   }
+}
+
+function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown })?.message
+  return typeof message === 'string' ? message : ''
 }
 
 function errorCode(error: unknown): string {
