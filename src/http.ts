@@ -153,7 +153,8 @@ export class HttpAgent {
         token: `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
       }),
       // Plain http goes to the proxy in absolute form (`GET http://host:8000/…`), as curl sends
-      // it: proxies allow CONNECT to port 443 only. https is tunnelled, TLS inside the tunnel.
+      // it: proxies allow CONNECT to port 443 only. https is tunnelled, TLS inside the tunnel;
+      // so is plain http through an https:// proxy, which undici sends nothing else to.
       proxyTunnel: site.protocol === 'https:' || proxy.url.protocol === 'https:',
       requestTls: targetTls,
       // The proxy's own TLS trusts what Node trusts: `ca` is for the target.

@@ -635,11 +635,16 @@ export class CoolifyClient {
       )
       // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
       const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated')
-      const reason = !page
-        ? described.reason + invalidFields(json)
-        : status >= 500
-          ? `a proxy in front of Coolify answered ${status} with an HTML page`
-          : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`
+      // Through a proxy, plain http is answered by the proxy when it cannot reach Coolify.
+      const byProxy =
+        this.proxy && url.protocol === 'http:' && status >= 500 && serverMessage === undefined
+      const reason = byProxy
+        ? `the proxy ${this.proxy!.name} or Coolify behind it answered ${status}`
+        : !page
+          ? described.reason + invalidFields(json)
+          : status >= 500
+            ? `a proxy in front of Coolify answered ${status} with an HTML page`
+            : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`
       const hint =
         page && status < 500
           ? "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
