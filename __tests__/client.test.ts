@@ -848,7 +848,7 @@ describe('retries', () => {
     const { fake, client } = await setup({ client: { token: 'bad\ntoken-4d2c' } })
     const error = await failure(client.listApplications(S()))
     expect(error.message).toMatch(/^GET \/applications: the request was not sent/)
-    expect(error.message).toContain('ERR_INVALID_CHAR')
+    expect(error.message).toContain('UND_ERR_INVALID_ARG')
     expect(error.message).not.toMatch(/connection|token-4d2c/)
     expect(error.details).toMatchObject({ transient: false, unanswered: true, unsent: true })
     expect(fake.requests).toEqual([])
@@ -924,6 +924,43 @@ describe('an address that never answers', () => {
         )
       )
     ])
+  })
+
+  it('gives up on https:// in front of a plain-http port as soon, saying it speaks plain HTTP', async () => {
+    const fake = await startFakeCoolify()
+    const url = fake.url.replace(/^http:/, 'https:')
+    const clock = movingClock()
+    const error = await failure(
+      clientFor(url, { now: clock.now, sleep: clock.sleep }).getApplication(WEB.uuid, S())
+    )
+    await fake.close()
+    expect(clock.elapsed()).toBeLessThan(FIRST_ANSWER_GRACE_MS + 10_000)
+    expect(error.message).toMatch(
+      /never answered: 127\.0\.0\.1:\d+ speaks plain HTTP, not TLS: https:\/\/ can never connect to it .*Use http:\/\/ in `coolify-url`/
+    )
+    expect(error.details.transient).toBe(false)
+  })
+
+  it('gives up on an address that answers every path 200 with a web page, within the same grace', async () => {
+    const server = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<html>Welcome</html>')
+    )
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const clock = movingClock()
+    const error = await failure(
+      clientFor(url, { now: clock.now, sleep: clock.sleep }).getApplication(WEB.uuid, S())
+    )
+    server.closeAllConnections()
+    await new Promise(resolve => server.close(resolve))
+    expect(clock.elapsed()).toBeGreaterThanOrEqual(FIRST_ANSWER_GRACE_MS)
+    expect(clock.elapsed()).toBeLessThan(FIRST_ANSWER_GRACE_MS + 10_000)
+    expect(error.message).toMatch(
+      new RegExp(
+        `^GET /applications/${WEB.uuid}: ${url} does not answer as Coolify's API: got an HTML page \\(200\\)`
+      )
+    )
+    expect(error.details.transient).toBe(false)
   })
 
   it('keeps today’s patience once the address answered anything', async () => {

@@ -172,7 +172,7 @@ describe('HttpAgent', () => {
     const error = await agentFor(server.url)
       .request(server.url, { ...GET(), headers: { authorization: 'Bearer a\nb' } })
       .catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'ERR_INVALID_CHAR' })
+    expect(error).toMatchObject({ code: 'UND_ERR_INVALID_ARG' })
     expect(server.connections()).toBe(0)
   })
 })
@@ -338,12 +338,35 @@ describe('HttpAgent through a proxy', () => {
   })
 
   it('names the target, not the proxy, in the Host of its CONNECT', async () => {
-    const server = await serve((_request, response) => response.end('ok'))
+    const server = await serve((_request, response) => response.end('ok'), { secure: true })
     const forwarder = await proxy()
-    const target = new URL(`http://coolify.test:${server.url.port}/`)
-    const agent = agentFor(target, {}, { HTTP_PROXY: forwarder.url })
+    const target = new URL(`https://coolify.test:${server.url.port}/`)
+    const agent = agentFor(
+      target,
+      { ca: [tls('coolify-test-ca.pem')] },
+      { HTTPS_PROXY: forwarder.url }
+    )
     expect(await (await agent.request(target, GET())).text()).toBe('ok')
-    expect(forwarder.tunnels).toMatchObject([{ host: `coolify.test:${server.url.port}` }])
+    expect(forwarder.tunnels).toMatchObject([
+      { method: 'CONNECT', host: `coolify.test:${server.url.port}` }
+    ])
+  })
+
+  it('sends a plain http request to the proxy in absolute form, not through a tunnel', async () => {
+    const server = await serve((request, response) =>
+      response.end(`${request.method} ${request.url}`)
+    )
+    const forwarder = await proxy()
+    const target = new URL(`http://coolify.test:${server.url.port}/api/v1/version?x=1`)
+    const agent = agentFor(target, {}, { HTTP_PROXY: forwarder.url })
+    expect(await (await agent.request(target, GET())).text()).toBe('GET /api/v1/version?x=1')
+    expect(forwarder.tunnels).toEqual([
+      {
+        method: 'GET',
+        target: `coolify.test:${server.url.port}`,
+        host: `coolify.test:${server.url.port}`
+      }
+    ])
   })
 
   it("checks TLS to an IP address against that address, not against 'localhost'", async () => {
@@ -401,16 +424,10 @@ describe('HttpAgent through a proxy', () => {
     expect(answer.status).toBe(200)
   })
 
-  it('names the connection as what never came when the proxy never answers, and close() ends it', async () => {
-    const sockets = new Set<Socket>()
-    const silent = createTcpServer(socket => void sockets.add(socket))
-    await new Promise<void>(resolve => silent.listen(0, '127.0.0.1', resolve))
-    closing.push(() => {
-      for (const socket of sockets) socket.destroy()
-      silent.close()
-    })
-    const env = { HTTP_PROXY: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }
-    const target = new URL('http://coolify.test/')
+  it('names the connection as what never came when the proxy never answers CONNECT, and close() ends it', async () => {
+    const silent = await silentProxy()
+    const env = { HTTPS_PROXY: silent.url }
+    const target = new URL('https://coolify.test/')
     const timedOut = await agentFor(target, { timeoutMs: 100 }, env)
       .request(target, GET())
       .catch((e: unknown) => e)
@@ -418,8 +435,54 @@ describe('HttpAgent through a proxy', () => {
 
     const agent = agentFor(target, { timeoutMs: 600_000 }, env)
     const pending = agent.request(target, GET()).catch((e: unknown) => e)
-    while (sockets.size < 2) await new Promise(resolve => setTimeout(resolve, 5))
+    while (silent.connections() < 2) await new Promise(resolve => setTimeout(resolve, 5))
     agent.close()
     expect(await pending).toMatchObject({ message: expect.any(String) })
   })
+
+  it('ends a request at once when it is cancelled while the proxy sits on its CONNECT, and closes the tunnel', async () => {
+    const silent = await silentProxy()
+    const target = new URL('https://coolify.test/')
+    const agent = agentFor(target, { timeoutMs: 600_000 }, { HTTPS_PROXY: silent.url })
+    const cancel = new AbortController()
+    const pending = agent.request(target, GET(cancel.signal)).catch((e: unknown) => e)
+    while (silent.connections() < 1) await new Promise(resolve => setTimeout(resolve, 5))
+    const stop = new Error('cancelled')
+    cancel.abort(stop)
+    expect(await pending).toBe(stop)
+    // The CONNECT no one waits for any longer is closed with it.
+    await silent.allClosed()
+  })
 })
+
+/** A proxy that accepts connections and never answers anything on them. */
+async function silentProxy(): Promise<{
+  url: string
+  connections: () => number
+  allClosed: () => Promise<void>
+}> {
+  const sockets = new Set<Socket>()
+  let connections = 0
+  let closed = (): void => {}
+  const silent = createTcpServer(socket => {
+    connections++
+    sockets.add(socket)
+    // Read, never answered: a client's end is seen.
+    socket.resume()
+    socket.on('close', () => {
+      sockets.delete(socket)
+      if (sockets.size === 0) closed()
+    })
+  })
+  await new Promise<void>(resolve => silent.listen(0, '127.0.0.1', resolve))
+  closing.push(() => {
+    for (const socket of sockets) socket.destroy()
+    silent.close()
+  })
+  return {
+    url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+    connections: () => connections,
+    allClosed: () =>
+      sockets.size === 0 ? Promise.resolve() : new Promise<void>(resolve => (closed = resolve))
+  }
+}

@@ -128,6 +128,12 @@ describe('readConfig', () => {
     expect(config.headers).toEqual({ 'CF-Access-Client-Id': 'a:b', 'X-Other': 'v' })
   })
 
+  it('refuses an Accept-Encoding in headers: answers are read as Coolify sends them', () => {
+    expect(failure({ headers: 'CF-Access-Client-Id: id\naccept-encoding: gzip' })).toBe(
+      'Input `headers`, line 2: accept-encoding asks for compressed answers, which the action does not read; remove that line.'
+    )
+  })
+
   it('reads env as variables: comments skipped, the last line of a key wins', () => {
     const { config } = read({
       ...BASE,

@@ -43,6 +43,42 @@ describe('the proxy a request takes', () => {
     }
   })
 
+  it('reads NO_PROXY as curl and Go do: `*.` domains, CIDR ranges, IPv6 with or without brackets', () => {
+    const env = { HTTPS_PROXY: 'http://proxy:3128', HTTP_PROXY: 'http://proxy:3128' }
+    const bypassed: Array<[string, string]> = [
+      ['https://coolify.example.com', '*.example.com'],
+      ['http://10.1.2.3:8000', '10.0.0.0/8'],
+      ['http://10.1.2.3:8000', '10.1.2.3/32'],
+      ['http://192.168.7.9:8000', 'other, 192.168.0.0/16'],
+      ['https://[fd00::1]', 'fd00::1'],
+      ['https://[fd00::1]', '[fd00::1]'],
+      ['https://[fd00::1]:8443', '[fd00::1]:8443'],
+      ['https://[fd00::abcd]', 'fd00::/16']
+    ]
+    for (const [url, noProxy] of bypassed) {
+      expect([url, noProxy, proxied(url, { ...env, NO_PROXY: noProxy })]).toEqual([
+        url,
+        noProxy,
+        undefined
+      ])
+    }
+    const proxiedStill: Array<[string, string]> = [
+      ['http://11.1.2.3:8000', '10.0.0.0/8'],
+      ['http://10.1.2.3:8000', '10.1.2.4/32'],
+      ['https://[fd01::1]', 'fd00::/16'],
+      ['https://[fd00::1]:8443', '[fd00::1]:443'],
+      ['https://example.com', '*.example.com'],
+      ['https://coolify.example.com', '10.0.0.0/8']
+    ]
+    for (const [url, noProxy] of proxiedStill) {
+      expect([url, noProxy, proxied(url, { ...env, NO_PROXY: noProxy })]).toEqual([
+        url,
+        noProxy,
+        'proxy:3128'
+      ])
+    }
+  })
+
   it('gives the password of a proxy URL to mask, and names the proxy without it', () => {
     const env = { HTTPS_PROXY: 'http://deploy:p%40ss-word@proxy:3128' }
     expect(proxySecrets(env)).toEqual(['p%40ss-word', 'p@ss-word'])

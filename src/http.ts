@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs'
-import http from 'node:http'
-import https from 'node:https'
-import { isIP, type Socket } from 'node:net'
-import tls, { TLSSocket } from 'node:tls'
+import tls from 'node:tls'
+import { Agent, Pool, ProxyAgent, type Dispatcher } from 'undici'
 import { proxyFor, type Proxy } from './proxy.js'
 
 /**
- * HTTP on Node's own `http` and `https`, which start in a fraction of the time a client library
- * takes to load: the step's first request goes out as soon as a bare script's would.
+ * HTTP on undici, maintained with Node itself: its connections, timeouts and proxying. What is
+ * ours stays here, on top: which proxy a site takes, which requests may be sent again, the CAs
+ * added to Node's own, and failures named by what went wrong.
  */
 
 /** How the requests to one site are made. */
@@ -85,102 +84,85 @@ const IDLE_MS = 4000
 const IDLE_MARGIN_MS = 1000
 /** Methods a request may be sent again with: the server does the same however often it gets it. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
-/** How a connection the server closed while it sat idle fails the next request on it. */
-const STALE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
+/** How a connection the server closed fails the request on it, before any answer. */
+const STALE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED'])
+/** undici's timeouts, by the stage they name. */
+const TIMEOUTS: Record<string, HttpTimeout['code']> = {
+  UND_ERR_CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
+  UND_ERR_HEADERS_TIMEOUT: 'HEADERS_TIMEOUT',
+  UND_ERR_BODY_TIMEOUT: 'BODY_TIMEOUT'
+}
+
+type Kind = 'kept' | 'fresh'
+
+/** The connections of one kind, and whether one sits idle, kept from an earlier answer. */
+interface Connections {
+  dispatcher: Dispatcher
+  idle(): boolean
+}
 
 /** The connections to one site, straight or through the runner's proxy for it. */
 export class HttpAgent {
   /** The outbound proxy the requests go through, when the runner has one for this site. */
   readonly proxy: Proxy | undefined
-  /** Connections kept open between requests (when `keepAlive`). */
-  readonly #agent: http.Agent
-  /** A new connection for each request, closed after its answer. */
-  readonly #fresh: http.Agent
-  readonly #timeoutMs: number
+  /**
+   * `kept`: connections kept open between requests (when `keepAlive`); `fresh`: a new connection
+   * for each request, closed after its answer.
+   */
+  readonly #dispatchers: Record<Kind, Connections>
+  readonly #make: () => Connections
+  readonly #keepAlive: boolean
   /** CONNECTs to the proxy still waiting for its answer. */
-  readonly #tunnels = new Set<http.ClientRequest>()
-  /** How long each kept connection may sit idle, from its last answer's `Keep-Alive`. */
-  readonly #idleMs = new WeakMap<Socket, number>()
+  readonly #tunnels = new Set<AbortController>()
+  /** Requests still waiting for their answer's headers. */
+  #waiting = 0
 
   constructor(site: URL, options: HttpOptions, env: NodeJS.ProcessEnv = process.env) {
     this.proxy = proxyFor(site, env)
-    this.#timeoutMs = options.timeoutMs
+    this.#keepAlive = options.keepAlive ?? false
     const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined
-    const secure = site.protocol === 'https:'
-    const Agent = secure ? https.Agent : http.Agent
-    this.#agent = new Agent({ keepAlive: options.keepAlive ?? false, ...(ca && { ca }) })
-    this.#fresh = new Agent({ keepAlive: false, ...(ca && { ca }) })
-    const keep = this.#agent.keepSocketAlive.bind(this.#agent)
-    this.#agent.keepSocketAlive = duplex => {
-      const socket = duplex as Socket
-      const idle = this.#idleMs.get(socket) ?? IDLE_MS
-      // Node's own check refuses a connection whose server allows it too short a rest.
-      if (idle <= 0 || (keep(socket) as unknown) === false) return false
-      // The agent destroys a free connection when its timer fires.
-      socket.setTimeout(idle)
-      return true
-    }
-    const proxy = this.proxy
-    if (!proxy) return
-    for (const agent of [this.#agent, this.#fresh]) {
-      agent.createConnection = (target, connected) => {
-        this.#tunnel(proxy, target, (error, socket) => {
-          if (error || !socket) connected?.(error ?? new ProxyRefusal(0), undefined as never)
-          else if (!secure) connected?.(null, socket)
-          else {
-            // Checked against the target's name or address; SNI carries names only.
-            const host = target.host ?? 'localhost'
-            const servername = isIP(host) ? undefined : host
-            connected?.(null, tls.connect({ socket, host, servername, ca }))
-          }
-        })
-        return undefined
-      }
-    }
+    this.#make = () => this.#dispatcher(site, options.timeoutMs, ca)
+    this.#dispatchers = { kept: this.#make(), fresh: this.#make() }
   }
 
-  /**
-   * A CONNECT tunnel through `proxy` to the target, for http targets too (so the proxy sees no
-   * request), with TLS inside it: the certificate checks and `ca` stay between this step and the
-   * target.
-   */
-  #tunnel(
-    proxy: Proxy,
-    target: http.ClientRequestArgs,
-    done: (error: Error | null, socket?: Socket) => void
-  ): void {
-    const host = target.host ?? 'localhost'
-    const authority = `${host.includes(':') ? `[${host}]` : host}:${target.port}`
-    const open = proxy.url.protocol === 'https:' ? https.request : http.request
-    // The proxy's own TLS is checked against the proxy, whatever the Host header below says.
-    const proxyHost = proxy.url.hostname.replace(/^\[|\]$/g, '')
-    const tunnel = open(proxy.url, {
-      method: 'CONNECT',
-      path: authority,
-      agent: false,
-      servername: isIP(proxyHost) ? '' : proxyHost,
-      // CONNECT names the target in its Host too (RFC 9110, 9.3.6).
-      headers: {
-        host: authority,
-        ...(proxy.credentials && {
-          'proxy-authorization': `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
-        })
-      }
+  #dispatcher(site: URL, timeoutMs: number, ca: string[] | undefined): Connections {
+    const timing = {
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: IDLE_MS,
+      keepAliveMaxTimeout: IDLE_MS,
+      keepAliveTimeoutThreshold: IDLE_MARGIN_MS
+    }
+    // The target's TLS, checked against its name or address: `ca` trusted besides Node's own.
+    const targetTls = { timeout: timeoutMs, ...(ca && { ca }) }
+    // Every pool of connections it opens, to the site or to the proxy: whether one sits idle.
+    const pools = new Set<Pool>()
+    const factory = (origin: string | URL, opts: object): Pool => {
+      const pool = new Pool(origin, { ...opts, ...timing })
+      pools.add(pool)
+      return pool
+    }
+    const idle = (): boolean => [...pools].some(pool => !pool.closed && pool.stats.free > 0)
+    const proxy = this.proxy
+    if (!proxy) return { dispatcher: new Agent({ connect: targetTls, factory }), idle }
+    const tunnels = this.#tunnels
+    const dispatcher = new ProxyAgent({
+      ...timing,
+      uri: proxy.url.href,
+      ...(proxy.credentials && {
+        token: `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
+      }),
+      // Plain http goes to the proxy in absolute form (`GET http://host:8000/…`), as curl sends
+      // it: proxies allow CONNECT to port 443 only. https is tunnelled, TLS inside the tunnel;
+      // so is plain http through an https:// proxy, which undici sends nothing else to.
+      proxyTunnel: site.protocol === 'https:' || proxy.url.protocol === 'https:',
+      requestTls: targetTls,
+      // The proxy's own TLS trusts what Node trusts: `ca` is for the target.
+      proxyTls: { timeout: timeoutMs },
+      clientFactory: (origin, opts) => new TunnelPool(origin, { ...opts, ...timing }, tunnels),
+      factory
     })
-    this.#tunnels.add(tunnel)
-    tunnel.setTimeout(this.#timeoutMs, () => tunnel.destroy(new HttpTimeout('CONNECT_TIMEOUT')))
-    tunnel.once('connect', (answer, socket) => {
-      this.#tunnels.delete(tunnel)
-      tunnel.setTimeout(0)
-      if (answer.statusCode === 200) return done(null, socket)
-      socket.destroy()
-      done(new ProxyRefusal(answer.statusCode ?? 0))
-    })
-    tunnel.once('error', error => {
-      this.#tunnels.delete(tunnel)
-      done(error instanceof HttpTimeout ? error : new ProxyFailure(error))
-    })
-    tunnel.end()
+    return { dispatcher, idle }
   }
 
   /**
@@ -189,127 +171,178 @@ export class HttpAgent {
    * answer: the server closed it while it sat idle, and never saw the request.
    */
   async request(url: URL, request: HttpRequest): Promise<HttpAnswer> {
-    const agent = request.once ? this.#fresh : this.#agent
+    const kept = this.#keepAlive && !request.once
+    // It goes on a connection kept from an earlier answer, which the server may have closed.
+    const reused = kept && this.#dispatchers.kept.idle()
     try {
-      return await this.#send(url, request, agent)
+      return await this.#send(url, request, kept ? 'kept' : 'fresh')
     } catch (error) {
-      const stale = error instanceof StaleConnection
-      if (!stale) throw error
-      if (!IDEMPOTENT.has(request.method) || request.signal.aborted) throw error.cause
-      return this.#send(url, request, this.#fresh).catch((again: unknown) => {
-        throw again instanceof StaleConnection ? again.cause : again
-      })
+      const stale = reused && STALE_CODES.has(codeOf(error))
+      if (!stale || !IDEMPOTENT.has(request.method) || request.signal.aborted) throw error
+      return this.#send(url, request, 'fresh')
     }
   }
 
-  #send(url: URL, request: HttpRequest, agent: http.Agent): Promise<HttpAnswer> {
+  async #send(url: URL, request: HttpRequest, kind: Kind): Promise<HttpAnswer> {
     const { signal } = request
-    return new Promise((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason)
-      const send = url.protocol === 'https:' ? https.request : http.request
-      const headers =
-        request.body === undefined
-          ? request.headers
-          : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) }
-      let sent: http.ClientRequest
-      try {
-        sent = send(url, { method: request.method, headers, agent })
-      } catch (error) {
-        // A value HTTP cannot carry (a line break in a header) is refused before anything leaves.
-        return reject(error)
-      }
-
-      // One timer, restarted by every sign of life: the stage it fires in names the timeout.
-      let stage: HttpTimeout['code'] = 'CONNECT_TIMEOUT'
-      let timer: NodeJS.Timeout | undefined
-      // The request until its answer arrives, then the answer: destroying it ends its body too.
-      let current: { destroy(error: unknown): void } = sent
-      const stop = (): void => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', abort)
-      }
-      const alive = (): void => {
-        clearTimeout(timer)
-        timer = setTimeout(() => current.destroy(new HttpTimeout(stage)), this.#timeoutMs)
-        // The connection keeps the process alive while it matters; the timer alone must not.
-        timer.unref()
-      }
-      const abort = (): void => current.destroy(signal.reason)
-      signal.addEventListener('abort', abort, { once: true })
-      alive()
-
-      sent.on('socket', (socket: Socket) => {
-        const connected = (): void => {
-          stage = 'HEADERS_TIMEOUT'
-          alive()
+    const { dispatcher } = this.#dispatchers[kind]
+    if (signal.aborted) throw signal.reason
+    this.#waiting++
+    let abort = (): void => {}
+    // Ends at once on an abort, even while a tunnel is still being opened: undici applies an
+    // abort only once the request is on a connection.
+    const aborted = new Promise<never>((_resolve, reject) => {
+      abort = () => {
+        reject(signal.reason)
+        // A tunnel no other request waits for is closed with the request that waits for it;
+        // undici would open another for the request, which it ends only once connected.
+        if (this.#waiting === 1 && this.#tunnels.size > 0) {
+          for (const tunnel of this.#tunnels) tunnel.abort(signal.reason)
+          this.#dispatchers[kind] = this.#make()
+          dispatcher.destroy().catch(() => {})
         }
-        // A new TLS connection is ready after its handshake; a new plain one once it connects.
-        if (sent.reusedSocket) connected()
-        else if (socket instanceof TLSSocket) socket.once('secureConnect', connected)
-        else if (socket.connecting) socket.once('connect', connected)
-        else connected()
-      })
-      sent.on('error', (error: Error & { code?: string }) => {
-        stop()
-        if (sent.reusedSocket && STALE_CODES.has(error.code ?? '')) {
-          reject(new StaleConnection(error))
-        } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-          reject(new HttpUnreadable('its headers are larger than Node reads (16 KB)'))
-        } else reject(error)
-      })
-      sent.on('response', (response: http.IncomingMessage) => {
-        stage = 'BODY_TIMEOUT'
-        current = response
-        this.#idleMs.set(
-          response.socket,
-          idleMsOf(response.headers['keep-alive'] as string | undefined)
-        )
-        // Until its body is read, a failure of the answer is kept (as `errored`), not thrown.
-        response.on('error', () => {})
-        response.once('close', stop)
-        alive()
-        resolve({
-          status: response.statusCode ?? 0,
-          header: name => {
-            const value = response.headers[name.toLowerCase()]
-            return Array.isArray(value) ? value[0] : value
-          },
-          text: () => {
-            const encoding = response.headers['content-encoding']
-            if (!encoding || encoding === 'identity' || request.headers['accept-encoding']) {
-              return readText(response, alive)
-            }
-            response.destroy()
-            return Promise.reject(
-              new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`)
-            )
-          }
-        })
-      })
-      sent.end(request.body)
+      }
+      signal.addEventListener('abort', abort, { once: true })
     })
+    aborted.catch(() => {})
+    let answer: Dispatcher.ResponseData
+    try {
+      answer = await Promise.race([
+        dispatcher.request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: request.method as Dispatcher.HttpMethod,
+          headers: request.headers,
+          body: request.body,
+          signal,
+          // Closed after its answer: the next one of its kind gets a new connection.
+          reset: kind === 'fresh'
+        }),
+        aborted
+      ])
+    } catch (error) {
+      throw signal.aborted ? signal.reason : failure(error)
+    } finally {
+      this.#waiting--
+      signal.removeEventListener('abort', abort)
+    }
+    const { statusCode, headers, body } = answer
+    // Until its body is read, a failure of the answer is kept, not thrown (a probe never reads it).
+    body.on('error', () => {})
+    // Through a proxy in absolute form, a 407 is the proxy's own answer.
+    if (statusCode === 407 && this.proxy && url.protocol === 'http:') {
+      body.destroy()
+      throw new ProxyRefusal(407)
+    }
+    const header = (name: string): string | undefined => {
+      const value = headers[name.toLowerCase()]
+      return Array.isArray(value) ? value[0] : value
+    }
+    return {
+      status: statusCode,
+      header,
+      text: async () => {
+        const encoding = header('content-encoding')
+        if (encoding && encoding !== 'identity') {
+          body.destroy()
+          throw new HttpUnreadable(
+            `its body came compressed (${encoding}), which was not asked for`
+          )
+        }
+        try {
+          const text = await body.text()
+          // undici frees the connection for the next request a turn after the body's end.
+          await new Promise(resolve => setImmediate(resolve))
+          return text
+        } catch (error) {
+          throw signal.aborted ? signal.reason : failure(error)
+        }
+      }
+    }
   }
 
   /** Closes every connection, those under way included, so that the process can exit. */
   close(): void {
-    for (const tunnel of this.#tunnels) tunnel.destroy()
-    this.#agent.destroy()
-    this.#fresh.destroy()
+    for (const tunnel of this.#tunnels) tunnel.abort()
+    for (const { dispatcher } of Object.values(this.#dispatchers)) {
+      dispatcher.destroy().catch(() => {})
+    }
   }
 }
 
-/** A kept connection was found closed before the request got any answer. */
-class StaleConnection extends Error {
-  constructor(override readonly cause: Error) {
-    super(cause.message)
+/**
+ * The connections to the proxy that carry CONNECT: each tunnel cancellable (the request that
+ * waits for it may end), and its failures in words of the proxy, not of the target.
+ */
+class TunnelPool extends Pool {
+  constructor(
+    origin: string | URL,
+    options: Pool.Options,
+    private readonly tunnels: Set<AbortController>
+  ) {
+    super(origin, options)
+  }
+
+  // ProxyAgent asks for its tunnels with the promise form.
+  override connect(options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData>
+  override connect(
+    options: Dispatcher.ConnectOptions,
+    callback: (err: Error | null, data: Dispatcher.ConnectData) => void
+  ): void
+  override connect(
+    options: Dispatcher.ConnectOptions,
+    callback?: (err: Error | null, data: Dispatcher.ConnectData) => void
+  ): Promise<Dispatcher.ConnectData> | void {
+    if (callback) return super.connect(options, callback)
+    const tunnel = new AbortController()
+    this.tunnels.add(tunnel)
+    return super
+      .connect({ ...options, signal: tunnel.signal })
+      .then(
+        answer => {
+          if (answer.statusCode === 200) return answer
+          answer.socket.on('error', () => {}).destroy()
+          throw new ProxyRefusal(answer.statusCode)
+        },
+        (error: Error & { code?: string }) => {
+          if (tunnel.signal.aborted) throw tunnel.signal.reason ?? error
+          const stage = TIMEOUTS[error.code ?? '']
+          throw stage ? new HttpTimeout('CONNECT_TIMEOUT') : new ProxyFailure(error)
+        }
+      )
+      .finally(() => this.tunnels.delete(tunnel))
   }
 }
 
-/** How long a connection may stay idle after an answer with this `Keep-Alive` header. */
-function idleMsOf(keepAlive: string | undefined): number {
-  const hint = /(?:^|[\s,])timeout=(\d+)/i.exec(keepAlive ?? '')?.[1]
-  if (hint === undefined) return IDLE_MS
-  return Math.min(IDLE_MS, Number(hint) * 1000 - IDLE_MARGIN_MS)
+/** The failure as the client reads it: ours when we have a word for it, undici's otherwise. */
+function failure(error: unknown): unknown {
+  // undici wraps a failure of the tunnel in errors of its own.
+  let current = error
+  for (let depth = 0; current instanceof Error && depth < 3; depth++) {
+    if (current instanceof ProxyFailure || current instanceof ProxyRefusal) return current
+    if (current instanceof HttpTimeout) return current
+    current = current.cause
+  }
+  const code = codeOf(error)
+  if (TIMEOUTS[code]) return new HttpTimeout(TIMEOUTS[code])
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return new HttpUnreadable('its headers are larger than Node reads (16 KB)')
+  }
+  if (code === 'UND_ERR_SOCKET') {
+    return Object.assign(new Error('the connection closed before the answer ended'), {
+      code: 'ECONNRESET',
+      cause: error
+    })
+  }
+  if (/Proxy Authentication Required/.test((error as Error)?.message ?? '')) {
+    return new ProxyRefusal(407)
+  }
+  return error
+}
+
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown })?.code
+  return typeof code === 'string' ? code : ''
 }
 
 /**
@@ -333,26 +366,3 @@ function defaultCertificates(env: NodeJS.ProcessEnv): string[] {
 }
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
-
-/** The body of `response` as text, whole or not at all. */
-function readText(response: http.IncomingMessage, alive: () => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    response.on('data', (chunk: Buffer) => {
-      alive()
-      chunks.push(chunk)
-    })
-    response.on('error', reject)
-    response.on('close', () => {
-      // Closed before its end: the connection was cut, or the timer or an abort destroyed it.
-      if (response.complete) resolve(Buffer.concat(chunks).toString('utf8'))
-      else reject(response.errored ?? cutShort())
-    })
-  })
-}
-
-function cutShort(): Error {
-  return Object.assign(new Error('the connection closed before the answer ended'), {
-    code: 'ECONNRESET'
-  })
-}

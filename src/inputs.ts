@@ -481,6 +481,11 @@ export function parseHeaders(text: string, mask: (secret: string) => void): Reco
         `Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`
       )
     }
+    if (name.toLowerCase() === 'accept-encoding') {
+      throw new ActionError(
+        `Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`
+      )
+    }
     if (RESERVED_HEADERS.has(name.toLowerCase())) {
       throw new ActionError(
         `Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`

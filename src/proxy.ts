@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net'
 import { ActionError } from './errors.js'
 
 /** The outbound proxy a request goes through. */
@@ -13,7 +14,7 @@ export interface Proxy {
  * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
  * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
  * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
- * names — `*`, the host, `host:port`, or a domain it ends in (`example.com` or `.example.com`).
+ * names (see `names`).
  */
 export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): Proxy | undefined {
   if (bypasses(target, env)) return undefined
@@ -79,19 +80,51 @@ export function isLoopback(hostname: string): boolean {
 }
 
 function bypasses(target: URL, env: NodeJS.ProcessEnv): boolean {
-  const host = target.hostname.toLowerCase()
-  if (!host) return false
-  if (isLoopback(host)) return true
-  const list = env.no_proxy || env.NO_PROXY || ''
+  if (!target.hostname) return false
+  if (isLoopback(target.hostname)) return true
+  const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '')
   const port = target.port || (target.protocol === 'https:' ? '443' : '80')
-  const names = [host, `${host}:${port}`]
-  return list
+  return (env.no_proxy || env.NO_PROXY || '')
     .split(',')
     .map(item => item.trim().toLowerCase())
     .filter(Boolean)
-    .some(
-      item =>
-        item === '*' ||
-        names.some(name => name === item || name.endsWith(item.startsWith('.') ? item : `.${item}`))
-    )
+    .some(item => names(item, host, port))
+}
+
+/**
+ * Whether a `NO_PROXY` item names `host` on `port`, as curl (7.86 and later) and Go read it: `*`,
+ * a name or a domain it ends in (`example.com`, `.example.com`, `*.example.com`), an address or a
+ * CIDR range (`10.0.0.0/8`, `fd00::/8`; IPv6 with or without brackets), each with an optional
+ * `:port` (IPv6 in brackets then).
+ */
+function names(item: string, host: string, port: string): boolean {
+  if (item === '*') return true
+  const { name, port: only } = splitPort(item)
+  if (only && only !== port) return false
+  const range = /^(.+)\/(\d{1,3})$/.exec(name)
+  const address = range ? range[1] : name
+  const family = isIP(address)
+  if (family) {
+    const hostFamily = isIP(host)
+    if (hostFamily !== family) return false
+    const type = family === 4 ? 'ipv4' : 'ipv6'
+    const list = new BlockList()
+    try {
+      list.addSubnet(address, range ? Number(range[2]) : family === 4 ? 32 : 128, type)
+    } catch {
+      return false
+    }
+    return list.check(host, type)
+  }
+  const domain = name.startsWith('*.') ? name.slice(1) : name
+  return host === domain || host.endsWith(domain.startsWith('.') ? domain : `.${domain}`)
+}
+
+/** `host:port`, `[v6]:port`, or an IPv6 address (or range) without brackets, which has no port. */
+function splitPort(item: string): { name: string; port?: string } {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(item)
+  if (bracketed) return { name: bracketed[1], port: bracketed[2] }
+  if ((item.match(/:/g) ?? []).length > 1) return { name: item }
+  const at = item.lastIndexOf(':')
+  return at < 0 ? { name: item } : { name: item.slice(0, at), port: item.slice(at + 1) }
 }

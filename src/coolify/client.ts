@@ -660,7 +660,6 @@ export class CoolifyClient {
       throw new CoolifyError(label, reason, hint, { transient, unanswered: true, unsent })
     }
 
-    this.reachability.answeredAtAll()
     const status = response.status
     const retryAfterMs = parseRetryAfter(response.header('retry-after'))
     // A full deployment queue (told by its message) is not rate limiting: other requests go on.
@@ -701,6 +700,8 @@ export class CoolifyClient {
     }
     const json = parseJson(text)
     const html = json === undefined && looksLikeHtml(text, response.header('content-type'))
+    // A web page says nothing of whether Coolify's API is at this address.
+    if (!html) this.reachability.answeredAtAll()
     const serverMessage = messageOf(json)
     observe(serverMessage)
     if (status < 200 || status >= 300) {
@@ -715,11 +716,16 @@ export class CoolifyClient {
       )
       // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
       const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated')
-      const reason = !page
-        ? described.reason + invalidFields(json)
-        : status >= 500
-          ? `a proxy in front of Coolify answered ${status} with an HTML page`
-          : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`
+      // Through a proxy, plain http is answered by the proxy when it cannot reach Coolify.
+      const byProxy =
+        this.proxy && url.protocol === 'http:' && status >= 500 && serverMessage === undefined
+      const reason = byProxy
+        ? `the proxy ${this.proxy!.name} or Coolify behind it answered ${status}`
+        : !page
+          ? described.reason + invalidFields(json)
+          : status >= 500
+            ? `a proxy in front of Coolify answered ${status} with an HTML page`
+            : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`
       const hint =
         page && status < 500
           ? "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
@@ -737,7 +743,7 @@ export class CoolifyClient {
         ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
         : `the answer (${status}) was not valid JSON`
       const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : ''
-      throw new CoolifyError(label, reason, hint, { status, transient: true })
+      throw new CoolifyError(label, reason, hint, { status, transient: true, notCoolify: html })
     }
     return { body: json, date: Number.isNaN(date) ? undefined : date }
   }

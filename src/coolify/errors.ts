@@ -16,6 +16,8 @@ export interface FailureDetails {
   retryAfterMs?: number
   /** The caller's time ran out before the first answer: nothing else went wrong. */
   cutOff?: boolean
+  /** Something answered, but not as Coolify's API does (a web page where JSON was expected). */
+  notCoolify?: boolean
 }
 
 /**
@@ -291,7 +293,9 @@ const ARGUMENT_CODES = new Set([
   'ERR_INVALID_ARG_VALUE',
   'ERR_INVALID_CHAR',
   'ERR_INVALID_HTTP_TOKEN',
-  'ERR_INVALID_URL'
+  'ERR_INVALID_URL',
+  // undici's word for the same, before anything leaves.
+  'UND_ERR_INVALID_ARG'
 ])
 
 const CERTIFICATE_CODES = new Set([
@@ -358,6 +362,22 @@ export function describeNetworkFailure(
       unsent
     }
   }
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number/i.test(messageOf(error))) {
+    return {
+      reason: `${host} speaks plain HTTP, not TLS: https:// can never connect to it (${code || 'EPROTO'})`,
+      hint: 'Use http:// in `coolify-url`, or the port that serves https (Coolify behind its proxy: 443)',
+      transient: true,
+      unsent: true
+    }
+  }
+  if (/^ERR_SSL_|^EPROTO$/.test(code)) {
+    return {
+      reason: `the TLS handshake with ${host} failed (${code})`,
+      hint: 'Check `coolify-url`: its port must serve https',
+      transient: true,
+      unsent: true
+    }
+  }
   if (/TIMEOUT/.test(code)) {
     return { reason: `${host} did not answer in time (${code})`, hint: '', transient: true, unsent }
   }
@@ -413,6 +433,11 @@ function describeProxyFailure(
     transient: status >= 500,
     unsent: true
   }
+}
+
+function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown })?.message
+  return typeof message === 'string' ? message : ''
 }
 
 function errorCode(error: unknown): string {

@@ -221,7 +221,7 @@ export class Reachability {
     private readonly address = 'Coolify'
   ) {}
 
-  /** An HTTP answer came back, whatever it said. */
+  /** Coolify's API answered, whatever it said (a web page instead does not count). */
   answeredAtAll(): void {
     this.heard = true
   }
@@ -231,15 +231,24 @@ export class Reachability {
    * could not be connected to for FIRST_ANSWER_GRACE_MS; undefined while it is still worth it.
    */
   givenUp(error: CoolifyError, attempts: number): CoolifyError | undefined {
-    if (this.heard || !error.details.unsent || this.downSince === undefined) return undefined
+    if (!this.suspect(error) || this.downSince === undefined) return undefined
     const waited = this.now() - this.downSince
     if (waited < FIRST_ANSWER_GRACE_MS) return undefined
+    const never = error.details.notCoolify ? "does not answer as Coolify's API" : 'never answered'
     return new CoolifyError(
       error.request,
-      `${this.address} never answered: ${error.reason}, ${attempts} attempts in ${formatDuration(waited)}`,
+      `${this.address} ${never}: ${error.reason}, ${attempts} attempts in ${formatDuration(waited)}`,
       error.hint,
       { ...error.details, transient: false }
     )
+  }
+
+  /**
+   * A failure that says the address may be wrong, as long as Coolify's API never answered: no
+   * connection at all, or a web page where its JSON was expected.
+   */
+  private suspect(error: CoolifyError): boolean {
+    return !this.heard && (error.details.unsent === true || error.details.notCoolify === true)
   }
 
   failed(error: CoolifyError): void {
@@ -253,7 +262,7 @@ export class Reachability {
     if (this.downSince !== undefined) return
     this.downSince = this.now()
     this.openedBy = error.request
-    if (!this.heard && error.details.unsent) {
+    if (this.suspect(error)) {
       this.note(
         `${this.address} does not answer (${error.request}: ${error.reason}); trying again for ${formatDuration(FIRST_ANSWER_GRACE_MS)}, then giving up.`
       )

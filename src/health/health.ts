@@ -9,6 +9,8 @@ export interface HealthOptions {
   /** A path on the application's URL, or a whole URL. */
   healthUrl?: string
   pollIntervalMs: number
+  /** `ca-certificate`, trusted for the health URL too. */
+  caCertificate?: string
   /** A preview's deployment: the application's status is production's, so only a full URL counts. */
   pr?: number
   /** Reads the application's status in Coolify (shared with the other checks). */
@@ -71,7 +73,7 @@ async function look(
   appUuid: string,
   url: string | undefined,
   checkStatus: boolean,
-  { readStatus }: HealthOptions,
+  { readStatus, caCertificate }: HealthOptions,
   freshness: Freshness,
   signal: AbortSignal
 ): Promise<Health> {
@@ -92,7 +94,7 @@ async function look(
     }
   }
   if (url) {
-    const result = await probe(url, signal)
+    const result = await probe(url, signal, caCertificate)
     if (!result.ok) return { up: false, problem: `${url} ${result.what}`, unknown: false }
   }
   // The URL answering says it is up, whatever Coolify could not tell.

@@ -16,12 +16,17 @@ const PROBE_TIMEOUT_MS = 10_000
  * not followed: a login redirect means it is up). It goes to the application, not to Coolify, so
  * it carries none of the action's headers: never the token, never `headers`.
  */
-export async function probe(url: string, signal: AbortSignal): Promise<ProbeResult> {
+export async function probe(
+  url: string,
+  signal: AbortSignal,
+  /** `ca-certificate`: an application on the same private PKI as Coolify is trusted alike. */
+  ca?: string
+): Promise<ProbeResult> {
   // Through the runner's proxy, as a browser on it would reach the application.
   const target = new URL(url)
   let agent: HttpAgent
   try {
-    agent = new HttpAgent(target, { timeoutMs: PROBE_TIMEOUT_MS })
+    agent = new HttpAgent(target, { timeoutMs: PROBE_TIMEOUT_MS, ca: ca ? [ca] : undefined })
   } catch (error) {
     // A proxy for the application's address that cannot be used (a socks:// one).
     return { ok: false, what: `was not asked: ${describeError(error)}` }

@@ -215,6 +215,7 @@ export class Rollout {
     const options = {
       healthUrl: config.healthUrl,
       pollIntervalMs: config.pollIntervalMs,
+      caCertificate: config.caCertificate,
       pr: config.pr,
       readStatus: (appUuid: string, signal: AbortSignal) =>
         this.step.applications.status(appUuid, signal),

@@ -1,26 +1,33 @@
 /**
  * A forwarding proxy on loopback, as companies put in front of self-hosted runners: it answers
- * CONNECT (the tunnel the action opens for http and https targets alike), records each one, and
- * connects every tunnel to 127.0.0.1 on the port asked for, whatever the host name — so names
- * that resolve nowhere (`coolify.test`) reach the fakes only through it.
+ * CONNECT (the tunnel the action opens for https targets) and requests in absolute form (plain
+ * http ones), records each, and sends every one to 127.0.0.1 on the port asked for, whatever the
+ * host name — so names that resolve nowhere (`coolify.test`) reach the fakes only through it.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  request as forward,
+  type IncomingMessage,
+  type ServerResponse
+} from 'node:http'
 import { createServer as createTlsServer } from 'node:https'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 
 export interface ProxyOptions {
   /** `user:password` it requires (Basic), answering 407 without. */
   credentials?: string
-  /** Answer every tunnel with this status instead of connecting it. */
+  /** Answer every request with this status instead of passing it on. */
   refuse?: number
   /** Serve the proxy itself over TLS (an https:// proxy) with this key and certificate. */
   tls?: { key: string; cert: string }
 }
 
 export interface Tunnel {
-  /** `host:port` as asked for. */
+  /** `host:port` as asked for: by CONNECT, or by the absolute URL of a plain request. */
   target: string
-  /** The CONNECT request's Host header. */
+  /** `CONNECT`, or the method of a request in absolute form. */
+  method: string
+  /** The request's Host header. */
   host?: string
   authorization?: string
 }
@@ -35,26 +42,55 @@ export interface ForwardingProxy {
 export async function startProxy(options: ProxyOptions = {}): Promise<ForwardingProxy> {
   const tunnels: Tunnel[] = []
   const sockets = new Set<Socket>()
-  const refuse = (_request: IncomingMessage, response: ServerResponse): void => {
-    // Plain forwarding of absolute URLs is not needed: the action always tunnels.
-    response.writeHead(405).end()
+  const expected =
+    options.credentials && `Basic ${Buffer.from(options.credentials).toString('base64')}`
+  /** The status to answer instead of passing the request on, if any. */
+  const refusal = (request: IncomingMessage, target: string): number | undefined => {
+    const authorization = request.headers['proxy-authorization']
+    tunnels.push({
+      target,
+      method: request.method ?? '',
+      host: request.headers.host,
+      authorization
+    })
+    if (expected && authorization !== expected) return 407
+    return options.refuse
   }
-  const server = options.tls ? createTlsServer(options.tls, refuse) : createServer(refuse)
+  const plain = (request: IncomingMessage, response: ServerResponse): void => {
+    const url = new URL(request.url ?? '/', 'http://invalid')
+    const refused = refusal(request, url.host)
+    if (refused) return void response.writeHead(refused).end()
+    const headers = { ...request.headers }
+    delete headers['proxy-authorization']
+    const upstream = forward(
+      {
+        host: '127.0.0.1',
+        port: url.port || 80,
+        method: request.method,
+        path: url.pathname + url.search,
+        headers
+      },
+      answer => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(response)
+      }
+    )
+    upstream.on('error', () => response.destroy())
+    request.pipe(upstream)
+  }
+  const server = options.tls ? createTlsServer(options.tls, plain) : createServer(plain)
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
   server.on('connect', (request: IncomingMessage, client: Socket) => {
     sockets.add(client)
     client.on('close', () => sockets.delete(client))
     client.on('error', () => client.destroy())
     const target = request.url ?? ''
-    const authorization = request.headers['proxy-authorization']
-    tunnels.push({ target, host: request.headers.host, authorization })
-    const expected =
-      options.credentials && `Basic ${Buffer.from(options.credentials).toString('base64')}`
-    if (expected && authorization !== expected) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n')
-      return
-    }
-    if (options.refuse) {
-      client.end(`HTTP/1.1 ${options.refuse} Refused\r\nContent-Length: 0\r\n\r\n`)
+    const refused = refusal(request, target)
+    if (refused) {
+      client.end(`HTTP/1.1 ${refused} Refused\r\nContent-Length: 0\r\n\r\n`)
       return
     }
     const port = Number(target.split(':').pop())
