@@ -88,7 +88,7 @@ describe('what a deployment log says it ran', () => {
     expect(ranImageTag({ logs: logOf('Starting deployment of nginx to srv.') })).toBe('latest')
     expect(
       ranImageTag({ logs: logOf(`Starting deployment of acme/web@sha256:${'a'.repeat(64)} to x.`) })
-    ).toBe(`sha256:${'a'.repeat(64)}`)
+    ).toBe(`sha256-${'a'.repeat(64)}`)
     expect(ranImageTag({ logs: null, docker_registry_image_tag: 'pr-7' })).toBe('pr-7')
     expect(ranImageTag({ logs: logOf('other') })).toBeUndefined()
   })

@@ -145,6 +145,19 @@ describe('image-tag', () => {
     expect(result.outputs['deployment-uuid']).toBe(deployment.uuid)
   })
 
+  it("deploys a digest, Coolify's sha256-HEX tag, which its log names NAME@sha256:HEX", async () => {
+    const digest = `sha256-${'ab'.repeat(32)}`
+    const server = await start({ apps: [IMAGE_APP] })
+    const result = await run(server, { 'image-tag': digest })
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`ghcr.io/acme/web@sha256:${'ab'.repeat(32)} to localhost.`)
+    expect(result.outputs.status).toBe('finished')
+    expect(JSON.parse(result.outputs.deployments)).toEqual([
+      expect.objectContaining({ status: 'finished', image_tag: digest })
+    ])
+  })
+
   it('refuses an application built from git, naming the input, before changing anything', async () => {
     const server = await start()
     const result = await run(server, { 'image-tag': '2.0' })

@@ -309,11 +309,14 @@ async function startedTag(
   }
 }
 
-/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
+/**
+ * The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. A
+ * digest, `NAME@sha256:HEX`, is the tag `sha256-HEX` as Coolify takes it in.
+ */
 export function ranImageTag(detail: DeploymentDetail): string | undefined {
   const match = firstMatch(detail, STARTING)
   if (!match) return detail.docker_registry_image_tag || undefined
-  return match[2] ?? match[3] ?? 'latest'
+  return match[2] ?? match[3]?.replace(':', '-') ?? 'latest'
 }
 
 /** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
