@@ -12,6 +12,7 @@ import { LogCursor } from '../model/logs.js'
 import type { TriggerMark } from '../model/mark.js'
 import { hasEnded, isFinished, statusFromCoolify } from '../model/status.js'
 import type { RunState } from '../state.js'
+import { QUEUE_FULL_WAIT_MS } from './trigger.js'
 
 /** An application's version settings, read before anything is changed. */
 export interface AppVersion {
@@ -41,10 +42,18 @@ const STARTING_WAIT_MS = 10_000
 const STARTING_POLL_MS = 500
 /**
  * How long a pin found before this run's own is watched: another run's comes off as soon as
- * Coolify queued its deployment; one that stays is the application's own.
+ * Coolify queued its deployment, which a full queue puts off by its wait (and the request that
+ * follows it); one that stays longer is the application's own.
  */
-const FOREIGN_PIN_WAIT_MS = 10_000
+const FOREIGN_PIN_WAIT_MS = QUEUE_FULL_WAIT_MS + 15_000
 const FOREIGN_PIN_POLL_MS = 1000
+
+/** Time as the watch of a pin reads it; tests give their own. */
+export interface Clock {
+  now: () => number
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>
+}
+const SYSTEM_CLOCK: Clock = { now: () => Date.now(), sleep }
 
 /** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
 const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /
@@ -147,20 +156,21 @@ export async function pinVersions(
  * leave the application pinned for good. So a pin is watched for a while, and taken as the
  * application's own only when it stays.
  */
-async function standingPin(
+export async function standingPin(
   client: CoolifyClient,
   version: AppVersion,
   signal: AbortSignal,
-  say: Say
+  say: Say,
+  clock: Clock = SYSTEM_CLOCK
 ): Promise<string> {
   let pinned = version.pinned
   if (pinned === 'HEAD') return pinned
   say.note(
-    `${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`
+    `${version.name}: pinned to ${pinned} already, maybe by another run; waiting up to ${FOREIGN_PIN_WAIT_MS / 1000} s to see whether it stays`
   )
-  const until = Date.now() + FOREIGN_PIN_WAIT_MS
-  while (Date.now() < until) {
-    await sleep(FOREIGN_PIN_POLL_MS, signal)
+  const until = clock.now() + FOREIGN_PIN_WAIT_MS
+  while (clock.now() < until) {
+    await clock.sleep(FOREIGN_PIN_POLL_MS, signal)
     const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD'
     if (now === pinned) continue
     // Another run put its pin back (or moved it): watch what is set now.
