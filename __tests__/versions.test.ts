@@ -158,6 +158,32 @@ describe('image-tag', () => {
     ])
   })
 
+  it("is superseded, not failed, when another deploy's tag ran: no rollback over it", async () => {
+    // Queued long enough for another run to set its tag before it starts.
+    const late: Scenario = { steps: [{ at: 0, status: 'queued' }, ...quick(3400).steps.slice(1)] }
+    late.steps[1] = { at: 3000, status: 'in_progress' }
+    const server = await start({ apps: [{ ...IMAGE_APP, scenarios: [late, quick()] }] })
+    const result = runAction({
+      inputs: inputsFor(server, { 'image-tag': '2.0', 'rollback-on-failure': 'true' })
+    })
+    await until(() => server.deployments().length === 1)
+    // Another run sets 3.0; its deploy joins this one's, still queued.
+    await fetch(`${server.url}/api/v1/applications/${APP.uuid}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ docker_registry_image_tag: '3.0' })
+    })
+    const { code, outputs, stdout } = await result
+
+    expect(code).toBe(1)
+    expect(server.deployments()).toHaveLength(1)
+    expect(server.deployments()[0].imageTag).toBe('3.0')
+    expect(server.app(APP.uuid)?.imageTag).toBe('3.0')
+    expect(outputs.status).toBe('cancelled')
+    expect(outputs['rolled-back']).not.toBe('true')
+    expect(stdout).toContain("superseded: the application's image tag was set to 3.0")
+  })
+
   it('refuses an application built from git, naming the input, before changing anything', async () => {
     const server = await start()
     const result = await run(server, { 'image-tag': '2.0' })

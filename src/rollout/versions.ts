@@ -366,8 +366,17 @@ export async function verifyVersion(
   if (asked.imageTag) {
     const ran = ranImageTag(detail) ?? asked.imageTag
     deployment.ranImage(ran)
-    if (ran !== asked.imageTag)
+    if (ran === asked.imageTag) return
+    if (await supersededBy(client, deployment.appUuid, ran, signal)) {
+      // Another run set its tag before this deployment started: its success is that run's to
+      // report, and a rollback would undo it.
+      deployment.end(
+        'cancelled',
+        `superseded: the application's image tag was set to ${ran} by another deploy before this one started, and it ran that`
+      )
+    } else {
       deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`)
+    }
   } else if (asked.commit) {
     // Another commit passing green would be a lie, as another image tag would.
     const built = builtCommit(detail)
@@ -377,5 +386,19 @@ export async function verifyVersion(
         `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`
       )
     }
+  }
+}
+
+/** Whether the application is set to `ran` now: another deploy's tag, in place of this run's. */
+async function supersededBy(
+  client: CoolifyClient,
+  appUuid: string,
+  ran: string,
+  signal: AbortSignal
+): Promise<boolean> {
+  try {
+    return (await client.getApplication(appUuid, signal))?.docker_registry_image_tag === ran
+  } catch {
+    return false
   }
 }
