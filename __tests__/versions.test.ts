@@ -433,14 +433,30 @@ describe('rollback-on-failure', () => {
     expect(result.outputs['rolled-back']).toBe('true')
   })
 
-  it('puts the earlier image tag back and deploys it', async () => {
+  /** A Docker-image app whose container runs 1.0, deployed before the run; the next one fails. */
+  async function ranBefore(...more: Scenario[]): Promise<FakeCoolify> {
     const server = await start({
-      apps: [{ ...IMAGE_APP, scenarios: [build('failed'), quick()] }]
+      apps: [{ ...IMAGE_APP, scenarios: [quick(), build('failed'), ...more, quick()] }]
     })
+    await startElsewhere(server)
+    await until(() => server.deployments()[0]?.status === 'finished')
+    return server
+  }
+
+  function setTag(server: FakeCoolify, tag: string): Promise<Response> {
+    return fetch(`${server.url}/api/v1/applications/${APP.uuid}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ docker_registry_image_tag: tag })
+    })
+  }
+
+  it('puts the earlier image tag back and deploys it', async () => {
+    const server = await ranBefore()
     const result = await run(server, { 'image-tag': '2.0', 'rollback-on-failure': 'true' })
 
     expect(result.code).toBe(1)
-    const [failed, rollback] = server.deployments()
+    const [, failed, rollback] = server.deployments()
     expect(failed.imageTag).toBe('2.0')
     expect(rollback).toMatchObject({ imageTag: '1.0', force: true, status: 'finished' })
     expect(server.app(APP.uuid)?.imageTag).toBe('1.0')
@@ -449,6 +465,35 @@ describe('rollback-on-failure', () => {
       expect.objectContaining({ status: 'failed', image_tag: '2.0', rolled_back: true })
     ])
     expect(errorLines(result.stdout)[0]).toContain('rolled back: image tag 1.0 runs again')
+  })
+
+  it('goes back to the tag that ran, not to one an earlier failed deploy left set', async () => {
+    const server = await ranBefore(build('failed'))
+    // An earlier run set 2.0, which failed: the container still runs 1.0.
+    await setTag(server, '2.0')
+    await startElsewhere(server)
+    await until(() => server.deployments()[1]?.status === 'failed')
+
+    const result = await run(server, { 'image-tag': '3.0', 'rollback-on-failure': 'true' })
+
+    expect(result.code).toBe(1)
+    const [, , failed, rollback] = server.deployments()
+    expect(failed.imageTag).toBe('3.0')
+    expect(rollback).toMatchObject({ imageTag: '1.0', status: 'finished' })
+    expect(server.app(APP.uuid)?.imageTag).toBe('1.0')
+    expect(result.outputs['rolled-back']).toBe('true')
+  })
+
+  it('does not redeploy the tag that just failed and call it a rollback', async () => {
+    const server = await ranBefore()
+    const result = await run(server, { 'rollback-on-failure': 'true' })
+
+    expect(result.code).toBe(1)
+    expect(server.deployments()).toHaveLength(2)
+    expect(result.outputs['rolled-back']).not.toBe('true')
+    expect(result.stdout).toContain(
+      'nothing to roll back to: image tag 1.0, which failed, is what ran before'
+    )
   })
 
   it('rolls back only the application that failed, of several', async () => {

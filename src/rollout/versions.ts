@@ -1,6 +1,6 @@
 import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
-import { CoolifyError } from '../coolify/errors.js'
+import { CoolifyError, isMissingRoute } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
 import { describeError, ActionError } from '../errors.js'
@@ -23,6 +23,11 @@ export interface AppVersion {
   pinned: string
   /** `docker_registry_image_tag` as found. */
   imageTag?: string
+  /**
+   * Docker-image apps: the tag the running container was started from, as Coolify says
+   * (`rollback-images`); the configured tag on a server before 4.3, which does not say.
+   */
+  runningTag?: string
   /** The commit of the newest finished production deployment: what runs now (git apps). */
   runningCommit?: string
 }
@@ -87,6 +92,8 @@ export async function readVersions(
     if (config.rollbackOnFailure && !version.dockerImage) {
       const history = await client.listDeployments(uuid, HISTORY_ROWS, signal)
       version.runningCommit = runningCommit(history?.deployments)
+    } else if (config.rollbackOnFailure) {
+      version.runningTag = await runningTag(client, version, signal)
     }
     versions.push(version)
   }
@@ -100,6 +107,23 @@ function versionOf(uuid: string, app: ApplicationDetail): AppVersion {
     dockerImage: app?.build_pack === 'dockerimage',
     pinned: app?.git_commit_sha || 'HEAD',
     imageTag: app?.docker_registry_image_tag || undefined
+  }
+}
+
+/**
+ * The tag the application's container runs now, read before the deploy: what a rollback goes
+ * back to. The configured tag may be one that never ran, set by an earlier failed deploy.
+ */
+async function runningTag(
+  client: CoolifyClient,
+  version: AppVersion,
+  signal: AbortSignal
+): Promise<string | undefined> {
+  try {
+    return (await client.rollbackImages(version.appUuid, signal))?.current || undefined
+  } catch (error) {
+    if (isMissingRoute(error)) return version.imageTag
+    throw error
   }
 }
 
