@@ -224,12 +224,13 @@ describe('commit', () => {
   it('puts back a pin that was there before', async () => {
     const old = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
     const server = await start({ apps: [{ ...GIT_APP, gitCommitSha: old }] })
-    const result = await run(server, { commit: SHA.slice(0, 7) })
+    const result = await run(server, { commit: SHA })
 
     expect(result.code).toBe(0)
-    expect(server.deployments()[0].commit).toBe(SHA.slice(0, 7))
+    expect(server.deployments()[0].commit).toBe(SHA)
     expect(server.app(APP.uuid)?.gitCommitSha).toBe(old)
-  })
+    // A pin that stays is watched past a full queue's wait before it counts as the application's.
+  }, 100_000)
 
   it('fails, naming both commits, when the build log names another commit', async () => {
     const other = '1111111111111111111111111111111111111111'
@@ -252,6 +253,28 @@ describe('commit', () => {
     expect(errorLines(result.stdout).join('\n')).toContain(
       `web: deployment failed: Coolify built commit ${other}, not ${SHA}`
     )
+  })
+
+  it("pins the full SHA of an abbreviation of the workflow's commit", async () => {
+    const workflowSha = '0123456789abcdef0123456789abcdef01234567'
+    const server = await start({ apps: [GIT_APP] })
+    const result = await run(server, { commit: workflowSha.slice(0, 7) })
+
+    expect(result.code).toBe(0)
+    expect(patches(server)).toEqual([{ git_commit_sha: workflowSha }, { git_commit_sha: 'HEAD' }])
+    expect(server.deployments()[0].commit).toBe(workflowSha)
+  })
+
+  it('refuses an abbreviation it cannot make whole, before changing anything', async () => {
+    const server = await start({ apps: [GIT_APP] })
+    const result = await run(server, { commit: 'abcdef1' })
+
+    expect(result.code).toBe(1)
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(/Input `commit`: abcdef1 is abbreviated.*give all 40 digits/)
+    ])
+    expect(patches(server)).toEqual([])
+    expect(server.deployments()).toEqual([])
   })
 
   it('refuses a value that is not a SHA', async () => {
@@ -385,11 +408,14 @@ describe('health', () => {
   })
 })
 
+/** The commit the application ran before the run, as Coolify's job records it: in full. */
+const EARLIER = 'abc1234abc1234abc1234abc1234abc1234abc12'
+
 describe('rollback-on-failure', () => {
-  const earlier: Scenario = { ...quick(), commit: 'abc1234' }
+  const earlier: Scenario = { ...quick(), commit: EARLIER }
   const broken: Scenario = { ...build('failed'), commit: 'def5678' }
 
-  /** An app whose last deployment (made before the run) built abc1234; the next one fails. */
+  /** An app whose last deployment (made before the run) built EARLIER; the next one fails. */
   async function deployedBefore(options: Parameters<typeof start>[0] = {}): Promise<FakeCoolify> {
     const server = await start({
       apps: [{ ...APP, scenarios: [earlier, broken, quick()] }],
@@ -406,18 +432,18 @@ describe('rollback-on-failure', () => {
 
     expect(result.code).toBe(1)
     const [, failed, rollback] = server.deployments()
-    expect(rollback).toMatchObject({ rollback: true, commit: 'abc1234', status: 'finished' })
+    expect(rollback).toMatchObject({ rollback: true, commit: EARLIER, status: 'finished' })
     const posted = actionRequests(server).find(request => request.path.endsWith('/rollback'))
-    expect(JSON.parse(posted!.body)).toEqual({ commit: 'abc1234' })
+    expect(JSON.parse(posted!.body)).toEqual({ commit: EARLIER })
     expect(result.outputs['rolled-back']).toBe('true')
     expect(result.outputs.status).toBe('failed')
     expect(JSON.parse(result.outputs.deployments)).toEqual([
       expect.objectContaining({ deployment_uuid: failed.uuid, status: 'failed', rolled_back: true })
     ])
     expect(errorLines(result.stdout)[0]).toContain(
-      `rolled back: commit abc1234 runs again (deployment ${rollback.uuid})`
+      `rolled back: commit abc1234abc12 runs again (deployment ${rollback.uuid})`
     )
-    expect(result.summary).toContain('rolled back: commit abc1234 runs again')
+    expect(result.summary).toContain('rolled back: commit abc1234abc12 runs again')
     expectClean(result)
   })
 
@@ -427,8 +453,8 @@ describe('rollback-on-failure', () => {
 
     expect(result.code).toBe(1)
     const [, , rollback] = server.deployments()
-    expect(rollback).toMatchObject({ rollback: false, commit: 'abc1234', status: 'finished' })
-    expect(patches(server)).toEqual([{ git_commit_sha: 'abc1234' }, { git_commit_sha: 'HEAD' }])
+    expect(rollback).toMatchObject({ rollback: false, commit: EARLIER, status: 'finished' })
+    expect(patches(server)).toEqual([{ git_commit_sha: EARLIER }, { git_commit_sha: 'HEAD' }])
     expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
     expect(result.outputs['rolled-back']).toBe('true')
   })
@@ -522,7 +548,7 @@ describe('rollback-on-failure', () => {
     ])
     expect(records[1].rolled_back).toBeUndefined()
     const rollbacks = server.deployments().filter(deployment => deployment.rollback)
-    expect(rollbacks).toEqual([expect.objectContaining({ appUuid: APP.uuid, commit: 'abc1234' })])
-    expect(result.summary).toContain('rolled back: commit abc1234 runs again')
+    expect(rollbacks).toEqual([expect.objectContaining({ appUuid: APP.uuid, commit: EARLIER })])
+    expect(result.summary).toContain('rolled back: commit abc1234abc12 runs again')
   })
 })

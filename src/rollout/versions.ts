@@ -5,6 +5,7 @@ import { sleep } from '../coolify/pacing.js'
 import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
 import { describeError, ActionError } from '../errors.js'
 import { findStarted, sameCommit } from '../follow/history.js'
+import type { PullRequestEvent } from '../event.js'
 import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import type { Deployment } from '../model/deployment.js'
@@ -30,6 +31,22 @@ export interface AppVersion {
   runningTag?: string
   /** The commit of the newest finished production deployment: what runs now (git apps). */
   runningCommit?: string
+}
+
+/**
+ * The full SHA of `commit`: Coolify fetches a pinned commit by name (with shallow clone, on by
+ * default, `git fetch --depth=1 origin SHA`, which takes no abbreviation). An abbreviated one is
+ * taken as the workflow's or the pull request's commit when it starts it, else refused.
+ */
+export function fullCommit(commit: string, event: PullRequestEvent): string {
+  if (commit.length >= 40) return commit
+  const known = [event.sha, event.headSha].find(
+    sha => sha !== undefined && /^[0-9a-f]{40}$/i.test(sha) && sameCommit(sha, commit)
+  )
+  if (known) return known.toLowerCase()
+  throw new ActionError(
+    `Input \`commit\`: ${commit} is abbreviated, and Coolify fetches a pinned commit by its full SHA: give all 40 digits, e.g. \${{ github.sha }}.`
+  )
 }
 
 /** An application's `git_commit_sha` as it was before a pin, and the commit pinned. */
@@ -127,12 +144,17 @@ async function runningTag(
   }
 }
 
-/** The commit of the newest finished production deployment; undefined when there is none. */
+/**
+ * The commit of the newest finished production deployment; undefined when there is none, or when
+ * Coolify recorded it abbreviated (a pin given so), which a rollback could not fetch.
+ */
 function runningCommit(items: HistoryItem[] | undefined): string | undefined {
   for (const item of listOf(items)) {
     if (Number(item?.pull_request_id ?? 0) !== 0) continue
     if (!isFinished(statusFromCoolify(item.status))) continue
-    if (item.commit && item.commit !== 'HEAD') return item.commit
+    if (item.commit && item.commit !== 'HEAD') {
+      return /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(item.commit) ? item.commit : undefined
+    }
   }
   return undefined
 }
