@@ -71,6 +71,7 @@ describe('checkRequest', () => {
       deletePreview: () => client.deletePreview('web', 7, signal),
       getApplicationLogs: () => client.getApplicationLogs('web', 100, signal),
       rollback: () => client.rollback('web', 'abc1234', signal),
+      rollbackImages: () => client.rollbackImages('web', signal),
       listDestinations: () => client.listDestinations('web', signal),
       listServerDestinations: () => client.listServerDestinations('srv', signal),
       cloneApplication: () =>

@@ -85,6 +85,36 @@ describe('deployments started elsewhere', () => {
   })
 })
 
+describe("a trigger cut off, and another run's deployment seconds older in the history", () => {
+  it("takes that deployment for the other run's: follows it, never cancels it", async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
+    // Coolify never answers the trigger; `timeout` cuts it off.
+    server.inject({ method: 'POST', path: '/deploy', do: 'hang' })
+    const main = run(server, { timeout: '3s' })
+    let trigger: FakeCoolify['requests'][number] | undefined
+    while (!(trigger = actionRequests(server).find(request => request.path.endsWith('/deploy')))) {
+      await new Promise(resolve => setTimeout(resolve, 5))
+    }
+    // Meanwhile the history shows another run's deployment, created 2 s before the trigger:
+    // within the slack that finds a trigger's row, but in an earlier second than it.
+    offset = trigger.at - 2000 - Date.now()
+    const theirs = await startElsewhere(server)
+    offset = 0
+
+    const result = await main
+
+    expect(result.code).not.toBe(0)
+    expect(result.stdout).toContain(`The deploy request was cut off, but Coolify started ${theirs}`)
+    expect(result.outputs['deployment-uuid']).toBe(theirs)
+    expect(result.stdout).toMatch(new RegExp(`deployment ${theirs} of \\S+ was started elsewhere`))
+    expect(cancels(server)).toEqual([])
+    expect(server.deployments()).toHaveLength(1)
+    expect(server.deployments()[0].status).toBe('in_progress')
+    expect(savedRollouts(result.state)).toEqual({})
+    expectClean(result)
+  })
+})
+
 describe('the post step after a trigger whose answer never came', () => {
   it("cancels the deployment the trigger queued, not a webhook's created in the same second", async () => {
     const scenarios: Scenario[] = [endless(), { ...endless(), commit: OTHER }]

@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
+import { CoolifyClient } from '../src/coolify/client.js'
 import { healthUrlOf } from '../src/health/health.js'
 import { isUp } from '../src/health/readiness.js'
-import { builtCommit, ranImageTag } from '../src/rollout/versions.js'
+import { builtCommit, ranImageTag, standingPin } from '../src/rollout/versions.js'
+import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import { ActionError } from '../src/errors.js'
 import { readConfig } from '../src/inputs.js'
 
@@ -88,7 +90,7 @@ describe('what a deployment log says it ran', () => {
     expect(ranImageTag({ logs: logOf('Starting deployment of nginx to srv.') })).toBe('latest')
     expect(
       ranImageTag({ logs: logOf(`Starting deployment of acme/web@sha256:${'a'.repeat(64)} to x.`) })
-    ).toBe(`sha256:${'a'.repeat(64)}`)
+    ).toBe(`sha256-${'a'.repeat(64)}`)
     expect(ranImageTag({ logs: null, docker_registry_image_tag: 'pr-7' })).toBe('pr-7')
     expect(ranImageTag({ logs: logOf('other') })).toBeUndefined()
   })
@@ -98,5 +100,61 @@ describe('what a deployment log says it ran', () => {
       'Importing git@git.example.com:acme/web.git:main (commit sha abc1234) to /artifacts/x.'
     expect(builtCommit({ logs: logOf('Starting deployment of web.', line) })).toBe('abc1234')
     expect(builtCommit({ logs: 'plain text log' })).toBeUndefined()
+  })
+})
+
+describe('a pin found before this run pins its own', () => {
+  const TOKEN = 'versions-unit-token'
+  const THEIRS = 'cccc3333cccc3333cccc3333cccc3333cccc3333'
+  const APP_UUID = 'web0app0uuid000000000001'
+
+  /**
+   * Another run pinned THEIRS and holds it for `heldMs` (its trigger met a full queue, which
+   * Coolify asks to try again in 60 s), then puts HEAD back. The watch runs on a clock of its own,
+   * moved on by each of its waits.
+   */
+  async function watched(heldMs: number): Promise<{ previous: string; notes: string[] }> {
+    const fake = await startFakeCoolify({
+      token: TOKEN,
+      abilities: ['read', 'write'],
+      apps: [{ uuid: APP_UUID, name: 'web', gitCommitSha: THEIRS }]
+    })
+    const client = new CoolifyClient({ apiUrl: `${fake.url}/api/v1`, token: TOKEN })
+    let now = 0
+    const clock = {
+      now: () => now,
+      sleep: async (ms: number) => {
+        now += ms
+        if (now >= heldMs && fake.app(APP_UUID)?.gitCommitSha === THEIRS) {
+          await fetch(`${fake.url}/api/v1/applications/${APP_UUID}`, {
+            method: 'PATCH',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ git_commit_sha: 'HEAD' })
+          })
+        }
+      }
+    }
+    const notes: string[] = []
+    const say = { note: (m: string) => notes.push(m), warn: () => {}, debug: () => {} }
+    const version = { appUuid: APP_UUID, name: 'web', dockerImage: false, pinned: THEIRS }
+    try {
+      const signal = new AbortController().signal
+      return { previous: await standingPin(client, version, signal, say, clock), notes }
+    } finally {
+      await client.close()
+      await fake.close()
+    }
+  }
+
+  it("is another run's while a full queue holds it: HEAD is what to put back", async () => {
+    const { previous, notes } = await watched(61_000)
+    expect(previous).toBe('HEAD')
+    expect(notes).toEqual([
+      expect.stringMatching(/pinned to cccc3333.* already, maybe by another run/)
+    ])
+  })
+
+  it("is the application's own when it stays longer than any run holds one", async () => {
+    expect((await watched(10 * 60_000)).previous).toBe(THEIRS)
   })
 })

@@ -145,6 +145,45 @@ describe('image-tag', () => {
     expect(result.outputs['deployment-uuid']).toBe(deployment.uuid)
   })
 
+  it("deploys a digest, Coolify's sha256-HEX tag, which its log names NAME@sha256:HEX", async () => {
+    const digest = `sha256-${'ab'.repeat(32)}`
+    const server = await start({ apps: [IMAGE_APP] })
+    const result = await run(server, { 'image-tag': digest })
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`ghcr.io/acme/web@sha256:${'ab'.repeat(32)} to localhost.`)
+    expect(result.outputs.status).toBe('finished')
+    expect(JSON.parse(result.outputs.deployments)).toEqual([
+      expect.objectContaining({ status: 'finished', image_tag: digest })
+    ])
+  })
+
+  it("is superseded, not failed, when another deploy's tag ran: no rollback over it", async () => {
+    // Queued long enough for another run to set its tag before it starts.
+    const late: Scenario = { steps: [{ at: 0, status: 'queued' }, ...quick(3400).steps.slice(1)] }
+    late.steps[1] = { at: 3000, status: 'in_progress' }
+    const server = await start({ apps: [{ ...IMAGE_APP, scenarios: [late, quick()] }] })
+    const result = runAction({
+      inputs: inputsFor(server, { 'image-tag': '2.0', 'rollback-on-failure': 'true' })
+    })
+    await until(() => server.deployments().length === 1)
+    // Another run sets 3.0; its deploy joins this one's, still queued.
+    await fetch(`${server.url}/api/v1/applications/${APP.uuid}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ docker_registry_image_tag: '3.0' })
+    })
+    const { code, outputs, stdout } = await result
+
+    expect(code).toBe(1)
+    expect(server.deployments()).toHaveLength(1)
+    expect(server.deployments()[0].imageTag).toBe('3.0')
+    expect(server.app(APP.uuid)?.imageTag).toBe('3.0')
+    expect(outputs.status).toBe('cancelled')
+    expect(outputs['rolled-back']).not.toBe('true')
+    expect(stdout).toContain("superseded: the application's image tag was set to 3.0")
+  })
+
   it('refuses an application built from git, naming the input, before changing anything', async () => {
     const server = await start()
     const result = await run(server, { 'image-tag': '2.0' })
@@ -185,12 +224,13 @@ describe('commit', () => {
   it('puts back a pin that was there before', async () => {
     const old = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
     const server = await start({ apps: [{ ...GIT_APP, gitCommitSha: old }] })
-    const result = await run(server, { commit: SHA.slice(0, 7) })
+    const result = await run(server, { commit: SHA })
 
     expect(result.code).toBe(0)
-    expect(server.deployments()[0].commit).toBe(SHA.slice(0, 7))
+    expect(server.deployments()[0].commit).toBe(SHA)
     expect(server.app(APP.uuid)?.gitCommitSha).toBe(old)
-  })
+    // A pin that stays is watched past a full queue's wait before it counts as the application's.
+  }, 100_000)
 
   it('fails, naming both commits, when the build log names another commit', async () => {
     const other = '1111111111111111111111111111111111111111'
@@ -213,6 +253,28 @@ describe('commit', () => {
     expect(errorLines(result.stdout).join('\n')).toContain(
       `web: deployment failed: Coolify built commit ${other}, not ${SHA}`
     )
+  })
+
+  it("pins the full SHA of an abbreviation of the workflow's commit", async () => {
+    const workflowSha = '0123456789abcdef0123456789abcdef01234567'
+    const server = await start({ apps: [GIT_APP] })
+    const result = await run(server, { commit: workflowSha.slice(0, 7) })
+
+    expect(result.code).toBe(0)
+    expect(patches(server)).toEqual([{ git_commit_sha: workflowSha }, { git_commit_sha: 'HEAD' }])
+    expect(server.deployments()[0].commit).toBe(workflowSha)
+  })
+
+  it('refuses an abbreviation it cannot make whole, before changing anything', async () => {
+    const server = await start({ apps: [GIT_APP] })
+    const result = await run(server, { commit: 'abcdef1' })
+
+    expect(result.code).toBe(1)
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(/Input `commit`: abcdef1 is abbreviated.*give all 40 digits/)
+    ])
+    expect(patches(server)).toEqual([])
+    expect(server.deployments()).toEqual([])
   })
 
   it('refuses a value that is not a SHA', async () => {
@@ -346,11 +408,14 @@ describe('health', () => {
   })
 })
 
+/** The commit the application ran before the run, as Coolify's job records it: in full. */
+const EARLIER = 'abc1234abc1234abc1234abc1234abc1234abc12'
+
 describe('rollback-on-failure', () => {
-  const earlier: Scenario = { ...quick(), commit: 'abc1234' }
+  const earlier: Scenario = { ...quick(), commit: EARLIER }
   const broken: Scenario = { ...build('failed'), commit: 'def5678' }
 
-  /** An app whose last deployment (made before the run) built abc1234; the next one fails. */
+  /** An app whose last deployment (made before the run) built EARLIER; the next one fails. */
   async function deployedBefore(options: Parameters<typeof start>[0] = {}): Promise<FakeCoolify> {
     const server = await start({
       apps: [{ ...APP, scenarios: [earlier, broken, quick()] }],
@@ -367,18 +432,18 @@ describe('rollback-on-failure', () => {
 
     expect(result.code).toBe(1)
     const [, failed, rollback] = server.deployments()
-    expect(rollback).toMatchObject({ rollback: true, commit: 'abc1234', status: 'finished' })
+    expect(rollback).toMatchObject({ rollback: true, commit: EARLIER, status: 'finished' })
     const posted = actionRequests(server).find(request => request.path.endsWith('/rollback'))
-    expect(JSON.parse(posted!.body)).toEqual({ commit: 'abc1234' })
+    expect(JSON.parse(posted!.body)).toEqual({ commit: EARLIER })
     expect(result.outputs['rolled-back']).toBe('true')
     expect(result.outputs.status).toBe('failed')
     expect(JSON.parse(result.outputs.deployments)).toEqual([
       expect.objectContaining({ deployment_uuid: failed.uuid, status: 'failed', rolled_back: true })
     ])
     expect(errorLines(result.stdout)[0]).toContain(
-      `rolled back: commit abc1234 runs again (deployment ${rollback.uuid})`
+      `rolled back: commit abc1234abc12 runs again (deployment ${rollback.uuid})`
     )
-    expect(result.summary).toContain('rolled back: commit abc1234 runs again')
+    expect(result.summary).toContain('rolled back: commit abc1234abc12 runs again')
     expectClean(result)
   })
 
@@ -388,20 +453,36 @@ describe('rollback-on-failure', () => {
 
     expect(result.code).toBe(1)
     const [, , rollback] = server.deployments()
-    expect(rollback).toMatchObject({ rollback: false, commit: 'abc1234', status: 'finished' })
-    expect(patches(server)).toEqual([{ git_commit_sha: 'abc1234' }, { git_commit_sha: 'HEAD' }])
+    expect(rollback).toMatchObject({ rollback: false, commit: EARLIER, status: 'finished' })
+    expect(patches(server)).toEqual([{ git_commit_sha: EARLIER }, { git_commit_sha: 'HEAD' }])
     expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
     expect(result.outputs['rolled-back']).toBe('true')
   })
 
-  it('puts the earlier image tag back and deploys it', async () => {
+  /** A Docker-image app whose container runs 1.0, deployed before the run; the next one fails. */
+  async function ranBefore(...more: Scenario[]): Promise<FakeCoolify> {
     const server = await start({
-      apps: [{ ...IMAGE_APP, scenarios: [build('failed'), quick()] }]
+      apps: [{ ...IMAGE_APP, scenarios: [quick(), build('failed'), ...more, quick()] }]
     })
+    await startElsewhere(server)
+    await until(() => server.deployments()[0]?.status === 'finished')
+    return server
+  }
+
+  function setTag(server: FakeCoolify, tag: string): Promise<Response> {
+    return fetch(`${server.url}/api/v1/applications/${APP.uuid}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ docker_registry_image_tag: tag })
+    })
+  }
+
+  it('puts the earlier image tag back and deploys it', async () => {
+    const server = await ranBefore()
     const result = await run(server, { 'image-tag': '2.0', 'rollback-on-failure': 'true' })
 
     expect(result.code).toBe(1)
-    const [failed, rollback] = server.deployments()
+    const [, failed, rollback] = server.deployments()
     expect(failed.imageTag).toBe('2.0')
     expect(rollback).toMatchObject({ imageTag: '1.0', force: true, status: 'finished' })
     expect(server.app(APP.uuid)?.imageTag).toBe('1.0')
@@ -410,6 +491,35 @@ describe('rollback-on-failure', () => {
       expect.objectContaining({ status: 'failed', image_tag: '2.0', rolled_back: true })
     ])
     expect(errorLines(result.stdout)[0]).toContain('rolled back: image tag 1.0 runs again')
+  })
+
+  it('goes back to the tag that ran, not to one an earlier failed deploy left set', async () => {
+    const server = await ranBefore(build('failed'))
+    // An earlier run set 2.0, which failed: the container still runs 1.0.
+    await setTag(server, '2.0')
+    await startElsewhere(server)
+    await until(() => server.deployments()[1]?.status === 'failed')
+
+    const result = await run(server, { 'image-tag': '3.0', 'rollback-on-failure': 'true' })
+
+    expect(result.code).toBe(1)
+    const [, , failed, rollback] = server.deployments()
+    expect(failed.imageTag).toBe('3.0')
+    expect(rollback).toMatchObject({ imageTag: '1.0', status: 'finished' })
+    expect(server.app(APP.uuid)?.imageTag).toBe('1.0')
+    expect(result.outputs['rolled-back']).toBe('true')
+  })
+
+  it('does not redeploy the tag that just failed and call it a rollback', async () => {
+    const server = await ranBefore()
+    const result = await run(server, { 'rollback-on-failure': 'true' })
+
+    expect(result.code).toBe(1)
+    expect(server.deployments()).toHaveLength(2)
+    expect(result.outputs['rolled-back']).not.toBe('true')
+    expect(result.stdout).toContain(
+      'nothing to roll back to: image tag 1.0, which failed, is what ran before'
+    )
   })
 
   it('rolls back only the application that failed, of several', async () => {
@@ -438,7 +548,7 @@ describe('rollback-on-failure', () => {
     ])
     expect(records[1].rolled_back).toBeUndefined()
     const rollbacks = server.deployments().filter(deployment => deployment.rollback)
-    expect(rollbacks).toEqual([expect.objectContaining({ appUuid: APP.uuid, commit: 'abc1234' })])
-    expect(result.summary).toContain('rolled back: commit abc1234 runs again')
+    expect(rollbacks).toEqual([expect.objectContaining({ appUuid: APP.uuid, commit: EARLIER })])
+    expect(result.summary).toContain('rolled back: commit abc1234abc12 runs again')
   })
 })

@@ -37,6 +37,7 @@ import type {
   DeployRequest,
   EnvVariable,
   RollbackAnswer,
+  RollbackImages,
   RuntimeLogs,
   SavedEnvVariable,
   ScheduledTask,
@@ -372,6 +373,19 @@ export class CoolifyClient {
       path: `/applications/${enc(uuid)}/rollback`,
       body: { commit },
       retry: false,
+      signal
+    })
+  }
+
+  /**
+   * GET /applications/{uuid}/rollback-images (4.3+): `current`, the tag the running container was
+   * started from (null for a digest, or when Coolify cannot reach the server), and the images kept.
+   */
+  rollbackImages(uuid: string, signal: AbortSignal): Promise<RollbackImages> {
+    return this.call({
+      method: 'GET',
+      path: `/applications/${enc(uuid)}/rollback-images`,
+      retry: true,
       signal
     })
   }

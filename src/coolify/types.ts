@@ -182,6 +182,11 @@ export interface RuntimeLogs {
 }
 
 /** POST /applications/{uuid}/rollback (4.3+). */
+export interface RollbackImages {
+  current?: string | null
+  images?: Array<{ tag?: string; created_at?: string; is_current?: boolean }>
+}
+
 export interface RollbackAnswer {
   message?: string
   deployment_uuid?: string

@@ -30,7 +30,11 @@ export async function findStarted(
   return (await findStartedRow(client, appUuid, mark, signal))?.deployment_uuid
 }
 
-/** `findStarted`'s row, and whether it was created before the trigger: then another's, joined. */
+/**
+ * `findStarted`'s row, and whether it was created before the trigger: then another's, joined. The
+ * slack that finds rows is no proof of ownership: a row from a second before the trigger's own
+ * (Coolify stores whole seconds) is another's, which a cancel must leave alone.
+ */
 export async function findStartedRow(
   client: CoolifyClient,
   appUuid: string,
@@ -42,7 +46,7 @@ export async function findStartedRow(
   const created = timeOf(row.created_at)
   return {
     deployment_uuid: row.deployment_uuid,
-    joined: created !== undefined && created < mark.at - CLOCK_SLACK_MS
+    joined: created !== undefined && created < mark.at - (mark.at % 1000)
   }
 }
 

@@ -74,12 +74,12 @@ export function isUnderWay(raw: unknown): boolean {
 
 /**
  * What an ended status may still become: a finished deployment may turn out unhealthy, of another
- * version (failed) or unconfirmed when `timeout` cut its health check; a started service or
- * database comes up or not; a cancel this action sent at `timeout` reads as cancelled first.
- * Nothing else that ended changes again.
+ * version (failed, or cancelled when another deploy's version superseded it) or unconfirmed when
+ * `timeout` cut its health check; a started service or database comes up or not; a cancel this
+ * action sent at `timeout` reads as cancelled first. Nothing else that ended changes again.
  */
 const AFTER_END: Partial<Record<Status, readonly Status[]>> = {
-  finished: ['unhealthy', 'failed', 'timeout'],
+  finished: ['unhealthy', 'failed', 'timeout', 'cancelled'],
   started: ['finished', 'unhealthy', 'timeout'],
   cancelled: ['timeout']
 }

@@ -15,7 +15,14 @@ import { applySettings } from './configure.js'
 import { guardDebugLogs } from './debug-logs.js'
 import { Rollout, type StepContext } from './rollout.js'
 import { findTriggered, taggedApplications, trigger } from './trigger.js'
-import { pinVersions, readVersions, restorePins, type AppVersion, type Pin } from './versions.js'
+import {
+  fullCommit,
+  pinVersions,
+  readVersions,
+  restorePins,
+  type AppVersion,
+  type Pin
+} from './versions.js'
 
 /** What the deploy is about, and what the applications were set to before the trigger. */
 export interface Prepared {
@@ -50,6 +57,7 @@ export async function prepare(
   await guardDebugLogs(client, config, signal, say)
   // `trigger: false` changes nothing: no settings, no pins.
   if (follow) return { config, pins: [], follow }
+  if (config.commit) config = { ...config, commit: fullCommit(config.commit, event) }
   await applySettings(client, config, signal, say)
   const versions = await readVersions(client, config, signal)
   const pins = await pinVersions(client, config, versions, state, signal, undo, say)

@@ -18,7 +18,8 @@ export interface Rollback {
  * `rollback-on-failure`, for a deployment whose new version failed or is unhealthy: queues again
  * what ran before (noted in `version` before deploying). Git apps go back to the commit of their
  * last finished deployment, through Coolify's rollback route (4.3+) or, on older servers, a pin
- * of that commit for one deploy; Docker-image apps go back to their earlier tag. Undefined, with
+ * of that commit for one deploy; Docker-image apps go back to the tag their container ran, never
+ * to the one that just failed. Undefined, with
  * the reason recorded on `failed`, when there is nothing to go back to or it could not start.
  */
 export async function startRollback(
@@ -27,9 +28,17 @@ export async function startRollback(
   version: AppVersion,
   { state, signal, undo, say }: RollbackContext
 ): Promise<Rollback | undefined> {
-  const target = version.dockerImage ? version.imageTag : version.runningCommit
+  const target = version.dockerImage ? version.runningTag : version.runningCommit
   if (!target) {
     failed.rollback(false, 'nothing to roll back to: no earlier version is known')
+    return undefined
+  }
+  if (version.dockerImage && target === (failed.imageTag ?? version.imageTag)) {
+    // Deploying the tag that just failed again is no rollback.
+    failed.rollback(
+      false,
+      `nothing to roll back to: image tag ${target}, which failed, is what ran before`
+    )
     return undefined
   }
   const what = version.dockerImage ? `image tag ${target}` : `commit ${target.slice(0, 12)}`

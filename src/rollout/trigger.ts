@@ -36,7 +36,7 @@ const QUEUED = /deployment queued/i
 const STARTED = /^(service|database) .* started/i
 const KIND_OF_STARTED: Record<string, Kind> = { service: 'service', database: 'database' }
 /** A full queue (429) without `Retry-After` may have room in a minute, as Coolify says. */
-const QUEUE_FULL_WAIT_MS = 60_000
+export const QUEUE_FULL_WAIT_MS = 60_000
 /** Rate limited (429) without `Retry-After`: Coolify's limits are per minute. */
 const LIMITED_WAIT_MS = 60_000
 

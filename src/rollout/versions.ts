@@ -1,10 +1,11 @@
 import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
-import { CoolifyError } from '../coolify/errors.js'
+import { CoolifyError, isMissingRoute } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
 import type { ApplicationDetail, DeploymentDetail, HistoryItem } from '../coolify/types.js'
 import { describeError, ActionError, InputError } from '../errors.js'
 import { findStarted, sameCommit } from '../follow/history.js'
+import type { PullRequestEvent } from '../event.js'
 import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import type { Deployment } from '../model/deployment.js'
@@ -12,6 +13,7 @@ import { LogCursor } from '../model/logs.js'
 import type { TriggerMark } from '../model/mark.js'
 import { hasEnded, isFinished, statusFromCoolify } from '../model/status.js'
 import type { RunState } from '../state.js'
+import { QUEUE_FULL_WAIT_MS } from './trigger.js'
 
 /** An application's version settings, read before anything is changed. */
 export interface AppVersion {
@@ -22,8 +24,29 @@ export interface AppVersion {
   pinned: string
   /** `docker_registry_image_tag` as found. */
   imageTag?: string
+  /**
+   * Docker-image apps: the tag the running container was started from, as Coolify says
+   * (`rollback-images`); the configured tag on a server before 4.3, which does not say.
+   */
+  runningTag?: string
   /** The commit of the newest finished production deployment: what runs now (git apps). */
   runningCommit?: string
+}
+
+/**
+ * The full SHA of `commit`: Coolify fetches a pinned commit by name (with shallow clone, on by
+ * default, `git fetch --depth=1 origin SHA`, which takes no abbreviation). An abbreviated one is
+ * taken as the workflow's or the pull request's commit when it starts it, else refused.
+ */
+export function fullCommit(commit: string, event: PullRequestEvent): string {
+  if (commit.length >= 40) return commit
+  const known = [event.sha, event.headSha].find(
+    sha => sha !== undefined && /^[0-9a-f]{40}$/i.test(sha) && sameCommit(sha, commit)
+  )
+  if (known) return known.toLowerCase()
+  throw new ActionError(
+    `Input \`commit\`: ${commit} is abbreviated, and Coolify fetches a pinned commit by its full SHA: give all 40 digits, e.g. \${{ github.sha }}.`
+  )
 }
 
 /** An application's `git_commit_sha` as it was before a pin, and the commit pinned. */
@@ -41,10 +64,18 @@ const STARTING_WAIT_MS = 10_000
 const STARTING_POLL_MS = 500
 /**
  * How long a pin found before this run's own is watched: another run's comes off as soon as
- * Coolify queued its deployment; one that stays is the application's own.
+ * Coolify queued its deployment, which a full queue puts off by its wait (and the request that
+ * follows it); one that stays longer is the application's own.
  */
-const FOREIGN_PIN_WAIT_MS = 10_000
+const FOREIGN_PIN_WAIT_MS = QUEUE_FULL_WAIT_MS + 15_000
 const FOREIGN_PIN_POLL_MS = 1000
+
+/** Time as the watch of a pin reads it; tests give their own. */
+export interface Clock {
+  now: () => number
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>
+}
+const SYSTEM_CLOCK: Clock = { now: () => Date.now(), sleep }
 
 /** `Starting deployment of NAME:TAG to SERVER.` (or `NAME@sha256:…`), the first line of an image deploy. */
 const STARTING = /^Starting deployment of (\S+?)(?::([\w][\w.-]*)|@(sha256:[0-9a-f]+))? to /
@@ -78,6 +109,8 @@ export async function readVersions(
     if (config.rollbackOnFailure && !version.dockerImage) {
       const history = await client.listDeployments(uuid, HISTORY_ROWS, signal)
       version.runningCommit = runningCommit(history?.deployments)
+    } else if (config.rollbackOnFailure) {
+      version.runningTag = await runningTag(client, version, signal)
     }
     versions.push(version)
   }
@@ -94,12 +127,34 @@ function versionOf(uuid: string, app: ApplicationDetail): AppVersion {
   }
 }
 
-/** The commit of the newest finished production deployment; undefined when there is none. */
+/**
+ * The tag the application's container runs now, read before the deploy: what a rollback goes
+ * back to. The configured tag may be one that never ran, set by an earlier failed deploy.
+ */
+async function runningTag(
+  client: CoolifyClient,
+  version: AppVersion,
+  signal: AbortSignal
+): Promise<string | undefined> {
+  try {
+    return (await client.rollbackImages(version.appUuid, signal))?.current || undefined
+  } catch (error) {
+    if (isMissingRoute(error)) return version.imageTag
+    throw error
+  }
+}
+
+/**
+ * The commit of the newest finished production deployment; undefined when there is none, or when
+ * Coolify recorded it abbreviated (a pin given so), which a rollback could not fetch.
+ */
 function runningCommit(items: HistoryItem[] | undefined): string | undefined {
   for (const item of listOf(items)) {
     if (Number(item?.pull_request_id ?? 0) !== 0) continue
     if (!isFinished(statusFromCoolify(item.status))) continue
-    if (item.commit && item.commit !== 'HEAD') return item.commit
+    if (item.commit && item.commit !== 'HEAD') {
+      return /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(item.commit) ? item.commit : undefined
+    }
   }
   return undefined
 }
@@ -147,20 +202,21 @@ export async function pinVersions(
  * leave the application pinned for good. So a pin is watched for a while, and taken as the
  * application's own only when it stays.
  */
-async function standingPin(
+export async function standingPin(
   client: CoolifyClient,
   version: AppVersion,
   signal: AbortSignal,
-  say: Say
+  say: Say,
+  clock: Clock = SYSTEM_CLOCK
 ): Promise<string> {
   let pinned = version.pinned
   if (pinned === 'HEAD') return pinned
   say.note(
-    `${version.name}: pinned to ${pinned} already, maybe by another run; waiting to see whether it stays`
+    `${version.name}: pinned to ${pinned} already, maybe by another run; waiting up to ${FOREIGN_PIN_WAIT_MS / 1000} s to see whether it stays`
   )
-  const until = Date.now() + FOREIGN_PIN_WAIT_MS
-  while (Date.now() < until) {
-    await sleep(FOREIGN_PIN_POLL_MS, signal)
+  const until = clock.now() + FOREIGN_PIN_WAIT_MS
+  while (clock.now() < until) {
+    await clock.sleep(FOREIGN_PIN_POLL_MS, signal)
     const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD'
     if (now === pinned) continue
     // Another run put its pin back (or moved it): watch what is set now.
@@ -309,11 +365,14 @@ async function startedTag(
   }
 }
 
-/** The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. */
+/**
+ * The tag named in a deployment's `Starting deployment of NAME:TAG` line, if its log shows it. A
+ * digest, `NAME@sha256:HEX`, is the tag `sha256-HEX` as Coolify takes it in.
+ */
 export function ranImageTag(detail: DeploymentDetail): string | undefined {
   const match = firstMatch(detail, STARTING)
   if (!match) return detail.docker_registry_image_tag || undefined
-  return match[2] ?? match[3] ?? 'latest'
+  return match[2] ?? match[3]?.replace(':', '-') ?? 'latest'
 }
 
 /** The commit named in a deployment's `Importing … (commit sha SHA)` line. */
@@ -353,8 +412,17 @@ export async function verifyVersion(
   if (asked.imageTag) {
     const ran = ranImageTag(detail) ?? asked.imageTag
     deployment.ranImage(ran)
-    if (ran !== asked.imageTag)
+    if (ran === asked.imageTag) return
+    if (await supersededBy(client, deployment.appUuid, ran, signal)) {
+      // Another run set its tag before this deployment started: its success is that run's to
+      // report, and a rollback would undo it.
+      deployment.end(
+        'cancelled',
+        `superseded: the application's image tag was set to ${ran} by another deploy before this one started, and it ran that`
+      )
+    } else {
       deployment.end('failed', `it ran image tag ${ran}, not ${asked.imageTag}`)
+    }
   } else if (asked.commit) {
     // Another commit passing green would be a lie, as another image tag would.
     const built = builtCommit(detail)
@@ -364,5 +432,19 @@ export async function verifyVersion(
         `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`
       )
     }
+  }
+}
+
+/** Whether the application is set to `ran` now: another deploy's tag, in place of this run's. */
+async function supersededBy(
+  client: CoolifyClient,
+  appUuid: string,
+  ran: string,
+  signal: AbortSignal
+): Promise<boolean> {
+  try {
+    return (await client.getApplication(appUuid, signal))?.docker_registry_image_tag === ran
+  } catch {
+    return false
   }
 }

@@ -31,7 +31,8 @@ export function rollbackImages(ctx: Ctx): Reply {
     if (images.some(image => image.tag === tag)) continue
     images.push({ tag, created_at: dockerDate(p.finishedAt ?? d.createdAt), is_current: false })
   }
-  const current = images[0]?.tag ?? null
+  // ApplicationsController.php currentRollbackImageTag(): none for a digest (NAME@sha256:…).
+  const current = images[0] && !images[0].tag.startsWith('sha256-') ? images[0].tag : null
   if (images[0]) images[0].is_current = true
   return json(ctx.flavor, 200, { current, images })
 }

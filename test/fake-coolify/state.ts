@@ -589,7 +589,12 @@ export class Store {
     if (app.build_pack === 'dockerimage') {
       return at => {
         const name = this.fieldAt(app, 'docker_registry_image_name', at) ?? app.uuid
-        return [`Starting deployment of ${name}:${this.ranTag(d, at)} to localhost.`]
+        // ApplicationDeploymentJob.php 597-600: a `sha256-HEX` tag is a digest, named NAME@sha256:HEX.
+        const tag = this.ranTag(d, at)
+        const image = tag.startsWith('sha256-')
+          ? `${name}@sha256:${tag.slice('sha256-'.length)}`
+          : `${name}:${tag}`
+        return [`Starting deployment of ${image} to localhost.`]
       }
     }
     if (!app.coolifyJob) return undefined
