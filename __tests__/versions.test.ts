@@ -197,6 +197,31 @@ describe('image-tag', () => {
   })
 })
 
+describe('an application on more than one server', () => {
+  // Coolify queues the other servers' deployments when the main one ends, without a commit.
+  const onTwo: FakeApp = { ...GIT_APP, columns: { additional_networks_count: 1 } }
+
+  it.each([
+    ['commit', { commit: SHA }],
+    ['rollback-on-failure', { 'rollback-on-failure': 'true' }]
+  ])(
+    'refuses %s, which cannot reach the other server, before changing anything',
+    async (input, inputs) => {
+      const server = await start({ apps: [onTwo] })
+      const result = await run(server, inputs)
+
+      expect(result.code).toBe(1)
+      expect(errorLines(result.stdout)).toEqual([
+        expect.stringContaining(
+          `Input \`${input}\` cannot reach all of web: it also runs on 1 more server, which Coolify deploys after the main one without a commit`
+        )
+      ])
+      expect(requestLines(actionRequests(server))).toEqual([`GET /api/v1/applications/${APP.uuid}`])
+      expect(server.deployments()).toEqual([])
+    }
+  )
+})
+
 describe('commit', () => {
   it('builds exactly that commit and leaves the application unpinned', async () => {
     const server = await start({ apps: [GIT_APP] })

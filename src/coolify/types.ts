@@ -25,6 +25,8 @@ export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
   git_commit_sha?: string | null
   docker_registry_image_name?: string | null
   docker_registry_image_tag?: string | null
+  /** 4.x: the servers it is deployed to besides its own (Coolify's "additional destinations"). */
+  additional_networks_count?: number
   environment_variables?: Array<{ key: string; value: string; is_secret?: boolean }>
   /** Compose applications: JSON of `{service: {domain}}`. */
   docker_compose_domains?: string | null

@@ -106,6 +106,7 @@ export async function readVersions(
         `Input \`commit\` is for applications built from git; ${version.name} deploys a Docker image: use \`image-tag\` for it.`
       )
     }
+    refuseOtherServers(config, version, app)
     if (config.rollbackOnFailure && !version.dockerImage) {
       const history = await client.listDeployments(uuid, HISTORY_ROWS, signal)
       version.runningCommit = runningCommit(history?.deployments)
@@ -115,6 +116,23 @@ export async function readVersions(
     versions.push(version)
   }
   return versions
+}
+
+/**
+ * A git application's deployments to its other servers are queued by Coolify once the main one
+ * finishes, without a commit (ApplicationDeploymentJob `deploy_to_additional_destinations`, 4.3.11):
+ * they build whatever is pinned then, the branch's head once this run's pin is put back. So neither
+ * `commit` nor a rollback can reach them; refused before anything changes. Image tags stay set and
+ * reach them, and previews are never deployed there.
+ */
+function refuseOtherServers(config: Config, version: AppVersion, app: ApplicationDetail): void {
+  const servers = Number(app?.additional_networks_count ?? 0)
+  if (version.dockerImage || config.pr !== undefined || !(servers > 0)) return
+  const input = config.commit ? 'commit' : config.rollbackOnFailure ? 'rollback-on-failure' : ''
+  if (!input) return
+  throw new InputError(
+    `Input \`${input}\` cannot reach all of ${version.name}: it also runs on ${servers} more server${servers === 1 ? '' : 's'}, which Coolify deploys after the main one without a commit, at the branch's head. Leave \`${input}\` out for this application.`
+  )
 }
 
 function versionOf(uuid: string, app: ApplicationDetail): AppVersion {

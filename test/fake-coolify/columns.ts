@@ -56,8 +56,8 @@ export function rowView(
     ...row,
     // Added by the model: its appended accessor and the global scope's relation counts.
     server_status: false,
-    additional_servers_count: 0,
-    additional_networks_count: 0,
+    additional_servers_count: columns.additional_servers_count ?? 0,
+    additional_networks_count: columns.additional_networks_count ?? 0,
     settings: settingsRow
   }
 }
