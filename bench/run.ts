@@ -144,16 +144,16 @@ async function startup(runs = 7): Promise<Row[]> {
       action: fixed(action),
       reference: fixed(reference),
       ratio: action / reference,
-      target: '≤ 1.2×',
-      met: action / reference <= 1.2
+      target: '≤ 1.5×',
+      met: action / reference <= 1.5
     },
     {
       metric: `Startup of the command line (dist/cli/) in the action's column, median of ${runs} (ms)`,
       action: fixed(cli),
       reference: fixed(reference),
       ratio: cli / reference,
-      target: '≤ 1.2×',
-      met: cli / reference <= 1.2
+      target: '≤ 1.5×',
+      met: cli / reference <= 1.5
     }
   ]
 }
