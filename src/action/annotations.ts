@@ -1,6 +1,6 @@
 import type { DeploymentView } from '../model/deployment.js'
 import type { LogLine } from '../model/logs.js'
-import { failsStep } from '../model/status.js'
+import { describeStatus, failsStep, worseFirst } from '../model/status.js'
 import { failureLine, failureTitle } from '../report/failure.js'
 import * as commands from './commands.js'
 
@@ -8,15 +8,27 @@ import * as commands from './commands.js'
 const ANNOTATION_LINES = 5
 
 /**
- * An error annotation per failed deployment: its title names the application and the status, its
- * message gives the reason, the link and the log lines that tell why.
+ * GitHub keeps a step's first 10 error annotations and drops the rest without a word.
+ * (actions/runner: `ExecutionContext.AddIssue`, `_maxIssueCount`.)
+ */
+export const SHOWN_ERRORS = 10
+
+/**
+ * An error annotation per failed deployment, the worst first (failed, unhealthy, timed out,
+ * cancelled), within `room` of the annotations GitHub shows: its title names the application and
+ * the status, its message gives the reason, the link and the log lines that tell why. When more
+ * failed than fit, the last one shown names the rest.
  */
 export function annotateFailures(
   deployments: readonly DeploymentView[],
-  instanceUrl: string
+  instanceUrl: string,
+  room = SHOWN_ERRORS
 ): void {
-  for (const deployment of deployments) {
-    if (!failsStep(deployment.status)) continue
+  const failed = deployments
+    .filter(deployment => failsStep(deployment.status))
+    .sort((a, b) => worseFirst(a.status, b.status))
+  const shown = failed.length > room ? failed.slice(0, Math.max(0, room - 1)) : failed
+  for (const deployment of shown) {
     const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES)
     // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
     const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text)
@@ -24,6 +36,12 @@ export function annotateFailures(
       title: failureTitle(deployment)
     })
   }
+  const others = failed.slice(shown.length)
+  if (others.length === 0 || room === 0) return
+  const names = others.map(d => `${d.name} (${describeStatus(d.status)})`).join(', ')
+  commands.error(`Also did not succeed: ${names}. The job summary has each one.`, {
+    title: `${others.length} more deployments did not succeed`
+  })
 }
 
 /**
