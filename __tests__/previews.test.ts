@@ -242,6 +242,26 @@ describe('the pull request comment', () => {
     expect(github.requests).toHaveLength(1)
   })
 
+  it('replaces the last run’s outcome even when GitHub fails a call, or leaves one unanswered', async () => {
+    // The last run's comment says it finished; this run fails, while GitHub has a bad moment.
+    const earlier = `${MARKER}\n### ✅ Coolify preview of #7: finished`
+    github = await startFakeGitHub({
+      comments: [{ issue: PR, body: earlier, login: 'github-actions[bot]' }],
+      faults: [
+        { method: 'GET', path: /\/comments$/, status: 502 },
+        { method: 'PATCH', path: /\/comments\/\d+$/, hang: true },
+        { method: 'PATCH', path: /\/comments\/\d+$/, status: 503 }
+      ]
+    })
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [build('failed')] }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    expect(github.comments(PR)).toHaveLength(1)
+    expect(github.comments(PR)[0].body).toContain('❌ Coolify preview of #7: failed')
+    expect(warnings(result.stdout)).toEqual([])
+  }, 30_000)
+
   it('is not written with `comment: false`, nor without `pr`', async () => {
     github = await startFakeGitHub()
     const server = await start()

@@ -323,6 +323,25 @@ describe('the GitHub deployment', () => {
     expect(server.deployments()[0].status).toBe('finished')
   })
 
+  it('gets its statuses through GitHub’s 502s', async () => {
+    github = await startFakeGitHub({
+      faults: [
+        { method: 'POST', path: /\/deployments$/, status: 502 },
+        { method: 'POST', path: /\/statuses$/, status: 502, times: 2 }
+      ]
+    })
+    const server = await start({ apps: [{ ...APP, scenarios: [build('failed')] }] })
+    const result = await run(server, staging)
+
+    expect(result.code).toBe(1)
+    expect(annotations(result.stdout, 'warning')).toEqual([])
+    expect(github.deployments()).toHaveLength(1)
+    expect(github.deployments()[0].statuses.map(status => status.state)).toEqual([
+      'in_progress',
+      'failure'
+    ])
+  })
+
   it('is not made without `environment`', async () => {
     github = await startFakeGitHub()
     const server = await start()

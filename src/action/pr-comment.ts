@@ -10,14 +10,12 @@ import { maskedValues, MIN_MASKED_LENGTH } from '../secrets.js'
 import { linked } from '../signals.js'
 import { splitTail } from './annotations.js'
 import * as commands from './commands.js'
-import { warnGitHubFailure } from './github-failure.js'
+import { callGitHub, GITHUB_CALL_MS, isRefusal, warnGitHubFailure } from './github-failure.js'
 import { codeBlock, escapeHtml } from './summary.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
 
-/** GitHub must never hold up the deploy. */
-const REQUEST_TIMEOUT_MS = 10_000
 /** Log lines under a failed deployment: enough to see why without opening the job. */
 const COMMENT_LINES = 15
 
@@ -70,8 +68,10 @@ export function markerFor(workflow: string, resources: readonly string[]): strin
 
 export class PullRequestComment implements Watcher {
   #id: number | undefined
-  /** Set once GitHub refused: one warning, then no more requests. */
+  /** Set once GitHub refused: no more requests. */
   #refused = false
+  /** One warning per run: the first failure says what went wrong. */
+  #warned = false
 
   constructor(
     private readonly octokit: Octokit,
@@ -108,25 +108,31 @@ export class PullRequestComment implements Watcher {
   private async write(text: string, create: boolean, signal: AbortSignal): Promise<void> {
     if (this.#refused) return
     const body = `${this.marker}\n${redact(text, maskedValues())}`
-    const bounded = linked([signal], REQUEST_TIMEOUT_MS)
-    const request = { signal: bounded.signal }
-    const issue = { ...this.repo, issue_number: this.facts.pr }
+    const bounded = linked([signal], GITHUB_CALL_MS)
     try {
-      this.#id ??= await this.find(request)
-      if (this.#id !== undefined) {
-        await this.octokit.rest.issues.updateComment({
-          ...this.repo,
-          comment_id: this.#id,
-          body,
-          request
-        })
-      } else if (create) {
-        const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request })
-        this.#id = data.id
-      }
+      // Retried whole: a create whose answer was lost is found again rather than made twice.
+      await callGitHub(async attempt => {
+        const request = { signal: attempt }
+        this.#id ??= await this.find(request)
+        if (this.#id !== undefined) {
+          await this.octokit.rest.issues.updateComment({
+            ...this.repo,
+            comment_id: this.#id,
+            body,
+            request
+          })
+        } else if (create) {
+          const issue = { ...this.repo, issue_number: this.facts.pr }
+          const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request })
+          this.#id = data.id
+        }
+      }, bounded.signal)
     } catch (error) {
-      this.#refused = true
-      warn(error)
+      // A refusal holds for the rest of the run; GitHub down for a while does not: the next
+      // write tries again, so that the outcome replaces an earlier run's.
+      if (isRefusal(error)) this.#refused = true
+      if (!this.#warned) warn(error)
+      this.#warned = true
     } finally {
       bounded.release()
     }
