@@ -299,13 +299,22 @@ describe('the GitHub deployment', () => {
     ])
   })
 
-  it('stays in progress with wait: false, while Coolify works on', async () => {
+  it('ends handed over with wait: false, linking Coolify, rather than in progress for good', async () => {
     github = await startFakeGitHub()
     const server = await start()
     const result = await run(server, { ...staging, wait: 'false' })
 
     expect(result.code).toBe(0)
-    expect(github.requests.map(request => request.body.state)).toEqual([undefined, 'in_progress'])
+    expect(github.requests.map(request => request.body.state)).toEqual([
+      undefined,
+      'in_progress',
+      'success'
+    ])
+    expect(github.requests.at(-1)!.body).toMatchObject({
+      description: 'Handed to Coolify (wait: false): web; the result is in Coolify',
+      environment_url: APP.fqdn,
+      log_url: expect.stringContaining(server.url)
+    })
   })
 
   it('is a warning naming the permission when GitHub refuses, and the deploy still succeeds', async () => {

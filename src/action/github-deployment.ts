@@ -135,13 +135,16 @@ export class GitHubDeployment implements Watcher {
 
   /**
    * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
-   * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
-   * status while the deployments still run (`wait: false`, or left running when the run stopped).
+   * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify; with
+   * `wait: false`, handed over.
    * `signal` bounds GitHub's answer: the step has only its grace time left.
    */
   async finish({ status, deployments, error }: Outcome, signal: AbortSignal): Promise<void> {
     const state = gitHubState(status)
-    if (!state) return
+    if (!state) {
+      await this.handedOver(deployments, error, signal)
+      return
+    }
     const subject = deployments.find(deployment => deployment.status === status)
     if (!subject) {
       const why = error ?? 'Coolify deployed nothing'
@@ -160,6 +163,28 @@ export class GitHubDeployment implements Watcher {
     } else {
       await this.setState(state, { description: failureReason(subject), log_url }, signal)
     }
+  }
+
+  /**
+   * Still under way in Coolify: with `wait: false`, the deploy was handed over and nothing here
+   * will follow it, so a transient state (`queued`, `in_progress`) would stay for good, and GitHub
+   * marks earlier deployments inactive only on a success. So `success` — the deploy was handed
+   * over — saying its result is in Coolify, linked. A run stopped with them under way is `error`.
+   */
+  private async handedOver(
+    deployments: readonly DeploymentView[],
+    error: string | undefined,
+    signal: AbortSignal
+  ): Promise<void> {
+    const log_url = deployments.find(deployment => deployment.link)?.link ?? this.instanceUrl
+    if (error) {
+      await this.setState('error', { description: error, log_url }, signal)
+      return
+    }
+    const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl
+    const names = deployments.map(deployment => deployment.name).join(', ')
+    const description = `Handed to Coolify (wait: false): ${names}; the result is in Coolify`
+    await this.setState('success', { description, log_url, environment_url }, signal)
   }
 
   private async setState(
