@@ -262,6 +262,34 @@ describe('the pull request comment', () => {
     expect(warnings(result.stdout)).toEqual([])
   }, 30_000)
 
+  it('stays within the 65,536 characters GitHub takes, and within one summary, saying what was cut', async () => {
+    github = await startFakeGitHub()
+    const huge = (n: number): string => `${n} ${'x'.repeat(60_000)}`
+    const failing: Scenario = {
+      commit: 'abc1234',
+      steps: [
+        { at: 0, status: 'in_progress', lines: ['Starting deployment of web.'] },
+        {
+          at: 100,
+          status: 'failed',
+          lines: Array.from({ length: 20 }, (_, n) => ({
+            output: huge(n),
+            type: 'stderr' as const
+          }))
+        }
+      ]
+    }
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [failing] }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const { body } = github.comments(PR)[0]
+    expect(body).toContain('❌ Coolify preview of #7: failed')
+    expect(body).toContain('59002 more characters cut')
+    expect(result.summary).toContain('59002 more characters cut')
+    expect(warnings(result.stdout)).toEqual([])
+  }, 30_000)
+
   it('is not written with `comment: false`, nor without `pr`', async () => {
     github = await startFakeGitHub()
     const server = await start()

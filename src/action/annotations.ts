@@ -6,6 +6,17 @@ import * as commands from './commands.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */
 const ANNOTATION_LINES = 5
+/**
+ * The longest log line any report quotes whole: a minified bundle or a base64 blob on one line
+ * would otherwise fill a comment or summary alone.
+ */
+export const QUOTED_LINE_LENGTH = 1000
+
+/** A log line as reports quote it: at most `QUOTED_LINE_LENGTH`, saying what was cut. */
+export function quotedLine(text: string): string {
+  if (text.length <= QUOTED_LINE_LENGTH) return text
+  return `${text.slice(0, QUOTED_LINE_LENGTH)} … (${text.length - QUOTED_LINE_LENGTH} more characters cut)`
+}
 
 /**
  * GitHub keeps a step's first 10 error annotations and drops the rest without a word.
@@ -31,7 +42,7 @@ export function annotateFailures(
   for (const deployment of shown) {
     const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES)
     // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
-    const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text)
+    const lines = (stderr.length > 0 ? stderr : rest).map(line => quotedLine(line.text))
     commands.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
       title: failureTitle(deployment)
     })
