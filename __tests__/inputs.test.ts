@@ -67,11 +67,13 @@ describe('readConfig', () => {
     )
   })
 
-  it('leaves env values under four characters unmasked, as masking them would blank the log', () => {
-    const { masked } = read({ ...BASE, env: 'DEBUG=1\nMODE=dev\nKEY=abcd' })
-    expect(masked).toContain('abcd')
-    expect(masked).not.toContain('1')
-    expect(masked).not.toContain('dev')
+  it('leaves env values that give nothing away unmasked, as masking them would blank the log and its links', () => {
+    const plain = ['1', 'dev', '3000', '0.5', 'https', 'production', 'INFO']
+    const secret = ['abcd1', 'Hunter22', 'longerthantwelve', 'postgres://u:p@db', '12345678']
+    const env = [...plain, ...secret].map((value, i) => `K${i}=${value}`).join('\n')
+    const { masked } = read({ ...BASE, env })
+    for (const value of plain) expect(masked).not.toContain(value)
+    for (const value of secret) expect(masked).toContain(value)
   })
 
   it('masks header values even when a later input is wrong', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals'
 import type { FakeApp, FakeCoolify } from '../test/fake-coolify/index.js'
 import { timedBuild } from '../test/support/builds.js'
 import { buildLogLines, runAction } from '../test/support/runner.js'
-import { fakeCoolifyPerTest, inputsFor } from '../test/support/scenarios.js'
+import { endless, fakeCoolifyPerTest, inputsFor } from '../test/support/scenarios.js'
 
 const start = fakeCoolifyPerTest()
 
@@ -314,6 +314,49 @@ describe('several applications in one step', () => {
     expect(result.code).toBe(1)
     expect(result.stdout).toMatch(/::error.*Unauthorized to deploy this application\./)
   })
+})
+
+describe('more failures than GitHub shows annotations for', () => {
+  it('annotates the worst first, names the rest in one, and keeps the step’s own error among the 10', async () => {
+    // Six run on (listed first) and are cancelled with the run, six fail: GitHub keeps a step's
+    // first 10 error annotations.
+    const slow = Array.from({ length: 6 }, (_, i) => `slow${i}`)
+    const broken = Array.from({ length: 6 }, (_, i) => `broken${i}`)
+    const apps: FakeApp[] = [
+      ...slow.map(name => ({ uuid: uuidOf(name), name, scenarios: [endless()] })),
+      ...broken.map(name => ({
+        uuid: uuidOf(name),
+        name,
+        scenarios: [timedBuild(name, { durationMs: 200, outcome: 'failed' }).scenario]
+      }))
+    ]
+    const server = await start({ apps })
+    let signalled = false
+    const result = await runAction({
+      inputs: inputsFor(server, { 'app-uuid': [...slow, ...broken].map(uuidOf).join(',') }),
+      onStdout: (stdout, child) => {
+        const ended = broken.filter(name => stdout.includes(`${name} failed to build`))
+        if (signalled || ended.length < broken.length) return
+        signalled = true
+        child.kill('SIGINT')
+      }
+    })
+
+    expect(result.code).toBe(1)
+    const errors = result.stdout.split('\n').filter(line => line.startsWith('::error'))
+    expect(errors).toHaveLength(10)
+    for (const name of broken) {
+      expect(errors.slice(0, 6).some(line => line.includes(`${name}: deployment failed`))).toBe(
+        true
+      )
+    }
+    expect(errors.slice(6, 8).every(line => / deployment cancelled/.test(line))).toBe(true)
+    expect(errors[8]).toMatch(
+      /^::error title=4 more deployments did not succeed::Also did not succeed: slow\d \(cancelled\)/
+    )
+    // The step's own error is the last, and shown.
+    expect(errors[9]).toBe('::error::The workflow run was cancelled.')
+  }, 30_000)
 })
 
 describe('pull request previews', () => {

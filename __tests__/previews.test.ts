@@ -242,6 +242,54 @@ describe('the pull request comment', () => {
     expect(github.requests).toHaveLength(1)
   })
 
+  it('replaces the last run’s outcome even when GitHub fails a call, or leaves one unanswered', async () => {
+    // The last run's comment says it finished; this run fails, while GitHub has a bad moment.
+    const earlier = `${MARKER}\n### ✅ Coolify preview of #7: finished`
+    github = await startFakeGitHub({
+      comments: [{ issue: PR, body: earlier, login: 'github-actions[bot]' }],
+      faults: [
+        { method: 'GET', path: /\/comments$/, status: 502 },
+        { method: 'PATCH', path: /\/comments\/\d+$/, hang: true },
+        { method: 'PATCH', path: /\/comments\/\d+$/, status: 503 }
+      ]
+    })
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [build('failed')] }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    expect(github.comments(PR)).toHaveLength(1)
+    expect(github.comments(PR)[0].body).toContain('❌ Coolify preview of #7: failed')
+    expect(warnings(result.stdout)).toEqual([])
+  }, 30_000)
+
+  it('stays within the 65,536 characters GitHub takes, and within one summary, saying what was cut', async () => {
+    github = await startFakeGitHub()
+    const huge = (n: number): string => `${n} ${'x'.repeat(60_000)}`
+    const failing: Scenario = {
+      commit: 'abc1234',
+      steps: [
+        { at: 0, status: 'in_progress', lines: ['Starting deployment of web.'] },
+        {
+          at: 100,
+          status: 'failed',
+          lines: Array.from({ length: 20 }, (_, n) => ({
+            output: huge(n),
+            type: 'stderr' as const
+          }))
+        }
+      ]
+    }
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [failing] }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const { body } = github.comments(PR)[0]
+    expect(body).toContain('❌ Coolify preview of #7: failed')
+    expect(body).toContain('59002 more characters cut')
+    expect(result.summary).toContain('59002 more characters cut')
+    expect(warnings(result.stdout)).toEqual([])
+  }, 30_000)
+
   it('is not written with `comment: false`, nor without `pr`', async () => {
     github = await startFakeGitHub()
     const server = await start()

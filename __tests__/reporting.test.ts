@@ -299,13 +299,22 @@ describe('the GitHub deployment', () => {
     ])
   })
 
-  it('stays in progress with wait: false, while Coolify works on', async () => {
+  it('ends handed over with wait: false, linking Coolify, rather than in progress for good', async () => {
     github = await startFakeGitHub()
     const server = await start()
     const result = await run(server, { ...staging, wait: 'false' })
 
     expect(result.code).toBe(0)
-    expect(github.requests.map(request => request.body.state)).toEqual([undefined, 'in_progress'])
+    expect(github.requests.map(request => request.body.state)).toEqual([
+      undefined,
+      'in_progress',
+      'success'
+    ])
+    expect(github.requests.at(-1)!.body).toMatchObject({
+      description: 'Handed to Coolify (wait: false): web; the result is in Coolify',
+      environment_url: APP.fqdn,
+      log_url: expect.stringContaining(server.url)
+    })
   })
 
   it('is a warning naming the permission when GitHub refuses, and the deploy still succeeds', async () => {
@@ -321,6 +330,25 @@ describe('the GitHub deployment', () => {
     expect(warnings[0]).toContain('`permissions: deployments: write`')
     expect(github.requests).toHaveLength(1)
     expect(server.deployments()[0].status).toBe('finished')
+  })
+
+  it('gets its statuses through GitHub’s 502s', async () => {
+    github = await startFakeGitHub({
+      faults: [
+        { method: 'POST', path: /\/deployments$/, status: 502 },
+        { method: 'POST', path: /\/statuses$/, status: 502, times: 2 }
+      ]
+    })
+    const server = await start({ apps: [{ ...APP, scenarios: [build('failed')] }] })
+    const result = await run(server, staging)
+
+    expect(result.code).toBe(1)
+    expect(annotations(result.stdout, 'warning')).toEqual([])
+    expect(github.deployments()).toHaveLength(1)
+    expect(github.deployments()[0].statuses.map(status => status.state)).toEqual([
+      'in_progress',
+      'failure'
+    ])
   })
 
   it('is not made without `environment`', async () => {

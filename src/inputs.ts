@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { EnvVariable } from './coolify/types.js'
 import { parseDuration } from './duration.js'
 import { ActionError } from './errors.js'
-import { MIN_MASKED_LENGTH } from './secrets.js'
+import { worthMasking } from './secrets.js'
 
 /** Every input of action.yml, read once and checked. */
 export interface Config {
@@ -516,13 +516,13 @@ function readCaCertificate(text: string): string | undefined {
 }
 
 /**
- * Masks the values of `env`, but not those under four characters: masking `1` or `true` would
- * blank every occurrence in the whole log, and hides nothing worth hiding.
+ * Masks the values of `env` worth masking (see `worthMasking`): masking `3000` or `https` would
+ * blank every occurrence in the whole log, links included, and hides nothing.
  */
 function maskEnvValues(text: string, mask: (secret: string) => void): void {
   for (const line of text.split(/\r?\n/)) {
     const value = line.slice(line.indexOf('=') + 1).trim()
-    if (line.includes('=') && value.length >= MIN_MASKED_LENGTH) mask(value)
+    if (line.includes('=') && worthMasking(value)) mask(value)
   }
 }
 

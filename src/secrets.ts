@@ -1,10 +1,26 @@
 import { host } from './host.js'
 
 /**
- * Values shorter than this are not masked: the runner would star out every "true" or "3000" in the
+ * Values shorter than this are never masked: the runner would star out every "1" or "on" in the
  * log, and the pull request comment leaves out only what the log does.
  */
 export const MIN_MASKED_LENGTH = 4
+
+/** A plain number of at most six digits (a port, a count, a size): `3000`, `8080`, `0.5`. */
+const PLAIN_NUMBER = /^\d{1,6}(\.\d+)?$/
+/** One word of at most twelve letters, all of one case: `https`, `production`, `true`, `INFO`. */
+const PLAIN_WORD = /^(?:[a-z]{1,12}|[A-Z]{1,12})$/
+
+/**
+ * Whether one of the application's own settings (`env`, its variables) is worth masking. A mask
+ * stars out the value in every line printed after it, links included: `PORT=3000` would make the
+ * preview's link `…:***`, `PROTOCOL=https` every link `***://…`. So values that give nothing away
+ * stay readable: under four characters, a plain number, or one word of letters in one case.
+ * Anything else (digits among letters, mixed case, symbols, a URL) is masked.
+ */
+export function worthMasking(value: string): boolean {
+  return value.length >= MIN_MASKED_LENGTH && !PLAIN_NUMBER.test(value) && !PLAIN_WORD.test(value)
+}
 
 /** Everything the step masked: what the runner does not mask itself (a pull request comment). */
 const masked = new Set<string>()

@@ -1,29 +1,58 @@
 import type { DeploymentView } from '../model/deployment.js'
 import type { LogLine } from '../model/logs.js'
-import { failsStep } from '../model/status.js'
+import { describeStatus, failsStep, worseFirst } from '../model/status.js'
 import { failureLine, failureTitle } from '../report/failure.js'
 import * as commands from './commands.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */
 const ANNOTATION_LINES = 5
+/**
+ * The longest log line any report quotes whole: a minified bundle or a base64 blob on one line
+ * would otherwise fill a comment or summary alone.
+ */
+export const QUOTED_LINE_LENGTH = 1000
+
+/** A log line as reports quote it: at most `QUOTED_LINE_LENGTH`, saying what was cut. */
+export function quotedLine(text: string): string {
+  if (text.length <= QUOTED_LINE_LENGTH) return text
+  return `${text.slice(0, QUOTED_LINE_LENGTH)} … (${text.length - QUOTED_LINE_LENGTH} more characters cut)`
+}
 
 /**
- * An error annotation per failed deployment: its title names the application and the status, its
- * message gives the reason, the link and the log lines that tell why.
+ * GitHub keeps a step's first 10 error annotations and drops the rest without a word.
+ * (actions/runner: `ExecutionContext.AddIssue`, `_maxIssueCount`.)
+ */
+export const SHOWN_ERRORS = 10
+
+/**
+ * An error annotation per failed deployment, the worst first (failed, unhealthy, timed out,
+ * cancelled), within `room` of the annotations GitHub shows: its title names the application and
+ * the status, its message gives the reason, the link and the log lines that tell why. When more
+ * failed than fit, the last one shown names the rest.
  */
 export function annotateFailures(
   deployments: readonly DeploymentView[],
-  instanceUrl: string
+  instanceUrl: string,
+  room = SHOWN_ERRORS
 ): void {
-  for (const deployment of deployments) {
-    if (!failsStep(deployment.status)) continue
+  const failed = deployments
+    .filter(deployment => failsStep(deployment.status))
+    .sort((a, b) => worseFirst(a.status, b.status))
+  const shown = failed.length > room ? failed.slice(0, Math.max(0, room - 1)) : failed
+  for (const deployment of shown) {
     const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES)
     // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
-    const lines = (stderr.length > 0 ? stderr : rest).map(line => line.text)
+    const lines = (stderr.length > 0 ? stderr : rest).map(line => quotedLine(line.text))
     commands.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
       title: failureTitle(deployment)
     })
   }
+  const others = failed.slice(shown.length)
+  if (others.length === 0 || room === 0) return
+  const names = others.map(d => `${d.name} (${describeStatus(d.status)})`).join(', ')
+  commands.error(`Also did not succeed: ${names}. The job summary has each one.`, {
+    title: `${others.length} more deployments did not succeed`
+  })
 }
 
 /**

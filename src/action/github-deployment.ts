@@ -5,15 +5,12 @@ import type { Outcome } from '../model/outcome.js'
 import { gitHubState, type GitHubState } from '../model/status.js'
 import { failureReason } from '../report/failure.js'
 import type { Watcher } from '../run.js'
-import { linked } from '../signals.js'
 import * as commands from './commands.js'
-import { lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
+import { callGitHub, lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
 type State = 'in_progress' | GitHubState
-/** GitHub must never hold up the deploy, nor the runner's grace time when the run is cancelled. */
-const REQUEST_TIMEOUT_MS = 10_000
 /** GitHub's limit on a status description. */
 const DESCRIPTION_LENGTH = 140
 
@@ -36,23 +33,28 @@ export async function createGitHubDeployment(
     )
     return undefined
   }
-  const request = linked([signal], REQUEST_TIMEOUT_MS)
   try {
     const { context, getOctokit } = await import('@actions/github')
     const octokit = getOctokit(githubToken)
     // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
     const sha: string = context.payload.pull_request?.head?.sha ?? context.sha
-    const { data } = await octokit.rest.repos.createDeployment({
-      ...context.repo,
-      ref: sha,
-      environment,
-      description: 'Deploy with Coolify',
-      auto_merge: false,
-      required_contexts: [],
-      // A preview goes away with its pull request.
-      transient_environment: config.pr !== undefined,
-      request: { signal: request.signal }
-    })
+    const { data } = await callGitHub(
+      attempt =>
+        octokit.rest.repos.createDeployment({
+          ...context.repo,
+          ref: sha,
+          environment,
+          description: 'Deploy with Coolify',
+          auto_merge: false,
+          required_contexts: [],
+          // A preview goes away with its pull request.
+          transient_environment: config.pr !== undefined,
+          request: { signal: attempt }
+        }),
+      signal,
+      // A deployment whose answer was lost may exist: a second one would stay pending for good.
+      { answered: true }
+    )
     if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
     commands.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
     return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl)
@@ -61,46 +63,59 @@ export async function createGitHubDeployment(
     if (forge) noDeploymentsApi(forge, environment)
     else warn(`record a GitHub deployment in environment "${environment}"`, error)
     return undefined
-  } finally {
-    request.release()
   }
 }
 
+/** Status writes `delete-preview` has under way at once: many deployments, without a flood. */
+const DEACTIVATE_AT_ONCE = 4
+
 /**
  * `delete-preview`: every GitHub deployment of the `environment` input gets an `inactive` status,
- * so the pull request and the Environments page stop offering the removed preview. Nothing without
- * `environment`; GitHub refusing is a warning.
+ * so the pull request and the Environments page stop offering the removed preview. A pull request
+ * pushed to often has many: each write is a call of its own, a few at a time, within `signal`.
+ * Nothing without `environment`; GitHub refusing is a warning.
  */
 export async function deactivateEnvironment(config: Config, signal: AbortSignal): Promise<void> {
   const { environment, githubToken } = config
   if (!environment || !githubToken) return
-  const bounded = linked([signal], REQUEST_TIMEOUT_MS)
   try {
     const { context, getOctokit } = await import('@actions/github')
     const octokit = getOctokit(githubToken)
-    const request = { signal: bounded.signal }
-    const deployments = await octokit.paginate(octokit.rest.repos.listDeployments, {
-      ...context.repo,
-      environment,
-      per_page: 100,
-      request
-    })
-    for (const deployment of deployments) {
-      await octokit.rest.repos.createDeploymentStatus({
-        ...context.repo,
-        deployment_id: deployment.id,
-        state: 'inactive',
-        description: 'The preview was removed',
-        request
-      })
+    const deployments = await callGitHub(
+      attempt =>
+        octokit.paginate(octokit.rest.repos.listDeployments, {
+          ...context.repo,
+          environment,
+          per_page: 100,
+          request: { signal: attempt }
+        }),
+      signal
+    )
+    const queue = deployments.map(deployment => deployment.id)
+    const failures: unknown[] = []
+    const worker = async (): Promise<void> => {
+      for (let id = queue.shift(); id !== undefined && !signal.aborted; id = queue.shift()) {
+        await callGitHub(
+          attempt =>
+            octokit.rest.repos.createDeploymentStatus({
+              ...context.repo,
+              deployment_id: id!,
+              state: 'inactive',
+              description: 'The preview was removed',
+              request: { signal: attempt }
+            }),
+          signal
+        ).catch((error: unknown) => failures.push(error))
+      }
     }
-    commands.info(`Marked ${deployments.length} GitHub deployment(s) in ${environment} inactive`)
+    await Promise.all(Array.from({ length: DEACTIVATE_AT_ONCE }, worker))
+    const marked = deployments.length - failures.length - queue.length
+    commands.info(`Marked ${marked} GitHub deployment(s) in ${environment} inactive`)
+    if (failures.length || queue.length) throw failures[0] ?? signal.reason
   } catch (error) {
     const forge = lacksDeploymentsApi(error)
     if (forge) noDeploymentsApi(forge, environment)
     else warn(`mark the GitHub deployments in environment "${environment}" inactive`, error)
-  } finally {
-    bounded.release()
   }
 }
 
@@ -120,13 +135,16 @@ export class GitHubDeployment implements Watcher {
 
   /**
    * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
-   * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify. No
-   * status while the deployments still run (`wait: false`, or left running when the run stopped).
+   * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify; with
+   * `wait: false`, handed over.
    * `signal` bounds GitHub's answer: the step has only its grace time left.
    */
   async finish({ status, deployments, error }: Outcome, signal: AbortSignal): Promise<void> {
     const state = gitHubState(status)
-    if (!state) return
+    if (!state) {
+      await this.handedOver(deployments, error, signal)
+      return
+    }
     const subject = deployments.find(deployment => deployment.status === status)
     if (!subject) {
       const why = error ?? 'Coolify deployed nothing'
@@ -147,25 +165,48 @@ export class GitHubDeployment implements Watcher {
     }
   }
 
+  /**
+   * Still under way in Coolify: with `wait: false`, the deploy was handed over and nothing here
+   * will follow it, so a transient state (`queued`, `in_progress`) would stay for good, and GitHub
+   * marks earlier deployments inactive only on a success. So `success` — the deploy was handed
+   * over — saying its result is in Coolify, linked. A run stopped with them under way is `error`.
+   */
+  private async handedOver(
+    deployments: readonly DeploymentView[],
+    error: string | undefined,
+    signal: AbortSignal
+  ): Promise<void> {
+    const log_url = deployments.find(deployment => deployment.link)?.link ?? this.instanceUrl
+    if (error) {
+      await this.setState('error', { description: error, log_url }, signal)
+      return
+    }
+    const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl
+    const names = deployments.map(deployment => deployment.name).join(', ')
+    const description = `Handed to Coolify (wait: false): ${names}; the result is in Coolify`
+    await this.setState('success', { description, log_url, environment_url }, signal)
+  }
+
   private async setState(
     state: State,
     details: { description: string; log_url?: string; environment_url?: string },
     signal: AbortSignal
   ): Promise<void> {
-    const request = linked([signal], REQUEST_TIMEOUT_MS)
     try {
-      await this.octokit.rest.repos.createDeploymentStatus({
-        ...this.repo,
-        deployment_id: this.id,
-        state,
-        ...details,
-        description: shorten(details.description),
-        request: { signal: request.signal }
-      })
+      await callGitHub(
+        attempt =>
+          this.octokit.rest.repos.createDeploymentStatus({
+            ...this.repo,
+            deployment_id: this.id,
+            state,
+            ...details,
+            description: shorten(details.description),
+            request: { signal: attempt }
+          }),
+        signal
+      )
     } catch (error) {
       warn(`set GitHub deployment ${this.id} to ${state}`, error)
-    } finally {
-      request.release()
     }
   }
 }

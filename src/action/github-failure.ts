@@ -1,3 +1,5 @@
+import { backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from '../coolify/pacing.js'
+import { linked } from '../signals.js'
 import * as commands from './commands.js'
 
 /**
@@ -29,4 +31,68 @@ export function otherForge(env: NodeJS.ProcessEnv = process.env): string | undef
 export function lacksDeploymentsApi(error: unknown): string | undefined {
   const forge = otherForge()
   return forge && (error as { status?: number }).status === 404 ? forge : undefined
+}
+
+/** A GitHub call's whole time, retries included: GitHub must never hold up the deploy. */
+export const GITHUB_CALL_MS = 10_000
+/** One attempt's: a request that hangs leaves time for another. */
+const ATTEMPT_MS = 4000
+const GITHUB_RETRY: RetryPolicy = { baseDelayMs: 500, maxDelayMs: 2000 }
+
+/**
+ * Runs one GitHub call (`call` gets each attempt's signal) as the client runs Coolify's: again
+ * after a transient failure (no answer, a timeout, 5xx, 429, a secondary rate limit), after a
+ * backoff, within `GITHUB_CALL_MS` and `signal`. A refusal (401, 403, 404, 422) is final at once.
+ * With `answered`, only a failure GitHub answered is retried: a create whose answer was lost may
+ * have been done. Throws the last failure.
+ */
+export async function callGitHub<T>(
+  call: (signal: AbortSignal) => Promise<T>,
+  signal: AbortSignal,
+  { answered = false, totalMs = GITHUB_CALL_MS }: { answered?: boolean; totalMs?: number } = {}
+): Promise<T> {
+  const whole = linked([signal], totalMs)
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const one = linked([whole.signal], ATTEMPT_MS)
+      try {
+        return await call(one.signal)
+      } catch (error) {
+        if (whole.signal.aborted || !isTransient(error)) throw error
+        if (answered && !(error as { response?: unknown }).response) throw error
+        try {
+          await sleep(backoffDelay(GITHUB_RETRY, attempt, retryAfter(error)), whole.signal)
+        } catch {
+          throw error
+        }
+      } finally {
+        one.release()
+      }
+    }
+  } finally {
+    whole.release()
+  }
+}
+
+/** GitHub said no (a permission, a missing object, a body it will not take): asking again will not help. */
+export function isRefusal(error: unknown): boolean {
+  return (error as { response?: unknown }).response !== undefined && !isTransient(error)
+}
+
+/** Worth another attempt: GitHub did not answer, or answered that it could not right now. */
+function isTransient(error: unknown): boolean {
+  const { status, response } = error as { status?: number; response?: unknown }
+  if (!response) return true
+  return (
+    status === undefined ||
+    status >= 500 ||
+    status === 429 ||
+    (status === 403 && retryAfter(error) !== undefined)
+  )
+}
+
+/** GitHub's `retry-after` (its secondary rate limit), in milliseconds. */
+function retryAfter(error: unknown): number | undefined {
+  const headers = (error as { response?: { headers?: Record<string, string> } }).response?.headers
+  return parseRetryAfter(headers?.['retry-after'])
 }

@@ -8,18 +8,18 @@ import { describeStatus, failsStep, summaryMark, worstOf, type Status } from '..
 import type { Watcher } from '../run.js'
 import { maskedValues, MIN_MASKED_LENGTH } from '../secrets.js'
 import { linked } from '../signals.js'
-import { splitTail } from './annotations.js'
+import { quotedLine, splitTail } from './annotations.js'
 import * as commands from './commands.js'
-import { warnGitHubFailure } from './github-failure.js'
+import { callGitHub, GITHUB_CALL_MS, isRefusal, warnGitHubFailure } from './github-failure.js'
 import { codeBlock, escapeHtml } from './summary.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
 
-/** GitHub must never hold up the deploy. */
-const REQUEST_TIMEOUT_MS = 10_000
 /** Log lines under a failed deployment: enough to see why without opening the job. */
 const COMMENT_LINES = 15
+/** GitHub refuses a longer comment body (422), and the comment would stay as it was. */
+export const COMMENT_LENGTH = 65_536
 
 /** Where the comment's facts come from, besides the deployments. */
 interface Context {
@@ -70,8 +70,10 @@ export function markerFor(workflow: string, resources: readonly string[]): strin
 
 export class PullRequestComment implements Watcher {
   #id: number | undefined
-  /** Set once GitHub refused: one warning, then no more requests. */
+  /** Set once GitHub refused: no more requests. */
   #refused = false
+  /** One warning per run: the first failure says what went wrong. */
+  #warned = false
 
   constructor(
     private readonly octokit: Octokit,
@@ -107,26 +109,32 @@ export class PullRequestComment implements Watcher {
 
   private async write(text: string, create: boolean, signal: AbortSignal): Promise<void> {
     if (this.#refused) return
-    const body = `${this.marker}\n${redact(text, maskedValues())}`
-    const bounded = linked([signal], REQUEST_TIMEOUT_MS)
-    const request = { signal: bounded.signal }
-    const issue = { ...this.repo, issue_number: this.facts.pr }
+    const body = fitted(`${this.marker}\n${redact(text, maskedValues())}`)
+    const bounded = linked([signal], GITHUB_CALL_MS)
     try {
-      this.#id ??= await this.find(request)
-      if (this.#id !== undefined) {
-        await this.octokit.rest.issues.updateComment({
-          ...this.repo,
-          comment_id: this.#id,
-          body,
-          request
-        })
-      } else if (create) {
-        const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request })
-        this.#id = data.id
-      }
+      // Retried whole: a create whose answer was lost is found again rather than made twice.
+      await callGitHub(async attempt => {
+        const request = { signal: attempt }
+        this.#id ??= await this.find(request)
+        if (this.#id !== undefined) {
+          await this.octokit.rest.issues.updateComment({
+            ...this.repo,
+            comment_id: this.#id,
+            body,
+            request
+          })
+        } else if (create) {
+          const issue = { ...this.repo, issue_number: this.facts.pr }
+          const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request })
+          this.#id = data.id
+        }
+      }, bounded.signal)
     } catch (error) {
-      this.#refused = true
-      warn(error)
+      // A refusal holds for the rest of the run; GitHub down for a while does not: the next
+      // write tries again, so that the outcome replaces an earlier run's.
+      if (isRefusal(error)) this.#refused = true
+      if (!this.#warned) warn(error)
+      this.#warned = true
     } finally {
       bounded.release()
     }
@@ -162,7 +170,11 @@ function deploymentsBody(
     '</table>'
   ].join('\n')
   const logs = deployments.map(failureLog).filter(Boolean).join('\n\n')
-  return [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n')
+  const body = [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n')
+  // Room for the marker, and for the masks' stars, which are never longer than what they hide.
+  if (body.length < COMMENT_LENGTH - 1000 || !logs) return body
+  const cut = `<sub>The logs are left out: with them this comment is over the ${COMMENT_LENGTH} characters GitHub takes. They are in the job's log.</sub>`
+  return [heading, table, cut, footer(facts)].join('\n\n')
 }
 
 function nothingBody(error: string | undefined, facts: Context): string {
@@ -195,7 +207,7 @@ function failureLog(deployment: DeploymentView): string {
   const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log'
   return (
     `<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
-    `${codeBlock(lines.map(line => line.text).join('\n'))}\n\n</details>`
+    `${codeBlock(lines.map(line => quotedLine(line.text)).join('\n'))}\n\n</details>`
   )
 }
 
@@ -217,6 +229,13 @@ function redact(text: string, secrets: readonly string[]): string {
     .filter(secret => secret.length >= MIN_MASKED_LENGTH)
     .flatMap(secret => [secret, escapeHtml(secret)])
     .reduce((result, secret) => result.replaceAll(secret, '***'), text)
+}
+
+/** The last guard: a body GitHub would refuse is cut to what it takes, saying so. */
+function fitted(body: string): string {
+  if (body.length <= COMMENT_LENGTH) return body
+  const note = '\n\n… (cut: GitHub takes 65,536 characters; the job log has the rest)'
+  return body.slice(0, COMMENT_LENGTH - note.length) + note
 }
 
 function warn(error: unknown): void {

@@ -5,7 +5,7 @@ import type { Outcome } from '../model/outcome.js'
 import { failsStep } from '../model/status.js'
 import { setOutputs } from '../report/outputs.js'
 import type { Watcher } from '../run.js'
-import { annotateFailures } from './annotations.js'
+import { annotateFailures, SHOWN_ERRORS } from './annotations.js'
 import * as commands from './commands.js'
 import { writeSummary } from './summary.js'
 
@@ -30,7 +30,8 @@ export async function report(
       const where = deployment.appUrl ? ` — ${deployment.appUrl}` : ''
       host().info(`${deployment.name}: ${deployment.status}${took}${where}`)
     }
-    annotateFailures(deployments, config.instanceUrl)
+    // The step's own error comes last: room is kept for it among those GitHub shows.
+    annotateFailures(deployments, config.instanceUrl, SHOWN_ERRORS - (outcome.error ? 1 : 0))
     await writeSummary(deployments, config.instanceUrl)
   }
   if (outcome.error) commands.setFailed(outcome.error)

@@ -2,11 +2,16 @@ import { formatDuration } from '../duration.js'
 import type { DeploymentView } from '../model/deployment.js'
 import type { LogLine } from '../model/logs.js'
 import { describeStatus, failsStep, summaryMark } from '../model/status.js'
-import { splitTail } from './annotations.js'
+import { quotedLine, splitTail } from './annotations.js'
 import * as commands from './commands.js'
 
 /** Log lines under a failed deployment: enough to see the cause without opening the log. */
 const SUMMARY_LINES = 20
+/**
+ * The runner drops a step's summary over 1 MiB whole, with nothing in the job to say so; this
+ * leaves room under it.
+ */
+export const SUMMARY_BYTES = 1000 * 1000
 
 /**
  * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
@@ -20,25 +25,13 @@ export async function writeSummary(
 ): Promise<void> {
   try {
     const { summary } = await import('@actions/core')
-    const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL']
-    summary
-      .addHeading(`Deploy to Coolify on ${link(new URL(instanceUrl).host, instanceUrl)}`, 3)
-      .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)])
-    for (const deployment of deployments) {
-      if (deployment.runtimeLog.length > 0) {
-        const lines = deployment.runtimeLog
-          .slice(-SUMMARY_LINES)
-          .map(text => ({ kind: 'stdout' as const, text }))
-        summary.addDetails(
-          `${escapeHtml(deployment.name)}: the end of its runtime log`,
-          block('Runtime log', lines)
-        )
-      }
-      const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES)
-      if (!failsStep(deployment.status) || stderr.length + rest.length === 0) continue
-      summary.addDetails(
-        `${escapeHtml(deployment.name)}: the end of its log`,
-        block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest)
+    compose(summary, deployments, instanceUrl, true)
+    if (Buffer.byteLength(summary.stringify()) > SUMMARY_BYTES) {
+      // The logs make it too long: the table, and a line where the logs were.
+      compose(summary.emptyBuffer(), deployments, instanceUrl, false)
+      summary.addRaw(
+        `<sub>The logs are left out: with them the summary is over the ${SUMMARY_BYTES / 1000 / 1000} MB GitHub shows. They are in the job's log.</sub>`,
+        true
       )
     }
     await summary.write()
@@ -49,13 +42,45 @@ export async function writeSummary(
   }
 }
 
+type Summary = (typeof import('@actions/core'))['summary']
+
+function compose(
+  summary: Summary,
+  deployments: readonly DeploymentView[],
+  instanceUrl: string,
+  logs: boolean
+): void {
+  const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL']
+  summary
+    .addHeading(`Deploy to Coolify on ${link(new URL(instanceUrl).host, instanceUrl)}`, 3)
+    .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)])
+  if (!logs) return
+  for (const deployment of deployments) {
+    if (deployment.runtimeLog.length > 0) {
+      const lines = deployment.runtimeLog
+        .slice(-SUMMARY_LINES)
+        .map(text => ({ kind: 'stdout' as const, text }))
+      summary.addDetails(
+        `${escapeHtml(deployment.name)}: the end of its runtime log`,
+        block('Runtime log', lines)
+      )
+    }
+    const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES)
+    if (!failsStep(deployment.status) || stderr.length + rest.length === 0) continue
+    summary.addDetails(
+      `${escapeHtml(deployment.name)}: the end of its log`,
+      block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest)
+    )
+  }
+}
+
 /**
  * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
  * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
  */
 function block(label: string, lines: readonly LogLine[]): string {
   if (lines.length === 0) return ''
-  return `\n\n${label}:\n${codeBlock(lines.map(line => line.text).join('\n'))}\n`
+  return `\n\n${label}:\n${codeBlock(lines.map(line => quotedLine(line.text)).join('\n'))}\n`
 }
 
 /** A fenced code block that no run of backticks in `text` can close early. */

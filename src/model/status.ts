@@ -123,6 +123,11 @@ export function worstOf(statuses: readonly Status[]): Status {
   )
 }
 
+/** For sorting: the worse of two statuses first (failed before unhealthy, timeout, cancelled). */
+export function worseFirst(a: Status, b: Status): number {
+  return STATUSES[a].rank - STATUSES[b].rank
+}
+
 /** How a status reads in a sentence: `in progress`. */
 export function describeStatus(status: Status): string {
   return status.replace('_', ' ')

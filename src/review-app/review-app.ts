@@ -9,7 +9,7 @@ import { ActionError } from '../errors.js'
 import { isFromFork, type PullRequestEvent } from '../event.js'
 import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
-import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
+import { mask, worthMasking } from '../secrets.js'
 import { deadline, linked } from '../signals.js'
 import {
   cloneDestination,
@@ -116,9 +116,9 @@ export async function openReviewApp(
     )
   }
   for (const warning of plan.warnings) say.warn(warning)
-  // As the variables of debug logs: short values ("true", "3000") would star out the whole log.
+  // As the variables of debug logs: "true" or "3000" would star out the whole log.
   for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
-    if (line.length >= MIN_MASKED_LENGTH) mask(line)
+    if (worthMasking(line)) mask(line)
   }
   const setup: Setup = { facts, plan, env: config.env, names }
 

@@ -3,7 +3,7 @@ import type { CoolifyClient } from '../coolify/client.js'
 import { describeError } from '../errors.js'
 import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
-import { mask, MIN_MASKED_LENGTH } from '../secrets.js'
+import { mask, worthMasking } from '../secrets.js'
 
 /**
  * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the
@@ -25,7 +25,7 @@ export async function guardDebugLogs(
       const variables = await client.listApplicationEnvs(uuid, signal)
       for (const variable of listOf(variables)) {
         const value = variable?.value
-        if (typeof value !== 'string' || value.length < MIN_MASKED_LENGTH) continue
+        if (typeof value !== 'string' || !worthMasking(value)) continue
         mask(value)
         mask(Buffer.from(value).toString('base64'))
       }

@@ -3,7 +3,9 @@
  * comments, shaped as GitHub answers them. It records what it received; `refuse` answers all or
  * some routes with an error, as GitHub does when the token lacks a permission. As `forgejo`, it is
  * a Forgejo (or Gitea) API instead: under `/api/v1`, issue comments at GitHub's paths in Forgejo's
- * shape, listed whole, and no deployments routes at all.
+ * shape, listed whole, and no deployments routes at all. GitHub's limits hold: a comment body
+ * over 65,536 characters is refused with 422; `faults` gives the 502s and the requests left
+ * without an answer that GitHub has now and then.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -32,7 +34,26 @@ export interface FakeGitHubOptions {
   prefix?: string
   /** Answer as Forgejo's API does (Gitea's is the same here) rather than as GitHub's. */
   forgejo?: boolean
+  /**
+   * Bad moments, as GitHub has them now and then: the next `times` (default 1) requests that match
+   * `method` and `path` get `status` with GitHub's error page for it (a 502 "Server Error"), or
+   * no answer at all with `hang`.
+   */
+  faults?: GitHubFault[]
+  /** Wait this long before each answer, as an API far away does. */
+  delayMs?: number
 }
+
+export interface GitHubFault {
+  method?: string
+  path?: RegExp
+  status?: number
+  hang?: boolean
+  times?: number
+}
+
+/** GitHub refuses a comment body longer than this many characters (422). */
+export const COMMENT_LENGTH = 65_536
 
 export interface GitHubDeploymentStatus {
   id: number
@@ -97,12 +118,37 @@ function stamp(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z')
 }
 
+/** What GitHub's edge answers when the API behind it fails: 502 "Server Error", and the like. */
+function serverError(status: number): Answer {
+  return [status, { message: status === 502 ? 'Server Error' : 'Service Unavailable' }]
+}
+
 function notFound(): Answer {
   return [404, { message: 'Not Found', documentation_url: DOCS, status: '404' }]
 }
 
 function invalid(message: string): Answer {
   return [422, { message, documentation_url: DOCS, status: '422' }]
+}
+
+/** GitHub's answer to a comment body over `COMMENT_LENGTH`: the comment is not written. */
+function tooLong(): Answer {
+  return [
+    422,
+    {
+      message: 'Validation Failed',
+      errors: [
+        {
+          resource: 'IssueComment',
+          code: 'custom',
+          field: 'body',
+          message: `body is too long (maximum is ${COMMENT_LENGTH} characters)`
+        }
+      ],
+      documentation_url: `${DOCS}/issues/comments`,
+      status: '422'
+    }
+  ]
 }
 
 /** Forgejo's answer to a path it has no route for, and to a missing object. */
@@ -139,6 +185,20 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       createdAt: at,
       updatedAt: at
     })
+  }
+
+  const faults = (options.faults ?? []).map(fault => ({ ...fault, left: fault.times ?? 1 }))
+
+  /** The fault this request meets, counted down; none once each has had its turns. */
+  function faultFor(request: GitHubRequest): GitHubFault | undefined {
+    const fault = faults.find(
+      f =>
+        f.left > 0 &&
+        (!f.method || f.method === request.method) &&
+        (!f.path || new RegExp(f.path.source).test(request.path))
+    )
+    if (fault) fault.left--
+    return fault
   }
 
   function refused(path: string): Answer | undefined {
@@ -360,6 +420,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if (method !== 'POST') return missing()
       if (typeof body.body !== 'string')
         return invalid('Invalid request.\n\n"body" wasn\'t supplied.')
+      if (body.body.length > COMMENT_LENGTH) return tooLong()
       const at = stamp()
       const comment = {
         id: nextId('comment'),
@@ -380,6 +441,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if (method !== 'PATCH') return missing()
       if (typeof body.body !== 'string')
         return invalid('Invalid request.\n\n"body" wasn\'t supplied.')
+      if (body.body.length > COMMENT_LENGTH) return tooLong()
       comment.body = body.body
       comment.updatedAt = stamp()
       return [200, commentView(comment)]
@@ -409,13 +471,19 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       }
       requests.push(request)
       const routed = { ...request, path: request.path.slice(prefix.length) }
-      const [status, reply, headers] = !request.path.startsWith(prefix)
-        ? missing()
-        : parsed
-          ? answer(routed)
-          : [400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }]
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
-      res.end(JSON.stringify(reply))
+      const fault = faultFor(routed)
+      if (fault?.hang) return
+      const [status, reply, headers] = fault
+        ? serverError(fault.status ?? 502)
+        : !request.path.startsWith(prefix)
+          ? missing()
+          : parsed
+            ? answer(routed)
+            : [400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }]
+      setTimeout(() => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
+        res.end(JSON.stringify(reply))
+      }, options.delayMs ?? 0)
     })
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))

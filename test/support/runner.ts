@@ -162,10 +162,21 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     stderr,
     outputs,
     state: readFileCommands(files.GITHUB_STATE),
-    summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
+    summary: shownSummary(files.GITHUB_STEP_SUMMARY),
     startedAt,
     exitedAt
   }
+}
+
+/**
+ * The runner uploads a step's summary only up to 1 MiB: a larger one is dropped whole (the job
+ * shows an error of its own, nothing of the summary).
+ */
+export const SUMMARY_LIMIT_BYTES = 1024 * 1024
+
+function shownSummary(path: string): string {
+  const text = readFileSync(path, 'utf8')
+  return Buffer.byteLength(text) > SUMMARY_LIMIT_BYTES ? '' : text
 }
 
 /** `name<<DELIMITER` … `DELIMITER` blocks, as @actions/core writes them; the last value wins. */
