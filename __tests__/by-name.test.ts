@@ -206,7 +206,10 @@ describe('a resource by name, as by uuid', () => {
   })
 
   it('rolls back a named application whose new version fails', async () => {
-    const earlier: Scenario = { ...build('finished'), commit: 'abc1234' }
+    const earlier: Scenario = {
+      ...build('finished'),
+      commit: 'abc1234abc1234abc1234abc1234abc1234abc12'
+    }
     const broken: Scenario = { ...build('failed'), commit: 'def5678' }
     const server = await start({ apps: [{ ...WEB, scenarios: [earlier, broken, earlier] }] })
     // The earlier finished deployment, the version to go back to.
@@ -218,7 +221,9 @@ describe('a resource by name, as by uuid', () => {
     const rollback = actionRequests(server).find(
       request => request.path === `/api/v1/applications/${WEB.uuid}/rollback`
     )
-    expect(JSON.parse(rollback!.body)).toEqual({ commit: 'abc1234' })
+    expect(JSON.parse(rollback!.body)).toEqual({
+      commit: 'abc1234abc1234abc1234abc1234abc1234abc12'
+    })
   })
 
   it('makes a review app from a template named by name', async () => {

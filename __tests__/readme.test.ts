@@ -114,8 +114,10 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
  */
 function closesPullRequests(on: unknown): boolean {
   if (!isMap(on)) return false
-  const types = on.getIn(['pull_request', 'types'])
-  return isSeq(types) && types.items.some(type => scalarValue(type) === 'closed')
+  return ['pull_request', 'pull_request_target'].some(event => {
+    const types = on.getIn([event, 'types'])
+    return isSeq(types) && types.items.some(type => scalarValue(type) === 'closed')
+  })
 }
 
 function scalarValue(node: unknown): unknown {

@@ -135,7 +135,7 @@ describe('health', () => {
 })
 
 describe('rollback-on-failure', () => {
-  const earlier: Scenario = { ...quick(), commit: 'abc1234' }
+  const earlier: Scenario = { ...quick(), commit: 'abc1234abc1234abc1234abc1234abc1234abc12' }
 
   /** `app`, whose last deployment (made before the run) built abc1234 and finished. */
   async function deployedBefore(app: FakeApp): Promise<FakeCoolify> {
@@ -161,7 +161,10 @@ describe('rollback-on-failure', () => {
     expect(result.stdout).not.toContain('has no URL')
     expect(result.outputs['rolled-back']).toBe('true')
     const rollback = server.deployments().find(deployment => deployment.rollback)
-    expect(rollback).toMatchObject({ commit: 'abc1234', status: 'finished' })
+    expect(rollback).toMatchObject({
+      commit: 'abc1234abc1234abc1234abc1234abc1234abc12',
+      status: 'finished'
+    })
     const checked = probes(server, `/_app/${APP.uuid}/health`).filter(
       request => request.at > rollback!.finishedAt!
     )

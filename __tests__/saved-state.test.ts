@@ -131,7 +131,7 @@ describe('saved commit pins', () => {
   // again later (here by a rollback that pins the earlier commit for one deploy), so that the post
   // step puts it back. Today the rollback's save overwrites the whole key and the pin is lost.
   it('are put back by the post step when the main step could not, after a rollback pinned again', async () => {
-    const earlier: Scenario = { ...quick(), commit: 'abc1234' }
+    const earlier: Scenario = { ...quick(), commit: 'abc1234abc1234abc1234abc1234abc1234abc12' }
     const broken: Scenario = { ...build('failed'), commit: 'def5678' }
     // A server without the rollback route: the rollback pins abc1234 on web for one deploy.
     const server = await start({
@@ -171,7 +171,7 @@ describe('saved commit pins', () => {
     expect(rollback).toMatchObject({
       appUuid: APP.uuid,
       rollback: false,
-      commit: 'abc1234',
+      commit: 'abc1234abc1234abc1234abc1234abc1234abc12',
       status: 'finished'
     })
     // api's restore met the 503 (whatever the main step then did about it).

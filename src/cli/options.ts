@@ -396,6 +396,7 @@ export const COMPONENT_INPUTS: ReadonlyMap<string, string> = new Map([
     'app',
     'tag',
     'force',
+    'dry-run',
     'pr',
     'image-tag',
     'commit',
