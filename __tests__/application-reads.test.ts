@@ -5,7 +5,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { actionHost } from '../src/action/host.js'
 import { CoolifyClient } from '../src/coolify/client.js'
-import { RateGate } from '../src/coolify/pacing.js'
 import { sayThrough, setHost } from '../src/host.js'
 import { ApplicationReads } from '../src/follow/application-reads.js'
 import { Deployment } from '../src/model/deployment.js'
@@ -144,45 +143,5 @@ describe('reads of the applications', () => {
     await Promise.all([first, reads.status(apps[1].uuid, signal)])
 
     expect(applicationReads().map(request => request.path)).toEqual(['/api/v1/applications'])
-  })
-})
-
-describe('the request budget, on an injected clock', () => {
-  it('lets a status read that can confirm an application is up spend what polls leave', async () => {
-    let now = 1_000_000
-    const waits: number[] = []
-    // The gate's clock: a wait is recorded and moves it, nothing waits for real.
-    const gate = new RateGate(
-      () => now,
-      async ms => {
-        waits.push(ms)
-        now += ms
-      }
-    )
-    const api = appNamed('api')
-    fake = await startFakeCoolify({ token: TOKEN, rateLimit: 10, apps: [api] })
-    client = new CoolifyClient({ apiUrl: `${fake.url}/api/v1`, token: TOKEN, gate })
-    const signal = AbortSignal.timeout(5000)
-    const reads = new ApplicationReads(
-      client,
-      async () => undefined,
-      signal,
-      () => 1
-    )
-
-    // Lookups poll: 8 of the window's 10, until only the 2 held back are left.
-    for (let i = 0; i < 8; i++) await reads.read(api.uuid, signal)
-    expect(client.readBudget()?.spare).toBe(0)
-    expect(waits).toEqual([])
-
-    // The status that confirms the application is up goes at once, from what is held back.
-    expect((await reads.status(api.uuid, signal)).status).toBe('running:healthy')
-    expect(waits).toEqual([])
-    expect(fake.requests.filter(r => r.status === 200)).toHaveLength(9)
-
-    // A lookup waits for the window's end: a minute and the margin after the first answer.
-    await reads.read(api.uuid, signal)
-    expect(waits).toEqual([60_250])
-    expect(fake.requests.filter(r => r.status === 429)).toEqual([])
   })
 })

@@ -974,44 +974,6 @@ describe('which version gets deployed, 4x', () => {
 })
 
 describe('application status, health and runtime logs, 4x', () => {
-  it('refreshes a status only at its own status checks, with statusCheckEveryMs', async () => {
-    // Checks every 2 s of the fake's clock; the deployment finishes 600 ms after the trigger.
-    let now = Date.parse('2026-11-23T10:00:00.500Z')
-    await start({
-      apps: [
-        {
-          uuid: 'web',
-          name: 'Web',
-          scenarios: [slow()],
-          runtime: [{ at: 0, status: 'running:unknown' }],
-          statusCheckEveryMs: 2000
-        }
-      ],
-      clock: () => now
-    })
-    const app = async (): Promise<{ status: string; at: string }> => {
-      const { json } = await call('GET', '/applications/web')
-      return { status: json.status, at: json.last_online_at }
-    }
-    // Before the deploy: the last check, at the even second before.
-    expect(await app()).toEqual({ status: 'running:healthy', at: '2026-11-23T10:00:00.000000Z' })
-    const id = await deployUuid('uuid=web')
-    now += 600
-    expect(statusOf(id)).toBe('finished')
-    // Finished at 10:00:01.1, but no check ran since: the old container's status and time.
-    now += 800
-    expect(await app()).toEqual({ status: 'running:healthy', at: '2026-11-23T10:00:00.000000Z' })
-    // The check at 10:00:02 sees the new container, and the list says the same.
-    now += 100
-    expect(await app()).toEqual({ status: 'running:unknown', at: '2026-11-23T10:00:02.000000Z' })
-    expect((await call('GET', '/applications')).json[0].last_online_at).toBe(
-      '2026-11-23T10:00:02.000000Z'
-    )
-    // Every check writes its time, the status unchanged.
-    now += 2000
-    expect(await app()).toEqual({ status: 'running:unknown', at: '2026-11-23T10:00:04.000000Z' })
-  })
-
   it('follows FakeApp.runtime from the newest finished deployment, at its own address', async () => {
     await start({
       apps: [

@@ -76,14 +76,6 @@ function coolify(limit: number) {
       gate.observe(max, remaining, retryAfterMs)
       return at
     },
-    /** A read that can end a following: no turn, and it may spend what polls leave. */
-    async final(): Promise<number> {
-      await gate.ready(undefined, false)
-      const at = now
-      const { limit: max, remaining, retryAfterMs } = answer()
-      gate.observe(max, remaining, retryAfterMs)
-      return at
-    },
     /** A request of another tool with the same token. */
     other(): boolean {
       return answer().retryAfterMs === undefined
@@ -157,28 +149,6 @@ describe('RateGate and ReadPacer, against Coolify’s fixed window', () => {
     expect(times.filter(at => at < opened + 60_000)).toHaveLength(17)
     // The reserve is still there for the other tool.
     for (let i = 0; i < 12; i++) expect(server.other()).toBe(true)
-  })
-
-  it('holds back from polls what the reads still to come need to end, a fifth at the least', async () => {
-    const server = coolify(60)
-    // Thirty deployments followed, each still to be read once it ends.
-    let needed = 30
-    server.gate.holdBack(() => needed)
-    const opened = await server.read()
-    // 59 left, 30 of them held back for what ends the deployments, not only the fifth (12).
-    expect(server.gate.budget()?.spare).toBe(29)
-    // Twenty-five ended, each with its final read: what is held back shrinks with them.
-    for (let i = 0; i < 25; i++) {
-      expect(await server.final()).toBe(opened)
-      needed--
-    }
-    // 34 left: polls leave the fifth for other tools once less is needed.
-    expect(server.gate.budget()?.spare).toBe(22)
-    for (let i = 0; i < 22; i++) await server.read()
-    expect(server.gate.budget()?.spare).toBe(0)
-    // The last five end at once, their final reads from what was held back, within the window.
-    for (let i = 0; i < 5; i++) expect(await server.final()).toBeLessThan(opened + 60_000)
-    expect(server.refused).toEqual([])
   })
 
   it('sees a window opened by someone else when Remaining jumps back up', async () => {

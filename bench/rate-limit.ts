@@ -1,16 +1,14 @@
 /**
  * Many apps under a rate limit: 30 applications deployed in one step, each deployment ending
  * 4–10 s after the trigger, at 60 requests a minute and at Coolify's default (200), with Coolify
- * 4.3.11's closing entry and without it (an older server), and with the applications' statuses
- * refreshed right after each deployment or only by Coolify's own status check, every few seconds.
- * How long after the last deployment ended the step ends, how many requests it sends and how many
- * Coolify refuses, whether the log survives the sharing, and the slowest run's requests in time.
+ * 4.3.11's closing entry and without it (an older server). How long after
+ * the last deployment ended the step ends, how many requests it sends and how many Coolify refuses,
+ * and whether the log survives the sharing.
  */
-import type { FakeCoolify, RecordedRequest } from '../test/fake-coolify/index.js'
+import type { FakeCoolify } from '../test/fake-coolify/index.js'
 import { buildLogLines, type RunResult } from '../test/support/runner.js'
 import { steadyBuild } from './builds.js'
 import {
-  API,
   app,
   exactlyOnce,
   fake,
@@ -43,24 +41,12 @@ const DEFAULT_LIMIT = 200
 const MAX_AFTER_END_MS: Record<number, number> = { [LOW_LIMIT]: 10_000, [DEFAULT_LIMIT]: 4000 }
 const MAX_REQUESTS = 50
 const KILL_AFTER_MS = 300_000
-/**
- * How the applications' statuses refresh: a second after each deployment's end, or only when
- * Coolify's own status check runs, every STATUS_CHECK_EVERY_MS to the second, so that "up" needs a
- * read after the next check.
- */
-type Refresh = 'instant' | 'clock'
-const STATUS_CHECK_EVERY_MS = 2000
 
 interface Measured {
   limit: number
   /** Whether Coolify writes its closing entry (4.3.11), or nothing after the final status. */
   closing: boolean
-  refresh: Refresh
   result: RunResult
-  /** When each deployment turned final, in the fake. */
-  ends: number[]
-  /** Every request the fake answered. */
-  log: RecordedRequest[]
   afterLastEndMs: number
   requests: number
   reads: number
@@ -89,17 +75,11 @@ function builds(closing = true) {
   })
 }
 
-async function measure(
-  limit: number,
-  delayMs: number,
-  closing: boolean,
-  refresh: Refresh
-): Promise<Measured> {
+async function measure(limit: number, delayMs: number, closing: boolean): Promise<Measured> {
   await sleep(delayMs)
   const apps = builds(closing)
-  const statusCheckEveryMs = refresh === 'clock' ? STATUS_CHECK_EVERY_MS : undefined
   const server: FakeCoolify = await fake(
-    apps.map(a => ({ ...app(a.name, a.build), statusCheckEveryMs })),
+    apps.map(a => app(a.name, a.build)),
     { rateLimit: limit, queueLimit: ROOMY_QUEUE }
   )
   const result = await runStep(
@@ -115,10 +95,7 @@ async function measure(
   return {
     limit,
     closing,
-    refresh,
     result,
-    ends,
-    log: [...server.requests],
     afterLastEndMs: result.exitedAt - lastEnd,
     requests: server.requests.length,
     reads: server.requests.filter(r => r.method === 'GET' && isRead(r.path)).length,
@@ -131,7 +108,7 @@ async function measure(
 }
 
 function rowsOf(m: Measured): Row[] {
-  const label = labelOf(m)
+  const label = `${APPS} apps in one step, rate limit ${m.limit}/minute${m.closing ? '' : ', without the closing entry'}`
   const afterEnd = Number.isNaN(m.afterLastEndMs)
     ? 'not every deployment ended'
     : seconds(m.afterLastEndMs)
@@ -199,60 +176,13 @@ function rowsOf(m: Measured): Row[] {
   ]
 }
 
-function labelOf(m: Measured): string {
-  const refresh = m.refresh === 'clock' ? ", statuses on Coolify's own check" : ''
-  return `${APPS} apps in one step, rate limit ${m.limit}/minute${m.closing ? '' : ', without the closing entry'}${refresh}`
-}
-
-/**
- * The run whose step ended longest after its last deployment, among those held to the targets, and
- * every request it sent, in time from the trigger: where the time after the last end went.
- */
-function timelineOf(runs: Measured[]): string[] {
-  const held = runs.filter(m => m.closing)
-  const slowest = held.reduce((a, b) =>
-    Number.isNaN(b.afterLastEndMs) || b.afterLastEndMs > a.afterLastEndMs ? b : a
-  )
-  const trigger = slowest.log.find(r => r.method === 'POST')?.at ?? slowest.result.startedAt
-  const at = (ms: number): string => `${seconds(ms - trigger)} s`
-  const lastEnd = Math.max(...slowest.ends)
-  const lines = slowest.log.map(
-    (r, i) =>
-      `| ${i + 1} | ${at(r.at)} | ${r.method} ${r.path.replace(API, '')} | ${r.status ?? r.fault ?? ''} |`
-  )
-  const ended = slowest.log.findIndex(r => r.at > lastEnd)
-  lines.splice(
-    ended < 0 ? lines.length : ended,
-    0,
-    `| | ${at(lastEnd)} | the last deployment ends | |`
-  )
-  lines.push(`| | ${at(slowest.result.exitedAt)} | the step ends | |`)
-  return [
-    `## The slowest run of the limits group, request by request`,
-    '',
-    `${labelOf(slowest)}: its step ended ${seconds(slowest.afterLastEndMs)} s after the last deployment.`,
-    'Times from the trigger (`POST /deploy`), as the fake received each request.',
-    '',
-    '| # | at | request | answer |',
-    '|--:|--:|---|---|',
-    ...lines
-  ]
-}
-
 export async function manyAppsLimited(): Promise<Part> {
   log(`${APPS} apps in one step at ${LOW_LIMIT} and at ${DEFAULT_LIMIT} requests a minute`)
   // Each against a fake of its own, two at once: only times and requests are measured.
-  const runs: Measured[] = []
-  for (const closing of [true, false]) {
-    for (const refresh of ['instant', 'clock'] as const) {
-      runs.push(
-        ...(await Promise.all([
-          measure(LOW_LIMIT, 0, closing, refresh),
-          measure(DEFAULT_LIMIT, 200, closing, refresh)
-        ]))
-      )
-    }
-  }
+  const runs = [
+    ...(await Promise.all([measure(LOW_LIMIT, 0, true), measure(DEFAULT_LIMIT, 200, true)])),
+    ...(await Promise.all([measure(LOW_LIMIT, 0, false), measure(DEFAULT_LIMIT, 200, false)]))
+  ]
   const visible = builds().map(a => a.build.visible.length)
   const notes = [
     `- ${APPS} apps in one step (\`app-uuid\` with ${APPS} uuids): deployments that turn \`finished\``,
@@ -264,15 +194,12 @@ export async function manyAppsLimited(): Promise<Part> {
     '  has no rate-limit handling.',
     '- The same again without the closing entry (an older server): the step knows a log has ended',
     '  only once it stayed quiet for 1.5 s after the final status. Reported, 429 and lines held.',
-    "- Each of these twice: with the fake refreshing an application's status a second after its",
-    "  deployment ends, and with statuses refreshed only by Coolify's own status check, every",
-    `  ${seconds(STATUS_CHECK_EVERY_MS)} s to the second (\`last_online_at\` moves only then), so that "up" needs a read after the next check.`,
     ...runs.map(
       m =>
-        `- … ${labelOf(m).replace(`${APPS} apps in one step, rate limit `, 'at ')}: wall time ${seconds(m.result.exitedAt - m.result.startedAt)} s, exit code ` +
+        `- … at ${m.limit}/minute${m.closing ? '' : ', without the closing entry'}: wall time ${seconds(m.result.exitedAt - m.result.startedAt)} s, exit code ` +
         `${m.result.code ?? m.result.signal}, \`status\` ${m.result.outputs.status || '(none)'}, ` +
         `${fixed(m.requests / ((m.result.exitedAt - m.result.startedAt) / 60_000))} requests a minute.`
     )
   ]
-  return { rows: runs.flatMap(rowsOf), notes, appendix: timelineOf(runs) }
+  return { rows: runs.flatMap(rowsOf), notes }
 }

@@ -64,8 +64,6 @@ export interface ClientOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
   /** The clock outages are timed by; tests hand in their own. */
   now?: () => number
-  /** The rate limit as this client counts it; tests hand in one on their own clock. */
-  gate?: RateGate
 }
 
 interface Call {
@@ -80,18 +78,12 @@ interface Call {
   /** The step's deadline and cancellation: every request carries them. */
   signal: AbortSignal
   /**
-   * A read whose answer can end a resource's following (a deployment's final status and last
-   * lines, the list that shows it left the running ones, the status that confirms it is up): like
-   * a trigger, it may spend what the window holds back from polling.
+   * A read that ends a deployment's following (its final status and last lines): like a trigger,
+   * it may spend the share of the window kept for other tools, which is for polling.
    */
   final?: boolean
   /** The answer is plain text, not JSON (GET /version). */
   plain?: boolean
-}
-
-/** How a read is counted against the rate limit: `final` when its answer can end a following. */
-export interface ReadKind {
-  final?: boolean
 }
 
 const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
@@ -101,7 +93,7 @@ const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
  * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
  */
 export class CoolifyClient {
-  private readonly gate: RateGate
+  private readonly gate = new RateGate()
   /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
   private readonly closing = new AbortController()
   /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
@@ -114,7 +106,6 @@ export class CoolifyClient {
   readonly proxy: Proxy | undefined
 
   constructor(private readonly options: ClientOptions) {
-    this.gate = options.gate ?? new RateGate()
     this.http = new HttpAgent(
       new URL(options.apiUrl),
       {
@@ -189,29 +180,17 @@ export class CoolifyClient {
   }
 
   /**
-   * Holds back from polling, in every window, the requests `need` says the reads still to come
-   * will take to end what is followed; the final reads spend them.
-   */
-  holdBack(need: () => number): void {
-    this.gate.holdBack(need)
-  }
-
-  /**
    * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
    * uuid gives (logs with `read:sensitive`); undefined when the answer is no list at all. Coolify
    * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
    * by the query's order: its values are the rows.
    */
-  async runningDeployments(
-    signal: AbortSignal,
-    { final = false }: ReadKind = {}
-  ): Promise<DeploymentDetail[] | undefined> {
+  async runningDeployments(signal: AbortSignal): Promise<DeploymentDetail[] | undefined> {
     const rows = await this.call<unknown>({
       method: 'GET',
       path: '/deployments',
       retry: true,
-      signal,
-      final
+      signal
     })
     if (Array.isArray(rows)) return rows as DeploymentDetail[]
     if (rows && typeof rows === 'object') return Object.values(rows) as DeploymentDetail[]
@@ -229,21 +208,13 @@ export class CoolifyClient {
   }
 
   /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
-  getApplicationDated(
-    uuid: string,
-    signal: AbortSignal,
-    { final = false }: ReadKind = {}
-  ): Promise<Dated<ApplicationDetail>> {
-    const path = `/applications/${enc(uuid)}`
-    return this.dated({ method: 'GET', path, retry: true, signal, final })
+  getApplicationDated(uuid: string, signal: AbortSignal): Promise<Dated<ApplicationDetail>> {
+    return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
   }
 
   /** `listApplications`, dated. */
-  listApplicationsDated(
-    signal: AbortSignal,
-    { final = false }: ReadKind = {}
-  ): Promise<Dated<ApplicationSummary[]>> {
-    return this.dated({ method: 'GET', path: '/applications', retry: true, signal, final })
+  listApplicationsDated(signal: AbortSignal): Promise<Dated<ApplicationSummary[]>> {
+    return this.dated({ method: 'GET', path: '/applications', retry: true, signal })
   }
 
   updateApplication(
@@ -314,7 +285,7 @@ export class CoolifyClient {
   getDeployment(
     uuid: string,
     signal: AbortSignal,
-    { final = false }: ReadKind = {}
+    { final = false }: { final?: boolean } = {}
   ): Promise<DeploymentDetail> {
     return this.call({
       method: 'GET',
@@ -540,23 +511,13 @@ export class CoolifyClient {
   }
 
   /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
-  getService(
-    uuid: string,
-    signal: AbortSignal,
-    { final = false }: ReadKind = {}
-  ): Promise<Dated<ServiceDetail>> {
-    const path = `/services/${enc(uuid)}`
-    return this.dated({ method: 'GET', path, retry: true, signal, final })
+  getService(uuid: string, signal: AbortSignal): Promise<Dated<ServiceDetail>> {
+    return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal })
   }
 
   /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
-  getDatabase(
-    uuid: string,
-    signal: AbortSignal,
-    { final = false }: ReadKind = {}
-  ): Promise<Dated<DatabaseDetail>> {
-    const path = `/databases/${enc(uuid)}`
-    return this.dated({ method: 'GET', path, retry: true, signal, final })
+  getDatabase(uuid: string, signal: AbortSignal): Promise<Dated<DatabaseDetail>> {
+    return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal })
   }
 
   /** The end of a service part's container log; Coolify refuses it unless the container runs. */
@@ -619,7 +580,7 @@ export class CoolifyClient {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
-        // GETs that poll leave what the window holds back alone.
+        // GETs that poll leave the share of the window kept for others alone.
         await this.gate.ready(call.signal, call.method === 'GET' && !call.final)
         const answer = (await this.send(call)) as Dated<T>
         this.reachability.answered(`${call.method} ${call.path}`)

@@ -48,7 +48,7 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
 const WINDOW_MS = 60_000
-/** Share of every window polling leaves to other tools that use the same token, at the least. */
+/** Share of every window left to other tools that use the same token. */
 const RESERVE_SHARE = 0.2
 /** Past the window's estimated end, a little more for the server's clock and the way there. */
 const RESET_MARGIN_MS = 250
@@ -57,7 +57,7 @@ const BLIND_WAIT_MS = 1000
 
 /** What is left of the current window, as the answers told it. */
 export interface WindowBudget {
-  /** Requests polls may still spend in this window: what is left, less what is held back. */
+  /** Requests reads may still spend in this window: what is left, less the share kept for others. */
   spare: number
   /** Until the window is over and its budget counts anew. */
   endsInMs: number
@@ -69,11 +69,9 @@ export interface WindowBudget {
  * counts until it expires a minute later, a refused one does not. The gate learns the limit and
  * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
  * window; a jump back up means a new one, opened by someone else), charges each request it lets
- * through, and holds a request only when the window has nothing left for it, or after a 429 until
- * its `Retry-After`; never past the end of the window. Polls leave alone what is held back: the
- * requests the reads still to come need to end what is followed (`holdBack`), and a fifth of the
- * window for other tools at the least; reads that can end a following, a trigger, a cancel spend
- * it.
+ * through, and holds a request only when the window has nothing left for it — reads keep a fifth
+ * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
+ * of the window.
  */
 export class RateGate {
   /** The per-minute limit the server last announced. */
@@ -86,22 +84,15 @@ export class RateGate {
   private lowest = Infinity
   private inFlight = 0
   private blockedUntil = 0
-  /** What the followers say the reads still to come need to end what they follow. */
-  private readonly needs = new Set<() => number>()
 
   constructor(
     private readonly now: () => number = Date.now,
     private readonly wait: (ms: number, signal?: AbortSignal) => Promise<void> = sleep
   ) {}
 
-  /** Holds back from polls what `need` says, each time it is asked, as long as the gate lives. */
-  holdBack(need: () => number): void {
-    this.needs.add(need)
-  }
-
   /**
-   * Resolves when a request may go out, and charges it to the window. Polls (`read: true`) leave
-   * the reserve alone; a trigger, a cancel or a read that can end a following may spend it.
+   * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
+   * the reserve alone; a trigger or a cancel may spend it.
    */
   async ready(signal?: AbortSignal, read = false): Promise<void> {
     for (;;) {
@@ -184,15 +175,8 @@ export class RateGate {
     this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS
   }
 
-  /**
-   * What polls leave alone: what the reads still to come need to end what is followed, so that
-   * polling early in a window does not leave the last ends waiting for the next one; never less
-   * than the share kept for other tools.
-   */
   private reserve(): number {
-    let needed = 0
-    for (const need of this.needs) needed += need()
-    return Math.max(Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE), needed)
+    return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE)
   }
 }
 

@@ -1,22 +1,17 @@
-import type { CoolifyClient, ReadKind } from '../coolify/client.js'
+import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { Batch } from './batch.js'
 
-/**
- * A running deployment's row, or `left`: it is no longer among the running ones, so it ended;
- * `last` when none of those read with it is still running either.
- */
-export type RunningRead = { detail: DeploymentDetail } | { left: true; last: boolean }
+/** A running deployment's row, or `left`: it is no longer among the running ones, so it ended. */
+export type RunningRead = { detail: DeploymentDetail } | { left: true }
 
 /**
  * Reads of running deployments, for all rollouts: the reads due at the same turn share one
  * request — a deployment's own read when it is alone, else GET /deployments, every running
  * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
  * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
- * status and last lines. A server without the list, or a token it refuses, is read by uuid. Once
- * the deployments followed may be ending, these reads can end their following: they go as soon as
- * the window has a request left, rather than in the turns of polling.
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid.
  */
 export class DeploymentReads {
   readonly #batch: Batch<string, RunningRead>
@@ -30,12 +25,10 @@ export class DeploymentReads {
     /** How many deployments are followed through these reads now. */
     followed: () => number = () => 1,
     /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0,
-    /** Whether the deployments followed may have ended: one of those followed with them did. */
-    private readonly ending: () => boolean = () => false
+    gatherMs = 0
   ) {
     this.#batch = new Batch({
-      turn: signal => (this.ending() ? Promise.resolve() : turn(signal)),
+      turn,
       read: (uuids, signal) => this.readRunning(uuids, signal),
       expected: followed,
       gatherMs
@@ -73,30 +66,26 @@ export class DeploymentReads {
     uuids: readonly string[],
     signal: AbortSignal
   ): Promise<(uuid: string) => RunningRead> {
-    const kind = { final: this.ending() }
     if (uuids.length === 1) {
-      const detail = await this.client.getDeployment(uuids[0], signal, kind)
+      const detail = await this.client.getDeployment(uuids[0], signal)
       return () => ({ detail })
     }
-    const rows = this.#listed ? await this.list(signal, kind) : undefined
+    const rows = this.#listed ? await this.list(signal) : undefined
     if (!rows) {
       // Each its own read, each in its turn, as the budget allows.
       const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)))
       return uuid => ({ detail: details[uuids.indexOf(uuid)] })
     }
-    const rowOf = (uuid: string): DeploymentDetail | undefined =>
-      rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid)
-    const last = uuids.every(uuid => !rowOf(uuid))
     return uuid => {
-      const detail = rowOf(uuid)
-      return detail ? { detail } : { left: true, last }
+      const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid)
+      return detail ? { detail } : { left: true }
     }
   }
 
   /** The running deployments; undefined when the server refuses the list or has none to give. */
-  private async list(signal: AbortSignal, kind: ReadKind): Promise<DeploymentDetail[] | undefined> {
+  private async list(signal: AbortSignal): Promise<DeploymentDetail[] | undefined> {
     try {
-      const rows = await this.client.runningDeployments(signal, kind)
+      const rows = await this.client.runningDeployments(signal)
       if (rows) return rows
     } catch (error) {
       // A failure that would pass (an outage) fails the read as any other read; the rest says

@@ -35,9 +35,7 @@ const CLOSING_PAUSE_MS = 500
 const CLOSING_QUIET_MS = 1500
 /**
  * A deployment that left the list of running ones ended within the last turn: read a moment later,
- * its closing entry is most often there already, and one read gives the status and the last lines,
- * which spares a request for those still running. The last ones are read at once: nothing else
- * needs the request, and the step waits on them.
+ * its closing entry is most often there already, and one read gives the status and the last lines.
  */
 const LEFT_PAUSE_MS = 1000
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
@@ -60,8 +58,6 @@ export class Follower {
   private readonly pacer: ReadPacer
   private readonly reads: DeploymentReads
   private logsHidden = false
-  /** One of the deployments followed ended: the others, started with it, may end any turn. */
-  private someEnded = false
 
   constructor(
     private readonly client: CoolifyClient,
@@ -75,12 +71,8 @@ export class Follower {
       client,
       signal => this.pacer.turn(signal),
       () => [...this.running].filter(deployment => !this.unlisted.has(deployment)).length,
-      Math.min(GATHER_MS, options.pollIntervalMs),
-      () => this.someEnded
+      Math.min(GATHER_MS, options.pollIntervalMs)
     )
-    // Each deployment followed still needs a read by uuid to end: its final read, or the next
-    // read of its closing lines.
-    client.holdBack(() => this.running.size)
   }
 
   /**
@@ -95,7 +87,6 @@ export class Follower {
       await this.followRunning(deployment, mark, signal)
     } finally {
       this.running.delete(deployment)
-      this.someEnded ||= deployment.ended
     }
   }
 
@@ -243,8 +234,7 @@ export class Follower {
         return
       }
       this.unlisted.add(deployment)
-      this.someEnded = true
-      if (!read.last) await sleep(LEFT_PAUSE_MS, signal)
+      await sleep(LEFT_PAUSE_MS, signal)
       await this.readFinal(deployment, signal)
       return
     }

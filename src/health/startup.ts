@@ -11,10 +11,7 @@ const LOG_LINES = 100
 
 export interface StartupOptions {
   pollIntervalMs: number
-  /**
-   * Waits for the next turn among the step's reads of Coolify, for the containers' logs; a status
-   * read, which can confirm the start, takes none.
-   */
+  /** Waits for the next turn among the step's reads of Coolify. */
   turn: (signal: AbortSignal) => Promise<void>
 }
 
@@ -64,7 +61,7 @@ export async function awaitStartup(
   for (;;) {
     let look: ResourceLook
     try {
-      // A read that can confirm it is up ends its rollout: it takes no turn among the polls.
+      await options.turn(signal)
       look = await readStatus(client, resource, signal)
     } catch (error) {
       // Cut off by the end of the wait, a read says less than the look before it.
@@ -108,7 +105,7 @@ async function readStatus(
   signal: AbortSignal
 ): Promise<ResourceLook> {
   if (resource.kind === 'database') {
-    const { body, date } = await client.getDatabase(resource.appUuid, signal, { final: true })
+    const { body, date } = await client.getDatabase(resource.appUuid, signal)
     const status = statusIn(body?.status, resource)
     return {
       status,
@@ -118,7 +115,7 @@ async function readStatus(
       parts: []
     }
   }
-  const { body, date } = await client.getService(resource.appUuid, signal, { final: true })
+  const { body, date } = await client.getService(resource.appUuid, signal)
   const status = statusIn(body?.status, resource)
   const all = [...arrayOf(body.applications), ...arrayOf(body.databases)]
   const watched = all.filter(part => !part.exclude_from_status)

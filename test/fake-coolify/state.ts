@@ -145,8 +145,6 @@ export interface AppRecord {
   refreshMs: number
   /** See FakeApp.checkedBeforeEndMs. */
   checkedBeforeEndMs?: number
-  /** See FakeApp.statusCheckEveryMs. */
-  statusCheckEveryMs?: number
   runtimeLogs: string[]
   /** Services and databases: the status before any /deploy. */
   status: string
@@ -304,7 +302,6 @@ export class Store {
       runtime: [...(app.runtime ?? [])].sort((a, b) => a.at - b.at),
       refreshMs: app.refreshMs ?? REFRESH_MS,
       checkedBeforeEndMs: app.checkedBeforeEndMs,
-      statusCheckEveryMs: app.statusCheckEveryMs,
       runtimeLogs: app.runtimeLogs ?? [],
       status: app.status ?? 'running:healthy',
       subs: (app.subs ?? [{ name: 'app' }]).map(sub => ({
@@ -661,11 +658,6 @@ export class Store {
    * then, the old container's. Each state that applies after the refresh refreshes it again.
    */
   seen(app: AppRecord, now = this.clock()): { status: string; onlineAt: number } {
-    if (app.statusCheckEveryMs !== undefined) {
-      // The last check of Coolify's own clock: what the container was then, and its time.
-      const checkedAt = Math.floor(now / app.statusCheckEveryMs) * app.statusCheckEveryMs
-      return { status: this.runtime(app, checkedAt).status, onlineAt: checkedAt }
-    }
     const refreshed = this.finished(app, now).find(
       ({ p }) => (p.finishedAt ?? now) + app.refreshMs <= now
     )

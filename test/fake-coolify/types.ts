@@ -121,15 +121,6 @@ export interface FakeApp {
    */
   checkedBeforeEndMs?: number
   /**
-   * 4x: Coolify's status check on its own clock instead: every this many ms, at whole seconds of
-   * the fake's clock (a multiple of it since the epoch), it reads the containers and writes the
-   * status and last_online_at (ServerManagerJob, scheduled in `app/Console/Kernel.php`, dispatches
-   * ServerCheckJob → GetContainersStatus; Sentinel pushes every few seconds). Nothing refreshes
-   * the status in between, a deployment's end included: `refreshMs` and `checkedBeforeEndMs` do
-   * not apply. Unset: the refresh follows each deployment's end (`refreshMs`).
-   */
-  statusCheckEveryMs?: number
-  /**
    * The running container's log, oldest first: GET /applications/{uuid}/logs (and
    * /databases/{uuid}/logs) serves its end.
    */
