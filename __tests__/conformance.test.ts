@@ -117,16 +117,9 @@ describe('checkRequest', () => {
     }
     const routes = Object.getOwnPropertyNames(CoolifyClient.prototype).filter(
       name =>
-        ![
-          'constructor',
-          'retryDelay',
-          'readBudget',
-          'holdBack',
-          'close',
-          'call',
-          'dated',
-          'send'
-        ].includes(name)
+        !['constructor', 'retryDelay', 'readBudget', 'close', 'call', 'dated', 'send'].includes(
+          name
+        )
     )
     expect(Object.keys(calls).sort()).toEqual(routes.sort())
     try {
