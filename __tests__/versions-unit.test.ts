@@ -107,18 +107,27 @@ describe('a pin found before this run pins its own', () => {
   const TOKEN = 'versions-unit-token'
   const THEIRS = 'cccc3333cccc3333cccc3333cccc3333cccc3333'
   const APP_UUID = 'web0app0uuid000000000001'
+  const OTHER_UUID = 'api0app0uuid000000000001'
 
   /**
    * Another run pinned THEIRS and holds it for `heldMs` (its trigger met a full queue, which
    * Coolify asks to try again in 60 s), then puts HEAD back. The watch runs on a clock of its own,
    * moved on by each of its waits.
    */
-  async function watched(heldMs: number): Promise<{ previous: string; notes: string[] }> {
+  async function watched(
+    heldMs: number,
+    queue: 'full' | 'empty' = 'full'
+  ): Promise<{ previous: string; notes: string[] }> {
     const fake = await startFakeCoolify({
       token: TOKEN,
       abilities: ['read', 'write'],
-      apps: [{ uuid: APP_UUID, name: 'web', gitCommitSha: THEIRS }]
+      apps: [
+        { uuid: APP_UUID, name: 'web', gitCommitSha: THEIRS },
+        // A deployment that stays queued: the queue has some waiting.
+        { uuid: OTHER_UUID, name: 'api', scenarios: [{ steps: [{ at: 0, status: 'queued' }] }] }
+      ]
     })
+    if (queue === 'full') fake.push(OTHER_UUID)
     const client = new CoolifyClient({ apiUrl: `${fake.url}/api/v1`, token: TOKEN })
     let now = 0
     const clock = {
@@ -156,5 +165,11 @@ describe('a pin found before this run pins its own', () => {
 
   it("is the application's own when it stays longer than any run holds one", async () => {
     expect((await watched(10 * 60_000)).previous).toBe(THEIRS)
+  })
+
+  it("is the application's own after 10 s when no deployment waits in Coolify's queue", async () => {
+    const { previous, notes } = await watched(11_000, 'empty')
+    expect(previous).toBe(THEIRS)
+    expect(notes).toEqual([expect.stringMatching(/waiting up to 10 s to see whether it stays/)])
   })
 })

@@ -64,9 +64,12 @@ const STARTING_WAIT_MS = 10_000
 const STARTING_POLL_MS = 500
 /**
  * How long a pin found before this run's own is watched: another run's comes off as soon as
- * Coolify queued its deployment, which a full queue puts off by its wait (and the request that
- * follows it); one that stays longer is the application's own.
+ * Coolify queued its deployment, within seconds; one that stays longer is the application's own.
+ * Only a full queue keeps it on longer, by the queue's wait and the request that follows it: so
+ * the longer watch is kept for a Coolify whose list of running deployments has some waiting (or
+ * cannot be read).
  */
+const PIN_WAIT_MS = 10_000
 const FOREIGN_PIN_WAIT_MS = QUEUE_FULL_WAIT_MS + 15_000
 const FOREIGN_PIN_POLL_MS = 1000
 
@@ -229,10 +232,13 @@ export async function standingPin(
 ): Promise<string> {
   let pinned = version.pinned
   if (pinned === 'HEAD') return pinned
+  const running = await client.runningDeployments(signal).catch(() => undefined)
+  const waiting = !running || running.some(row => row?.status === 'queued')
+  const watchMs = waiting ? FOREIGN_PIN_WAIT_MS : PIN_WAIT_MS
   say.note(
-    `${version.name}: pinned to ${pinned} already, maybe by another run; waiting up to ${FOREIGN_PIN_WAIT_MS / 1000} s to see whether it stays`
+    `${version.name}: pinned to ${pinned} already, maybe by another run; waiting up to ${watchMs / 1000} s to see whether it stays`
   )
-  const until = clock.now() + FOREIGN_PIN_WAIT_MS
+  const until = clock.now() + watchMs
   while (clock.now() < until) {
     await clock.sleep(FOREIGN_PIN_POLL_MS, signal)
     const now = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD'
