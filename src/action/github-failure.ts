@@ -82,13 +82,24 @@ export function isRefusal(error: unknown): boolean {
 /** Worth another attempt: GitHub did not answer, or answered that it could not right now. */
 function isTransient(error: unknown): boolean {
   const { status, response } = error as { status?: number; response?: unknown }
-  if (!response) return true
+  if (!response) return !unsendable(error)
   return (
     status === undefined ||
     status >= 500 ||
     status === 429 ||
     (status === 403 && retryAfter(error) !== undefined)
   )
+}
+
+/**
+ * Nothing could be sent, and asking again sends nothing either: no server listens at the API's
+ * address (a wrong `GITHUB_API_URL`), or fetch refuses the address itself (a port it blocks).
+ */
+function unsendable(error: unknown): boolean {
+  const cause = (error as { cause?: unknown }).cause
+  if (!(cause instanceof TypeError)) return false
+  const inner = cause.cause as { code?: string; message?: string } | undefined
+  return inner?.code === 'ECONNREFUSED' || inner?.message === 'bad port'
 }
 
 /** GitHub's `retry-after` (its secondary rate limit), in milliseconds. */
