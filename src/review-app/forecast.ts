@@ -9,10 +9,10 @@ import type { PullRequestEvent } from '../event.js'
 import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import { flattenApplication } from './fields.js'
-import { cloneDestination, SHARED_SERVER_WARNING } from './make.js'
+import { SHARED_SERVER_WARNING } from './make.js'
 import { reviewAppsIn, templateOf } from './names.js'
-import { planReviewApp, reviewAppRepairs, type Write } from './plan.js'
-import { templateFacts } from './setup.js'
+import { reviewAppRepairs, type Write } from './plan.js'
+import { planNew } from './setup.js'
 
 /** Says what the run would do for the review app; throws what the run would refuse. */
 export async function forecastReviewApp(
@@ -40,20 +40,14 @@ export async function forecastReviewApp(
     )
     return
   }
-  const destination = await cloneDestination(client, config, template.uuid, signal)
-  const facts = await templateFacts(client, template, destination !== undefined, signal)
-  const plan = planReviewApp(facts, {
+  const { destination, facts, plan } = await planNew(
+    client,
+    config,
+    template,
+    names,
     branch,
-    domain: config.reviewDomain,
-    env: config.env,
-    pending: names.pending,
-    marker: names.marker
-  })
-  if (plan.refused) {
-    throw new ActionError(
-      `No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`
-    )
-  }
+    signal
+  )
   const made = destination
     ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ", on the template's server" : destination.sharesServer === false ? ', on another server' : ''}`
     : `created from the repository of ${facts.name} (${template.uuid}) in project ${config.reviewPlacement.project ?? '?'}, server ${config.reviewPlacement.server ?? '?'} (Coolify before 4.3 cannot clone)`

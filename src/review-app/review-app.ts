@@ -11,16 +11,10 @@ import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 import { mask, worthMasking } from '../secrets.js'
 import { deadline, linked } from '../signals.js'
-import {
-  cloneDestination,
-  cloneTemplate,
-  createFromRepository,
-  SHARED_SERVER_WARNING
-} from './make.js'
+import { cloneTemplate, createFromRepository, SHARED_SERVER_WARNING } from './make.js'
 import { findReviewApps, namesakesIn, reviewAppsIn, templateOf, type Names } from './names.js'
-import { planReviewApp } from './plan.js'
 import { removeOrSay } from './remove.js'
-import { repairFound, setUp, templateFacts, type Setup } from './setup.js'
+import { planNew, repairFound, setUp, type Setup } from './setup.js'
 
 /** The review app of this run's pull request, made from the template or found again. */
 export interface ReviewApp {
@@ -101,20 +95,14 @@ export async function openReviewApp(
     )
     return reviewApp(ready.uuid, false)
   }
-  const destination = await cloneDestination(client, config, template.uuid, signal)
-  const facts = await templateFacts(client, template, destination !== undefined, signal)
-  const plan = planReviewApp(facts, {
+  const { destination, facts, plan } = await planNew(
+    client,
+    config,
+    template,
+    names,
     branch,
-    domain: config.reviewDomain,
-    env: config.env,
-    pending: names.pending,
-    marker: names.marker
-  })
-  if (plan.refused) {
-    throw new ActionError(
-      `No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`
-    )
-  }
+    signal
+  )
   for (const warning of plan.warnings) say.warn(warning)
   // As the variables of debug logs: "true" or "3000" would star out the whole log.
   for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {

@@ -8,10 +8,13 @@ import { isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationDetail, EnvVariable } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
 import type { Say } from '../host.js'
+import type { Config } from '../inputs.js'
 import { writeVariables } from '../rollout/configure.js'
 import { flattenApplication } from './fields.js'
+import { cloneDestination, type CloneDestination } from './make.js'
 import { findReviewApps, type Names } from './names.js'
 import {
+  planReviewApp,
   reviewAppRepairs,
   tracesOfProduction,
   WEBHOOK_SECRETS,
@@ -47,6 +50,39 @@ export async function repairFound(
   if (fields.length === 0) return
   await client.updateApplication(uuid, changes, signal)
   say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`)
+}
+
+/**
+ * Where a new review app would go and the writes that make it, refused before anything is made as
+ * the run refuses it: what a run does next, and what a dry run says.
+ */
+export async function planNew(
+  client: CoolifyClient,
+  config: Config,
+  template: ApplicationDetail & { uuid: string },
+  names: Names,
+  branch: string,
+  signal: AbortSignal
+): Promise<{
+  destination?: CloneDestination
+  facts: TemplateFacts
+  plan: Exclude<ReviewPlan, { refused: string[] }>
+}> {
+  const destination = await cloneDestination(client, config, template.uuid, signal)
+  const facts = await templateFacts(client, template, destination !== undefined, signal)
+  const plan = planReviewApp(facts, {
+    branch,
+    domain: config.reviewDomain,
+    env: config.env,
+    pending: names.pending,
+    marker: names.marker
+  })
+  if (plan.refused) {
+    throw new ActionError(
+      `No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`
+    )
+  }
+  return { destination, facts, plan }
 }
 
 /**
