@@ -43012,14 +43012,16 @@ async function findStarted(client, appUuid, mark, signal) {
  * (Coolify stores whole seconds) is another's, which a cancel must leave alone.
  */
 async function findStartedRow(client, appUuid, mark, signal) {
-    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark));
+    const joined = (item) => {
+        const created = timeOf(item.created_at);
+        return created !== undefined && created < mark.at - (mark.at % 1000);
+    };
+    // One queued since the trigger is its own only where the API could have queued it: not a push
+    // webhook's, nor one Coolify queued itself (another server's, once a deployment finished).
+    const row = (await history_history(client, appUuid, signal)).find(item => isFrom(item, mark) && (joined(item) || queuedBy(item, mark)));
     if (!row)
         return undefined;
-    const created = timeOf(row.created_at);
-    return {
-        deployment_uuid: row.deployment_uuid,
-        joined: created !== undefined && created < mark.at - (mark.at % 1000)
-    };
+    return { deployment_uuid: row.deployment_uuid, joined: joined(row) };
 }
 /**
  * The deployment a trigger created, for the post step to cancel: a row created after it that

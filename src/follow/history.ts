@@ -41,13 +41,17 @@ export async function findStartedRow(
   mark: TriggerMark,
   signal: AbortSignal
 ): Promise<{ deployment_uuid: string; joined: boolean } | undefined> {
-  const row = (await history(client, appUuid, signal)).find(item => isFrom(item, mark))
-  if (!row) return undefined
-  const created = timeOf(row.created_at)
-  return {
-    deployment_uuid: row.deployment_uuid,
-    joined: created !== undefined && created < mark.at - (mark.at % 1000)
+  const joined = (item: HistoryItem): boolean => {
+    const created = timeOf(item.created_at)
+    return created !== undefined && created < mark.at - (mark.at % 1000)
   }
+  // One queued since the trigger is its own only where the API could have queued it: not a push
+  // webhook's, nor one Coolify queued itself (another server's, once a deployment finished).
+  const row = (await history(client, appUuid, signal)).find(
+    item => isFrom(item, mark) && (joined(item) || queuedBy(item, mark))
+  )
+  if (!row) return undefined
+  return { deployment_uuid: row.deployment_uuid, joined: joined(row) }
 }
 
 /** What the history shows of a trigger whose answer never came. */
