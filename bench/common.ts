@@ -65,7 +65,7 @@ export const ROOMY_QUEUE = 50
 
 export function fake(
   apps: FakeApp[],
-  options: { rateLimit?: number; queueLimit?: number } = {}
+  options: { rateLimit?: number; queueLimit?: number; statusCheckEveryMs?: number } = {}
 ): Promise<FakeCoolify> {
   return startFakeCoolify({ token: TOKEN, apps, ...options })
 }

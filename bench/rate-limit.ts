@@ -1,7 +1,9 @@
 /**
  * Many apps under a rate limit: 30 applications deployed in one step, each deployment ending
  * 4–10 s after the trigger, at 60 requests a minute and at Coolify's default (200), with Coolify
- * 4.3.11's closing entry and without it (an older server). How long after
+ * 4.3.11's closing entry and without it (an older server), with statuses that refresh a second
+ * after each end and with statuses that refresh only when Coolify's status check runs, on its own
+ * clock. How long after
  * the last deployment ended the step ends, how many requests it sends and how many Coolify refuses,
  * and whether the log survives the sharing.
  */
@@ -41,17 +43,41 @@ const DEFAULT_LIMIT = 200
 const MAX_AFTER_END_MS: Record<number, number> = { [LOW_LIMIT]: 10_000, [DEFAULT_LIMIT]: 4000 }
 const MAX_REQUESTS = 50
 const KILL_AFTER_MS = 300_000
+/**
+ * Coolify's status check, on its own clock: an application's status and last_online_at move only
+ * when it runs, so the read that says a finished app is up must come after the next one.
+ */
+const STATUS_CHECK_EVERY_MS = 2000
 
 interface Measured {
   limit: number
   /** Whether Coolify writes its closing entry (4.3.11), or nothing after the final status. */
   closing: boolean
+  /** Statuses refresh at Coolify's status check every this many ms; undefined: a second after the end. */
+  checkEveryMs?: number
   result: RunResult
   afterLastEndMs: number
   requests: number
   reads: number
   refused: number
   once: { ok: boolean; detail: string }
+  /** Every request, with its time from the step's start, and where the last deployment ended. */
+  timeline: string
+}
+
+/** The requests in order, each with its time after the step's start: `0.15 s POST /deploy`. */
+function timeline(server: FakeCoolify, startedAt: number, lastEnd: number): string {
+  const at = (ms: number): string => `${seconds(ms - startedAt)} s`
+  const entries = server.requests.map(r => ({
+    at: r.at,
+    text: `${at(r.at)} ${r.method} ${r.path.replace(/^\/api\/v1/, '')}${r.status === 429 ? ' (429)' : ''}`
+  }))
+  if (Number.isFinite(lastEnd))
+    entries.push({ at: lastEnd, text: `${at(lastEnd)} last deployment ended` })
+  return entries
+    .sort((a, b) => a.at - b.at)
+    .map(entry => entry.text)
+    .join('; ')
 }
 
 /**
@@ -75,12 +101,17 @@ function builds(closing = true) {
   })
 }
 
-async function measure(limit: number, delayMs: number, closing: boolean): Promise<Measured> {
+async function measure(
+  limit: number,
+  delayMs: number,
+  closing: boolean,
+  checkEveryMs?: number
+): Promise<Measured> {
   await sleep(delayMs)
   const apps = builds(closing)
   const server: FakeCoolify = await fake(
     apps.map(a => app(a.name, a.build)),
-    { rateLimit: limit, queueLimit: ROOMY_QUEUE }
+    { rateLimit: limit, queueLimit: ROOMY_QUEUE, statusCheckEveryMs: checkEveryMs }
   )
   const result = await runStep(
     server,
@@ -95,6 +126,8 @@ async function measure(limit: number, delayMs: number, closing: boolean): Promis
   return {
     limit,
     closing,
+    checkEveryMs,
+    timeline: timeline(server, result.startedAt, lastEnd),
     result,
     afterLastEndMs: result.exitedAt - lastEnd,
     requests: server.requests.length,
@@ -107,8 +140,15 @@ async function measure(limit: number, delayMs: number, closing: boolean): Promis
   }
 }
 
+function labelOf(m: Measured): string {
+  const refresh = m.checkEveryMs
+    ? `, statuses refreshed by a status check every ${seconds(m.checkEveryMs)} s`
+    : ''
+  return `${APPS} apps in one step, rate limit ${m.limit}/minute${m.closing ? '' : ', without the closing entry'}${refresh}`
+}
+
 function rowsOf(m: Measured): Row[] {
-  const label = `${APPS} apps in one step, rate limit ${m.limit}/minute${m.closing ? '' : ', without the closing entry'}`
+  const label = labelOf(m)
   const afterEnd = Number.isNaN(m.afterLastEndMs)
     ? 'not every deployment ended'
     : seconds(m.afterLastEndMs)
@@ -179,10 +219,20 @@ function rowsOf(m: Measured): Row[] {
 export async function manyAppsLimited(): Promise<Part> {
   log(`${APPS} apps in one step at ${LOW_LIMIT} and at ${DEFAULT_LIMIT} requests a minute`)
   // Each against a fake of its own, two at once: only times and requests are measured.
-  const runs = [
-    ...(await Promise.all([measure(LOW_LIMIT, 0, true), measure(DEFAULT_LIMIT, 200, true)])),
-    ...(await Promise.all([measure(LOW_LIMIT, 0, false), measure(DEFAULT_LIMIT, 200, false)]))
-  ]
+  const runs: Measured[] = []
+  for (const checkEveryMs of [undefined, STATUS_CHECK_EVERY_MS]) {
+    for (const closing of [true, false]) {
+      runs.push(
+        ...(await Promise.all([
+          measure(LOW_LIMIT, 0, closing, checkEveryMs),
+          measure(DEFAULT_LIMIT, 200, closing, checkEveryMs)
+        ]))
+      )
+    }
+  }
+  const slowest = runs
+    .filter(m => m.closing)
+    .reduce((a, b) => (b.afterLastEndMs > a.afterLastEndMs ? b : a))
   const visible = builds().map(a => a.build.visible.length)
   const notes = [
     `- ${APPS} apps in one step (\`app-uuid\` with ${APPS} uuids): deployments that turn \`finished\``,
@@ -194,12 +244,16 @@ export async function manyAppsLimited(): Promise<Part> {
     '  has no rate-limit handling.',
     '- The same again without the closing entry (an older server): the step knows a log has ended',
     '  only once it stayed quiet for 1.5 s after the final status. Reported, 429 and lines held.',
+    `- All of it again with statuses that Coolify refreshes only when its status check runs, every`,
+    `  ${seconds(STATUS_CHECK_EVERY_MS)} s on its own clock (to the second): the read that says a finished app is up must come after`,
+    '  the next check; the targets are the same.',
     ...runs.map(
       m =>
-        `- … at ${m.limit}/minute${m.closing ? '' : ', without the closing entry'}: wall time ${seconds(m.result.exitedAt - m.result.startedAt)} s, exit code ` +
+        `- ${labelOf(m)}: wall time ${seconds(m.result.exitedAt - m.result.startedAt)} s, exit code ` +
         `${m.result.code ?? m.result.signal}, \`status\` ${m.result.outputs.status || '(none)'}, ` +
         `${fixed(m.requests / ((m.result.exitedAt - m.result.startedAt) / 60_000))} requests a minute.`
-    )
+    ),
+    `- The slowest run with the closing entry (${labelOf(slowest)}), request by request: ${slowest.timeline}.`
   ]
   return { rows: runs.flatMap(rowsOf), notes }
 }

@@ -40,7 +40,12 @@ export { CLONE_ALLOWED } from './clone.js'
 export { DEFAULT_DESTINATION } from './state.js'
 
 export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeCoolify> {
-  const store = new Store(options.flavor ?? '4x', options.clock, options.queueLimit)
+  const store = new Store(
+    options.flavor ?? '4x',
+    options.clock,
+    options.queueLimit,
+    options.statusCheckEveryMs
+  )
   store.sharedVariables = { ...options.sharedVariables }
   const faults = new Faults()
   const requests: RecordedRequest[] = []

@@ -249,7 +249,9 @@ export class Store {
     /** The fake's clock: scenarios and timelines are read from it. */
     readonly clock: () => number = Date.now,
     /** See FakeOptions.queueLimit. */
-    readonly queueLimit = 25
+    readonly queueLimit = 25,
+    /** See FakeOptions.statusCheckEveryMs. */
+    private readonly statusCheckEveryMs?: number
   ) {
     this.bootedAt = clock()
     this.environment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT)
@@ -659,7 +661,7 @@ export class Store {
    */
   seen(app: AppRecord, now = this.clock()): { status: string; onlineAt: number } {
     const refreshed = this.finished(app, now).find(
-      ({ p }) => (p.finishedAt ?? now) + app.refreshMs <= now
+      ({ p }) => this.checkAt((p.finishedAt ?? now) + app.refreshMs) <= now
     )
     if (!refreshed) {
       const status = (app.idle ?? HEALTHY).status
@@ -670,10 +672,20 @@ export class Store {
       return { status, onlineAt: this.bootedAt - SEEN_BEFORE_MS }
     }
     const finishedAt = refreshed.p.finishedAt ?? now
-    const refreshAt = finishedAt + app.refreshMs
-    const state = app.runtime.filter(s => finishedAt + s.at <= now).pop()
+    const refreshAt = this.checkAt(finishedAt + app.refreshMs)
+    const state = app.runtime.filter(s => this.checkAt(finishedAt + s.at) <= now).pop()
     if (!state) return { status: HEALTHY.status, onlineAt: refreshAt }
-    return { status: state.status, onlineAt: Math.max(refreshAt, finishedAt + state.at) }
+    return {
+      status: state.status,
+      onlineAt: Math.max(refreshAt, this.checkAt(finishedAt + state.at))
+    }
+  }
+
+  /** When a change at `at` is first seen: at once, or at the status check that follows it. */
+  private checkAt(at: number): number {
+    const every = this.statusCheckEveryMs
+    if (!every) return at
+    return this.bootedAt + Math.ceil((at - this.bootedAt) / every) * every
   }
 
   view(app: AppRecord, now = this.clock()): FakeAppState {

@@ -304,6 +304,13 @@ export interface FakeOptions {
    */
   queueLimit?: number
   /**
+   * 4x: applications' statuses refresh only when Coolify's status check runs, every this many ms
+   * from the fake's start (the scheduled check, or Sentinel's push): a deployment's end is seen at
+   * the first check `refreshMs` after it, and last_online_at moves only then. Unset: each refresh
+   * comes `refreshMs` after the end, whenever that is.
+   */
+  statusCheckEveryMs?: number
+  /**
    * The shared variables a value can refer to, `{{environment.KEY}}` and the like, by their
    * reference without braces (`'environment.STRIPE_KEY'`). Every application here, clones
    * included, sits in one environment, so a reference resolves alike in all of them.
