@@ -5,6 +5,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { actionHost } from '../src/action/host.js'
 import { CoolifyClient } from '../src/coolify/client.js'
+import { RateGate } from '../src/coolify/pacing.js'
+import { ReadPacer } from '../src/follow/pacer.js'
 import { sayThrough, setHost } from '../src/host.js'
 import { ApplicationReads } from '../src/follow/application-reads.js'
 import { Deployment } from '../src/model/deployment.js'
@@ -143,5 +145,44 @@ describe('reads of the applications', () => {
     await Promise.all([first, reads.status(apps[1].uuid, signal)])
 
     expect(applicationReads().map(request => request.path)).toEqual(['/api/v1/applications'])
+  })
+
+  it('confirm that a finished deployment is up with what polls hold back, without waiting', async () => {
+    const app = appNamed('api')
+    fake = await startFakeCoolify({ token: TOKEN, rateLimit: 10, apps: [app] })
+    // The client's budget on a clock the test moves: a turn that waits moves it.
+    let now = 1_000_000
+    const gate = new RateGate(
+      () => now,
+      async ms => {
+        now += ms
+      }
+    )
+    client = new CoolifyClient({ apiUrl: `${fake.url}/api/v1`, token: TOKEN, gate })
+    const pacer = new ReadPacer(
+      () => client!.readBudget(),
+      () => 1 / 3000,
+      () => now
+    )
+    const signal = new AbortController().signal
+    const reads = new ApplicationReads(
+      client,
+      async (_signal, final) => {
+        now += pacer.take(final)
+      },
+      signal,
+      () => 1
+    )
+    // Polls spend the window down to what it holds back: 2 of 10.
+    for (let i = 0; i < 8; i++) await client.listApplicationsDated(signal)
+    expect(client.readBudget()).toMatchObject({ spare: 0, held: 2 })
+
+    const before = now
+    expect((await reads.status(app.uuid, signal)).status).toBe('running:healthy')
+    expect(now).toBe(before)
+    // A read for a name alone is a poll: it waits for the next window.
+    await reads.read(app.uuid, signal)
+    expect(now - before).toBeGreaterThanOrEqual(60_000)
+    expect(fake.requests.filter(request => request.status === 429)).toEqual([])
   })
 })

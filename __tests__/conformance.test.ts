@@ -67,6 +67,7 @@ describe('checkRequest', () => {
         client.deploy({ uuids: ['web'], force: true, pr: 7, dockerTag: 'pr-7' }, signal),
       listDeployments: () => client.listDeployments('web', 10, signal),
       getDeployment: () => client.getDeployment('abc', signal),
+      getDeploymentDated: () => client.getDeploymentDated('abc', signal),
       cancelDeployment: () => client.cancelDeployment('abc', signal),
       deletePreview: () => client.deletePreview('web', 7, signal),
       getApplicationLogs: () => client.getApplicationLogs('web', 100, signal),
@@ -117,9 +118,16 @@ describe('checkRequest', () => {
     }
     const routes = Object.getOwnPropertyNames(CoolifyClient.prototype).filter(
       name =>
-        !['constructor', 'retryDelay', 'readBudget', 'close', 'call', 'dated', 'send'].includes(
-          name
-        )
+        ![
+          'constructor',
+          'retryDelay',
+          'readBudget',
+          'holdBack',
+          'close',
+          'call',
+          'dated',
+          'send'
+        ].includes(name)
     )
     expect(Object.keys(calls).sort()).toEqual(routes.sort())
     try {

@@ -133,6 +133,35 @@ describe('several applications in one step', () => {
     }
   })
 
+  it('reads a log without a closing entry again only once Coolify’s clock says it went quiet', async () => {
+    const { apps, visible } = plan(
+      [600, 1500, 900].map((durationMs, i) => ({ name: `old${i}`, durationMs }))
+    )
+    // An older server: a last line 0.5 s after the final status, and no closing entry.
+    for (const app of apps) {
+      const { steps } = app.scenarios![0]
+      const late = 'Deployment configuration written'
+      steps.push({ at: steps[steps.length - 1].at! + 500, lines: [{ output: late, batch: 9 }] })
+      visible.get(app.name)!.push(late)
+    }
+    const server = await start({ apps })
+    const result = await run(server, { 'app-uuid': apps.map(app => app.uuid).join(',') })
+
+    expect(result.code).toBe(0)
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    // From its end: a read for the final status, one for the late line if it was not there yet,
+    // and one that finds the log quiet — not one every half second until it has been for 1.5 s.
+    for (const deployment of server.deployments()) {
+      const reads = server.requests.filter(
+        request =>
+          request.path === `/api/v1/deployments/${deployment.uuid}` &&
+          request.at >= deployment.finishedAt!
+      )
+      expect(reads.length).toBeGreaterThanOrEqual(1)
+      expect(reads.length).toBeLessThanOrEqual(3)
+    }
+  })
+
   it('reads each by uuid on a server that has no list of the running deployments', async () => {
     const { apps, visible } = plan(
       [600, 900].map((durationMs, i) => ({ name: `old${i}`, durationMs }))

@@ -67,10 +67,10 @@ function coolify(limit: number) {
     wait: (ms: number) => (now += ms),
     gate,
     refused,
-    /** A read in its turn, through the gate: when it went out. */
-    async read(): Promise<number> {
-      now += pacer.take()
-      await gate.ready(undefined, true)
+    /** A read in its turn, through the gate: when it went out. `final`: it can end a following. */
+    async read(final = false): Promise<number> {
+      now += pacer.take(final)
+      await gate.ready(undefined, !final)
       const at = now
       const { limit: max, remaining, retryAfterMs } = answer()
       gate.observe(max, remaining, retryAfterMs)
@@ -90,7 +90,7 @@ describe('RateGate and ReadPacer, against Coolify’s fixed window', () => {
     await server.read()
     expect(server.gate.limitPerMinute).toBe(60)
     // 59 left, 12 of them kept for other tools; the window ends a minute after it opened.
-    expect(server.gate.budget()).toEqual({ spare: 47, endsInMs: 60_250 })
+    expect(server.gate.budget()).toEqual({ spare: 47, held: 12, endsInMs: 60_250 })
   })
 
   it('reads all that is due at once while the window affords it', async () => {
@@ -161,7 +161,7 @@ describe('RateGate and ReadPacer, against Coolify’s fixed window', () => {
     for (let i = 0; i < 5; i++) server.other()
     server.wait(1000)
     await server.read()
-    expect(server.gate.budget()).toEqual({ spare: 42, endsInMs: 60_250 })
+    expect(server.gate.budget()).toEqual({ spare: 42, held: 12, endsInMs: 60_250 })
   })
 })
 
@@ -181,5 +181,36 @@ describe('RateGate', () => {
     const started = Date.now()
     await Promise.all([gate.ready(), gate.ready()])
     expect(Date.now() - started).toBeGreaterThanOrEqual(145)
+  })
+})
+
+describe('what polls hold back', () => {
+  it('is a fifth of the window at the least, what the reads to come need, half at the most', async () => {
+    const server = coolify(60)
+    let need = 0
+    server.gate.holdBack(() => need)
+    await server.read()
+    expect(server.gate.budget()).toMatchObject({ spare: 47, held: 12 })
+    need = 33
+    expect(server.gate.budget()).toMatchObject({ spare: 29, held: 30 })
+    need = 20
+    expect(server.gate.budget()).toMatchObject({ spare: 39, held: 20 })
+  })
+
+  it('is spent at once by a read that can end a following, never past the window', async () => {
+    const server = coolify(60)
+    server.gate.holdBack(() => 20)
+    const polls: number[] = []
+    for (let i = 0; i < 40; i++) polls.push(await server.read())
+    expect(server.gate.budget()).toMatchObject({ spare: 0, held: 20 })
+    const spentAt = server.now()
+
+    // The last deployments' final reads go in this window, without waiting for the next one.
+    const finals: number[] = []
+    for (let i = 0; i < 20; i++) finals.push(await server.read(true))
+    expect(Math.max(...finals) - spentAt).toBeLessThan(60_000)
+    // A poll now waits for the window's end, and so does a final read once nothing is left.
+    expect(await server.read()).toBeGreaterThanOrEqual(polls[0] + 60_000)
+    expect(server.refused).toEqual([])
   })
 })

@@ -64,6 +64,8 @@ export interface ClientOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
   /** The clock outages are timed by; tests hand in their own. */
   now?: () => number
+  /** The rate limit as this client counts it; tests hand in one on their own clock. */
+  gate?: RateGate
 }
 
 interface Call {
@@ -78,12 +80,18 @@ interface Call {
   /** The step's deadline and cancellation: every request carries them. */
   signal: AbortSignal
   /**
-   * A read that ends a deployment's following (its final status and last lines): like a trigger,
-   * it may spend the share of the window kept for other tools, which is for polling.
+   * A read whose answer can end a resource's following (a deployment's final status and last
+   * lines, the list that shows it left the running ones, the status that confirms it is up): like
+   * a trigger, it may spend what the window holds back from polls.
    */
   final?: boolean
   /** The answer is plain text, not JSON (GET /version). */
   plain?: boolean
+}
+
+/** How a read counts against the rate limit: `final` when its answer can end a following. */
+export interface ReadKind {
+  final?: boolean
 }
 
 const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
@@ -93,7 +101,7 @@ const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
  * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
  */
 export class CoolifyClient {
-  private readonly gate = new RateGate()
+  private readonly gate: RateGate
   /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
   private readonly closing = new AbortController()
   /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
@@ -106,6 +114,7 @@ export class CoolifyClient {
   readonly proxy: Proxy | undefined
 
   constructor(private readonly options: ClientOptions) {
+    this.gate = options.gate ?? new RateGate()
     this.http = new HttpAgent(
       new URL(options.apiUrl),
       {
@@ -147,6 +156,14 @@ export class CoolifyClient {
     return this.gate.budget()
   }
 
+  /**
+   * Holds back from polls, in every window, what `need` says the reads still to come will take to
+   * end what is followed; the reads that end it spend it.
+   */
+  holdBack(need: () => number): void {
+    this.gate.holdBack(need)
+  }
+
   /** GET /version: Coolify's version, as plain text ("4.3.11"). */
   version(signal: AbortSignal): Promise<string> {
     return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal })
@@ -185,12 +202,16 @@ export class CoolifyClient {
    * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
    * by the query's order: its values are the rows.
    */
-  async runningDeployments(signal: AbortSignal): Promise<DeploymentDetail[] | undefined> {
+  async runningDeployments(
+    signal: AbortSignal,
+    { final = false }: ReadKind = {}
+  ): Promise<DeploymentDetail[] | undefined> {
     const rows = await this.call<unknown>({
       method: 'GET',
       path: '/deployments',
       retry: true,
-      signal
+      signal,
+      final
     })
     if (Array.isArray(rows)) return rows as DeploymentDetail[]
     if (rows && typeof rows === 'object') return Object.values(rows) as DeploymentDetail[]
@@ -208,13 +229,21 @@ export class CoolifyClient {
   }
 
   /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
-  getApplicationDated(uuid: string, signal: AbortSignal): Promise<Dated<ApplicationDetail>> {
-    return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal })
+  getApplicationDated(
+    uuid: string,
+    signal: AbortSignal,
+    { final = false }: ReadKind = {}
+  ): Promise<Dated<ApplicationDetail>> {
+    const path = `/applications/${enc(uuid)}`
+    return this.dated({ method: 'GET', path, retry: true, signal, final })
   }
 
   /** `listApplications`, dated. */
-  listApplicationsDated(signal: AbortSignal): Promise<Dated<ApplicationSummary[]>> {
-    return this.dated({ method: 'GET', path: '/applications', retry: true, signal })
+  listApplicationsDated(
+    signal: AbortSignal,
+    { final = false }: ReadKind = {}
+  ): Promise<Dated<ApplicationSummary[]>> {
+    return this.dated({ method: 'GET', path: '/applications', retry: true, signal, final })
   }
 
   updateApplication(
@@ -285,7 +314,7 @@ export class CoolifyClient {
   getDeployment(
     uuid: string,
     signal: AbortSignal,
-    { final = false }: { final?: boolean } = {}
+    { final = false }: ReadKind = {}
   ): Promise<DeploymentDetail> {
     return this.call({
       method: 'GET',
@@ -294,6 +323,16 @@ export class CoolifyClient {
       signal,
       final
     })
+  }
+
+  /** `getDeployment`, dated: its `updated_at` (the last log entry's write) is on Coolify's clock. */
+  getDeploymentDated(
+    uuid: string,
+    signal: AbortSignal,
+    { final = false }: ReadKind = {}
+  ): Promise<Dated<DeploymentDetail>> {
+    const path = `/deployments/${enc(uuid)}`
+    return this.dated({ method: 'GET', path, retry: true, signal, final })
   }
 
   /**
@@ -511,13 +550,23 @@ export class CoolifyClient {
   }
 
   /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
-  getService(uuid: string, signal: AbortSignal): Promise<Dated<ServiceDetail>> {
-    return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal })
+  getService(
+    uuid: string,
+    signal: AbortSignal,
+    { final = false }: ReadKind = {}
+  ): Promise<Dated<ServiceDetail>> {
+    const path = `/services/${enc(uuid)}`
+    return this.dated({ method: 'GET', path, retry: true, signal, final })
   }
 
   /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
-  getDatabase(uuid: string, signal: AbortSignal): Promise<Dated<DatabaseDetail>> {
-    return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal })
+  getDatabase(
+    uuid: string,
+    signal: AbortSignal,
+    { final = false }: ReadKind = {}
+  ): Promise<Dated<DatabaseDetail>> {
+    const path = `/databases/${enc(uuid)}`
+    return this.dated({ method: 'GET', path, retry: true, signal, final })
   }
 
   /** The end of a service part's container log; Coolify refuses it unless the container runs. */
@@ -580,7 +629,7 @@ export class CoolifyClient {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
-        // GETs that poll leave the share of the window kept for others alone.
+        // GETs that poll leave what the window holds back alone.
         await this.gate.ready(call.signal, call.method === 'GET' && !call.final)
         const answer = (await this.send(call)) as Dated<T>
         this.reachability.answered(`${call.method} ${call.path}`)

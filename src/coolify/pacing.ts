@@ -48,8 +48,13 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
 const WINDOW_MS = 60_000
-/** Share of every window left to other tools that use the same token. */
+/** Share of every window polls leave to other tools that use the same token, at the least. */
 const RESERVE_SHARE = 0.2
+/**
+ * Share of every window polls leave, at the most, however much the reads still to come need: the
+ * polls that find what has ended must go on too.
+ */
+const MOST_HELD_SHARE = 0.5
 /** Past the window's estimated end, a little more for the server's clock and the way there. */
 const RESET_MARGIN_MS = 250
 /** How long to wait after a refusal that names no `Retry-After`. */
@@ -57,8 +62,10 @@ const BLIND_WAIT_MS = 1000
 
 /** What is left of the current window, as the answers told it. */
 export interface WindowBudget {
-  /** Requests reads may still spend in this window: what is left, less the share kept for others. */
+  /** Requests polls may still spend in this window: what is left, less what is held back. */
   spare: number
+  /** What polls leave alone in this window and reads that can end a following may spend. */
+  held: number
   /** Until the window is over and its budget counts anew. */
   endsInMs: number
 }
@@ -69,9 +76,11 @@ export interface WindowBudget {
  * counts until it expires a minute later, a refused one does not. The gate learns the limit and
  * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
  * window; a jump back up means a new one, opened by someone else), charges each request it lets
- * through, and holds a request only when the window has nothing left for it — reads keep a fifth
- * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
- * of the window.
+ * through, and holds a request only when the window has nothing left for it, or after a 429 until
+ * its `Retry-After`; never past the end of the window. Polls leave part of every window alone: what
+ * the reads still to come need to end what is followed (`holdBack`), a fifth of the window at the
+ * least (for other tools on the same token), half at the most. A read whose answer can end a
+ * following, a trigger and a cancel may spend it.
  */
 export class RateGate {
   /** The per-minute limit the server last announced. */
@@ -84,15 +93,22 @@ export class RateGate {
   private lowest = Infinity
   private inFlight = 0
   private blockedUntil = 0
+  /** What the followers say their reads still to come need, each asked anew every time. */
+  private readonly needs = new Set<() => number>()
 
   constructor(
     private readonly now: () => number = Date.now,
     private readonly wait: (ms: number, signal?: AbortSignal) => Promise<void> = sleep
   ) {}
 
+  /** Holds back from polls what `need` says, asked anew each time, from now on. */
+  holdBack(need: () => number): void {
+    this.needs.add(need)
+  }
+
   /**
-   * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
-   * the reserve alone; a trigger or a cancel may spend it.
+   * Resolves when a request may go out, and charges it to the window. Polls (`read: true`) leave
+   * what is held back alone; a trigger, a cancel or a read that can end a following may spend it.
    */
   async ready(signal?: AbortSignal, read = false): Promise<void> {
     for (;;) {
@@ -158,8 +174,10 @@ export class RateGate {
     const now = this.now()
     this.expire(now)
     if (this.left === undefined) return undefined
+    const held = this.reserve()
     return {
-      spare: Math.max(0, this.left - this.reserve()),
+      spare: Math.max(0, this.left - held),
+      held: Math.min(held, Math.max(0, this.left)),
       endsInMs: Math.max(0, Math.max(this.windowEnd, this.blockedUntil) - now)
     }
   }
@@ -175,8 +193,16 @@ export class RateGate {
     this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS
   }
 
+  /**
+   * What polls leave alone: what the reads still to come need to end what is followed, so that
+   * polls early in a window do not leave the last ends waiting for the next one.
+   */
   private reserve(): number {
-    return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE)
+    const limit = this.limitPerMinute ?? 0
+    let needed = 0
+    for (const need of this.needs) needed += need()
+    const most = Math.floor(limit * MOST_HELD_SHARE)
+    return Math.max(Math.ceil(limit * RESERVE_SHARE), Math.min(needed, most))
   }
 }
 

@@ -172,6 +172,8 @@ export interface DeploymentDetail {
   deployment_url?: string | null
   created_at?: string
   finished_at?: string | null
+  /** Moves with every log entry written (Coolify saves the row each time), to the second. */
+  updated_at?: string
   /** 4.x: set on the rows of Docker-image previews only. */
   docker_registry_image_tag?: string | null
   /** Absent without the `read:sensitive` ability; a JSON array in a string (4.x) or plain text. */

@@ -1,9 +1,15 @@
 import { listOf, timeOf } from '../coolify/answers.js'
-import type { CoolifyClient } from '../coolify/client.js'
+import type { CoolifyClient, ReadKind } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import type { ApplicationSummary } from '../coolify/types.js'
 import type { Look } from '../health/readiness.js'
 import { Batch } from './batch.js'
+
+/**
+ * The status reads the health checks ahead may still need, whatever their number: one read serves
+ * every check due at its turn, and one more when Coolify had not refreshed the status yet.
+ */
+const STATUS_READS_HELD = 2
 
 /** One read of an application in Coolify. */
 export interface AppRead {
@@ -17,15 +23,19 @@ export interface AppRead {
  * health checks. The reads due at the same turn, whatever they are for, share one request — of
  * the application alone, or the list when several wait — so thirty applications finishing
  * together cost one request, not thirty. The read goes on under the step's signal while anyone
- * waits for it: a reader whose own time ran out stops waiting, the others do not.
+ * waits for it: a reader whose own time ran out stops waiting, the others do not. A status read
+ * confirms that a finished deployment's application is up, which ends its rollout: it may spend
+ * what the window holds back from polls, and the window holds back what the checks ahead need.
  */
 export class ApplicationReads {
   readonly #batch: Batch<string, AppRead>
+  /** Status reads waiting: while any does, the next read can end a rollout. */
+  #confirming = 0
 
   constructor(
     private readonly client: CoolifyClient,
-    /** Waits for the next turn among the step's reads of Coolify. */
-    turn: (signal: AbortSignal) => Promise<void>,
+    /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
+    turn: (signal: AbortSignal, final: boolean) => Promise<void>,
     /** The step's signal: the shared reads are made under it. */
     private readonly signal: AbortSignal,
     /** How many applications may still be read: their health checks are under way or ahead. */
@@ -33,8 +43,9 @@ export class ApplicationReads {
     /** Longest a turn waits for the others to be due too. */
     gatherMs = 0
   ) {
+    client.holdBack(() => Math.min(expected(), STATUS_READS_HELD))
     this.#batch = new Batch({
-      turn,
+      turn: signal => turn(signal, this.#confirming > 0),
       read: (uuids, signal) => this.readApps(uuids, signal),
       expected,
       gatherMs,
@@ -49,7 +60,14 @@ export class ApplicationReads {
 
   /** The application's status, with when Coolify refreshed it. */
   async status(appUuid: string, signal: AbortSignal): Promise<Look> {
-    const { app, answeredAt } = await this.read(appUuid, signal)
+    this.#confirming++
+    let read: AppRead
+    try {
+      read = await this.read(appUuid, signal)
+    } finally {
+      this.#confirming--
+    }
+    const { app, answeredAt } = read
     return {
       status: typeof app.status === 'string' ? app.status : undefined,
       refreshedAt: timeOf(app.last_online_at),
@@ -62,7 +80,8 @@ export class ApplicationReads {
     uuids: readonly string[],
     signal: AbortSignal
   ): Promise<(uuid: string) => AppRead> {
-    const { apps, date } = await readDated(this.client, uuids, signal)
+    const kind = { final: this.#confirming > 0 }
+    const { apps, date } = await readDated(this.client, uuids, signal, kind)
     return uuid => {
       const app =
         apps.find(item => item?.uuid === uuid) ?? (uuids.length === 1 ? apps[0] : undefined)
@@ -76,13 +95,14 @@ export class ApplicationReads {
 async function readDated(
   client: CoolifyClient,
   uuids: readonly string[],
-  signal: AbortSignal
+  signal: AbortSignal,
+  kind: ReadKind
 ): Promise<{ apps: Array<ApplicationSummary | undefined>; date?: number }> {
   if (uuids.length === 1) {
-    const { body, date } = await client.getApplicationDated(uuids[0], signal)
+    const { body, date } = await client.getApplicationDated(uuids[0], signal, kind)
     return { apps: [body], date }
   }
-  const { body, date } = await client.listApplicationsDated(signal)
+  const { body, date } = await client.listApplicationsDated(signal, kind)
   return { apps: listOf(body), date }
 }
 

@@ -1,17 +1,22 @@
-import type { CoolifyClient } from '../coolify/client.js'
+import type { CoolifyClient, ReadKind } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
-import type { DeploymentDetail } from '../coolify/types.js'
+import type { Dated, DeploymentDetail } from '../coolify/types.js'
 import { Batch } from './batch.js'
 
-/** A running deployment's row, or `left`: it is no longer among the running ones, so it ended. */
-export type RunningRead = { detail: DeploymentDetail } | { left: true }
+/**
+ * A running deployment's row (with when Coolify answered, read alone), or `left`: it is no longer
+ * among the running ones, so it ended.
+ */
+export type RunningRead = { detail: DeploymentDetail; answeredAt?: number } | { left: true }
 
 /**
  * Reads of running deployments, for all rollouts: the reads due at the same turn share one
  * request — a deployment's own read when it is alone, else GET /deployments, every running
  * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
  * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
- * status and last lines. A server without the list, or a token it refuses, is read by uuid.
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid. Once
+ * one of the deployments followed ended, the others may be ending too: from then on these reads can
+ * end a following, and may spend what the window holds back from polls.
  */
 export class DeploymentReads {
   readonly #batch: Batch<string, RunningRead>
@@ -20,15 +25,17 @@ export class DeploymentReads {
 
   constructor(
     private readonly client: CoolifyClient,
-    /** Waits for the next turn among the step's reads of Coolify. */
-    private readonly turn: (signal: AbortSignal) => Promise<void>,
+    /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
+    private readonly turn: (signal: AbortSignal, final: boolean) => Promise<void>,
     /** How many deployments are followed through these reads now. */
     followed: () => number = () => 1,
     /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0
+    gatherMs = 0,
+    /** Whether the deployments followed may be ending: one followed with them ended. */
+    private readonly ending: () => boolean = () => false
   ) {
     this.#batch = new Batch({
-      turn,
+      turn: signal => turn(signal, ending()),
       read: (uuids, signal) => this.readRunning(uuids, signal),
       expected: followed,
       gatherMs
@@ -42,8 +49,9 @@ export class DeploymentReads {
 
   /** The deployment's own read, in its turn. */
   async one(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
-    await this.turn(signal)
-    return this.client.getDeployment(uuid, signal)
+    const kind = this.kind()
+    await this.turn(signal, kind.final)
+    return this.client.getDeployment(uuid, signal, kind)
   }
 
   /**
@@ -51,8 +59,8 @@ export class DeploymentReads {
    * due): it ends the step's work on it, so it goes as soon as the window has any request left,
    * the share kept for other tools included, rather than waiting for a turn.
    */
-  final(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
-    return this.client.getDeployment(uuid, signal, { final: true })
+  final(uuid: string, signal: AbortSignal): Promise<Dated<DeploymentDetail>> {
+    return this.client.getDeploymentDated(uuid, signal, { final: true })
   }
 
   /** The deployment as the next turn's reads find it, while it runs. */
@@ -66,11 +74,12 @@ export class DeploymentReads {
     uuids: readonly string[],
     signal: AbortSignal
   ): Promise<(uuid: string) => RunningRead> {
+    const kind = this.kind()
     if (uuids.length === 1) {
-      const detail = await this.client.getDeployment(uuids[0], signal)
-      return () => ({ detail })
+      const { body, date } = await this.client.getDeploymentDated(uuids[0], signal, kind)
+      return () => ({ detail: body, answeredAt: date })
     }
-    const rows = this.#listed ? await this.list(signal) : undefined
+    const rows = this.#listed ? await this.list(signal, kind) : undefined
     if (!rows) {
       // Each its own read, each in its turn, as the budget allows.
       const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)))
@@ -83,9 +92,9 @@ export class DeploymentReads {
   }
 
   /** The running deployments; undefined when the server refuses the list or has none to give. */
-  private async list(signal: AbortSignal): Promise<DeploymentDetail[] | undefined> {
+  private async list(signal: AbortSignal, kind: ReadKind): Promise<DeploymentDetail[] | undefined> {
     try {
-      const rows = await this.client.runningDeployments(signal)
+      const rows = await this.client.runningDeployments(signal, kind)
       if (rows) return rows
     } catch (error) {
       // A failure that would pass (an outage) fails the read as any other read; the rest says
@@ -94,5 +103,10 @@ export class DeploymentReads {
     }
     this.#listed = false
     return undefined
+  }
+
+  /** A read of deployments that may be ending can end their following. */
+  private kind(): { final: boolean } {
+    return { final: this.ending() }
   }
 }

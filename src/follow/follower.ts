@@ -1,6 +1,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, LOGS_HIDDEN_HINT } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
+import { timeOf } from '../coolify/answers.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
 import type { Say } from '../host.js'
@@ -29,10 +30,13 @@ export interface FollowOptions {
 const FIRST_DELAY_MS = 500
 /**
  * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
- * without it, reads go on at this pace until the log has been quiet for longer than that.
+ * without it, a log is over once it has been quiet for longer than that. Reads wait for the
+ * quiet, at least this pause apart.
  */
 const CLOSING_PAUSE_MS = 500
 const CLOSING_QUIET_MS = 1500
+/** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
+const SECOND_MS = 1000
 /**
  * A deployment that left the list of running ones ended within the last turn: read a moment later,
  * its closing entry is most often there already, and one read gives the status and the last lines.
@@ -55,6 +59,13 @@ export class Follower {
   private readonly running = new Set<Deployment>()
   /** Deployments no longer in the list of running ones: read by uuid from then on. */
   private readonly unlisted = new Set<Deployment>()
+  /** One of the deployments followed ended: those followed with it may be ending too. */
+  private someEnded = false
+  /**
+   * How long each deployment's log had been quiet when Coolify last answered, at the least, on
+   * its clock: its answer's `Date` less its `updated_at`, which moves with every entry written.
+   */
+  private readonly quietAtAnswer = new Map<Deployment, { ms: number; at: number }>()
   private readonly pacer: ReadPacer
   private readonly reads: DeploymentReads
   private logsHidden = false
@@ -69,10 +80,21 @@ export class Follower {
     )
     this.reads = new DeploymentReads(
       client,
-      signal => this.pacer.turn(signal),
-      () => [...this.running].filter(deployment => !this.unlisted.has(deployment)).length,
-      Math.min(GATHER_MS, options.pollIntervalMs)
+      (signal, final) => this.pacer.turn(signal, final),
+      () => this.listed(),
+      Math.min(GATHER_MS, options.pollIntervalMs),
+      () => this.someEnded
     )
+    // What is still to come to end what is followed: each deployment's read by uuid, and the read
+    // of the list that shows it left.
+    client.holdBack(() => this.running.size + Math.min(this.listed(), 1))
+  }
+
+  /** Deployments followed through the list of running ones. */
+  private listed(): number {
+    let listed = 0
+    for (const deployment of this.running) if (!this.unlisted.has(deployment)) listed++
+    return listed
   }
 
   /**
@@ -87,6 +109,7 @@ export class Follower {
       await this.followRunning(deployment, mark, signal)
     } finally {
       this.running.delete(deployment)
+      if (deployment.ended) this.someEnded = true
     }
   }
 
@@ -196,16 +219,21 @@ export class Follower {
   /**
    * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
    * to a few seconds after the final status, many of them hidden: unless its closing entry is
-   * already read, read again while the log grows.
+   * already read, read again once the log may have been quiet long enough, until it has. How long
+   * it has been quiet is known at the least from when a read last showed it grow, and from
+   * Coolify's own clock when its answer tells.
    */
   private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
     if (!this.options.logs || this.logsHidden) return
     const cursor = this.cursorOf(deployment)
     let quietSince = Date.now()
-    while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
+    for (;;) {
+      const told = this.quietAtAnswer.get(deployment)
+      const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0)
+      if (cursor.closed || quiet >= CLOSING_QUIET_MS) return
       const before = cursor.progress
       try {
-        await sleep(CLOSING_PAUSE_MS, signal)
+        await sleep(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal)
         await this.readFinal(deployment, signal)
       } catch {
         return
@@ -216,10 +244,11 @@ export class Follower {
 
   /**
    * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
-   * take turns within one budget.
+   * take turns within one budget. A `final` read, whose answer can end a following, may spend what
+   * the window holds back from polls.
    */
-  turn(signal: AbortSignal): Promise<void> {
-    return this.pacer.turn(signal)
+  turn(signal: AbortSignal, final = false): Promise<void> {
+    return this.pacer.turn(signal, final)
   }
 
   /**
@@ -230,10 +259,11 @@ export class Follower {
     if (!this.unlisted.has(deployment)) {
       const read = await this.reads.running(deployment.uuid!, signal)
       if ('detail' in read) {
-        this.take(deployment, read.detail)
+        this.take(deployment, read.detail, read.answeredAt)
         return
       }
       this.unlisted.add(deployment)
+      this.someEnded = true
       await sleep(LEFT_PAUSE_MS, signal)
       await this.readFinal(deployment, signal)
       return
@@ -248,10 +278,16 @@ export class Follower {
 
   /** Reads an ended deployment by uuid, as soon as the window allows. */
   private async readFinal(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    this.take(deployment, await this.reads.final(deployment.uuid!, signal))
+    const { body, date } = await this.reads.final(deployment.uuid!, signal)
+    this.take(deployment, body, date)
   }
 
-  private take(deployment: Deployment, detail: DeploymentDetail): void {
+  private take(deployment: Deployment, detail: DeploymentDetail, answeredAt?: number): void {
+    const written = timeOf(detail.updated_at)
+    if (answeredAt !== undefined && written !== undefined) {
+      const ms = answeredAt - written - SECOND_MS
+      this.quietAtAnswer.set(deployment, { ms, at: Date.now() })
+    }
     const changed = deployment.observe(detail, this.options.instanceUrl)
     if (changed && !deployment.ended) this.announce(deployment, detail)
     this.printLogs(deployment, detail)

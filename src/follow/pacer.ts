@@ -5,7 +5,7 @@ const PLAN_AHEAD_MS = 10_000
 
 /**
  * When the next read may go, planned against what Coolify's rate-limit window has left (the
- * client's gate keeps a fifth of it for other tools, and never lets a request past it). While the
+ * client's gate holds part of it back from polls, and never lets a request past it). While the
  * window has more than the followers' cadence needs in the next seconds, a read due goes at once,
  * however many are due together (a burst of deployments ending); nearly spent, what is left is
  * spread until the window's end; spent, reads wait for that end, and no longer.
@@ -21,19 +21,24 @@ export class ReadPacer {
     private readonly now: () => number = Date.now
   ) {}
 
-  turn(signal: AbortSignal): Promise<void> {
-    return sleep(this.take(), signal)
+  /**
+   * Resolves at the next turn. A `final` read, whose answer can end a following, may spend what
+   * the window holds back from polls.
+   */
+  turn(signal: AbortSignal, final = false): Promise<void> {
+    return sleep(this.take(final), signal)
   }
 
   /** Takes the next turn; how long until it comes. */
-  take(): number {
+  take(final = false): number {
     const window = this.budget()
     if (!window) return 0
-    if (window.spare <= 0) return window.endsInMs
+    const spare = window.spare + (final ? window.held : 0)
+    if (spare <= 0) return window.endsInMs
     const due = Math.ceil(Math.min(window.endsInMs, PLAN_AHEAD_MS) * this.cadence())
-    if (window.spare > due) return 0
+    if (spare > due) return 0
     const now = this.now()
-    const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (window.spare + 1)))
+    const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (spare + 1)))
     this.last = at
     return at - now
   }

@@ -11,8 +11,11 @@ const LOG_LINES = 100
 
 export interface StartupOptions {
   pollIntervalMs: number
-  /** Waits for the next turn among the step's reads of Coolify. */
-  turn: (signal: AbortSignal) => Promise<void>
+  /**
+   * Waits for the next turn among the step's reads of Coolify; a `final` read, whose answer can
+   * end the following, may spend what the window holds back from polls.
+   */
+  turn: (signal: AbortSignal, final?: boolean) => Promise<void>
 }
 
 /** What following a started service or database found, and its containers' logs if it is down. */
@@ -61,7 +64,8 @@ export async function awaitStartup(
   for (;;) {
     let look: ResourceLook
     try {
-      await options.turn(signal)
+      // A status read can say it is up, which ends the following.
+      await options.turn(signal, true)
       look = await readStatus(client, resource, signal)
     } catch (error) {
       // Cut off by the end of the wait, a read says less than the look before it.
@@ -105,7 +109,7 @@ async function readStatus(
   signal: AbortSignal
 ): Promise<ResourceLook> {
   if (resource.kind === 'database') {
-    const { body, date } = await client.getDatabase(resource.appUuid, signal)
+    const { body, date } = await client.getDatabase(resource.appUuid, signal, { final: true })
     const status = statusIn(body?.status, resource)
     return {
       status,
@@ -115,7 +119,7 @@ async function readStatus(
       parts: []
     }
   }
-  const { body, date } = await client.getService(resource.appUuid, signal)
+  const { body, date } = await client.getService(resource.appUuid, signal, { final: true })
   const status = statusIn(body?.status, resource)
   const all = [...arrayOf(body.applications), ...arrayOf(body.databases)]
   const watched = all.filter(part => !part.exclude_from_status)

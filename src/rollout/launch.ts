@@ -97,7 +97,7 @@ export async function launch(
   let rollouts: Rollout[] = []
   const applications = new ApplicationReads(
     client,
-    signal => reads.turn(signal),
+    (signal, final) => reads.turn(signal, final),
     budget.cancelled,
     () => rollouts.filter(rollout => rollout.checksHealth).length,
     Math.min(GATHER_MS, config.pollIntervalMs)

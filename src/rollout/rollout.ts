@@ -255,7 +255,8 @@ export class Rollout {
       return
     }
     const window = budget.health()
-    const turn = (signal: AbortSignal): Promise<void> => follower.turn(signal)
+    const turn = (signal: AbortSignal, final?: boolean): Promise<void> =>
+      follower.turn(signal, final)
     const options = { pollIntervalMs: config.pollIntervalMs, turn }
     const { health, log, parts } = await awaitStartup(client, resource, options, window.signal)
     if (budget.cancelled.aborted) return
