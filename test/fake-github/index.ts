@@ -17,6 +17,8 @@ export interface GitHubRequest {
   headers: Record<string, string | string[] | undefined>
   /** The JSON body, {} when there is none. */
   body: Record<string, unknown>
+  /** Requests under way when this one came, itself included: how many a client sends at once. */
+  concurrent: number
 }
 
 export interface FakeGitHubOptions {
@@ -164,6 +166,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const prefix = options.prefix ?? (forgejo ? '/api/v1' : '')
   const bot = forgejo ? FORGEJO_BOT : BOT
   const requests: GitHubRequest[] = []
+  let underWay = 0
   /** The instance's web address: the API's without its prefix. */
   const webUrl = (): string => (prefix ? url.slice(0, -prefix.length) : url)
   const missing = (): Answer => (forgejo ? forgejoNotFound(webUrl()) : notFound())
@@ -467,11 +470,13 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         path: address.pathname,
         query: Object.fromEntries(address.searchParams),
         headers: { ...req.headers },
-        body
+        body,
+        concurrent: ++underWay
       }
       requests.push(request)
       const routed = { ...request, path: request.path.slice(prefix.length) }
       const fault = faultFor(routed)
+      res.on('close', () => underWay--)
       if (fault?.hang) return
       const [status, reply, headers] = fault
         ? serverError(fault.status ?? 502)
