@@ -12,6 +12,7 @@ import { quotedLine, splitTail } from './annotations.js'
 import * as commands from './commands.js'
 import { callGitHub, GITHUB_CALL_MS, isRefusal, warnGitHubFailure } from './github-failure.js'
 import type { LeftOpen } from './left-open.js'
+import { runLink } from './run-link.js'
 import { codeBlock, escapeHtml } from './summary.js'
 
 type Octokit = ReturnType<typeof getOctokit>
@@ -49,12 +50,11 @@ export async function openPullRequestComment(
   try {
     const { context, getOctokit } = await import('@actions/github')
     const resources = config.tags.length ? config.tags : config.appUuids
-    const facts = factsOf(config, config.pr, context)
+    const octokit = getOctokit(config.githubToken)
+    const facts = await factsOf(config, config.pr, context, octokit)
     const marker = markerFor(facts.workflow, resources)
     leftOpen?.update({ comment: { marker } })
-    return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts, {
-      leftOpen
-    })
+    return new PullRequestComment(octokit, context.repo, marker, facts, { leftOpen })
   } catch (error) {
     commands.warning(`Could not prepare the pull request comment: ${describeError(error)}`)
     return undefined
@@ -72,17 +72,22 @@ export async function stopLeftComment(
 ): Promise<void> {
   if (config.pr === undefined || !config.githubToken) return
   const { context, getOctokit } = await import('@actions/github')
-  const facts = factsOf(config, config.pr, context)
   const octokit = getOctokit(config.githubToken)
+  const facts = await factsOf(config, config.pr, context, octokit)
   await new PullRequestComment(octokit, context.repo, marker, facts, { id }).stopped(signal)
 }
 
-function factsOf(config: Config, pr: number, context: GitHubContext): Context {
+async function factsOf(
+  config: Config,
+  pr: number,
+  context: GitHubContext,
+  octokit: Octokit
+): Promise<Context> {
   return {
     pr,
     instanceUrl: config.instanceUrl,
     workflow: context.workflow || 'workflow',
-    runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
+    runUrl: await runLink(context, octokit)
   }
 }
 

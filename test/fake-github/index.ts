@@ -37,6 +37,11 @@ export interface FakeGitHubOptions {
   /** Answer as Forgejo's API does (Gitea's is the same here) rather than as GitHub's. */
   forgejo?: boolean
   /**
+   * With `forgejo`, what `GET /version` answers: Forgejo's own version then Gitea's after
+   * `+gitea-` (the default), or Gitea's alone, `1.26.0`, to be a Gitea. GitHub has no such route.
+   */
+  version?: string
+  /**
    * Bad moments, as GitHub has them now and then: the next `times` (default 1) requests that match
    * `method` and `path` get `status` with GitHub's error page for it (a 502 "Server Error"), or
    * no answer at all with `hang`.
@@ -387,6 +392,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const { method, path, query, body } = request
     if (forgejo && (DEPLOYMENTS.test(path) || STATUSES.test(path))) {
       return missing()
+    }
+    if (forgejo && path === '/version' && method === 'GET') {
+      return [200, { version: options.version ?? '11.0.3+gitea-1.22.0' }]
     }
     let m: RegExpExecArray | null
     if ((m = DEPLOYMENTS.exec(path))) {
