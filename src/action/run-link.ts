@@ -21,10 +21,13 @@ export async function runLink(
   env: NodeJS.ProcessEnv = process.env
 ): Promise<string> {
   const runs = `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs`
+  const byId = `${runs}/${context.runId}`
+  // A runner that leaves GITHUB_RUN_NUMBER out has nothing better than the id.
+  if (!(context.runNumber > 0)) return byId
   const byNumber = `${runs}/${context.runNumber}`
   if (env.FORGEJO_ACTIONS === 'true') return byNumber
-  if (env.GITEA_ACTIONS !== 'true') return `${runs}/${context.runId}`
-  return takesRunIds(await giteaVersion(octokit)) ? `${runs}/${context.runId}` : byNumber
+  if (env.GITEA_ACTIONS !== 'true') return byId
+  return takesRunIds(await giteaVersion(octokit)) ? byId : byNumber
 }
 
 /** Gitea 1.26 and later: its web routes moved from run numbers to ids. */
