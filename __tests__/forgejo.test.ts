@@ -253,6 +253,32 @@ describe('a Forgejo cancel: the main step killed outright, then the post step', 
     expectClean(post)
   })
 
+  // Guards: the pull request comment of a killed step says the run stopped, not "in progress"
+  // for good.
+  it('says in the pull request comment that the run stopped', async () => {
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [endless()] }] })
+    forgejo = await startFakeGitHub({ forgejo: true })
+    const main = await runOnForgejo(
+      server,
+      { pr: String(PR) },
+      killWhen(() => forgejo!.comments(PR).length === 1)
+    )
+
+    expect(main.signal).toBe('SIGKILL')
+    expect(forgejo.comments(PR)[0].body).toMatch(/Coolify preview of #7: (queued|in progress)/)
+
+    const post = await runOnForgejo(
+      server,
+      { pr: String(PR) },
+      { entry: 'post', job: 'failure', state: main.state }
+    )
+    expect(post.code).toBe(0)
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
+    expect(forgejo.comments(PR)).toHaveLength(1)
+    expect(forgejo.comments(PR)[0].body).toContain('Coolify preview of #7: stopped')
+    expectClean(post)
+  })
+
   it('puts the pin back and cancels what a trigger without an answer started', async () => {
     const server = await start({
       apps: [{ ...APP, coolifyJob: true, scenarios: [endless()] }]
