@@ -175,6 +175,58 @@ describe('on a Forgejo runner', () => {
   })
 })
 
+describe("the comment's link to the workflow run", () => {
+  /** The comment's footer link, as written. */
+  function runLink(): string | undefined {
+    return /Updated by <a href="([^"]+)">/.exec(forgejo!.comments(PR)[0]?.body ?? '')?.[1]
+  }
+
+  /** Gitea's runner: GITEA_ACTIONS alone, and an API that answers `/version` with `version`. */
+  async function runOnGitea(server: FakeCoolify, version: string): Promise<RunResult> {
+    forgejo = await startFakeGitHub({ forgejo: true, version })
+    const env = { FORGEJO_ACTIONS: '', GITEA_ACTIONS: 'true' }
+    return runOnForgejo(server, { pr: String(PR) }, { env: { ...giteaEnv(), ...env } })
+  }
+
+  function giteaEnv(): Record<string, string> {
+    return {
+      GITHUB_API_URL: forgejo!.url,
+      GITHUB_SERVER_URL: forgejo!.url.replace(/\/api\/v1$/, ''),
+      ...pullRequestEventEnv({ number: PR, headRef: 'feature', headSha: HEAD }),
+      GITHUB_WORKFLOW: 'Preview'
+    }
+  }
+
+  // Guards: Forgejo's web UI addresses a run by its number in the repository, not by its id.
+  it('names the run by its number on Forgejo', async () => {
+    const server = await start()
+    const result = await runOnForgejo(server, { pr: String(PR) })
+
+    expect(result.code).toBe(0)
+    const web = forgejo!.url.replace(/\/api\/v1$/, '')
+    expect(runLink()).toBe(`${web}/octo/app/actions/runs/3`)
+    // Forgejo's runner says it is Forgejo: its version is not asked.
+    expect(forgejo!.requests.filter(request => request.path.endsWith('/version'))).toEqual([])
+  })
+
+  it('names the run by its number on Gitea up to 1.25', async () => {
+    const server = await start()
+    const result = await runOnGitea(server, '1.25.4')
+
+    expect(result.code).toBe(0)
+    expect(runLink()).toMatch(/\/octo\/app\/actions\/runs\/3$/)
+  })
+
+  // Guards: Gitea 1.26 moved its run pages from numbers to ids.
+  it('names the run by its id on Gitea 1.26 and later', async () => {
+    const server = await start()
+    const result = await runOnGitea(server, '1.26.1')
+
+    expect(result.code).toBe(0)
+    expect(runLink()).toMatch(/\/octo\/app\/actions\/runs\/42$/)
+  })
+})
+
 describe('a Forgejo cancel: the main step killed outright, then the post step', () => {
   it('cancels the deployment the killed step left building', async () => {
     const server = await start({ apps: [{ ...APP, scenarios: [endless()] }] })
@@ -198,6 +250,32 @@ describe('a Forgejo cancel: the main step killed outright, then the post step', 
     expect(post.code).toBe(0)
     expect(cancels(server)).toEqual([`POST /api/v1/deployments/${deployment.uuid}/cancel`])
     expect(server.deployments()[0].status).toBe('cancelled-by-user')
+    expectClean(post)
+  })
+
+  // Guards: the pull request comment of a killed step says the run stopped, not "in progress"
+  // for good.
+  it('says in the pull request comment that the run stopped', async () => {
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [endless()] }] })
+    forgejo = await startFakeGitHub({ forgejo: true })
+    const main = await runOnForgejo(
+      server,
+      { pr: String(PR) },
+      killWhen(() => forgejo!.comments(PR).length === 1)
+    )
+
+    expect(main.signal).toBe('SIGKILL')
+    expect(forgejo.comments(PR)[0].body).toMatch(/Coolify preview of #7: (queued|in progress)/)
+
+    const post = await runOnForgejo(
+      server,
+      { pr: String(PR) },
+      { entry: 'post', job: 'failure', state: main.state }
+    )
+    expect(post.code).toBe(0)
+    expect(server.deployments()[0].status).toBe('cancelled-by-user')
+    expect(forgejo.comments(PR)).toHaveLength(1)
+    expect(forgejo.comments(PR)[0].body).toContain('Coolify preview of #7: stopped')
     expectClean(post)
   })
 

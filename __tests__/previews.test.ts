@@ -347,6 +347,32 @@ describe('delete-preview', () => {
     expect(github.comments(PR)[0].body.startsWith(MARKER)).toBe(true)
   })
 
+  // Guards: the inactive statuses go out a few at a time, not one by one: a pull request pushed
+  // to often has many deployments, and each answer GitHub is slow to give would add up.
+  it('marks many GitHub deployments inactive a few at a time', async () => {
+    github = await startFakeGitHub({ delayMs: 50 })
+    for (let i = 0; i < 12; i++) {
+      const created = await fetch(`${github.url}/repos/octo/app/deployments`, {
+        method: 'POST',
+        body: JSON.stringify({ ref: HEAD, environment: 'preview-7' })
+      })
+      expect(created.status).toBe(201)
+    }
+    const server = await start({ abilities: ['root'] })
+    const result = await run(server, remove)
+
+    expect(result.code).toBe(0)
+    expect(github.deployments().map(deployment => deployment.statuses.at(-1)?.state)).toEqual(
+      Array(12).fill('inactive')
+    )
+    const writes = github.requests.filter(
+      request => request.method === 'POST' && request.path.endsWith('/statuses')
+    )
+    expect(writes).toHaveLength(12)
+    // Four under way at once, no more.
+    expect(Math.max(...writes.map(request => request.concurrent))).toBe(4)
+  })
+
   it('counts a preview that is already gone as removed, and writes no new comment', async () => {
     github = await startFakeGitHub()
     const server = await start({

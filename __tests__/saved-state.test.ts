@@ -2,10 +2,14 @@
  * What the main step leaves for the post step, and the one outcome every reporter reads: the post
  * step stops only what this run started, a commit pin the main step could not put back is never
  * dropped from the saved state, and a failure after the deployments were queued ends the same way
- * in the outputs, the exit code and the GitHub deployment. Each runs the bundle as the runner does,
- * against the fake Coolify (and the fake GitHub).
+ * in the outputs, the exit code and the GitHub deployment; the GitHub deployment and pull request
+ * comment the main step could not finish, the post step finishes. Each runs the bundle as the
+ * runner does, against the fake Coolify (and the fake GitHub).
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FakeApp, FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
 import { startFakeGitHub, type FakeGitHub } from '../test/fake-github/index.js'
 import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
@@ -123,6 +127,145 @@ describe('the post step after a main step killed outright', () => {
       after.find(deployment => deployment.uuid === other)?.status
     )
     expectClean(post)
+  })
+})
+
+describe('the GitHub deployment and comment after a main step killed outright', () => {
+  const PR = 7
+
+  /** A pull_request event, as the runner gives it to a workflow on `pull_request`. */
+  function pullRequestEnv(): Record<string, string> {
+    const path = join(tmpdir(), `saved-state-event-${process.pid}.json`)
+    writeFileSync(
+      path,
+      JSON.stringify({ number: PR, pull_request: { number: PR, head: { sha: SHA } } })
+    )
+    return {
+      GITHUB_API_URL: github!.url,
+      GITHUB_EVENT_PATH: path,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_WORKFLOW: 'Preview'
+    }
+  }
+
+  // Guards: Forgejo and Gitea kill the main step without grace; the post step then says on the
+  // pull request and in the GitHub deployment that the run stopped, rather than leaving both
+  // "in progress" for good. The comment gets no log and no table.
+  it('are finished by the post step: the deployment in error, the comment saying the run stopped', async () => {
+    github = await startFakeGitHub()
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [endless()] }] })
+    const inputs = {
+      pr: String(PR),
+      environment: 'preview-7',
+      'github-token': GITHUB_TOKEN,
+      'cancel-on-abort': 'false'
+    }
+    const env = pullRequestEnv()
+    let killed = false
+    const main = await runAction({
+      inputs: inputsFor(server, inputs),
+      env,
+      killAfterMs: 20_000,
+      onStdout: (stdout, child) => {
+        if (killed || !buildLogLines(stdout).includes('building...')) return
+        killed = true
+        // Once GitHub shows the run under way.
+        void until(() => github!.comments(PR).length === 1).then(() => child.kill('SIGKILL'))
+      }
+    })
+
+    expect(main.signal).toBe('SIGKILL')
+    const [deployment] = github.deployments()
+    expect(deployment.statuses.map(status => status.state)).toEqual(['in_progress'])
+    expect(github.comments(PR)[0].body).toMatch(/Coolify preview of #7: (queued|in progress)/)
+
+    const post = await runAction({
+      entry: 'post',
+      inputs: inputsFor(server, inputs),
+      env,
+      state: main.state
+    })
+
+    expect(post.code).toBe(0)
+    expect(github.deployments()[0].statuses.at(-1)).toMatchObject({
+      state: 'error',
+      description: expect.stringContaining('stopped before it reported')
+    })
+    const comments = github.comments(PR)
+    expect(comments).toHaveLength(1)
+    const body = comments[0].body
+    expect(body).toContain('⏹️ Coolify preview of #7: stopped')
+    expect(body).toContain('The workflow run stopped before it reported the outcome here')
+    expect(body).not.toContain('building...')
+    expect(body).not.toContain('<table>')
+    expectClean(post)
+  })
+
+  // Guards: what the main step finished is not touched again: the post step of a run that
+  // reported its outcome sends GitHub nothing.
+  it('are left as the main step finished them', async () => {
+    github = await startFakeGitHub()
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [quick()] }] })
+    const inputs = { pr: String(PR), environment: 'preview-7', 'github-token': GITHUB_TOKEN }
+    const env = pullRequestEnv()
+    const main = await runAction({ inputs: inputsFor(server, inputs), env })
+    expect(main.code).toBe(0)
+    const asked = github.requests.length
+
+    const post = await runAction({
+      entry: 'post',
+      inputs: inputsFor(server, inputs),
+      env,
+      state: main.state
+    })
+
+    expect(post.code).toBe(0)
+    expect(github.requests.slice(asked)).toEqual([])
+    expect(github.deployments()[0].statuses.at(-1)?.state).toBe('success')
+    expect(github.comments(PR)[0].body).toContain('Coolify preview of #7: finished')
+  })
+
+  // Guards: a cancel Coolify is slow to answer spends the step's whole grace, so the main step
+  // exits with GitHub still showing the run under way; the post step finishes both.
+  it('are finished by the post step when a slow cancel left the main step no time for GitHub', async () => {
+    github = await startFakeGitHub()
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [endless()] }] })
+    server.inject({ method: 'POST', path: /\/cancel$/, do: { delayMs: 9000 } })
+    // Polled each second, a request waits 10 s for Coolify: longer than the cancel's grace.
+    const inputs = {
+      pr: String(PR),
+      environment: 'preview-7',
+      'github-token': GITHUB_TOKEN,
+      'poll-interval': '1s'
+    }
+    const env = pullRequestEnv()
+    let interrupted = false
+    const main = await runAction({
+      inputs: inputsFor(server, { ...inputs, timeout: '30s' }),
+      env,
+      killAfterMs: 20_000,
+      onStdout: (stdout, child) => {
+        if (interrupted || !buildLogLines(stdout).includes('building...')) return
+        interrupted = true
+        void until(() => github!.comments(PR).length === 1).then(() => child.kill('SIGINT'))
+      }
+    })
+
+    // Ended by itself, its report to GitHub cut off by the cancel's grace.
+    expect(main.signal).toBeNull()
+    expect(main.outputs.status).toBe('cancelled')
+    expect(github.deployments()[0].statuses.map(status => status.state)).toEqual(['in_progress'])
+
+    const post = await runAction({
+      entry: 'post',
+      inputs: inputsFor(server, inputs),
+      env,
+      state: main.state
+    })
+
+    expect(post.code).toBe(0)
+    expect(github.deployments()[0].statuses.at(-1)?.state).toBe('error')
+    expect(github.comments(PR)[0].body).toContain('⏹️ Coolify preview of #7: stopped')
   })
 })
 

@@ -1,9 +1,42 @@
 import { run as cleanUp } from '../cleanup.js'
-import { setHost } from '../host.js'
+import { describeError } from '../errors.js'
+import { host, setHost } from '../host.js'
+import { readConfig } from '../inputs.js'
+import { mask } from '../secrets.js'
+import { deadline } from '../signals.js'
+import * as commands from './commands.js'
+import { stopLeftDeployment } from './github-deployment.js'
+import { GITHUB_CALL_MS } from './github-failure.js'
 import { actionHost } from './host.js'
+import { LeftOpen } from './left-open.js'
+import { stopLeftComment } from './pr-comment.js'
 
-/** The action's post step: undoes what a killed main step left, from the state it saved. */
+/**
+ * The action's post step: undoes what a killed main step left, from the state it saved, and
+ * finishes on GitHub what it left open, side by side: neither waits on the other's server.
+ */
 export async function run(): Promise<void> {
   setHost(actionHost())
-  await cleanUp()
+  await Promise.all([cleanUp(), finishLeftOpen()])
+}
+
+/**
+ * The GitHub deployment and the pull request comment a main step left without its outcome (killed,
+ * or out of time before GitHub answered) say that the run stopped, rather than in progress for good.
+ */
+async function finishLeftOpen(): Promise<void> {
+  const { deployment, comment } = LeftOpen.load().open
+  if (deployment === undefined && comment === undefined) return
+  const { signal, release } = deadline(GITHUB_CALL_MS)
+  try {
+    const config = readConfig(name => host().input(name), mask)
+    await Promise.all([
+      deployment === undefined ? undefined : stopLeftDeployment(config, deployment, signal),
+      comment === undefined ? undefined : stopLeftComment(config, comment, signal)
+    ])
+  } catch (error) {
+    commands.warning(`Could not finish the GitHub deployment and comment: ${describeError(error)}`)
+  } finally {
+    release()
+  }
 }

@@ -6,7 +6,8 @@ import { gitHubState, type GitHubState } from '../model/status.js'
 import { failureReason } from '../report/failure.js'
 import type { Watcher } from '../run.js'
 import * as commands from './commands.js'
-import { callGitHub, lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
+import { callGitHub, isRefusal, lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
+import type { LeftOpen } from './left-open.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
@@ -18,12 +19,14 @@ const DESCRIPTION_LENGTH = 140
  * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
  * the repository's Environments, with the app's URL, and in the pull request. Undefined without
  * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
- * on Forgejo and Gitea, which have no deployments API (a notice).
+ * on Forgejo and Gitea, which have no deployments API (a notice). Its id is saved in `leftOpen`
+ * until it has a final status, for the post step.
  * `@actions/github` is loaded only here, so a step without `environment` starts without it.
  */
 export async function createGitHubDeployment(
   config: Config,
-  signal: AbortSignal
+  signal: AbortSignal,
+  leftOpen?: LeftOpen
 ): Promise<GitHubDeployment | undefined> {
   const { environment, githubToken, instanceUrl } = config
   if (!environment) return undefined
@@ -56,14 +59,27 @@ export async function createGitHubDeployment(
       { answered: true }
     )
     if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
+    leftOpen?.update({ deployment: data.id })
     commands.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
-    return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl)
+    return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl, leftOpen)
   } catch (error) {
     const forge = lacksDeploymentsApi(error)
     if (forge) noDeploymentsApi(forge, environment)
     else warn(`record a GitHub deployment in environment "${environment}"`, error)
     return undefined
   }
+}
+
+/** The post step: a GitHub deployment the main step left without its outcome ends `error`. */
+export async function stopLeftDeployment(
+  config: Config,
+  id: number,
+  signal: AbortSignal
+): Promise<void> {
+  if (!config.githubToken) return
+  const { context, getOctokit } = await import('@actions/github')
+  const octokit = getOctokit(config.githubToken)
+  await new GitHubDeployment(octokit, context.repo, id, config.instanceUrl).stopped(signal)
 }
 
 /** Status writes `delete-preview` has under way at once: many deployments, without a flood. */
@@ -125,7 +141,8 @@ export class GitHubDeployment implements Watcher {
     private readonly octokit: Octokit,
     private readonly repo: Repo,
     private readonly id: number,
-    private readonly instanceUrl: string
+    private readonly instanceUrl: string,
+    private readonly leftOpen?: LeftOpen
   ) {}
 
   /** Coolify has taken the deployments on. */
@@ -187,11 +204,23 @@ export class GitHubDeployment implements Watcher {
     await this.setState('success', { description, log_url, environment_url }, signal)
   }
 
+  /**
+   * The post step's word when the main step never gave the outcome: `error`, the state GitHub has
+   * for a deployment that could not complete, as a cancelled run ends (`failure` would say the
+   * deploy failed, which nobody saw; `inactive` would show it as merely replaced).
+   */
+  async stopped(signal: AbortSignal): Promise<void> {
+    const description = 'The workflow run stopped before it reported the outcome; see Coolify'
+    await this.setState('error', { description, log_url: this.instanceUrl }, signal)
+  }
+
   private async setState(
     state: State,
     details: { description: string; log_url?: string; environment_url?: string },
     signal: AbortSignal
   ): Promise<void> {
+    // A final status, set or refused for good, leaves nothing for the post step to finish.
+    const final = state !== 'in_progress'
     try {
       await callGitHub(
         attempt =>
@@ -205,7 +234,9 @@ export class GitHubDeployment implements Watcher {
           }),
         signal
       )
+      if (final) this.leftOpen?.update({ deployment: undefined })
     } catch (error) {
+      if (final && isRefusal(error)) this.leftOpen?.update({ deployment: undefined })
       warn(`set GitHub deployment ${this.id} to ${state}`, error)
     }
   }

@@ -3,6 +3,7 @@ import { setHost } from '../host.js'
 import { deployAndFollow, type Front, type Watcher } from '../run.js'
 import { createGitHubDeployment, deactivateEnvironment } from './github-deployment.js'
 import { actionHost } from './host.js'
+import { LeftOpen } from './left-open.js'
 import { openPullRequestComment } from './pr-comment.js'
 import { report } from './report.js'
 
@@ -15,9 +16,11 @@ export async function run(): Promise<void> {
 const github: Front = {
   event: () => pullRequestEvent(),
   async watchers(config, budget) {
+    // Saved for the post step until they show the outcome.
+    const leftOpen = LeftOpen.empty()
     const watchers: Array<Watcher | undefined> = [
-      await createGitHubDeployment(config, budget.deploy()),
-      await openPullRequestComment(config)
+      await createGitHubDeployment(config, budget.deploy(), leftOpen),
+      await openPullRequestComment(config, leftOpen)
     ]
     return watchers.filter(watcher => watcher !== undefined)
   },

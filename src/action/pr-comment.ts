@@ -11,9 +11,12 @@ import { linked } from '../signals.js'
 import { quotedLine, splitTail } from './annotations.js'
 import * as commands from './commands.js'
 import { callGitHub, GITHUB_CALL_MS, isRefusal, warnGitHubFailure } from './github-failure.js'
+import type { LeftOpen } from './left-open.js'
+import { runLink } from './run-link.js'
 import { codeBlock, escapeHtml } from './summary.js'
 
 type Octokit = ReturnType<typeof getOctokit>
+type GitHubContext = typeof import('@actions/github').context
 type Repo = { owner: string; repo: string }
 
 /** Log lines under a failed deployment: enough to see why without opening the job. */
@@ -32,10 +35,12 @@ interface Context {
 /**
  * The sticky comment on the pull request: one per workflow and set of applications, found again by
  * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
- * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
+ * or without `github-token`. With `leftOpen`, the comment is saved there until it shows the
+ * outcome, for the post step. `@actions/github` is loaded only here and for GitHub deployments.
  */
 export async function openPullRequestComment(
-  config: Config
+  config: Config,
+  leftOpen?: LeftOpen
 ): Promise<PullRequestComment | undefined> {
   if (config.pr === undefined || !config.comment) return undefined
   if (!config.githubToken) {
@@ -45,17 +50,44 @@ export async function openPullRequestComment(
   try {
     const { context, getOctokit } = await import('@actions/github')
     const resources = config.tags.length ? config.tags : config.appUuids
-    const facts: Context = {
-      pr: config.pr,
-      instanceUrl: config.instanceUrl,
-      workflow: context.workflow || 'workflow',
-      runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
-    }
+    const octokit = getOctokit(config.githubToken)
+    const facts = await factsOf(config, config.pr, context, octokit)
     const marker = markerFor(facts.workflow, resources)
-    return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts)
+    leftOpen?.update({ comment: { marker } })
+    return new PullRequestComment(octokit, context.repo, marker, facts, { leftOpen })
   } catch (error) {
     commands.warning(`Could not prepare the pull request comment: ${describeError(error)}`)
     return undefined
+  }
+}
+
+/**
+ * The post step: the comment a main step left without its outcome says the run stopped (an earlier
+ * run's comment, found by its marker, included); never a new comment.
+ */
+export async function stopLeftComment(
+  config: Config,
+  { marker, id }: { marker: string; id?: number },
+  signal: AbortSignal
+): Promise<void> {
+  if (config.pr === undefined || !config.githubToken) return
+  const { context, getOctokit } = await import('@actions/github')
+  const octokit = getOctokit(config.githubToken)
+  const facts = await factsOf(config, config.pr, context, octokit)
+  await new PullRequestComment(octokit, context.repo, marker, facts, { id }).stopped(signal)
+}
+
+async function factsOf(
+  config: Config,
+  pr: number,
+  context: GitHubContext,
+  octokit: Octokit
+): Promise<Context> {
+  return {
+    pr,
+    instanceUrl: config.instanceUrl,
+    workflow: context.workflow || 'workflow',
+    runUrl: await runLink(context, octokit)
   }
 }
 
@@ -75,12 +107,18 @@ export class PullRequestComment implements Watcher {
   /** One warning per run: the first failure says what went wrong. */
   #warned = false
 
+  readonly #leftOpen: LeftOpen | undefined
+
   constructor(
     private readonly octokit: Octokit,
     private readonly repo: Repo,
     private readonly marker: string,
-    private readonly facts: Context
-  ) {}
+    private readonly facts: Context,
+    { id, leftOpen }: { id?: number; leftOpen?: LeftOpen } = {}
+  ) {
+    this.#id = id
+    this.#leftOpen = leftOpen
+  }
 
   /** The deployments were triggered: their status so far. */
   async building(deployments: readonly DeploymentView[], signal: AbortSignal): Promise<void> {
@@ -89,6 +127,9 @@ export class PullRequestComment implements Watcher {
       true,
       signal
     )
+    // Found or made: the post step edits it by its id.
+    if (this.#id !== undefined)
+      this.#leftOpen?.update({ comment: { marker: this.marker, id: this.#id } })
   }
 
   /** The outcome, with why when nothing was deployed. */
@@ -96,7 +137,19 @@ export class PullRequestComment implements Watcher {
     const body = deployments.length
       ? deploymentsBody(status, deployments, this.facts)
       : nothingBody(error, this.facts)
-    await this.write(body, true, signal)
+    // Shown, or refused for good: nothing for the post step to finish.
+    if ((await this.write(body, true, signal)) || this.#refused) {
+      this.#leftOpen?.update({ comment: undefined })
+    }
+  }
+
+  /** The post step's word when the main step never gave the outcome: no log, no table. */
+  async stopped(signal: AbortSignal): Promise<void> {
+    const body =
+      `### ${summaryMark('cancelled')} Coolify preview of #${this.facts.pr}: stopped\n\n` +
+      `The workflow run stopped before it reported the outcome here; ` +
+      `${link('Coolify', this.facts.instanceUrl)} has the deployments' results.\n\n${footer(this.facts)}`
+    await this.write(body, false, signal)
   }
 
   /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
@@ -107,8 +160,9 @@ export class PullRequestComment implements Watcher {
     await this.write(body, false, signal)
   }
 
-  private async write(text: string, create: boolean, signal: AbortSignal): Promise<void> {
-    if (this.#refused) return
+  /** True once GitHub holds `text`. */
+  private async write(text: string, create: boolean, signal: AbortSignal): Promise<boolean> {
+    if (this.#refused) return false
     const body = fitted(`${this.marker}\n${redact(text, maskedValues())}`)
     const bounded = linked([signal], GITHUB_CALL_MS)
     try {
@@ -129,12 +183,14 @@ export class PullRequestComment implements Watcher {
           this.#id = data.id
         }
       }, bounded.signal)
+      return this.#id !== undefined
     } catch (error) {
       // A refusal holds for the rest of the run; GitHub down for a while does not: the next
       // write tries again, so that the outcome replaces an earlier run's.
       if (isRefusal(error)) this.#refused = true
       if (!this.#warned) warn(error)
       this.#warned = true
+      return false
     } finally {
       bounded.release()
     }

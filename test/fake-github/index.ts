@@ -17,6 +17,8 @@ export interface GitHubRequest {
   headers: Record<string, string | string[] | undefined>
   /** The JSON body, {} when there is none. */
   body: Record<string, unknown>
+  /** Requests under way when this one came, itself included: how many a client sends at once. */
+  concurrent: number
 }
 
 export interface FakeGitHubOptions {
@@ -34,6 +36,11 @@ export interface FakeGitHubOptions {
   prefix?: string
   /** Answer as Forgejo's API does (Gitea's is the same here) rather than as GitHub's. */
   forgejo?: boolean
+  /**
+   * With `forgejo`, what `GET /version` answers: Forgejo's own version then Gitea's after
+   * `+gitea-` (the default), or Gitea's alone, `1.26.0`, to be a Gitea. GitHub has no such route.
+   */
+  version?: string
   /**
    * Bad moments, as GitHub has them now and then: the next `times` (default 1) requests that match
    * `method` and `path` get `status` with GitHub's error page for it (a 502 "Server Error"), or
@@ -164,6 +171,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const prefix = options.prefix ?? (forgejo ? '/api/v1' : '')
   const bot = forgejo ? FORGEJO_BOT : BOT
   const requests: GitHubRequest[] = []
+  let underWay = 0
   /** The instance's web address: the API's without its prefix. */
   const webUrl = (): string => (prefix ? url.slice(0, -prefix.length) : url)
   const missing = (): Answer => (forgejo ? forgejoNotFound(webUrl()) : notFound())
@@ -385,6 +393,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     if (forgejo && (DEPLOYMENTS.test(path) || STATUSES.test(path))) {
       return missing()
     }
+    if (forgejo && path === '/version' && method === 'GET') {
+      return [200, { version: options.version ?? '11.0.3+gitea-1.22.0' }]
+    }
     let m: RegExpExecArray | null
     if ((m = DEPLOYMENTS.exec(path))) {
       const repo = m[1]
@@ -467,11 +478,13 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         path: address.pathname,
         query: Object.fromEntries(address.searchParams),
         headers: { ...req.headers },
-        body
+        body,
+        concurrent: ++underWay
       }
       requests.push(request)
       const routed = { ...request, path: request.path.slice(prefix.length) }
       const fault = faultFor(routed)
+      res.on('close', () => underWay--)
       if (fault?.hang) return
       const [status, reply, headers] = fault
         ? serverError(fault.status ?? 502)

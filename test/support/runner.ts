@@ -119,6 +119,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_API_URL: NO_GITHUB,
     GITHUB_RUN_ID: '42',
+    GITHUB_RUN_NUMBER: '3',
     ...files,
     ...options.env,
     ...inputs
