@@ -24,6 +24,8 @@ export interface HealthOptions {
 
 /** Lines of the runtime log read for an application that did not come up. */
 const RUNTIME_LINES = 100
+/** Shortest wait before reading again a status Coolify has not refreshed yet. */
+const STALE_PAUSE_MIN_MS = 500
 
 /**
  * After `finished`: waits, until `signal` aborts, for Coolify to report the application running
@@ -53,12 +55,22 @@ export async function checkHealth(
     if (!last || !isUnknown(found) || isUnknown(last)) last = found
     if (found.up || signal.aborted) break
     try {
-      await sleep(options.pollIntervalMs, signal)
+      await sleep(pauseAfter(found, options.pollIntervalMs), signal)
     } catch {
       break
     }
   }
   return last
+}
+
+/**
+ * Until the next look: `poll-interval`, or half of it while Coolify has not refreshed the status
+ * since the deployment ended — its status check follows the end within seconds, and one read
+ * serves every check due at its turn.
+ */
+function pauseAfter(found: Health, pollIntervalMs: number): number {
+  if (!isUnknown(found)) return pollIntervalMs
+  return Math.min(pollIntervalMs, Math.max(STALE_PAUSE_MIN_MS, pollIntervalMs / 2))
 }
 
 function isUnknown(health: Health): boolean {
