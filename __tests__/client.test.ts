@@ -1077,7 +1077,7 @@ describe('rate limit', () => {
     await client.listApplications(S())
     await client.listApplications(S())
     // 118 left of 120, 24 of them kept; the window ends about a minute after it opened.
-    expect(client.readBudget()).toEqual({ spare: 94, endsInMs: expect.any(Number) })
+    expect(client.readBudget()).toEqual({ spare: 94, held: 24, endsInMs: expect.any(Number) })
     expect(client.readBudget()!.endsInMs).toBeGreaterThan(55_000)
     expect(client.readBudget()!.endsInMs).toBeLessThanOrEqual(60_250)
   })

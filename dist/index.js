@@ -39023,7 +39023,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2915);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8364);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -39032,7 +39032,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2915:
+/***/ 8364:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40184,8 +40184,13 @@ async function sleep(ms, signal) {
 }
 /** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
 const WINDOW_MS = 60_000;
-/** Share of every window left to other tools that use the same token. */
+/** Share of every window polls leave to other tools that use the same token, at the least. */
 const RESERVE_SHARE = 0.2;
+/**
+ * Share of every window polls leave, at the most, however much the reads still to come need: the
+ * polls that find what has ended must go on too.
+ */
+const MOST_HELD_SHARE = 0.5;
 /** Past the window's estimated end, a little more for the server's clock and the way there. */
 const RESET_MARGIN_MS = 250;
 /** How long to wait after a refusal that names no `Retry-After`. */
@@ -40196,9 +40201,11 @@ const BLIND_WAIT_MS = 1000;
  * counts until it expires a minute later, a refused one does not. The gate learns the limit and
  * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
  * window; a jump back up means a new one, opened by someone else), charges each request it lets
- * through, and holds a request only when the window has nothing left for it — reads keep a fifth
- * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
- * of the window.
+ * through, and holds a request only when the window has nothing left for it, or after a 429 until
+ * its `Retry-After`; never past the end of the window. Polls leave part of every window alone: what
+ * the reads still to come need to end what is followed (`holdBack`), a fifth of the window at the
+ * least (for other tools on the same token), half at the most. A read whose answer can end a
+ * following, a trigger and a cancel may spend it.
  */
 class RateGate {
     now;
@@ -40213,13 +40220,19 @@ class RateGate {
     lowest = Infinity;
     inFlight = 0;
     blockedUntil = 0;
+    /** What the followers say their reads still to come need, each asked anew every time. */
+    needs = new Set();
     constructor(now = Date.now, wait = sleep) {
         this.now = now;
         this.wait = wait;
     }
+    /** Holds back from polls what `need` says, asked anew each time, from now on. */
+    holdBack(need) {
+        this.needs.add(need);
+    }
     /**
-     * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
-     * the reserve alone; a trigger or a cancel may spend it.
+     * Resolves when a request may go out, and charges it to the window. Polls (`read: true`) leave
+     * what is held back alone; a trigger, a cancel or a read that can end a following may spend it.
      */
     async ready(signal, read = false) {
         for (;;) {
@@ -40285,8 +40298,10 @@ class RateGate {
         this.expire(now);
         if (this.left === undefined)
             return undefined;
+        const held = this.reserve();
         return {
-            spare: Math.max(0, this.left - this.reserve()),
+            spare: Math.max(0, this.left - held),
+            held: Math.min(held, Math.max(0, this.left)),
             endsInMs: Math.max(0, Math.max(this.windowEnd, this.blockedUntil) - now)
         };
     }
@@ -40301,8 +40316,17 @@ class RateGate {
         this.lowest = Infinity;
         this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
     }
+    /**
+     * What polls leave alone: what the reads still to come need to end what is followed, so that
+     * polls early in a window do not leave the last ends waiting for the next one.
+     */
     reserve() {
-        return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE);
+        const limit = this.limitPerMinute ?? 0;
+        let needed = 0;
+        for (const need of this.needs)
+            needed += need();
+        const most = Math.floor(limit * MOST_HELD_SHARE);
+        return Math.max(Math.ceil(limit * RESERVE_SHARE), Math.min(needed, most));
     }
 }
 /**
@@ -40396,7 +40420,7 @@ const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
  */
 class CoolifyClient {
     options;
-    gate = new RateGate();
+    gate;
     /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
     closing = new AbortController();
     /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
@@ -40409,6 +40433,7 @@ class CoolifyClient {
     proxy;
     constructor(options) {
         this.options = options;
+        this.gate = options.gate ?? new RateGate();
         this.http = new HttpAgent(new URL(options.apiUrl), {
             timeoutMs: options.requestTimeoutMs ?? 30_000,
             ca: options.caCertificate ? [options.caCertificate] : undefined,
@@ -40436,6 +40461,13 @@ class CoolifyClient {
     /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
     readBudget() {
         return this.gate.budget();
+    }
+    /**
+     * Holds back from polls, in every window, what `need` says the reads still to come will take to
+     * end what is followed; the reads that end it spend it.
+     */
+    holdBack(need) {
+        this.gate.holdBack(need);
     }
     /** GET /version: Coolify's version, as plain text ("4.3.11"). */
     version(signal) {
@@ -40472,12 +40504,13 @@ class CoolifyClient {
      * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
      * by the query's order: its values are the rows.
      */
-    async runningDeployments(signal) {
+    async runningDeployments(signal, { final = false } = {}) {
         const rows = await this.call({
             method: 'GET',
             path: '/deployments',
             retry: true,
-            signal
+            signal,
+            final
         });
         if (Array.isArray(rows))
             return rows;
@@ -40494,12 +40527,13 @@ class CoolifyClient {
         return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
     /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
-    getApplicationDated(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
+    getApplicationDated(uuid, signal, { final = false } = {}) {
+        const path = `/applications/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
     }
     /** `listApplications`, dated. */
-    listApplicationsDated(signal) {
-        return this.dated({ method: 'GET', path: '/applications', retry: true, signal });
+    listApplicationsDated(signal, { final = false } = {}) {
+        return this.dated({ method: 'GET', path: '/applications', retry: true, signal, final });
     }
     updateApplication(uuid, changes, signal) {
         return this.call({
@@ -40557,6 +40591,11 @@ class CoolifyClient {
             signal,
             final
         });
+    }
+    /** `getDeployment`, dated: its `updated_at` (the last log entry's write) is on Coolify's clock. */
+    getDeploymentDated(uuid, signal, { final = false } = {}) {
+        const path = `/deployments/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
     }
     /**
      * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
@@ -40748,12 +40787,14 @@ class CoolifyClient {
         return this.call({ method: 'GET', path: `/projects/${enc(uuid)}`, retry: true, signal });
     }
     /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
-    getService(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal });
+    getService(uuid, signal, { final = false } = {}) {
+        const path = `/services/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
     }
     /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
-    getDatabase(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal });
+    getDatabase(uuid, signal, { final = false } = {}) {
+        const path = `/databases/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
     }
     /** The end of a service part's container log; Coolify refuses it unless the container runs. */
     getServiceLogs(uuid, part, lines, signal) {
@@ -40806,7 +40847,7 @@ class CoolifyClient {
         let last;
         for (let attempt = 1;; attempt++) {
             try {
-                // GETs that poll leave the share of the window kept for others alone.
+                // GETs that poll leave what the window holds back alone.
                 await this.gate.ready(call.signal, call.method === 'GET' && !call.final);
                 const answer = (await this.send(call));
                 this.reachability.answered(`${call.method} ${call.path}`);
@@ -42419,18 +42460,27 @@ function readSignal(batch, signal) {
 
 
 /**
+ * The status reads the health checks ahead may still need, whatever their number: one read serves
+ * every check due at its turn, and one more when Coolify had not refreshed the status yet.
+ */
+const STATUS_READS_HELD = 2;
+/**
  * The applications in Coolify, for all rollouts: their names and URLs, and their status for the
  * health checks. The reads due at the same turn, whatever they are for, share one request — of
  * the application alone, or the list when several wait — so thirty applications finishing
  * together cost one request, not thirty. The read goes on under the step's signal while anyone
- * waits for it: a reader whose own time ran out stops waiting, the others do not.
+ * waits for it: a reader whose own time ran out stops waiting, the others do not. A status read
+ * confirms that a finished deployment's application is up, which ends its rollout: it may spend
+ * what the window holds back from polls, and the window holds back what the checks ahead need.
  */
 class ApplicationReads {
     client;
     signal;
     #batch;
+    /** Status reads waiting: while any does, the next read can end a rollout. */
+    #confirming = 0;
     constructor(client, 
-    /** Waits for the next turn among the step's reads of Coolify. */
+    /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
     turn, 
     /** The step's signal: the shared reads are made under it. */
     signal, 
@@ -42440,8 +42490,9 @@ class ApplicationReads {
     gatherMs = 0) {
         this.client = client;
         this.signal = signal;
+        client.holdBack(() => Math.min(expected(), STATUS_READS_HELD));
         this.#batch = new Batch({
-            turn,
+            turn: signal => turn(signal, this.#confirming > 0),
             read: (uuids, signal) => this.readApps(uuids, signal),
             expected,
             gatherMs,
@@ -42454,7 +42505,15 @@ class ApplicationReads {
     }
     /** The application's status, with when Coolify refreshed it. */
     async status(appUuid, signal) {
-        const { app, answeredAt } = await this.read(appUuid, signal);
+        this.#confirming++;
+        let read;
+        try {
+            read = await this.read(appUuid, signal);
+        }
+        finally {
+            this.#confirming--;
+        }
+        const { app, answeredAt } = read;
         return {
             status: typeof app.status === 'string' ? app.status : undefined,
             refreshedAt: timeOf(app.last_online_at),
@@ -42463,7 +42522,8 @@ class ApplicationReads {
     }
     /** One read for all `uuids`; an application the list lacks is not found. */
     async readApps(uuids, signal) {
-        const { apps, date } = await readDated(this.client, uuids, signal);
+        const kind = { final: this.#confirming > 0 };
+        const { apps, date } = await readDated(this.client, uuids, signal, kind);
         return uuid => {
             const app = apps.find(item => item?.uuid === uuid) ?? (uuids.length === 1 ? apps[0] : undefined);
             if (!app)
@@ -42473,12 +42533,12 @@ class ApplicationReads {
     }
 }
 /** Applications of Coolify, with the time it answered: one read for one, the list for several. */
-async function readDated(client, uuids, signal) {
+async function readDated(client, uuids, signal, kind) {
     if (uuids.length === 1) {
-        const { body, date } = await client.getApplicationDated(uuids[0], signal);
+        const { body, date } = await client.getApplicationDated(uuids[0], signal, kind);
         return { apps: [body], date };
     }
-    const { body, date } = await client.listApplicationsDated(signal);
+    const { body, date } = await client.listApplicationsDated(signal, kind);
     return { apps: listOf(body), date };
 }
 /** Why a reader stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
@@ -42828,25 +42888,31 @@ const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
  * request — a deployment's own read when it is alone, else GET /deployments, every running
  * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
  * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
- * status and last lines. A server without the list, or a token it refuses, is read by uuid.
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid. Once
+ * one of the deployments followed ended, the others may be ending too: from then on these reads can
+ * end a following, and may spend what the window holds back from polls.
  */
 class DeploymentReads {
     client;
     turn;
+    ending;
     #batch;
     /** False once the list was refused: reads by uuid from then on. */
     #listed = true;
     constructor(client, 
-    /** Waits for the next turn among the step's reads of Coolify. */
+    /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
     turn, 
     /** How many deployments are followed through these reads now. */
     followed = () => 1, 
     /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0) {
+    gatherMs = 0, 
+    /** Whether the deployments followed may be ending: one followed with them ended. */
+    ending = () => false) {
         this.client = client;
         this.turn = turn;
+        this.ending = ending;
         this.#batch = new Batch({
-            turn,
+            turn: signal => turn(signal, ending()),
             read: (uuids, signal) => this.readRunning(uuids, signal),
             expected: followed,
             gatherMs
@@ -42858,8 +42924,9 @@ class DeploymentReads {
     }
     /** The deployment's own read, in its turn. */
     async one(uuid, signal) {
-        await this.turn(signal);
-        return this.client.getDeployment(uuid, signal);
+        const kind = this.kind();
+        await this.turn(signal, kind.final);
+        return this.client.getDeployment(uuid, signal, kind);
     }
     /**
      * A read of a deployment that has ended (it left the running list, or its closing lines are
@@ -42867,7 +42934,7 @@ class DeploymentReads {
      * the share kept for other tools included, rather than waiting for a turn.
      */
     final(uuid, signal) {
-        return this.client.getDeployment(uuid, signal, { final: true });
+        return this.client.getDeploymentDated(uuid, signal, { final: true });
     }
     /** The deployment as the next turn's reads find it, while it runs. */
     running(uuid, signal) {
@@ -42877,11 +42944,12 @@ class DeploymentReads {
     }
     /** One read for all `uuids`: its own read for one, else the list, else each by uuid. */
     async readRunning(uuids, signal) {
+        const kind = this.kind();
         if (uuids.length === 1) {
-            const detail = await this.client.getDeployment(uuids[0], signal);
-            return () => ({ detail });
+            const { body, date } = await this.client.getDeploymentDated(uuids[0], signal, kind);
+            return () => ({ detail: body, answeredAt: date });
         }
-        const rows = this.#listed ? await this.list(signal) : undefined;
+        const rows = this.#listed ? await this.list(signal, kind) : undefined;
         if (!rows) {
             // Each its own read, each in its turn, as the budget allows.
             const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)));
@@ -42893,9 +42961,9 @@ class DeploymentReads {
         };
     }
     /** The running deployments; undefined when the server refuses the list or has none to give. */
-    async list(signal) {
+    async list(signal, kind) {
         try {
-            const rows = await this.client.runningDeployments(signal);
+            const rows = await this.client.runningDeployments(signal, kind);
             if (rows)
                 return rows;
         }
@@ -42907,6 +42975,10 @@ class DeploymentReads {
         }
         this.#listed = false;
         return undefined;
+    }
+    /** A read of deployments that may be ending can end their following. */
+    kind() {
+        return { final: this.ending() };
     }
 }
 
@@ -43057,7 +43129,7 @@ function sameCommit(a, b) {
 const PLAN_AHEAD_MS = 10_000;
 /**
  * When the next read may go, planned against what Coolify's rate-limit window has left (the
- * client's gate keeps a fifth of it for other tools, and never lets a request past it). While the
+ * client's gate holds part of it back from polls, and never lets a request past it). While the
  * window has more than the followers' cadence needs in the next seconds, a read due goes at once,
  * however many are due together (a burst of deployments ending); nearly spent, what is left is
  * spread until the window's end; spent, reads wait for that end, and no longer.
@@ -43075,21 +43147,26 @@ class ReadPacer {
         this.cadence = cadence;
         this.now = now;
     }
-    turn(signal) {
-        return sleep(this.take(), signal);
+    /**
+     * Resolves at the next turn. A `final` read, whose answer can end a following, may spend what
+     * the window holds back from polls.
+     */
+    turn(signal, final = false) {
+        return sleep(this.take(final), signal);
     }
     /** Takes the next turn; how long until it comes. */
-    take() {
+    take(final = false) {
         const window = this.budget();
         if (!window)
             return 0;
-        if (window.spare <= 0)
+        const spare = window.spare + (final ? window.held : 0);
+        if (spare <= 0)
             return window.endsInMs;
         const due = Math.ceil(Math.min(window.endsInMs, PLAN_AHEAD_MS) * this.cadence());
-        if (window.spare > due)
+        if (spare > due)
             return 0;
         const now = this.now();
-        const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (window.spare + 1)));
+        const at = Math.max(now, this.last + Math.ceil(window.endsInMs / (spare + 1)));
         this.last = at;
         return at - now;
     }
@@ -43105,14 +43182,18 @@ class ReadPacer {
 
 
 
+
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
 /**
  * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
- * without it, reads go on at this pace until the log has been quiet for longer than that.
+ * without it, a log is over once it has been quiet for longer than that. Reads wait for the
+ * quiet, at least this pause apart.
  */
 const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
+/** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
+const SECOND_MS = 1000;
 /**
  * A deployment that left the list of running ones ended within the last turn: read a moment later,
  * its closing entry is most often there already, and one read gives the status and the last lines.
@@ -43136,14 +43217,43 @@ class Follower {
     running = new Set();
     /** Deployments no longer in the list of running ones: read by uuid from then on. */
     unlisted = new Set();
+    /** One of the deployments followed ended: those followed with it may be ending too. */
+    someEnded = false;
+    /**
+     * How long each deployment's log had been quiet when Coolify last answered, at the least, on
+     * its clock: its answer's `Date` less its `updated_at`, which moves with every entry written.
+     */
+    quietAtAnswer = new Map();
     pacer;
     reads;
     logsHidden = false;
     constructor(client, options) {
         this.client = client;
         this.options = options;
-        this.pacer = new ReadPacer(() => client.readBudget(), () => this.reads.perTurn(this.running.size) / options.pollIntervalMs);
-        this.reads = new DeploymentReads(client, signal => this.pacer.turn(signal), () => [...this.running].filter(deployment => !this.unlisted.has(deployment)).length, Math.min(GATHER_MS, options.pollIntervalMs));
+        this.pacer = new ReadPacer(() => client.readBudget(), () => this.reads.perTurn(this.running.size) / this.interval());
+        this.reads = new DeploymentReads(client, (signal, final) => this.pacer.turn(signal, final), () => this.listed(), Math.min(GATHER_MS, options.pollIntervalMs), () => this.someEnded);
+        // What is still to come to end what is followed: each deployment's read by uuid, and the read
+        // of the list that shows it left.
+        client.holdBack(() => this.running.size + Math.min(this.listed(), 1));
+    }
+    /**
+     * Time between reads of a running deployment: `poll-interval`, or half of it (not under the
+     * first delay) once one of the deployments followed with it ended: those started together end
+     * together, and one read of the list serves them all, so each end is seen sooner for little.
+     */
+    interval() {
+        const interval = this.options.pollIntervalMs;
+        if (!this.someEnded)
+            return interval;
+        return Math.min(interval, Math.max(FIRST_DELAY_MS, interval / 2));
+    }
+    /** Deployments followed through the list of running ones. */
+    listed() {
+        let listed = 0;
+        for (const deployment of this.running)
+            if (!this.unlisted.has(deployment))
+                listed++;
+        return listed;
     }
     /**
      * Follows the deployment until it ends or `signal` aborts. `mark`, what its trigger asked for,
@@ -43159,6 +43269,8 @@ class Follower {
         }
         finally {
             this.running.delete(deployment);
+            if (deployment.ended)
+                this.someEnded = true;
         }
     }
     async followRunning(deployment, mark, signal) {
@@ -43192,7 +43304,7 @@ class Follower {
                 break;
             }
             try {
-                await sleep(Math.min(this.options.pollIntervalMs, FIRST_DELAY_MS * 2 ** reads), signal);
+                await sleep(Math.min(this.interval(), FIRST_DELAY_MS * 2 ** reads), signal);
             }
             catch {
                 break;
@@ -43252,17 +43364,23 @@ class Follower {
     /**
      * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
      * to a few seconds after the final status, many of them hidden: unless its closing entry is
-     * already read, read again while the log grows.
+     * already read, read again once the log may have been quiet long enough, until it has. How long
+     * it has been quiet is known at the least from when a read last showed it grow, and from
+     * Coolify's own clock when its answer tells.
      */
     async readClosingLines(deployment, signal) {
         if (!this.options.logs || this.logsHidden)
             return;
         const cursor = this.cursorOf(deployment);
         let quietSince = Date.now();
-        while (!cursor.closed && Date.now() - quietSince < CLOSING_QUIET_MS) {
+        for (;;) {
+            const told = this.quietAtAnswer.get(deployment);
+            const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0);
+            if (cursor.closed || quiet >= CLOSING_QUIET_MS)
+                return;
             const before = cursor.progress;
             try {
-                await sleep(CLOSING_PAUSE_MS, signal);
+                await sleep(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal);
                 await this.readFinal(deployment, signal);
             }
             catch {
@@ -43274,10 +43392,11 @@ class Follower {
     }
     /**
      * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
-     * take turns within one budget.
+     * take turns within one budget. A `final` read, whose answer can end a following, may spend what
+     * the window holds back from polls.
      */
-    turn(signal) {
-        return this.pacer.turn(signal);
+    turn(signal, final = false) {
+        return this.pacer.turn(signal, final);
     }
     /**
      * Reads the deployment once, in its turn, with the others due then: status, links and new log
@@ -43287,10 +43406,11 @@ class Follower {
         if (!this.unlisted.has(deployment)) {
             const read = await this.reads.running(deployment.uuid, signal);
             if ('detail' in read) {
-                this.take(deployment, read.detail);
+                this.take(deployment, read.detail, read.answeredAt);
                 return;
             }
             this.unlisted.add(deployment);
+            this.someEnded = true;
             await sleep(LEFT_PAUSE_MS, signal);
             await this.readFinal(deployment, signal);
             return;
@@ -43303,9 +43423,15 @@ class Follower {
     }
     /** Reads an ended deployment by uuid, as soon as the window allows. */
     async readFinal(deployment, signal) {
-        this.take(deployment, await this.reads.final(deployment.uuid, signal));
+        const { body, date } = await this.reads.final(deployment.uuid, signal);
+        this.take(deployment, body, date);
     }
-    take(deployment, detail) {
+    take(deployment, detail, answeredAt) {
+        const written = timeOf(detail.updated_at);
+        if (answeredAt !== undefined && written !== undefined) {
+            const ms = answeredAt - written - SECOND_MS;
+            this.quietAtAnswer.set(deployment, { ms, at: Date.now() });
+        }
         const changed = deployment.observe(detail, this.options.instanceUrl);
         if (changed && !deployment.ended)
             this.announce(deployment, detail);
@@ -43731,6 +43857,8 @@ function nextSecond(ms) {
 
 /** Lines of the runtime log read for an application that did not come up. */
 const RUNTIME_LINES = 100;
+/** Shortest wait before reading again a status Coolify has not refreshed yet. */
+const STALE_PAUSE_MIN_MS = 500;
 /**
  * After `finished`: waits, until `signal` aborts, for Coolify to report the application running
  * and, with `health-url`, for that URL to answer 2xx or 3xx. Undefined when there is nothing to
@@ -43759,13 +43887,23 @@ async function checkHealth(deployment, options, signal) {
         if (found.up || signal.aborted)
             break;
         try {
-            await sleep(options.pollIntervalMs, signal);
+            await sleep(pauseAfter(found, options.pollIntervalMs), signal);
         }
         catch {
             break;
         }
     }
     return last;
+}
+/**
+ * Until the next look: `poll-interval`, or half of it while Coolify has not refreshed the status
+ * since the deployment ended — its status check follows the end within seconds, and one read
+ * serves every check due at its turn.
+ */
+function pauseAfter(found, pollIntervalMs) {
+    if (!isUnknown(found))
+        return pollIntervalMs;
+    return Math.min(pollIntervalMs, Math.max(STALE_PAUSE_MIN_MS, pollIntervalMs / 2));
 }
 function isUnknown(health) {
     return !health.up && health.unknown;
@@ -43857,7 +43995,8 @@ async function awaitStartup(client, resource, options, signal) {
     for (;;) {
         let look;
         try {
-            await options.turn(signal);
+            // A status read can say it is up, which ends the following.
+            await options.turn(signal, true);
             look = await readStatus(client, resource, signal);
         }
         catch (error) {
@@ -43903,7 +44042,7 @@ async function awaitStartup(client, resource, options, signal) {
 }
 async function readStatus(client, resource, signal) {
     if (resource.kind === 'database') {
-        const { body, date } = await client.getDatabase(resource.appUuid, signal);
+        const { body, date } = await client.getDatabase(resource.appUuid, signal, { final: true });
         const status = statusIn(body?.status, resource);
         return {
             status,
@@ -43913,7 +44052,7 @@ async function readStatus(client, resource, signal) {
             parts: []
         };
     }
-    const { body, date } = await client.getService(resource.appUuid, signal);
+    const { body, date } = await client.getService(resource.appUuid, signal, { final: true });
     const status = statusIn(body?.status, resource);
     const all = [...arrayOf(body.applications), ...arrayOf(body.databases)];
     const watched = all.filter(part => !part.exclude_from_status);
@@ -44980,7 +45119,7 @@ class Rollout {
             return;
         }
         const window = budget.health();
-        const turn = (signal) => follower.turn(signal);
+        const turn = (signal, final) => follower.turn(signal, final);
         const options = { pollIntervalMs: config.pollIntervalMs, turn };
         const { health, log, parts } = await awaitStartup(client, resource, options, window.signal);
         if (budget.cancelled.aborted)
@@ -45108,7 +45247,7 @@ async function launch(step, prepared, follower) {
     // Under way or still to be found (`trigger: false`): each one's lines need its name.
     const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
     let rollouts = [];
-    const applications = new ApplicationReads(client, signal => reads.turn(signal), budget.cancelled, () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
+    const applications = new ApplicationReads(client, (signal, final) => reads.turn(signal, final), budget.cancelled, () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
     // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
     // shared read the health checks wait behind.
     const lookup = new AbortController();
@@ -46858,10 +46997,11 @@ const DESCRIPTION_LENGTH = 140;
  * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
  * the repository's Environments, with the app's URL, and in the pull request. Undefined without
  * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
- * on Forgejo and Gitea, which have no deployments API (a notice).
+ * on Forgejo and Gitea, which have no deployments API (a notice). Its id is saved in `leftOpen`
+ * until it has a final status, for the post step.
  * `@actions/github` is loaded only here, so a step without `environment` starts without it.
  */
-async function createGitHubDeployment(config, signal) {
+async function createGitHubDeployment(config, signal, leftOpen) {
     const { environment, githubToken, instanceUrl } = config;
     if (!environment)
         return undefined;
@@ -46889,8 +47029,9 @@ async function createGitHubDeployment(config, signal) {
         { answered: true });
         if (!('id' in data))
             throw new Error(data.message ?? 'GitHub created no deployment');
+        leftOpen?.update({ deployment: data.id });
         info(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
-        return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl);
+        return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl, leftOpen);
     }
     catch (error) {
         const forge = lacksDeploymentsApi(error);
@@ -46900,6 +47041,14 @@ async function createGitHubDeployment(config, signal) {
             warn(`record a GitHub deployment in environment "${environment}"`, error);
         return undefined;
     }
+}
+/** The post step: a GitHub deployment the main step left without its outcome ends `error`. */
+async function stopLeftDeployment(config, id, signal) {
+    if (!config.githubToken)
+        return;
+    const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const octokit = getOctokit(config.githubToken);
+    await new GitHubDeployment(octokit, context.repo, id, config.instanceUrl).stopped(signal);
 }
 /** Status writes `delete-preview` has under way at once: many deployments, without a flood. */
 const DEACTIVATE_AT_ONCE = 4;
@@ -46955,11 +47104,13 @@ class GitHubDeployment {
     repo;
     id;
     instanceUrl;
-    constructor(octokit, repo, id, instanceUrl) {
+    leftOpen;
+    constructor(octokit, repo, id, instanceUrl, leftOpen) {
         this.octokit = octokit;
         this.repo = repo;
         this.id = id;
         this.instanceUrl = instanceUrl;
+        this.leftOpen = leftOpen;
     }
     /** Coolify has taken the deployments on. */
     async building(_deployments, signal) {
@@ -47010,7 +47161,18 @@ class GitHubDeployment {
         const description = `Handed to Coolify (wait: false): ${names}; the result is in Coolify`;
         await this.setState('success', { description, log_url, environment_url }, signal);
     }
+    /**
+     * The post step's word when the main step never gave the outcome: `error`, the state GitHub has
+     * for a deployment that could not complete, as a cancelled run ends (`failure` would say the
+     * deploy failed, which nobody saw; `inactive` would show it as merely replaced).
+     */
+    async stopped(signal) {
+        const description = 'The workflow run stopped before it reported the outcome; see Coolify';
+        await this.setState('error', { description, log_url: this.instanceUrl }, signal);
+    }
     async setState(state, details, signal) {
+        // A final status, set or refused for good, leaves nothing for the post step to finish.
+        const final = state !== 'in_progress';
         try {
             await callGitHub(attempt => this.octokit.rest.repos.createDeploymentStatus({
                 ...this.repo,
@@ -47020,8 +47182,12 @@ class GitHubDeployment {
                 description: shorten(details.description),
                 request: { signal: attempt }
             }), signal);
+            if (final)
+                this.leftOpen?.update({ deployment: undefined });
         }
         catch (error) {
+            if (final && isRefusal(error))
+                this.leftOpen?.update({ deployment: undefined });
             warn(`set GitHub deployment ${this.id} to ${state}`, error);
         }
     }
@@ -47087,6 +47253,62 @@ function inert(line) {
     return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
 }
 
+;// CONCATENATED MODULE: ./src/action/left-open.ts
+
+const left_open_KEY = 'github';
+/**
+ * The GitHub deployment and pull request comment this run opened and has not finished, saved after
+ * every change: a main step killed outright (Forgejo and Gitea give no grace), or whose grace ran
+ * out before GitHub answered, leaves them for the post step, which says there that the run stopped.
+ */
+class LeftOpen {
+    #open;
+    constructor(open) {
+        this.#open = open;
+    }
+    /** Nothing open yet, for the main step. */
+    static empty() {
+        return new LeftOpen({});
+    }
+    /** What the main step left open, for the post step; nothing when unreadable. */
+    static load() {
+        return new LeftOpen(left_open_checked(host().getState(left_open_KEY)));
+    }
+    get open() {
+        return this.#open;
+    }
+    /** Merges `change` in (an undefined field is finished) and saves. */
+    update(change) {
+        const merged = { ...this.#open, ...change };
+        if (merged.deployment === undefined)
+            delete merged.deployment;
+        if (merged.comment === undefined)
+            delete merged.comment;
+        this.#open = merged;
+        host().saveState(left_open_KEY, Object.keys(merged).length ? JSON.stringify(merged) : '');
+    }
+}
+function left_open_checked(text) {
+    let saved;
+    try {
+        saved = text ? JSON.parse(text) : undefined;
+    }
+    catch {
+        return {};
+    }
+    if (!saved || typeof saved !== 'object')
+        return {};
+    const { deployment, comment } = saved;
+    const open = {};
+    if (Number.isSafeInteger(deployment))
+        open.deployment = deployment;
+    const { marker, id } = (comment ?? {});
+    if (typeof marker === 'string') {
+        open.comment = { marker, ...(Number.isSafeInteger(id) ? { id: id } : {}) };
+    }
+    return open;
+}
+
 ;// CONCATENATED MODULE: ./src/action/annotations.ts
 
 
@@ -47144,6 +47366,51 @@ function splitTail(tail, max) {
     const stderr = tail.filter(line => line.kind === 'stderr').slice(-max);
     const others = tail.filter(line => line.kind !== 'stderr');
     return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
+}
+
+;// CONCATENATED MODULE: ./src/action/run-link.ts
+
+/** Asking Gitea its version must not hold up the comment. */
+const VERSION_MS = 3000;
+/**
+ * This workflow run's page, as the forge's web UI addresses it. GitHub and Gitea from 1.26 take the
+ * run's id; Forgejo and Gitea up to 1.25 take its number in the repository (GITHUB_RUN_NUMBER)
+ * and answer an id with another run or none. Forgejo's runner says it is Forgejo; Gitea's says only
+ * Gitea, so Gitea is asked its version. When it does not tell, the number: it is what every
+ * Forgejo and every Gitea before 1.26 take, and Gitea 1.26 still follows a number to its run when
+ * no run of the repository has that id.
+ */
+async function runLink(context, octokit, env = process.env) {
+    const runs = `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs`;
+    const byId = `${runs}/${context.runId}`;
+    // A runner that leaves GITHUB_RUN_NUMBER out has nothing better than the id.
+    if (!(context.runNumber > 0))
+        return byId;
+    const byNumber = `${runs}/${context.runNumber}`;
+    if (env.FORGEJO_ACTIONS === 'true')
+        return byNumber;
+    if (env.GITEA_ACTIONS !== 'true')
+        return byId;
+    return takesRunIds(await giteaVersion(octokit)) ? byId : byNumber;
+}
+/** Gitea 1.26 and later: its web routes moved from run numbers to ids. */
+function takesRunIds(version) {
+    // Forgejo names its own version first and Gitea's after `+gitea-`: its routes take numbers.
+    const [, major, minor] = /^(\d+)\.(\d+)\./.exec(version ?? '') ?? [];
+    if (major === undefined || version.includes('+gitea-'))
+        return false;
+    return Number(major) > 1 || Number(minor) >= 26;
+}
+/** What Gitea's API says at `/version`; undefined when it does not answer. */
+async function giteaVersion(octokit) {
+    try {
+        const { data } = await callGitHub(attempt => octokit.request('GET /version', { request: { signal: attempt } }), new AbortController().signal, { totalMs: VERSION_MS });
+        const version = data.version;
+        return typeof version === 'string' ? version : undefined;
+    }
+    catch {
+        return undefined;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/action/summary.ts
@@ -47251,6 +47518,7 @@ function escapeHtml(text) {
 
 
 
+
 /** Log lines under a failed deployment: enough to see why without opening the job. */
 const COMMENT_LINES = 15;
 /** GitHub refuses a longer comment body (422), and the comment would stay as it was. */
@@ -47258,9 +47526,10 @@ const COMMENT_LENGTH = 65_536;
 /**
  * The sticky comment on the pull request: one per workflow and set of applications, found again by
  * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
- * or without `github-token`. `@actions/github` is loaded only here and for GitHub deployments.
+ * or without `github-token`. With `leftOpen`, the comment is saved there until it shows the
+ * outcome, for the post step. `@actions/github` is loaded only here and for GitHub deployments.
  */
-async function openPullRequestComment(config) {
+async function openPullRequestComment(config, leftOpen) {
     if (config.pr === undefined || !config.comment)
         return undefined;
     if (!config.githubToken) {
@@ -47270,19 +47539,36 @@ async function openPullRequestComment(config) {
     try {
         const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
         const resources = config.tags.length ? config.tags : config.appUuids;
-        const facts = {
-            pr: config.pr,
-            instanceUrl: config.instanceUrl,
-            workflow: context.workflow || 'workflow',
-            runUrl: `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`
-        };
+        const octokit = getOctokit(config.githubToken);
+        const facts = await factsOf(config, config.pr, context, octokit);
         const marker = markerFor(facts.workflow, resources);
-        return new PullRequestComment(getOctokit(config.githubToken), context.repo, marker, facts);
+        leftOpen?.update({ comment: { marker } });
+        return new PullRequestComment(octokit, context.repo, marker, facts, { leftOpen });
     }
     catch (error) {
         warning(`Could not prepare the pull request comment: ${describeError(error)}`);
         return undefined;
     }
+}
+/**
+ * The post step: the comment a main step left without its outcome says the run stopped (an earlier
+ * run's comment, found by its marker, included); never a new comment.
+ */
+async function stopLeftComment(config, { marker, id }, signal) {
+    if (config.pr === undefined || !config.githubToken)
+        return;
+    const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const octokit = getOctokit(config.githubToken);
+    const facts = await factsOf(config, config.pr, context, octokit);
+    await new PullRequestComment(octokit, context.repo, marker, facts, { id }).stopped(signal);
+}
+async function factsOf(config, pr, context, octokit) {
+    return {
+        pr,
+        instanceUrl: config.instanceUrl,
+        workflow: context.workflow || 'workflow',
+        runUrl: await runLink(context, octokit)
+    };
 }
 /**
  * The hidden first line that finds the comment again: the workflow and the sorted resources,
@@ -47302,22 +47588,38 @@ class PullRequestComment {
     #refused = false;
     /** One warning per run: the first failure says what went wrong. */
     #warned = false;
-    constructor(octokit, repo, marker, facts) {
+    #leftOpen;
+    constructor(octokit, repo, marker, facts, { id, leftOpen } = {}) {
         this.octokit = octokit;
         this.repo = repo;
         this.marker = marker;
         this.facts = facts;
+        this.#id = id;
+        this.#leftOpen = leftOpen;
     }
     /** The deployments were triggered: their status so far. */
     async building(deployments, signal) {
         await this.write(deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts), true, signal);
+        // Found or made: the post step edits it by its id.
+        if (this.#id !== undefined)
+            this.#leftOpen?.update({ comment: { marker: this.marker, id: this.#id } });
     }
     /** The outcome, with why when nothing was deployed. */
     async finish({ status, deployments, error }, signal) {
         const body = deployments.length
             ? deploymentsBody(status, deployments, this.facts)
             : nothingBody(error, this.facts);
-        await this.write(body, true, signal);
+        // Shown, or refused for good: nothing for the post step to finish.
+        if ((await this.write(body, true, signal)) || this.#refused) {
+            this.#leftOpen?.update({ comment: undefined });
+        }
+    }
+    /** The post step's word when the main step never gave the outcome: no log, no table. */
+    async stopped(signal) {
+        const body = `### ${summaryMark('cancelled')} Coolify preview of #${this.facts.pr}: stopped\n\n` +
+            `The workflow run stopped before it reported the outcome here; ` +
+            `${pr_comment_link('Coolify', this.facts.instanceUrl)} has the deployments' results.\n\n${footer(this.facts)}`;
+        await this.write(body, false, signal);
     }
     /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
     async removed(signal) {
@@ -47325,9 +47627,10 @@ class PullRequestComment {
             `The preview was removed from Coolify.\n\n${footer(this.facts)}`;
         await this.write(body, false, signal);
     }
+    /** True once GitHub holds `text`. */
     async write(text, create, signal) {
         if (this.#refused)
-            return;
+            return false;
         const body = fitted(`${this.marker}\n${redact(text, maskedValues())}`);
         const bounded = linked([signal], GITHUB_CALL_MS);
         try {
@@ -47349,6 +47652,7 @@ class PullRequestComment {
                     this.#id = data.id;
                 }
             }, bounded.signal);
+            return this.#id !== undefined;
         }
         catch (error) {
             // A refusal holds for the rest of the run; GitHub down for a while does not: the next
@@ -47358,6 +47662,7 @@ class PullRequestComment {
             if (!this.#warned)
                 pr_comment_warn(error);
             this.#warned = true;
+            return false;
         }
         finally {
             bounded.release();
@@ -47525,6 +47830,7 @@ async function report(outcome, config, watchers, signal) {
 
 
 
+
 /** The action's main step: the one deploy pipeline, told and reported the way GitHub shows it. */
 async function run() {
     setHost(actionHost());
@@ -47533,9 +47839,11 @@ async function run() {
 const github = {
     event: () => pullRequestEvent(),
     async watchers(config, budget) {
+        // Saved for the post step until they show the outcome.
+        const leftOpen = LeftOpen.empty();
         const watchers = [
-            await createGitHubDeployment(config, budget.deploy()),
-            await openPullRequestComment(config)
+            await createGitHubDeployment(config, budget.deploy(), leftOpen),
+            await openPullRequestComment(config, leftOpen)
         ];
         return watchers.filter(watcher => watcher !== undefined);
     },

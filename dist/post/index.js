@@ -4,7 +4,6 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ 6752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-var __webpack_unused_export__;
 
 
 const Client = __nccwpck_require__(3701)
@@ -36,22 +35,22 @@ const RedirectHandler = __nccwpck_require__(8754)
 
 Object.assign(Dispatcher.prototype, api)
 
-__webpack_unused_export__ = Dispatcher
-__webpack_unused_export__ = Client
-module.exports.bC = Pool
-__webpack_unused_export__ = BalancedPool
-__webpack_unused_export__ = RoundRobinPool
-module.exports.g6 = Agent
-module.exports.kT = ProxyAgent
-__webpack_unused_export__ = Socks5ProxyAgent
-__webpack_unused_export__ = EnvHttpProxyAgent
-__webpack_unused_export__ = RetryAgent
-__webpack_unused_export__ = H2CClient
-__webpack_unused_export__ = RetryHandler
+module.exports.Dispatcher = Dispatcher
+module.exports.Client = Client
+module.exports.Pool = Pool
+module.exports.BalancedPool = BalancedPool
+module.exports.RoundRobinPool = RoundRobinPool
+module.exports.Agent = Agent
+module.exports.ProxyAgent = ProxyAgent
+module.exports.Socks5ProxyAgent = Socks5ProxyAgent
+module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent
+module.exports.RetryAgent = RetryAgent
+module.exports.H2CClient = H2CClient
+module.exports.RetryHandler = RetryHandler
 
-__webpack_unused_export__ = DecoratorHandler
-__webpack_unused_export__ = RedirectHandler
-__webpack_unused_export__ = {
+module.exports.DecoratorHandler = DecoratorHandler
+module.exports.RedirectHandler = RedirectHandler
+module.exports.interceptors = {
   redirect: __nccwpck_require__(1514),
   responseError: __nccwpck_require__(8918),
   retry: __nccwpck_require__(2026),
@@ -62,16 +61,16 @@ __webpack_unused_export__ = {
   deduplicate: __nccwpck_require__(7240)
 }
 
-__webpack_unused_export__ = {
+module.exports.cacheStores = {
   MemoryCacheStore: __nccwpck_require__(4889)
 }
 
 const SqliteCacheStore = __nccwpck_require__(1522)
-__webpack_unused_export__ = SqliteCacheStore
+module.exports.cacheStores.SqliteCacheStore = SqliteCacheStore
 
-__webpack_unused_export__ = buildConnector
-__webpack_unused_export__ = errors
-__webpack_unused_export__ = {
+module.exports.buildConnector = buildConnector
+module.exports.errors = errors
+module.exports.util = {
   parseHeaders: util.parseHeaders,
   headerNameToString: util.headerNameToString
 }
@@ -125,8 +124,8 @@ function makeDispatcher (fn) {
   }
 }
 
-__webpack_unused_export__ = setGlobalDispatcher
-__webpack_unused_export__ = getGlobalDispatcher
+module.exports.setGlobalDispatcher = setGlobalDispatcher
+module.exports.getGlobalDispatcher = getGlobalDispatcher
 
 const fetchImpl = (__nccwpck_require__(4398).fetch)
 
@@ -158,12 +157,12 @@ function appendFetchStackTrace (err, filename) {
   err.stack = stack ? `${stack}\n${captureLines}` : capture.stack
 }
 
-module.exports.hd = function fetch (init, options = undefined) {
+module.exports.fetch = function fetch (init, options = undefined) {
   return fetchImpl(init, options).catch(err => {
     if (currentFilename) {
       appendFetchStackTrace(err, currentFilename)
     } else if (err && typeof err === 'object') {
-      Error.captureStackTrace(err, module.exports.hd)
+      Error.captureStackTrace(err, module.exports.fetch)
     }
     throw err
   })
@@ -175,70 +174,70 @@ module.exports.FormData = __nccwpck_require__(5910).FormData
 
 const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
 
-__webpack_unused_export__ = setGlobalOrigin
-__webpack_unused_export__ = getGlobalOrigin
+module.exports.setGlobalOrigin = setGlobalOrigin
+module.exports.getGlobalOrigin = getGlobalOrigin
 
 const { CacheStorage } = __nccwpck_require__(3245)
 const { kConstruct } = __nccwpck_require__(6443)
 
-__webpack_unused_export__ = new CacheStorage(kConstruct)
+module.exports.caches = new CacheStorage(kConstruct)
 
 const { deleteCookie, getCookies, getSetCookies, setCookie, parseCookie } = __nccwpck_require__(9061)
 
-__webpack_unused_export__ = deleteCookie
-__webpack_unused_export__ = getCookies
-__webpack_unused_export__ = getSetCookies
-__webpack_unused_export__ = setCookie
-__webpack_unused_export__ = parseCookie
+module.exports.deleteCookie = deleteCookie
+module.exports.getCookies = getCookies
+module.exports.getSetCookies = getSetCookies
+module.exports.setCookie = setCookie
+module.exports.parseCookie = parseCookie
 
 const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
 
-__webpack_unused_export__ = parseMIMEType
-__webpack_unused_export__ = serializeAMimeType
+module.exports.parseMIMEType = parseMIMEType
+module.exports.serializeAMimeType = serializeAMimeType
 
 const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
 const { WebSocket, ping } = __nccwpck_require__(3726)
-module.exports.kb = WebSocket
-module.exports.rd = CloseEvent
-module.exports.NN = ErrorEvent
-module.exports.aM = MessageEvent
-__webpack_unused_export__ = ping
+module.exports.WebSocket = WebSocket
+module.exports.CloseEvent = CloseEvent
+module.exports.ErrorEvent = ErrorEvent
+module.exports.MessageEvent = MessageEvent
+module.exports.ping = ping
 
-/* unused reexport */ __nccwpck_require__(2873).WebSocketStream
-/* unused reexport */ __nccwpck_require__(6919).WebSocketError
+module.exports.WebSocketStream = __nccwpck_require__(2873).WebSocketStream
+module.exports.WebSocketError = __nccwpck_require__(6919).WebSocketError
 
-__webpack_unused_export__ = makeDispatcher(api.request)
-__webpack_unused_export__ = makeDispatcher(api.stream)
-__webpack_unused_export__ = makeDispatcher(api.pipeline)
-__webpack_unused_export__ = makeDispatcher(api.connect)
-__webpack_unused_export__ = makeDispatcher(api.upgrade)
+module.exports.request = makeDispatcher(api.request)
+module.exports.stream = makeDispatcher(api.stream)
+module.exports.pipeline = makeDispatcher(api.pipeline)
+module.exports.connect = makeDispatcher(api.connect)
+module.exports.upgrade = makeDispatcher(api.upgrade)
 
-__webpack_unused_export__ = MockClient
-__webpack_unused_export__ = MockCallHistory
-__webpack_unused_export__ = MockCallHistoryLog
-__webpack_unused_export__ = MockPool
-__webpack_unused_export__ = MockAgent
-__webpack_unused_export__ = SnapshotAgent
-__webpack_unused_export__ = mockErrors
+module.exports.MockClient = MockClient
+module.exports.MockCallHistory = MockCallHistory
+module.exports.MockCallHistoryLog = MockCallHistoryLog
+module.exports.MockPool = MockPool
+module.exports.MockAgent = MockAgent
+module.exports.SnapshotAgent = SnapshotAgent
+module.exports.mockErrors = mockErrors
 
 const { EventSource } = __nccwpck_require__(1238)
 
-module.exports.GD = EventSource
+module.exports.EventSource = EventSource
 
 function install () {
-  globalThis.fetch = module.exports.hd
+  globalThis.fetch = module.exports.fetch
   globalThis.Headers = module.exports.Headers
   globalThis.Response = module.exports.Response
   globalThis.Request = module.exports.Request
   globalThis.FormData = module.exports.FormData
-  globalThis.WebSocket = module.exports.kb
-  globalThis.CloseEvent = module.exports.rd
-  globalThis.ErrorEvent = module.exports.NN
-  globalThis.MessageEvent = module.exports.aM
-  globalThis.EventSource = module.exports.GD
+  globalThis.WebSocket = module.exports.WebSocket
+  globalThis.CloseEvent = module.exports.CloseEvent
+  globalThis.ErrorEvent = module.exports.ErrorEvent
+  globalThis.MessageEvent = module.exports.MessageEvent
+  globalThis.EventSource = module.exports.EventSource
 }
 
-__webpack_unused_export__ = install
+module.exports.install = install
 
 
 /***/ }),
@@ -39020,7 +39019,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2643:
+/***/ 756:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39282,16 +39281,16 @@ class HttpAgent {
         // Every pool of connections it opens, to the site or to the proxy: whether one sits idle.
         const pools = new Set();
         const factory = (origin, opts) => {
-            const pool = new undici/* Pool */.bC(origin, { ...opts, ...timing });
+            const pool = new undici.Pool(origin, { ...opts, ...timing });
             pools.add(pool);
             return pool;
         };
         const idle = () => [...pools].some(pool => !pool.closed && pool.stats.free > 0);
         const proxy = this.proxy;
         if (!proxy)
-            return { dispatcher: new undici/* Agent */.g6({ connect: targetTls, factory }), idle };
+            return { dispatcher: new undici.Agent({ connect: targetTls, factory }), idle };
         const tunnels = this.#tunnels;
-        const dispatcher = new undici/* ProxyAgent */.kT({
+        const dispatcher = new undici.ProxyAgent({
             ...timing,
             uri: proxy.url.href,
             ...(proxy.credentials && {
@@ -39421,7 +39420,7 @@ class HttpAgent {
  * The connections to the proxy that carry CONNECT: each tunnel cancellable (the request that
  * waits for it may end), and its failures in words of the proxy, not of the target.
  */
-class TunnelPool extends undici/* Pool */.bC {
+class TunnelPool extends undici.Pool {
     tunnels;
     constructor(origin, options, tunnels) {
         super(origin, options);
@@ -39969,7 +39968,7 @@ function parseDuration(text) {
     return Math.round(total);
 }
 /** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
-function formatDuration(ms) {
+function duration_formatDuration(ms) {
     if (ms < 1000)
         return `${Math.round(ms)}ms`;
     if (ms < 60_000)
@@ -40019,8 +40018,13 @@ async function pacing_sleep(ms, signal) {
 }
 /** Coolify's limiter (Laravel's `throttle:api`): a fixed window opened by its first request. */
 const WINDOW_MS = 60_000;
-/** Share of every window left to other tools that use the same token. */
+/** Share of every window polls leave to other tools that use the same token, at the least. */
 const RESERVE_SHARE = 0.2;
+/**
+ * Share of every window polls leave, at the most, however much the reads still to come need: the
+ * polls that find what has ended must go on too.
+ */
+const MOST_HELD_SHARE = 0.5;
 /** Past the window's estimated end, a little more for the server's clock and the way there. */
 const RESET_MARGIN_MS = 250;
 /** How long to wait after a refusal that names no `Retry-After`. */
@@ -40031,9 +40035,11 @@ const BLIND_WAIT_MS = 1000;
  * counts until it expires a minute later, a refused one does not. The gate learns the limit and
  * the window from `X-RateLimit-Limit` and `X-RateLimit-Remaining` (`Remaining` = limit − 1 opens a
  * window; a jump back up means a new one, opened by someone else), charges each request it lets
- * through, and holds a request only when the window has nothing left for it — reads keep a fifth
- * of every window for other tools — or after a 429 until its `Retry-After`; never past the end
- * of the window.
+ * through, and holds a request only when the window has nothing left for it, or after a 429 until
+ * its `Retry-After`; never past the end of the window. Polls leave part of every window alone: what
+ * the reads still to come need to end what is followed (`holdBack`), a fifth of the window at the
+ * least (for other tools on the same token), half at the most. A read whose answer can end a
+ * following, a trigger and a cancel may spend it.
  */
 class RateGate {
     now;
@@ -40048,13 +40054,19 @@ class RateGate {
     lowest = Infinity;
     inFlight = 0;
     blockedUntil = 0;
+    /** What the followers say their reads still to come need, each asked anew every time. */
+    needs = new Set();
     constructor(now = Date.now, wait = pacing_sleep) {
         this.now = now;
         this.wait = wait;
     }
+    /** Holds back from polls what `need` says, asked anew each time, from now on. */
+    holdBack(need) {
+        this.needs.add(need);
+    }
     /**
-     * Resolves when a request may go out, and charges it to the window. Reads (`read: true`) leave
-     * the reserve alone; a trigger or a cancel may spend it.
+     * Resolves when a request may go out, and charges it to the window. Polls (`read: true`) leave
+     * what is held back alone; a trigger, a cancel or a read that can end a following may spend it.
      */
     async ready(signal, read = false) {
         for (;;) {
@@ -40120,8 +40132,10 @@ class RateGate {
         this.expire(now);
         if (this.left === undefined)
             return undefined;
+        const held = this.reserve();
         return {
-            spare: Math.max(0, this.left - this.reserve()),
+            spare: Math.max(0, this.left - held),
+            held: Math.min(held, Math.max(0, this.left)),
             endsInMs: Math.max(0, Math.max(this.windowEnd, this.blockedUntil) - now)
         };
     }
@@ -40136,8 +40150,17 @@ class RateGate {
         this.lowest = Infinity;
         this.windowEnd = now + WINDOW_MS + RESET_MARGIN_MS;
     }
+    /**
+     * What polls leave alone: what the reads still to come need to end what is followed, so that
+     * polls early in a window do not leave the last ends waiting for the next one.
+     */
     reserve() {
-        return Math.ceil((this.limitPerMinute ?? 0) * RESERVE_SHARE);
+        const limit = this.limitPerMinute ?? 0;
+        let needed = 0;
+        for (const need of this.needs)
+            needed += need();
+        const most = Math.floor(limit * MOST_HELD_SHARE);
+        return Math.max(Math.ceil(limit * RESERVE_SHARE), Math.min(needed, most));
     }
 }
 /**
@@ -40181,7 +40204,7 @@ class Reachability {
         if (waited < FIRST_ANSWER_GRACE_MS)
             return undefined;
         const never = error.details.notCoolify ? "does not answer as Coolify's API" : 'never answered';
-        return new errors_CoolifyError(error.request, `${this.address} ${never}: ${error.reason}, ${attempts} attempts in ${formatDuration(waited)}`, error.hint, { ...error.details, transient: false });
+        return new errors_CoolifyError(error.request, `${this.address} ${never}: ${error.reason}, ${attempts} attempts in ${duration_formatDuration(waited)}`, error.hint, { ...error.details, transient: false });
     }
     /**
      * A failure that says the address may be wrong, as long as Coolify's API never answered: no
@@ -40193,7 +40216,7 @@ class Reachability {
     failed(error) {
         if (error.status === 429) {
             const wait = error.details.retryAfterMs;
-            this.note(`${error.request}: ${error.reason}; waiting ${wait === undefined ? 'a moment' : formatDuration(wait)} as Coolify asks.`);
+            this.note(`${error.request}: ${error.reason}; waiting ${wait === undefined ? 'a moment' : duration_formatDuration(wait)} as Coolify asks.`);
             return;
         }
         if (this.downSince !== undefined)
@@ -40201,7 +40224,7 @@ class Reachability {
         this.downSince = this.now();
         this.openedBy = error.request;
         if (this.suspect(error)) {
-            this.note(`${this.address} does not answer (${error.request}: ${error.reason}); trying again for ${formatDuration(FIRST_ANSWER_GRACE_MS)}, then giving up.`);
+            this.note(`${this.address} does not answer (${error.request}: ${error.reason}); trying again for ${duration_formatDuration(FIRST_ANSWER_GRACE_MS)}, then giving up.`);
             return;
         }
         this.note(`Coolify is unreachable since ${new Date(this.downSince).toISOString().slice(11, 19)} UTC (${error.request}: ${error.reason}); trying again until \`timeout\`.`);
@@ -40213,7 +40236,7 @@ class Reachability {
     answered(request) {
         if (this.downSince === undefined || request !== this.openedBy)
             return;
-        this.note(`Coolify answers again, after ${formatDuration(this.now() - this.downSince)}.`);
+        this.note(`Coolify answers again, after ${duration_formatDuration(this.now() - this.downSince)}.`);
         this.downSince = undefined;
     }
 }
@@ -40231,7 +40254,7 @@ const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
  */
 class CoolifyClient {
     options;
-    gate = new RateGate();
+    gate;
     /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
     closing = new AbortController();
     /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
@@ -40244,6 +40267,7 @@ class CoolifyClient {
     proxy;
     constructor(options) {
         this.options = options;
+        this.gate = options.gate ?? new RateGate();
         this.http = new HttpAgent(new URL(options.apiUrl), {
             timeoutMs: options.requestTimeoutMs ?? 30_000,
             ca: options.caCertificate ? [options.caCertificate] : undefined,
@@ -40271,6 +40295,13 @@ class CoolifyClient {
     /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
     readBudget() {
         return this.gate.budget();
+    }
+    /**
+     * Holds back from polls, in every window, what `need` says the reads still to come will take to
+     * end what is followed; the reads that end it spend it.
+     */
+    holdBack(need) {
+        this.gate.holdBack(need);
     }
     /** GET /version: Coolify's version, as plain text ("4.3.11"). */
     version(signal) {
@@ -40307,12 +40338,13 @@ class CoolifyClient {
      * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
      * by the query's order: its values are the rows.
      */
-    async runningDeployments(signal) {
+    async runningDeployments(signal, { final = false } = {}) {
         const rows = await this.call({
             method: 'GET',
             path: '/deployments',
             retry: true,
-            signal
+            signal,
+            final
         });
         if (Array.isArray(rows))
             return rows;
@@ -40329,12 +40361,13 @@ class CoolifyClient {
         return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
     }
     /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
-    getApplicationDated(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
+    getApplicationDated(uuid, signal, { final = false } = {}) {
+        const path = `/applications/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
     }
     /** `listApplications`, dated. */
-    listApplicationsDated(signal) {
-        return this.dated({ method: 'GET', path: '/applications', retry: true, signal });
+    listApplicationsDated(signal, { final = false } = {}) {
+        return this.dated({ method: 'GET', path: '/applications', retry: true, signal, final });
     }
     updateApplication(uuid, changes, signal) {
         return this.call({
@@ -40392,6 +40425,11 @@ class CoolifyClient {
             signal,
             final
         });
+    }
+    /** `getDeployment`, dated: its `updated_at` (the last log entry's write) is on Coolify's clock. */
+    getDeploymentDated(uuid, signal, { final = false } = {}) {
+        const path = `/deployments/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
     }
     /**
      * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
@@ -40583,12 +40621,14 @@ class CoolifyClient {
         return this.call({ method: 'GET', path: `/projects/${enc(uuid)}`, retry: true, signal });
     }
     /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
-    getService(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/services/${enc(uuid)}`, retry: true, signal });
+    getService(uuid, signal, { final = false } = {}) {
+        const path = `/services/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
     }
     /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
-    getDatabase(uuid, signal) {
-        return this.dated({ method: 'GET', path: `/databases/${enc(uuid)}`, retry: true, signal });
+    getDatabase(uuid, signal, { final = false } = {}) {
+        const path = `/databases/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
     }
     /** The end of a service part's container log; Coolify refuses it unless the container runs. */
     getServiceLogs(uuid, part, lines, signal) {
@@ -40641,7 +40681,7 @@ class CoolifyClient {
         let last;
         for (let attempt = 1;; attempt++) {
             try {
-                // GETs that poll leave the share of the window kept for others alone.
+                // GETs that poll leave what the window holds back alone.
                 await this.gate.ready(call.signal, call.method === 'GET' && !call.final);
                 const answer = (await this.send(call));
                 this.reachability.answered(`${call.method} ${call.path}`);
@@ -40977,10 +41017,10 @@ function status_isFinished(status) {
 function isBadVersion(status) {
     return status === 'failed' || status === 'unhealthy';
 }
-function failsStep(status) {
+function status_failsStep(status) {
     return STATUSES[status].fails;
 }
-function summaryMark(status) {
+function status_summaryMark(status) {
     return STATUSES[status].mark;
 }
 function gitHubState(status) {
@@ -40993,11 +41033,11 @@ function worstOf(statuses) {
     return statuses.reduce((worst, status) => STATUSES[status].rank < STATUSES[worst].rank ? status : worst);
 }
 /** For sorting: the worse of two statuses first (failed before unhealthy, timeout, cancelled). */
-function worseFirst(a, b) {
+function status_worseFirst(a, b) {
     return STATUSES[a].rank - STATUSES[b].rank;
 }
 /** How a status reads in a sentence: `in progress`. */
-function describeStatus(status) {
+function status_describeStatus(status) {
     return status.replace('_', ' ');
 }
 
@@ -43047,6 +43087,362 @@ function appendKeyValue(variable, name, value) {
     (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_namespaceObject.EOL}${value}${external_node_os_namespaceObject.EOL}${delimiter}${external_node_os_namespaceObject.EOL}`, 'utf8');
 }
 
+;// CONCATENATED MODULE: ./src/report/failure.ts
+/**
+ * What every host says of a failed deployment: the action's annotation, the command line's
+ * `error:` line, the GitHub deployment's status.
+ */
+/** The application and the status: `web: deployment failed`. */
+function failure_failureTitle(deployment) {
+    return `${deployment.name}: ${what(deployment)} ${deployment.status}`;
+}
+/**
+ * The application, the status and why. `cause` stands in for a reason Coolify did not give: a
+ * host without room for the log's tail gives its last stderr line.
+ */
+function failureReason(deployment, cause) {
+    const why = deployment.reason ?? cause;
+    const reason = why ? `: ${why}` : '';
+    const rollback = deployment.rollbackNote ? `; ${deployment.rollbackNote}` : '';
+    return `${failure_failureTitle(deployment)}${reason}${rollback}`;
+}
+/** One line: the application, the status, why, and where to look in Coolify. */
+function failure_failureLine(deployment, instanceUrl, cause) {
+    const link = deployment.link ?? (deployment.uuid ? `deployment ${deployment.uuid} on ${instanceUrl}` : '');
+    return `${failureReason(deployment, cause)}${link ? ` — ${link}` : ''}`;
+}
+/** The last line the build wrote to stderr, which tells best why it failed. */
+function lastError(deployment) {
+    return deployment.tail.findLast(line => line.kind === 'stderr')?.text;
+}
+/** An application's deployment; a service or database itself, which has none. */
+function what(deployment) {
+    return deployment.kind === 'application' ? 'deployment' : deployment.kind;
+}
+
+;// CONCATENATED MODULE: ./src/action/github-failure.ts
+
+
+
+/**
+ * A warning for a GitHub API call that failed: what GitHub answered and, when it refused, the
+ * permission the job needs. GitHub's bookkeeping never changes the deploy.
+ */
+function warnGitHubFailure(action, error, permission) {
+    const { status, response } = error;
+    const message = response?.data?.message;
+    const why = response
+        ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
+        : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
+    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
+    warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
+}
+/**
+ * The forge whose runner runs this step when it is not GitHub: Forgejo's runner sets both
+ * FORGEJO_ACTIONS and GITEA_ACTIONS, Gitea's act_runner GITEA_ACTIONS. Their APIs answer GitHub's
+ * issue-comment paths but have no deployments.
+ */
+function otherForge(env = process.env) {
+    if (env.FORGEJO_ACTIONS === 'true')
+        return 'Forgejo';
+    if (env.GITEA_ACTIONS === 'true')
+        return 'Gitea';
+    return undefined;
+}
+/** A deployments call that failed because the forge has no such API: its 404, on Forgejo or Gitea. */
+function github_failure_lacksDeploymentsApi(error) {
+    const forge = otherForge();
+    return forge && error.status === 404 ? forge : undefined;
+}
+/** A GitHub call's whole time, retries included: GitHub must never hold up the deploy. */
+const GITHUB_CALL_MS = 10_000;
+/** One attempt's: a request that hangs leaves time for another. */
+const ATTEMPT_MS = 4000;
+const GITHUB_RETRY = { baseDelayMs: 500, maxDelayMs: 2000 };
+/**
+ * Runs one GitHub call (`call` gets each attempt's signal) as the client runs Coolify's: again
+ * after a transient failure (no answer, a timeout, 5xx, 429, a secondary rate limit), after a
+ * backoff, within `GITHUB_CALL_MS` and `signal`. A refusal (401, 403, 404, 422) is final at once.
+ * With `answered`, only a failure GitHub answered is retried: a create whose answer was lost may
+ * have been done. Throws the last failure.
+ */
+async function github_failure_callGitHub(call, signal, { answered = false, totalMs = GITHUB_CALL_MS } = {}) {
+    const whole = linked([signal], totalMs);
+    try {
+        for (let attempt = 1;; attempt++) {
+            const one = linked([whole.signal], ATTEMPT_MS);
+            try {
+                return await call(one.signal);
+            }
+            catch (error) {
+                if (whole.signal.aborted || !isTransient(error))
+                    throw error;
+                if (answered && !error.response)
+                    throw error;
+                try {
+                    await pacing_sleep(backoffDelay(GITHUB_RETRY, attempt, retryAfter(error)), whole.signal);
+                }
+                catch {
+                    throw error;
+                }
+            }
+            finally {
+                one.release();
+            }
+        }
+    }
+    finally {
+        whole.release();
+    }
+}
+/** GitHub said no (a permission, a missing object, a body it will not take): asking again will not help. */
+function isRefusal(error) {
+    return error.response !== undefined && !isTransient(error);
+}
+/** Worth another attempt: GitHub did not answer, or answered that it could not right now. */
+function isTransient(error) {
+    const { status, response } = error;
+    if (!response)
+        return !unsendable(error);
+    return (status === undefined ||
+        status >= 500 ||
+        status === 429 ||
+        (status === 403 && retryAfter(error) !== undefined));
+}
+/**
+ * Nothing could be sent, and asking again sends nothing either: no server listens at the API's
+ * address (a wrong `GITHUB_API_URL`), or fetch refuses the address itself (a port it blocks).
+ */
+function unsendable(error) {
+    const cause = error.cause;
+    if (!(cause instanceof TypeError))
+        return false;
+    const inner = cause.cause;
+    return inner?.code === 'ECONNREFUSED' || inner?.message === 'bad port';
+}
+/** GitHub's `retry-after` (its secondary rate limit), in milliseconds. */
+function retryAfter(error) {
+    const headers = error.response?.headers;
+    return parseRetryAfter(headers?.['retry-after']);
+}
+
+;// CONCATENATED MODULE: ./src/action/github-deployment.ts
+
+
+
+
+/** GitHub's limit on a status description. */
+const DESCRIPTION_LENGTH = 140;
+/**
+ * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
+ * the repository's Environments, with the app's URL, and in the pull request. Undefined without
+ * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
+ * on Forgejo and Gitea, which have no deployments API (a notice). Its id is saved in `leftOpen`
+ * until it has a final status, for the post step.
+ * `@actions/github` is loaded only here, so a step without `environment` starts without it.
+ */
+async function createGitHubDeployment(config, signal, leftOpen) {
+    const { environment, githubToken, instanceUrl } = config;
+    if (!environment)
+        return undefined;
+    if (!githubToken) {
+        commands.warning(`\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`);
+        return undefined;
+    }
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const octokit = getOctokit(githubToken);
+        // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
+        const sha = context.payload.pull_request?.head?.sha ?? context.sha;
+        const { data } = await callGitHub(attempt => octokit.rest.repos.createDeployment({
+            ...context.repo,
+            ref: sha,
+            environment,
+            description: 'Deploy with Coolify',
+            auto_merge: false,
+            required_contexts: [],
+            // A preview goes away with its pull request.
+            transient_environment: config.pr !== undefined,
+            request: { signal: attempt }
+        }), signal, 
+        // A deployment whose answer was lost may exist: a second one would stay pending for good.
+        { answered: true });
+        if (!('id' in data))
+            throw new Error(data.message ?? 'GitHub created no deployment');
+        leftOpen?.update({ deployment: data.id });
+        commands.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
+        return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl, leftOpen);
+    }
+    catch (error) {
+        const forge = lacksDeploymentsApi(error);
+        if (forge)
+            noDeploymentsApi(forge, environment);
+        else
+            warn(`record a GitHub deployment in environment "${environment}"`, error);
+        return undefined;
+    }
+}
+/** The post step: a GitHub deployment the main step left without its outcome ends `error`. */
+async function stopLeftDeployment(config, id, signal) {
+    if (!config.githubToken)
+        return;
+    const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const octokit = getOctokit(config.githubToken);
+    await new GitHubDeployment(octokit, context.repo, id, config.instanceUrl).stopped(signal);
+}
+/** Status writes `delete-preview` has under way at once: many deployments, without a flood. */
+const DEACTIVATE_AT_ONCE = 4;
+/**
+ * `delete-preview`: every GitHub deployment of the `environment` input gets an `inactive` status,
+ * so the pull request and the Environments page stop offering the removed preview. A pull request
+ * pushed to often has many: each write is a call of its own, a few at a time, within `signal`.
+ * Nothing without `environment`; GitHub refusing is a warning.
+ */
+async function deactivateEnvironment(config, signal) {
+    const { environment, githubToken } = config;
+    if (!environment || !githubToken)
+        return;
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const octokit = getOctokit(githubToken);
+        const deployments = await callGitHub(attempt => octokit.paginate(octokit.rest.repos.listDeployments, {
+            ...context.repo,
+            environment,
+            per_page: 100,
+            request: { signal: attempt }
+        }), signal);
+        const queue = deployments.map(deployment => deployment.id);
+        const failures = [];
+        const worker = async () => {
+            for (let id = queue.shift(); id !== undefined && !signal.aborted; id = queue.shift()) {
+                await callGitHub(attempt => octokit.rest.repos.createDeploymentStatus({
+                    ...context.repo,
+                    deployment_id: id,
+                    state: 'inactive',
+                    description: 'The preview was removed',
+                    request: { signal: attempt }
+                }), signal).catch((error) => failures.push(error));
+            }
+        };
+        await Promise.all(Array.from({ length: DEACTIVATE_AT_ONCE }, worker));
+        const marked = deployments.length - failures.length - queue.length;
+        commands.info(`Marked ${marked} GitHub deployment(s) in ${environment} inactive`);
+        if (failures.length || queue.length)
+            throw failures[0] ?? signal.reason;
+    }
+    catch (error) {
+        const forge = lacksDeploymentsApi(error);
+        if (forge)
+            noDeploymentsApi(forge, environment);
+        else
+            warn(`mark the GitHub deployments in environment "${environment}" inactive`, error);
+    }
+}
+/** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
+class GitHubDeployment {
+    octokit;
+    repo;
+    id;
+    instanceUrl;
+    leftOpen;
+    constructor(octokit, repo, id, instanceUrl, leftOpen) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.id = id;
+        this.instanceUrl = instanceUrl;
+        this.leftOpen = leftOpen;
+    }
+    /** Coolify has taken the deployments on. */
+    async building(_deployments, signal) {
+        await this.setState('in_progress', { description: 'Deploying with Coolify' }, signal);
+    }
+    /**
+     * The outcome: success with the app's URL, or failure (a deployment failed) or error (timeout,
+     * cancelled, or nothing was deployed, `error` saying why), each with the link to Coolify; with
+     * `wait: false`, handed over.
+     * `signal` bounds GitHub's answer: the step has only its grace time left.
+     */
+    async finish({ status, deployments, error }, signal) {
+        const state = gitHubState(status);
+        if (!state) {
+            await this.handedOver(deployments, error, signal);
+            return;
+        }
+        const subject = deployments.find(deployment => deployment.status === status);
+        if (!subject) {
+            const why = error ?? 'Coolify deployed nothing';
+            await this.setState('error', { description: why, log_url: this.instanceUrl }, signal);
+            return;
+        }
+        const log_url = subject.link ?? this.instanceUrl;
+        if (state === 'success') {
+            const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl;
+            const names = deployments.map(deployment => deployment.name).join(', ');
+            await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url }, signal);
+        }
+        else {
+            await this.setState(state, { description: failureReason(subject), log_url }, signal);
+        }
+    }
+    /**
+     * Still under way in Coolify: with `wait: false`, the deploy was handed over and nothing here
+     * will follow it, so a transient state (`queued`, `in_progress`) would stay for good, and GitHub
+     * marks earlier deployments inactive only on a success. So `success` — the deploy was handed
+     * over — saying its result is in Coolify, linked. A run stopped with them under way is `error`.
+     */
+    async handedOver(deployments, error, signal) {
+        const log_url = deployments.find(deployment => deployment.link)?.link ?? this.instanceUrl;
+        if (error) {
+            await this.setState('error', { description: error, log_url }, signal);
+            return;
+        }
+        const environment_url = deployments.find(deployment => deployment.appUrl)?.appUrl;
+        const names = deployments.map(deployment => deployment.name).join(', ');
+        const description = `Handed to Coolify (wait: false): ${names}; the result is in Coolify`;
+        await this.setState('success', { description, log_url, environment_url }, signal);
+    }
+    /**
+     * The post step's word when the main step never gave the outcome: `error`, the state GitHub has
+     * for a deployment that could not complete, as a cancelled run ends (`failure` would say the
+     * deploy failed, which nobody saw; `inactive` would show it as merely replaced).
+     */
+    async stopped(signal) {
+        const description = 'The workflow run stopped before it reported the outcome; see Coolify';
+        await this.setState('error', { description, log_url: this.instanceUrl }, signal);
+    }
+    async setState(state, details, signal) {
+        // A final status, set or refused for good, leaves nothing for the post step to finish.
+        const final = state !== 'in_progress';
+        try {
+            await github_failure_callGitHub(attempt => this.octokit.rest.repos.createDeploymentStatus({
+                ...this.repo,
+                deployment_id: this.id,
+                state,
+                ...details,
+                description: shorten(details.description),
+                request: { signal: attempt }
+            }), signal);
+            if (final)
+                this.leftOpen?.update({ deployment: undefined });
+        }
+        catch (error) {
+            if (final && isRefusal(error))
+                this.leftOpen?.update({ deployment: undefined });
+            warn(`set GitHub deployment ${this.id} to ${state}`, error);
+        }
+    }
+}
+/** Said once per step: the first deployments call is the only one a missing API answers. */
+function noDeploymentsApi(forge, environment) {
+    commands.notice(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
+}
+function warn(action, error) {
+    warnGitHubFailure(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
+}
+function shorten(text) {
+    return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text;
+}
+
 ;// CONCATENATED MODULE: ./src/action/host.ts
 
 
@@ -43097,14 +43493,550 @@ function inert(line) {
     return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
 }
 
+;// CONCATENATED MODULE: ./src/action/left-open.ts
+
+const left_open_KEY = 'github';
+/**
+ * The GitHub deployment and pull request comment this run opened and has not finished, saved after
+ * every change: a main step killed outright (Forgejo and Gitea give no grace), or whose grace ran
+ * out before GitHub answered, leaves them for the post step, which says there that the run stopped.
+ */
+class LeftOpen {
+    #open;
+    constructor(open) {
+        this.#open = open;
+    }
+    /** Nothing open yet, for the main step. */
+    static empty() {
+        return new LeftOpen({});
+    }
+    /** What the main step left open, for the post step; nothing when unreadable. */
+    static load() {
+        return new LeftOpen(left_open_checked(host().getState(left_open_KEY)));
+    }
+    get open() {
+        return this.#open;
+    }
+    /** Merges `change` in (an undefined field is finished) and saves. */
+    update(change) {
+        const merged = { ...this.#open, ...change };
+        if (merged.deployment === undefined)
+            delete merged.deployment;
+        if (merged.comment === undefined)
+            delete merged.comment;
+        this.#open = merged;
+        host().saveState(left_open_KEY, Object.keys(merged).length ? JSON.stringify(merged) : '');
+    }
+}
+function left_open_checked(text) {
+    let saved;
+    try {
+        saved = text ? JSON.parse(text) : undefined;
+    }
+    catch {
+        return {};
+    }
+    if (!saved || typeof saved !== 'object')
+        return {};
+    const { deployment, comment } = saved;
+    const open = {};
+    if (Number.isSafeInteger(deployment))
+        open.deployment = deployment;
+    const { marker, id } = (comment ?? {});
+    if (typeof marker === 'string') {
+        open.comment = { marker, ...(Number.isSafeInteger(id) ? { id: id } : {}) };
+    }
+    return open;
+}
+
+;// CONCATENATED MODULE: ./src/action/annotations.ts
+
+
+
+/** Log lines an annotation carries: enough to show the cause, not a log. */
+const ANNOTATION_LINES = 5;
+/**
+ * The longest log line any report quotes whole: a minified bundle or a base64 blob on one line
+ * would otherwise fill a comment or summary alone.
+ */
+const QUOTED_LINE_LENGTH = 1000;
+/** A log line as reports quote it: at most `QUOTED_LINE_LENGTH`, saying what was cut. */
+function annotations_quotedLine(text) {
+    if (text.length <= QUOTED_LINE_LENGTH)
+        return text;
+    return `${text.slice(0, QUOTED_LINE_LENGTH)} … (${text.length - QUOTED_LINE_LENGTH} more characters cut)`;
+}
+/**
+ * GitHub keeps a step's first 10 error annotations and drops the rest without a word.
+ * (actions/runner: `ExecutionContext.AddIssue`, `_maxIssueCount`.)
+ */
+const SHOWN_ERRORS = 10;
+/**
+ * An error annotation per failed deployment, the worst first (failed, unhealthy, timed out,
+ * cancelled), within `room` of the annotations GitHub shows: its title names the application and
+ * the status, its message gives the reason, the link and the log lines that tell why. When more
+ * failed than fit, the last one shown names the rest.
+ */
+function annotateFailures(deployments, instanceUrl, room = SHOWN_ERRORS) {
+    const failed = deployments
+        .filter(deployment => failsStep(deployment.status))
+        .sort((a, b) => worseFirst(a.status, b.status));
+    const shown = failed.length > room ? failed.slice(0, Math.max(0, room - 1)) : failed;
+    for (const deployment of shown) {
+        const { stderr, rest } = annotations_splitTail(deployment.tail, ANNOTATION_LINES);
+        // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
+        const lines = (stderr.length > 0 ? stderr : rest).map(line => annotations_quotedLine(line.text));
+        commands.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
+            title: failureTitle(deployment)
+        });
+    }
+    const others = failed.slice(shown.length);
+    if (others.length === 0 || room === 0)
+        return;
+    const names = others.map(d => `${d.name} (${describeStatus(d.status)})`).join(', ');
+    commands.error(`Also did not succeed: ${names}. The job summary has each one.`, {
+        title: `${others.length} more deployments did not succeed`
+    });
+}
+/**
+ * At most `max` lines of a log tail, split into its last stderr lines, which tell best why a
+ * deployment failed, and the last of the other lines to fill up to `max`; each in log order.
+ */
+function annotations_splitTail(tail, max) {
+    const stderr = tail.filter(line => line.kind === 'stderr').slice(-max);
+    const others = tail.filter(line => line.kind !== 'stderr');
+    return { stderr, rest: others.slice(Math.max(0, others.length - (max - stderr.length))) };
+}
+
+;// CONCATENATED MODULE: ./src/action/run-link.ts
+
+/** Asking Gitea its version must not hold up the comment. */
+const VERSION_MS = 3000;
+/**
+ * This workflow run's page, as the forge's web UI addresses it. GitHub and Gitea from 1.26 take the
+ * run's id; Forgejo and Gitea up to 1.25 take its number in the repository (GITHUB_RUN_NUMBER)
+ * and answer an id with another run or none. Forgejo's runner says it is Forgejo; Gitea's says only
+ * Gitea, so Gitea is asked its version. When it does not tell, the number: it is what every
+ * Forgejo and every Gitea before 1.26 take, and Gitea 1.26 still follows a number to its run when
+ * no run of the repository has that id.
+ */
+async function runLink(context, octokit, env = process.env) {
+    const runs = `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs`;
+    const byId = `${runs}/${context.runId}`;
+    // A runner that leaves GITHUB_RUN_NUMBER out has nothing better than the id.
+    if (!(context.runNumber > 0))
+        return byId;
+    const byNumber = `${runs}/${context.runNumber}`;
+    if (env.FORGEJO_ACTIONS === 'true')
+        return byNumber;
+    if (env.GITEA_ACTIONS !== 'true')
+        return byId;
+    return takesRunIds(await giteaVersion(octokit)) ? byId : byNumber;
+}
+/** Gitea 1.26 and later: its web routes moved from run numbers to ids. */
+function takesRunIds(version) {
+    // Forgejo names its own version first and Gitea's after `+gitea-`: its routes take numbers.
+    const [, major, minor] = /^(\d+)\.(\d+)\./.exec(version ?? '') ?? [];
+    if (major === undefined || version.includes('+gitea-'))
+        return false;
+    return Number(major) > 1 || Number(minor) >= 26;
+}
+/** What Gitea's API says at `/version`; undefined when it does not answer. */
+async function giteaVersion(octokit) {
+    try {
+        const { data } = await github_failure_callGitHub(attempt => octokit.request('GET /version', { request: { signal: attempt } }), new AbortController().signal, { totalMs: VERSION_MS });
+        const version = data.version;
+        return typeof version === 'string' ? version : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/summary.ts
+
+
+
+
+/** Log lines under a failed deployment: enough to see the cause without opening the log. */
+const SUMMARY_LINES = 20;
+/**
+ * The runner drops a step's summary over 1 MiB whole, with nothing in the job to say so; this
+ * leaves room under it.
+ */
+const SUMMARY_BYTES = (/* unused pure expression or super */ null && (1000 * 1000));
+/**
+ * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
+ * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
+ * warning: it never changes the step's outcome. @actions/core is loaded here, at the end of the
+ * run, so that the step starts without it and the HTTP client it brings.
+ */
+async function writeSummary(deployments, instanceUrl) {
+    try {
+        const { summary } = await __nccwpck_require__.e(/* import() */ 811).then(__nccwpck_require__.bind(__nccwpck_require__, 6811));
+        compose(summary, deployments, instanceUrl, true);
+        if (Buffer.byteLength(summary.stringify()) > SUMMARY_BYTES) {
+            // The logs make it too long: the table, and a line where the logs were.
+            compose(summary.emptyBuffer(), deployments, instanceUrl, false);
+            summary.addRaw(`<sub>The logs are left out: with them the summary is over the ${SUMMARY_BYTES / 1000 / 1000} MB GitHub shows. They are in the job's log.</sub>`, true);
+        }
+        await summary.write();
+    }
+    catch (error) {
+        commands.warning(`Could not write the job summary: ${error instanceof Error ? error.message : error}`);
+    }
+}
+function compose(summary, deployments, instanceUrl, logs) {
+    const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL'];
+    summary
+        .addHeading(`Deploy to Coolify on ${summary_link(new URL(instanceUrl).host, instanceUrl)}`, 3)
+        .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
+    if (!logs)
+        return;
+    for (const deployment of deployments) {
+        if (deployment.runtimeLog.length > 0) {
+            const lines = deployment.runtimeLog
+                .slice(-SUMMARY_LINES)
+                .map(text => ({ kind: 'stdout', text }));
+            summary.addDetails(`${escapeHtml(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
+        }
+        const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES);
+        if (!failsStep(deployment.status) || stderr.length + rest.length === 0)
+            continue;
+        summary.addDetails(`${escapeHtml(deployment.name)}: the end of its log`, block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest));
+    }
+}
+/**
+ * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
+ * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
+ */
+function block(label, lines) {
+    if (lines.length === 0)
+        return '';
+    return `\n\n${label}:\n${codeBlock(lines.map(line => quotedLine(line.text)).join('\n'))}\n`;
+}
+/** A fenced code block that no run of backticks in `text` can close early. */
+function codeBlock(text) {
+    const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
+    const fence = '`'.repeat(Math.max(3, longestRun + 1));
+    return `${fence}text\n${text}\n${fence}`;
+}
+function row(deployment) {
+    const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`;
+    const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
+        .filter(Boolean)
+        .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
+        .join('');
+    const duration = deployment.durationMs;
+    const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`;
+    return [
+        escapeHtml(deployment.name) + kind,
+        status + reason,
+        duration === undefined ? '—' : formatDuration(duration),
+        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+        deployment.uuid ? linkOrText(deployment.uuid, deployment.link) : '—',
+        deployment.appUrl ? summary_link(deployment.appUrl, deployment.appUrl) : '—'
+    ];
+}
+function linkOrText(text, href) {
+    return href ? summary_link(text, href) : escapeHtml(text);
+}
+function summary_link(text, href) {
+    return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+}
+function escapeHtml(text) {
+    return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`);
+}
+
+;// CONCATENATED MODULE: ./src/action/pr-comment.ts
+
+
+
+
+
+
+
+
+
+
+/** Log lines under a failed deployment: enough to see why without opening the job. */
+const COMMENT_LINES = 15;
+/** GitHub refuses a longer comment body (422), and the comment would stay as it was. */
+const COMMENT_LENGTH = 65_536;
+/**
+ * The sticky comment on the pull request: one per workflow and set of applications, found again by
+ * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
+ * or without `github-token`. With `leftOpen`, the comment is saved there until it shows the
+ * outcome, for the post step. `@actions/github` is loaded only here and for GitHub deployments.
+ */
+async function openPullRequestComment(config, leftOpen) {
+    if (config.pr === undefined || !config.comment)
+        return undefined;
+    if (!config.githubToken) {
+        commands.warning('`pr` is set but `github-token` is empty: no pull request comment is written.');
+        return undefined;
+    }
+    try {
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const resources = config.tags.length ? config.tags : config.appUuids;
+        const octokit = getOctokit(config.githubToken);
+        const facts = await factsOf(config, config.pr, context, octokit);
+        const marker = markerFor(facts.workflow, resources);
+        leftOpen?.update({ comment: { marker } });
+        return new PullRequestComment(octokit, context.repo, marker, facts, { leftOpen });
+    }
+    catch (error) {
+        commands.warning(`Could not prepare the pull request comment: ${describeError(error)}`);
+        return undefined;
+    }
+}
+/**
+ * The post step: the comment a main step left without its outcome says the run stopped (an earlier
+ * run's comment, found by its marker, included); never a new comment.
+ */
+async function stopLeftComment(config, { marker, id }, signal) {
+    if (config.pr === undefined || !config.githubToken)
+        return;
+    const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const octokit = getOctokit(config.githubToken);
+    const facts = await factsOf(config, config.pr, context, octokit);
+    await new PullRequestComment(octokit, context.repo, marker, facts, { id }).stopped(signal);
+}
+async function factsOf(config, pr, context, octokit) {
+    return {
+        pr,
+        instanceUrl: config.instanceUrl,
+        workflow: context.workflow || 'workflow',
+        runUrl: await runLink(context, octokit)
+    };
+}
+/**
+ * The hidden first line that finds the comment again: the workflow and the sorted resources,
+ * URI-encoded so that no name can end the HTML comment.
+ */
+function markerFor(workflow, resources) {
+    const names = [...resources].sort().map(encodeURIComponent).join(',');
+    return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`;
+}
+class PullRequestComment {
+    octokit;
+    repo;
+    marker;
+    facts;
+    #id;
+    /** Set once GitHub refused: no more requests. */
+    #refused = false;
+    /** One warning per run: the first failure says what went wrong. */
+    #warned = false;
+    #leftOpen;
+    constructor(octokit, repo, marker, facts, { id, leftOpen } = {}) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.marker = marker;
+        this.facts = facts;
+        this.#id = id;
+        this.#leftOpen = leftOpen;
+    }
+    /** The deployments were triggered: their status so far. */
+    async building(deployments, signal) {
+        await this.write(deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts), true, signal);
+        // Found or made: the post step edits it by its id.
+        if (this.#id !== undefined)
+            this.#leftOpen?.update({ comment: { marker: this.marker, id: this.#id } });
+    }
+    /** The outcome, with why when nothing was deployed. */
+    async finish({ status, deployments, error }, signal) {
+        const body = deployments.length
+            ? deploymentsBody(status, deployments, this.facts)
+            : nothingBody(error, this.facts);
+        // Shown, or refused for good: nothing for the post step to finish.
+        if ((await this.write(body, true, signal)) || this.#refused) {
+            this.#leftOpen?.update({ comment: undefined });
+        }
+    }
+    /** The post step's word when the main step never gave the outcome: no log, no table. */
+    async stopped(signal) {
+        const body = `### ${status_summaryMark('cancelled')} Coolify preview of #${this.facts.pr}: stopped\n\n` +
+            `The workflow run stopped before it reported the outcome here; ` +
+            `${pr_comment_link('Coolify', this.facts.instanceUrl)} has the deployments' results.\n\n${footer(this.facts)}`;
+        await this.write(body, false, signal);
+    }
+    /** The preview is gone: says so in the comment, if there is one (no new comment for it). */
+    async removed(signal) {
+        const body = `### 🗑️ Coolify preview of #${this.facts.pr}: removed\n\n` +
+            `The preview was removed from Coolify.\n\n${footer(this.facts)}`;
+        await this.write(body, false, signal);
+    }
+    /** True once GitHub holds `text`. */
+    async write(text, create, signal) {
+        if (this.#refused)
+            return false;
+        const body = fitted(`${this.marker}\n${redact(text, maskedValues())}`);
+        const bounded = linked([signal], GITHUB_CALL_MS);
+        try {
+            // Retried whole: a create whose answer was lost is found again rather than made twice.
+            await github_failure_callGitHub(async (attempt) => {
+                const request = { signal: attempt };
+                this.#id ??= await this.find(request);
+                if (this.#id !== undefined) {
+                    await this.octokit.rest.issues.updateComment({
+                        ...this.repo,
+                        comment_id: this.#id,
+                        body,
+                        request
+                    });
+                }
+                else if (create) {
+                    const issue = { ...this.repo, issue_number: this.facts.pr };
+                    const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
+                    this.#id = data.id;
+                }
+            }, bounded.signal);
+            return this.#id !== undefined;
+        }
+        catch (error) {
+            // A refusal holds for the rest of the run; GitHub down for a while does not: the next
+            // write tries again, so that the outcome replaces an earlier run's.
+            if (isRefusal(error))
+                this.#refused = true;
+            if (!this.#warned)
+                pr_comment_warn(error);
+            this.#warned = true;
+            return false;
+        }
+        finally {
+            bounded.release();
+        }
+    }
+    /** The comment of an earlier run: the first whose body starts with the marker. */
+    async find(request) {
+        const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
+            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker));
+            if (mine.length)
+                done();
+            return mine;
+        });
+        return found[0]?.id;
+    }
+}
+function deploymentsBody(status, deployments, facts) {
+    const heading = `### ${status_summaryMark(status)} Coolify preview of #${facts.pr}: ${status_describeStatus(status)}`;
+    const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
+    const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
+    const table = [
+        '<table>',
+        `<tr>${header.map(name => `<th>${name}</th>`).join('')}</tr>`,
+        ...rows.map(row => `<tr>${row.map(cell => `<td>${cell}</td>`).join('')}</tr>`),
+        '</table>'
+    ].join('\n');
+    const logs = deployments.map(failureLog).filter(Boolean).join('\n\n');
+    const body = [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
+    // Room for the marker, and for the masks' stars, which are never longer than what they hide.
+    if (body.length < COMMENT_LENGTH - 1000 || !logs)
+        return body;
+    const cut = `<sub>The logs are left out: with them this comment is over the ${COMMENT_LENGTH} characters GitHub takes. They are in the job's log.</sub>`;
+    return [heading, table, cut, footer(facts)].join('\n\n');
+}
+function nothingBody(error, facts) {
+    const why = error ?? 'Coolify deployed nothing';
+    return (`### ${status_summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
+        `${escapeHtml(why)}\n\n${footer(facts)}`);
+}
+function cells(deployment, instanceUrl) {
+    const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : '';
+    const duration = deployment.durationMs;
+    return [
+        escapeHtml(deployment.name),
+        `${status_summaryMark(deployment.status)} ${status_describeStatus(deployment.status)}${reason}`,
+        deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
+        deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
+        duration === undefined ? '—' : duration_formatDuration(duration),
+        deployment.uuid ? pr_comment_link('logs', deployment.link ?? instanceUrl) : '—'
+    ];
+}
+/** A failed deployment's last lines, stderr first, in a collapsed block. */
+function failureLog(deployment) {
+    if (!status_failsStep(deployment.status))
+        return '';
+    const { stderr, rest } = annotations_splitTail(deployment.tail, COMMENT_LINES);
+    const lines = stderr.length ? stderr : rest;
+    if (lines.length === 0)
+        return '';
+    const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log';
+    return (`<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
+        `${codeBlock(lines.map(line => annotations_quotedLine(line.text)).join('\n'))}\n\n</details>`);
+}
+function footer(facts) {
+    const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    return `<sub>Updated by ${pr_comment_link(escapeHtml(facts.workflow), facts.runUrl)} at ${when}</sub>`;
+}
+function pr_comment_link(html, href) {
+    return `<a href="${escapeHtml(href)}">${html}</a>`;
+}
+/**
+ * Every value the step masks in its log, as printed in a log line and as escaped in the table:
+ * the runner does not mask a comment, and build output may print them.
+ */
+function redact(text, secrets) {
+    return secrets
+        .filter(secret => secret.length >= MIN_MASKED_LENGTH)
+        .flatMap(secret => [secret, escapeHtml(secret)])
+        .reduce((result, secret) => result.replaceAll(secret, '***'), text);
+}
+/** The last guard: a body GitHub would refuse is cut to what it takes, saying so. */
+function fitted(body) {
+    if (body.length <= COMMENT_LENGTH)
+        return body;
+    const note = '\n\n… (cut: GitHub takes 65,536 characters; the job log has the rest)';
+    return body.slice(0, COMMENT_LENGTH - note.length) + note;
+}
+function pr_comment_warn(error) {
+    warnGitHubFailure('write the pull request comment', error, '`permissions: pull-requests: write` (or a `github-token` allowed to comment)');
+}
+
 ;// CONCATENATED MODULE: ./src/action/cleanup.ts
 
 
 
-/** The action's post step: undoes what a killed main step left, from the state it saved. */
+
+
+
+
+
+
+
+
+
+/**
+ * The action's post step: undoes what a killed main step left, from the state it saved, and
+ * finishes on GitHub what it left open, side by side: neither waits on the other's server.
+ */
 async function cleanup_run() {
     setHost(actionHost());
-    await run();
+    await Promise.all([run(), finishLeftOpen()]);
+}
+/**
+ * The GitHub deployment and the pull request comment a main step left without its outcome (killed,
+ * or out of time before GitHub answered) say that the run stopped, rather than in progress for good.
+ */
+async function finishLeftOpen() {
+    const { deployment, comment } = LeftOpen.load().open;
+    if (deployment === undefined && comment === undefined)
+        return;
+    const { signal, release } = deadline(GITHUB_CALL_MS);
+    try {
+        const config = readConfig(name => host().input(name), mask);
+        await Promise.all([
+            deployment === undefined ? undefined : stopLeftDeployment(config, deployment, signal),
+            comment === undefined ? undefined : stopLeftComment(config, comment, signal)
+        ]);
+    }
+    catch (error) {
+        warning(`Could not finish the GitHub deployment and comment: ${errors_describeError(error)}`);
+    }
+    finally {
+        release();
+    }
 }
 
 
@@ -43114,12 +44046,68 @@ async function cleanup_run() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2643);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(756);
 
 await (0,_cleanup_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 2613:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
+/***/ 5317:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+
+/***/ }),
+
+/***/ 4434:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+/***/ }),
+
+/***/ 8611:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+
+/***/ }),
+
+/***/ 5692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+
+/***/ }),
+
+/***/ 9278:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
 
 /***/ }),
 
@@ -43289,6 +44277,48 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 
+/***/ }),
+
+/***/ 857:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+
+/***/ }),
+
+/***/ 6928:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+
+/***/ }),
+
+/***/ 3193:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
+
+/***/ }),
+
+/***/ 3557:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
+
+/***/ }),
+
+/***/ 4756:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+
+/***/ }),
+
+/***/ 9023:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
 /***/ })
 
 /******/ });
@@ -43313,7 +44343,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 /******/ 	// Execute the module function
 /******/ 	var threw = true;
 /******/ 	try {
-/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
 /******/ 		threw = false;
 /******/ 	} finally {
 /******/ 		if(threw) delete __webpack_module_cache__[moduleId];
@@ -43325,6 +44355,9 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 /******/ 	// Return the exports of the module
 /******/ 	return module.exports;
 /******/ }
+/******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
 /******/ 
 /************************************************************************/
 /******/ /* webpack/runtime/asset-relocator-loader */
@@ -43423,6 +44456,28 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
@@ -43435,6 +44490,69 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 /******/ 		if (!module.children) module.children = [];
 /******/ 		return module;
 /******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
 /******/ })();
 /******/ 
 /************************************************************************/
