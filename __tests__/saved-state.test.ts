@@ -299,10 +299,12 @@ describe('saved commit pins', () => {
         headers: { 'Retry-After': '120' }
       }
     })
+    // The restore waits for Coolify until the step's time is up: a short one.
     const inputs = {
       'app-uuid': `${APP.uuid} ${API.uuid}`,
       commit: SHA,
-      'rollback-on-failure': 'true'
+      'rollback-on-failure': 'true',
+      timeout: '8s'
     }
 
     const main = await runAction({ inputs: inputsFor(server, inputs) })
