@@ -3,64 +3,81 @@
 // each with a licenses.txt of every package its bundle holds. ncc's own --license lists only the
 // last chunk's packages when a bundle has a lazily loaded chunk, so the list is made from its stats.
 // Not minified: V8 starts the readable bundle faster (about 7 ms of CPU less here), and its
-// stack traces stay readable. The three builds run side by side: each is mostly ncc type-checking
-// the same sources on one core.
+// stack traces stay readable.
 //
-// `--transpile-only` (the tests' bundle) leaves the type check to `tsc --noEmit`, which CI runs
-// anyway: about 7 s instead of 50 on two cores, where every test run waits for it. ncc's
-// transpile-only mode cannot tell that a NodeNext source is an ES module (it then refuses the
-// entries' top-level await), so each entry is bundled through a one-line module beside a tsconfig
-// that says ES2022 modules; with `isolatedModules` the code emitted is the same.
+// The sources are type-checked once (`tsc -p tsconfig.build.json`) beside the three builds, which
+// only transpile: about 20 s on two cores, where ncc checking the same sources in each build took
+// 50. A type error fails the bundle all the same; `--no-type-check` (the tests' bundle, whose types
+// `npm run typecheck` checks) skips it. ncc's transpile-only mode cannot tell a NodeNext source is
+// an ES module (it then refuses the entries' top-level await), so each entry is bundled through a
+// one-line module beside a tsconfig that says ES2022 modules; with `isolatedModules` the code is
+// the same. Those modules stay at one path inside the project, so that the bundle's module ids,
+// which webpack derives from paths, are the same on every machine.
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
 
-const transpileOnly = process.argv.includes('--transpile-only')
+const run = promisify(execFile)
+const typeCheck = !process.argv.includes('--no-type-check')
 const out = process.argv.slice(2).find(arg => !arg.startsWith('--')) ?? 'dist'
 const entries = [
-  ['src/action/index.ts', out],
-  ['src/action/post.ts', join(out, 'post')],
-  ['src/cli/index.ts', join(out, 'cli')]
+  ['src/action/index.ts', out, 'action'],
+  ['src/action/post.ts', join(out, 'post'), 'post'],
+  ['src/cli/index.ts', join(out, 'cli'), 'cli']
 ]
 
-const ncc = createRequire(import.meta.url).resolve('@vercel/ncc/dist/ncc/cli.js')
+const require = createRequire(import.meta.url)
+const ncc = require.resolve('@vercel/ncc/dist/ncc/cli.js')
+const tsc = require.resolve('typescript/bin/tsc')
 
 rmSync(out, { recursive: true, force: true })
-await Promise.all(entries.map(([entry, dir]) => build(entry, dir)))
+await Promise.all([
+  typeCheck ? checkTypes() : undefined,
+  ...entries.map(([entry, dir, name]) => build(entry, dir, name))
+])
+
+async function checkTypes() {
+  await run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.build.json']).catch(error => {
+    process.stderr.write(`${error.stdout}${error.stderr}The sources do not type-check.\n`)
+    process.exit(1)
+  })
+}
 
 /** One entry bundled into its folder, with the licenses of what it holds. */
-async function build(entry, dir) {
+async function build(entry, dir, name) {
   const stats = join(dir, 'stats.json')
-  const args = ['build', entry, '-o', dir, '--target', 'es2022', '--quiet', '--stats-out', stats]
-  const through = transpileOnly ? throughModule(entry) : undefined
-  if (through) args.splice(1, 1, through, '--transpile-only')
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, [ncc, ...args]).catch(
-    error => {
-      process.stderr.write(`${error.stdout}${error.stderr}ncc could not bundle ${entry}\n`)
-      process.exit(1)
-    }
-  )
+  const through = throughModule(entry, name)
+  const args = ['build', through, '-o', dir, '--target', 'es2022', '--transpile-only', '--quiet']
+  const { stdout, stderr } = await run(process.execPath, [
+    ncc,
+    ...args,
+    '--stats-out',
+    stats
+  ]).catch(error => {
+    process.stderr.write(`${error.stdout}${error.stderr}ncc could not bundle ${entry}\n`)
+    process.exit(1)
+  })
   process.stdout.write(stdout)
   process.stderr.write(stderr)
   writeFileSync(join(dir, 'licenses.txt'), licenses(bundledPackages(stats)))
   rmSync(stats)
-  if (through) rmSync(dirname(through), { recursive: true, force: true })
 }
 
-/** A folder of its own holding a module that runs `entry`, with the tsconfig that says ES2022. */
-function throughModule(entry) {
-  const folder = mkdtempSync(join(tmpdir(), 'coolify-bundle-'))
+/** The module that runs `entry`, in .build/entries/`name`/ beside the tsconfig that says ES2022. */
+function throughModule(entry, name) {
+  const folder = join('.build', 'entries', name)
+  mkdirSync(folder, { recursive: true })
   const options = { module: 'ES2022', moduleResolution: 'Bundler' }
-  const config = { extends: resolve('tsconfig.json'), compilerOptions: options, include: ['*.ts'] }
+  const base = relative(folder, 'tsconfig.json')
+  const config = { extends: base, compilerOptions: options, include: ['*.ts'] }
   writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify(config))
   writeFileSync(join(folder, 'package.json'), '{"type":"module"}')
   // The command line's `#!` line goes first, as ncc keeps an entry's own.
   const [first] = readFileSync(entry, 'utf8').split('\n', 1)
   const shebang = first.startsWith('#!') ? `${first}\n` : ''
-  const module = JSON.stringify(resolve(entry).replace(/\.ts$/, '.js'))
+  const module = JSON.stringify(relative(folder, entry).replace(/\.ts$/, '.js'))
   writeFileSync(join(folder, 'entry.ts'), `${shebang}import ${module}\n`)
   return join(folder, 'entry.ts')
 }

@@ -39021,6 +39021,20 @@ module.exports = {
 
 /***/ }),
 
+/***/ 107:
+/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+/* harmony import */ var _src_cli_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(486);
+var __webpack_async_dependencies__ = __webpack_handle_async_dependencies__([_src_cli_index_js__WEBPACK_IMPORTED_MODULE_0__]);
+_src_cli_index_js__WEBPACK_IMPORTED_MODULE_0__ = (__webpack_async_dependencies__.then ? (await __webpack_async_dependencies__)() : __webpack_async_dependencies__)[0];
+
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } });
+
+/***/ }),
+
 /***/ 486:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
@@ -47891,6 +47905,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(486);
+/******/ var __webpack_exports__ = __nccwpck_require__(107);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

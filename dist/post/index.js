@@ -39019,6 +39019,20 @@ module.exports = {
 
 /***/ }),
 
+/***/ 7541:
+/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+/* harmony import */ var _src_action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7718);
+var __webpack_async_dependencies__ = __webpack_handle_async_dependencies__([_src_action_post_js__WEBPACK_IMPORTED_MODULE_0__]);
+_src_action_post_js__WEBPACK_IMPORTED_MODULE_0__ = (__webpack_async_dependencies__.then ? (await __webpack_async_dependencies__)() : __webpack_async_dependencies__)[0];
+
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } });
+
+/***/ }),
+
 /***/ 756:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -44560,6 +44574,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(7718);
+/******/ var __webpack_exports__ = __nccwpck_require__(7541);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
