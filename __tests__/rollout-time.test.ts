@@ -171,6 +171,24 @@ describe('rollback-on-failure', () => {
     expect(checked.length).toBeGreaterThan(0)
   }, 20_000)
 
+  // Guards: the pace of reads halves while deployments followed together end; a rollback started
+  // after the failed one ended is followed alone, at `poll-interval`.
+  it('follows a rollback at poll-interval, not at the pace of an ending group', async () => {
+    const broken: Scenario = { ...quick(300, 'failed'), commit: 'def5678' }
+    const server = await deployedBefore({ ...SELF_APP, scenarios: [earlier, broken, quick(6500)] })
+    const result = await run(server, { 'poll-interval': '2s', 'rollback-on-failure': 'true' })
+
+    expect(result.outputs['rolled-back']).toBe('true')
+    const rollback = server.deployments().find(deployment => deployment.rollback)!
+    const reads = actionRequests(server).filter(
+      request =>
+        request.path === `/api/v1/deployments/${rollback.uuid}` && request.at < rollback.finishedAt!
+    )
+    // At 2 s after the first quick reads: 0, 0.5, 1.5, 3.5 and 5.5 s; at 1 s it would be seven.
+    expect(reads.length).toBeGreaterThanOrEqual(3)
+    expect(reads.length).toBeLessThanOrEqual(5)
+  }, 30_000)
+
   // Guards: a rollback started late in the step gets time of its own: `timeout` (the new
   // version's time) neither cuts it off nor makes `cancel-on-timeout` cancel it.
   it('lets a late rollback finish, never cancelling it at `timeout`', async () => {

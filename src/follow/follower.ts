@@ -59,7 +59,10 @@ export class Follower {
   private readonly running = new Set<Deployment>()
   /** Deployments no longer in the list of running ones: read by uuid from then on. */
   private readonly unlisted = new Set<Deployment>()
-  /** One of the deployments followed ended: those followed with it may be ending too. */
+  /**
+   * One of the deployments followed together ended: those still running with it may be ending
+   * too. Cleared once none runs, so that a later one (a rollback) is followed at its own pace.
+   */
   private someEnded = false
   /**
    * How long each deployment's log had been quiet when Coolify last answered, at the least, on
@@ -120,7 +123,9 @@ export class Follower {
       await this.followRunning(deployment, mark, signal)
     } finally {
       this.running.delete(deployment)
-      if (deployment.ended) this.someEnded = true
+      this.quietAtAnswer.delete(deployment)
+      if (this.running.size === 0) this.someEnded = false
+      else if (deployment.ended) this.someEnded = true
     }
   }
 
