@@ -299,10 +299,14 @@ export class Follower {
   }
 
   private take(deployment: Deployment, detail: DeploymentDetail, answeredAt?: number): void {
+    // A read that does not tell leaves nothing known: an earlier answer's quiet would outlive
+    // entries written since.
     const written = timeOf(detail.updated_at)
     if (answeredAt !== undefined && written !== undefined) {
       const ms = answeredAt - written - SECOND_MS
       this.quietAtAnswer.set(deployment, { ms, at: Date.now() })
+    } else {
+      this.quietAtAnswer.delete(deployment)
     }
     const changed = deployment.observe(detail, this.options.instanceUrl)
     if (changed && !deployment.ended) this.announce(deployment, detail)
