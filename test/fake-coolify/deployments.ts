@@ -170,7 +170,9 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     is_webhook: d.webhook,
     is_api: !d.webhook,
     created_at: laravelDate(d.createdAt),
-    updated_at: laravelDate(p.updatedAt),
+    // A timestamps() column, precision 0 (migration 2023_05_24_083426): whole seconds. It moves
+    // with every log entry, as addLogEntry saves the row (ApplicationDeploymentQueue.php 182-216).
+    updated_at: laravelDate(Math.floor(p.updatedAt / 1000) * 1000),
     // Absent, not empty, without read:sensitive.
     ...(withLogs ? { logs: coolifyLogs(p.entries) } : {}),
     current_process_id: null,

@@ -305,9 +305,14 @@ export interface FakeOptions {
   queueLimit?: number
   /**
    * 4x: applications' statuses refresh only when Coolify's status check runs, every this many ms
-   * from the fake's start (the scheduled check, or Sentinel's push): a deployment's end is seen at
-   * the first check `refreshMs` after it, and last_online_at moves only then. Unset: each refresh
-   * comes `refreshMs` after the end, whenever that is.
+   * from the fake's start: a deployment's end is seen at the first check `refreshMs` after it, and
+   * last_online_at moves only then. Stricter than Coolify 4.3.11, which also dispatches a check as
+   * a deployment finishes (ApplicationDeploymentJob.php 537) and writes last_online_at with every
+   * status change (Application.php 312-313): this is the case where that check waits in a busy
+   * queue, and the refresh comes with the scheduled ones — ServerManagerJob every minute
+   * (Kernel.php 59, ServerManagerJob.php 155-164) or Sentinel's push (PushServerUpdateJob, every
+   * sentinel_push_interval_seconds, 60 by default; GetContainersStatus.php 496 writes it), a period
+   * the bench shortens to seconds. Unset: each refresh comes `refreshMs` after the end.
    */
   statusCheckEveryMs?: number
   /**
