@@ -891,12 +891,12 @@ describe('an address that never answers', () => {
   }
 
   /** A loopback port nothing listens on: every connection is refused. */
+  /**
+   * A loopback port nothing listens on. Not one freed after listen(0): while this test waits, a
+   * server of another test file may be given that port again, and answer.
+   */
   async function refusingUrl(): Promise<string> {
-    const server = createServer()
-    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-    const { port } = server.address() as AddressInfo
-    await new Promise(resolve => server.close(resolve))
-    return `http://127.0.0.1:${port}`
+    return 'http://127.0.0.1:1022'
   }
 
   it('is given up after a stated grace, naming the address and what was tried', async () => {
