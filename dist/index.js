@@ -43231,7 +43231,10 @@ class Follower {
     running = new Set();
     /** Deployments no longer in the list of running ones: read by uuid from then on. */
     unlisted = new Set();
-    /** One of the deployments followed ended: those followed with it may be ending too. */
+    /**
+     * One of the deployments followed together ended: those still running with it may be ending
+     * too. Cleared once none runs, so that a later one (a rollback) is followed at its own pace.
+     */
     someEnded = false;
     /**
      * How long each deployment's log had been quiet when Coolify last answered, at the least, on
@@ -43283,7 +43286,10 @@ class Follower {
         }
         finally {
             this.running.delete(deployment);
-            if (deployment.ended)
+            this.quietAtAnswer.delete(deployment);
+            if (this.running.size === 0)
+                this.someEnded = false;
+            else if (deployment.ended)
                 this.someEnded = true;
         }
     }
@@ -43441,10 +43447,15 @@ class Follower {
         this.take(deployment, body, date);
     }
     take(deployment, detail, answeredAt) {
+        // A read that does not tell leaves nothing known: an earlier answer's quiet would outlive
+        // entries written since.
         const written = timeOf(detail.updated_at);
         if (answeredAt !== undefined && written !== undefined) {
             const ms = answeredAt - written - SECOND_MS;
             this.quietAtAnswer.set(deployment, { ms, at: Date.now() });
+        }
+        else {
+            this.quietAtAnswer.delete(deployment);
         }
         const changed = deployment.observe(detail, this.options.instanceUrl);
         if (changed && !deployment.ended)
