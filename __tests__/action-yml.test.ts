@@ -84,7 +84,7 @@ describe('action.yml as GitHub loads it', () => {
     expect(manifest.runs).toEqual({
       using: 'node24',
       main: 'dist/index.js',
-      post: 'dist/post/index.js',
+      post: 'dist/index.js',
       postIf: 'always()'
     })
     expect(existsSync(join(PROJECT, manifest.runs.main))).toBe(true)
@@ -157,8 +157,8 @@ describe('inputs and steps as the runner hands them to the action', () => {
   it('runs the post step only when post-if holds', () => {
     const onSuccess = parseManifest(
       TEXT.replace(
-        '  post: dist/post/index.js\n',
-        '  post: dist/post/index.js\n  post-if: success()\n'
+        '  post: dist/index.js\n',
+        '  post: dist/index.js\n  post-if: success()\n'
       )
     )
     expect(runsPost(onSuccess, 'success')).toBe(true)

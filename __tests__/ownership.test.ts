@@ -124,7 +124,7 @@ describe('the post step after a trigger whose answer never came', () => {
     const ours = await startElsewhere(server)
     const webhook = server.push(APP.uuid, { commit: OTHER })!
     expect(webhook).toBeDefined()
-    const state = { rollouts: JSON.stringify({ [APP.uuid]: { trigger: { at } } }) }
+    const state = { post: 'true', rollouts: JSON.stringify({ [APP.uuid]: { trigger: { at } } }) }
 
     const post = await runPost(server, state)
 
@@ -147,7 +147,7 @@ describe('the post step after a trigger whose answer never came', () => {
         headers: { authorization: `Bearer ${TOKEN}` }
       })
     }
-    const state = { rollouts: JSON.stringify({ [APP.uuid]: { trigger: { at } } }) }
+    const state = { post: 'true', rollouts: JSON.stringify({ [APP.uuid]: { trigger: { at } } }) }
 
     const post = await runPost(server, state)
 

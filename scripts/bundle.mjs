@@ -1,11 +1,11 @@
-// Builds the two entry points GitHub runs (the main and the post step) and the command line into
+// Builds the entry point GitHub runs (the main and the post step alike) and the command line into
 // dist/ (or the folder given as the first argument: the tests bundle the sources afresh) with ncc,
 // each with a licenses.txt of every package its bundle holds. ncc's own --license lists only the
 // last chunk's packages when a bundle has a lazily loaded chunk, so the list is made from its stats.
 // Not minified: V8 starts the readable bundle faster (about 7 ms of CPU less here), and its
 // stack traces stay readable.
 //
-// The sources are type-checked once (`tsc -p tsconfig.build.json`) beside the three builds, which
+// The sources are type-checked once (`tsc -p tsconfig.build.json`) beside the two builds, which
 // only transpile: about 20 s on two cores, where ncc checking the same sources in each build took
 // 50. A type error fails the bundle all the same; `--no-type-check` (the tests' bundle, whose types
 // `npm run typecheck` checks) skips it. ncc's transpile-only mode cannot tell a NodeNext source is
@@ -24,7 +24,6 @@ const typeCheck = !process.argv.includes('--no-type-check')
 const out = process.argv.slice(2).find(arg => !arg.startsWith('--')) ?? 'dist'
 const entries = [
   ['src/action/index.ts', out, 'action'],
-  ['src/action/post.ts', join(out, 'post'), 'post'],
   ['src/cli/index.ts', join(out, 'cli'), 'cli']
 ]
 

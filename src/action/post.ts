@@ -1,3 +1,0 @@
-import { run } from './cleanup.js'
-
-await run()
