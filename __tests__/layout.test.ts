@@ -23,7 +23,8 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
     'inputs.ts',
     'proxy.ts',
     'secrets.ts',
-    'signals.ts'
+    'signals.ts',
+    'undici.d.ts'
   ],
   ['model/', 'state.ts'],
   ['follow/', 'health/'],

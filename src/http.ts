@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs'
 import tls from 'node:tls'
-import { Agent, Pool, ProxyAgent, type Dispatcher } from 'undici'
+import api from 'undici/lib/api/index.js'
+import Agent from 'undici/lib/dispatcher/agent.js'
+import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
+import Pool from 'undici/lib/dispatcher/pool.js'
+import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js'
 import { proxyFor, type Proxy } from './proxy.js'
+
+// undici's index gives every dispatcher its request methods; loaded part by part, they are given here.
+Object.assign(Dispatcher.prototype, api)
 
 /**
  * HTTP on undici, maintained with Node itself: its connections, timeouts and proxying. What is

@@ -1,0 +1,23 @@
+// The transport loads undici's dispatchers from their own modules, not from its index, which also
+// loads fetch, WebSocket, the cache and the mocks: a third of the start-up. The types are the index's.
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import { Dispatcher } from 'undici'
+  export default Dispatcher
+}
+declare module 'undici/lib/api/index.js' {
+  import type { Dispatcher } from 'undici'
+  const api: Pick<Dispatcher, 'request' | 'stream' | 'pipeline' | 'upgrade' | 'connect'>
+  export default api
+}
+declare module 'undici/lib/dispatcher/agent.js' {
+  import { Agent } from 'undici'
+  export default Agent
+}
+declare module 'undici/lib/dispatcher/pool.js' {
+  import { Pool } from 'undici'
+  export default Pool
+}
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import { ProxyAgent } from 'undici'
+  export default ProxyAgent
+}
