@@ -9,8 +9,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createTlsServer } from 'node:https'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { gzipSync } from 'node:zlib'
-import { HttpAgent, HttpTimeout, HttpUnreadable, ProxyRefusal } from '../src/http.js'
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
+import {
+  HttpAgent,
+  HttpBrokenBody,
+  HttpTimeout,
+  HttpUnreadable,
+  ProxyRefusal
+} from '../src/http.js'
 import { startProxy, type ForwardingProxy } from '../test/support/proxy.js'
 import { PROJECT } from '../test/support/runner.js'
 
@@ -66,7 +72,7 @@ async function serve(
 
 function agentFor(
   url: URL,
-  options: { timeoutMs?: number; ca?: string[] } = {},
+  options: { timeoutMs?: number; ca?: string[]; maxBodyBytes?: number } = {},
   env = {}
 ): HttpAgent {
   const agent = new HttpAgent(url, { timeoutMs: 10_000, keepAlive: true, ...options }, env)
@@ -285,16 +291,89 @@ describe('HttpAgent: answers that can never be read', () => {
     })
   })
 
-  it('refuses a compressed body that was not asked for', async () => {
+  it('refuses a compressed body in an encoding it did not ask for', async () => {
     const server = await serve((_request, response) => {
-      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' })
-      response.end(gzipSync('{"ok":true}'))
+      response.writeHead(200, { 'content-encoding': 'zstd', 'content-type': 'application/json' })
+      response.end('(zstd frames)')
     })
     const answer = await agentFor(server.url).request(server.url, GET())
     expect(answer.status).toBe(200)
     await expect(answer.text()).rejects.toMatchObject({
       code: 'UNREADABLE_ANSWER',
-      message: 'its body came compressed (gzip), which was not asked for'
+      message: 'its body came compressed (zstd), which was not asked for'
+    })
+  })
+
+  it('refuses a body over the most it holds, decoded, whatever came on the wire', async () => {
+    // 3 MB of one letter gzip to a few KB: the cap counts what it would hold.
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' })
+      response.end(gzipSync(JSON.stringify('x'.repeat(3 * 1024 * 1024))))
+    })
+    const agent = agentFor(server.url, { maxBodyBytes: 2 * 1024 * 1024 })
+    const answer = await agent.request(server.url, GET())
+    await expect(answer.text()).rejects.toMatchObject({
+      code: 'UNREADABLE_ANSWER',
+      message: 'its body is over 2 MB'
+    })
+    // The connection it came on is given up, not left half read: the next request still goes.
+    const next = await agent.request(server.url, GET())
+    expect(next.status).toBe(200)
+  })
+})
+
+describe('HttpAgent: compressed answers', () => {
+  const JSON_TEXT = JSON.stringify({ logs: 'Building… ✓'.repeat(200) })
+
+  it.each([
+    ['gzip', gzipSync],
+    ['x-gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync]
+  ] as Array<[string, (data: Buffer) => Buffer]>)(
+    'decodes a %s answer',
+    async (encoding, compress) => {
+      const server = await serve((_request, response) => {
+        response.writeHead(200, {
+          'content-encoding': encoding,
+          'content-type': 'application/json'
+        })
+        response.end(compress(Buffer.from(JSON_TEXT)))
+      })
+      const answer = await agentFor(server.url).request(server.url, GET())
+      expect(await answer.text()).toBe(JSON_TEXT)
+    }
+  )
+
+  it('reads a plain answer as it is, without `Content-Encoding` or with identity', async () => {
+    const server = await serve((request, response) => {
+      if (request.url === '/identity') response.setHeader('content-encoding', 'identity')
+      response.end(JSON_TEXT)
+    })
+    const agent = agentFor(server.url)
+    expect(await (await agent.request(server.url, GET())).text()).toBe(JSON_TEXT)
+    const identity = new URL('/identity', server.url)
+    expect(await (await agent.request(identity, GET())).text()).toBe(JSON_TEXT)
+  })
+
+  it.each([
+    ['cut off on the way', (gzipped: Buffer) => gzipped.subarray(0, gzipped.length - 12)],
+    [
+      'broken in between',
+      (gzipped: Buffer) =>
+        Buffer.concat([gzipped.subarray(0, 10), Buffer.from('not deflate data at all')])
+    ]
+  ])('fails a gzip body %s as a broken body, not as an unreadable answer', async (_what, spoil) => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' })
+      response.end(spoil(gzipSync(JSON_TEXT)))
+    })
+    const answer = await agentFor(server.url).request(server.url, GET())
+    const error = await answer.text().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HttpBrokenBody)
+    expect(error).toMatchObject({
+      code: 'BROKEN_BODY',
+      message: expect.stringMatching(/^its compressed body does not decode \(Z_[A-Z_]+\)$/)
     })
   })
 })

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs'
+import type { Readable, Transform } from 'node:stream'
 import tls from 'node:tls'
+import zlib from 'node:zlib'
 import api from 'undici/lib/api/index.js'
 import Agent from 'undici/lib/dispatcher/agent.js'
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
@@ -24,6 +26,8 @@ export interface HttpOptions {
   ca?: string[]
   /** Keeps connections open between requests (the client's many reads); off for a single request. */
   keepAlive?: boolean
+  /** The most a body may hold, decoded: MAX_BODY_BYTES unless given. */
+  maxBodyBytes?: number
 }
 
 export interface HttpRequest {
@@ -63,6 +67,14 @@ export class HttpTimeout extends Error {
  */
 export class HttpUnreadable extends Error {
   readonly code = 'UNREADABLE_ANSWER'
+}
+
+/**
+ * A compressed body that does not decode: cut off on the way, or broken by something in between.
+ * Asked for again like an answer cut short.
+ */
+export class HttpBrokenBody extends Error {
+  readonly code = 'BROKEN_BODY'
 }
 
 /** A failure of the connection to the proxy itself (its TLS certificate, say), not past it. */
@@ -119,6 +131,7 @@ export class HttpAgent {
   readonly #dispatchers: Record<Kind, Connections>
   readonly #make: () => Connections
   readonly #keepAlive: boolean
+  readonly #maxBodyBytes: number
   /** CONNECTs to the proxy still waiting for its answer. */
   readonly #tunnels = new Set<AbortController>()
   /** Requests still waiting for their answer's headers. */
@@ -127,6 +140,7 @@ export class HttpAgent {
   constructor(site: URL, options: HttpOptions, env: NodeJS.ProcessEnv = process.env) {
     this.proxy = proxyFor(site, env)
     this.#keepAlive = options.keepAlive ?? false
+    this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES
     const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined
     this.#make = () => this.#dispatcher(site, options.timeoutMs, ca)
     this.#dispatchers = { kept: this.#make(), fresh: this.#make() }
@@ -249,15 +263,8 @@ export class HttpAgent {
       status: statusCode,
       header,
       text: async () => {
-        const encoding = header('content-encoding')
-        if (encoding && encoding !== 'identity') {
-          body.destroy()
-          throw new HttpUnreadable(
-            `its body came compressed (${encoding}), which was not asked for`
-          )
-        }
         try {
-          const text = await body.text()
+          const text = await readBody(body, header('content-encoding'), this.#maxBodyBytes)
           // undici frees the connection for the next request a turn after the body's end.
           await new Promise(resolve => setImmediate(resolve))
           return text
@@ -321,6 +328,50 @@ class TunnelPool extends Pool {
   }
 }
 
+/**
+ * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
+ * gzips JSON, and a build log's JSON shrinks about tenfold.
+ */
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress()
+}
+export const ACCEPT_ENCODING = 'gzip, deflate, br'
+/** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
+export const MAX_BODY_BYTES = 256 * 1024 * 1024
+
+/** A body as text, decoded as its `Content-Encoding` says, within `maxBytes`. */
+async function readBody(body: Readable, contentEncoding = '', maxBytes: number): Promise<string> {
+  const encoding = contentEncoding.trim().toLowerCase()
+  const decoder = encoding === '' || encoding === 'identity' ? undefined : DECODERS[encoding]
+  if (encoding !== '' && encoding !== 'identity' && decoder === undefined) {
+    body.destroy()
+    throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`)
+  }
+  const decoded = decoder ? body.pipe(decoder()) : body
+  // A failure of the connection ends the reading of what it decodes.
+  if (decoded !== body) body.on('error', error => decoded.destroy(error))
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of decoded as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > maxBytes) throw new HttpUnreadable(`its body is over ${megabytes(maxBytes)} MB`)
+      chunks.push(chunk)
+    }
+  } finally {
+    // Left unread, the rest would hold the connection: it is closed instead.
+    if (!body.readableEnded) body.destroy()
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function megabytes(bytes: number): string {
+  return String(Math.round((bytes / 1024 / 1024) * 100) / 100)
+}
+
 /** The failure as the client reads it: ours when we have a word for it, undici's otherwise. */
 function failure(error: unknown): unknown {
   // undici wraps a failure of the tunnel in errors of its own.
@@ -332,6 +383,10 @@ function failure(error: unknown): unknown {
   }
   const code = codeOf(error)
   if (TIMEOUTS[code]) return new HttpTimeout(TIMEOUTS[code])
+  // zlib's codes: Z_DATA_ERROR, Z_BUF_ERROR (cut off); brotli's: ERR__ERROR_FORMAT_…
+  if (code.startsWith('Z_') || code.startsWith('ERR__ERROR')) {
+    return new HttpBrokenBody(`its compressed body does not decode (${code})`)
+  }
   if (code === 'UND_ERR_HEADERS_OVERFLOW') {
     return new HttpUnreadable('its headers are larger than Node reads (16 KB)')
   }

@@ -1,5 +1,5 @@
 import { ActionError } from '../errors.js'
-import { HttpAgent, HttpUnreadable, type HttpAnswer } from '../http.js'
+import { ACCEPT_ENCODING, HttpAgent, HttpUnreadable, type HttpAnswer } from '../http.js'
 import type { Proxy } from '../proxy.js'
 import { linked } from '../signals.js'
 import {
@@ -132,6 +132,8 @@ export class CoolifyClient {
       ),
       authorization: `Bearer ${options.token}`,
       accept: 'application/json',
+      // Coolify's image gzips JSON when asked: every read carries the whole log so far.
+      'accept-encoding': ACCEPT_ENCODING,
       'user-agent': 'deploy-to-coolify-action'
     }
     this.retry = { ...DEFAULT_RETRY, ...options.retry }

@@ -92,7 +92,7 @@ const ROLE_HINT =
   "A team member's token may only read; deploying, changing settings and reading build logs take a token of an admin or owner: raise the user's role (Team, Members in Coolify) or create the token as an admin or owner"
 /** What answers nothing can read come from: a proxy in front of Coolify that rewrites them. */
 export const UNREADABLE_HINT =
-  'A proxy in front of Coolify changes its answers: let the API through as Coolify sends it (no compression, no added headers)'
+  'A proxy in front of Coolify changes its answers: let the API through as Coolify sends it (gzip or plain, no other encoding, no added headers)'
 const URL_HINT =
   "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
 
@@ -320,6 +320,10 @@ export function describeNetworkFailure(
   if (proxy) {
     const failure = describeProxyFailure(error, code, host, proxy)
     if (failure) return failure
+  }
+  if (code === 'BROKEN_BODY') {
+    // Like an answer cut short: asked for again.
+    return { reason: (error as Error).message, hint: '', transient: true, unsent: false }
   }
   if (code === 'UNREADABLE_ANSWER') {
     return {

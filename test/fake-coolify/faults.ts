@@ -1,5 +1,6 @@
 /** Injected network and proxy failures: which request gets one, and how it is answered. */
 import type { ServerResponse } from 'node:http'
+import { gzipSync } from 'node:zlib'
 import type { Reply } from './reply.js'
 import type { Fault, SlowAnswer } from './types.js'
 
@@ -80,4 +81,16 @@ export function writeTruncated(res: ServerResponse, reply: Reply): void {
   res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length) })
   res.flushHeaders() // also when half the body is nothing
   res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy())
+}
+
+/** The whole answer, announced as gzip, whose compressed bytes past the header are spoilt. */
+export function writeGarbled(res: ServerResponse, reply: Reply): void {
+  const gzipped = gzipSync(reply.body)
+  const body = Buffer.concat([gzipped.subarray(0, 10), Buffer.alloc(gzipped.length - 10, 0xff)])
+  res.writeHead(reply.status, {
+    ...reply.headers,
+    'Content-Encoding': 'gzip',
+    'Content-Length': String(body.length)
+  })
+  res.end(body)
 }

@@ -49,7 +49,11 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
   store.sharedVariables = { ...options.sharedVariables }
   const faults = new Faults()
   const requests: RecordedRequest[] = []
-  const server = await listen(createPipeline(options, store), faults, requests, options.tls)
+  const gzip = (options.flavor ?? '4x') === '4x' && options.gzip !== false
+  const server = await listen(createPipeline(options, store), faults, requests, {
+    tls: options.tls,
+    gzip
+  })
   // Added once the URL is known, for `{{self}}` in their addresses.
   store.home = server.url
   for (const app of options.apps ?? []) store.addApp(app)

@@ -3,7 +3,8 @@ import { createServer } from 'node:http'
 import { createServer as createTlsServer } from 'node:https'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Faults, faultName, statusReply, writeTruncated } from './faults.js'
+import { gzipSync } from 'node:zlib'
+import { Faults, faultName, statusReply, writeGarbled, writeTruncated } from './faults.js'
 import { API_PREFIX } from './pipeline.js'
 import type { Handler } from './pipeline.js'
 import { nginxBadGateway } from './reply.js'
@@ -15,12 +16,40 @@ export interface Listening {
   close(): Promise<void>
 }
 
-/** Writes the reply; returns the size of its body in bytes. */
-function write(res: ServerResponse, reply: Reply): number {
-  const body = Buffer.from(reply.body)
-  res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length) })
+/** What nginx's `gzip_min_length` leaves plain, its default. */
+const GZIP_MIN_LENGTH = 20
+
+/**
+ * Writes the reply, its JSON gzipped when `gzip` (see FakeOptions.gzip); returns its body's size
+ * on the wire and before compression.
+ */
+function write(
+  res: ServerResponse,
+  reply: Reply,
+  gzip = false
+): { responseBytes: number; decodedBytes: number } {
+  const plain = Buffer.from(reply.body)
+  const json = /^application\/json\b/i.test(reply.headers['Content-Type'] ?? '')
+  const compress = gzip && json && plain.length >= GZIP_MIN_LENGTH
+  const body = compress ? gzipSync(plain, { level: 6 }) : plain
+  const headers = compress ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : {}
+  res.writeHead(reply.status, {
+    ...reply.headers,
+    ...headers,
+    'Content-Length': String(body.length)
+  })
   res.end(body)
-  return body.length
+  return { responseBytes: body.length, decodedBytes: plain.length }
+}
+
+/** Whether an `Accept-Encoding` admits gzip (`gzip;q=0` refuses it). */
+function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '')
+  return value.split(',').some(part => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';')
+    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0)
+  })
 }
 
 /** Faults name paths relative to /api/v1. */
@@ -34,7 +63,7 @@ export async function listen(
   handler: Handler,
   faults: Faults,
   requests: RecordedRequest[],
-  tls?: { key: string; cert: string }
+  { tls, gzip = false }: { tls?: { key: string; cert: string }; gzip?: boolean } = {}
 ): Promise<Listening> {
   let home = ''
 
@@ -61,11 +90,12 @@ export async function listen(
       }
     }
 
+    const compress = gzip && acceptsGzip(req.headers['accept-encoding'])
     const fault = faults.take(method, faultPath(url.pathname))
     if (fault === undefined) {
       const answer = reply()
       recorded.status = answer.status
-      recorded.responseBytes = write(res, answer)
+      Object.assign(recorded, write(res, answer, compress))
       return
     }
     recorded.fault = faultName(fault)
@@ -76,12 +106,13 @@ export async function listen(
       void reply() // acted on, answered never
     else if (fault === 'html') write(res, nginxBadGateway())
     else if (fault === 'truncate') writeTruncated(res, reply())
+    else if (fault === 'garbled') writeGarbled(res, reply())
     else if ('delayMs' in fault) {
       // Decided now, delivered later; close() drops the socket if the test ends first.
       const answer = reply()
       recorded.status = answer.status
       setTimeout(() => {
-        if (!res.destroyed) recorded.responseBytes = write(res, answer)
+        if (!res.destroyed) Object.assign(recorded, write(res, answer, compress))
       }, fault.delayMs).unref()
     } else {
       if (fault.acted) reply()

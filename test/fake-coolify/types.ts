@@ -226,6 +226,8 @@ export interface Fault {
    */
   forMs?: number
   /**
+   * `garbled`: the whole answer arrives, gzip-encoded, but its compressed bytes are spoilt on the
+   * way (a proxy that breaks what it passes on).
    * `lost`: Coolify acts on the request, but its answer never comes back. A status answer with
    * `acted` replaces the answer of a request Coolify did act on (Coolify 4.1–4.3.6 answered 500
    * after saving a cancel).
@@ -235,6 +237,7 @@ export interface Fault {
     | 'hang'
     | 'lost'
     | 'truncate'
+    | 'garbled'
     | 'html'
     | { status: number; body?: unknown; headers?: Record<string, string>; acted?: boolean }
     | SlowAnswer
@@ -257,13 +260,16 @@ export interface RecordedRequest {
   body: string
   at: number
   /**
-   * 'reset' | 'hang' | 'truncate' | 'html' | 'status NNN' | 'delay NNNms' when a fault answered the
+   * 'reset' | 'hang' | 'truncate' | 'garbled' | 'html' | 'status NNN' | 'delay NNNms' when a fault answered the
    * request.
    */
   fault?: string
   /** Status and body size in bytes of the reply, when the handler answered (no fault). */
   status?: number
+  /** The body's bytes on the wire: gzipped when the request asked for it (4x). */
   responseBytes?: number
+  /** The body's bytes before compression. */
+  decodedBytes?: number
 }
 
 export interface FakeOptions {
@@ -284,6 +290,13 @@ export interface FakeOptions {
   ipBlocked?: boolean
   /** Serve HTTPS with this PEM key and certificate instead of plain HTTP. */
   tls?: { key: string; cert: string }
+  /**
+   * 4x: JSON gzipped (level 6) for a request whose `Accept-Encoding` names gzip, as the nginx of
+   * Coolify's image does (serversideup/php's `performance.conf`: gzip on, `gzip_types
+   * application/json`, `gzip_comp_level 6`, `gzip_proxied any`; nginx's `gzip_min_length` 20).
+   * Default true; false serves every answer plain, as an instance behind a proxy that strips it.
+   */
+  gzip?: boolean
   /**
    * 4x: '4.2' answers 404 "Not found." for the routes added in 4.3: rollback, clone,
    * destinations, storages and scheduled tasks (4.2.0 already has the per-application tags and envs routes). Default '4.3'.
