@@ -156,10 +156,7 @@ describe('inputs and steps as the runner hands them to the action', () => {
 
   it('runs the post step only when post-if holds', () => {
     const onSuccess = parseManifest(
-      TEXT.replace(
-        '  post: dist/index.js\n',
-        '  post: dist/index.js\n  post-if: success()\n'
-      )
+      TEXT.replace('  post: dist/index.js\n', '  post: dist/index.js\n  post-if: success()\n')
     )
     expect(runsPost(onSuccess, 'success')).toBe(true)
     expect(runsPost(onSuccess, 'failure')).toBe(false)
