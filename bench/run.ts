@@ -47,6 +47,7 @@ import {
   type Part,
   type Row
 } from './common.js'
+import { bytes } from './bytes.js'
 import { hangs } from './hangs.js'
 import type { PollCost } from './poll-cost.js'
 import { manyAppsLimited } from './rate-limit.js'
@@ -886,6 +887,7 @@ const GROUPS: Array<{ name: string; run: () => Promise<Part> }> = [
       return rateLimited()
     }
   },
+  { name: 'bytes', run: bytes },
   { name: 'limits', run: manyAppsLimited },
   { name: 'hangs', run: hangs },
   { name: 'recovery', run: recovery }
