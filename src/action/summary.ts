@@ -4,6 +4,7 @@ import type { LogLine } from '../model/logs.js'
 import { describeStatus, failsStep, summaryMark } from '../model/status.js'
 import { quotedLine, splitTail } from './annotations.js'
 import * as commands from './commands.js'
+import { JobSummary } from './job-summary.js'
 
 /** Log lines under a failed deployment: enough to see the cause without opening the log. */
 const SUMMARY_LINES = 20
@@ -16,15 +17,14 @@ export const SUMMARY_BYTES = 1000 * 1000
 /**
  * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
  * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
- * warning: it never changes the step's outcome. @actions/core is loaded here, at the end of the
- * run, so that the step starts without it and the HTTP client it brings.
+ * warning: it never changes the step's outcome.
  */
 export async function writeSummary(
   deployments: readonly DeploymentView[],
   instanceUrl: string
 ): Promise<void> {
   try {
-    const { summary } = await import('@actions/core')
+    const summary = new JobSummary()
     compose(summary, deployments, instanceUrl, true)
     if (Buffer.byteLength(summary.stringify()) > SUMMARY_BYTES) {
       // The logs make it too long: the table, and a line where the logs were.
@@ -42,10 +42,8 @@ export async function writeSummary(
   }
 }
 
-type Summary = (typeof import('@actions/core'))['summary']
-
 function compose(
-  summary: Summary,
+  summary: JobSummary,
   deployments: readonly DeploymentView[],
   instanceUrl: string,
   logs: boolean
