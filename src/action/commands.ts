@@ -2,8 +2,8 @@
  * The runner's workflow commands, written as @actions/core 3 writes them, byte for byte: inputs,
  * log lines and annotations, masks, outputs and saved state, the step's failure. The action's own
  * module so that a run starts without loading @actions/core, whose HTTP client (for OIDC tokens,
- * never asked for here) pulls in undici and more at load; the job summary, written at the end,
- * still uses @actions/core's `summary`.
+ * never asked for here) pulls in undici and more at load; `job-summary.ts` does the same for the
+ * job summary.
  */
 import { randomUUID } from 'node:crypto'
 import { appendFileSync, existsSync } from 'node:fs'
