@@ -9,7 +9,7 @@ import * as commands from './commands.js'
  */
 const MARKUP =
   // eslint-disable-next-line no-control-regex
-  /^((?:\s|\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_])*##)\[/
+  /^((?:\s|\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[ -/]*[0-~])*##)\[/
 /**
  * `##[` anywhere outside stop-commands: the runner takes `##[command]` anywhere in a line for a
  * command (its older syntax, actions/runner `ActionCommand.TryParse`).
