@@ -219,3 +219,45 @@ describe('an error annotation', () => {
     expect(message.split('\n')[0]).toMatch(/^web: deployment failed — /)
   })
 })
+
+describe('a key in the query of `health-url`', () => {
+  it('reaches neither the log, the summary nor the GitHub deployment’s description', async () => {
+    github = await startFakeGitHub()
+    const KEY = 'hk_0123456789abcdef'
+    const server = await start({
+      apps: [
+        {
+          ...APP,
+          fqdn: `{{self}}/_app/${APP.uuid}`,
+          runtime: [{ at: 0, status: 'running:healthy', http: 503 }],
+          scenarios: [
+            {
+              steps: [
+                { at: 0, status: 'in_progress' },
+                { at: 100, status: 'finished' }
+              ]
+            }
+          ]
+        }
+      ]
+    })
+    const result = await runAction({
+      inputs: inputsFor(server, {
+        'health-url': `${server.url}/_app/${APP.uuid}/health?key=${KEY}`,
+        'health-timeout': '1s',
+        environment: 'staging',
+        'github-token': 'ghs_text-token-1234'
+      }),
+      env: { GITHUB_API_URL: github.url }
+    })
+
+    expect(result.code).toBe(1)
+    const descriptions = github
+      .deployments()
+      .flatMap(deployment => deployment.statuses.map(status => status.description ?? ''))
+    expect(descriptions.join('\n')).toContain(`/_app/${APP.uuid}/health?… answered 503`)
+    for (const text of [result.stdout, result.summary, descriptions.join('\n')]) {
+      expect(text).not.toContain(KEY)
+    }
+  })
+})
