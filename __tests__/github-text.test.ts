@@ -4,10 +4,13 @@
  * nobody, carries no masked value in any form the runner would hide, and an annotation keeps its
  * cause within the runner's limit.
  */
+import { getOctokit } from '@actions/github'
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { COMMENT_LENGTH, markerFor, PullRequestComment } from '../src/action/pr-comment.js'
+import type { DeploymentView } from '../src/model/deployment.js'
 import type { FakeCoolify, LogLine, Scenario } from '../test/fake-coolify/index.js'
 import { startFakeGitHub, type FakeGitHub } from '../test/fake-github/index.js'
 import { runAction, type RunResult } from '../test/support/runner.js'
@@ -259,5 +262,39 @@ describe('a key in the query of `health-url`', () => {
     for (const text of [result.stdout, result.summary, descriptions.join('\n')]) {
       expect(text).not.toContain(KEY)
     }
+  })
+})
+
+describe('the pull request comment under a long marker', () => {
+  it('leaves the logs out whole rather than cutting inside their fence', async () => {
+    github = await startFakeGitHub()
+    // 2,400 resources: a marker of about 55,000 characters, leaving less room than the logs take.
+    const resources = Array.from({ length: 2400 }, (_, n) => `app${String(n).padStart(19, '0')}`)
+    const marker = markerFor('Preview', resources)
+    const tail = Array.from({ length: 15 }, (_, n) => ({
+      kind: 'stderr' as const,
+      text: `${n} ${'e'.repeat(1000)}`
+    }))
+    const failed = { name: 'web', uuid: 'd1', status: 'failed', tail } as unknown as DeploymentView
+    const octokit = getOctokit('ghs_text-token-1234', { baseUrl: github.url })
+    const facts = {
+      pr: PR,
+      instanceUrl: 'https://coolify.example.com',
+      workflow: 'Preview',
+      runUrl: 'https://github.com/octo/app/actions/runs/1'
+    }
+    const comment = new PullRequestComment(octokit, { owner: 'octo', repo: 'app' }, marker, facts)
+    await comment.finish(
+      { status: 'failed', deployments: [failed], fails: true, byCoolify: false, byInput: false },
+      new AbortController().signal
+    )
+
+    const [{ body }] = github.comments(PR)
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LENGTH)
+    expect(body.startsWith(marker)).toBe(true)
+    expect(body).toContain('The logs are left out')
+    // Every fence opened is closed.
+    expect((body.match(/^````*/gm) ?? []).length % 2).toBe(0)
+    expect(body).not.toContain('(cut: GitHub takes')
   })
 })

@@ -127,7 +127,7 @@ export class PullRequestComment implements Watcher {
   /** The deployments were triggered: their status so far. */
   async building(deployments: readonly DeploymentView[], signal: AbortSignal): Promise<void> {
     await this.write(
-      deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts),
+      deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts, this.room),
       true,
       signal
     )
@@ -139,12 +139,20 @@ export class PullRequestComment implements Watcher {
   /** The outcome, with why when nothing was deployed. */
   async finish({ status, deployments, error }: Outcome, signal: AbortSignal): Promise<void> {
     const body = deployments.length
-      ? deploymentsBody(status, deployments, this.facts)
+      ? deploymentsBody(status, deployments, this.facts, this.room)
       : nothingBody(error, this.facts)
     // Shown, or refused for good: nothing for the post step to finish.
     if ((await this.write(body, true, signal)) || this.#refused) {
       this.#leftOpen?.update({ comment: undefined })
     }
+  }
+
+  /**
+   * What a body may take: the rest of what GitHub takes after the marker line. The masks' stars
+   * are never longer than what they hide, so a body that fits before redaction fits after it.
+   */
+  private get room(): number {
+    return COMMENT_LENGTH - this.marker.length - 1
   }
 
   /** The post step's word when the main step never gave the outcome: no log, no table. */
@@ -271,7 +279,8 @@ function isNotOurs(error: unknown): boolean {
 function deploymentsBody(
   status: Status,
   deployments: readonly DeploymentView[],
-  facts: Context
+  facts: Context,
+  room: number
 ): string {
   const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`
   const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment']
@@ -284,8 +293,8 @@ function deploymentsBody(
   ].join('\n')
   const logs = deployments.map(failureLog).filter(Boolean).join('\n\n')
   const body = [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n')
-  // Room for the marker, and for the masks' stars, which are never longer than what they hide.
-  if (body.length < COMMENT_LENGTH - 1000 || !logs) return body
+  // Logs that do not fit are left out whole: a cut inside one would leave its fence open.
+  if (body.length <= room || !logs) return body
   const cut = `<sub>The logs are left out: with them this comment is over the ${COMMENT_LENGTH} characters GitHub takes. They are in the job's log.</sub>`
   return [heading, table, cut, footer(facts)].join('\n\n')
 }
