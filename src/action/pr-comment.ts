@@ -34,9 +34,11 @@ interface Context {
 
 /**
  * The sticky comment on the pull request: one per workflow and set of applications, found again by
- * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
- * or without `github-token`. With `leftOpen`, the comment is saved there until it shows the
- * outcome, for the post step. `@actions/github` is loaded only here and for GitHub deployments.
+ * a hidden marker and its author, this token's user, and edited in place on every run; anyone
+ * else's comment is never edited, whatever marker it copies. Undefined without `pr`, with
+ * `comment: false` or without `github-token`. With `leftOpen`, the comment is saved there until it
+ * shows the outcome, for the post step. `@actions/github` is loaded only here and for GitHub
+ * deployments.
  */
 export async function openPullRequestComment(
   config: Config,
