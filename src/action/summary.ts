@@ -80,7 +80,7 @@ function compose(
 
 /**
  * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
- * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
+ * HTML-escaped: the fence shows them as they are, and masked values are left out of them.
  */
 function block(label: string, lines: readonly LogLine[]): string {
   if (lines.length === 0) return ''
