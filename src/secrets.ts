@@ -22,22 +22,20 @@ export function worthMasking(value: string): boolean {
   return value.length >= MIN_MASKED_LENGTH && !PLAIN_NUMBER.test(value) && !PLAIN_WORD.test(value)
 }
 
-/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+/**
+ * Everything the step masked, for what the runner does not mask itself: the pull request comment,
+ * the summary's escaped text, a line cut before the runner sees it.
+ */
 const masked = new Set<string>()
 
 /**
- * Masks a value in the host's log from now on, and remembers it, so that the pull request
- * comment, which the runner does not mask, can leave it out too.
+ * Masks a value in the host's log from now on, and remembers it, so that what the runner does not
+ * mask (`redactMasked`) can leave it out too.
  */
 export function mask(value: string): void {
   if (!value) return
   masked.add(value)
   host().mask(value)
-}
-
-/** The values masked so far. */
-export function maskedValues(): string[] {
-  return [...masked]
 }
 
 /**
