@@ -94,6 +94,19 @@ describe('LogPrinter', () => {
     ])
   })
 
+  it('neutralises markup behind any escape sequence: cursor moves, erased lines, links', () => {
+    const texts = [
+      '\u001b[2K##[group]erased line',
+      '\u001b[1G\u001b[?25l##[error]cursor',
+      '\u001b]8;;https://example.com\u0007##[warning]link',
+      '\u001b]0;title\u001b\\##[group]titled',
+      '\u001b7##[endgroup]saved'
+    ]
+    const body = between(printed(false, texts.map(stdout)))
+    expect(body.map(line => line.replaceAll(ZWSP, ''))).toEqual(texts)
+    for (const line of body) expect(line).toContain(`##${ZWSP}[`)
+  })
+
   it('leaves text that is not markup as it is', () => {
     const texts = ['echo ##[group] later in the line', '#[x]', '## [x]', '###[x]', 'a##[b]', '']
     expect(between(printed(false, texts.map(stdout)))).toEqual([

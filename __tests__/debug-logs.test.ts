@@ -20,6 +20,9 @@ const PAYLOAD = Buffer.from(`DATABASE_URL=postgres://app@db/app\nSTRIPE_KEY=${SE
   'base64'
 )
 
+/** The `.env` write with each `'` of the command as `'\\''`, as `bash -c '…'` needs. */
+const ESCAPED_WRITE = `echo '\\''${PAYLOAD}'\\'' | base64 -d | tee /artifacts/x/.env.quoted > /dev/null`
+
 const failedWithSecrets: Scenario = {
   steps: [
     { at: 0, status: 'queued' },
@@ -33,7 +36,11 @@ const failedWithSecrets: Scenario = {
           output: '',
           hidden: true
         },
-        { command: 'cat /artifacts/x/.env', output: `STRIPE_KEY=${SECRET}`, hidden: true }
+        { command: 'cat /artifacts/x/.env', output: `STRIPE_KEY=${SECRET}`, hidden: true },
+        // As Coolify 4.3 quotes it for the build container (docker.php, executeInDocker).
+        { command: `docker exec b1 bash -c '${ESCAPED_WRITE}'`, output: '', hidden: true },
+        // And one such command in a visible entry.
+        { command: `bash -c 'echo ${PAYLOAD} | base64 -d > /app/.env.shown'`, output: '' }
       ]
     },
     {
@@ -108,6 +115,11 @@ describe("Coolify's hidden entries", () => {
       expect(text).not.toContain('cat /artifacts/x/.env')
       expect(text).not.toContain(SECRET)
     }
+    // A visible command that carried a payload is shown redacted in the job log, and only there.
+    expect(result.stdout).toContain("bash -c 'echo <redacted> | base64 -d > /app/.env.shown'")
+    for (const text of [result.summary, github.comments(PR)[0].body]) {
+      expect(text).not.toContain('/app/.env.shown')
+    }
   }, 30_000)
 
   it('with debug-logs, reach the job log only, redacted and masked, with a warning', async () => {
@@ -120,6 +132,9 @@ describe("Coolify's hidden entries", () => {
     // The commands are there, for debugging, but not what they carry.
     expect(shown).toContain("echo '<redacted>' | base64 -d | tee /artifacts/x/.env")
     expect(shown).toContain('cat /artifacts/x/.env')
+    expect(shown).toContain(
+      "bash -c 'echo '\\''<redacted>'\\'' | base64 -d | tee /artifacts/x/.env.quoted > /dev/null'"
+    )
     expect(shown).toContain('STRIPE_KEY=***')
     expect(shown).not.toContain(PAYLOAD)
     expect(shown).not.toContain(SECRET)

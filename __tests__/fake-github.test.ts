@@ -141,6 +141,35 @@ describe('issue comments', () => {
     ])
     expect(github!.comments(8)).toEqual([])
   })
+
+  it('answers GET /user as GitHub does: refused to an installation token, the user to a personal one', async () => {
+    await start({
+      comments: [
+        { issue: 7, body: 'LGTM' },
+        { issue: 7, body: 'ok', login: 'ci[bot]' }
+      ]
+    })
+    const refused = await call('GET', '/user')
+    expect(refused.status).toBe(403)
+    expect(refused.json).toMatchObject({
+      message: 'Resource not accessible by integration',
+      documentation_url: 'https://docs.github.com/rest/users/users#get-the-authenticated-user'
+    })
+    const listed = await call('GET', `${REPO}/issues/7/comments`)
+    expect(listed.json).toMatchObject([
+      { user: { login: 'octocat', type: 'User' }, performed_via_github_app: null },
+      { user: { login: 'ci[bot]', type: 'Bot' }, performed_via_github_app: { slug: 'ci' } }
+    ])
+    await github!.close()
+
+    await start({ user: 'deploy-bot' })
+    const me = await call('GET', '/user')
+    expect(me.status).toBe(200)
+    expect(me.json).toMatchObject({ login: 'deploy-bot', type: 'User' })
+    const created = await call('POST', `${REPO}/issues/7/comments`, { body: 'Deploying…' })
+    expect(created.json.user).toMatchObject({ login: 'deploy-bot', type: 'User' })
+    expect(github!.comments(7)).toMatchObject([{ login: 'deploy-bot' }])
+  })
 })
 
 describe('refusals', () => {

@@ -238,8 +238,68 @@ describe('the pull request comment', () => {
     expect(more).toEqual([])
     expect(warning).toContain('GitHub answered 403 "Resource not accessible by integration"')
     expect(warning).toContain('`permissions: pull-requests: write`')
-    // Refused once, asked no more.
-    expect(github.requests).toHaveLength(1)
+    // Refused once, asked no more (after asking who the token is, which GitHub does not tell it).
+    expect(github.requests.map(request => `${request.method} ${request.path}`)).toEqual([
+      'GET /user',
+      `GET /repos/octo/app/issues/${PR}/comments`
+    ])
+  })
+
+  it('is never someone else’s comment that copies the marker: the action writes its own', async () => {
+    // The marker is readable in any earlier comment; a commenter can post one that starts with it.
+    const forged = `${MARKER}\n### ✅ Coolify preview of #7: finished <a href="https://evil.example">logs</a>`
+    github = await startFakeGitHub({ comments: [{ issue: PR, body: forged, login: 'mallory' }] })
+    const server = await start()
+    await run(server)
+    await run(server)
+
+    const [theirs, ours, ...more] = github.comments(PR)
+    expect(more).toEqual([])
+    expect(theirs.body).toBe(forged)
+    expect(ours.login).toBe('github-actions[bot]')
+    expect(ours.body).toContain(server.deployments()[1].uuid)
+    const edits = github.requests.filter(request => request.method === 'PATCH')
+    expect(edits.map(request => request.path)).not.toContain(
+      `/repos/octo/app/issues/comments/${theirs.id}`
+    )
+  })
+
+  it('with a personal token, is the comment that token’s user wrote', async () => {
+    const earlier = `${MARKER}\n### ✅ Coolify preview of #7: finished`
+    github = await startFakeGitHub({
+      user: 'deploy-bot',
+      comments: [
+        { issue: PR, body: earlier, login: 'github-actions[bot]' },
+        { issue: PR, body: earlier, login: 'deploy-bot' }
+      ]
+    })
+    const server = await start()
+    await run(server)
+
+    const [other, mine] = github.comments(PR)
+    expect(github.comments(PR)).toHaveLength(2)
+    expect(other.body).toBe(earlier)
+    expect(mine.body).toContain(server.deployments()[0].uuid)
+  })
+
+  it('writes its own when GitHub refuses to edit a comment it took for its own, and blames no permission', async () => {
+    // Another app's comment with the marker: GitHub does not tell an installation token which
+    // app it is, and refuses the edit.
+    const earlier = `${MARKER}\n### ✅ Coolify preview of #7: finished`
+    github = await startFakeGitHub({
+      comments: [{ issue: PR, body: earlier, login: 'other-app[bot]' }],
+      refuse: { status: 403, paths: /^\/repos\/octo\/app\/issues\/comments\/1$/ }
+    })
+    const server = await start()
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(warnings(result.stdout)).toEqual([])
+    const [theirs, ours, ...more] = github.comments(PR)
+    expect(more).toEqual([])
+    expect(theirs.body).toBe(earlier)
+    expect(ours.login).toBe('github-actions[bot]')
+    expect(ours.body).toContain('✅ Coolify preview of #7: finished')
   })
 
   it('replaces the last run’s outcome even when GitHub fails a call, or leaves one unanswered', async () => {

@@ -241,8 +241,12 @@ describe('on GitHub Enterprise Server', () => {
 
     expect(result.code).toBe(0)
     expect(github.requests.length).toBeGreaterThan(0)
+    // The repository's routes, and who the token is (to know its own comment).
     expect(
-      github.requests.every(request => request.path.startsWith('/api/v3/repos/octo/app/'))
+      github.requests.every(
+        request =>
+          request.path.startsWith('/api/v3/repos/octo/app/') || request.path === '/api/v3/user'
+      )
     ).toBe(true)
     expect(github.deployments()).toMatchObject([{ environment: 'pr-7', transient: true }])
     const [comment] = github.comments(7)

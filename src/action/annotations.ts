@@ -2,6 +2,7 @@ import type { DeploymentView } from '../model/deployment.js'
 import type { LogLine } from '../model/logs.js'
 import { describeStatus, failsStep, worseFirst } from '../model/status.js'
 import { failureLine, failureTitle } from '../report/failure.js'
+import { redactMasked } from '../secrets.js'
 import * as commands from './commands.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */
@@ -12,10 +13,38 @@ const ANNOTATION_LINES = 5
  */
 export const QUOTED_LINE_LENGTH = 1000
 
-/** A log line as reports quote it: at most `QUOTED_LINE_LENGTH`, saying what was cut. */
+/**
+ * A log line as reports quote it: masked values left out first, so that no cut leaves half of one,
+ * then at most `QUOTED_LINE_LENGTH`, saying what was cut.
+ */
 export function quotedLine(text: string): string {
-  if (text.length <= QUOTED_LINE_LENGTH) return text
-  return `${text.slice(0, QUOTED_LINE_LENGTH)} … (${text.length - QUOTED_LINE_LENGTH} more characters cut)`
+  const shown = redactMasked(text)
+  if (shown.length <= QUOTED_LINE_LENGTH) return shown
+  return `${shown.slice(0, QUOTED_LINE_LENGTH)} … (${shown.length - QUOTED_LINE_LENGTH} more characters cut)`
+}
+
+/**
+ * The runner keeps an annotation's first 4,096 characters (actions/runner
+ * `ExecutionContext.AddIssue`, `_maxIssueMessageLength`) and drops the rest.
+ */
+export const ANNOTATION_LENGTH = 4096
+
+/**
+ * An annotation's message within `ANNOTATION_LENGTH`: its first line, which names what failed and
+ * why, then the log lines. Log lines give up room first, the earliest first, so that the last,
+ * which tells the cause, is kept whole when it can be; the first line last.
+ */
+export function fittedMessage(lines: readonly string[], room = ANNOTATION_LENGTH): string {
+  const fitted = [...lines]
+  const order = [...fitted.keys()].slice(1).concat(0)
+  for (const index of order) {
+    const over = fitted.join('\n').length - room
+    if (over <= 0) break
+    const line = fitted[index]
+    // `…` takes one of the characters given back.
+    if (line.length > 1) fitted[index] = `${line.slice(0, Math.max(0, line.length - over - 1))}…`
+  }
+  return fitted.join('\n').slice(0, room)
 }
 
 /**
@@ -43,9 +72,8 @@ export function annotateFailures(
     const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES)
     // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
     const lines = (stderr.length > 0 ? stderr : rest).map(line => quotedLine(line.text))
-    commands.error([failureLine(deployment, instanceUrl), ...lines].join('\n'), {
-      title: failureTitle(deployment)
-    })
+    const message = fittedMessage([redactMasked(failureLine(deployment, instanceUrl)), ...lines])
+    commands.error(message, { title: failureTitle(deployment) })
   }
   const others = failed.slice(shown.length)
   if (others.length === 0 || room === 0) return

@@ -5,6 +5,7 @@ import type { Outcome } from '../model/outcome.js'
 import { gitHubState, type GitHubState } from '../model/status.js'
 import { failureReason } from '../report/failure.js'
 import type { Watcher } from '../run.js'
+import { redactMasked } from '../secrets.js'
 import * as commands from './commands.js'
 import { callGitHub, isRefusal, lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
 import type { LeftOpen } from './left-open.js'
@@ -229,7 +230,8 @@ export class GitHubDeployment implements Watcher {
             deployment_id: this.id,
             state,
             ...details,
-            description: shorten(details.description),
+            // GitHub shows it to everyone who can read the repository, unmasked.
+            description: shorten(redactMasked(details.description)),
             request: { signal: attempt }
           }),
         signal

@@ -3,18 +3,30 @@ import type { Host, LogFormat } from '../host.js'
 import * as commands from './commands.js'
 
 /**
- * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
- * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
+ * `##[` first on a line, after blanks or escape sequences (colours, cursor moves, links): the
+ * runner's log view reads that as markup (`##[group]`, `##[error]`, …) even between
+ * stop-commands, which only stop commands.
  */
+const MARKUP =
+  // eslint-disable-next-line no-control-regex
+  /^((?:\s|\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[ -/]*[0-~])*##)\[/
+/**
+ * `##[` anywhere outside stop-commands: the runner takes `##[command]` anywhere in a line for a
+ * command (its older syntax, actions/runner `ActionCommand.TryParse`).
+ */
+const LEGACY_COMMAND = /##\[/g
+/** `::` first on a line, after blanks: a command (`ActionCommand.TryParseV2` trims the start). */
+const COMMAND = /^(\s*:):/
 // eslint-disable-next-line no-control-regex
-const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/
+const CONTROLS = /[\u0000-\u001f\u007f]+/g
 const ZERO_WIDTH_SPACE = '\u200b'
 
 /** The action on GitHub's runner (and Forgejo's and Gitea's): the runner's workflow commands. */
 export function actionHost(): Host {
   return {
     input: name => commands.getInput(name),
-    info: message => commands.info(message),
+    // Lines name applications, teams and what Coolify said: none of it may command the runner.
+    info: message => commands.info(inertLine(message)),
     notice: message => commands.notice(message),
     warning: message => commands.warning(message),
     error: (message, title) => commands.error(message, title === undefined ? {} : { title }),
@@ -45,11 +57,23 @@ export function githubLog(
       const token = randomBytes(12).toString('hex')
       return `::stop-commands::${token}\n${lines.map(line => `${inert(line)}\n`).join('')}::${token}::\n`
     },
-    // eslint-disable-next-line no-control-regex
-    oneLine: text => inert(text.replace(/[\u0000-\u001f\u007f]+/g, ' '))
+    oneLine: inertLine
   }
 }
 
+/**
+ * One line of text from outside, printed as text where the runner reads commands: its line breaks
+ * and other control characters become spaces (a name cannot start a line of its own), and a
+ * zero-width space, which reads the same, breaks `::` at its start and every `##[`.
+ */
+export function inertLine(text: string): string {
+  return text
+    .replace(CONTROLS, ' ')
+    .replace(LEGACY_COMMAND, `##${ZERO_WIDTH_SPACE}[`)
+    .replace(COMMAND, `$1${ZERO_WIDTH_SPACE}:`)
+}
+
+/** A line of build output between stop-commands: only the log view's markup is left to break. */
 function inert(line: string): string {
   return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line
 }

@@ -6,14 +6,14 @@ import type { DeploymentView } from '../model/deployment.js'
 import type { Outcome } from '../model/outcome.js'
 import { describeStatus, failsStep, summaryMark, worstOf, type Status } from '../model/status.js'
 import type { Watcher } from '../run.js'
-import { maskedValues, MIN_MASKED_LENGTH } from '../secrets.js'
+import { redactMasked } from '../secrets.js'
 import { linked } from '../signals.js'
 import { quotedLine, splitTail } from './annotations.js'
 import * as commands from './commands.js'
 import { callGitHub, GITHUB_CALL_MS, isRefusal, warnGitHubFailure } from './github-failure.js'
 import type { LeftOpen } from './left-open.js'
 import { runLink } from './run-link.js'
-import { codeBlock, escapeHtml } from './summary.js'
+import { codeBlock, escapeHtml, htmlText } from './summary.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type GitHubContext = typeof import('@actions/github').context
@@ -34,9 +34,11 @@ interface Context {
 
 /**
  * The sticky comment on the pull request: one per workflow and set of applications, found again by
- * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
- * or without `github-token`. With `leftOpen`, the comment is saved there until it shows the
- * outcome, for the post step. `@actions/github` is loaded only here and for GitHub deployments.
+ * a hidden marker and its author, this token's user, and edited in place on every run; anyone
+ * else's comment is never edited, whatever marker it copies. Undefined without `pr`, with
+ * `comment: false` or without `github-token`. With `leftOpen`, the comment is saved there until it
+ * shows the outcome, for the post step. `@actions/github` is loaded only here and for GitHub
+ * deployments.
  */
 export async function openPullRequestComment(
   config: Config,
@@ -106,6 +108,10 @@ export class PullRequestComment implements Watcher {
   #refused = false
   /** One warning per run: the first failure says what went wrong. */
   #warned = false
+  /** Which comments this token's user wrote: asked once, when an earlier one is looked for. */
+  #ours: ((comment: Authored) => boolean) | undefined
+  /** Comments GitHub would not let this token edit: someone else's, whatever their marker says. */
+  readonly #notOurs = new Set<number>()
 
   readonly #leftOpen: LeftOpen | undefined
 
@@ -123,7 +129,7 @@ export class PullRequestComment implements Watcher {
   /** The deployments were triggered: their status so far. */
   async building(deployments: readonly DeploymentView[], signal: AbortSignal): Promise<void> {
     await this.write(
-      deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts),
+      deploymentsBody(worstOf(deployments.map(d => d.status)), deployments, this.facts, this.room),
       true,
       signal
     )
@@ -135,12 +141,20 @@ export class PullRequestComment implements Watcher {
   /** The outcome, with why when nothing was deployed. */
   async finish({ status, deployments, error }: Outcome, signal: AbortSignal): Promise<void> {
     const body = deployments.length
-      ? deploymentsBody(status, deployments, this.facts)
+      ? deploymentsBody(status, deployments, this.facts, this.room)
       : nothingBody(error, this.facts)
     // Shown, or refused for good: nothing for the post step to finish.
     if ((await this.write(body, true, signal)) || this.#refused) {
       this.#leftOpen?.update({ comment: undefined })
     }
+  }
+
+  /**
+   * What a body may take: the rest of what GitHub takes after the marker line. The masks' stars
+   * are never longer than what they hide, so a body that fits before redaction fits after it.
+   */
+  private get room(): number {
+    return COMMENT_LENGTH - this.marker.length - 1
   }
 
   /** The post step's word when the main step never gave the outcome: no log, no table. */
@@ -163,21 +177,29 @@ export class PullRequestComment implements Watcher {
   /** True once GitHub holds `text`. */
   private async write(text: string, create: boolean, signal: AbortSignal): Promise<boolean> {
     if (this.#refused) return false
-    const body = fitted(`${this.marker}\n${redact(text, maskedValues())}`)
+    const body = fitted(`${this.marker}\n${redact(text)}`)
     const bounded = linked([signal], GITHUB_CALL_MS)
     try {
       // Retried whole: a create whose answer was lost is found again rather than made twice.
       await callGitHub(async attempt => {
         const request = { signal: attempt }
-        this.#id ??= await this.find(request)
-        if (this.#id !== undefined) {
-          await this.octokit.rest.issues.updateComment({
-            ...this.repo,
-            comment_id: this.#id,
-            body,
-            request
-          })
-        } else if (create) {
+        while ((this.#id ??= await this.find(request)) !== undefined) {
+          try {
+            await this.octokit.rest.issues.updateComment({
+              ...this.repo,
+              comment_id: this.#id,
+              body,
+              request
+            })
+            return
+          } catch (error) {
+            // Someone else's comment (or one deleted since): left alone, and ours written.
+            if (!isNotOurs(error)) throw error
+            this.#notOurs.add(this.#id)
+            this.#id = undefined
+          }
+        }
+        if (create) {
           const issue = { ...this.repo, issue_number: this.facts.pr }
           const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request })
           this.#id = data.id
@@ -196,13 +218,20 @@ export class PullRequestComment implements Watcher {
     }
   }
 
-  /** The comment of an earlier run: the first whose body starts with the marker. */
+  /**
+   * The comment of an earlier run: the first that starts with the marker and that this token's
+   * user wrote. The marker alone proves nothing: anyone who can comment can copy it.
+   */
   private async find(request: { signal: AbortSignal }): Promise<number | undefined> {
+    const ours = (this.#ours ??= await authoredBy(this.octokit, request))
     const found = await this.octokit.paginate(
       this.octokit.rest.issues.listComments,
       { ...this.repo, issue_number: this.facts.pr, per_page: 100, request },
       (response, done) => {
-        const mine = response.data.filter(comment => comment.body?.startsWith(this.marker))
+        const mine = response.data.filter(
+          comment =>
+            comment.body?.startsWith(this.marker) && ours(comment) && !this.#notOurs.has(comment.id)
+        )
         if (mine.length) done()
         return mine
       }
@@ -211,10 +240,49 @@ export class PullRequestComment implements Watcher {
   }
 }
 
+/** What `find` reads of a comment to tell who wrote it. */
+interface Authored {
+  user?: { login: string; type?: string } | null
+  performed_via_github_app?: unknown
+}
+
+/**
+ * Who writes what the workflow's own token writes: GitHub's Actions bot, and the users Forgejo
+ * and Gitea write as.
+ */
+const WORKFLOW_BOTS = ['github-actions[bot]', 'forgejo-actions', 'gitea-actions']
+
+/**
+ * Which comments this token's user wrote. A personal token's user is the one `GET /user` names.
+ * GitHub refuses that question to an installation token (the workflow's `GITHUB_TOKEN`, an
+ * app's): then the workflow's bot, or an app, which no one can comment as from outside.
+ */
+async function authoredBy(
+  octokit: Octokit,
+  request: { signal: AbortSignal }
+): Promise<(comment: Authored) => boolean> {
+  try {
+    const { data } = await octokit.rest.users.getAuthenticated({ request })
+    return comment => comment.user?.login === data.login
+  } catch (error) {
+    if (!isRefusal(error)) throw error
+    return comment =>
+      WORKFLOW_BOTS.includes(comment.user?.login ?? '') ||
+      (comment.user?.type === 'Bot' && Boolean(comment.performed_via_github_app))
+  }
+}
+
+/** An edit GitHub refused because the comment is not this token's to edit, or is gone. */
+function isNotOurs(error: unknown): boolean {
+  const { status } = error as { status?: number }
+  return isRefusal(error) && (status === 403 || status === 404)
+}
+
 function deploymentsBody(
   status: Status,
   deployments: readonly DeploymentView[],
-  facts: Context
+  facts: Context,
+  room: number
 ): string {
   const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`
   const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment']
@@ -227,8 +295,8 @@ function deploymentsBody(
   ].join('\n')
   const logs = deployments.map(failureLog).filter(Boolean).join('\n\n')
   const body = [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n')
-  // Room for the marker, and for the masks' stars, which are never longer than what they hide.
-  if (body.length < COMMENT_LENGTH - 1000 || !logs) return body
+  // Logs that do not fit are left out whole: a cut inside one would leave its fence open.
+  if (body.length <= room || !logs) return body
   const cut = `<sub>The logs are left out: with them this comment is over the ${COMMENT_LENGTH} characters GitHub takes. They are in the job's log.</sub>`
   return [heading, table, cut, footer(facts)].join('\n\n')
 }
@@ -237,15 +305,15 @@ function nothingBody(error: string | undefined, facts: Context): string {
   const why = error ?? 'Coolify deployed nothing'
   return (
     `### ${summaryMark('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
-    `${escapeHtml(why)}\n\n${footer(facts)}`
+    `${htmlText(why)}\n\n${footer(facts)}`
   )
 }
 
 function cells(deployment: DeploymentView, instanceUrl: string): string[] {
-  const reason = deployment.reason ? `<br><sub>${escapeHtml(deployment.reason)}</sub>` : ''
+  const reason = deployment.reason ? `<br><sub>${htmlText(deployment.reason)}</sub>` : ''
   const duration = deployment.durationMs
   return [
-    escapeHtml(deployment.name),
+    htmlText(deployment.name),
     `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}${reason}`,
     deployment.appUrl ? link(deployment.appUrl, deployment.appUrl) : '—',
     deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
@@ -262,7 +330,7 @@ function failureLog(deployment: DeploymentView): string {
   if (lines.length === 0) return ''
   const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log'
   return (
-    `<details><summary>${escapeHtml(deployment.name)}: ${what}</summary>\n\n` +
+    `<details><summary>${htmlText(deployment.name)}: ${what}</summary>\n\n` +
     `${codeBlock(lines.map(line => quotedLine(line.text)).join('\n'))}\n\n</details>`
   )
 }
@@ -277,14 +345,11 @@ function link(html: string, href: string): string {
 }
 
 /**
- * Every value the step masks in its log, as printed in a log line and as escaped in the table:
- * the runner does not mask a comment, and build output may print them.
+ * Every value the step masks, in every form the runner would hide it in a log, and as escaped in
+ * the table: the runner does not mask a comment, and build output may print them.
  */
-function redact(text: string, secrets: readonly string[]): string {
-  return secrets
-    .filter(secret => secret.length >= MIN_MASKED_LENGTH)
-    .flatMap(secret => [secret, escapeHtml(secret)])
-    .reduce((result, secret) => result.replaceAll(secret, '***'), text)
+function redact(text: string): string {
+  return redactMasked(text, escapeHtml)
 }
 
 /** The last guard: a body GitHub would refuse is cut to what it takes, saying so. */

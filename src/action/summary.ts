@@ -2,6 +2,7 @@ import { formatDuration } from '../duration.js'
 import type { DeploymentView } from '../model/deployment.js'
 import type { LogLine } from '../model/logs.js'
 import { describeStatus, failsStep, summaryMark } from '../model/status.js'
+import { redactMasked } from '../secrets.js'
 import { quotedLine, splitTail } from './annotations.js'
 import * as commands from './commands.js'
 import { JobSummary } from './job-summary.js'
@@ -26,15 +27,18 @@ export async function writeSummary(
   try {
     const summary = new JobSummary()
     compose(summary, deployments, instanceUrl, true)
-    if (Buffer.byteLength(summary.stringify()) > SUMMARY_BYTES) {
+    // The runner masks the summary only in the forms it knows, and not in those HTML escapes.
+    let text = redactMasked(summary.stringify(), escapeHtml)
+    if (Buffer.byteLength(text) > SUMMARY_BYTES) {
       // The logs make it too long: the table, and a line where the logs were.
       compose(summary.emptyBuffer(), deployments, instanceUrl, false)
       summary.addRaw(
         `<sub>The logs are left out: with them the summary is over the ${SUMMARY_BYTES / 1000 / 1000} MB GitHub shows. They are in the job's log.</sub>`,
         true
       )
+      text = redactMasked(summary.stringify(), escapeHtml)
     }
-    await summary.write()
+    await summary.emptyBuffer().addRaw(text).write()
   } catch (error) {
     commands.warning(
       `Could not write the job summary: ${error instanceof Error ? error.message : error}`
@@ -59,14 +63,14 @@ function compose(
         .slice(-SUMMARY_LINES)
         .map(text => ({ kind: 'stdout' as const, text }))
       summary.addDetails(
-        `${escapeHtml(deployment.name)}: the end of its runtime log`,
+        `${htmlText(deployment.name)}: the end of its runtime log`,
         block('Runtime log', lines)
       )
     }
     const { stderr, rest } = splitTail(deployment.tail, SUMMARY_LINES)
     if (!failsStep(deployment.status) || stderr.length + rest.length === 0) continue
     summary.addDetails(
-      `${escapeHtml(deployment.name)}: the end of its log`,
+      `${htmlText(deployment.name)}: the end of its log`,
       block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest)
     )
   }
@@ -74,7 +78,7 @@ function compose(
 
 /**
  * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
- * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
+ * HTML-escaped: the fence shows them as they are, and masked values are left out of them.
  */
 function block(label: string, lines: readonly LogLine[]): string {
   if (lines.length === 0) return ''
@@ -92,12 +96,12 @@ function row(deployment: DeploymentView): string[] {
   const status = `${summaryMark(deployment.status)} ${describeStatus(deployment.status)}`
   const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
     .filter(Boolean)
-    .map(text => `<br><sub>${escapeHtml(text!)}</sub>`)
+    .map(text => `<br><sub>${htmlText(text!)}</sub>`)
     .join('')
   const duration = deployment.durationMs
   const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`
   return [
-    escapeHtml(deployment.name) + kind,
+    htmlText(deployment.name) + kind,
     status + reason,
     duration === undefined ? '—' : formatDuration(duration),
     deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
@@ -112,6 +116,15 @@ function linkOrText(text: string, href: string | undefined): string {
 
 function link(text: string, href: string): string {
   return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`
+}
+
+/**
+ * Text from Coolify (a name, a reason) where markdown is read: HTML-escaped, masked values left
+ * out, on one line, since a blank line ends an HTML block and what follows is read as markdown,
+ * and with a zero-width space after each `@`, so that `@org/team` in a name mentions nobody.
+ */
+export function htmlText(text: string): string {
+  return escapeHtml(redactMasked(text.replace(/\s*[\r\n]+\s*/g, ' '))).replaceAll('@', '@&#8203;')
 }
 
 export function escapeHtml(text: string): string {

@@ -42,7 +42,7 @@ export async function checkHealth(
   const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview)
   if (preview && !url) return undefined
   if (options.healthUrl && !url) {
-    const problem = `\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`
+    const problem = `\`health-url\` ${shownUrl(options.healthUrl)} is a path, but the application has no URL in Coolify`
     return { up: false, problem, unknown: false }
   }
   let last: Health | undefined
@@ -107,11 +107,21 @@ async function look(
   }
   if (url) {
     const result = await probe(url, signal, caCertificate)
-    if (!result.ok) return { up: false, problem: `${url} ${result.what}`, unknown: false }
+    if (!result.ok) return { up: false, problem: `${shownUrl(url)} ${result.what}`, unknown: false }
   }
   // The URL answering says it is up, whatever Coolify could not tell.
   if (unread && !url) return { up: false, problem: unread, unknown: true }
-  return { up: true, url }
+  return { up: true, url: url && shownUrl(url) }
+}
+
+/**
+ * A URL as lines and reports show it: without credentials, and with `?…` for its query, where a
+ * key can be (`?token=…`) that the step never masked.
+ */
+export function shownUrl(url: string): string {
+  return url
+    .replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#@]*@/i, '$1')
+    .replace(/[?#][\s\S]*$/, query => (query.startsWith('?') ? '?…' : ''))
 }
 
 /**

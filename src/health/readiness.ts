@@ -6,7 +6,10 @@
 /** Coolify's `Date` header and timestamps are to the second. */
 const DATE_RESOLUTION_MS = 1000
 
-/** What a health check found: up, or the last problem seen, and whether it was only unreadable. */
+/**
+ * What a health check found: up, with the URL that answered as lines show it (`shownUrl`), or the
+ * last problem seen, and whether it was only unreadable.
+ */
 export type Health =
   | { up: true; url?: string }
   | {

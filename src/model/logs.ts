@@ -6,7 +6,11 @@ export type LineKind = 'stdout' | 'stderr' | 'info' | 'warning' | 'command'
 export interface LogLine {
   kind: LineKind
   text: string
-  /** From one of Coolify's hidden entries: printed with `debug-logs` only, and nowhere else. */
+  /**
+   * Kept to the job log, never quoted in the summary, annotations or comment: from one of
+   * Coolify's hidden entries (printed with `debug-logs` only), or a command that carried an
+   * encoded payload.
+   */
   hidden?: boolean
 }
 
@@ -133,7 +137,10 @@ export class LogCursor {
         const key = `${entry.batch ?? 0}\u0000${entry.command}`
         if (key !== this.lastCommand) {
           this.lastCommand = key
-          lines.push({ kind: 'command', text: shown(entry.command), ...hidden })
+          // A command shown in the log can carry a payload too: redacted, and kept to the log.
+          const text = redactPayloads(entry.command)
+          const kept = text === entry.command ? hidden : { hidden: true }
+          lines.push({ kind: 'command', text, ...kept })
         }
       }
       const kind = entryKind(entry.type)

@@ -27,8 +27,17 @@ export interface FakeGitHubOptions {
    * and GitHub's error body "Resource not accessible by integration".
    */
   refuse?: number | { status: number; paths: RegExp }
-  /** Comments already on issues and pull requests, oldest first. */
+  /**
+   * Comments already on issues and pull requests, oldest first, by `login` (default `octocat`);
+   * a login ending in `[bot]` is an app's, written through it (`performed_via_github_app`).
+   */
   comments?: Array<{ issue: number; body: string; login?: string; repo?: string }>
+  /**
+   * Whom the token belongs to: a personal token's user, whose login `GET /user` answers and who
+   * writes the comments. Unset, it is an installation token (the workflow's `GITHUB_TOKEN`):
+   * `GET /user` is refused with 403 and comments are written as `github-actions[bot]`.
+   */
+  user?: string
   /**
    * Where the REST API lives: GitHub Enterprise Server serves it under `/api/v3`. Requests
    * elsewhere get 404; `url` ends with it, as GITHUB_API_URL does on such a server.
@@ -93,6 +102,7 @@ export interface GitHubComment {
   repo: string
   issue: number
   body: string
+  /** Who wrote it. */
   login: string
   createdAt: string
   updatedAt: string
@@ -117,6 +127,8 @@ const DEPLOYMENTS = /^\/repos\/([^/]+\/[^/]+)\/deployments$/
 const STATUSES = /^\/repos\/([^/]+\/[^/]+)\/deployments\/(\d+)\/statuses$/
 const ISSUE_COMMENTS = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/
 const COMMENT = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/
+/** The app a bot writes through: `github-actions[bot]` through GitHub Actions, and so on. */
+const APP_BOT = /^(.+)\[bot\]$/
 
 type Answer = [status: number, body: unknown, headers?: Record<string, string>]
 
@@ -170,6 +182,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const forgejo = options.forgejo === true
   const prefix = options.prefix ?? (forgejo ? '/api/v1' : '')
   const bot = forgejo ? FORGEJO_BOT : BOT
+  /** Who writes what this token writes. */
+  const author = options.user ?? bot
   const requests: GitHubRequest[] = []
   let underWay = 0
   /** The instance's web address: the API's without its prefix. */
@@ -311,6 +325,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         updated_at: c.updatedAt
       }
     }
+    const app = APP_BOT.exec(c.login)?.[1]
     return {
       id: c.id,
       node_id: `IC_${c.id}`,
@@ -318,11 +333,42 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       html_url: `https://github.com/${c.repo}/issues/${c.issue}#issuecomment-${c.id}`,
       issue_url: `${url}/repos/${c.repo}/issues/${c.issue}`,
       body: c.body,
-      user: { login: c.login, type: c.login === BOT ? 'Bot' : 'User' },
-      author_association: c.login === BOT ? 'NONE' : 'OWNER',
+      user: { login: c.login, type: app ? 'Bot' : 'User' },
+      author_association: app ? 'NONE' : 'OWNER',
+      performed_via_github_app: app
+        ? { id: c.login.length, slug: app, name: app, owner: { login: 'github' } }
+        : null,
       created_at: c.createdAt,
       updated_at: c.updatedAt
     }
+  }
+
+  /**
+   * `GET /user`: a personal token's user; GitHub refuses an installation token with 403 (the
+   * route is not one an app's permissions open), Forgejo names its actions user.
+   */
+  function authenticatedUser(): Answer {
+    if (forgejo) return [200, { id: -2, login: author, full_name: '' }]
+    if (options.user === undefined) {
+      return [
+        403,
+        {
+          message: 'Resource not accessible by integration',
+          documentation_url: `${DOCS}/users/users#get-the-authenticated-user`,
+          status: '403'
+        }
+      ]
+    }
+    return [
+      200,
+      {
+        login: options.user,
+        id: 583231,
+        node_id: 'MDQ6VXNlcjU4MzIzMQ==',
+        type: 'User',
+        site_admin: false
+      }
+    ]
   }
 
   function createDeployment(repo: string, body: Record<string, unknown>): Answer {
@@ -396,6 +442,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     if (forgejo && path === '/version' && method === 'GET') {
       return [200, { version: options.version ?? '11.0.3+gitea-1.22.0' }]
     }
+    if (path === '/user' && method === 'GET') return authenticatedUser()
     let m: RegExpExecArray | null
     if ((m = DEPLOYMENTS.exec(path))) {
       const repo = m[1]
@@ -438,7 +485,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         repo,
         issue,
         body: body.body,
-        login: bot,
+        login: author,
         createdAt: at,
         updatedAt: at
       }
