@@ -113,7 +113,7 @@ describe('several applications in one step', () => {
     for (const app of apps) {
       const { steps } = app.scenarios![0]
       const closing = 'Gracefully shutting down build container'
-      steps.push({ at: steps[steps.length - 1].at! + 400, lines: [{ output: closing, batch: 9 }] })
+      steps.push({ at: steps[steps.length - 1].at! + 400, lines: [{ output: closing }] })
       visible.get(app.name)!.push(closing)
     }
     const server = await start({ apps })
@@ -141,7 +141,7 @@ describe('several applications in one step', () => {
     for (const app of apps) {
       const { steps } = app.scenarios![0]
       const late = 'Deployment configuration written'
-      steps.push({ at: steps[steps.length - 1].at! + 500, lines: [{ output: late, batch: 9 }] })
+      steps.push({ at: steps[steps.length - 1].at! + 500, lines: [{ output: late }] })
       visible.get(app.name)!.push(late)
     }
     const server = await start({ apps })

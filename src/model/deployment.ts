@@ -29,6 +29,7 @@ export class Deployment {
   /** Coolify's own times, on Coolify's clock: the duration when both are known. */
   #createdAt: number | undefined
   #finishedAt: number | undefined
+  #seenRunningAt: number | undefined
   readonly #tail: LogLine[] = []
   #imageTag: string | undefined
   #rolledBack: boolean | undefined
@@ -120,9 +121,20 @@ export class Deployment {
     return this.#uuid !== undefined && !this.ended
   }
 
-  /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+  /**
+   * When Coolify's job wrote its end (`finished_at`), on Coolify's clock; undefined until then.
+   * The status turns final earlier: the post-deployment command runs in between.
+   */
   get finishedAt(): number | undefined {
     return this.#finishedAt
+  }
+
+  /**
+   * When a dated read last showed it running, on Coolify's clock: its status turned final later,
+   * and the status check Coolify runs then (before `finished_at`) comes after this.
+   */
+  get seenRunningAt(): number | undefined {
+    return this.#seenRunningAt
   }
 
   /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
@@ -165,8 +177,11 @@ export class Deployment {
     if (url) this.#appUrl = url
   }
 
-  /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-  observe(detail: DeploymentDetail, instanceUrl: string): boolean {
+  /**
+   * Takes in a read of the deployment, answered at `answeredAt` on Coolify's clock when known;
+   * returns true when Coolify's status word changed.
+   */
+  observe(detail: DeploymentDetail, instanceUrl: string, answeredAt?: number): boolean {
     if (detail.application_name) this.#name = detail.application_name
     if (detail.commit) this.#commit = detail.commit
     if (detail.deployment_url) this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href
@@ -179,6 +194,7 @@ export class Deployment {
     if (status && !this.ended) {
       this.#status = status
       if (this.ended) this.#endedAt ??= Date.now()
+      else if (answeredAt !== undefined) this.#seenRunningAt = answeredAt
     }
     return previous !== this.#coolifyStatus
   }
