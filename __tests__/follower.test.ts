@@ -226,6 +226,24 @@ describe('what the job writes after the final status', () => {
     ])
   }, 20_000)
 
+  it('ends quietly after finished_at on a server that writes no closing entry', async () => {
+    // Before 4.3 the finally wrote finished_at but no closing entry: the end was seen all the same.
+    const row = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.']
+      ],
+      finishedAt: 300
+    })
+    const began = Date.now()
+    const { deployment, notes } = await followAlone(row)
+    expect(deployment.status).toBe('finished')
+    expect(Date.now() - began).toBeLessThan(4000)
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
+
   it('waits for finished_at no longer than its deadline, and says the end was not seen', async () => {
     // A job killed before its finally wrote anything: finished_at stays null for good.
     const row = jobRows({

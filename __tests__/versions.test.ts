@@ -525,7 +525,7 @@ describe('rollback-on-failure', () => {
     const images = await fetch(`${server.url}/api/v1/applications/${APP.uuid}/rollback-images`, {
       headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
     })
-    expect((await images.json()).current).toBeNull()
+    expect(((await images.json()) as { current: unknown }).current).toBeNull()
 
     const result = await run(server, { 'image-tag': '2.0', 'rollback-on-failure': 'true' })
 

@@ -247,9 +247,9 @@ export class Follower {
    * until the closing entry is read: at `poll-interval` while `finished_at` is null, then once the
    * log may have been quiet long enough. A row without `finished_at` (a server before
    * 4.0.0-beta.381) or one whose closing entry never comes ends after that quiet, and so does the
-   * wait when `signal` ends it; either way the log says that the job's end was not seen. How long
-   * the log has been quiet is known at the least from when a read last showed it grow, and from
-   * Coolify's own clock when its answer tells.
+   * wait when `signal` ends it; unless `finished_at` was read, the log says that the job's end was
+   * not seen. How long the log has been quiet is known at the least from when a read last showed
+   * it grow, and from Coolify's own clock when its answer tells.
    */
   private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
     if (!this.options.logs || this.logsHidden) return
@@ -273,9 +273,11 @@ export class Follower {
       }
       if (cursor.progress !== before) quietSince = Date.now()
     }
-    if (!cursor.closed) {
+    // `finished_at` is written after everything but the configuration and the closing entry.
+    const end = this.jobEnd.get(deployment)
+    if (!cursor.closed && end !== 'written') {
       this.options.say.note(
-        `${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${this.jobEnd.get(deployment) === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`
+        `${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`
       )
     }
   }
