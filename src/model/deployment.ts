@@ -130,8 +130,9 @@ export class Deployment {
   }
 
   /**
-   * When a dated read last showed it running, on Coolify's clock: its status turned final later,
-   * and the status check Coolify runs then (before `finished_at`) comes after this.
+   * When a read last showed it running, on Coolify's clock (its `Date`, else its row's
+   * `updated_at`): its status turned final later, and the status check Coolify runs then (before
+   * `finished_at`) comes after this.
    */
   get seenRunningAt(): number | undefined {
     return this.#seenRunningAt
@@ -194,7 +195,8 @@ export class Deployment {
     if (status && !this.ended) {
       this.#status = status
       if (this.ended) this.#endedAt ??= Date.now()
-      else if (answeredAt !== undefined) this.#seenRunningAt = answeredAt
+      // The answer's `Date`, or at the least when the row was last written (undated reads).
+      else this.#seenRunningAt = answeredAt ?? timeOf(detail.updated_at) ?? this.#seenRunningAt
     }
     return previous !== this.#coolifyStatus
   }

@@ -344,7 +344,10 @@ export interface FakeDeployment {
   rollback: boolean
   /** When it turned in_progress (or straight to an end), if it did. */
   startedAt?: number
+  /** When its status turned final. */
   finishedAt?: number
+  /** When the job's finally wrote `finished_at` (see Scenario.killedInFinally). */
+  jobEndedAt?: number
   /** The image tag a dockerimage deployment ran, once it started. */
   imageTag?: string
 }
