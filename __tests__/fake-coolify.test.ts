@@ -128,6 +128,86 @@ describe('deploy and read, 4x', () => {
     expect(fake!.deployments()).toMatchObject([{ appUuid: 'web', status: 'finished' }])
   })
 
+  it('numbers batches and order as Coolify does', async () => {
+    // ApplicationDeploymentQueue.php 197 (addLogEntry: batch 1), ExecuteRemoteCommand.php 63, 179
+    // (a command's output: a counter raised per call), `order` over the whole log.
+    let now = Date.parse('2026-11-23T10:00:00Z')
+    const scenario: Scenario = {
+      steps: [
+        { at: 0, status: 'queued' },
+        {
+          at: 100,
+          status: 'in_progress',
+          lines: [
+            { output: 'step 1', command: 'docker build .' },
+            { output: 'step 2', command: 'docker build .' },
+            'Rolling update started.',
+            { output: 'listening', command: 'docker logs web' }
+          ]
+        },
+        { at: 200, status: 'finished', lines: ['Rolling update completed.'] }
+      ]
+    }
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [scenario] }], clock: () => now })
+    const [queued] = (await call('POST', '/deploy?uuid=web')).json.deployments
+    now += 300
+    const read = await call('GET', `/deployments/${queued.deployment_uuid}`)
+    const logs = JSON.parse(read.json.logs)
+    expect(logs.map((l: { batch: number; order?: number }) => [l.batch, l.order])).toEqual([
+      [1, 1],
+      [1, 2],
+      [1, 3],
+      [2, 4],
+      [1, 5]
+    ])
+  })
+
+  it('writes finished_at in the finally, after the post-deployment output, in whole seconds', async () => {
+    // ApplicationDeploymentJob.php 529-556: FINISHED first, then the post-deployment command
+    // (4822-4866); handle()'s finally writes finished_at, then the closing entry (386-410).
+    let now = Date.parse('2026-11-23T10:00:00.250Z')
+    const scenario: Scenario = {
+      steps: [
+        { at: 0, status: 'queued' },
+        { at: 100, status: 'in_progress', lines: ['Starting deployment.'] },
+        { at: 200, status: 'finished', lines: ['Rolling update completed.'] },
+        {
+          at: 4200,
+          lines: ['Post-deployment command failed.', { output: 'boom', type: 'stderr' }]
+        },
+        { at: 4700, lines: ['Gracefully shutting down build container: {{deployment_uuid}}'] }
+      ]
+    }
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [scenario] }], clock: () => now })
+    const [queued] = (await call('POST', '/deploy?uuid=web')).json.deployments
+    const read = async () => (await call('GET', `/deployments/${queued.deployment_uuid}`)).json
+    expect((await read()).created_at).toBe('2026-11-23T10:00:00.000000Z')
+    now += 300
+    expect(await read()).toMatchObject({ status: 'finished', finished_at: null })
+    now += 4000
+    expect(await read()).toMatchObject({ status: 'finished', finished_at: null })
+    now += 500
+    const done = await read()
+    expect(done.finished_at).toBe('2026-11-23T10:00:04.000000Z')
+    expect(JSON.parse(done.logs).pop().output).toMatch(/^Gracefully shutting down/)
+  })
+
+  it('leaves finished_at null for a job killed inside its finally', async () => {
+    let now = Date.parse('2026-11-23T10:00:00Z')
+    const scenario: Scenario = {
+      killedInFinally: true,
+      steps: [
+        { at: 0, status: 'queued' },
+        { at: 100, status: 'finished', lines: ['Rolling update completed.'] }
+      ]
+    }
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [scenario] }], clock: () => now })
+    const [queued] = (await call('POST', '/deploy?uuid=web')).json.deployments
+    now += 60_000
+    const done = (await call('GET', `/deployments/${queued.deployment_uuid}`)).json
+    expect(done).toMatchObject({ status: 'finished', finished_at: null })
+  })
+
   it('answers 405 to GET /deploy', async () => {
     await start({ apps: [{ uuid: 'web', name: 'Web' }] })
     const res = await call('GET', '/deploy?uuid=web')
@@ -1344,6 +1424,27 @@ describe('services and databases, 4x', () => {
 describe('rollback, 4x', () => {
   const quick = (commit: string): Scenario => ({ commit, steps: [{ at: 0, status: 'finished' }] })
 
+  it('names the running image only with a consistent container name', async () => {
+    const now = Date.parse('2026-11-23T10:00:00Z')
+    await start({
+      clock: () => now,
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          coolifyJob: true,
+          columns: { 'settings.is_consistent_container_name_enabled': true },
+          scenarios: [quick('aaa111'), quick('bbb222')]
+        }
+      ]
+    })
+    await deployUuid('uuid=web')
+    await deployUuid('uuid=web')
+    const images = (await call('GET', '/applications/web/rollback-images')).json
+    expect(images.current).toBe('bbb222')
+    expect(images.images.map((i: { is_current: boolean }) => i.is_current)).toEqual([true, false])
+  })
+
   it('lists the images of finished deployments and queues a rollback past the queue check', async () => {
     // The clock stands still: both deployments end in the same millisecond, the later one is current.
     const now = Date.parse('2026-11-23T10:00:00Z')
@@ -1365,9 +1466,10 @@ describe('rollback, 4x', () => {
     await deployUuid('uuid=web')
     await deployUuid('uuid=web')
     const images = (await call('GET', '/applications/web/rollback-images')).json
-    expect(images.current).toBe('bbb222')
+    // Without "consistent container name", `docker inspect <uuid>` finds no container.
+    expect(images.current).toBeNull()
     expect(images.images).toEqual([
-      { tag: 'bbb222', created_at: expect.stringMatching(/ \+0000 UTC$/), is_current: true },
+      { tag: 'bbb222', created_at: expect.stringMatching(/ \+0000 UTC$/), is_current: false },
       { tag: 'aaa111', created_at: expect.any(String), is_current: false }
     ])
 

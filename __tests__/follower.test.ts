@@ -89,3 +89,177 @@ describe('following a log to its end', () => {
     expect(printed).toContain('Gracefully shutting down build container: a')
   }, 15_000)
 })
+
+/**
+ * A deployment as Coolify 4.3.11's job writes it after `at` ms of `script`: each entry from its
+ * time on, the status, and `finished_at` (whole seconds) from `finishedAt` on, when the row has
+ * the column at all.
+ */
+function jobRows(
+  script: {
+    endsAt: number
+    status: 'finished' | 'failed'
+    entries: Array<[number, string]>
+    finishedAt?: number
+  },
+  withColumn = true
+) {
+  const started = Date.now()
+  return () => {
+    const at = Date.now() - started
+    const logs = script.entries.filter(([from]) => at >= from).map(([, text], i) => entry(text, i))
+    const written = script.finishedAt !== undefined && at >= script.finishedAt
+    return {
+      deployment_uuid: 'd',
+      application_name: 'web',
+      status: at >= script.endsAt ? script.status : 'in_progress',
+      logs: JSON.stringify(logs),
+      ...(withColumn ? { finished_at: written ? laravel(started + script.finishedAt!) : null } : {})
+    }
+  }
+}
+
+/** Follows deployment `d` read from `row` to its end: what it printed, noted and warned. */
+async function followAlone(row: () => Record<string, unknown>, timeoutMs = 20_000) {
+  const client = {
+    readBudget: () => undefined,
+    holdBack: () => {},
+    getDeploymentDated: async () => ({ body: row(), date: toSecond(Date.now()) }),
+    getDeployment: async () => row(),
+    runningDeployments: async () => undefined
+  } as unknown as CoolifyClient
+  const printed: string[] = []
+  const notes: string[] = []
+  const warnings: string[] = []
+  const follower = new Follower(client, {
+    instanceUrl: 'http://coolify.test',
+    pollIntervalMs: 500,
+    logs: true,
+    showHidden: false,
+    sink: {
+      begin: () => {},
+      lines: (_deployment: unknown, lines: readonly LogLine[]) =>
+        printed.push(...lines.map(line => line.text)),
+      end: () => {}
+    },
+    say: { note: text => notes.push(text), warn: text => warnings.push(text), debug: () => {} }
+  })
+  const deployment = new Deployment('app', 'd', 'web', Date.now())
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(), timeoutMs)
+  await follower.follow(deployment, { at: Date.now() }, deadline.signal)
+  clearTimeout(timer)
+  return { deployment, printed, notes, warnings }
+}
+
+describe('what the job writes after the final status', () => {
+  it('prints a post-deployment failure written after 4 s of silence, and warns of it', async () => {
+    // post_deployment() sets FINISHED, then the command runs 4 s without a word and fails; only
+    // then the finally writes finished_at and the closing entry.
+    const row = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.'],
+        [300, '----------------------------------------'],
+        [300, 'Executing post-deployment command (see debug log for output).'],
+        [4300, 'Post-deployment command failed.'],
+        [4300, 'Error: relation "users" already exists'],
+        [4800, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 4300
+    })
+    const { deployment, printed, notes, warnings } = await followAlone(row)
+    expect(deployment.status).toBe('finished')
+    expect(printed).toEqual([
+      'Starting deployment.',
+      'Rolling update completed.',
+      '----------------------------------------',
+      'Executing post-deployment command (see debug log for output).',
+      'Post-deployment command failed.',
+      'Error: relation "users" already exists',
+      'Gracefully shutting down build container: d'
+    ])
+    expect(warnings).toEqual([expect.stringMatching(/^web: .*post-deployment command.*failed/)])
+    expect(notes.join('\n')).not.toMatch(/could not be seen/)
+  }, 20_000)
+
+  it('prints what a failed job writes after 4 s of removing its container', async () => {
+    const row = jobRows({
+      endsAt: 300,
+      status: 'failed',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Deployment failed: build script failed'],
+        [300, 'Deployment failed. Removing the new version of your application.'],
+        [4300, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 4300
+    })
+    const { deployment, printed, notes } = await followAlone(row)
+    expect(deployment.status).toBe('failed')
+    expect(printed).toContain('Gracefully shutting down build container: d')
+    expect(notes.join('\n')).not.toMatch(/could not be seen/)
+  }, 20_000)
+
+  it('ends a short while after the status on a server without finished_at, and says so', async () => {
+    const row = jobRows(
+      {
+        endsAt: 300,
+        status: 'finished',
+        entries: [
+          [0, 'Starting deployment.'],
+          [300, 'Rolling update completed.'],
+          [6000, 'Gracefully shutting down build container: d']
+        ]
+      },
+      false
+    )
+    const began = Date.now()
+    const { deployment, printed, notes } = await followAlone(row)
+    expect(deployment.status).toBe('finished')
+    expect(Date.now() - began).toBeLessThan(4000)
+    expect(printed).not.toContain('Gracefully shutting down build container: d')
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([
+      expect.stringMatching(/^web: the end of Coolify's deployment job could not be seen/)
+    ])
+  }, 20_000)
+
+  it('ends quietly after finished_at on a server that writes no closing entry', async () => {
+    // Before 4.3 the finally wrote finished_at but no closing entry: the end was seen all the same.
+    const row = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.']
+      ],
+      finishedAt: 300
+    })
+    const began = Date.now()
+    const { deployment, notes } = await followAlone(row)
+    expect(deployment.status).toBe('finished')
+    expect(Date.now() - began).toBeLessThan(4000)
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
+
+  it('waits for finished_at no longer than its deadline, and says the end was not seen', async () => {
+    // A job killed before its finally wrote anything: finished_at stays null for good.
+    const row = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.']
+      ]
+    })
+    const began = Date.now()
+    const { deployment, notes } = await followAlone(row, 3000)
+    expect(deployment.status).toBe('finished')
+    expect(Date.now() - began).toBeLessThan(4000)
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([
+      expect.stringMatching(/^web: .*could not be seen.*no `finished_at`/)
+    ])
+  }, 20_000)
+})

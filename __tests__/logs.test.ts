@@ -71,13 +71,36 @@ describe('LogCursor with 4.x JSON logs', () => {
     expect(lines.map(line => line.kind)).toEqual(['stdout', 'stderr', 'info', 'warning'])
   })
 
-  it('orders new entries by batch and order', () => {
+  it("prints a read mixing a command's output and the job's own lines in Coolify's order", () => {
+    // As Coolify numbers them: addLogEntry writes batch 1, a command's output the job's command
+    // counter, which only grows; `order` counts over the whole log, and the first entry has none.
     const log = JSON.stringify([
-      { output: 'b', batch: 1, order: 3 },
-      { output: 'a', batch: 1, order: 2 },
-      { output: 'c', batch: 2, order: 1 }
+      { output: 'Starting deployment.', batch: 1 },
+      { command: 'docker build .', output: 'step 1/2', batch: 7, order: 2 },
+      { command: 'docker build .', output: 'step 2/2', batch: 7, order: 3 },
+      { output: 'Rolling update started.', batch: 1, order: 4 },
+      { command: 'docker logs web', output: 'listening on 3000', batch: 8, order: 5 },
+      { output: 'Rolling update completed.', batch: 1, order: 6 }
     ])
-    expect(texts(new LogCursor(false).next(log))).toEqual(['a', 'b', 'c'])
+    expect(texts(new LogCursor(false).next(log))).toEqual([
+      'Starting deployment.',
+      'docker build .',
+      'step 1/2',
+      'step 2/2',
+      'Rolling update started.',
+      'docker logs web',
+      'listening on 3000',
+      'Rolling update completed.'
+    ])
+  })
+
+  it('sorts by order alone when a read brings entries out of place', () => {
+    const log = JSON.stringify([
+      { output: 'c', batch: 1, order: 3 },
+      { command: 'make', output: 'b', batch: 9, order: 2 },
+      { output: 'a', batch: 1 }
+    ])
+    expect(texts(new LogCursor(false).next(log))).toEqual(['a', 'make', 'b', 'c'])
   })
 
   it('prints nothing twice when a stale read returns fewer entries', () => {

@@ -113,7 +113,7 @@ describe('several applications in one step', () => {
     for (const app of apps) {
       const { steps } = app.scenarios![0]
       const closing = 'Gracefully shutting down build container'
-      steps.push({ at: steps[steps.length - 1].at! + 400, lines: [{ output: closing, batch: 9 }] })
+      steps.push({ at: steps[steps.length - 1].at! + 400, lines: [{ output: closing }] })
       visible.get(app.name)!.push(closing)
     }
     const server = await start({ apps })
@@ -141,7 +141,7 @@ describe('several applications in one step', () => {
     for (const app of apps) {
       const { steps } = app.scenarios![0]
       const late = 'Deployment configuration written'
-      steps.push({ at: steps[steps.length - 1].at! + 500, lines: [{ output: late, batch: 9 }] })
+      steps.push({ at: steps[steps.length - 1].at! + 500, lines: [{ output: late }] })
       visible.get(app.name)!.push(late)
     }
     const server = await start({ apps })
@@ -149,13 +149,13 @@ describe('several applications in one step', () => {
 
     expect(result.code).toBe(0)
     expect(linesByApp(result.stdout)).toEqual(visible)
-    // From its end: a read for the final status, one for the late line if it was not there yet,
-    // and one that finds the log quiet — not one every half second until it has been for 1.5 s.
+    // From the job's end (finished_at): a read for the late line if it was not there yet, and one
+    // that finds the log quiet — not one every half second until it has been for 1.5 s.
     for (const deployment of server.deployments()) {
       const reads = server.requests.filter(
         request =>
           request.path === `/api/v1/deployments/${deployment.uuid}` &&
-          request.at >= deployment.finishedAt!
+          request.at >= deployment.jobEndedAt!
       )
       expect(reads.length).toBeGreaterThanOrEqual(1)
       expect(reads.length).toBeLessThanOrEqual(3)

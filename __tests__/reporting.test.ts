@@ -23,22 +23,22 @@ function build(outcome: 'finished' | 'failed'): Scenario {
       {
         at: 100,
         lines: [
-          { output: 'warning: deprecated <api>', type: 'stderr', batch: 2 },
-          { output: 'npm run build -- --banner ```', batch: 2 }
+          { output: 'warning: deprecated <api>', type: 'stderr' },
+          { output: 'npm run build -- --banner ```' }
         ]
       },
       outcome === 'failed'
         ? {
             at: 200,
             status: 'failed',
-            lines: [{ output: 'npm ERR! missing script: "build" & more', type: 'stderr', batch: 3 }]
+            lines: [{ output: 'npm ERR! missing script: "build" & more', type: 'stderr' }]
           }
         : {
             at: 200,
             status: 'finished',
-            lines: [{ output: 'Rolling update completed.', batch: 3 }]
+            lines: [{ output: 'Rolling update completed.' }]
           },
-      { at: 250, lines: [{ output: 'Gracefully shutting down build container', batch: 4 }] }
+      { at: 250, lines: [{ output: 'Gracefully shutting down build container' }] }
     ]
   }
 }

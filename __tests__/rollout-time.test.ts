@@ -23,7 +23,7 @@ const start = fakeCoolifyPerTest(() => ({
 }))
 
 /** Coolify's last entry, written just after the final status: no more lines will come. */
-const CLOSING = { output: 'Gracefully shutting down build container', batch: 5 }
+const CLOSING = { output: 'Gracefully shutting down build container' }
 
 /** Starts at once and ends `outcome` after `ms`; its log then closes, as Coolify's does. */
 function quick(ms = 300, outcome: 'finished' | 'failed' = 'finished'): Scenario {

@@ -519,6 +519,22 @@ describe('rollback-on-failure', () => {
     expect(errorLines(result.stdout)[0]).toContain('rolled back: image tag 1.0 runs again')
   })
 
+  it('takes the tag that ran from the history when Coolify names no current image', async () => {
+    // Without "consistent container name" (off by default) `docker inspect <uuid>` finds nothing.
+    const server = await ranBefore()
+    const images = await fetch(`${server.url}/api/v1/applications/${APP.uuid}/rollback-images`, {
+      headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
+    })
+    expect(((await images.json()) as { current: unknown }).current).toBeNull()
+
+    const result = await run(server, { 'image-tag': '2.0', 'rollback-on-failure': 'true' })
+
+    expect(result.code).toBe(1)
+    expect(server.deployments()[2]).toMatchObject({ imageTag: '1.0', status: 'finished' })
+    expect(result.stdout).not.toContain('no earlier version is known')
+    expect(result.outputs['rolled-back']).toBe('true')
+  })
+
   it('goes back to the tag that ran, not to one an earlier failed deploy left set', async () => {
     const server = await ranBefore(build('failed'))
     // An earlier run set 2.0, which failed: the container still runs 1.0.

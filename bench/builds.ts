@@ -17,14 +17,11 @@ export function bigLogLines(lines: number): { entries: LogLine[]; visible: strin
   const entries: LogLine[] = []
   const visible: string[] = []
   for (let i = 0; visible.length < lines; i++) {
-    const batch = 3 + Math.floor(i / 250)
     if (i % 10 === 9) {
-      // Coolify's own commands, hidden from users.
+      // The job's own hidden lines: the build's output is one command's, never interrupted.
       entries.push({
         output: `{"Id":"sha256:${(i * 2654435761).toString(16).padStart(12, '0')}","Size":${i * 977}}`,
-        command: `docker inspect --format '{{json .}}' coolify-helper-${i}`,
-        hidden: true,
-        batch
+        hidden: true
       })
       continue
     }
@@ -40,8 +37,7 @@ export function bigLogLines(lines: number): { entries: LogLine[]; visible: strin
     entries.push({
       output: output.join('\n'),
       command: BUILD,
-      type: i % 50 === 7 ? 'stderr' : 'stdout',
-      batch
+      type: i % 50 === 7 ? 'stderr' : 'stdout'
     })
   }
   return { entries, visible }
@@ -69,7 +65,7 @@ export function bigBuild(lines: number, durationMs: number, everyMs = 250): BigB
       lines: entries.slice(from, to)
     })
   }
-  steps.push({ at: durationMs + 800, lines: [{ output: closingLine('web'), batch: 99 }] })
+  steps.push({ at: durationMs + 800, lines: [closingLine('web')] })
   visible.push(closingLine('web'))
   return { scenario: { commit: '4f1c2e9', steps }, visible, entries: entries.length + 1 }
 }
@@ -106,14 +102,14 @@ export function steadyBuild(
   for (let at = everyMs; at < durationMs; at += everyMs) {
     const lines = Array.from({ length: perTick }, (_, i) => `${name} ${at}ms line ${i + 1}`)
     visible.push(...lines)
-    steps.push({ at, lines: lines.map(output => ({ output, command: BUILD, batch: 3 })) })
+    steps.push({ at, lines: lines.map(output => ({ output, command: BUILD })) })
   }
   steps.push({ at: durationMs, status: 'finished', lines: [`${name} is live.`] })
   visible.push(`${name} is live.`)
   if (closingAfterMs !== undefined) {
     steps.push({
       at: durationMs + closingAfterMs,
-      lines: [{ output: closingLine(name), batch: 4 }]
+      lines: [closingLine(name)]
     })
     visible.push(closingLine(name))
   }

@@ -6,11 +6,10 @@ export const DEMO_APP_UUID = 'k4sws0c8wg4oc0k0gkgg08kk'
 
 /** A Node app's build as Coolify logs it, spread over about eight seconds. */
 function nodeAppBuild(): Step[] {
-  const docker = (output: string, batch: number, type: LogLine['type'] = 'stdout'): LogLine => ({
+  const docker = (output: string, type: LogLine['type'] = 'stdout'): LogLine => ({
     output,
     type,
-    command: 'docker build --network host -t web:abc1234 .',
-    batch
+    command: 'docker build --network host -t web:abc1234 .'
   })
   return [
     { at: 0, status: 'queued' },
@@ -22,60 +21,51 @@ function nodeAppBuild(): Step[] {
         {
           output: 'docker inspect coolify-helper',
           command: 'docker inspect coolify-helper',
-          hidden: true,
-          batch: 1
+          hidden: true
         },
         'Preparing container with helper image: ghcr.io/coollabsio/coolify-helper:latest.'
       ]
     },
     {
       at: 1600,
-      lines: [
-        { output: 'Importing octo/web:main (commit sha abc1234) to /artifacts/abc.', batch: 2 }
-      ]
+      lines: [{ output: 'Importing octo/web:main (commit sha abc1234) to /artifacts/abc.' }]
     },
     {
       at: 2400,
       lines: [
-        docker('#1 [internal] load build definition from Dockerfile', 3),
-        docker('#2 [1/5] FROM docker.io/library/node:24-alpine', 3)
+        docker('#1 [internal] load build definition from Dockerfile'),
+        docker('#2 [1/5] FROM docker.io/library/node:24-alpine')
       ]
     },
     {
       at: 3200,
-      lines: [docker('#3 [2/5] COPY package*.json ./', 3), docker('#4 [3/5] RUN npm ci', 3)]
+      lines: [docker('#3 [2/5] COPY package*.json ./'), docker('#4 [3/5] RUN npm ci')]
     },
     {
       at: 4000,
       lines: [
-        docker('npm warn deprecated inflight@1.0.6: This module is not supported', 3, 'stderr'),
-        docker('added 412 packages in 6s', 3)
+        docker('npm warn deprecated inflight@1.0.6: This module is not supported', 'stderr'),
+        docker('added 412 packages in 6s')
       ]
     },
     {
       at: 4800,
       lines: [
-        docker('#5 [4/5] RUN npm run build', 3),
-        docker('vite v7.1.0 building for production...', 3),
-        docker('✓ 214 modules transformed.', 3)
+        docker('#5 [4/5] RUN npm run build'),
+        docker('vite v7.1.0 building for production...'),
+        docker('✓ 214 modules transformed.')
       ]
     },
     {
       at: 5600,
-      lines: [
-        docker('#6 exporting to image', 3),
-        { output: 'Building docker image completed.', batch: 4 }
-      ]
+      lines: [docker('#6 exporting to image'), { output: 'Building docker image completed.' }]
     },
     {
       at: 6400,
-      lines: [
-        { output: 'Rolling update started.', batch: 5 },
-        { output: 'New container started.', batch: 5 }
-      ]
+      lines: [{ output: 'Rolling update started.' }, { output: 'New container started.' }]
     },
-    { at: 7200, status: 'finished', lines: [{ output: 'Rolling update completed.', batch: 6 }] },
-    { at: 7600, lines: [{ output: 'Gracefully shutting down build container: abc', batch: 7 }] }
+    { at: 7200, status: 'finished', lines: [{ output: 'Rolling update completed.' }] },
+    { at: 7600, lines: [{ output: 'Gracefully shutting down build container: abc' }] }
   ]
 }
 
@@ -96,7 +86,7 @@ export const DEMO_FAILED_BUILD: Scenario = {
       status: 'in_progress',
       lines: [
         'Starting deployment of octo/web:main to localhost.',
-        { output: 'Importing octo/web:main (commit sha def5678) to /artifacts/def.', batch: 2 }
+        { output: 'Importing octo/web:main (commit sha def5678) to /artifacts/def.' }
       ]
     },
     {
@@ -124,12 +114,12 @@ export const DEMO_FAILED_BUILD: Scenario = {
     {
       at: 3000,
       status: 'failed',
-      lines: [{ output: 'Deployment failed. The running version of web stays up.', batch: 4 }]
+      lines: [{ output: 'Deployment failed. The running version of web stays up.' }]
     },
-    { at: 3400, lines: [{ output: 'Gracefully shutting down build container: def', batch: 5 }] }
+    { at: 3400, lines: [{ output: 'Gracefully shutting down build container: def' }] }
   ]
 }
 
 function failing(output: string, type: LogLine['type'] = 'stdout'): LogLine {
-  return { output, type, command: 'docker build --network host -t web:def5678 .', batch: 3 }
+  return { output, type, command: 'docker build --network host -t web:def5678 .' }
 }

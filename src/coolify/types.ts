@@ -153,6 +153,8 @@ export interface HistoryItem {
   /** 4.x: queued by a git provider's webhook, or by the API. */
   is_webhook?: boolean
   is_api?: boolean
+  /** 4.x: the whole log, as a read by uuid gives it, whatever the token's abilities. */
+  logs?: string | null
 }
 
 export interface DeploymentHistory {

@@ -29,9 +29,10 @@ export interface FollowOptions {
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500
 /**
- * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
- * without it, a log is over once it has been quiet for longer than that. Reads wait for the
- * quiet, at least this pause apart.
+ * Coolify writes its closing entry 0.4–1.2 s after `finished_at`, with nothing in between. A row
+ * that cannot tell (a server without the column, or a job killed inside its finally) ends once
+ * the log has been quiet for longer than that past the final status. Reads wait for the quiet,
+ * at least this pause apart.
  */
 const CLOSING_PAUSE_MS = 500
 const CLOSING_QUIET_MS = 1500
@@ -42,6 +43,8 @@ const SECOND_MS = 1000
  * its closing entry is most often there already, and one read gives the status and the last lines.
  */
 const LEFT_PAUSE_MS = 1000
+/** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
+const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.'
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
 export const GATHER_MS = 250
 
@@ -69,6 +72,11 @@ export class Follower {
    * its clock: its answer's `Date` less its `updated_at`, which moves with every entry written.
    */
   private readonly quietAtAnswer = new Map<Deployment, { ms: number; at: number }>()
+  /**
+   * Whether Coolify's job has ended, as the last read told: `finished_at` written, still null
+   * (the job writes on after the final status: the post-deployment command), or not told at all.
+   */
+  private readonly jobEnd = new Map<Deployment, 'written' | 'pending' | 'untold'>()
   private readonly pacer: ReadPacer
   private readonly reads: DeploymentReads
   private logsHidden = false
@@ -124,6 +132,7 @@ export class Follower {
     } finally {
       this.running.delete(deployment)
       this.quietAtAnswer.delete(deployment)
+      this.jobEnd.delete(deployment)
       if (this.running.size === 0) this.someEnded = false
       else if (deployment.ended) this.someEnded = true
     }
@@ -233,28 +242,43 @@ export class Follower {
   }
 
   /**
-   * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
-   * to a few seconds after the final status, many of them hidden: unless its closing entry is
-   * already read, read again once the log may have been quiet long enough, until it has. How long
-   * it has been quiet is known at the least from when a read last showed it grow, and from
-   * Coolify's own clock when its answer tells.
+   * After the final status Coolify's job goes on: the post-deployment command (for minutes, maybe),
+   * then its finally writes `finished_at`, the configuration and the closing entry. Reads go on
+   * until the closing entry is read: at `poll-interval` while `finished_at` is null, then once the
+   * log may have been quiet long enough. A row without `finished_at` (a server before
+   * 4.0.0-beta.381) or one whose closing entry never comes ends after that quiet, and so does the
+   * wait when `signal` ends it; unless `finished_at` was read, the log says that the job's end was
+   * not seen. How long the log has been quiet is known at the least from when a read last showed
+   * it grow, and from Coolify's own clock when its answer tells.
    */
   private async readClosingLines(deployment: Deployment, signal: AbortSignal): Promise<void> {
     if (!this.options.logs || this.logsHidden) return
     const cursor = this.cursorOf(deployment)
     let quietSince = Date.now()
-    for (;;) {
-      const told = this.quietAtAnswer.get(deployment)
-      const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0)
-      if (cursor.closed || quiet >= CLOSING_QUIET_MS) return
+    while (!cursor.closed) {
       const before = cursor.progress
       try {
-        await sleep(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal)
-        await this.readFinal(deployment, signal)
+        if (this.jobEnd.get(deployment) === 'pending') {
+          await sleep(this.options.pollIntervalMs, signal)
+          await this.readOne(deployment, signal)
+        } else {
+          const told = this.quietAtAnswer.get(deployment)
+          const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0)
+          if (quiet >= CLOSING_QUIET_MS) break
+          await sleep(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal)
+          await this.readFinal(deployment, signal)
+        }
       } catch {
-        return
+        break
       }
       if (cursor.progress !== before) quietSince = Date.now()
+    }
+    // `finished_at` is written after everything but the configuration and the closing entry.
+    const end = this.jobEnd.get(deployment)
+    if (!cursor.closed && end !== 'written') {
+      this.options.say.note(
+        `${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`
+      )
     }
   }
 
@@ -308,7 +332,8 @@ export class Follower {
     } else {
       this.quietAtAnswer.delete(deployment)
     }
-    const changed = deployment.observe(detail, this.options.instanceUrl)
+    this.jobEnd.set(deployment, jobEndOf(detail))
+    const changed = deployment.observe(detail, this.options.instanceUrl, answeredAt)
     if (changed && !deployment.ended) this.announce(deployment, detail)
     this.printLogs(deployment, detail)
   }
@@ -339,6 +364,12 @@ export class Follower {
     const lines = this.cursorOf(deployment).next(detail.logs)
     deployment.remember(lines)
     this.options.sink.lines(deployment, lines)
+    // Coolify's status stays as it was; the failure is the user's to see.
+    if (lines.some(line => !line.hidden && line.text === POST_DEPLOYMENT_FAILED)) {
+      this.options.say.warn(
+        `${deployment.name}: Coolify ran the post-deployment command after the deployment ${deployment.status === 'finished' ? 'finished' : 'ended'}, and it failed; its output is in the log above.`
+      )
+    }
   }
 
   private cursorOf(deployment: Deployment): LogCursor {
@@ -353,4 +384,15 @@ export class Follower {
     deployment.remember(lines)
     this.options.sink.lines(deployment, lines)
   }
+}
+
+/**
+ * What a row tells of the job's end. Only the job's own final statuses promise a `finished_at` to
+ * come: a deployment cancelled before the job took it never gets one.
+ */
+function jobEndOf(detail: DeploymentDetail): 'written' | 'pending' | 'untold' {
+  if (!('finished_at' in detail)) return 'untold'
+  if (detail.finished_at) return 'written'
+  const status = statusFromCoolify(detail.status)
+  return status === 'finished' || status === 'failed' ? 'pending' : 'untold'
 }

@@ -29,6 +29,7 @@ export class Deployment {
   /** Coolify's own times, on Coolify's clock: the duration when both are known. */
   #createdAt: number | undefined
   #finishedAt: number | undefined
+  #seenRunningAt: number | undefined
   readonly #tail: LogLine[] = []
   #imageTag: string | undefined
   #rolledBack: boolean | undefined
@@ -120,9 +121,21 @@ export class Deployment {
     return this.#uuid !== undefined && !this.ended
   }
 
-  /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+  /**
+   * When Coolify's job wrote its end (`finished_at`), on Coolify's clock; undefined until then.
+   * The status turns final earlier: the post-deployment command runs in between.
+   */
   get finishedAt(): number | undefined {
     return this.#finishedAt
+  }
+
+  /**
+   * When a read last showed it running, on Coolify's clock (its `Date`, else its row's
+   * `updated_at`): its status turned final later, and the status check Coolify runs then (before
+   * `finished_at`) comes after this.
+   */
+  get seenRunningAt(): number | undefined {
+    return this.#seenRunningAt
   }
 
   /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
@@ -165,8 +178,11 @@ export class Deployment {
     if (url) this.#appUrl = url
   }
 
-  /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-  observe(detail: DeploymentDetail, instanceUrl: string): boolean {
+  /**
+   * Takes in a read of the deployment, answered at `answeredAt` on Coolify's clock when known;
+   * returns true when Coolify's status word changed.
+   */
+  observe(detail: DeploymentDetail, instanceUrl: string, answeredAt?: number): boolean {
     if (detail.application_name) this.#name = detail.application_name
     if (detail.commit) this.#commit = detail.commit
     if (detail.deployment_url) this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href
@@ -179,6 +195,8 @@ export class Deployment {
     if (status && !this.ended) {
       this.#status = status
       if (this.ended) this.#endedAt ??= Date.now()
+      // The answer's `Date`, or at the least when the row was last written (undated reads).
+      else this.#seenRunningAt = answeredAt ?? timeOf(detail.updated_at) ?? this.#seenRunningAt
     }
     return previous !== this.#coolifyStatus
   }

@@ -43,7 +43,7 @@ export class LogCursor {
   private probe = ''
   /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
   private lastEntry: Entry | undefined
-  /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
+  /** `order` of every entry taken, so that none is taken twice when the log is reordered. */
   private readonly taken = new Set<number>()
   /** The command whose `$ command` line was printed last, with its batch. */
   private lastCommand: string | undefined
@@ -122,10 +122,11 @@ export class LogCursor {
     this.lastEntry = fresh[fresh.length - 1]
   }
 
-  /** The printed lines of new entries, in Coolify's (batch, order). */
+  /** The printed lines of new entries, in Coolify's `order`. */
   private linesOf(fresh: Entry[]): LogLine[] {
     // New entries nearly always come in that order already; a stable sort keeps it otherwise.
-    fresh.sort(byBatchAndOrder)
+    // Never by `batch`: the job's own lines carry 1, a command's output a counter that only grows.
+    fresh.sort(byOrder)
     const lines: LogLine[] = []
     for (const entry of fresh) {
       if (CLOSING.test(entry.output ?? '')) this.sawClosing = true
@@ -198,8 +199,8 @@ function entryKind(type: string | undefined): LineKind {
   return 'stdout'
 }
 
-function byBatchAndOrder(a: Entry, b: Entry): number {
-  return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0)
+function byOrder(a: Entry, b: Entry): number {
+  return (a.order ?? 0) - (b.order ?? 0)
 }
 
 function sameEntry(a: Entry | undefined, b: Entry | undefined): boolean {
@@ -213,7 +214,7 @@ function sameEntry(a: Entry | undefined, b: Entry | undefined): boolean {
   )
 }
 
-/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
+/** Coolify numbers entries by `order` over the whole log (the first may have none: 0). */
 function keyOf(entry: Entry): number {
-  return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0)
+  return entry.order ?? 0
 }

@@ -219,7 +219,9 @@ export class Rollout {
       pr: config.pr,
       readStatus: (appUuid: string, signal: AbortSignal) =>
         this.step.applications.status(appUuid, signal),
-      since: deployment.finishedAt
+      // Coolify checks the containers once the status turns final, before the post-deployment
+      // command and `finished_at`: a refresh counts from the last read that still showed it running.
+      since: deployment.seenRunningAt ?? deployment.finishedAt
     }
     const health = await checkHealth(deployment, options, window.signal)
     if (!health || budget.cancelled.aborted) return

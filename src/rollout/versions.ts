@@ -151,6 +151,8 @@ function versionOf(uuid: string, app: ApplicationDetail): AppVersion {
 /**
  * The tag the application's container runs now, read before the deploy: what a rollback goes
  * back to. The configured tag may be one that never ran, set by an earlier failed deploy.
+ * Coolify's `current` comes from `docker inspect <uuid>`, which finds the container only with
+ * "consistent container name" on (off by default): otherwise what ran is in the history.
  */
 async function runningTag(
   client: CoolifyClient,
@@ -158,11 +160,24 @@ async function runningTag(
   signal: AbortSignal
 ): Promise<string | undefined> {
   try {
-    return (await client.rollbackImages(version.appUuid, signal))?.current || undefined
+    const current = (await client.rollbackImages(version.appUuid, signal))?.current
+    if (current) return current
   } catch (error) {
     if (isMissingRoute(error)) return version.imageTag
     throw error
   }
+  const history = await client.listDeployments(version.appUuid, HISTORY_ROWS, signal)
+  return lastRanTag(history?.deployments)
+}
+
+/** The tag the newest finished production deployment ran, as its row or log names it. */
+function lastRanTag(items: HistoryItem[] | undefined): string | undefined {
+  for (const item of listOf(items)) {
+    if (Number(item?.pull_request_id ?? 0) !== 0) continue
+    if (!isFinished(statusFromCoolify(item.status))) continue
+    return ranImageTag(item)
+  }
+  return undefined
 }
 
 /**

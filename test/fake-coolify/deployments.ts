@@ -169,10 +169,11 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     status: ctx.store.spell(p.phase),
     is_webhook: d.webhook,
     is_api: !d.webhook,
-    created_at: laravelDate(d.createdAt),
+    // timestamp(0) columns, as created_at and finished_at are: whole seconds.
+    created_at: laravelDate(wholeSeconds(d.createdAt)),
     // A timestamps() column, precision 0 (migration 2023_05_24_083426): whole seconds. It moves
     // with every log entry, as addLogEntry saves the row (ApplicationDeploymentQueue.php 182-216).
-    updated_at: laravelDate(Math.floor(p.updatedAt / 1000) * 1000),
+    updated_at: laravelDate(wholeSeconds(p.updatedAt)),
     // Absent, not empty, without read:sensitive.
     ...(withLogs ? { logs: coolifyLogs(p.entries) } : {}),
     current_process_id: null,
@@ -187,8 +188,13 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     rollback: d.rollback,
     docker_registry_image_tag: d.imageTag,
     commit_message: null,
-    finished_at: p.finishedAt === null ? null : laravelDate(p.finishedAt)
+    // Written by the job's finally, after the post-deployment command (see Progress.finallyAt).
+    finished_at: p.finallyAt === null ? null : laravelDate(wholeSeconds(p.finallyAt))
   }
+}
+
+function wholeSeconds(ms: number): number {
+  return Math.floor(ms / 1000) * 1000
 }
 
 function deploymentNotFound(ctx: Ctx): Reply {

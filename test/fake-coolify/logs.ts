@@ -4,7 +4,9 @@ import type { Entry } from './scenario.js'
 
 /**
  * 4x: a string holding a JSON array, or null before the first line. Coolify sets `order` from the
- * count of previous entries when it appends, so the first entry has none.
+ * count of previous entries when it appends, over the whole log: the first entry has none when
+ * addLogEntry wrote it (ApplicationDeploymentQueue.php 210-211), 1 when a command's output did
+ * (ExecuteRemoteCommand.php 181-182).
  */
 export function coolifyLogs(entries: Entry[]): string | null {
   if (entries.length === 0) return null
@@ -15,7 +17,7 @@ export function coolifyLogs(entries: Entry[]): string | null {
     timestamp: laravelDate(e.timestamp),
     hidden: e.hidden,
     batch: e.batch,
-    ...(i > 0 ? { order: i + 1 } : {})
+    ...(i > 0 || e.command !== null ? { order: i + 1 } : {})
   }))
   return phpJson(rows)
 }

@@ -17,7 +17,7 @@ function dockerDate(ms: number): string {
 /**
  * GET /applications/{uuid}/rollback-images: the images on the server, one per finished production
  * deployment (git apps tag theirs with the commit, dockerimage apps pull a tag), newest first;
- * `current` is what the running container was started from.
+ * `current` is what the running container was started from, when Coolify can find it.
  */
 export function rollbackImages(ctx: Ctx): Reply {
   const app = ctx.store.application(ctx.params[0])
@@ -31,9 +31,14 @@ export function rollbackImages(ctx: Ctx): Reply {
     if (images.some(image => image.tag === tag)) continue
     images.push({ tag, created_at: dockerDate(p.finishedAt ?? d.createdAt), is_current: false })
   }
-  // ApplicationsController.php currentRollbackImageTag(): none for a digest (NAME@sha256:…).
-  const current = images[0] && !images[0].tag.startsWith('sha256-') ? images[0].tag : null
-  if (images[0]) images[0].is_current = true
+  // ApplicationsController.php 5488-5490: `current` is what `docker inspect <uuid>` finds, and a
+  // container is named by the bare uuid only with "consistent container name" on
+  // (bootstrap/helpers/docker.php 345-359; off by default: `uuid-Hisu`). None for a digest
+  // (currentRollbackImageTag). An image is current only when its tag is `current` (5500).
+  const consistent = app.columns['settings.is_consistent_container_name_enabled'] === true
+  const ran = images[0] && !images[0].tag.startsWith('sha256-') ? images[0].tag : null
+  const current = consistent ? ran : null
+  for (const image of images) image.is_current = image.tag === current
   return json(ctx.flavor, 200, { current, images })
 }
 

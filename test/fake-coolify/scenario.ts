@@ -19,7 +19,14 @@ export interface Progress {
   entries: Entry[]
   /** When the job took the row: the first status after 'queued'. */
   startedAt: number | null
+  /** When the status turned final (or the cancel came). */
   finishedAt: number | null
+  /**
+   * The row's `finished_at`: written by handle()'s finally (ApplicationDeploymentJob.php 386-392),
+   * after the post-deployment command's output and just before the closing entry, not when the
+   * status turns final (post_deployment(), 529-556, sets FINISHED first). Null until then.
+   */
+  finallyAt: number | null
   updatedAt: number
 }
 
@@ -57,7 +64,12 @@ export const DEFAULT_SCENARIO: Scenario = {
   ]
 }
 
-export function entry(line: string | LogLine, timestamp: number): Entry {
+/**
+ * One of the job's own lines, or a command's output in `batch`. addLogEntry always writes batch 1
+ * (ApplicationDeploymentQueue.php 197); execute_remote_command writes its static counter, raised
+ * once per call and never reset (ExecuteRemoteCommand.php 19, 63, 179).
+ */
+export function entry(line: string | LogLine, timestamp: number, batch = 1): Entry {
   const l = typeof line === 'string' ? { output: line } : line
   return {
     command: l.command ?? null,
@@ -65,7 +77,23 @@ export function entry(line: string | LogLine, timestamp: number): Entry {
     type: l.type ?? 'stdout',
     timestamp,
     hidden: l.hidden ?? false,
-    batch: l.batch ?? 1
+    batch: l.command ? batch : 1
+  }
+}
+
+/**
+ * Numbers the commands' output: a run of entries from one command is one call of
+ * execute_remote_command, and each call raises the counter (ExecuteRemoteCommand.php 63).
+ */
+class Batches {
+  private counter = 0
+  private last: string | null = null
+
+  of(line: string | LogLine): number {
+    const command = typeof line === 'string' ? null : (line.command ?? null)
+    if (command !== null && command !== this.last) this.counter++
+    this.last = command
+    return this.counter
   }
 }
 
@@ -77,6 +105,13 @@ function withUuid(e: Entry, uuid: string | undefined): Entry {
 
 export const UUID_MARK = '{{deployment_uuid}}'
 
+/** The entry the finally writes last (ApplicationDeploymentJob.php 410). */
+const CLOSING = /^Gracefully shutting down build container\b/
+
+function textOf(line: string | LogLine): string {
+  return typeof line === 'string' ? line : line.output
+}
+
 export function isRunning(phase: Phase): boolean {
   return phase === 'queued' || phase === 'in_progress'
 }
@@ -84,15 +119,21 @@ export function isRunning(phase: Phase): boolean {
 /** Apply the steps due by `now` (or by the cancel, which freezes the scenario). */
 export function progress(t: Timeline, now: number): Progress {
   const until = (t.cancelledAt ?? now) - t.createdAt
-  // Stable sort: steps with the same `at` keep their written order.
-  const due = [...t.scenario.steps].sort((a, b) => a.at - b.at).filter(s => s.at <= until)
   const p: Progress = {
     phase: 'queued',
     entries: [],
     startedAt: null,
     finishedAt: null,
+    finallyAt: null,
     updatedAt: t.createdAt
   }
+  const steps = [...t.scenario.steps].sort((a, b) => a.at - b.at)
+  // The finally starts with the step that writes the closing entry, or, without one, the last.
+  const finallyStep =
+    steps.find(s => (s.lines ?? []).some(l => CLOSING.test(textOf(l)))) ?? steps[steps.length - 1]
+  // Stable sort: steps with the same `at` keep their written order.
+  const due = steps.filter(s => s.at <= until)
+  const batches = new Batches()
   for (const step of due) {
     const at = t.createdAt + step.at
     let started = false
@@ -103,11 +144,21 @@ export function progress(t: Timeline, now: number): Progress {
       started = p.startedAt === null && p.phase !== 'queued'
       if (started) p.startedAt = at
     }
-    for (const line of step.lines ?? []) p.entries.push(withUuid(entry(line, at), t.uuid))
-    if (started && t.job) for (const line of t.job(at)) p.entries.push(entry(line, at))
+    for (const line of step.lines ?? []) {
+      p.entries.push(withUuid(entry(line, at, batches.of(line)), t.uuid))
+    }
+    if (started && t.job) {
+      for (const line of t.job(at)) p.entries.push(entry(line, at, batches.of(line)))
+    }
+    if (step === finallyStep && !isRunning(p.phase) && !t.scenario.killedInFinally) {
+      p.finallyAt = at
+    }
     p.updatedAt = at
   }
   if (t.cancelledAt !== undefined) {
+    // The cancel writes no finished_at (DeployController.php 256-300); a job it stops mid-run
+    // writes it in its finally at once, one still queued never runs.
+    p.finallyAt = p.phase === 'in_progress' ? t.cancelledAt : p.finallyAt
     p.phase = 'cancelled'
     p.finishedAt = p.updatedAt = t.cancelledAt
     p.entries.push(...t.cancelEntries)

@@ -762,6 +762,7 @@ export class Store {
         rollback: d.rollback,
         ...(p.startedAt !== null ? { startedAt: p.startedAt } : {}),
         ...(p.finishedAt !== null ? { finishedAt: p.finishedAt } : {}),
+        ...(p.finallyAt !== null ? { jobEndedAt: p.finallyAt } : {}),
         ...(ran ? { imageTag: this.ranTag(d, p.startedAt!) } : {})
       }
     })

@@ -8,12 +8,15 @@ export type DeploymentStatus =
 
 export type LogType = 'stdout' | 'stderr' | 'info' | 'warning'
 
+/**
+ * One entry the job writes: with `command`, a command's output (execute_remote_command), else one
+ * of the job's own lines (addLogEntry). The fake numbers `batch` and `order` as Coolify does.
+ */
 export interface LogLine {
   output: string
   type?: LogType
   hidden?: boolean
   command?: string | null
-  batch?: number
 }
 
 /** What happens `at` ms after the deployment was created: a status change and/or log lines appended. */
@@ -30,6 +33,11 @@ export interface Scenario {
    * depends on the app: see FakeApp.coolifyJob. A pinned git_commit_sha or a rollback commit wins.
    */
   commit?: string
+  /**
+   * The job was killed inside handle()'s finally before it wrote `finished_at`
+   * (ApplicationDeploymentJob.php 386-392): the row keeps `finished_at` null for good.
+   */
+  killedInFinally?: boolean
 }
 
 /** Coolify's build packs; 'dockerimage' apps pull a registry image instead of building. */
@@ -349,7 +357,10 @@ export interface FakeDeployment {
   rollback: boolean
   /** When it turned in_progress (or straight to an end), if it did. */
   startedAt?: number
+  /** When its status turned final. */
   finishedAt?: number
+  /** When the job's finally wrote `finished_at` (see Scenario.killedInFinally). */
+  jobEndedAt?: number
   /** The image tag a dockerimage deployment ran, once it started. */
   imageTag?: string
 }

@@ -8,7 +8,7 @@ export interface TimedBuild {
 
 /**
  * A build of `name` that ends with `outcome` after `durationMs`, writing `lines` numbered lines on
- * the way (each in its own batch, as Coolify's commands are) and a closing line after the end.
+ * the way (the job's own lines, as addLogEntry writes them) and a closing line after the end.
  */
 export function timedBuild(
   name: string,
@@ -27,7 +27,7 @@ export function timedBuild(
       { at: 20, status: 'in_progress' },
       ...visible.map((output, i) => ({
         at: Math.round(((i + 1) * durationMs) / (lines + 1)),
-        lines: [{ output, batch: i + 1 }]
+        lines: [{ output }]
       })),
       {
         at: durationMs,
@@ -35,12 +35,11 @@ export function timedBuild(
         lines: [
           {
             output: last,
-            batch: lines + 1,
             type: outcome === 'failed' ? ('stderr' as const) : ('stdout' as const)
           }
         ]
       },
-      { at: durationMs + 30, lines: [{ output: `${name} cleaned up`, batch: lines + 2 }] }
+      { at: durationMs + 30, lines: [{ output: `${name} cleaned up` }] }
     ]
   }
   return { scenario, visible: [...visible, last, `${name} cleaned up`] }

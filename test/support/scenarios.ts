@@ -61,7 +61,7 @@ export function inputsFor(
 
 /**
  * A build whose log lines arrive over time, with a hidden command and a closing line written after
- * the final status. Like Coolify, each command's output shares the command's batch.
+ * the final status. The fake numbers batches as Coolify does: a command's output shares its call's.
  */
 export function build(outcome: 'finished' | 'failed', closingAt = 60): Scenario {
   const hidden: LogLine = {
@@ -71,9 +71,9 @@ export function build(outcome: 'finished' | 'failed', closingAt = 60): Scenario 
   }
   const lastLine: LogLine =
     outcome === 'failed'
-      ? { output: 'npm ERR! build script failed', type: 'stderr', batch: 4 }
-      : { output: 'Rolling update completed.', batch: 4 }
-  const building = { command: 'docker build .', batch: 2 }
+      ? { output: 'npm ERR! build script failed', type: 'stderr' }
+      : { output: 'Rolling update completed.' }
+  const building = { command: 'docker build .' }
   return {
     commit: 'abc1234',
     steps: [
@@ -89,14 +89,14 @@ export function build(outcome: 'finished' | 'failed', closingAt = 60): Scenario 
       {
         at: 260,
         lines: [
-          { output: 'warning: deprecated', type: 'stderr', batch: 3 },
-          { output: 'npm run build\nbuilt in 2s', batch: 3 }
+          { output: 'warning: deprecated', type: 'stderr' as const, ...building },
+          { output: 'npm run build\nbuilt in 2s', ...building }
         ]
       },
       { at: 400, status: outcome, lines: [lastLine] },
       {
         at: 400 + closingAt,
-        lines: [{ output: 'Gracefully shutting down build container', batch: 5 }]
+        lines: [{ output: 'Gracefully shutting down build container' }]
       }
     ]
   }
