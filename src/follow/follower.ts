@@ -308,7 +308,7 @@ export class Follower {
     } else {
       this.quietAtAnswer.delete(deployment)
     }
-    const changed = deployment.observe(detail, this.options.instanceUrl)
+    const changed = deployment.observe(detail, this.options.instanceUrl, answeredAt)
     if (changed && !deployment.ended) this.announce(deployment, detail)
     this.printLogs(deployment, detail)
   }

@@ -16,8 +16,9 @@ export interface HealthOptions {
   /** Reads the application's status in Coolify (shared with the other checks). */
   readStatus: (appUuid: string, signal: AbortSignal) => Promise<Look>
   /**
-   * When the deployment ended, on Coolify's clock: a status counts only when Coolify refreshed
-   * it since (it marks the deployment finished before it reads the new container).
+   * When the deployment was last seen under way (else when it finished), on Coolify's clock: a
+   * status counts only when Coolify refreshed it since. Not `finished_at`: the one status check
+   * that follows a deployment on a Sentinel server may come before it.
    */
   since?: number
 }

@@ -29,6 +29,8 @@ export class Deployment {
   /** Coolify's own times, on Coolify's clock: the duration when both are known. */
   #createdAt: number | undefined
   #finishedAt: number | undefined
+  /** The `Date` of the last read that still showed it under way, on Coolify's clock. */
+  #underWayAt: number | undefined
   readonly #tail: LogLine[] = []
   #imageTag: string | undefined
   #rolledBack: boolean | undefined
@@ -125,6 +127,14 @@ export class Deployment {
     return this.#finishedAt
   }
 
+  /**
+   * The `Date` of the last read that still showed it queued or running, on Coolify's clock: it
+   * turned final after that, so a status Coolify refreshed later describes what it left running.
+   */
+  get underWayAt(): number | undefined {
+    return this.#underWayAt
+  }
+
   /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
   get durationMs(): number | undefined {
     if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
@@ -165,8 +175,11 @@ export class Deployment {
     if (url) this.#appUrl = url
   }
 
-  /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-  observe(detail: DeploymentDetail, instanceUrl: string): boolean {
+  /**
+   * Takes in a read of the deployment, answered at `answeredAt` (its `Date`) when known; returns
+   * true when Coolify's status word changed.
+   */
+  observe(detail: DeploymentDetail, instanceUrl: string, answeredAt?: number): boolean {
     if (detail.application_name) this.#name = detail.application_name
     if (detail.commit) this.#commit = detail.commit
     if (detail.deployment_url) this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href
@@ -175,6 +188,9 @@ export class Deployment {
     const previous = this.#coolifyStatus
     this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null
     const status = statusFromCoolify(detail.status)
+    if (answeredAt !== undefined && status && !hasEnded(status) && !this.ended) {
+      this.#underWayAt = answeredAt
+    }
     // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
     if (status && !this.ended) {
       this.#status = status
@@ -259,6 +275,7 @@ export type DeploymentView = Pick<
   | 'running'
   | 'durationMs'
   | 'finishedAt'
+  | 'underWayAt'
 >
 
 /** Coolify's preview address when the application sets none. */

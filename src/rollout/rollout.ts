@@ -219,7 +219,7 @@ export class Rollout {
       pr: config.pr,
       readStatus: (appUuid: string, signal: AbortSignal) =>
         this.step.applications.status(appUuid, signal),
-      since: deployment.finishedAt
+      since: deployment.underWayAt ?? deployment.finishedAt
     }
     const health = await checkHealth(deployment, options, window.signal)
     if (!health || budget.cancelled.aborted) return
