@@ -312,6 +312,19 @@ describe("an application's status after its deployment finished", () => {
     expectClean(result)
   })
 
+  it('takes the URL for a `health-url` path from its own reads when the first read was slow', async () => {
+    const app = { ...APP, fqdn: `{{self}}/_app/${APP.uuid}`, scenarios: [quick] }
+    const server = await start({ apps: [app] })
+    server.inject({ method: 'GET', path: `/applications/${APP.uuid}`, do: { delayMs: 5000 } })
+
+    const result = await run(server, { 'health-url': '/health', 'health-timeout': '20s' })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(result.stdout).toContain(`web: healthy (${server.url}/_app/${APP.uuid}/health answers)`)
+    expectClean(result)
+  })
+
   it('is unhealthy when Coolify reports running:unhealthy throughout', async () => {
     const runtime = [{ at: 0, status: 'running:unhealthy' }]
     const server = await start({ apps: [{ ...APP, scenarios: [quick], runtime }] })

@@ -26,6 +26,11 @@ export interface Look {
   refreshedAt?: number
   /** When Coolify answered (`Date`), on its clock. */
   answeredAt?: number
+  /**
+   * An application's first URL in the same read: empty when Coolify gave it none, undefined when
+   * the read does not tell (services and databases).
+   */
+  appUrl?: string
 }
 
 /**
