@@ -416,3 +416,19 @@ describe('parseCoolifyUrl', () => {
     )
   })
 })
+
+describe('settings with `pr`', () => {
+  it('refuses `git-branch` and `domains`, which would change production, naming the input', () => {
+    for (const [input, value] of [
+      ['git-branch', 'feature'],
+      ['domains', 'https://pr.example.com']
+    ]) {
+      expect(failure({ ...BASE, pr: '3', [input]: value })).toMatch(
+        new RegExp(`^Input \`${input}\` changes production's application`)
+      )
+    }
+    expect(read({ ...BASE, pr: '3', env: 'A=1' }).config.env).toEqual([{ key: 'A', value: '1' }])
+    const review = { ...BASE, pr: '3', 'review-app': 'true', 'git-branch': 'feature' }
+    expect(read(review).config.gitBranch).toBe('feature')
+  })
+})

@@ -307,6 +307,14 @@ function checkVersionInputs(config: Config): void {
       'Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.'
     )
   }
+  if (config.pr !== undefined && !config.reviewApp) {
+    const production = config.gitBranch ? 'git-branch' : config.domains ? 'domains' : undefined
+    if (production) {
+      throw new ActionError(
+        `Input \`${production}\` changes production's application: a preview (\`pr\`) has no \`${production}\` of its own. Leave it out, or deploy without \`pr\`.`
+      )
+    }
+  }
   if (config.commit && config.pr !== undefined) {
     throw new ActionError(
       "Input `commit` deploys production: a preview (`pr`) builds its pull request's head."
