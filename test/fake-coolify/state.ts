@@ -220,7 +220,7 @@ const HEALTHY = { status: 'running:healthy', http: 200 }
 export const QUEUE_FULL =
   'Deployment queue is full. Please wait for existing deployments to complete.'
 /** See FakeApp.refreshMs. */
-const REFRESH_MS = 500
+const REFRESH_MS = 1000
 /** Before the fake started, applications were last seen online this long ago. */
 const SEEN_BEFORE_MS = 10 * 60_000
 

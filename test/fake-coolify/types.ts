@@ -110,8 +110,8 @@ export interface FakeApp {
   /**
    * 4x: how long after a deployment is marked finished the status check `post_deployment`
    * dispatches writes the application's status and last_online_at (ApplicationDeploymentJob.php
-   * 533-539): until then reads show the old container's. Default 500: "about a second later",
-   * often within finished_at's second (both are stored to the second). 0: in the same instant.
+   * 533-539): until then reads show the old container's. Default 1000: "about a second later".
+   * Often it shares finished_at's second (both are stored to the second): 0 models that.
    */
   refreshMs?: number
   /**
