@@ -1015,6 +1015,69 @@ describe('application status, health and runtime logs, 4x', () => {
     expect((await fetch(`${fake!.url}/_app/nope`)).status).toBe(404)
   })
 
+  const quick: Scenario = {
+    steps: [
+      { at: 0, status: 'queued' },
+      { at: 100, status: 'finished' }
+    ]
+  }
+
+  it('refreshes last_online_at as Sentinel does: once after the end, then on a change only', async () => {
+    let now = Date.parse('2026-11-28T12:00:00.200Z')
+    await start({
+      clock: () => now,
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          scenarios: [quick],
+          refreshMs: 300,
+          runtime: [
+            { at: 0, status: 'running:healthy' },
+            { at: 5000, status: 'running:healthy' },
+            { at: 9000, status: 'running:unhealthy' }
+          ]
+        }
+      ]
+    })
+    const read = async (): Promise<Answer['json']> => (await call('GET', '/applications/web')).json
+    await deployUuid('uuid=web')
+    // Finished at .300, checked at .600: as Postgres prints the column, in UTC.
+    now += 400
+    expect(await read()).toMatchObject({
+      status: 'running:healthy',
+      last_online_at: '2026-11-28 12:00:00'
+    })
+    now += 6000
+    expect((await read()).last_online_at).toBe('2026-11-28 12:00:00')
+    now += 4000
+    expect(await read()).toMatchObject({
+      status: 'running:unhealthy',
+      last_online_at: '2026-11-28 12:00:09'
+    })
+  })
+
+  it('with statusCheckEveryMs, writes last_online_at at every scheduled check', async () => {
+    let now = Date.parse('2026-11-28T12:00:00.000Z')
+    await start({
+      clock: () => now,
+      statusCheckEveryMs: 60_000,
+      apps: [{ uuid: 'web', name: 'Web', scenarios: [quick] }]
+    })
+    const read = async (): Promise<Answer['json']> => (await call('GET', '/applications/web')).json
+    await deployUuid('uuid=web')
+    // Until the first check after the end, the status Coolify saw before the fake started.
+    now += 30_000
+    expect((await read()).last_online_at).toBe('2026-11-28 11:50:00')
+    now += 35_000
+    expect(await read()).toMatchObject({
+      status: 'running:healthy',
+      last_online_at: '2026-11-28 12:01:00'
+    })
+    now += 60_000
+    expect((await read()).last_online_at).toBe('2026-11-28 12:02:00')
+  })
+
   it('serves the end of the container log while the app runs', async () => {
     await start({
       apps: [
