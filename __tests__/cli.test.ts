@@ -394,6 +394,44 @@ describe('what a later job and the log get', () => {
     expect(readdirSync(folder).sort()).toEqual(['deploy.env', 'deployments.json'])
   })
 
+  it('writes the application’s URL whole, whatever `--env` and `--header` values are masked', async () => {
+    const server = await start()
+    const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-masks-'))
+    const json = join(folder, 'deployments.json')
+    const dotenv = join(folder, 'deploy.env')
+    const result = await cli([
+      ...basics(server),
+      '--env',
+      `APP_URL=${APP.fqdn}`,
+      '--header',
+      'X-Forwarded-Proto: https',
+      '--json',
+      json,
+      '--dotenv',
+      dotenv
+    ])
+
+    expect(result.code).toBe(0)
+    expect(readFileSync(dotenv, 'utf8')).toMatch(new RegExp(`^COOLIFY_APP_URL=${APP.fqdn}$`, 'm'))
+    expect(JSON.parse(readFileSync(json, 'utf8'))[0].url).toBe(APP.fqdn)
+  })
+
+  it('goes on when the reader of its output goes away (`| head -1`)', async () => {
+    const server = await start()
+    const child = spawn(findNode(MINIMUM_NODE), [bin, ...basics(server)], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', COOLIFY_TOKEN: TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.stdout.once('data', () => child.stdout.destroy())
+    const code = await new Promise(resolve => child.on('close', resolve))
+
+    expect(code).toBe(0)
+    expectNoStackTrace(stderr)
+    expect(server.deployments()[0].status).toBe('finished')
+  })
+
   it('replaces the report files whole, never writing into them', async () => {
     const server = await start()
     const folder = mkdtempSync(join(tmpdir(), 'coolify-cli-atomic-'))
@@ -636,13 +674,54 @@ describe('bad usage: one line naming the option, exit 2', () => {
     [
       ['--token-file', '/nonexistent/token'],
       {},
-      'coolify-deploy-follow: --token-file: cannot read /nonexistent/token (ENOENT).'
+      'coolify-deploy-follow: --token-file: cannot read the file it names (ENOENT).'
+    ],
+    [
+      [],
+      { COOLIFY_TOKEN_FILE: '7|s3cr3t-token-in-the-wrong-place' },
+      'coolify-deploy-follow: COOLIFY_TOKEN_FILE: cannot read the file it names (ENOENT).'
+    ],
+    [
+      ['--header', 'CF-Access-Client-Secret:', 's3cr3t-header-value'],
+      {},
+      'coolify-deploy-follow: An argument without an option (not shown): every value follows its option, quoted when it holds spaces (--help lists them).'
+    ],
+    [
+      ['--timeout', '-5'],
+      {},
+      'coolify-deploy-follow: --timeout: its value starts with "-": write --timeout=VALUE.'
     ]
   ])('%j', async (args, env, line) => {
     const result = await cli(args, env)
     expect(result.code).toBe(2)
     expect(result.stderr).toBe(`${line}\n`)
     expect(result.stdout).toBe('')
+  })
+
+  it('writes no secret from a usage error into the dotenv file', async () => {
+    const dotenv = join(mkdtempSync(join(tmpdir(), 'coolify-cli-usage-')), 'deploy.env')
+    const result = await cli(['--dotenv', dotenv, '--header', 'X-Key:', 's3cr3t-header-value'], {
+      COOLIFY_TOKEN_FILE: '7|s3cr3t-token-in-the-wrong-place'
+    })
+    expect(result.code).toBe(2)
+    const written = readFileSync(dotenv, 'utf8')
+    expect(written).toMatch(/^COOLIFY_ERROR=An argument without an option/m)
+    expect(written + result.stderr).not.toMatch(/s3cr3t/)
+  })
+
+  it('exits 2 for an abbreviated --commit that is not the pipeline’s, in a dry run too', async () => {
+    const server = await start()
+    for (const extra of [['--dry-run'], []]) {
+      const result = await cli([...basics(server), '--commit', 'abcdef1', ...extra], {
+        CI_COMMIT_SHA: SHA
+      })
+      expect(result.code).toBe(2)
+      expect(errorLines(result)).toEqual([
+        expect.stringMatching(/^error: `--commit` \(`COOLIFY_COMMIT`\): abcdef1 is abbreviated/)
+      ])
+      expect(result.stderr).not.toContain('github.sha')
+    }
+    expect(server.deployments()).toEqual([])
   })
 
   it('names the option of a bad value, in the command line’s words', async () => {

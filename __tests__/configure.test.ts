@@ -13,6 +13,7 @@ import { actionHost } from '../src/action/host.js'
 import { sayThrough, setHost } from '../src/host.js'
 import {
   startFakeCoolify,
+  type FakeApp,
   type FakeCoolify,
   type Fault,
   type Flavor
@@ -39,9 +40,10 @@ afterEach(async () => {
 async function apply(
   inputs: Record<string, string>,
   faults: Fault[] = [],
-  flavor: Flavor = '4x'
+  flavor: Flavor = '4x',
+  web: FakeApp = WEB
 ): Promise<void> {
-  fake = await startFakeCoolify({ apps: [WEB, API], abilities: ['root'], flavor })
+  fake = await startFakeCoolify({ apps: [web, API], abilities: ['root'], flavor })
   for (const fault of faults) fake.inject(fault)
   const config = readConfig(
     name =>
@@ -66,6 +68,7 @@ function bodyOf(index: number): unknown {
 }
 
 const bulkPath = (uuid: string): string => `/applications/${uuid}/envs/bulk`
+const envsPath = (uuid: string): string => `/applications/${uuid}/envs`
 const saved = (uuid: string): Fault => ({
   method: 'PATCH',
   path: bulkPath(uuid),
@@ -83,8 +86,10 @@ describe('applySettings', () => {
       [saved(WEB.uuid), saved(API.uuid)]
     )
     expect(sent()).toEqual([
+      `GET ${envsPath(WEB.uuid)}`,
       `PATCH ${bulkPath(WEB.uuid)}`,
       `PATCH /applications/${WEB.uuid}`,
+      `GET ${envsPath(API.uuid)}`,
       `PATCH ${bulkPath(API.uuid)}`,
       `PATCH /applications/${API.uuid}`
     ])
@@ -92,9 +97,9 @@ describe('applySettings', () => {
       { key: 'VERSION', value: '1.2.3' },
       { key: 'API_KEY', value: SECRET }
     ]
-    expect(bodyOf(0)).toEqual({ data })
-    expect(bodyOf(1)).toEqual({ git_branch: 'staging' })
-    expect(bodyOf(2)).toEqual({ data })
+    expect(bodyOf(1)).toEqual({ data })
+    expect(bodyOf(2)).toEqual({ git_branch: 'staging' })
+    expect(bodyOf(4)).toEqual({ data })
     const log = printed.join('')
     expect(log).toContain(
       `${WEB.uuid}: set git_branch to staging, environment variables VERSION, API_KEY`
@@ -105,7 +110,7 @@ describe('applySettings', () => {
 
   it('sends no application PATCH when only variables are given', async () => {
     await apply({ env: 'VERSION=1.2.3' }, [saved(WEB.uuid)])
-    expect(sent()).toEqual([`PATCH ${bulkPath(WEB.uuid)}`])
+    expect(sent()).toEqual([`GET ${envsPath(WEB.uuid)}`, `PATCH ${bulkPath(WEB.uuid)}`])
   })
 
   it('sends no bulk request without variables', async () => {
@@ -126,7 +131,7 @@ describe('applySettings', () => {
       'seed'
     )
     expect(sent()).toEqual([
-      `PATCH ${bulkPath(WEB.uuid)}`,
+      `GET ${envsPath(WEB.uuid)}`,
       `PATCH /applications/${WEB.uuid}`,
       `PATCH /applications/${API.uuid}`
     ])
@@ -171,7 +176,7 @@ describe('applySettings', () => {
     ]).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(CoolifyError)
     expect((error as Error).message).toMatch(says)
-    expect(sent()).toEqual([`PATCH ${bulkPath(WEB.uuid)}`])
+    expect(sent()).toEqual([`GET ${envsPath(WEB.uuid)}`, `PATCH ${bulkPath(WEB.uuid)}`])
   })
 
   it('keeps the 422 hint for variables Coolify refuses', async () => {
@@ -183,5 +188,38 @@ describe('applySettings', () => {
     const error = await apply({ env: 'VERSION=1.2.3' }, [refused]).catch((e: unknown) => e)
     expect((error as Error).message).toMatch(/422 "Validation failed\." \(invalid: key\)/)
     expect((error as Error).message).toMatch(/`env` inputs; nothing was deployed/)
+  })
+
+  it("with `pr`, writes the previews' variables and leaves production's as they were", async () => {
+    const envs = [
+      { key: 'API_URL', value: 'https://api.example.com' },
+      { key: 'API_URL', value: 'https://api.example.com', isPreview: true }
+    ]
+    await apply({ pr: '7', env: 'API_URL=https://pr-7.api.example.com' }, [], '4x', {
+      ...WEB,
+      envs
+    })
+    const values = fake!.app(WEB.uuid)!.envs.map(env => [env.key, env.isPreview, env.value])
+    expect(values).toEqual([
+      ['API_URL', false, 'https://api.example.com'],
+      ['API_URL', true, 'https://pr-7.api.example.com']
+    ])
+  })
+
+  it('updates a locked variable without a 500, and a literal one stays literal', async () => {
+    // Left out, Coolify nulls a true is_shown_once and is_multiline, which Postgres refuses, and
+    // makes is_literal false.
+    const envs = [
+      { key: 'API_KEY', value: 'old-key', isShownOnce: true },
+      { key: 'GREETING', value: 'hello $USER', isLiteral: true, isMultiline: true }
+    ]
+    await apply({ env: `API_KEY=${SECRET}\nGREETING=hi $USER` }, [], '4x', { ...WEB, envs })
+    const flags = fake!
+      .app(WEB.uuid)!
+      .envs.map(env => [env.key, env.value, env.isShownOnce, env.isLiteral, env.isMultiline])
+    expect(flags).toEqual([
+      ['API_KEY', SECRET, true, false, false],
+      ['GREETING', 'hi $USER', false, true, true]
+    ])
   })
 })

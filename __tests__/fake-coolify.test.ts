@@ -1083,9 +1083,9 @@ describe('application status, health and runtime logs, 4x', () => {
     // Coolify refreshes the status after the deployment finished, and last_online_at with it.
     const finishedAt = fake!.deployments()[0].finishedAt!
     await until(async () => (await app()).json.status === 'running:unknown')
-    expect(Date.parse((await app()).json.last_online_at)).toBeGreaterThanOrEqual(
-      Math.floor(finishedAt / 1000) * 1000
-    )
+    expect(
+      Date.parse(`${(await app()).json.last_online_at.replace(' ', 'T')}Z`)
+    ).toBeGreaterThanOrEqual(Math.floor(finishedAt / 1000) * 1000)
     expect((await call('GET', '/applications')).json[0].status).toBe('running:unknown')
     expect((await site()).status).toBe(200)
 
@@ -1093,6 +1093,69 @@ describe('application status, health and runtime logs, 4x', () => {
     expect((await site()).status).toBe(502)
     expect(fake!.app('web')).toMatchObject({ status: 'restarting:unhealthy', http: 502 })
     expect((await fetch(`${fake!.url}/_app/nope`)).status).toBe(404)
+  })
+
+  const quick: Scenario = {
+    steps: [
+      { at: 0, status: 'queued' },
+      { at: 100, status: 'finished' }
+    ]
+  }
+
+  it('refreshes last_online_at as Sentinel does: once after the end, then on a change only', async () => {
+    let now = Date.parse('2026-11-28T12:00:00.200Z')
+    await start({
+      clock: () => now,
+      apps: [
+        {
+          uuid: 'web',
+          name: 'Web',
+          scenarios: [quick],
+          refreshMs: 300,
+          runtime: [
+            { at: 0, status: 'running:healthy' },
+            { at: 5000, status: 'running:healthy' },
+            { at: 9000, status: 'running:unhealthy' }
+          ]
+        }
+      ]
+    })
+    const read = async (): Promise<Answer['json']> => (await call('GET', '/applications/web')).json
+    await deployUuid('uuid=web')
+    // Finished at .300, checked at .600: as Postgres prints the column, in UTC.
+    now += 400
+    expect(await read()).toMatchObject({
+      status: 'running:healthy',
+      last_online_at: '2026-11-28 12:00:00'
+    })
+    now += 6000
+    expect((await read()).last_online_at).toBe('2026-11-28 12:00:00')
+    now += 4000
+    expect(await read()).toMatchObject({
+      status: 'running:unhealthy',
+      last_online_at: '2026-11-28 12:00:09'
+    })
+  })
+
+  it('with statusCheckEveryMs, writes last_online_at at every scheduled check', async () => {
+    let now = Date.parse('2026-11-28T12:00:00.000Z')
+    await start({
+      clock: () => now,
+      statusCheckEveryMs: 60_000,
+      apps: [{ uuid: 'web', name: 'Web', scenarios: [quick] }]
+    })
+    const read = async (): Promise<Answer['json']> => (await call('GET', '/applications/web')).json
+    await deployUuid('uuid=web')
+    // Until the first check after the end, the status Coolify saw before the fake started.
+    now += 30_000
+    expect((await read()).last_online_at).toBe('2026-11-28 11:50:00')
+    now += 35_000
+    expect(await read()).toMatchObject({
+      status: 'running:healthy',
+      last_online_at: '2026-11-28 12:01:00'
+    })
+    now += 60_000
+    expect((await read()).last_online_at).toBe('2026-11-28 12:02:00')
   })
 
   it('serves the end of the container log while the app runs', async () => {
@@ -1143,11 +1206,12 @@ describe('services and databases, 4x', () => {
   /** Waits until `ms` after `from` on the real clock, which the fake reads too. */
   const sleepUntil = (from: number, ms: number): Promise<void> =>
     sleep(Math.max(0, from + ms - Date.now()))
-  /** last_online_at as epoch ms; Coolify writes it with microseconds. */
+  /** last_online_at as epoch ms: Postgres prints the column in UTC, to the second, with no zone. */
   const onlineAt = (part: { last_online_at: string }): number => {
-    expect(part.last_online_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
-    return Date.parse(part.last_online_at)
+    expect(part.last_online_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+    return Date.parse(`${part.last_online_at.replace(' ', 'T')}Z`)
   }
+  const second = (ms: number): number => Math.floor(ms / 1000) * 1000
 
   it('follows a service through its start command, the stale status and its fresh states', async () => {
     const booted = Date.now()
@@ -1212,14 +1276,14 @@ describe('services and databases, 4x', () => {
     await sleepUntil(deployedAt, 1000)
     const fresh = await read()
     expect(fresh.status).toBe('running:unknown')
-    expect(onlineAt(fresh.applications[0])).toBeGreaterThanOrEqual(deployedAt + 800)
+    expect(onlineAt(fresh.applications[0])).toBeGreaterThanOrEqual(second(deployedAt + 800))
 
     // A restarting part makes the whole service degraded; only that part changed.
     await sleepUntil(deployedAt, 1400)
     const later = await read()
     expect(later.status).toBe('degraded:unhealthy')
     expect(later.applications[0].status).toBe('restarting:unknown')
-    expect(onlineAt(later.applications[0])).toBeGreaterThan(onlineAt(fresh.applications[0]))
+    expect(onlineAt(later.applications[0])).toBeGreaterThanOrEqual(second(deployedAt + 1200))
     expect(later.databases[0].status).toBe('running:unknown')
     expect(onlineAt(later.databases[0])).toBe(onlineAt(fresh.databases[0]))
     expect((await call('GET', '/services')).json).toEqual([
@@ -1356,7 +1420,7 @@ describe('services and databases, 4x', () => {
     await sleepUntil(deployedAt, 600)
     const fresh = await read()
     expect(fresh.status).toBe('running:starting')
-    expect(onlineAt(fresh)).toBeGreaterThanOrEqual(deployedAt + 400)
+    expect(onlineAt(fresh)).toBeGreaterThanOrEqual(second(deployedAt + 400))
     expect((await logs()).json).toEqual({ logs: 'd2\nd3' })
     expect((await call('GET', '/databases')).json).toEqual([
       expect.objectContaining({ uuid: 'db', status: 'running:starting' })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ActionError } from '../src/errors.js'
@@ -80,11 +80,11 @@ describe('readConfig', () => {
     const masked: string[] = []
     expect(() =>
       readConfig(
-        name => ({ ...BASE, headers: 'X-Secret: hush', timeout: 'soon' })[name] ?? '',
+        name => ({ ...BASE, headers: 'X-Secret: hush-9f2', timeout: 'soon' })[name] ?? '',
         secret => masked.push(secret)
       )
     ).toThrow(/timeout/)
-    expect(masked).toContain('hush')
+    expect(masked).toContain('hush-9f2')
   })
 
   it('reads booleans in any case and durations in every form', () => {
@@ -172,11 +172,40 @@ describe('readConfig', () => {
   })
 
   it('reads a CA certificate from its text or a file', () => {
-    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
-    expect(read({ ...BASE, 'ca-certificate': pem }).config.caCertificate).toBe(pem.trim())
+    const pem = readFileSync(new URL('../test/fixtures/tls/ca.pem', import.meta.url), 'utf8')
+    expect(read({ ...BASE, 'ca-certificate': pem }).config.caCertificate).toBe(pem)
     const file = join(mkdtempSync(join(tmpdir(), 'ca-')), 'ca.pem')
     writeFileSync(file, pem)
     expect(read({ ...BASE, 'ca-certificate': file }).config.caCertificate).toBe(pem)
+  })
+
+  it('takes a CA certificate flattened to one line, and refuses one that does not parse', () => {
+    const pem = readFileSync(new URL('../test/fixtures/tls/ca.pem', import.meta.url), 'utf8')
+    const flat = pem.trim().replace(/\n/g, ' ')
+    expect(read({ ...BASE, 'ca-certificate': flat }).config.caCertificate).toBe(pem)
+    const broken = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
+    expect(failure({ ...BASE, 'ca-certificate': broken })).toMatch(
+      /^Input `ca-certificate`: certificate 1 in the PEM text does not parse/
+    )
+  })
+
+  it('refuses a pull request number beyond what a number holds exactly', () => {
+    expect(failure({ ...BASE, pr: '99999999999999999999999' })).toMatch(/^Input `pr`: "9+" is not/)
+  })
+
+  it('refuses `rollback-on-failure` with `wait: false`, which would never roll back', () => {
+    expect(
+      failure({ ...BASE, commit: 'a'.repeat(40), 'rollback-on-failure': 'true', wait: 'false' })
+    ).toMatch(/^Inputs `rollback-on-failure` and `wait: false`/)
+  })
+
+  it('masks a header value worth masking, not a plain word', () => {
+    const { masked } = read({
+      ...BASE,
+      headers: 'X-Forwarded-Proto: https\nCF-Access-Client-Secret: s3cr3t-value'
+    })
+    expect(masked).toContain('s3cr3t-value')
+    expect(masked).not.toContain('https')
   })
 
   it.each([
@@ -414,5 +443,21 @@ describe('parseCoolifyUrl', () => {
     expect(parseCoolifyUrl('http://10.0.0.5:8000/coolify/api/v1').apiUrl).toBe(
       'http://10.0.0.5:8000/coolify/api/v1'
     )
+  })
+})
+
+describe('settings with `pr`', () => {
+  it('refuses `git-branch` and `domains`, which would change production, naming the input', () => {
+    for (const [input, value] of [
+      ['git-branch', 'feature'],
+      ['domains', 'https://pr.example.com']
+    ]) {
+      expect(failure({ ...BASE, pr: '3', [input]: value })).toMatch(
+        new RegExp(`^Input \`${input}\` changes production's application`)
+      )
+    }
+    expect(read({ ...BASE, pr: '3', env: 'A=1' }).config.env).toEqual([{ key: 'A', value: '1' }])
+    const review = { ...BASE, pr: '3', 'review-app': 'true', 'git-branch': 'feature' }
+    expect(read(review).config.gitBranch).toBe('feature')
   })
 })

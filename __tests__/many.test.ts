@@ -231,6 +231,23 @@ describe('several applications in one step', () => {
     expect(result.outputs.status).toBe('finished')
   })
 
+  it('follows once an application that carries two of the tags', async () => {
+    // Coolify queues it for the first tag and answers "already queued" for the second.
+    const { apps, visible } = plan([{ name: 'front', durationMs: 300 }])
+    const server = await start({ apps: [{ ...apps[0], tags: ['prod', 'web'] }] })
+    const result = await run(server, { 'app-uuid': '', tag: 'prod, web' })
+
+    expect(result.code).toBe(0)
+    expect(server.deployments()).toHaveLength(1)
+    expect(records(result.outputs)).toHaveLength(1)
+    expect(records(result.outputs)[0]).toMatchObject({
+      deployment_uuid: server.deployments()[0].uuid,
+      status: 'finished'
+    })
+    expect(buildLogLines(result.stdout)).toEqual(visible.get('front'))
+    expect(result.stdout).not.toMatch(/started elsewhere/)
+  })
+
   it('repeats a tag deploy whose answer was lost, when Coolify would not start it twice', async () => {
     const { apps } = plan([{ name: 'front', durationMs: 300 }])
     const server = await start({ apps: [{ ...apps[0], tags: ['prod'] }] })

@@ -266,11 +266,71 @@ describe("an application's status after its deployment finished", () => {
     expectClean(result)
   })
 
+  it('reads last_online_at as UTC on a runner in another time zone', async () => {
+    // Coolify answers it as Postgres prints it, without a zone: read as New York's local time, the
+    // old container's status, ten minutes old, would be five hours in the future, hence fresh.
+    const app = { ...APP, scenarios: [quick], refreshMs: 3000 }
+    const server = await start({
+      apps: [{ ...app, runtime: [{ at: 0, status: 'exited:unhealthy' }] }]
+    })
+
+    const result = await runAction({
+      inputs: inputsFor(server, { 'health-timeout': '8s' }),
+      env: { TZ: 'America/New_York' }
+    })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('unhealthy')
+    expect(result.stdout).toMatch(/did not come up: Coolify reports it exited:unhealthy/)
+    expectClean(result)
+  })
+
+  it('on a Sentinel server, counts the one check that follows the end, in its second', async () => {
+    // Sentinel writes an unchanged status never again: only the check Coolify dispatches as the
+    // deployment finishes, here within finished_at's own second, tells the new container's.
+    const runtime = [{ at: 0, status: 'running:unhealthy' }]
+    const server = await start({ apps: [{ ...APP, scenarios: [quick], runtime, refreshMs: 0 }] })
+
+    const result = await run(server, { 'health-timeout': '6s' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status).toBe('unhealthy')
+    expect(result.stdout).toMatch(/did not come up: Coolify reports it running:unhealthy/)
+    expectClean(result)
+  })
+
+  it('on a Sentinel server, confirms a healthy container within seconds of the end', async () => {
+    const server = await start({ apps: [{ ...APP, scenarios: [quick], refreshMs: 0 }] })
+
+    const result = await run(server, { 'health-timeout': '60s' })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(result.stdout).not.toMatch(/could not confirm/)
+    const [deployment] = server.deployments()
+    expect(result.exitedAt - deployment.finishedAt!).toBeLessThan(10_000)
+    expectClean(result)
+  })
+
+  it('takes the URL for a `health-url` path from its own reads when the first read was slow', async () => {
+    const app = { ...APP, fqdn: `{{self}}/_app/${APP.uuid}`, scenarios: [quick] }
+    const server = await start({ apps: [app] })
+    server.inject({ method: 'GET', path: `/applications/${APP.uuid}`, do: { delayMs: 5000 } })
+
+    const result = await run(server, { 'health-url': '/health', 'health-timeout': '20s' })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(result.stdout).toContain(`web: healthy (${server.url}/_app/${APP.uuid}/health answers)`)
+    expectClean(result)
+  })
+
   it('is unhealthy when Coolify reports running:unhealthy throughout', async () => {
     const runtime = [{ at: 0, status: 'running:unhealthy' }]
     const server = await start({ apps: [{ ...APP, scenarios: [quick], runtime }] })
 
-    const result = await run(server, { 'health-timeout': '2s' })
+    // Its check may share the second of the last read that showed the deployment running.
+    const result = await run(server, { 'health-timeout': '8s' })
 
     expect(result.code).toBe(1)
     expect(result.outputs.status).toBe('unhealthy')

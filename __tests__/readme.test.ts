@@ -389,7 +389,7 @@ describe('the command lines a reader copies', () => {
     expect(found.map(command => commandProblem(command.args))).toEqual([
       '--ap: no such option (--help lists them).',
       '--timeout: needs a value.',
-      'now: unexpected; every value follows its option (--help lists them).'
+      'An argument without an option (not shown): every value follows its option, quoted when it holds spaces (--help lists them).'
     ])
   })
 })

@@ -427,7 +427,9 @@ describe('health', () => {
     expect(result.code).toBe(0)
     expect(result.outputs.status).toBe('finished')
 
-    const again = await start({ apps: [{ ...SELF_APP, runtime }] })
+    // Refreshed a second after the end, past any doubt about the second it shares: only the
+    // window decides.
+    const again = await start({ apps: [{ ...SELF_APP, runtime, refreshMs: 1000 }] })
     const short = await run(again, { 'health-timeout': '300ms' })
     expect(short.code).toBe(1)
     expect(short.outputs.status).toBe('unhealthy')

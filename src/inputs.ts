@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { EnvVariable } from './coolify/types.js'
 import { parseDuration } from './duration.js'
@@ -302,10 +303,23 @@ function checkVersionInputs(config: Config): void {
       'Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.'
     )
   }
+  if (config.rollbackOnFailure && !config.wait) {
+    throw new ActionError(
+      'Inputs `rollback-on-failure` and `wait: false` together: a run that does not wait never sees the deployment fail, so it cannot roll it back. Drop one of them.'
+    )
+  }
   if (config.rollbackOnFailure && config.pr !== undefined) {
     throw new ActionError(
       'Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.'
     )
+  }
+  if (config.pr !== undefined && !config.reviewApp) {
+    const production = config.gitBranch ? 'git-branch' : config.domains ? 'domains' : undefined
+    if (production) {
+      throw new ActionError(
+        `Input \`${production}\` changes production's application: a preview (\`pr\`) has no \`${production}\` of its own. Leave it out, or deploy without \`pr\`.`
+      )
+    }
   }
   if (config.commit && config.pr !== undefined) {
     throw new ActionError(
@@ -445,7 +459,7 @@ function parseDurationInput(read: InputReader, name: string, fallback: string): 
 function parsePullRequest(text: string): number | undefined {
   const value = text.trim()
   if (!value) return undefined
-  if (!/^\d+$/.test(value) || Number(value) === 0) {
+  if (!/^\d+$/.test(value) || Number(value) === 0 || !Number.isSafeInteger(Number(value))) {
     throw new ActionError(
       `Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`
     )
@@ -474,7 +488,8 @@ export function parseHeaders(text: string, mask: (secret: string) => void): Reco
     const colon = line.indexOf(':')
     const name = colon > 0 ? line.slice(0, colon).trim() : ''
     const value = colon > 0 ? line.slice(colon + 1).trim() : ''
-    if (value) mask(value)
+    // As `env`: a plain word (`https`) would star out every link printed after it.
+    if (value && worthMasking(value)) mask(value)
     refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value)
     if (!HEADER_NAME.test(name) || !value) {
       throw new ActionError(
@@ -499,7 +514,7 @@ export function parseHeaders(text: string, mask: (secret: string) => void): Reco
 function readCaCertificate(text: string): string | undefined {
   const value = text.trim()
   if (!value) return undefined
-  if (value.includes('-----BEGIN CERTIFICATE-----')) return value
+  if (value.includes(PEM_BEGIN)) return parsedPem(value, 'the PEM text')
   refuseControl('Input `ca-certificate`', value)
   let pem: string
   try {
@@ -509,10 +524,39 @@ function readCaCertificate(text: string): string | undefined {
       `Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`
     )
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+  if (!pem.includes(PEM_BEGIN)) {
     throw new ActionError(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`)
   }
-  return pem
+  return parsedPem(pem, `the file "${value}"`)
+}
+
+const PEM_BEGIN = '-----BEGIN CERTIFICATE-----'
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g
+
+/**
+ * The certificates, each as PEM with its lines back: a CI variable often holds the PEM flattened
+ * to one line, which TLS would not read. One that does not parse is refused now, not when the
+ * connection fails as untrusted.
+ */
+function parsedPem(text: string, where: string): string {
+  const blocks = [...text.matchAll(PEM_BLOCK)].map(([, body]) => {
+    const base64 = body.replace(/\s+/g, '')
+    const lines = base64.match(/.{1,64}/g) ?? []
+    return [PEM_BEGIN, ...lines, '-----END CERTIFICATE-----'].join('\n')
+  })
+  for (const [index, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block)
+    } catch {
+      throw new ActionError(
+        `Input \`ca-certificate\`: certificate ${index + 1} in ${where} does not parse; give the PEM text as exported, or its path.`
+      )
+    }
+  }
+  if (blocks.length === 0) {
+    throw new ActionError(`Input \`ca-certificate\`: ${where} has no complete PEM certificate.`)
+  }
+  return `${blocks.join('\n')}\n`
 }
 
 /**

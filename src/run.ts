@@ -7,6 +7,7 @@ import type { PullRequestEvent } from './event.js'
 import { Follower } from './follow/follower.js'
 import { host, sayThrough, type Say } from './host.js'
 import { readConfig, type Config } from './inputs.js'
+import { fullCommit } from './rollout/versions.js'
 import type { DeploymentView } from './model/deployment.js'
 import { decide, type Ending, type Outcome } from './model/outcome.js'
 import { isLoopback } from './proxy.js'
@@ -66,6 +67,8 @@ export async function deployAndFollow(front: Front): Promise<void> {
     const read = readConfig(name => host().input(name), mask)
     const event = front.event()
     checkReviewEvent(read, event)
+    // An abbreviated commit is an input error, found before anything is read, in a dry run too.
+    if (read.commit && read.trigger) fullCommit(read.commit, event)
     budget = new Budget(
       read.timeoutMs,
       read.healthTimeoutMs,

@@ -178,14 +178,16 @@ function writeReports(
 ): void {
   const outputs = new Map<string, string>()
   setOutputs(outcome, (name, value) => outputs.set(name, value))
+  // Only the error is free text: the rest are Coolify's ids, statuses and URLs, which a mask of
+  // an `env` or `--header` value would star out for the jobs that read them.
   for (const [file, text] of [
     [files.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
-    [files.dotenv, () => dotenv(outputs, outcome.error)]
+    [files.dotenv, () => dotenv(outputs, redact(outcome.error ?? ''))]
   ] as const) {
     if (!file) continue
     const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
     try {
-      writeFileSync(temporary, redact(text()))
+      writeFileSync(temporary, text())
       renameSync(temporary, file)
     } catch (error) {
       rmSync(temporary, { force: true })

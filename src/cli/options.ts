@@ -355,7 +355,9 @@ function valueOf(flag: Flag, given: unknown, fallback: string): string {
 /** The token: from --token-file (or COOLIFY_TOKEN_FILE), else COOLIFY_TOKEN; never a flag's value. */
 function token(file: string | undefined, env: NodeJS.ProcessEnv): string {
   const path = file ?? (env.COOLIFY_TOKEN_FILE || undefined)
-  if (path !== undefined) return readText('--token-file', path).trim()
+  if (path !== undefined) {
+    return readText(file !== undefined ? '--token-file' : 'COOLIFY_TOKEN_FILE', path).trim()
+  }
   return env.COOLIFY_TOKEN ?? ''
 }
 
@@ -364,7 +366,8 @@ function readText(option: string, path: string): string {
     return readFileSync(path, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    throw new UsageError(`${option}: cannot read ${path} (${code ?? 'unreadable'}).`)
+    // The path is not echoed: a token put where its file was meant would be printed.
+    throw new UsageError(`${option}: cannot read the file it names (${code ?? 'unreadable'}).`)
   }
 }
 
@@ -376,11 +379,14 @@ function usageProblem(error: unknown): string {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return `${option ?? 'An option'}: no such option (--help lists them).`
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return message?.includes('argument missing')
-        ? `${option ?? 'An option'}: needs a value.`
-        : `${option ?? 'An option'}: takes no value.`
+      if (message?.includes('argument missing')) return `${option ?? 'An option'}: needs a value.`
+      if (message?.includes('ambiguous')) {
+        return `${option ?? 'An option'}: its value starts with "-": write ${option ?? 'the option'}=VALUE.`
+      }
+      return `${option ?? 'An option'}: takes no value.`
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return `${/'([^']*)'/.exec(message ?? '')?.[1] ?? 'An argument'}: unexpected; every value follows its option (--help lists them).`
+      // Not echoed: a stray argument may be a secret split off its option by a space.
+      return 'An argument without an option (not shown): every value follows its option, quoted when it holds spaces (--help lists them).'
     default:
       return message?.split('\n')[0] ?? String(error)
   }
@@ -424,7 +430,11 @@ export type Speaker = 'command line' | 'component'
  */
 export function inCommandLineTerms(message: string, speaker: Speaker = 'command line'): string {
   const byInput = new Map(FLAGS.map(flag => [flag.input, flag]))
-  return message.replace(
+  // GitHub's expressions mean nothing in another CI: GitLab's variables say the same.
+  const said = message
+    .replaceAll('${{ github.sha }}', '$CI_COMMIT_SHA')
+    .replaceAll('${{ github.event.number }}', '$CI_MERGE_REQUEST_IID')
+  return said.replace(
     /(Input )?`([a-z-]+)(?:: (true|false))?`/g,
     (whole, subject: string | undefined, input: string, value?: string) => {
       if (input === 'token') return '`COOLIFY_TOKEN`'

@@ -103,9 +103,15 @@ export interface ApplicationChanges {
 export interface EnvVariable {
   key: string
   value: string
-  /** Coolify's defaults when left out: false, false, true, true. */
+  /** The pull request previews' variable, not production's. */
+  is_preview?: boolean
+  /**
+   * Coolify's defaults when left out: false, false, true, true. For an existing variable the bulk
+   * route sets `is_literal` to false and `is_multiline`/`is_shown_once` to null when left out.
+   */
   is_literal?: boolean
   is_multiline?: boolean
+  is_shown_once?: boolean
   is_runtime?: boolean
   is_buildtime?: boolean
 }

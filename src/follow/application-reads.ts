@@ -71,7 +71,8 @@ export class ApplicationReads {
     return {
       status: typeof app.status === 'string' ? app.status : undefined,
       refreshedAt: timeOf(app.last_online_at),
-      answeredAt
+      answeredAt,
+      appUrl: typeof app.fqdn === 'string' ? (app.fqdn.split(',')[0]?.trim() ?? '') : ''
     }
   }
 

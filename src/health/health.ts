@@ -16,8 +16,9 @@ export interface HealthOptions {
   /** Reads the application's status in Coolify (shared with the other checks). */
   readStatus: (appUuid: string, signal: AbortSignal) => Promise<Look>
   /**
-   * When the deployment ended, on Coolify's clock: a status counts only when Coolify refreshed
-   * it since (it marks the deployment finished before it reads the new container).
+   * When the deployment was last seen under way (else when it finished), on Coolify's clock: a
+   * status counts only when Coolify refreshed it since. Not `finished_at`: the one status check
+   * that follows a deployment on a Sentinel server may come before it.
    */
   since?: number
 }
@@ -39,23 +40,22 @@ export async function checkHealth(
   signal: AbortSignal
 ): Promise<Health | undefined> {
   const preview = options.pr !== undefined
-  const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview)
+  let url = healthUrlOf(options.healthUrl, deployment.appUrl, preview)
   if (preview && !url) return undefined
-  if (options.healthUrl && !url) {
-    const problem = `\`health-url\` ${shownUrl(options.healthUrl)} is a path, but the application has no URL in Coolify`
-    return { up: false, problem, unknown: false }
-  }
+  // A path on a URL the step has not read yet: the status reads carry it.
+  const path = options.healthUrl && !url ? options.healthUrl : undefined
   let last: Health | undefined
   const freshness = new Freshness(options.since)
   for (;;) {
-    const found = await look(deployment.appUuid, url, !preview, options, freshness, signal)
+    const found = await look(deployment.appUuid, url, path, !preview, options, freshness, signal)
+    url = found.url ?? url
     // A look cut off by the end of the check says less than the one before it.
     if (signal.aborted && last) break
     // An unknown look (unread, or not refreshed) never replaces a known one.
-    if (!last || !isUnknown(found) || isUnknown(last)) last = found
-    if (found.up || signal.aborted) break
+    if (!last || !isUnknown(found.health) || isUnknown(last)) last = found.health
+    if (found.health.up || signal.aborted) break
     try {
-      await sleep(pauseAfter(found, options.pollIntervalMs), signal)
+      await sleep(pauseAfter(found.health, options.pollIntervalMs), signal)
     } catch {
       break
     }
@@ -78,28 +78,41 @@ function isUnknown(health: Health): boolean {
 }
 
 /**
- * One look at the application: its status in Coolify, then its URL. A status Coolify has not
- * refreshed since the deployment ended may be the old container's: it decides nothing.
+ * One look at the application: its status in Coolify, then its URL — `path` on the URL that
+ * status read gives, when the step had none. A status Coolify has not refreshed since the
+ * deployment ended may be the old container's: it decides nothing.
  */
 async function look(
   appUuid: string,
-  url: string | undefined,
+  known: string | undefined,
+  path: string | undefined,
   checkStatus: boolean,
   { readStatus, caCertificate }: HealthOptions,
   freshness: Freshness,
   signal: AbortSignal
-): Promise<Health> {
+): Promise<{ health: Health; url?: string }> {
   let unread: string | undefined
+  let url = known
   if (checkStatus) {
     try {
       const found = await readStatus(appUuid, signal)
+      if (!url && path && found.appUrl !== undefined) {
+        if (!found.appUrl) {
+          const problem = `\`health-url\` ${shownUrl(path)} is a path, but the application has no URL in Coolify`
+          return { health: { up: false, problem, unknown: false } }
+        }
+        url = healthUrlOf(path, found.appUrl, false)
+      }
       const status = (found.status ?? 'unknown').slice(0, 40)
       // Without a refresh time (servers before 4.x), the status is taken as read.
       const fresh = found.refreshedAt === undefined || freshness.counts(found)
       if (!fresh) {
         unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`
       } else if (!isUp(status)) {
-        return { up: false, problem: `Coolify reports it ${status}`, unknown: false }
+        return {
+          health: { up: false, problem: `Coolify reports it ${status}`, unknown: false },
+          url
+        }
       }
     } catch (error) {
       unread = `could not read its status: ${describeError(error)}`
@@ -107,11 +120,24 @@ async function look(
   }
   if (url) {
     const result = await probe(url, signal, caCertificate)
-    if (!result.ok) return { up: false, problem: `${shownUrl(url)} ${result.what}`, unknown: false }
+    if (!result.ok)
+      return {
+        health: { up: false, problem: `${shownUrl(url)} ${result.what}`, unknown: false },
+        url
+      }
+  } else if (path) {
+    // The URL to probe is not known yet: nothing is, whatever the status says.
+    return {
+      health: {
+        up: false,
+        problem: unread ?? `the application's URL could not be read`,
+        unknown: true
+      }
+    }
   }
   // The URL answering says it is up, whatever Coolify could not tell.
-  if (unread && !url) return { up: false, problem: unread, unknown: true }
-  return { up: true, url: url && shownUrl(url) }
+  if (unread && !url) return { health: { up: false, problem: unread, unknown: true }, url }
+  return { health: { up: true, url: url && shownUrl(url) }, url }
 }
 
 /**

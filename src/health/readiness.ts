@@ -5,6 +5,8 @@
 
 /** Coolify's `Date` header and timestamps are to the second. */
 const DATE_RESOLUTION_MS = 1000
+/** How long a refresh within the second a change ended waits for a newer one before it counts. */
+const AMBIGUOUS_WAIT_MS = 3000
 
 /**
  * What a health check found: up, with the URL that answered as lines show it (`shownUrl`), or the
@@ -27,6 +29,11 @@ export interface Look {
   refreshedAt?: number
   /** When Coolify answered (`Date`), on its clock. */
   answeredAt?: number
+  /**
+   * An application's first URL in the same read: empty when Coolify gave it none, undefined when
+   * the read does not tell (services and databases).
+   */
+  appUrl?: string
 }
 
 /**
@@ -47,10 +54,20 @@ export function isUp(status: string): boolean {
  */
 export class Freshness {
   #since: number | undefined
+  /** The second the change was last seen under way: a refresh within it is ambiguous. */
+  readonly #ambiguousFrom: number | undefined
 
-  /** `endedAt`: when the change ended on Coolify's clock, when that is known. */
+  /**
+   * `endedAt`: when the change was last seen under way, on Coolify's clock, when that is known.
+   * A refresh in a later second is proof. One within that same second may have come before the
+   * end or after it: it counts once Coolify has answered for `AMBIGUOUS_WAIT_MS` past that second
+   * without a newer one — a scheduled check that saw the old container is followed by the check
+   * Coolify runs as a deployment finishes, while on a Sentinel server that check, often within
+   * the same second, is the only refresh an unchanged status gets.
+   */
   constructor(endedAt?: number) {
     this.#since = endedAt === undefined ? undefined : nextSecond(endedAt)
+    this.#ambiguousFrom = endedAt === undefined ? undefined : wholeSecond(endedAt)
   }
 
   counts(look: Look): boolean {
@@ -58,14 +75,23 @@ export class Freshness {
       look.answeredAt !== undefined
         ? nextSecond(look.answeredAt)
         : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1
-    return look.refreshedAt !== undefined && look.refreshedAt >= this.#since
+    if (look.refreshedAt === undefined) return false
+    if (look.refreshedAt >= this.#since) return true
+    return (
+      this.#ambiguousFrom !== undefined &&
+      look.refreshedAt >= this.#ambiguousFrom &&
+      look.answeredAt !== undefined &&
+      look.answeredAt >= this.#since + AMBIGUOUS_WAIT_MS
+    )
   }
 }
 
-/**
- * Coolify's timestamps and `Date` keep whole seconds: a refresh within the second something ended
- * reads the same as one after it, so a refresh counts from the next whole second on.
- */
+/** Coolify's timestamps and `Date` keep whole seconds: the start of the second `ms` falls in. */
+function wholeSecond(ms: number): number {
+  return Math.floor(ms / DATE_RESOLUTION_MS) * DATE_RESOLUTION_MS
+}
+
+/** The start of the second after the one `ms` falls in: a refresh from then on is later. */
 function nextSecond(ms: number): number {
-  return Math.floor(ms / DATE_RESOLUTION_MS) * DATE_RESOLUTION_MS + DATE_RESOLUTION_MS
+  return wholeSecond(ms) + DATE_RESOLUTION_MS
 }

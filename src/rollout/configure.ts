@@ -1,12 +1,14 @@
 import type { CoolifyClient } from '../coolify/client.js'
+import { listOf } from '../coolify/answers.js'
 import { CoolifyError, isMissingRoute } from '../coolify/errors.js'
-import type { ApplicationChanges, EnvVariable } from '../coolify/types.js'
+import type { ApplicationChanges, EnvVariable, ListedEnvVariable } from '../coolify/types.js'
 import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
 
 /**
  * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
- * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * through PATCH /applications/{uuid}/envs/bulk (the previews' own with `pr`; the inputs refuse
+ * `git-branch` and `domains` there, which have no preview form), the other settings through PATCH
  * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
  * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
  * throws, so nothing is deployed with settings other than those asked for.
@@ -25,7 +27,8 @@ export async function applySettings(
   for (const uuid of config.appUuids) {
     try {
       const changes = { ...settings }
-      if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+      const preview = config.pr !== undefined
+      if (env && bulkRoute && !(await setVariables(client, uuid, env, preview, signal))) {
         bulkRoute = false
         say.note(
           "This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH."
@@ -77,23 +80,49 @@ export async function writeVariables(
   env: EnvVariable[],
   signal: AbortSignal
 ): Promise<void> {
-  if (await setVariables(client, uuid, env, signal)) return
+  if (await setVariables(client, uuid, env, false, signal)) return
   await client.updateApplication(uuid, { environment_variables: joined(env) }, signal)
 }
 
-/** True once set; false when the server has no bulk route, so nothing was set. */
+/**
+ * True once set; false when the server has no bulk route, so nothing was set. Each existing
+ * variable keeps its own flags: left out, Coolify would make a literal one interpolated and null
+ * the others, which its database refuses.
+ */
 async function setVariables(
   client: CoolifyClient,
   uuid: string,
   env: EnvVariable[],
+  preview: boolean,
   signal: AbortSignal
 ): Promise<boolean> {
   try {
-    await client.updateApplicationEnvs(uuid, env, signal)
+    const existing = await client.listApplicationEnvs(uuid, signal)
+    const items = env.map(variable => withOwnFlags(variable, existing, preview))
+    await client.updateApplicationEnvs(uuid, items, signal)
     return true
   } catch (error) {
     if (isMissingRoute(error)) return false
     throw error
+  }
+}
+
+/** The bulk route's item for `variable`: production's or the previews', with the flags it has. */
+function withOwnFlags(
+  variable: EnvVariable,
+  existing: readonly ListedEnvVariable[],
+  preview: boolean
+): EnvVariable {
+  const item: EnvVariable = preview ? { ...variable, is_preview: true } : { ...variable }
+  const own = listOf<ListedEnvVariable>(existing).find(
+    found => found?.key === variable.key && (found.is_preview ?? false) === preview
+  )
+  if (!own) return item
+  return {
+    ...item,
+    is_literal: item.is_literal ?? own.is_literal ?? false,
+    is_multiline: item.is_multiline ?? own.is_multiline ?? false,
+    is_shown_once: item.is_shown_once ?? own.is_shown_once ?? false
   }
 }
 

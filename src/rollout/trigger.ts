@@ -321,7 +321,19 @@ function entriesOf(answer: DeployAnswer): DeployEntry[] {
     message: queued.length === details.length ? queued[index] : undefined
   }))
   for (const message of messages) if (!isQueued(message)) entries.push({ message })
-  return entries
+  return onePerResource(entries)
+}
+
+/**
+ * An application carrying two of the tags is queued once: the later tag's entry says "already
+ * queued", with a uuid Coolify never saved. The first entry of each resource stands for it.
+ */
+function onePerResource(entries: DeployEntry[]): DeployEntry[] {
+  return entries.filter(
+    (entry, index) =>
+      !entry.resource_uuid ||
+      entries.findIndex(other => other.resource_uuid === entry.resource_uuid) === index
+  )
 }
 
 /**

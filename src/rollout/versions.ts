@@ -44,8 +44,8 @@ export function fullCommit(commit: string, event: PullRequestEvent): string {
     sha => sha !== undefined && /^[0-9a-f]{40}$/i.test(sha) && sameCommit(sha, commit)
   )
   if (known) return known.toLowerCase()
-  throw new ActionError(
-    `Input \`commit\`: ${commit} is abbreviated, and Coolify fetches a pinned commit by its full SHA: give all 40 digits, e.g. \${{ github.sha }}.`
+  throw new InputError(
+    `Input \`commit\`: ${commit} is abbreviated, and Coolify fetches a pinned commit by its full SHA: give all 40 digits. A short one is taken only when it starts the commit the run is for (GITHUB_SHA or the pull request's head on GitHub, CI_COMMIT_SHA on GitLab).`
   )
 }
 

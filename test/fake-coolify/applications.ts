@@ -4,7 +4,7 @@ import { rowView, storedColumn } from './columns.js'
 import { attribute, checkFields, jsonBody, validationFailed } from './context.js'
 import type { Ctx } from './context.js'
 import { parseEnvText, seedEnv } from './envs.js'
-import { laravelDate, newUuid } from './format.js'
+import { columnDate, laravelDate, newUuid } from './format.js'
 import { json } from './reply.js'
 import type { Reply } from './reply.js'
 import { labelsFor, WEBHOOK_SECRET_FIELDS } from './state.js'
@@ -42,8 +42,7 @@ const SEED_PATCH_FIELDS = [
 function statusFields(ctx: Ctx, app: AppRecord): Record<string, unknown> {
   if (ctx.flavor === 'seed') return { status: ctx.store.runtime(app, ctx.now).status.split(':')[0] }
   const { status, onlineAt } = ctx.store.seen(app, ctx.now)
-  // A timestamp column: whole seconds.
-  return { status, last_online_at: laravelDate(Math.floor(onlineAt / 1000) * 1000) }
+  return { status, last_online_at: columnDate(onlineAt) }
 }
 
 /** What 4.x adds to both list and detail about the version an app deploys. */

@@ -109,22 +109,33 @@ function itemErrors(item: Record<string, unknown>): Record<string, string[]> {
   return errors
 }
 
-/** Creates or updates one variable by key; production and preview variables are kept apart. */
-function upsert(app: AppRecord, item: Record<string, unknown>, now: number): EnvVar {
+/**
+ * Creates or updates one variable by key; production and preview variables are kept apart. An
+ * existing one takes `is_literal` as given or false, and `is_multiline`/`is_shown_once` as given
+ * even when left out, i.e. null (ApplicationsController.php 3591, 3638-3646): those columns are
+ * NOT NULL (2024_03_14_214402_add_multiline_envs.php 15), so a left-out flag that was true makes
+ * Postgres refuse the row — undefined here, a 500 for the caller.
+ */
+function upsert(app: AppRecord, item: Record<string, unknown>, now: number): EnvVar | undefined {
   const key = String(item.key).trim()
   const flag = (name: (typeof FLAGS)[number]): boolean | undefined => asBoolean(item[name])
   const isPreview = flag('is_preview') ?? false
   const value = typeof item.value === 'string' ? item.value : null
   let env = app.envs.find(e => e.key === key && e.is_preview === isPreview)
-  if (!env) {
+  if (env) {
+    // PHP's `true != null` holds, `false != null` does not: only a true flag is nulled.
+    for (const name of ['is_multiline', 'is_shown_once'] as const) {
+      if (env[name] && flag(name) === undefined) return undefined
+    }
+  } else {
     env = newEnv(key, value, now)
     app.envs.push(env)
   }
   env.value = value
   env.is_preview = isPreview
   env.is_literal = flag('is_literal') ?? false
-  env.is_multiline = flag('is_multiline') ?? false
-  env.is_shown_once = flag('is_shown_once') ?? false
+  env.is_multiline = flag('is_multiline') ?? env.is_multiline
+  env.is_shown_once = flag('is_shown_once') ?? env.is_shown_once
   env.is_runtime = flag('is_runtime') ?? env.is_runtime
   env.is_buildtime = flag('is_buildtime') ?? env.is_buildtime
   if ('comment' in item) env.comment = typeof item.comment === 'string' ? item.comment : null
@@ -179,7 +190,10 @@ export function bulkEnvs(ctx: Ctx): Reply {
     const item = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {}
     const errors = itemErrors(item)
     if (Object.keys(errors).length > 0) return validationFailed(ctx, errors)
-    saved.push(envView(ctx, upsert(app, item, ctx.now)))
+    const env = upsert(app, item, ctx.now)
+    // The not-null violation: Laravel's JSON answer for an exception outside debug mode.
+    if (!env) return json(ctx.flavor, 500, { message: 'Server Error' })
+    saved.push(envView(ctx, env))
   }
   return json(ctx.flavor, 201, saved)
 }

@@ -16,6 +16,15 @@ export function laravelDate(ms: number): string {
   return new Date(ms).toISOString().replace(/Z$/, '000Z')
 }
 
+/**
+ * A timestamp column no model casts, as Postgres prints it through PDO: `2026-11-28 12:00:01`,
+ * UTC (config/app.php 126), whole seconds, no zone (Application.php casts() leaves
+ * last_online_at out, as Service and the database models do).
+ */
+export function columnDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
+}
+
 export function isoDate(ms: number): string {
   return new Date(ms).toISOString()
 }

@@ -4,7 +4,7 @@
  * starts recorded on the resource, from the fake's clock (no timers).
  */
 import type { Ctx } from './context.js'
-import { laravelDate } from './format.js'
+import { columnDate, laravelDate } from './format.js'
 import { json } from './reply.js'
 import type { Reply } from './reply.js'
 import { lineCount } from './runtime.js'
@@ -151,7 +151,7 @@ function subDetail(ctx: Ctx, service: AppRecord, sub: SubRecord): Record<string,
     image: sub.kind === 'application' ? `acme/${sub.name}:latest` : 'postgres:16-alpine',
     status: seen.status,
     exclude_from_status: false,
-    last_online_at: laravelDate(seen.onlineAt),
+    last_online_at: columnDate(seen.onlineAt),
     ...timestamps(ctx)
   }
 }
@@ -182,7 +182,7 @@ function databaseDetail(ctx: Ctx, database: AppRecord): Record<string, unknown> 
     image: 'postgres:16-alpine',
     is_public: false,
     status: seen.status,
-    last_online_at: laravelDate(seen.onlineAt),
+    last_online_at: columnDate(seen.onlineAt),
     server_status: true,
     ...timestamps(ctx)
   }

@@ -654,15 +654,20 @@ export class Store {
   }
 
   /**
-   * The application's status as Coolify knows it, and when it last refreshed it
-   * (last_online_at): the container's state as of the newest finished deployment Coolify has
-   * refreshed since (GetContainersStatus runs after the deployment is marked finished); until
-   * then, the old container's. Each state that applies after the refresh refreshes it again.
+   * The application's status as Coolify knows it, and when it last wrote it (last_online_at).
+   * Until a finished deployment's status check: the old container's. By default the server runs
+   * Sentinel: the check `post_deployment` dispatches once the deployment is marked finished
+   * (ApplicationDeploymentJob.php 533-539) writes last_online_at even when nothing changed
+   * (GetContainersStatus.php 490-497), then Sentinel saves a status only when it changes
+   * (PushServerUpdateJob.php 597-606) and the per-minute SSH check is not dispatched
+   * (ServerManagerJob.php 155-167). With FakeOptions.statusCheckEveryMs, only the scheduled
+   * check: it sees changes at its turns and writes last_online_at at every turn.
    */
   seen(app: AppRecord, now = this.clock()): { status: string; onlineAt: number } {
-    const refreshed = this.finished(app, now).find(
-      ({ p }) => this.checkAt((p.finishedAt ?? now) + app.refreshMs) <= now
-    )
+    const every = this.statusCheckEveryMs
+    const checkAt = (endedAt: number): number =>
+      every ? this.nextCheck(endedAt + app.refreshMs) : endedAt + app.refreshMs
+    const refreshed = this.finished(app, now).find(({ p }) => checkAt(p.finishedAt ?? now) <= now)
     if (!refreshed) {
       const status = (app.idle ?? HEALTHY).status
       const [ended] = this.finished(app, now)
@@ -671,20 +676,26 @@ export class Store {
       }
       return { status, onlineAt: this.bootedAt - SEEN_BEFORE_MS }
     }
-    const finishedAt = refreshed.p.finishedAt ?? now
-    const refreshAt = this.checkAt(finishedAt + app.refreshMs)
-    const state = app.runtime.filter(s => this.checkAt(finishedAt + s.at) <= now).pop()
-    if (!state) return { status: HEALTHY.status, onlineAt: refreshAt }
-    return {
-      status: state.status,
-      onlineAt: Math.max(refreshAt, this.checkAt(finishedAt + state.at))
+    const endedAt = refreshed.p.finishedAt ?? now
+    const stateAt = (at: number): string =>
+      app.runtime.filter(s => endedAt + s.at <= at).pop()?.status ?? HEALTHY.status
+    if (every) {
+      const lastCheck = this.nextCheck(now + 1) - every
+      return { status: stateAt(lastCheck), onlineAt: lastCheck }
     }
+    const checkedAt = checkAt(endedAt)
+    let seen = { status: stateAt(checkedAt), onlineAt: checkedAt }
+    for (const state of app.runtime) {
+      const at = endedAt + state.at
+      if (at <= checkedAt || at > now || state.status === seen.status) continue
+      seen = { status: state.status, onlineAt: at }
+    }
+    return seen
   }
 
-  /** When a change at `at` is first seen: at once, or at the status check that follows it. */
-  private checkAt(at: number): number {
-    const every = this.statusCheckEveryMs
-    if (!every) return at
+  /** The first scheduled status check at or after `at` (FakeOptions.statusCheckEveryMs). */
+  private nextCheck(at: number): number {
+    const every = this.statusCheckEveryMs!
     return this.bootedAt + Math.ceil((at - this.bootedAt) / every) * every
   }
 

@@ -116,10 +116,10 @@ export interface FakeApp {
    */
   runtime?: RuntimeState[]
   /**
-   * 4x: how long after a deployment is marked finished Coolify refreshes the application's
-   * status (GetContainersStatus, dispatched once the deployment is finished): until then reads
-   * show the old container's status and last_online_at. Default 1000: a refresh in a later
-   * second than the end (Coolify stores both to the second).
+   * 4x: how long after a deployment is marked finished the status check `post_deployment`
+   * dispatches writes the application's status and last_online_at (ApplicationDeploymentJob.php
+   * 533-539): until then reads show the old container's. Default 1000: "about a second later".
+   * Often it shares finished_at's second (both are stored to the second): 0 models that.
    */
   refreshMs?: number
   /**
@@ -325,15 +325,13 @@ export interface FakeOptions {
    */
   queueLimit?: number
   /**
-   * 4x: applications' statuses refresh only when Coolify's status check runs, every this many ms
-   * from the fake's start: a deployment's end is seen at the first check `refreshMs` after it, and
-   * last_online_at moves only then. Stricter than Coolify 4.3.11, which also dispatches a check as
-   * a deployment finishes (ApplicationDeploymentJob.php 537) and writes last_online_at with every
-   * status change (Application.php 312-313): this is the case where that check waits in a busy
-   * queue, and the refresh comes with the scheduled ones — ServerManagerJob every minute
-   * (Kernel.php 59, ServerManagerJob.php 155-164) or Sentinel's push (PushServerUpdateJob, every
-   * sentinel_push_interval_seconds, 60 by default; GetContainersStatus.php 496 writes it), a period
-   * the bench shortens to seconds. Unset: each refresh comes `refreshMs` after the end.
+   * 4x: a server without Sentinel, or with Sentinel out of sync: applications' statuses are read
+   * only by the scheduled SSH check (ServerManagerJob.php 155-167, every minute), every this many
+   * ms from the fake's start, the period the bench shortens. Each check writes last_online_at,
+   * changed or not (GetContainersStatus.php 490-497); a deployment's end is seen at the first check
+   * `refreshMs` after it (the check `post_deployment` dispatches waits in a busy queue). Unset: the
+   * server runs Sentinel, which saves a status only when it changes (PushServerUpdateJob.php
+   * 597-606), after the one check that follows each deployment.
    */
   statusCheckEveryMs?: number
   /**
