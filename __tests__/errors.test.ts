@@ -195,6 +195,17 @@ describe('describeNetworkFailure', () => {
     })
   })
 
+  it.each(['EHOSTUNREACH', 'ENETUNREACH', 'ECONNREFUSED'])(
+    '%s through a proxy: the proxy is named as what could not be reached',
+    code => {
+      expect(describeNetworkFailure(failure(code), HOST, 'proxy.internal:3128')).toMatchObject({
+        reason: `could not reach the proxy proxy.internal:3128 (${code})`,
+        transient: true,
+        unsent: true
+      })
+    }
+  )
+
   it.each<{ code: string; reason: string; unsent: boolean }>([
     { code: 'ECONNREFUSED', reason: `${HOST} refused the connection`, unsent: true },
     { code: 'ENOTFOUND', reason: `could not resolve ${HOST} (ENOTFOUND)`, unsent: true },

@@ -10,6 +10,7 @@ import { createServer as createTlsServer } from 'node:https'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
+import { describeNetworkFailure } from '../src/coolify/errors.js'
 import {
   HttpAgent,
   HttpBrokenBody,
@@ -517,6 +518,20 @@ describe('HttpAgent through a proxy', () => {
     while (silent.connections() < 2) await new Promise(resolve => setTimeout(resolve, 5))
     agent.close()
     expect(await pending).toMatchObject({ message: expect.any(String) })
+  })
+
+  it('names the proxy, not Coolify, as what did not answer when it sits on CONNECT', async () => {
+    const silent = await silentProxy()
+    const target = new URL('https://coolify.test/')
+    const timedOut = await agentFor(target, { timeoutMs: 100 }, { HTTPS_PROXY: silent.url })
+      .request(target, GET())
+      .catch((e: unknown) => e)
+    const proxy = new URL(silent.url).host
+    expect(describeNetworkFailure(timedOut, 'coolify.test', proxy)).toMatchObject({
+      reason: `the proxy ${proxy} did not answer in time (CONNECT_TIMEOUT)`,
+      transient: true,
+      unsent: true
+    })
   })
 
   it('ends a request at once when it is cancelled while the proxy sits on its CONNECT, and closes the tunnel', async () => {

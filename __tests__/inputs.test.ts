@@ -136,6 +136,20 @@ describe('readConfig', () => {
     )
   })
 
+  it('refuses headers about the connection or the proxy, saying why', () => {
+    expect(failure({ headers: 'X-Id: a\nExpect: 100-continue' })).toBe(
+      'Input `headers`, line 2: Expect asks Coolify to confirm before a body is sent, which the action never waits for; remove that line.'
+    )
+    expect(failure({ headers: 'Proxy-Authorization: Basic abc' })).toBe(
+      'Input `headers`, line 1: Proxy-Authorization is for the proxy, which takes its credentials from the proxy variable (http://user:password@proxy:3128); remove that line.'
+    )
+    for (const name of ['Keep-Alive', 'Connection', 'Transfer-Encoding', 'Upgrade']) {
+      expect(failure({ headers: `${name}: x` })).toBe(
+        `Input \`headers\`, line 1: ${name} is about the connection, which the action manages itself; remove that line.`
+      )
+    }
+  })
+
   it('reads env as variables: comments skipped, the last line of a key wins', () => {
     const { config } = read({
       ...BASE,

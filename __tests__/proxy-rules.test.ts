@@ -86,3 +86,23 @@ describe('the proxy a request takes', () => {
     expect(proxySecrets({ HTTP_PROXY: 'http://proxy:3128' })).toEqual([])
   })
 })
+
+describe('a proxy variable that is not a proxy URL', () => {
+  const target = new URL('https://coolify.example.com')
+
+  it('is refused, naming the variable and never its value', () => {
+    for (const value of ['http://pr oxy:3128', 'http://proxy:99999', 'http://:3128']) {
+      const attempt = (): unknown => proxyFor(target, { HTTPS_PROXY: value })
+      expect(attempt).toThrow(
+        'HTTPS_PROXY is not a proxy URL: give it as http://host:port (or https://, with user:password@ before the host if the proxy asks for them), or add coolify.example.com to NO_PROXY.'
+      )
+    }
+  })
+
+  it('is its origin when it carries a path, a query or a fragment', () => {
+    const proxy = proxyFor(target, { https_proxy: 'http://u:p@proxy:3128/some/path?x=1#y' })
+    expect(proxy?.url.href).toBe('http://proxy:3128/')
+    expect(proxy?.name).toBe('proxy:3128')
+    expect(proxy?.credentials).toBe('u:p')
+  })
+})

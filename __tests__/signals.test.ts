@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals'
 import { readdirSync, readFileSync } from 'node:fs'
 import { getEventListeners } from 'node:events'
 import { join } from 'node:path'
-import { deadline, linked } from '../src/signals.js'
+import { deadline, linked, sharedController } from '../src/signals.js'
 import { PROJECT } from '../test/support/runner.js'
 
 describe('signals that Node 20 cannot lose', () => {
@@ -45,5 +45,20 @@ describe('signals that Node 20 cannot lose', () => {
       return /AbortSignal\.(any|timeout)\(/.test(readFileSync(join(PROJECT, 'src', file), 'utf8'))
     })
     expect(users).toEqual([])
+  })
+})
+
+describe('signals many requests listen to', () => {
+  it('take more than ten listeners without the MaxListenersExceededWarning Node 20 prints', () => {
+    // Node warns once a signal has more listeners than its limit (10 unless set to 0: none).
+    const limit = (signal: AbortSignal): unknown => {
+      const key = Object.getOwnPropertySymbols(signal).find(
+        symbol => symbol.description === 'events.maxEventTargetListeners'
+      )
+      return key && (signal as unknown as Record<symbol, unknown>)[key]
+    }
+    for (const signal of [linked([]).signal, sharedController().signal]) {
+      expect(limit(signal)).toBe(0)
+    }
   })
 })

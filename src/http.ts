@@ -321,7 +321,8 @@ class TunnelPool extends Pool {
         (error: Error & { code?: string }) => {
           if (tunnel.signal.aborted) throw tunnel.signal.reason ?? error
           const stage = TIMEOUTS[error.code ?? '']
-          throw stage ? new HttpTimeout('CONNECT_TIMEOUT') : new ProxyFailure(error)
+          // Before the tunnel, the only peer is the proxy: whatever failed, it is the proxy's.
+          throw new ProxyFailure(stage ? new HttpTimeout('CONNECT_TIMEOUT') : error)
         }
       )
       .finally(() => this.tunnels.delete(tunnel))

@@ -84,6 +84,30 @@ const RESERVED_HEADERS = new Set([
   'content-length',
   'host'
 ])
+/**
+ * Headers a `headers` line cannot send, and why: they speak of the connection or the proxy, not
+ * of the request (the HTTP client refuses them, or they would reach no one meant to read them).
+ */
+const UNSENDABLE_HEADERS: Record<string, string> = {
+  expect:
+    'asks Coolify to confirm before a body is sent, which the action never waits for; remove that line.',
+  'proxy-authorization':
+    'is for the proxy, which takes its credentials from the proxy variable (http://user:password@proxy:3128); remove that line.',
+  ...Object.fromEntries(
+    [
+      'connection',
+      'keep-alive',
+      'proxy-connection',
+      'te',
+      'trailer',
+      'transfer-encoding',
+      'upgrade'
+    ].map(name => [
+      name,
+      'is about the connection, which the action manages itself; remove that line.'
+    ])
+  )
+}
 /** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/
@@ -500,6 +524,10 @@ export function parseHeaders(text: string, mask: (secret: string) => void): Reco
       throw new ActionError(
         `Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`
       )
+    }
+    const unsendable = UNSENDABLE_HEADERS[name.toLowerCase()]
+    if (unsendable) {
+      throw new ActionError(`Input \`headers\`, line ${index + 1}: ${name} ${unsendable}`)
     }
     if (RESERVED_HEADERS.has(name.toLowerCase())) {
       throw new ActionError(

@@ -28,7 +28,9 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): Pro
     // A bare `host:port` is an http proxy.
     url = new URL(value.includes('://') ? value : `http://${value}`)
   } catch {
-    return undefined
+    throw new ActionError(
+      `${variable} is not a proxy URL: give it as http://host:port (or https://, with user:password@ before the host if the proxy asks for them), or add ${target.hostname} to NO_PROXY.`
+    )
   }
   if (!/^https?:$/.test(url.protocol)) {
     throw new ActionError(
@@ -45,7 +47,8 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): Pro
       `${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`
     )
   }
-  return { url, name: url.host, credentials }
+  // The proxy is its origin: a path, query or fragment after it means nothing to a proxy.
+  return { url: new URL(url.origin), name: url.host, credentials }
 }
 
 /** The password of a proxy URL, to mask before anything could print it. */

@@ -18,7 +18,7 @@ import { launch, prepare } from './rollout/launch.js'
 import { resolveApps } from './rollout/resolve-names.js'
 import type { Rollout } from './rollout/rollout.js'
 import { mask } from './secrets.js'
-import { deadline } from './signals.js'
+import { deadline, sharedController } from './signals.js'
 import { RunState } from './state.js'
 
 /** Told of the deploy as it goes, besides the log: a GitHub deployment, a pull request comment. */
@@ -52,7 +52,7 @@ export interface Front {
  */
 export async function deployAndFollow(front: Front): Promise<void> {
   const say = sayThrough(host())
-  const cancelled = new AbortController()
+  const cancelled = sharedController()
   const onSignal = (signal: NodeJS.Signals): void =>
     cancelled.abort(new ActionError(`${host().cancelled(signal)}.`))
   process.on('SIGINT', onSignal)

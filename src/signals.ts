@@ -5,6 +5,7 @@
  * plain timer holds its controller, and each parent signal's listener holds its child's, until
  * they fire or are let go.
  */
+import { setMaxListeners } from 'node:events'
 
 /** Node fires a longer timer at once. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1
@@ -13,6 +14,16 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1
 export interface Linked {
   readonly signal: AbortSignal
   release(): void
+}
+
+/**
+ * A controller whose signal any number of requests may listen to at once: a step reads many
+ * deployments together, and Node 20 would print a MaxListenersExceededWarning past ten.
+ */
+export function sharedController(): AbortController {
+  const controller = new AbortController()
+  setMaxListeners(0, controller.signal)
+  return controller
 }
 
 /** Aborts after `ms` with a TimeoutError, as AbortSignal's `timeout` does; no hold on the process. */
@@ -25,7 +36,7 @@ export function deadline(ms: number): Linked {
  * Once aborted (or released) it leaves its parents alone: a long-lived parent gathers no listeners.
  */
 export function linked(parents: readonly AbortSignal[], ms?: number): Linked {
-  const controller = new AbortController()
+  const controller = sharedController()
   let timer: NodeJS.Timeout | undefined
   const release = (): void => {
     clearTimeout(timer)

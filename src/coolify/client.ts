@@ -1,7 +1,7 @@
 import { ActionError } from '../errors.js'
 import { ACCEPT_ENCODING, HttpAgent, HttpUnreadable, type HttpAnswer } from '../http.js'
 import type { Proxy } from '../proxy.js'
-import { linked } from '../signals.js'
+import { linked, sharedController } from '../signals.js'
 import {
   CoolifyError,
   describeHttpFailure,
@@ -103,7 +103,7 @@ const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5000 }
 export class CoolifyClient {
   private readonly gate: RateGate
   /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
-  private readonly closing = new AbortController()
+  private readonly closing = sharedController()
   /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
   readonly reachability: Reachability
   private readonly http: HttpAgent

@@ -309,6 +309,15 @@ const CERTIFICATE_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID'
 ])
 
+/** How a connection fails before it reaches anyone: through a proxy, it is the proxy not reached. */
+const PROXY_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH'
+])
+
 /** Turns a failure to get any answer into the reason and next step. */
 export function describeNetworkFailure(
   error: unknown,
@@ -413,7 +422,15 @@ function describeProxyFailure(
       unsent: true
     }
   }
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+  if (error instanceof ProxyFailure && /TIMEOUT/.test(code)) {
+    return {
+      reason: `the proxy ${proxy} did not answer in time (${code})`,
+      hint,
+      transient: true,
+      unsent: true
+    }
+  }
+  if (PROXY_UNREACHABLE.has(code)) {
     return {
       reason: `could not reach the proxy ${proxy} (${code})`,
       hint,

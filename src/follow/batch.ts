@@ -1,5 +1,5 @@
 import { sleep } from '../coolify/pacing.js'
-import { linked, type Linked } from '../signals.js'
+import { linked, sharedController, type Linked } from '../signals.js'
 
 /** How a batch reads, and how long it waits for the reads due with the first one. */
 export interface BatchOptions<Key, Result> {
@@ -141,7 +141,7 @@ function readSignal<Result>(
   if (!leaves.every((leave): leave is AbortSignal => leave !== undefined)) {
     return { signal, release: () => undefined }
   }
-  const abandoned = new AbortController()
+  const abandoned = sharedController()
   const left = (): void => {
     if (leaves.every(leave => leave.aborted)) abandoned.abort()
   }
