@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { getOctokit } from '@actions/github'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import { callGitHub } from '../src/action/github-failure.js'
+import { callGitHub, isRefusal, warnGitHubFailure } from '../src/action/github-failure.js'
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -16,15 +17,15 @@ async function closedPort(): Promise<number> {
   return port
 }
 
-async function attempts(baseUrl: string): Promise<number> {
+async function attempts(baseUrl: string, fails = true): Promise<number> {
   const octokit = getOctokit('token', { baseUrl })
   let count = 0
-  await expect(
-    callGitHub(signal => {
-      count++
-      return octokit.rest.repos.get({ owner: 'o', repo: 'r', request: { signal } })
-    }, new AbortController().signal)
-  ).rejects.toThrow()
+  const call = callGitHub(signal => {
+    count++
+    return octokit.rest.repos.get({ owner: 'o', repo: 'r', request: { signal } })
+  }, new AbortController().signal)
+  if (fails) await expect(call).rejects.toThrow()
+  else await call
   return count
 }
 
@@ -35,5 +36,64 @@ describe('a GitHub call that could send nothing', () => {
 
   it('is not asked again when fetch refuses the port', async () => {
     expect(await attempts('http://127.0.0.1:9')).toBe(1)
+  })
+})
+
+/** A GitHub answering 403 with its primary rate limit used up, freeing after `resetIn` ms, then 200. */
+async function rateLimited(resetIn: number): Promise<{ url: string; close: () => Promise<void> }> {
+  let calls = 0
+  const server = createHttpServer((_request, response) => {
+    calls++
+    if (calls === 1) {
+      response.writeHead(403, {
+        'content-type': 'application/json',
+        'x-ratelimit-limit': '1000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(Math.ceil((Date.now() + resetIn) / 1000))
+      })
+      response.end(JSON.stringify({ message: 'API rate limit exceeded for installation.' }))
+    } else {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ id: 1 }))
+    }
+  })
+  await new Promise<void>(done => server.listen(0, '127.0.0.1', done))
+  const { port } = server.address() as { port: number }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>(done => server.close(() => done()))
+  }
+}
+
+describe("a 403 from GitHub's primary rate limit", () => {
+  it('is asked again once the limit frees up within the call', async () => {
+    const github = await rateLimited(1000)
+    try {
+      expect(await attempts(github.url, false)).toBe(2)
+    } finally {
+      await github.close()
+    }
+  })
+
+  it('is not a refusal, and its warning says rate limited, not a permission', async () => {
+    const github = await rateLimited(3_600_000)
+    const written: string[] = []
+    const write = process.stdout.write
+    process.stdout.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof write
+    try {
+      const octokit = getOctokit('token', { baseUrl: github.url })
+      const error = await callGitHub(
+        signal => octokit.rest.repos.get({ owner: 'o', repo: 'r', request: { signal } }),
+        new AbortController().signal
+      ).catch((failure: unknown) => failure)
+      expect(isRefusal(error)).toBe(false)
+      warnGitHubFailure('update the comment', error, '`pull-requests: write`')
+    } finally {
+      process.stdout.write = write
+      await github.close()
+    }
+    const line = written.join('')
+    expect(line).toMatch(/rate limit for this token is used up until/)
+    expect(line).not.toMatch(/pull-requests: write/)
   })
 })

@@ -15,6 +15,7 @@ import { dirname, join, normalize } from 'node:path'
 import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml'
 import { parseInvocation } from '../src/cli/options.js'
 import { REFUSED_WITHOUT_TRIGGER } from '../src/inputs.js'
+import { worthMasking } from '../src/secrets.js'
 import {
   allWorkflows,
   commandLines,
@@ -77,12 +78,24 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
   const found: string[] = []
   if (!isMap(document.get('jobs'))) return ['no jobs']
   const runsOnClose = closesPullRequests(document.get('on'))
-  for (const steps of stepsByJob(document)) {
+  const jobs = document.get('jobs')
+  const jobEnvironments = isMap(jobs)
+    ? jobs.items.map(job => (isMap(job.value) ? job.value.get('environment') : undefined))
+    : []
+  for (const [index, steps] of stepsByJob(document).entries()) {
     const earlier = new Map<string, boolean>() // step id → whether it is this action
     for (const step of steps) {
-      const ours = isThisAction(step.get('uses'))
+      const uses = step.get('uses')
+      const ours = isThisAction(uses)
       const given = step.get('with')
       const inputs = isMap(given) ? given.items.map(pair => String(scalarValue(pair.key))) : []
+      if (!ours && typeof uses === 'string' && /coolify/i.test(uses)) {
+        found.push(`uses ${uses}, which is not this action as the docs name it`)
+      }
+      if (ours && jobEnvironments[index] !== undefined && inputs.includes('environment')) {
+        // docs/inputs.md: the job's environment and the input would record two GitHub deployments.
+        found.push('sets both the job’s environment and the environment input')
+      }
       if (ours) {
         for (const name of inputs) {
           if (!action.inputs.has(name)) found.push(`gives this action an undeclared input: ${name}`)
@@ -292,6 +305,25 @@ describe('the workflows a reader copies', () => {
       'reads an output this action does not declare: uri',
       'reads steps.build, which is no earlier step of its job'
     ])
+    const misspelt = {
+      ...example,
+      workflow: example.workflow.replace('coolify-deploy-follow@v1', 'coolify-deploy-folow@v1')
+    }
+    expect(problems(misspelt, manifest)).toContain(
+      'uses OWNER/coolify-deploy-folow@v1, which is not this action as the docs name it'
+    )
+    const twice = {
+      ...example,
+      workflow: example.workflow
+        .replace(
+          '    runs-on: ubuntu-latest',
+          '    runs-on: ubuntu-latest\n    environment: production'
+        )
+        .replace('    app_uuid: abc', '    app-uuid: abc\n          environment: production')
+    }
+    expect(problems(twice, manifest)).toContain(
+      'sets both the job’s environment and the environment input'
+    )
     const duplicate = { ...example, workflow: `${example.workflow}on: pull_request\n` }
     expect(problems(duplicate, manifest)).toEqual([expect.stringMatching(/unique/)])
   })
@@ -509,5 +541,49 @@ describe('what the guides say the code does', () => {
     expect(listed).toBeDefined()
     const names = [...(listed ?? '').matchAll(/`([\w-]+)`/g)].map(match => match[1])
     expect(names.sort()).toEqual([...REFUSED_WITHOUT_TRIGGER].sort())
+  })
+})
+
+describe('what the pages say of versions, masks and the error line', () => {
+  const pages = ['README.md', 'CHANGELOG.md', 'SECURITY.md', ...GUIDES].map(page => ({
+    page,
+    text: readFileSync(join(PROJECT, page), 'utf8')
+  }))
+
+  it('name the Node version package.json’s engines asks for', () => {
+    const engines = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')).engines.node
+    const minimum = /^>=(\d+\.\d+\.\d+)$/.exec(engines)?.[1]
+    expect(minimum).toBeDefined()
+    const named = pages.flatMap(({ page, text }) =>
+      [...text.replace(/\s+/g, ' ').matchAll(/Node (\d+(?:\.\d+)*) or newer/g)].map(
+        match => `${page}: ${match[1]}`
+      )
+    )
+    expect(named.length).toBeGreaterThan(0)
+    expect(named.filter(entry => !entry.endsWith(`: ${minimum}`))).toEqual([])
+  })
+
+  it('say which env values SECURITY.md leaves unmasked, as the code decides', () => {
+    const security = pages.find(({ page }) => page === 'SECURITY.md')!.text.replace(/\s+/g, ' ')
+    const paragraph = /\*\*`env` values\*\*[^-]*/.exec(security)?.[0] ?? ''
+    expect(paragraph).toMatch(/under four characters/)
+    expect(paragraph).toMatch(/up to six digits/)
+    expect(paragraph).toMatch(/up to twelve letters all in one case/)
+    expect([worthMasking('abc'), worthMasking('999999'), worthMasking('abcdefghijkl')]).toEqual([
+      false,
+      false,
+      false
+    ])
+    expect([worthMasking('1234567'), worthMasking('abcdefghijklm'), worthMasking('Abcd')]).toEqual([
+      true,
+      true,
+      true
+    ])
+  })
+
+  it('give the command line’s flag for `headers` and how its early errors start', () => {
+    const cli = readFileSync(join(PROJECT, 'docs/cli.md'), 'utf8').replace(/\s+/g, ' ')
+    expect(cli).toContain('`--header` for `headers`')
+    expect(cli).toContain('start with `coolify-deploy-follow:`')
   })
 })

@@ -279,6 +279,28 @@ describe('the GitHub deployment', () => {
     expect(github.requests[0].body.ref).toBe(head)
   })
 
+  it('is made for the commit deployed, given as `commit`', async () => {
+    const older = 'aaaaaaa1111111bbbbbbb2222222ccccccc33333'
+    github = await startFakeGitHub({ commits: [SHA, older] })
+    const server = await start({ abilities: ['root'] })
+    const result = await run(server, { ...staging, commit: older })
+
+    expect(result.code).toBe(0)
+    expect(github.requests[0].body.ref).toBe(older)
+  })
+
+  it('falls back to the workflow’s commit when GitHub does not have the one deployed', async () => {
+    const unknown = 'ddddddd4444444eeeeeee5555555fffffff66666'
+    github = await startFakeGitHub({ commits: [SHA] })
+    const server = await start({ abilities: ['root'] })
+    const result = await run(server, { ...staging, commit: unknown })
+
+    expect(result.code).toBe(0)
+    expect(github.requests.map(request => request.body.ref).slice(0, 2)).toEqual([unknown, SHA])
+    expect(github.deployments()).toHaveLength(1)
+    expect(result.stdout).toContain(`GitHub does not have commit ${unknown}`)
+  })
+
   it('ends in error when the workflow run is cancelled', async () => {
     github = await startFakeGitHub()
     const server = await start({ apps: [{ ...APP, scenarios: [FOREVER] }] })

@@ -2,7 +2,10 @@ import { describe, expect, it } from '@jest/globals'
 import { CoolifyClient } from '../src/coolify/client.js'
 import { healthUrlOf } from '../src/health/health.js'
 import { isUp } from '../src/health/readiness.js'
-import { builtCommit, ranImageTag, standingPin } from '../src/rollout/versions.js'
+import { builtCommit, pinVersions, ranImageTag, standingPin } from '../src/rollout/versions.js'
+import { RunState } from '../src/state.js'
+import { actionHost } from '../src/action/host.js'
+import { setHost } from '../src/host.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import { ActionError } from '../src/errors.js'
 import { readConfig } from '../src/inputs.js'
@@ -171,5 +174,49 @@ describe('a pin found before this run pins its own', () => {
     const { previous, notes } = await watched(11_000, 'empty')
     expect(previous).toBe(THEIRS)
     expect(notes).toEqual([expect.stringMatching(/waiting up to 10 s to see whether it stays/)])
+  })
+})
+
+describe('a pin cut off by the run stopping', () => {
+  const TOKEN = 'versions-unit-token'
+  const APP_UUID = 'web0app0uuid000000000001'
+  const OURS = 'dddd4444dddd4444dddd4444dddd4444dddd4444'
+
+  it('is put back: Coolify may have set it though its answer never came', async () => {
+    setHost(actionHost())
+    const fake = await startFakeCoolify({
+      token: TOKEN,
+      abilities: ['read', 'write'],
+      apps: [{ uuid: APP_UUID, name: 'web' }]
+    })
+    // Coolify saves the pin; the answer is lost, and the run is stopped (SIGINT) while it waits.
+    fake.inject({ method: 'PATCH', path: `/applications/${APP_UUID}`, do: 'lost' })
+    const client = new CoolifyClient({ apiUrl: `${fake.url}/api/v1`, token: TOKEN })
+    const stop = new AbortController()
+    const stopped = setInterval(() => {
+      if (fake.app(APP_UUID)?.gitCommitSha === OURS) stop.abort(new Error('SIGINT'))
+    }, 20)
+    const warnings: string[] = []
+    const say = { note: () => {}, warn: (m: string) => warnings.push(m), debug: () => {} }
+    const version = { appUuid: APP_UUID, name: 'web', dockerImage: false, pinned: 'HEAD' }
+    try {
+      await expect(
+        pinVersions(
+          client,
+          config({ 'app-uuid': APP_UUID, commit: OURS }),
+          [version],
+          RunState.empty(),
+          stop.signal,
+          () => new AbortController().signal,
+          say
+        )
+      ).rejects.toThrow('SIGINT')
+      expect(fake.app(APP_UUID)?.gitCommitSha ?? 'HEAD').toBe('HEAD')
+      expect(warnings).toEqual([])
+    } finally {
+      clearInterval(stopped)
+      await client.close()
+      await fake.close()
+    }
   })
 })

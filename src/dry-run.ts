@@ -79,7 +79,7 @@ async function coolifyVersion(
   }
 }
 
-/** The token's team, by name; undefined before 4.3.11 (no GET /team). */
+/** The token's team, by name; undefined before 4.3.0 (no GET /team). */
 async function teamName(client: CoolifyClient, signal: AbortSignal): Promise<string | undefined> {
   try {
     const team = await client.team(signal)

@@ -17,7 +17,7 @@ type State = 'in_progress' | GitHubState
 const DESCRIPTION_LENGTH = 140
 
 /**
- * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
+ * Creates a GitHub deployment of the commit deployed (`commit`, else the workflow's) in the `environment` input: it shows in
  * the repository's Environments, with the app's URL, and in the pull request. Undefined without
  * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
  * on Forgejo and Gitea, which have no deployments API (a notice). Its id is saved in `leftOpen`
@@ -41,24 +41,37 @@ export async function createGitHubDeployment(
     const { context, getOctokit } = await import('@actions/github')
     const octokit = getOctokit(githubToken)
     // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
-    const sha: string = context.payload.pull_request?.head?.sha ?? context.sha
-    const { data } = await callGitHub(
-      attempt =>
-        octokit.rest.repos.createDeployment({
-          ...context.repo,
-          ref: sha,
-          environment,
-          description: 'Deploy with Coolify',
-          auto_merge: false,
-          required_contexts: [],
-          // A preview goes away with its pull request.
-          transient_environment: config.pr !== undefined,
-          request: { signal: attempt }
-        }),
-      signal,
-      // A deployment whose answer was lost may exist: a second one would stay pending for good.
-      { answered: true }
-    )
+    const workflowSha: string = context.payload.pull_request?.head?.sha ?? context.sha
+    const create = (ref: string) =>
+      callGitHub(
+        attempt =>
+          octokit.rest.repos.createDeployment({
+            ...context.repo,
+            ref,
+            environment,
+            description: 'Deploy with Coolify',
+            auto_merge: false,
+            required_contexts: [],
+            // A preview goes away with its pull request.
+            transient_environment: config.pr !== undefined,
+            request: { signal: attempt }
+          }),
+        signal,
+        // A deployment whose answer was lost may exist: a second one would stay pending for good.
+        { answered: true }
+      )
+    // The commit deployed is `commit` when given; GitHub refuses a SHA it does not have (a fork's,
+    // one never pushed), and then the deployment records the workflow's commit instead.
+    let data: Awaited<ReturnType<typeof create>>['data']
+    try {
+      ;({ data } = await create(config.commit ?? workflowSha))
+    } catch (error) {
+      if (!config.commit || (error as { status?: number }).status !== 422) throw error
+      commands.info(
+        `GitHub does not have commit ${config.commit}: the GitHub deployment records the workflow's commit ${workflowSha}`
+      )
+      ;({ data } = await create(workflowSha))
+    }
     if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
     leftOpen?.update({ deployment: data.id })
     commands.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)

@@ -12,7 +12,13 @@ export function warnGitHubFailure(action: string, error: unknown, permission: st
   const why = response
     ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
     : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`
-  const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : ''
+  const reset = rateLimitReset(error)
+  const hint =
+    reset !== undefined
+      ? ` GitHub's rate limit for this token is used up until ${new Date(reset).toISOString()}.`
+      : status === 403 || status === 404
+        ? ` The job needs ${permission}.`
+        : ''
   commands.warning(`Could not ${action}: ${why}.${hint} This does not change the deploy.`)
 }
 
@@ -52,6 +58,7 @@ export async function callGitHub<T>(
   { answered = false, totalMs = GITHUB_CALL_MS }: { answered?: boolean; totalMs?: number } = {}
 ): Promise<T> {
   const whole = linked([signal], totalMs)
+  const end = Date.now() + totalMs
   try {
     for (let attempt = 1; ; attempt++) {
       const one = linked([whole.signal], ATTEMPT_MS)
@@ -60,8 +67,11 @@ export async function callGitHub<T>(
       } catch (error) {
         if (whole.signal.aborted || !isTransient(error)) throw error
         if (answered && !(error as { response?: unknown }).response) throw error
+        const delay = backoffDelay(GITHUB_RETRY, attempt, retryAfter(error))
+        // A rate limit that frees up only after the call's time: waiting would change nothing.
+        if (delay >= end - Date.now()) throw error
         try {
-          await sleep(backoffDelay(GITHUB_RETRY, attempt, retryAfter(error)), whole.signal)
+          await sleep(delay, whole.signal)
         } catch {
           throw error
         }
@@ -87,7 +97,8 @@ function isTransient(error: unknown): boolean {
     status === undefined ||
     status >= 500 ||
     status === 429 ||
-    (status === 403 && retryAfter(error) !== undefined)
+    (status === 403 && retryAfter(error) !== undefined) ||
+    rateLimitReset(error) !== undefined
   )
 }
 
@@ -102,8 +113,32 @@ function unsendable(error: unknown): boolean {
   return inner?.code === 'ECONNREFUSED' || inner?.message === 'bad port'
 }
 
-/** GitHub's `retry-after` (its secondary rate limit), in milliseconds. */
-function retryAfter(error: unknown): number | undefined {
+/**
+ * How long to wait before asking again, in milliseconds: GitHub's `retry-after` (its secondary
+ * rate limit), or the time until `x-ratelimit-reset` when the primary rate limit is used up.
+ * A wait longer than the call's time ends the call with the failure.
+ */
+function retryAfter(error: unknown, now = Date.now()): number | undefined {
   const headers = (error as { response?: { headers?: Record<string, string> } }).response?.headers
-  return parseRetryAfter(headers?.['retry-after'])
+  const reset = rateLimitReset(error)
+  return (
+    parseRetryAfter(headers?.['retry-after']) ??
+    (reset === undefined ? undefined : Math.max(0, reset - now))
+  )
+}
+
+/**
+ * When GitHub's primary rate limit frees up again (epoch milliseconds), for a 403 or 429 that
+ * says it is used up (`x-ratelimit-remaining: 0`): a limit, not a missing permission.
+ */
+export function rateLimitReset(error: unknown): number | undefined {
+  const { status, response } = error as {
+    status?: number
+    response?: { headers?: Record<string, string | undefined> }
+  }
+  if (status !== 403 && status !== 429) return undefined
+  const headers = response?.headers
+  if (headers?.['x-ratelimit-remaining'] !== '0') return undefined
+  const reset = Number(headers['x-ratelimit-reset'])
+  return Number.isFinite(reset) && reset > 0 ? reset * 1000 : Date.now()
 }

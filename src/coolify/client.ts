@@ -171,7 +171,7 @@ export class CoolifyClient {
     return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal })
   }
 
-  /** GET /team: the team the token belongs to (Coolify 4.3.11+; older servers lack the route). */
+  /** GET /team: the team the token belongs to (Coolify 4.3.0+; older servers lack the route). */
   team(signal: AbortSignal): Promise<Team> {
     return this.call({ method: 'GET', path: '/team', retry: true, signal })
   }

@@ -219,8 +219,12 @@ export async function pinVersions(
       } else if (config.commit) {
         const previous = await standingPin(client, version, signal, say)
         const ours = { appUuid: version.appUuid, previous, commit: config.commit }
-        await pin(client, ours, config.commit, { state, signal })
+        // Counted before the PATCH: one cut off (SIGINT, SIGTERM) may still have been saved.
         pins.push(ours)
+        await pin(client, ours, config.commit, { state, signal }).catch((error: unknown) => {
+          if (isRefused(error)) pins.pop()
+          throw error
+        })
         say.note(`${version.name}: pinned to commit ${config.commit} for this deploy`)
       }
     }
@@ -278,7 +282,7 @@ export async function pin(
     await client.updateApplication(appUuid, { git_commit_sha: commit }, signal)
   } catch (error) {
     // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
-    if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
+    if (isRefused(error)) {
       state.update(appUuid, { unpin: undefined, pinned: undefined })
     }
     throw error
@@ -301,7 +305,13 @@ export async function restorePins(
   const left: Pin[] = []
   for (const pin of pins) {
     try {
-      if (pin.commit && !(await stillPinned(client, pin, signal))) {
+      const now = pin.commit && (await currentPin(client, pin, signal))
+      if (now === pin.previous) {
+        // A pin cut off before Coolify saved it: nothing to put back.
+        state.update(pin.appUuid, { unpin: undefined, pinned: undefined })
+        continue
+      }
+      if (pin.commit && !(now === undefined || (now !== 'HEAD' && sameCommit(now, pin.commit)))) {
         // Another run pinned its own commit since: it puts back what it found, and only then.
         state.update(pin.appUuid, { unpin: undefined, pinned: undefined })
         say.warn(
@@ -322,17 +332,25 @@ export async function restorePins(
 }
 
 /**
- * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
- * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
- * taken as ours: a pin left on is the worse outcome.
+ * The application's `git_commit_sha` now, to tell whether it is still this run's pin. Coolify has
+ * no compare-and-set, so this narrows the race rather than closing it; `concurrency:` closes it.
+ * Undefined when unreadable: then the pin is taken as ours, a pin left on being the worse outcome.
  */
-async function stillPinned(client: CoolifyClient, pin: Pin, signal: AbortSignal): Promise<boolean> {
+async function currentPin(
+  client: CoolifyClient,
+  pin: Pin,
+  signal: AbortSignal
+): Promise<string | undefined> {
   try {
-    const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD'
-    return now !== 'HEAD' && sameCommit(now, pin.commit!)
+    return (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD'
   } catch {
-    return true
+    return undefined
   }
+}
+
+/** Coolify answered and said no: nothing was saved. */
+function isRefused(error: unknown): boolean {
+  return error instanceof CoolifyError && error.status !== undefined && error.status < 500
 }
 
 /**

@@ -58,6 +58,11 @@ export interface FakeGitHubOptions {
   faults?: GitHubFault[]
   /** Wait this long before each answer, as an API far away does. */
   delayMs?: number
+  /**
+   * The commits the repository has: a deployment of any other ref is refused with 422 "No ref
+   * found for", as GitHub refuses a SHA it does not know. Every ref is known without it.
+   */
+  commits?: string[]
 }
 
 export interface GitHubFault {
@@ -374,6 +379,18 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   function createDeployment(repo: string, body: Record<string, unknown>): Answer {
     if (typeof body.ref !== 'string' || body.ref === '') {
       return invalid('Invalid request.\n\n"ref" wasn\'t supplied.')
+    }
+    const ref = body.ref
+    if (options.commits && !options.commits.some(commit => commit.startsWith(ref))) {
+      // GitHub's "Create a deployment": 422 when the ref names nothing in the repository.
+      return [
+        422,
+        {
+          message: `No ref found for: ${ref}`,
+          documentation_url: `${DOCS}/deployments/deployments#create-a-deployment`,
+          status: '422'
+        }
+      ]
     }
     const environment = typeof body.environment === 'string' ? body.environment : 'production'
     const d: GitHubDeployment = {
