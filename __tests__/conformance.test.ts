@@ -264,6 +264,7 @@ describe('every request the action sends', () => {
         pr: '7',
         'review-app': 'true',
         'review-domain': 'https://pr-{pr}.example.com',
+        'review-destination': 'd0stinationfakecoolify01',
         'git-branch': 'feature/x',
         env: 'A=1'
       }
