@@ -75,6 +75,7 @@ describe('checkRequest', () => {
       rollbackImages: () => client.rollbackImages('web', signal),
       listDestinations: () => client.listDestinations('web', signal),
       listServerDestinations: () => client.listServerDestinations('srv', signal),
+      listTeamDestinations: () => client.listTeamDestinations(signal),
       cloneApplication: () =>
         client.cloneApplication('web', { destination_uuid: 'd', name: 'web-pr-7' }, signal),
       createApplication: () =>
