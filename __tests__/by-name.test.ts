@@ -235,6 +235,7 @@ describe('a resource by name, as by uuid', () => {
         pr: '7',
         'review-app': 'true',
         'review-domain': 'https://pr-{pr}.preview.example.com',
+        'review-destination': 'd0stinationfakecoolify01',
         comment: 'false'
       },
       pullRequestEventEnv({ number: 7, headRef: 'feature/login' })

@@ -75,6 +75,7 @@ describe('checkRequest', () => {
       rollbackImages: () => client.rollbackImages('web', signal),
       listDestinations: () => client.listDestinations('web', signal),
       listServerDestinations: () => client.listServerDestinations('srv', signal),
+      listTeamDestinations: () => client.listTeamDestinations(signal),
       cloneApplication: () =>
         client.cloneApplication('web', { destination_uuid: 'd', name: 'web-pr-7' }, signal),
       createApplication: () =>
@@ -264,6 +265,7 @@ describe('every request the action sends', () => {
         pr: '7',
         'review-app': 'true',
         'review-domain': 'https://pr-{pr}.example.com',
+        'review-destination': 'd0stinationfakecoolify01',
         'git-branch': 'feature/x',
         env: 'A=1'
       }

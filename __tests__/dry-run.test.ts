@@ -165,6 +165,7 @@ describe('a dry run of a review app: the plan, and nothing made', () => {
     pr: String(PR),
     'review-app': 'true',
     'review-domain': 'https://pr-{pr}.preview.example.com',
+    'review-destination': 'dst0web0primary000000001',
     env: `PR_NUMBER=${PR}`,
     comment: 'false',
     ...extra
@@ -179,7 +180,7 @@ describe('a dry run of a review app: the plan, and nothing made', () => {
     expect(result.outputs.status).toBe('dry-run')
     const said = notes(result)
     expect(said).toContain(
-      `Review app web-pr-${PR} would be cloned from web (${TEMPLATE.uuid}) into destination dst0web0primary000000001, on the template's server`
+      `Review app web-pr-${PR} would be cloned from web (${TEMPLATE.uuid}) into destination dst0web0primary000000001, on a server production runs on`
     )
     expect(said).toEqual(
       expect.arrayContaining([
@@ -190,10 +191,25 @@ describe('a dry run of a review app: the plan, and nothing made', () => {
         '  branch: feature/login-form'
       ])
     )
-    expect(result.stdout).toMatch(/::warning::Review app web-pr-7 runs on the template's server/)
+    expect(result.stdout).toMatch(
+      /::warning::Review app web-pr-7 runs on a server production runs on, as `review-destination` chose/
+    )
     expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid])
     expectNothingChanged(server, result)
     expectNoSecrets(result.stdout, ['sk_live_production_only_51'])
+  })
+
+  it('refuses as the run would without review-destination, listing the destinations', async () => {
+    const server = await start({ apps: [TEMPLATE] })
+    const result = await run(server, review({ 'review-destination': '' }), event)
+
+    expect(result.code).toBe(1)
+    const [error] = failures(result)
+    expect(error).toContain('`review-destination`')
+    expect(error).toContain(
+      "dst0web0primary000000001 (web-net) on server srv0one: shares production's server"
+    )
+    expectNothingChanged(server, result)
   })
 
   it('says what it refuses, and fails as the run would', async () => {

@@ -30,6 +30,8 @@ const HEAD_SHA = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00'
 /** The runner's GITHUB_REPOSITORY. */
 const REPOSITORY = 'octo/app'
 const PRIMARY = { uuid: 'dst0web0primary000000001', name: 'web-net', serverUuid: 'srv0one' }
+/** A destination on a server without production: where review apps go unless a test says otherwise. */
+const ISOLATED = { uuid: 'dst0review0own0000000001', name: 'reviews', serverUuid: 'srv0reviews' }
 
 /** Values only production may see: none may reach an app that runs pull request code. */
 const PRODUCTION_SECRETS = ['sk_live_production_only_51', 'postgres://prod:prod-db-pass@db/prod']
@@ -67,7 +69,8 @@ const REVIEW_VARIABLES = {
 
 const start = fakeCoolifyPerTest(() => ({
   abilities: ['read', 'read:sensitive', 'write', 'deploy'],
-  apps: [TEMPLATE]
+  apps: [TEMPLATE],
+  destinations: [ISOLATED]
 }))
 
 function inputs(server: FakeCoolify, extra: Record<string, string> = {}): Record<string, string> {
@@ -78,6 +81,7 @@ function inputs(server: FakeCoolify, extra: Record<string, string> = {}): Record
     pr: String(PR),
     'review-app': 'true',
     'review-domain': 'https://pr-{pr}.preview.example.com',
+    'review-destination': ISOLATED.uuid,
     env: `PR_NUMBER=${PR}`,
     // No GitHub in these tests: the comment would only add a warning.
     comment: 'false',
@@ -179,12 +183,12 @@ describe('the first run for a pull request', () => {
     const requests = actionRequests(server)
     const clones = requests.filter(r => r.path === `/api/v1/applications/${TEMPLATE.uuid}/clone`)
     expect(clones.map(r => r.method)).toEqual(['POST'])
-    expect(body(clones[0])).toMatchObject({ destination_uuid: PRIMARY.uuid, name: NAME })
+    expect(body(clones[0])).toMatchObject({ destination_uuid: ISOLATED.uuid, name: NAME })
 
     const app = theReviewApp(server)
     expect(app.uuid).not.toBe(TEMPLATE.uuid)
     expectFinishedReviewApp(app)
-    expect(app.destination).toBe(PRIMARY.uuid)
+    expect(app.destination).toBe(ISOLATED.uuid)
 
     // Marked before anything else is changed, finished only once everything else is done, and
     // deployed after that.
@@ -427,7 +431,8 @@ describe('a Coolify without the clone route (4.2)', () => {
     'review-project': 'prj0web0uuid000000000001',
     'review-server': 'srv0web0uuid000000000001',
     'review-environment': 'previews',
-    'review-deploy-key': 'key0web0uuid000000000001'
+    'review-deploy-key': 'key0web0uuid000000000001',
+    'review-destination': ''
   }
 
   // Guards: the review app is created from the template's repository, build pack and ports where
@@ -522,7 +527,9 @@ describe('a Coolify without the clone route (4.2)', () => {
     expect(result.code).toBe(1)
     const [error, ...more] = errorLines(result.stdout)
     expect(more).toEqual([])
-    for (const input of Object.keys(placement)) expect(error).toContain(input)
+    for (const input of Object.keys(placement).filter(input => input !== 'review-destination')) {
+      expect(error).toContain(input)
+    }
     expect(actionRequests(server).filter(r => r.method !== 'GET')).toEqual([])
     expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid])
     expect(server.deployments()).toEqual([])
@@ -870,27 +877,65 @@ describe('what a clone carries from production', () => {
     expectUntouched(server, template)
   })
 
-  // Guards: on the template's server a review app shares production's Docker network: one
-  // warning says so; review-destination puts it elsewhere, cloned there on 4.3 as well.
-  it('warns when it lands on the template’s server, and clones into review-destination', async () => {
+  // Guards: isolation is the default: without review-destination nothing is made, and the error
+  // lists the team's destinations, saying which share production's servers.
+  it('refuses a review app without review-destination before anything is made', async () => {
+    const server = await start()
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server, { 'review-destination': '' })
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('`review-destination`')
+    expect(error).toContain(`${ISOLATED.uuid} (reviews) on server ${ISOLATED.serverUuid}: isolated`)
+    expect(error).toContain(
+      `${PRIMARY.uuid} (web-net) on server srv0one: shares production's server`
+    )
+    expect(error).toContain(
+      "dst0web0extra00000000001 on server srv0two: shares production's server"
+    )
+    expect(actionRequests(server).filter(r => r.method !== 'GET')).toEqual([])
+    expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid])
+    expect(server.deployments()).toEqual([])
+    expectUntouched(server, template)
+    expectNoStackTrace(result.stderr)
+  })
+
+  // Guards: production deploys to every destination of the template, additional ones too
+  // (ApplicationDeploymentJob.php 2214-2249): naming one is allowed, with one warning saying what
+  // that server shares.
+  it('warns once when review-destination is on a server of an additional destination', async () => {
     const shared = await start()
-    const onTemplateServer = await run(shared)
-    expect(onTemplateServer.code).toBe(0)
-    const warned = warningLines(onTemplateServer.stdout).filter(line =>
-      line.includes("runs on the template's server")
+    const result = await run(shared, { 'review-destination': 'dst0web0extra00000000001' })
+    expect(result.code).toBe(0)
+    const warned = warningLines(result.stdout).filter(line =>
+      line.includes('runs on a server production runs on')
     )
     expect(warned).toHaveLength(1)
     expect(warned[0]).toContain('`review-destination`')
     // What one Docker daemon shares, whatever the settings say.
-    for (const shared of ['LABEL', 'FROM', 'build cache']) expect(warned[0]).toContain(shared)
+    for (const what of ['LABEL', 'FROM', 'build cache', 'host network', "Coolify's database"]) {
+      expect(warned[0]).toContain(what)
+    }
+    expect(theReviewApp(shared).destination).toBe('dst0web0extra00000000001')
+    expect(result.summary).toContain('runs on a server production runs on')
+  })
 
+  it('deploys without a warning on a server of its own, cloned into review-destination', async () => {
     const elsewhere = await start()
-    const isolated = await run(elsewhere, { 'review-destination': 'dst0web0extra00000000001' })
+    const isolated = await run(elsewhere)
     expect(isolated.code).toBe(0)
-    expect(isolated.stdout).not.toContain("runs on the template's server")
+    expect(
+      warningLines(isolated.stdout).filter(line => line.includes('production runs on'))
+    ).toEqual([])
     const clone = actionRequests(elsewhere).find(r => r.path.endsWith('/clone'))!
-    expect(body(clone).destination_uuid).toBe('dst0web0extra00000000001')
-    expect(theReviewApp(elsewhere).destination).toBe('dst0web0extra00000000001')
+    expect(body(clone).destination_uuid).toBe(ISOLATED.uuid)
+    expect(theReviewApp(elsewhere).destination).toBe(ISOLATED.uuid)
+    expect(isolated.summary).not.toContain('production runs on')
+    expect(elsewhere.deployments()).toEqual([
+      expect.objectContaining({ appUuid: theReviewApp(elsewhere).uuid, status: 'finished' })
+    ])
   })
 
   // Guards: a server without a proxy drops PATCH `domains` and answers 200: the read-back finds

@@ -153,6 +153,7 @@ async function deploy(
     follower
   )
   const deployments = rollouts.map(rollout => rollout.deployment)
+  if (reviewApp?.warning) for (const deployment of deployments) deployment.doubt(reviewApp.warning)
   for (const watcher of watchers) await watcher.building(deployments, budget.deploy())
   await Promise.all(rollouts.map(rollout => rollout.run()))
   if (budget.cancelled.aborted) await stop(rollouts, config, budget, say)

@@ -412,6 +412,11 @@ export class CoolifyClient {
     })
   }
 
+  /** GET /destinations (4.3.11): the Docker networks on all the team's servers. */
+  listTeamDestinations(signal: AbortSignal): Promise<Destination[]> {
+    return this.call({ method: 'GET', path: '/destinations', retry: true, signal })
+  }
+
   /** GET /servers/{uuid}/destinations (4.3.11): the Docker networks of one server. */
   listServerDestinations(serverUuid: string, signal: AbortSignal): Promise<Destination[]> {
     return this.call({

@@ -218,9 +218,9 @@ export class Deployment {
     if (!this.ended) this.#status = 'started'
   }
 
-  /** Passes, but something about it could not be confirmed. */
+  /** Passes, with a warning for the summary: each one said is kept. */
   doubt(warning: string): void {
-    this.#warning = warning
+    this.#warning = this.#warning ? `${this.#warning} ${warning}` : warning
   }
 
   /** Records the image tag it deploys, as asked or as its log showed. */

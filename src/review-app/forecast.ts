@@ -49,7 +49,7 @@ export async function forecastReviewApp(
     signal
   )
   const made = destination
-    ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ", on the template's server" : destination.sharesServer === false ? ', on another server' : ''}`
+    ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ', on a server production runs on' : destination.sharesServer === false ? ', on another server' : ''}`
     : `created from the repository of ${facts.name} (${template.uuid}) in project ${config.reviewPlacement.project ?? '?'}, server ${config.reviewPlacement.server ?? '?'} (Coolify before 4.3 cannot clone)`
   const unfinished = found[0]
   say.note(

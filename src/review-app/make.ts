@@ -12,20 +12,20 @@ import type { Config } from '../inputs.js'
 import type { Names } from './names.js'
 import { needsWrite, removeHalfMade } from './remove.js'
 
-/** Where a review app is cloned to, and whether that is the template's own server. */
+/** Where a review app is cloned to, and whether that is a server production runs on. */
 export interface CloneDestination {
   uuid: string
-  /** True on the template's server; undefined when Coolify cannot tell (no such route). */
+  /** True on a server of one of the template's destinations; undefined when Coolify cannot tell. */
   sharesServer?: boolean
 }
 
 export const SHARED_SERVER_WARNING = (name: string): string =>
-  `Review app ${name} runs on the template's server: pull request code reaches production's containers by name on its Docker network, and shares its Docker daemon — an image LABEL can claim production's Traefik routes, FROM can build on production's image, the build cache is shared. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`
+  `Review app ${name} runs on a server production runs on, as \`review-destination\` chose: pull request code shares that server's Docker daemon (an image LABEL can claim production's Traefik routes, FROM can build on production's image, the build cache is shared), its builds run on the host network, production's containers answer it by name on the destination's network, and on Coolify's own server Coolify's database and Redis are beside it. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`
 
 /**
- * `review-destination`, else the template's primary destination; none when Coolify has no clone
- * route (before 4.3). Whether it is on the template's server: the template's own destinations say
- * so for theirs, the server's list of destinations for any other.
+ * `review-destination`, refused when not given; none when Coolify has no clone route (before
+ * 4.3). It shares production's server when that server holds any of the template's destinations,
+ * primary or additional: production deploys to each (ApplicationDeploymentJob.php 2214-2249).
  */
 export async function cloneDestination(
   client: CoolifyClient,
@@ -41,21 +41,54 @@ export async function cloneDestination(
     if (isMissingRoute(error)) return undefined
     throw error
   }
-  const primary = list.find(destination => destination?.is_primary) ?? list[0]
-  if (!primary?.uuid) throw new ActionError('Coolify names no destination for the template.')
-  const chosen = config.reviewPlacement.destination ?? primary.uuid
-  const own = list.find(destination => destination?.uuid === chosen)
-  if (own || !primary.server_uuid) {
-    return { uuid: chosen, sharesServer: own ? own.server_uuid === primary.server_uuid : undefined }
+  if (!list.some(destination => destination?.uuid)) {
+    throw new ActionError('Coolify names no destination for the template.')
   }
+  const production = new Set(
+    list.map(destination => destination?.server_uuid).filter((uuid): uuid is string => !!uuid)
+  )
+  const chosen = config.reviewPlacement.destination
+  if (!chosen) throw await noDestination(client, list, production, signal)
+  if (list.some(destination => destination?.uuid === chosen)) {
+    return { uuid: chosen, sharesServer: true }
+  }
+  let unknown = production.size === 0
+  for (const server of production) {
+    try {
+      const onServer = listOf(await client.listServerDestinations(server, signal))
+      if (onServer.some(destination => destination?.uuid === chosen)) {
+        return { uuid: chosen, sharesServer: true }
+      }
+    } catch (error) {
+      if (!isMissingRoute(error) && !isGone(error)) throw error
+      unknown = true
+    }
+  }
+  return { uuid: chosen, sharesServer: unknown ? undefined : false }
+}
+
+/** The refusal when `review-destination` is not given: the team's destinations, isolated or not. */
+async function noDestination(
+  client: CoolifyClient,
+  template: Destination[],
+  production: Set<string>,
+  signal: AbortSignal
+): Promise<ActionError> {
+  let team = template
   try {
-    const onServer = await client.listServerDestinations(primary.server_uuid, signal)
-    const listed = listOf(onServer)
-    return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) }
+    team = listOf(await client.listTeamDestinations(signal))
   } catch (error) {
-    if (isMissingRoute(error) || isGone(error)) return { uuid: chosen }
-    throw error
+    if (!isMissingRoute(error)) throw error
   }
+  const described = team
+    .filter(destination => destination?.uuid)
+    .map(destination => {
+      const where = `${destination.uuid}${destination.name && destination.name !== destination.uuid ? ` (${destination.name})` : ''} on server ${destination.server_uuid ?? '?'}`
+      return `${where}: ${destination.server_uuid && production.has(destination.server_uuid) ? "shares production's server" : 'isolated'}`
+    })
+  return new ActionError(
+    `Review apps need \`review-destination\`: the uuid of a destination on a server without production, where pull request code cannot reach production's containers, Docker daemon or network. The team's destinations: ${described.join('; ')}.`
+  )
 }
 
 /**

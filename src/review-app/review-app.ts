@@ -22,6 +22,8 @@ export interface ReviewApp {
   name: string
   /** The settings the deploy applies to it: its branch and domains, `env`. */
   config: Config
+  /** What the summary says beside its deployment: made on a server production runs on. */
+  warning?: string
 }
 
 /** How often a run looks at a review app another run is setting up. */
@@ -122,7 +124,8 @@ export async function openReviewApp(
   }
 
   const before = new Set(namesakesIn(listed, names.name))
-  if (destination?.sharesServer) say.warn(SHARED_SERVER_WARNING(names.name))
+  const warning = destination?.sharesServer ? SHARED_SERVER_WARNING(names.name) : undefined
+  if (warning) say.warn(warning)
   const uuid = destination
     ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
     : await createFromRepository(client, config, template, { names, branch }, signal)
@@ -130,9 +133,9 @@ export async function openReviewApp(
     `Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`
   )
   const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false })
-  if (other) return reviewApp(other, false)
+  if (other) return { ...reviewApp(other, false), warning }
   const kept = await keepOlder(client, names, uuid, signal, undo, say)
-  return reviewApp(kept, true)
+  return { ...reviewApp(kept, true), warning }
 }
 
 /**

@@ -101,3 +101,21 @@ export function cloneApplication(ctx: Ctx): Reply {
   const clone = ctx.store.clone(app, destination, name, ctx.now)
   return json(ctx.flavor, 201, { uuid: clone.uuid, message: 'Application cloned.' })
 }
+
+/**
+ * GET /destinations (DestinationsController::index, routes/api.php 178; DestinationsController.php
+ * 79-92, transform() 17-28): every destination on the team's servers, with its server's uuid.
+ */
+export function listTeamDestinations(ctx: Ctx): Reply {
+  return json(
+    ctx.flavor,
+    200,
+    [...ctx.store.destinations.values()].map(d => ({
+      uuid: d.uuid,
+      name: d.name,
+      network: d.network,
+      type: 'standalone',
+      server_uuid: d.serverUuid
+    }))
+  )
+}

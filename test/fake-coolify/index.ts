@@ -56,6 +56,7 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
   })
   // Added once the URL is known, for `{{self}}` in their addresses.
   store.home = server.url
+  for (const destination of options.destinations ?? []) store.addDestination(destination)
   for (const app of options.apps ?? []) store.addApp(app)
   return {
     url: server.url,

@@ -6,7 +6,12 @@ import {
   listApplications,
   updateApplication
 } from './applications.js'
-import { cloneApplication, listDestinations, listServerDestinations } from './clone.js'
+import {
+  cloneApplication,
+  listDestinations,
+  listServerDestinations,
+  listTeamDestinations
+} from './clone.js'
 import type { Ctx } from './context.js'
 import {
   cancelDeployment,
@@ -91,6 +96,13 @@ function coolify4x(version: FakeOptions['version']): Route[] {
             pattern: app('/destinations'),
             ability: 'read',
             handle: listDestinations
+          },
+          // routes/api.php 178: the team's destinations.
+          {
+            method: 'GET',
+            pattern: at('/destinations'),
+            ability: 'read',
+            handle: listTeamDestinations
           },
           {
             method: 'GET',

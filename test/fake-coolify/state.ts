@@ -382,6 +382,11 @@ export class Store {
     return tag
   }
 
+  /** A destination of the team that no app names (yet). */
+  addDestination(d: FakeDestination): void {
+    this.destination(d)
+  }
+
   /** Registers a destination (the first description of a uuid wins); returns its uuid. */
   private destination(d: FakeDestination): string {
     if (!this.destinations.has(d.uuid)) {

@@ -290,6 +290,8 @@ export interface FakeOptions {
   token?: string
   abilities?: string[]
   apps?: FakeApp[]
+  /** Destinations of the team beyond those its apps name (e.g. on a server without production). */
+  destinations?: FakeDestination[]
   /** Requests a minute per token (4x only), default 200. */
   rateLimit?: number
   /** Cloudflare Access emulation: when missing/wrong → 302 to a login page. */
