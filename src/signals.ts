@@ -22,7 +22,9 @@ export interface Linked {
  */
 export function sharedController(): AbortController {
   const controller = new AbortController()
-  setMaxListeners(0, controller.signal)
+  // Not 0 ("no limit" for an EventEmitter): on an EventTarget, getMaxListeners() then throws, and
+  // undici's fetch (GitHub's client) calls it on every request's signal.
+  setMaxListeners(Infinity, controller.signal)
   return controller
 }
 
