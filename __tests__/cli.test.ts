@@ -191,7 +191,9 @@ describe('the command line', () => {
   })
 
   it("names the GitLab project in a review app's marker, and finds it again by it", async () => {
-    const server = await start()
+    // Review apps run on a server of their own: a destination there, named by --review-destination.
+    const own = { uuid: 'dst0review0own0000000001', name: 'reviews', serverUuid: 'srv0reviews' }
+    const server = await start({ destinations: [own] })
     const mergeRequest = {
       GITLAB_CI: 'true',
       CI_PROJECT_PATH: 'shop/web',
@@ -206,7 +208,9 @@ describe('the command line', () => {
       '7',
       '--review-app',
       '--review-domain',
-      'https://mr-7.preview.example.com'
+      'https://mr-7.preview.example.com',
+      '--review-destination',
+      own.uuid
     ]
     const made = await cli(review, mergeRequest)
     expect(made.code).toBe(0)

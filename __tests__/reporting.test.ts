@@ -401,21 +401,25 @@ describe('settings before the deploy', () => {
       const bulkPath = `/api/v1/applications/${APP.uuid}/envs/bulk`
       const appPath = `/api/v1/applications/${APP.uuid}`
       const patches = server.requests.filter(request => request.method === 'PATCH')
-      expect(patches.map(request => request.path)).toEqual([bulkPath, appPath])
-      const [bulk, app] = patches
-      expect(JSON.parse(bulk.body)).toEqual({
-        data: [
-          { key: 'VERSION', value: '1.2.3' },
-          { key: 'API_KEY', value: SECRET }
-        ]
-      })
+      // Real 4.x has the variables routes; the seed contract has neither the list the step reads
+      // first (for each variable's own flags) nor the bulk route, only the application's field.
+      expect(patches.map(request => request.path)).toEqual(
+        flavor === '4x' ? [bulkPath, appPath] : [appPath]
+      )
+      const bulk = patches.find(request => request.path === bulkPath)
+      const app = patches.find(request => request.path === appPath)!
+      if (bulk) {
+        expect(JSON.parse(bulk.body)).toEqual({
+          data: [
+            { key: 'VERSION', value: '1.2.3' },
+            { key: 'API_KEY', value: SECRET }
+          ]
+        })
+        expect(bulk.status).toBe(201)
+      }
       const fields = { git_branch: 'staging', domains: 'https://staging.example.com' }
-      // A server without the bulk route answers its catch-all 404: the seed contract's field then
-      // carries the variables.
       expect(JSON.parse(app.body)).toEqual(
-        bulk.status === 404
-          ? { ...fields, environment_variables: `VERSION=1.2.3\nAPI_KEY=${SECRET}` }
-          : fields
+        bulk ? fields : { ...fields, environment_variables: `VERSION=1.2.3\nAPI_KEY=${SECRET}` }
       )
       const order = coolifyRequests(server)
       expect(order.indexOf(`PATCH ${appPath}`)).toBeLessThan(order.indexOf('POST /api/v1/deploy'))
@@ -423,8 +427,6 @@ describe('settings before the deploy', () => {
       expect(result.stdout).toContain('environment variables VERSION, API_KEY')
       expect(result.stdout.replaceAll(`::add-mask::${SECRET}`, '')).not.toContain(SECRET)
       expect(result.summary).not.toContain(SECRET)
-      // Real 4.x has the route; the seed contract has only the field.
-      expect(bulk.status).toBe(flavor === '4x' ? 201 : 404)
       // Either way, the variables are set.
       expect(server.app(APP.uuid)!.envs.map(env => env.key)).toEqual(['VERSION', 'API_KEY'])
     }
