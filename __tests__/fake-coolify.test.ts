@@ -285,6 +285,24 @@ describe('deploy and read, 4x', () => {
     expect(res.json).not.toHaveProperty('logs')
   })
 
+  it("leaves logs out of an application's history without read:sensitive", async () => {
+    // The model hides `logs` (ApplicationDeploymentQueue.php 86-90); the history shows them only
+    // to a token that may read sensitive data (DeployController.php 727-729).
+    await start({ abilities: ['deploy', 'read'], apps: [{ uuid: 'web', name: 'Web' }] })
+    await call('POST', '/deploy?uuid=web')
+    const history = (await call('GET', '/deployments/applications/web')).json
+    expect(history.count).toBe(1)
+    expect(history.deployments[0]).not.toHaveProperty('logs')
+    await fake!.close()
+    await start({
+      abilities: ['deploy', 'read', 'read:sensitive'],
+      apps: [{ uuid: 'web', name: 'Web' }]
+    })
+    await call('POST', '/deploy?uuid=web')
+    const sensitive = (await call('GET', '/deployments/applications/web')).json
+    expect(sensitive.deployments[0]).toHaveProperty('logs')
+  })
+
   it('closes the log with the entry naming the deployment, after the final status', async () => {
     let now = Date.parse('2026-11-23T10:00:00Z')
     await start({ apps: [{ uuid: 'web', name: 'Web' }], clock: () => now })
