@@ -128,6 +128,7 @@ export function progress(t: Timeline, now: number): Progress {
     finallyAt: null,
     updatedAt: t.createdAt
   }
+  // Stable sort: steps with the same `at` keep their written order.
   const steps = [...t.scenario.steps].sort((a, b) => a.at - b.at)
   // The finally writes `finished_at` as soon as what came before it is written, then the
   // configuration (silent, it takes its time), then the closing entry (ApplicationDeploymentJob.php
@@ -135,7 +136,6 @@ export function progress(t: Timeline, now: number): Progress {
   // entry, with the last.
   const closing = steps.findIndex(s => (s.lines ?? []).some(l => CLOSING.test(textOf(l))))
   const finallyStep = closing > 0 ? steps[closing - 1] : steps[steps.length - 1]
-  // Stable sort: steps with the same `at` keep their written order.
   const due = steps.filter(s => s.at <= until)
   const batches = new Batches()
   for (const step of due) {
