@@ -162,7 +162,7 @@ describe('deploy and read, 4x', () => {
     ])
   })
 
-  it('writes finished_at in the finally, after the post-deployment output, in whole seconds', async () => {
+  it('writes finished_at in the finally, after the post-deployment output and before the closing entry, in whole seconds', async () => {
     // ApplicationDeploymentJob.php 529-556: FINISHED first, then the post-deployment command
     // (4822-4866); handle()'s finally writes finished_at, then the closing entry (386-410).
     let now = Date.parse('2026-11-23T10:00:00.250Z')
@@ -184,8 +184,15 @@ describe('deploy and read, 4x', () => {
     expect((await read()).created_at).toBe('2026-11-23T10:00:00.000000Z')
     now += 300
     expect(await read()).toMatchObject({ status: 'finished', finished_at: null })
+    // The finally writes finished_at once the post-deployment output is written, then the
+    // configuration (silent), and only then the closing entry (389-410): a read can fall between.
     now += 4000
-    expect(await read()).toMatchObject({ status: 'finished', finished_at: null })
+    const between = await read()
+    expect(between).toMatchObject({
+      status: 'finished',
+      finished_at: '2026-11-23T10:00:04.000000Z'
+    })
+    expect(JSON.parse(between.logs).pop().output).toBe('boom')
     now += 500
     const done = await read()
     expect(done.finished_at).toBe('2026-11-23T10:00:04.000000Z')
@@ -283,6 +290,24 @@ describe('deploy and read, 4x', () => {
     expect(res.status).toBe(200)
     expect(res.json.status).toBe('queued')
     expect(res.json).not.toHaveProperty('logs')
+  })
+
+  it("leaves logs out of an application's history without read:sensitive", async () => {
+    // The model hides `logs` (ApplicationDeploymentQueue.php 86-90); the history shows them only
+    // to a token that may read sensitive data (DeployController.php 727-729).
+    await start({ abilities: ['deploy', 'read'], apps: [{ uuid: 'web', name: 'Web' }] })
+    await call('POST', '/deploy?uuid=web')
+    const history = (await call('GET', '/deployments/applications/web')).json
+    expect(history.count).toBe(1)
+    expect(history.deployments[0]).not.toHaveProperty('logs')
+    await fake!.close()
+    await start({
+      abilities: ['deploy', 'read', 'read:sensitive'],
+      apps: [{ uuid: 'web', name: 'Web' }]
+    })
+    await call('POST', '/deploy?uuid=web')
+    const sensitive = (await call('GET', '/deployments/applications/web')).json
+    expect(sensitive.deployments[0]).toHaveProperty('logs')
   })
 
   it('closes the log with the entry naming the deployment, after the final status', async () => {

@@ -257,8 +257,9 @@ export function listDeployments(ctx: Ctx): Reply {
   const page = all.slice(skip, skip + take)
   const items = page.map(d =>
     ctx.flavor === '4x'
-      ? // 4.x returns whole rows here, logs included whatever the token's abilities.
-        row(ctx, d, true)
+      ? // Whole rows; the model hides `logs` (ApplicationDeploymentQueue.php 86-90) and the
+        // history shows them only with read:sensitive (DeployController.php 727-729).
+        row(ctx, d, ctx.canReadSensitive)
       : {
           deployment_uuid: d.uuid,
           status: ctx.store.status(d, ctx.now),

@@ -34,7 +34,7 @@ export function rollbackImages(ctx: Ctx): Reply {
   // ApplicationsController.php 5488-5490: `current` is what `docker inspect <uuid>` finds, and a
   // container is named by the bare uuid only with "consistent container name" on
   // (bootstrap/helpers/docker.php 345-359; off by default: `uuid-Hisu`). None for a digest
-  // (currentRollbackImageTag). An image is current only when its tag is `current` (5500).
+  // (currentRollbackImageTag). An image is current only when its tag is `current` (5508).
   const consistent = app.columns['settings.is_consistent_container_name_enabled'] === true
   const ran = images[0] && !images[0].tag.startsWith('sha256-') ? images[0].tag : null
   const current = consistent ? ran : null

@@ -23,8 +23,9 @@ export interface Progress {
   finishedAt: number | null
   /**
    * The row's `finished_at`: written by handle()'s finally (ApplicationDeploymentJob.php 386-392),
-   * after the post-deployment command's output and just before the closing entry, not when the
-   * status turns final (post_deployment(), 529-556, sets FINISHED first). Null until then.
+   * after the post-deployment command's output and before the configuration write and the closing
+   * entry, not when the status turns final (post_deployment(), 529-556, sets FINISHED first). Null
+   * until then.
    */
   finallyAt: number | null
   updatedAt: number
@@ -127,11 +128,14 @@ export function progress(t: Timeline, now: number): Progress {
     finallyAt: null,
     updatedAt: t.createdAt
   }
-  const steps = [...t.scenario.steps].sort((a, b) => a.at - b.at)
-  // The finally starts with the step that writes the closing entry, or, without one, the last.
-  const finallyStep =
-    steps.find(s => (s.lines ?? []).some(l => CLOSING.test(textOf(l)))) ?? steps[steps.length - 1]
   // Stable sort: steps with the same `at` keep their written order.
+  const steps = [...t.scenario.steps].sort((a, b) => a.at - b.at)
+  // The finally writes `finished_at` as soon as what came before it is written, then the
+  // configuration (silent, it takes its time), then the closing entry (ApplicationDeploymentJob.php
+  // 389-410): `finished_at` comes with the step before the closing entry's, or, without a closing
+  // entry, with the last.
+  const closing = steps.findIndex(s => (s.lines ?? []).some(l => CLOSING.test(textOf(l))))
+  const finallyStep = closing > 0 ? steps[closing - 1] : steps[steps.length - 1]
   const due = steps.filter(s => s.at <= until)
   const batches = new Batches()
   for (const step of due) {
@@ -150,8 +154,8 @@ export function progress(t: Timeline, now: number): Progress {
     if (started && t.job) {
       for (const line of t.job(at)) p.entries.push(entry(line, at, batches.of(line)))
     }
-    if (step === finallyStep && !isRunning(p.phase) && !t.scenario.killedInFinally) {
-      p.finallyAt = at
+    if (!isRunning(p.phase) && p.finallyAt === null && !t.scenario.killedInFinally) {
+      if (step === finallyStep || steps[closing] === step) p.finallyAt = at
     }
     p.updatedAt = at
   }
