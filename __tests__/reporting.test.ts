@@ -408,15 +408,13 @@ describe('settings before the deploy', () => {
       )
       const bulk = patches.find(request => request.path === bulkPath)
       const app = patches.find(request => request.path === appPath)!
-      if (bulk) {
-        expect(JSON.parse(bulk.body)).toEqual({
-          data: [
-            { key: 'VERSION', value: '1.2.3' },
-            { key: 'API_KEY', value: SECRET }
-          ]
-        })
-        expect(bulk.status).toBe(201)
-      }
+      const variables = [
+        { key: 'VERSION', value: '1.2.3' },
+        { key: 'API_KEY', value: SECRET }
+      ]
+      expect(bulk && { status: bulk.status, body: JSON.parse(bulk.body) }).toEqual(
+        flavor === '4x' ? { status: 201, body: { data: variables } } : undefined
+      )
       const fields = { git_branch: 'staging', domains: 'https://staging.example.com' }
       expect(JSON.parse(app.body)).toEqual(
         bulk ? fields : { ...fields, environment_variables: `VERSION=1.2.3\nAPI_KEY=${SECRET}` }
