@@ -201,7 +201,10 @@ export function savedRollouts(state: Record<string, string>): Record<string, Sav
   return text ? (JSON.parse(text) as Record<string, SavedRollout>) : {}
 }
 
-/** State as a main step would have saved these records, for a post step to start from. */
+/**
+ * State as a main step would have saved these records, for a post step to start from: with the
+ * `post` the main step saves first, which tells the one bundle it runs as the post step.
+ */
 export function savedState(rollouts: Record<string, SavedRollout>): Record<string, string> {
-  return { [STATE_KEY]: JSON.stringify(rollouts) }
+  return { post: 'true', [STATE_KEY]: JSON.stringify(rollouts) }
 }
