@@ -16558,10 +16558,12 @@ __webpack_async_result__();
 /* harmony export */   o: () => (/* binding */ annotateFailures),
 /* harmony export */   vw: () => (/* binding */ quotedLine)
 /* harmony export */ });
-/* unused harmony export QUOTED_LINE_LENGTH */
+/* unused harmony exports QUOTED_LINE_LENGTH, ANNOTATION_LENGTH, fittedMessage */
 /* harmony import */ var _model_status_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8203);
-/* harmony import */ var _report_failure_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3304);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4675);
+/* harmony import */ var _report_failure_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3304);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7194);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(530);
+
 
 
 
@@ -16572,11 +16574,39 @@ const ANNOTATION_LINES = 5;
  * would otherwise fill a comment or summary alone.
  */
 const QUOTED_LINE_LENGTH = 1000;
-/** A log line as reports quote it: at most `QUOTED_LINE_LENGTH`, saying what was cut. */
+/**
+ * A log line as reports quote it: masked values left out first, so that no cut leaves half of one,
+ * then at most `QUOTED_LINE_LENGTH`, saying what was cut.
+ */
 function quotedLine(text) {
-    if (text.length <= QUOTED_LINE_LENGTH)
-        return text;
-    return `${text.slice(0, QUOTED_LINE_LENGTH)} … (${text.length - QUOTED_LINE_LENGTH} more characters cut)`;
+    const shown = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)(text);
+    if (shown.length <= QUOTED_LINE_LENGTH)
+        return shown;
+    return `${shown.slice(0, QUOTED_LINE_LENGTH)} … (${shown.length - QUOTED_LINE_LENGTH} more characters cut)`;
+}
+/**
+ * The runner keeps an annotation's first 4,096 characters (actions/runner
+ * `ExecutionContext.AddIssue`, `_maxIssueMessageLength`) and drops the rest.
+ */
+const ANNOTATION_LENGTH = 4096;
+/**
+ * An annotation's message within `ANNOTATION_LENGTH`: its first line, which names what failed and
+ * why, then the log lines. Log lines give up room first, the earliest first, so that the last,
+ * which tells the cause, is kept whole when it can be; the first line last.
+ */
+function fittedMessage(lines, room = ANNOTATION_LENGTH) {
+    const fitted = [...lines];
+    const order = [...fitted.keys()].slice(1).concat(0);
+    for (const index of order) {
+        const over = fitted.join('\n').length - room;
+        if (over <= 0)
+            break;
+        const line = fitted[index];
+        // `…` takes one of the characters given back.
+        if (line.length > 1)
+            fitted[index] = `${line.slice(0, Math.max(0, line.length - over - 1))}…`;
+    }
+    return fitted.join('\n').slice(0, room);
 }
 /**
  * GitHub keeps a step's first 10 error annotations and drops the rest without a word.
@@ -16598,15 +16628,14 @@ function annotateFailures(deployments, instanceUrl, room = SHOWN_ERRORS) {
         const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES);
         // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
         const lines = (stderr.length > 0 ? stderr : rest).map(line => quotedLine(line.text));
-        _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .error */ .z3([(0,_report_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .failureLine */ .Pu)(deployment, instanceUrl), ...lines].join('\n'), {
-            title: (0,_report_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .failureTitle */ .nV)(deployment)
-        });
+        const message = fittedMessage([(0,_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)((0,_report_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .failureLine */ .Pu)(deployment, instanceUrl)), ...lines]);
+        _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .error */ .z3(message, { title: (0,_report_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .failureTitle */ .nV)(deployment) });
     }
     const others = failed.slice(shown.length);
     if (others.length === 0 || room === 0)
         return;
     const names = others.map(d => `${d.name} (${(0,_model_status_js__WEBPACK_IMPORTED_MODULE_0__/* .describeStatus */ .Wn)(d.status)})`).join(', ');
-    _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .error */ .z3(`Also did not succeed: ${names}. The job summary has each one.`, {
+    _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .error */ .z3(`Also did not succeed: ${names}. The job summary has each one.`, {
         title: `${others.length} more deployments did not succeed`
     });
 }
@@ -16687,7 +16716,7 @@ async function run() {
     try {
         const config = (0,inputs/* readConfig */.Xg)(name => (0,host/* host */.Hc)().input(name), secrets/* mask */.dK);
         client = (0,connect/* connect */.N)(config, say);
-        const { signal } = (0,signals/* deadline */.n)(POST_BUDGET_MS);
+        const { signal } = (0,signals/* deadline */.nl)(POST_BUDGET_MS);
         const pins = records.flatMap(([appUuid, { unpin, pinned }]) => unpin === undefined ? [] : [{ appUuid, previous: unpin, commit: pinned }]);
         const left = await (0,versions/* restorePins */.ps)(client, pins, state, signal, say);
         const done = pins.filter(pin => !left.includes(pin)).map(pin => pin.appUuid);
@@ -16744,8 +16773,8 @@ async function stopIfRunning(client, name, uuid, signal, say) {
     }
 }
 
-// EXTERNAL MODULE: ./src/action/commands.ts + 1 modules
-var commands = __nccwpck_require__(4675);
+// EXTERNAL MODULE: ./src/action/commands.ts
+var commands = __nccwpck_require__(530);
 // EXTERNAL MODULE: ./src/action/github-deployment.ts
 var github_deployment = __nccwpck_require__(7959);
 // EXTERNAL MODULE: ./src/action/github-failure.ts
@@ -16774,7 +16803,7 @@ var pr_comment = __nccwpck_require__(455);
  * finishes on GitHub what it left open, side by side: neither waits on the other's server.
  */
 async function cleanup_run() {
-    (0,host/* setHost */.FS)((0,action_host/* actionHost */.L)());
+    (0,host/* setHost */.FS)((0,action_host/* actionHost */.LX)());
     await Promise.all([run(), finishLeftOpen()]);
 }
 /**
@@ -16785,7 +16814,7 @@ async function finishLeftOpen() {
     const { deployment, comment } = left_open/* LeftOpen */._.load().open;
     if (deployment === undefined && comment === undefined)
         return;
-    const { signal, release } = (0,signals/* deadline */.n)(github_failure/* GITHUB_CALL_MS */.s$);
+    const { signal, release } = (0,signals/* deadline */.nl)(github_failure/* GITHUB_CALL_MS */.s$);
     try {
         const config = (0,inputs/* readConfig */.Xg)(name => (0,host/* host */.Hc)().input(name), secrets/* mask */.dK);
         await Promise.all([
@@ -16804,39 +16833,35 @@ async function finishLeftOpen() {
 
 /***/ }),
 
-/***/ 4675:
+/***/ 530:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  Yz: () => (/* binding */ debug),
-  z3: () => (/* binding */ error),
-  uf: () => (/* binding */ escapeData),
-  V4: () => (/* binding */ getInput),
-  Gu: () => (/* binding */ getState),
-  pq: () => (/* binding */ info),
-  lm: () => (/* binding */ notice),
-  LZ: () => (/* binding */ saveState),
-  C1: () => (/* binding */ setFailed),
-  uH: () => (/* binding */ setOutput),
-  Pq: () => (/* binding */ setSecret),
-  $e: () => (/* binding */ warning)
-});
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/action/commands.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $e: () => (/* binding */ warning),
+/* harmony export */   C1: () => (/* binding */ setFailed),
+/* harmony export */   Gu: () => (/* binding */ getState),
+/* harmony export */   LZ: () => (/* binding */ saveState),
+/* harmony export */   Pq: () => (/* binding */ setSecret),
+/* harmony export */   V4: () => (/* binding */ getInput),
+/* harmony export */   Yz: () => (/* binding */ debug),
+/* harmony export */   lm: () => (/* binding */ notice),
+/* harmony export */   pq: () => (/* binding */ info),
+/* harmony export */   uH: () => (/* binding */ setOutput),
+/* harmony export */   uf: () => (/* binding */ escapeData),
+/* harmony export */   z3: () => (/* binding */ error)
+/* harmony export */ });
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_2__);
 /**
  * The runner's workflow commands, written as @actions/core 3 writes them, byte for byte: inputs,
  * log lines and annotations, masks, outputs and saved state, the step's failure. The action's own
  * module so that a run starts without loading @actions/core, whose HTTP client (for OIDC tokens,
- * never asked for here) pulls in undici and more at load; the job summary, written at the end,
- * still uses @actions/core's `summary`.
+ * never asked for here) pulls in undici and more at load; `job-summary.ts` does the same for the
+ * job summary.
  */
 
 
@@ -16846,7 +16871,7 @@ function getInput(name) {
     return (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '').trim();
 }
 function info(message) {
-    process.stdout.write(message + external_node_os_namespaceObject.EOL);
+    process.stdout.write(message + node_os__WEBPACK_IMPORTED_MODULE_2__.EOL);
 }
 function debug(message) {
     issue('debug', {}, message);
@@ -16874,7 +16899,7 @@ function setOutput(name, value) {
         appendKeyValue('GITHUB_OUTPUT', name, value);
     else {
         // A runner without the file reads the older command, on a line of its own.
-        process.stdout.write(external_node_os_namespaceObject.EOL);
+        process.stdout.write(node_os__WEBPACK_IMPORTED_MODULE_2__.EOL);
         issue('set-output', { name }, value);
     }
 }
@@ -16898,7 +16923,7 @@ function issue(name, properties, message) {
         const given = Object.entries(properties).filter(([, value]) => value);
         line += ` ${given.map(([key, value]) => `${key}=${escapeProperty(asText(value))}`).join(',')}`;
     }
-    process.stdout.write(`${line}::${escapeData(message)}${external_node_os_namespaceObject.EOL}`);
+    process.stdout.write(`${line}::${escapeData(message)}${node_os__WEBPACK_IMPORTED_MODULE_2__.EOL}`);
 }
 /** A line number as JSON writes it, as @actions/core does. */
 function asText(value) {
@@ -16932,14 +16957,14 @@ function escapeProperty(text) {
  */
 function appendKeyValue(variable, name, value) {
     const file = process.env[variable];
-    if (!(0,external_node_fs_.existsSync)(file)) {
+    if (!(0,node_fs__WEBPACK_IMPORTED_MODULE_1__.existsSync)(file)) {
         throw new Error(`${variable} names ${file}, which does not exist: the runner creates it.`);
     }
-    const delimiter = `ghadelimiter_${(0,external_node_crypto_.randomUUID)()}`;
+    const delimiter = `ghadelimiter_${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomUUID)()}`;
     if (name.includes(delimiter) || value.includes(delimiter)) {
         throw new Error(`${variable}: "${name}" contains the random delimiter ${delimiter}.`);
     }
-    (0,external_node_fs_.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_namespaceObject.EOL}${value}${external_node_os_namespaceObject.EOL}${delimiter}${external_node_os_namespaceObject.EOL}`, 'utf8');
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(file, `${name}<<${delimiter}${node_os__WEBPACK_IMPORTED_MODULE_2__.EOL}${value}${node_os__WEBPACK_IMPORTED_MODULE_2__.EOL}${delimiter}${node_os__WEBPACK_IMPORTED_MODULE_2__.EOL}`, 'utf8');
 }
 
 
@@ -16955,9 +16980,11 @@ function appendKeyValue(variable, name, value) {
 /* harmony export */ });
 /* unused harmony export GitHubDeployment */
 /* harmony import */ var _model_status_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8203);
-/* harmony import */ var _report_failure_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3304);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4675);
-/* harmony import */ var _github_failure_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4744);
+/* harmony import */ var _report_failure_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(3304);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7194);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(530);
+/* harmony import */ var _github_failure_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4744);
+
 
 
 
@@ -16965,7 +16992,7 @@ function appendKeyValue(variable, name, value) {
 /** GitHub's limit on a status description. */
 const DESCRIPTION_LENGTH = 140;
 /**
- * Creates a GitHub deployment of the workflow's commit in the `environment` input: it shows in
+ * Creates a GitHub deployment of the commit deployed (`commit`, else the workflow's) in the `environment` input: it shows in
  * the repository's Environments, with the app's URL, and in the pull request. Undefined without
  * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
  * on Forgejo and Gitea, which have no deployments API (a notice). Its id is saved in `leftOpen`
@@ -16977,17 +17004,17 @@ async function createGitHubDeployment(config, signal, leftOpen) {
     if (!environment)
         return undefined;
     if (!githubToken) {
-        _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .warning */ .$e(`\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`);
+        _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .warning */ .$e(`\`environment\` is set but \`github-token\` is empty: no GitHub deployment is recorded.`);
         return undefined;
     }
     try {
-        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
         const octokit = getOctokit(githubToken);
         // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
-        const sha = context.payload.pull_request?.head?.sha ?? context.sha;
-        const { data } = await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .callGitHub */ .ur)(attempt => octokit.rest.repos.createDeployment({
+        const workflowSha = context.payload.pull_request?.head?.sha ?? context.sha;
+        const create = (ref) => (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .callGitHub */ .ur)(attempt => octokit.rest.repos.createDeployment({
             ...context.repo,
-            ref: sha,
+            ref,
             environment,
             description: 'Deploy with Coolify',
             auto_merge: false,
@@ -16998,14 +17025,27 @@ async function createGitHubDeployment(config, signal, leftOpen) {
         }), signal, 
         // A deployment whose answer was lost may exist: a second one would stay pending for good.
         { answered: true });
+        // The commit deployed is `commit` when given; GitHub refuses a SHA it does not have (a fork's,
+        // one never pushed), and then the deployment records the workflow's commit instead.
+        let data;
+        try {
+            ;
+            ({ data } = await create(config.commit ?? workflowSha));
+        }
+        catch (error) {
+            if (!config.commit || error.status !== 422)
+                throw error;
+            _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq(`GitHub does not have commit ${config.commit}: the GitHub deployment records the workflow's commit ${workflowSha}`);
+            ({ data } = await create(workflowSha));
+        }
         if (!('id' in data))
             throw new Error(data.message ?? 'GitHub created no deployment');
         leftOpen?.update({ deployment: data.id });
-        _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .info */ .pq(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
+        _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
         return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl, leftOpen);
     }
     catch (error) {
-        const forge = (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .lacksDeploymentsApi */ .x)(error);
+        const forge = (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .lacksDeploymentsApi */ .x)(error);
         if (forge)
             noDeploymentsApi(forge, environment);
         else
@@ -17017,7 +17057,7 @@ async function createGitHubDeployment(config, signal, leftOpen) {
 async function stopLeftDeployment(config, id, signal) {
     if (!config.githubToken)
         return;
-    const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
     const octokit = getOctokit(config.githubToken);
     await new GitHubDeployment(octokit, context.repo, id, config.instanceUrl).stopped(signal);
 }
@@ -17034,9 +17074,9 @@ async function deactivateEnvironment(config, signal) {
     if (!environment || !githubToken)
         return;
     try {
-        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
         const octokit = getOctokit(githubToken);
-        const deployments = await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .callGitHub */ .ur)(attempt => octokit.paginate(octokit.rest.repos.listDeployments, {
+        const deployments = await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .callGitHub */ .ur)(attempt => octokit.paginate(octokit.rest.repos.listDeployments, {
             ...context.repo,
             environment,
             per_page: 100,
@@ -17046,7 +17086,7 @@ async function deactivateEnvironment(config, signal) {
         const failures = [];
         const worker = async () => {
             for (let id = queue.shift(); id !== undefined && !signal.aborted; id = queue.shift()) {
-                await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .callGitHub */ .ur)(attempt => octokit.rest.repos.createDeploymentStatus({
+                await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .callGitHub */ .ur)(attempt => octokit.rest.repos.createDeploymentStatus({
                     ...context.repo,
                     deployment_id: id,
                     state: 'inactive',
@@ -17057,12 +17097,12 @@ async function deactivateEnvironment(config, signal) {
         };
         await Promise.all(Array.from({ length: DEACTIVATE_AT_ONCE }, worker));
         const marked = deployments.length - failures.length - queue.length;
-        _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .info */ .pq(`Marked ${marked} GitHub deployment(s) in ${environment} inactive`);
+        _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq(`Marked ${marked} GitHub deployment(s) in ${environment} inactive`);
         if (failures.length || queue.length)
             throw failures[0] ?? signal.reason;
     }
     catch (error) {
-        const forge = (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .lacksDeploymentsApi */ .x)(error);
+        const forge = (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .lacksDeploymentsApi */ .x)(error);
         if (forge)
             noDeploymentsApi(forge, environment);
         else
@@ -17112,7 +17152,7 @@ class GitHubDeployment {
             await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url }, signal);
         }
         else {
-            await this.setState(state, { description: (0,_report_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .failureReason */ .Hr)(subject), log_url }, signal);
+            await this.setState(state, { description: (0,_report_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .failureReason */ .Hr)(subject), log_url }, signal);
         }
     }
     /**
@@ -17145,19 +17185,20 @@ class GitHubDeployment {
         // A final status, set or refused for good, leaves nothing for the post step to finish.
         const final = state !== 'in_progress';
         try {
-            await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .callGitHub */ .ur)(attempt => this.octokit.rest.repos.createDeploymentStatus({
+            await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .callGitHub */ .ur)(attempt => this.octokit.rest.repos.createDeploymentStatus({
                 ...this.repo,
                 deployment_id: this.id,
                 state,
                 ...details,
-                description: shorten(details.description),
+                // GitHub shows it to everyone who can read the repository, unmasked.
+                description: shorten((0,_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)(details.description)),
                 request: { signal: attempt }
             }), signal);
             if (final)
                 this.leftOpen?.update({ deployment: undefined });
         }
         catch (error) {
-            if (final && (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .isRefusal */ .vu)(error))
+            if (final && (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .isRefusal */ .vu)(error))
                 this.leftOpen?.update({ deployment: undefined });
             warn(`set GitHub deployment ${this.id} to ${state}`, error);
         }
@@ -17165,10 +17206,10 @@ class GitHubDeployment {
 }
 /** Said once per step: the first deployments call is the only one a missing API answers. */
 function noDeploymentsApi(forge, environment) {
-    _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .notice */ .lm(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
+    _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .notice */ .lm(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
 }
 function warn(action, error) {
-    (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_2__/* .warnGitHubFailure */ .W2)(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
+    (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .warnGitHubFailure */ .W2)(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
 }
 function shorten(text) {
     return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text;
@@ -17187,10 +17228,10 @@ function shorten(text) {
 /* harmony export */   vu: () => (/* binding */ isRefusal),
 /* harmony export */   x: () => (/* binding */ lacksDeploymentsApi)
 /* harmony export */ });
-/* unused harmony export otherForge */
+/* unused harmony exports otherForge, rateLimitReset */
 /* harmony import */ var _coolify_pacing_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4483);
-/* harmony import */ var _signals_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(970);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4675);
+/* harmony import */ var _signals_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(970);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(530);
 
 
 
@@ -17204,8 +17245,13 @@ function warnGitHubFailure(action, error, permission) {
     const why = response
         ? `GitHub answered ${status}${typeof message === 'string' ? ` "${message}"` : ''}`
         : `no answer from GitHub (${error instanceof Error ? error.message : String(error)})`;
-    const hint = status === 403 || status === 404 ? ` The job needs ${permission}.` : '';
-    _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .warning */ .$e(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
+    const reset = rateLimitReset(error);
+    const hint = reset !== undefined
+        ? ` GitHub's rate limit for this token is used up until ${new Date(reset).toISOString()}.`
+        : status === 403 || status === 404
+            ? ` The job needs ${permission}.`
+            : '';
+    _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .warning */ .$e(`Could not ${action}: ${why}.${hint} This does not change the deploy.`);
 }
 /**
  * The forge whose runner runs this step when it is not GitHub: Forgejo's runner sets both
@@ -17237,10 +17283,11 @@ const GITHUB_RETRY = { baseDelayMs: 500, maxDelayMs: 2000 };
  * have been done. Throws the last failure.
  */
 async function callGitHub(call, signal, { answered = false, totalMs = GITHUB_CALL_MS } = {}) {
-    const whole = (0,_signals_js__WEBPACK_IMPORTED_MODULE_2__/* .linked */ .q)([signal], totalMs);
+    const whole = (0,_signals_js__WEBPACK_IMPORTED_MODULE_1__/* .linked */ .q)([signal], totalMs);
+    const end = Date.now() + totalMs;
     try {
         for (let attempt = 1;; attempt++) {
-            const one = (0,_signals_js__WEBPACK_IMPORTED_MODULE_2__/* .linked */ .q)([whole.signal], ATTEMPT_MS);
+            const one = (0,_signals_js__WEBPACK_IMPORTED_MODULE_1__/* .linked */ .q)([whole.signal], ATTEMPT_MS);
             try {
                 return await call(one.signal);
             }
@@ -17249,8 +17296,12 @@ async function callGitHub(call, signal, { answered = false, totalMs = GITHUB_CAL
                     throw error;
                 if (answered && !error.response)
                     throw error;
+                const delay = (0,_coolify_pacing_js__WEBPACK_IMPORTED_MODULE_0__/* .backoffDelay */ .EY)(GITHUB_RETRY, attempt, retryAfter(error));
+                // A rate limit that frees up only after the call's time: waiting would change nothing.
+                if (delay >= end - Date.now())
+                    throw error;
                 try {
-                    await (0,_coolify_pacing_js__WEBPACK_IMPORTED_MODULE_0__/* .sleep */ .yy)((0,_coolify_pacing_js__WEBPACK_IMPORTED_MODULE_0__/* .backoffDelay */ .EY)(GITHUB_RETRY, attempt, retryAfter(error)), whole.signal);
+                    await (0,_coolify_pacing_js__WEBPACK_IMPORTED_MODULE_0__/* .sleep */ .yy)(delay, whole.signal);
                 }
                 catch {
                     throw error;
@@ -17277,7 +17328,8 @@ function isTransient(error) {
     return (status === undefined ||
         status >= 500 ||
         status === 429 ||
-        (status === 403 && retryAfter(error) !== undefined));
+        (status === 403 && retryAfter(error) !== undefined) ||
+        rateLimitReset(error) !== undefined);
 }
 /**
  * Nothing could be sent, and asking again sends nothing either: no server listens at the API's
@@ -17290,10 +17342,30 @@ function unsendable(error) {
     const inner = cause.cause;
     return inner?.code === 'ECONNREFUSED' || inner?.message === 'bad port';
 }
-/** GitHub's `retry-after` (its secondary rate limit), in milliseconds. */
-function retryAfter(error) {
+/**
+ * How long to wait before asking again, in milliseconds: GitHub's `retry-after` (its secondary
+ * rate limit), or the time until `x-ratelimit-reset` when the primary rate limit is used up.
+ * A wait longer than the call's time ends the call with the failure.
+ */
+function retryAfter(error, now = Date.now()) {
     const headers = error.response?.headers;
-    return (0,_coolify_pacing_js__WEBPACK_IMPORTED_MODULE_0__/* .parseRetryAfter */ .mu)(headers?.['retry-after']);
+    const reset = rateLimitReset(error);
+    return ((0,_coolify_pacing_js__WEBPACK_IMPORTED_MODULE_0__/* .parseRetryAfter */ .mu)(headers?.['retry-after']) ??
+        (reset === undefined ? undefined : Math.max(0, reset - now)));
+}
+/**
+ * When GitHub's primary rate limit frees up again (epoch milliseconds), for a 403 or 429 that
+ * says it is used up (`x-ratelimit-remaining: 0`): a limit, not a missing permission.
+ */
+function rateLimitReset(error) {
+    const { status, response } = error;
+    if (status !== 403 && status !== 429)
+        return undefined;
+    const headers = response?.headers;
+    if (headers?.['x-ratelimit-remaining'] !== '0')
+        return undefined;
+    const reset = Number(headers['x-ratelimit-reset']);
+    return Number.isFinite(reset) && reset > 0 ? reset * 1000 : Date.now();
 }
 
 
@@ -17303,26 +17375,38 @@ function retryAfter(error) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   L: () => (/* binding */ actionHost)
+/* harmony export */   LX: () => (/* binding */ actionHost)
 /* harmony export */ });
-/* unused harmony export githubLog */
+/* unused harmony exports githubLog, inertLine */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4675);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(530);
 
 
 /**
- * `##[` first on a line, after blanks or colour codes: the runner's log view reads that as markup
- * (`##[group]`, `##[error]`, …) even between stop-commands, which only stop `::` commands.
+ * `##[` first on a line, after blanks or escape sequences (colours, cursor moves, links): the
+ * runner's log view reads that as markup (`##[group]`, `##[error]`, …) even between
+ * stop-commands, which only stop commands.
  */
+const MARKUP = 
 // eslint-disable-next-line no-control-regex
-const MARKUP = /^((?:\s|\u001b\[[0-9;]*m)*##)\[/;
+/^((?:\s|\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[ -/]*[0-~])*##)\[/;
+/**
+ * `##[` anywhere outside stop-commands: the runner takes `##[command]` anywhere in a line for a
+ * command (its older syntax, actions/runner `ActionCommand.TryParse`).
+ */
+const LEGACY_COMMAND = /##\[/g;
+/** `::` first on a line, after blanks: a command (`ActionCommand.TryParseV2` trims the start). */
+const COMMAND = /^(\s*:):/;
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f]+/g;
 const ZERO_WIDTH_SPACE = '\u200b';
 /** The action on GitHub's runner (and Forgejo's and Gitea's): the runner's workflow commands. */
 function actionHost() {
     return {
         input: name => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .getInput */ .V4(name),
-        info: message => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .info */ .pq(message),
+        // Lines name applications, teams and what Coolify said: none of it may command the runner.
+        info: message => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .info */ .pq(inertLine(message)),
         notice: message => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .notice */ .lm(message),
         warning: message => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .warning */ .$e(message),
         error: (message, title) => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .error */ .z3(message, title === undefined ? {} : { title }),
@@ -17350,10 +17434,21 @@ function githubLog(write = text => void process.stdout.write(text)) {
             const token = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomBytes)(12).toString('hex');
             return `::stop-commands::${token}\n${lines.map(line => `${inert(line)}\n`).join('')}::${token}::\n`;
         },
-        // eslint-disable-next-line no-control-regex
-        oneLine: text => inert(text.replace(/[\u0000-\u001f\u007f]+/g, ' '))
+        oneLine: inertLine
     };
 }
+/**
+ * One line of text from outside, printed as text where the runner reads commands: its line breaks
+ * and other control characters become spaces (a name cannot start a line of its own), and a
+ * zero-width space, which reads the same, breaks `::` at its start and every `##[`.
+ */
+function inertLine(text) {
+    return text
+        .replace(CONTROLS, ' ')
+        .replace(LEGACY_COMMAND, `##${ZERO_WIDTH_SPACE}[`)
+        .replace(COMMAND, `$1${ZERO_WIDTH_SPACE}:`);
+}
+/** A line of build output between stop-commands: only the log view's markup is left to break. */
 function inert(line) {
     return line.includes('##[') ? line.replace(MARKUP, `$1${ZERO_WIDTH_SPACE}[`) : line;
 }
@@ -17366,7 +17461,7 @@ function inert(line) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6047);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4675);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(530);
 /* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4442);
 
 
@@ -17540,7 +17635,7 @@ class Budget {
         this.cancelled = cancelled;
         this.now = now;
         this.cancelGraceMs = cancelGraceMs;
-        this.#timer = timer ?? (ms => this.#hold((0,src_signals/* deadline */.n)(ms)));
+        this.#timer = timer ?? (ms => this.#hold((0,src_signals/* deadline */.nl)(ms)));
         this.deadline = now() + timeoutMs;
         this.#deploy = this.#any([cancelled, this.#timer(timeoutMs)]);
         cancelled.addEventListener('abort', () => (this.#cancelledAt = now()), { once: true });
@@ -18002,11 +18097,11 @@ function needsWrite(error) {
 
 
 
-const SHARED_SERVER_WARNING = (name) => `Review app ${name} runs on the template's server: pull request code reaches production's containers by name on its Docker network, and shares its Docker daemon — an image LABEL can claim production's Traefik routes, FROM can build on production's image, the build cache is shared. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`;
+const SHARED_SERVER_WARNING = (name) => `Review app ${name} runs on a server production runs on, as \`review-destination\` chose: pull request code shares that server's Docker daemon (an image LABEL can claim production's Traefik routes, FROM can build on production's image, the build cache is shared), its builds run on the host network, production's containers answer it by name on the destination's network, and on Coolify's own server Coolify's database and Redis are beside it. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`;
 /**
- * `review-destination`, else the template's primary destination; none when Coolify has no clone
- * route (before 4.3). Whether it is on the template's server: the template's own destinations say
- * so for theirs, the server's list of destinations for any other.
+ * `review-destination`, refused when not given; none when Coolify has no clone route (before
+ * 4.3). It shares production's server when that server holds any of the template's destinations,
+ * primary or additional: production deploys to each (ApplicationDeploymentJob.php 2214-2249).
  */
 async function cloneDestination(client, config, templateUuid, signal) {
     let list;
@@ -18019,24 +18114,49 @@ async function cloneDestination(client, config, templateUuid, signal) {
             return undefined;
         throw error;
     }
-    const primary = list.find(destination => destination?.is_primary) ?? list[0];
-    if (!primary?.uuid)
+    if (!list.some(destination => destination?.uuid)) {
         throw new src_errors/* ActionError */.lZ('Coolify names no destination for the template.');
-    const chosen = config.reviewPlacement.destination ?? primary.uuid;
-    const own = list.find(destination => destination?.uuid === chosen);
-    if (own || !primary.server_uuid) {
-        return { uuid: chosen, sharesServer: own ? own.server_uuid === primary.server_uuid : undefined };
     }
+    const production = new Set(list.map(destination => destination?.server_uuid).filter((uuid) => !!uuid));
+    const chosen = config.reviewPlacement.destination;
+    if (!chosen)
+        throw await noDestination(client, list, production, signal);
+    if (list.some(destination => destination?.uuid === chosen)) {
+        return { uuid: chosen, sharesServer: true };
+    }
+    let unknown = production.size === 0;
+    for (const server of production) {
+        try {
+            const onServer = (0,answers/* listOf */.c)(await client.listServerDestinations(server, signal));
+            if (onServer.some(destination => destination?.uuid === chosen)) {
+                return { uuid: chosen, sharesServer: true };
+            }
+        }
+        catch (error) {
+            if (!(0,errors/* isMissingRoute */.w1)(error) && !(0,errors/* isGone */.ST)(error))
+                throw error;
+            unknown = true;
+        }
+    }
+    return { uuid: chosen, sharesServer: unknown ? undefined : false };
+}
+/** The refusal when `review-destination` is not given: the team's destinations, isolated or not. */
+async function noDestination(client, template, production, signal) {
+    let team = template;
     try {
-        const onServer = await client.listServerDestinations(primary.server_uuid, signal);
-        const listed = (0,answers/* listOf */.c)(onServer);
-        return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) };
+        team = (0,answers/* listOf */.c)(await client.listTeamDestinations(signal));
     }
     catch (error) {
-        if ((0,errors/* isMissingRoute */.w1)(error) || (0,errors/* isGone */.ST)(error))
-            return { uuid: chosen };
-        throw error;
+        if (!(0,errors/* isMissingRoute */.w1)(error))
+            throw error;
     }
+    const described = team
+        .filter(destination => destination?.uuid)
+        .map(destination => {
+        const where = `${destination.uuid}${destination.name && destination.name !== destination.uuid ? ` (${destination.name})` : ''} on server ${destination.server_uuid ?? '?'}`;
+        return `${where}: ${destination.server_uuid && production.has(destination.server_uuid) ? "shares production's server" : 'isolated'}`;
+    });
+    return new src_errors/* ActionError */.lZ(`Review apps need \`review-destination\`: the uuid of a destination on a server without production, where pull request code cannot reach production's containers, Docker daemon or network. The team's destinations: ${described.join('; ')}.`);
 }
 /**
  * A clone of the template into `review-destination` or its primary destination, not deployed. The clone is never sent
@@ -18449,9 +18569,11 @@ function reviewVariables(listed, env) {
 
 ;// CONCATENATED MODULE: ./src/rollout/configure.ts
 
+
 /**
  * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
- * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * through PATCH /applications/{uuid}/envs/bulk (the previews' own with `pr`; the inputs refuse
+ * `git-branch` and `domains` there, which have no preview form), the other settings through PATCH
  * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
  * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
  * throws, so nothing is deployed with settings other than those asked for.
@@ -18466,7 +18588,8 @@ async function applySettings(client, config, signal, say) {
     for (const uuid of config.appUuids) {
         try {
             const changes = { ...settings };
-            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+            const preview = config.pr !== undefined;
+            if (env && bulkRoute && !(await setVariables(client, uuid, env, preview, signal))) {
                 bulkRoute = false;
                 say.note("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
             }
@@ -18512,14 +18635,20 @@ function describeSettings(settings, env) {
  * application's PATCH of `KEY=value` lines (which keeps no flags).
  */
 async function writeVariables(client, uuid, env, signal) {
-    if (await setVariables(client, uuid, env, signal))
+    if (await setVariables(client, uuid, env, false, signal))
         return;
     await client.updateApplication(uuid, { environment_variables: joined(env) }, signal);
 }
-/** True once set; false when the server has no bulk route, so nothing was set. */
-async function setVariables(client, uuid, env, signal) {
+/**
+ * True once set; false when the server has no bulk route, so nothing was set. Each existing
+ * variable keeps its own flags: left out, Coolify would make a literal one interpolated and null
+ * the others, which its database refuses.
+ */
+async function setVariables(client, uuid, env, preview, signal) {
     try {
-        await client.updateApplicationEnvs(uuid, env, signal);
+        const existing = await client.listApplicationEnvs(uuid, signal);
+        const items = env.map(variable => withOwnFlags(variable, existing, preview));
+        await client.updateApplicationEnvs(uuid, items, signal);
         return true;
     }
     catch (error) {
@@ -18527,6 +18656,19 @@ async function setVariables(client, uuid, env, signal) {
             return false;
         throw error;
     }
+}
+/** The bulk route's item for `variable`: production's or the previews', with the flags it has. */
+function withOwnFlags(variable, existing, preview) {
+    const item = preview ? { ...variable, is_preview: true } : { ...variable };
+    const own = (0,answers/* listOf */.c)(existing).find(found => found?.key === variable.key && (found.is_preview ?? false) === preview);
+    if (!own)
+        return item;
+    return {
+        ...item,
+        is_literal: item.is_literal ?? own.is_literal ?? false,
+        is_multiline: item.is_multiline ?? own.is_multiline ?? false,
+        is_shown_once: item.is_shown_once ?? own.is_shown_once ?? false
+    };
 }
 /** The seed contract's form: `KEY=value` lines. */
 function joined(env) {
@@ -18775,7 +18917,7 @@ async function forecastReviewApp(client, config, event, signal, say) {
     }
     const { destination, facts, plan } = await planNew(client, config, template, names, branch, signal);
     const made = destination
-        ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ", on the template's server" : destination.sharesServer === false ? ', on another server' : ''}`
+        ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ', on a server production runs on' : destination.sharesServer === false ? ', on another server' : ''}`
         : `created from the repository of ${facts.name} (${template.uuid}) in project ${config.reviewPlacement.project ?? '?'}, server ${config.reviewPlacement.server ?? '?'} (Coolify before 4.3 cannot clone)`;
     const unfinished = found[0];
     say.note(unfinished
@@ -18931,7 +19073,7 @@ function readSignal(batch, signal) {
     if (!leaves.every((leave) => leave !== undefined)) {
         return { signal, release: () => undefined };
     }
-    const abandoned = new AbortController();
+    const abandoned = (0,src_signals/* sharedController */.Mz)();
     const left = () => {
         if (leaves.every(leave => leave.aborted))
             abandoned.abort();
@@ -19012,7 +19154,8 @@ class ApplicationReads {
         return {
             status: typeof app.status === 'string' ? app.status : undefined,
             refreshedAt: (0,answers/* timeOf */.n)(app.last_online_at),
-            answeredAt
+            answeredAt,
+            appUrl: typeof app.fqdn === 'string' ? (app.fqdn.split(',')[0]?.trim() ?? '') : ''
         };
     }
     /** One read for all `uuids`; an application the list lacks is not found. */
@@ -19224,9 +19367,10 @@ class ReadPacer {
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
 /**
- * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
- * without it, a log is over once it has been quiet for longer than that. Reads wait for the
- * quiet, at least this pause apart.
+ * Coolify writes its closing entry 0.4–1.2 s after `finished_at`, with nothing in between. A row
+ * that cannot tell (a server without the column, or a job killed inside its finally) ends once
+ * the log has been quiet for longer than that past the final status. Reads wait for the quiet,
+ * at least this pause apart.
  */
 const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
@@ -19237,6 +19381,8 @@ const SECOND_MS = 1000;
  * its closing entry is most often there already, and one read gives the status and the last lines.
  */
 const LEFT_PAUSE_MS = 1000;
+/** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
+const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
 const GATHER_MS = 250;
 /**
@@ -19265,6 +19411,11 @@ class Follower {
      * its clock: its answer's `Date` less its `updated_at`, which moves with every entry written.
      */
     quietAtAnswer = new Map();
+    /**
+     * Whether Coolify's job has ended, as the last read told: `finished_at` written, still null
+     * (the job writes on after the final status: the post-deployment command), or not told at all.
+     */
+    jobEnd = new Map();
     pacer;
     reads;
     logsHidden = false;
@@ -19311,6 +19462,7 @@ class Follower {
         finally {
             this.running.delete(deployment);
             this.quietAtAnswer.delete(deployment);
+            this.jobEnd.delete(deployment);
             if (this.running.size === 0)
                 this.someEnded = false;
             else if (deployment.ended)
@@ -19406,32 +19558,46 @@ class Follower {
         return true;
     }
     /**
-     * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
-     * to a few seconds after the final status, many of them hidden: unless its closing entry is
-     * already read, read again once the log may have been quiet long enough, until it has. How long
-     * it has been quiet is known at the least from when a read last showed it grow, and from
-     * Coolify's own clock when its answer tells.
+     * After the final status Coolify's job goes on: the post-deployment command (for minutes, maybe),
+     * then its finally writes `finished_at`, the configuration and the closing entry. Reads go on
+     * until the closing entry is read: at `poll-interval` while `finished_at` is null, then once the
+     * log may have been quiet long enough. A row without `finished_at` (a server before
+     * 4.0.0-beta.381) or one whose closing entry never comes ends after that quiet, and so does the
+     * wait when `signal` ends it; unless `finished_at` was read, the log says that the job's end was
+     * not seen. How long the log has been quiet is known at the least from when a read last showed
+     * it grow, and from Coolify's own clock when its answer tells.
      */
     async readClosingLines(deployment, signal) {
         if (!this.options.logs || this.logsHidden)
             return;
         const cursor = this.cursorOf(deployment);
         let quietSince = Date.now();
-        for (;;) {
-            const told = this.quietAtAnswer.get(deployment);
-            const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0);
-            if (cursor.closed || quiet >= CLOSING_QUIET_MS)
-                return;
+        while (!cursor.closed) {
             const before = cursor.progress;
             try {
-                await (0,pacing/* sleep */.yy)(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal);
-                await this.readFinal(deployment, signal);
+                if (this.jobEnd.get(deployment) === 'pending') {
+                    await (0,pacing/* sleep */.yy)(this.options.pollIntervalMs, signal);
+                    await this.readOne(deployment, signal);
+                }
+                else {
+                    const told = this.quietAtAnswer.get(deployment);
+                    const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0);
+                    if (quiet >= CLOSING_QUIET_MS)
+                        break;
+                    await (0,pacing/* sleep */.yy)(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal);
+                    await this.readFinal(deployment, signal);
+                }
             }
             catch {
-                return;
+                break;
             }
             if (cursor.progress !== before)
                 quietSince = Date.now();
+        }
+        // `finished_at` is written after everything but the configuration and the closing entry.
+        const end = this.jobEnd.get(deployment);
+        if (!cursor.closed && end !== 'written') {
+            this.options.say.note(`${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`);
         }
     }
     /**
@@ -19481,7 +19647,8 @@ class Follower {
         else {
             this.quietAtAnswer.delete(deployment);
         }
-        const changed = deployment.observe(detail, this.options.instanceUrl);
+        this.jobEnd.set(deployment, jobEndOf(detail));
+        const changed = deployment.observe(detail, this.options.instanceUrl, answeredAt);
         if (changed && !deployment.ended)
             this.announce(deployment, detail);
         this.printLogs(deployment, detail);
@@ -19510,6 +19677,10 @@ class Follower {
         const lines = this.cursorOf(deployment).next(detail.logs);
         deployment.remember(lines);
         this.options.sink.lines(deployment, lines);
+        // Coolify's status stays as it was; the failure is the user's to see.
+        if (lines.some(line => !line.hidden && line.text === POST_DEPLOYMENT_FAILED)) {
+            this.options.say.warn(`${deployment.name}: Coolify ran the post-deployment command after the deployment ${deployment.status === 'finished' ? 'finished' : 'ended'}, and it failed; its output is in the log above.`);
+        }
     }
     cursorOf(deployment) {
         let cursor = this.cursors.get(deployment);
@@ -19524,6 +19695,18 @@ class Follower {
         deployment.remember(lines);
         this.options.sink.lines(deployment, lines);
     }
+}
+/**
+ * What a row tells of the job's end. Only the job's own final statuses promise a `finished_at` to
+ * come: a deployment cancelled before the job took it never gets one.
+ */
+function jobEndOf(detail) {
+    if (!('finished_at' in detail))
+        return 'untold';
+    if (detail.finished_at)
+        return 'written';
+    const status = (0,model_status/* statusFromCoolify */.mM)(detail.status);
+    return status === 'finished' || status === 'failed' ? 'pending' : 'untold';
 }
 
 // EXTERNAL MODULE: ./src/model/deployment.ts
@@ -19619,6 +19802,8 @@ ca) {
  */
 /** Coolify's `Date` header and timestamps are to the second. */
 const DATE_RESOLUTION_MS = 1000;
+/** How long a refresh within the second a change ended waits for a newer one before it counts. */
+const AMBIGUOUS_WAIT_MS = 3000;
 /**
  * `running` with a health check that passed, or none (`unknown`); not while the check is still
  * `starting`, nor while it fails.
@@ -19636,24 +19821,42 @@ function isUp(status) {
  */
 class Freshness {
     #since;
-    /** `endedAt`: when the change ended on Coolify's clock, when that is known. */
+    /** The second the change was last seen under way: a refresh within it is ambiguous. */
+    #ambiguousFrom;
+    /**
+     * `endedAt`: when the change was last seen under way, on Coolify's clock, when that is known.
+     * A refresh in a later second is proof. One within that same second may have come before the
+     * end or after it: it counts once Coolify has answered for `AMBIGUOUS_WAIT_MS` past that second
+     * without a newer one — a scheduled check that saw the old container is followed by the check
+     * Coolify runs as a deployment finishes, while on a Sentinel server that check, often within
+     * the same second, is the only refresh an unchanged status gets.
+     */
     constructor(endedAt) {
         this.#since = endedAt === undefined ? undefined : nextSecond(endedAt);
+        this.#ambiguousFrom = endedAt === undefined ? undefined : wholeSecond(endedAt);
     }
     counts(look) {
         this.#since ??=
             look.answeredAt !== undefined
                 ? nextSecond(look.answeredAt)
                 : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
-        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
+        if (look.refreshedAt === undefined)
+            return false;
+        if (look.refreshedAt >= this.#since)
+            return true;
+        return (this.#ambiguousFrom !== undefined &&
+            look.refreshedAt >= this.#ambiguousFrom &&
+            look.answeredAt !== undefined &&
+            look.answeredAt >= this.#since + AMBIGUOUS_WAIT_MS);
     }
 }
-/**
- * Coolify's timestamps and `Date` keep whole seconds: a refresh within the second something ended
- * reads the same as one after it, so a refresh counts from the next whole second on.
- */
+/** Coolify's timestamps and `Date` keep whole seconds: the start of the second `ms` falls in. */
+function wholeSecond(ms) {
+    return Math.floor(ms / DATE_RESOLUTION_MS) * DATE_RESOLUTION_MS;
+}
+/** The start of the second after the one `ms` falls in: a refresh from then on is later. */
 function nextSecond(ms) {
-    return Math.floor(ms / DATE_RESOLUTION_MS) * DATE_RESOLUTION_MS + DATE_RESOLUTION_MS;
+    return wholeSecond(ms) + DATE_RESOLUTION_MS;
 }
 
 ;// CONCATENATED MODULE: ./src/health/health.ts
@@ -19673,27 +19876,26 @@ const STALE_PAUSE_MIN_MS = 500;
  */
 async function checkHealth(deployment, options, signal) {
     const preview = options.pr !== undefined;
-    const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
+    let url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
     if (preview && !url)
         return undefined;
-    if (options.healthUrl && !url) {
-        const problem = `\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`;
-        return { up: false, problem, unknown: false };
-    }
+    // A path on a URL the step has not read yet: the status reads carry it.
+    const path = options.healthUrl && !url ? options.healthUrl : undefined;
     let last;
     const freshness = new Freshness(options.since);
     for (;;) {
-        const found = await look(deployment.appUuid, url, !preview, options, freshness, signal);
+        const found = await look(deployment.appUuid, url, path, !preview, options, freshness, signal);
+        url = found.url ?? url;
         // A look cut off by the end of the check says less than the one before it.
         if (signal.aborted && last)
             break;
         // An unknown look (unread, or not refreshed) never replaces a known one.
-        if (!last || !isUnknown(found) || isUnknown(last))
-            last = found;
-        if (found.up || signal.aborted)
+        if (!last || !isUnknown(found.health) || isUnknown(last))
+            last = found.health;
+        if (found.health.up || signal.aborted)
             break;
         try {
-            await (0,pacing/* sleep */.yy)(pauseAfter(found, options.pollIntervalMs), signal);
+            await (0,pacing/* sleep */.yy)(pauseAfter(found.health, options.pollIntervalMs), signal);
         }
         catch {
             break;
@@ -19715,14 +19917,23 @@ function isUnknown(health) {
     return !health.up && health.unknown;
 }
 /**
- * One look at the application: its status in Coolify, then its URL. A status Coolify has not
- * refreshed since the deployment ended may be the old container's: it decides nothing.
+ * One look at the application: its status in Coolify, then its URL — `path` on the URL that
+ * status read gives, when the step had none. A status Coolify has not refreshed since the
+ * deployment ended may be the old container's: it decides nothing.
  */
-async function look(appUuid, url, checkStatus, { readStatus, caCertificate }, freshness, signal) {
+async function look(appUuid, known, path, checkStatus, { readStatus, caCertificate }, freshness, signal) {
     let unread;
+    let url = known;
     if (checkStatus) {
         try {
             const found = await readStatus(appUuid, signal);
+            if (!url && path && found.appUrl !== undefined) {
+                if (!found.appUrl) {
+                    const problem = `\`health-url\` ${shownUrl(path)} is a path, but the application has no URL in Coolify`;
+                    return { health: { up: false, problem, unknown: false } };
+                }
+                url = healthUrlOf(path, found.appUrl, false);
+            }
             const status = (found.status ?? 'unknown').slice(0, 40);
             // Without a refresh time (servers before 4.x), the status is taken as read.
             const fresh = found.refreshedAt === undefined || freshness.counts(found);
@@ -19730,7 +19941,10 @@ async function look(appUuid, url, checkStatus, { readStatus, caCertificate }, fr
                 unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`;
             }
             else if (!isUp(status)) {
-                return { up: false, problem: `Coolify reports it ${status}`, unknown: false };
+                return {
+                    health: { up: false, problem: `Coolify reports it ${status}`, unknown: false },
+                    url
+                };
             }
         }
         catch (error) {
@@ -19740,12 +19954,34 @@ async function look(appUuid, url, checkStatus, { readStatus, caCertificate }, fr
     if (url) {
         const result = await probe(url, signal, caCertificate);
         if (!result.ok)
-            return { up: false, problem: `${url} ${result.what}`, unknown: false };
+            return {
+                health: { up: false, problem: `${shownUrl(url)} ${result.what}`, unknown: false },
+                url
+            };
+    }
+    else if (path) {
+        // The URL to probe is not known yet: nothing is, whatever the status says.
+        return {
+            health: {
+                up: false,
+                problem: unread ?? `the application's URL could not be read`,
+                unknown: true
+            }
+        };
     }
     // The URL answering says it is up, whatever Coolify could not tell.
     if (unread && !url)
-        return { up: false, problem: unread, unknown: true };
-    return { up: true, url };
+        return { health: { up: false, problem: unread, unknown: true }, url };
+    return { health: { up: true, url: url && shownUrl(url) }, url };
+}
+/**
+ * A URL as lines and reports show it: without credentials, and with `?…` for its query, where a
+ * key can be (`?token=…`) that the step never masked.
+ */
+function shownUrl(url) {
+    return url
+        .replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#@]*@/i, '$1')
+        .replace(/[?#][\s\S]*$/, query => (query.startsWith('?') ? '?…' : ''));
 }
 /**
  * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
@@ -20202,7 +20438,9 @@ class Rollout {
             caCertificate: config.caCertificate,
             pr: config.pr,
             readStatus: (appUuid, signal) => this.step.applications.status(appUuid, signal),
-            since: deployment.finishedAt
+            // Coolify checks the containers once the status turns final, before the post-deployment
+            // command and `finished_at`: a refresh counts from the last read that still showed it running.
+            since: deployment.seenRunningAt ?? deployment.finishedAt
         };
         const health = await checkHealth(deployment, options, window.signal);
         if (!health || budget.cancelled.aborted)
@@ -20537,7 +20775,7 @@ async function coolifyVersion(client, signal) {
         throw error;
     }
 }
-/** The token's team, by name; undefined before 4.3.11 (no GET /team). */
+/** The token's team, by name; undefined before 4.3.0 (no GET /team). */
 async function teamName(client, signal) {
     try {
         const team = await client.team(signal);
@@ -20863,17 +21101,18 @@ async function openReviewApp(client, config, event, signal, undo, say) {
         return reviewApp(unfinished.uuid, true);
     }
     const before = new Set(namesakesIn(listed, names.name));
-    if (destination?.sharesServer)
-        say.warn(SHARED_SERVER_WARNING(names.name));
+    const warning = destination?.sharesServer ? SHARED_SERVER_WARNING(names.name) : undefined;
+    if (warning)
+        say.warn(warning);
     const uuid = destination
         ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
         : await createFromRepository(client, config, template, { names, branch }, signal);
     say.note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
     const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false });
     if (other)
-        return reviewApp(other, false);
+        return { ...reviewApp(other, false), warning };
     const kept = await keepOlder(client, names, uuid, signal, undo, say);
-    return reviewApp(kept, true);
+    return { ...reviewApp(kept, true), warning };
 }
 /**
  * Two runs for one pull request may each have made a review app: the older is kept, so this run
@@ -20904,7 +21143,7 @@ async function keepOlder(client, names, own, signal, undo, say) {
  * or still unfinished (a run that stopped halfway leaves it so).
  */
 async function waitForOtherRun(client, uuid, names, signal) {
-    const bound = (0,src_signals/* deadline */.n)(OTHER_RUN_WAIT_MS);
+    const bound = (0,src_signals/* deadline */.nl)(OTHER_RUN_WAIT_MS);
     const waited = (0,src_signals/* linked */.q)([signal, bound.signal]);
     try {
         for (;;) {
@@ -21232,13 +21471,14 @@ var src_state = __nccwpck_require__(2462);
 
 
 
+
 /**
  * The deploy, from options to outcome, for any host: config → rollouts → run them → one outcome →
  * the front's report. SIGINT and SIGTERM cancel what this run started, within the grace time.
  */
 async function deployAndFollow(front) {
     const say = (0,host/* sayThrough */.Hh)((0,host/* host */.Hc)());
-    const cancelled = new AbortController();
+    const cancelled = (0,src_signals/* sharedController */.Mz)();
     const onSignal = (signal) => cancelled.abort(new src_errors/* ActionError */.lZ(`${(0,host/* host */.Hc)().cancelled(signal)}.`));
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
@@ -21252,6 +21492,9 @@ async function deployAndFollow(front) {
         const read = (0,inputs/* readConfig */.Xg)(name => (0,host/* host */.Hc)().input(name), secrets/* mask */.dK);
         const event = front.event();
         checkReviewEvent(read, event);
+        // An abbreviated commit is an input error, found before anything is read, in a dry run too.
+        if (read.commit && read.trigger)
+            (0,rollout_versions/* fullCommit */.b3)(read.commit, event);
         budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal, undefined, undefined, (0,host/* host */.Hc)().cancelGraceMs);
         warnIfPlainHttp(read, say);
         client = (0,connect/* connect */.N)(read, say);
@@ -21281,7 +21524,7 @@ async function deployAndFollow(front) {
     }
     ending.cancelled = cancelled.signal.aborted;
     const outcome = decide(rollouts.map(rollout => rollout.deployment), ending);
-    const grace = (0,src_signals/* deadline */.n)(GRACE_MS);
+    const grace = (0,src_signals/* deadline */.nl)(GRACE_MS);
     await front.report(outcome, config, watchers, budget?.grace() ?? grace.signal);
     grace.release();
     budget?.release();
@@ -21315,6 +21558,9 @@ async function deploy(client, config, event, budget, front, watchers, ending, sa
         say: { ...say, runtimeLog: printRuntimeLog }
     }, prepared, follower);
     const deployments = rollouts.map(rollout => rollout.deployment);
+    if (reviewApp?.warning)
+        for (const deployment of deployments)
+            deployment.doubt(reviewApp.warning);
     for (const watcher of watchers)
         await watcher.building(deployments, budget.deploy());
     await Promise.all(rollouts.map(rollout => rollout.run()));
@@ -21394,10 +21640,10 @@ function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
 
 // EXTERNAL MODULE: ./src/action/annotations.ts
 var annotations = __nccwpck_require__(7376);
-// EXTERNAL MODULE: ./src/action/commands.ts + 1 modules
-var commands = __nccwpck_require__(4675);
-// EXTERNAL MODULE: ./src/action/summary.ts
-var summary = __nccwpck_require__(8770);
+// EXTERNAL MODULE: ./src/action/commands.ts
+var commands = __nccwpck_require__(530);
+// EXTERNAL MODULE: ./src/action/summary.ts + 1 modules
+var summary = __nccwpck_require__(6203);
 ;// CONCATENATED MODULE: ./src/action/report.ts
 
 
@@ -21445,7 +21691,7 @@ async function report(outcome, config, watchers, signal) {
 
 /** The action's main step: the one deploy pipeline, told and reported the way GitHub shows it. */
 async function run() {
-    (0,host/* setHost */.FS)((0,action_host/* actionHost */.L)());
+    (0,host/* setHost */.FS)((0,action_host/* actionHost */.LX)());
     await deployAndFollow(github);
 }
 const github = {
@@ -21489,13 +21735,13 @@ var errors = __nccwpck_require__(3916);
 // EXTERNAL MODULE: ./src/model/status.ts
 var model_status = __nccwpck_require__(8203);
 // EXTERNAL MODULE: ./src/secrets.ts
-var src_secrets = __nccwpck_require__(7194);
+var secrets = __nccwpck_require__(7194);
 // EXTERNAL MODULE: ./src/signals.ts
 var signals = __nccwpck_require__(970);
 // EXTERNAL MODULE: ./src/action/annotations.ts
 var annotations = __nccwpck_require__(7376);
-// EXTERNAL MODULE: ./src/action/commands.ts + 1 modules
-var commands = __nccwpck_require__(4675);
+// EXTERNAL MODULE: ./src/action/commands.ts
+var commands = __nccwpck_require__(530);
 // EXTERNAL MODULE: ./src/action/github-failure.ts
 var github_failure = __nccwpck_require__(4744);
 ;// CONCATENATED MODULE: ./src/action/run-link.ts
@@ -21543,8 +21789,8 @@ async function giteaVersion(octokit) {
     }
 }
 
-// EXTERNAL MODULE: ./src/action/summary.ts
-var summary = __nccwpck_require__(8770);
+// EXTERNAL MODULE: ./src/action/summary.ts + 1 modules
+var summary = __nccwpck_require__(6203);
 ;// CONCATENATED MODULE: ./src/action/pr-comment.ts
 
 
@@ -21562,9 +21808,11 @@ const COMMENT_LINES = 15;
 const COMMENT_LENGTH = 65_536;
 /**
  * The sticky comment on the pull request: one per workflow and set of applications, found again by
- * a hidden marker and edited in place on every run. Undefined without `pr`, with `comment: false`
- * or without `github-token`. With `leftOpen`, the comment is saved there until it shows the
- * outcome, for the post step. `@actions/github` is loaded only here and for GitHub deployments.
+ * a hidden marker and its author, this token's user, and edited in place on every run; anyone
+ * else's comment is never edited, whatever marker it copies. Undefined without `pr`, with
+ * `comment: false` or without `github-token`. With `leftOpen`, the comment is saved there until it
+ * shows the outcome, for the post step. `@actions/github` is loaded only here and for GitHub
+ * deployments.
  */
 async function openPullRequestComment(config, leftOpen) {
     if (config.pr === undefined || !config.comment)
@@ -21574,7 +21822,7 @@ async function openPullRequestComment(config, leftOpen) {
         return undefined;
     }
     try {
-        const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
         const resources = config.tags.length ? config.tags : config.appUuids;
         const octokit = getOctokit(config.githubToken);
         const facts = await factsOf(config, config.pr, context, octokit);
@@ -21594,7 +21842,7 @@ async function openPullRequestComment(config, leftOpen) {
 async function stopLeftComment(config, { marker, id }, signal) {
     if (config.pr === undefined || !config.githubToken)
         return;
-    const { context, getOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
     const octokit = getOctokit(config.githubToken);
     const facts = await factsOf(config, config.pr, context, octokit);
     await new PullRequestComment(octokit, context.repo, marker, facts, { id }).stopped(signal);
@@ -21625,6 +21873,10 @@ class PullRequestComment {
     #refused = false;
     /** One warning per run: the first failure says what went wrong. */
     #warned = false;
+    /** Which comments this token's user wrote: asked once, when an earlier one is looked for. */
+    #ours;
+    /** Comments GitHub would not let this token edit: someone else's, whatever their marker says. */
+    #notOurs = new Set();
     #leftOpen;
     constructor(octokit, repo, marker, facts, { id, leftOpen } = {}) {
         this.octokit = octokit;
@@ -21636,7 +21888,7 @@ class PullRequestComment {
     }
     /** The deployments were triggered: their status so far. */
     async building(deployments, signal) {
-        await this.write(deploymentsBody((0,model_status/* worstOf */.hm)(deployments.map(d => d.status)), deployments, this.facts), true, signal);
+        await this.write(deploymentsBody((0,model_status/* worstOf */.hm)(deployments.map(d => d.status)), deployments, this.facts, this.room), true, signal);
         // Found or made: the post step edits it by its id.
         if (this.#id !== undefined)
             this.#leftOpen?.update({ comment: { marker: this.marker, id: this.#id } });
@@ -21644,12 +21896,19 @@ class PullRequestComment {
     /** The outcome, with why when nothing was deployed. */
     async finish({ status, deployments, error }, signal) {
         const body = deployments.length
-            ? deploymentsBody(status, deployments, this.facts)
+            ? deploymentsBody(status, deployments, this.facts, this.room)
             : nothingBody(error, this.facts);
         // Shown, or refused for good: nothing for the post step to finish.
         if ((await this.write(body, true, signal)) || this.#refused) {
             this.#leftOpen?.update({ comment: undefined });
         }
+    }
+    /**
+     * What a body may take: the rest of what GitHub takes after the marker line. The masks' stars
+     * are never longer than what they hide, so a body that fits before redaction fits after it.
+     */
+    get room() {
+        return COMMENT_LENGTH - this.marker.length - 1;
     }
     /** The post step's word when the main step never gave the outcome: no log, no table. */
     async stopped(signal) {
@@ -21668,22 +21927,31 @@ class PullRequestComment {
     async write(text, create, signal) {
         if (this.#refused)
             return false;
-        const body = fitted(`${this.marker}\n${redact(text, (0,src_secrets/* maskedValues */.ql)())}`);
+        const body = fitted(`${this.marker}\n${redact(text)}`);
         const bounded = (0,signals/* linked */.q)([signal], github_failure/* GITHUB_CALL_MS */.s$);
         try {
             // Retried whole: a create whose answer was lost is found again rather than made twice.
             await (0,github_failure/* callGitHub */.ur)(async (attempt) => {
                 const request = { signal: attempt };
-                this.#id ??= await this.find(request);
-                if (this.#id !== undefined) {
-                    await this.octokit.rest.issues.updateComment({
-                        ...this.repo,
-                        comment_id: this.#id,
-                        body,
-                        request
-                    });
+                while ((this.#id ??= await this.find(request)) !== undefined) {
+                    try {
+                        await this.octokit.rest.issues.updateComment({
+                            ...this.repo,
+                            comment_id: this.#id,
+                            body,
+                            request
+                        });
+                        return;
+                    }
+                    catch (error) {
+                        // Someone else's comment (or one deleted since): left alone, and ours written.
+                        if (!isNotOurs(error))
+                            throw error;
+                        this.#notOurs.add(this.#id);
+                        this.#id = undefined;
+                    }
                 }
-                else if (create) {
+                if (create) {
                     const issue = { ...this.repo, issue_number: this.facts.pr };
                     const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
                     this.#id = data.id;
@@ -21705,10 +21973,14 @@ class PullRequestComment {
             bounded.release();
         }
     }
-    /** The comment of an earlier run: the first whose body starts with the marker. */
+    /**
+     * The comment of an earlier run: the first that starts with the marker and that this token's
+     * user wrote. The marker alone proves nothing: anyone who can comment can copy it.
+     */
     async find(request) {
+        const ours = (this.#ours ??= await authoredBy(this.octokit, request));
         const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
-            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker));
+            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker) && ours(comment) && !this.#notOurs.has(comment.id));
             if (mine.length)
                 done();
             return mine;
@@ -21716,7 +21988,34 @@ class PullRequestComment {
         return found[0]?.id;
     }
 }
-function deploymentsBody(status, deployments, facts) {
+/**
+ * Who writes what the workflow's own token writes: GitHub's Actions bot, and the users Forgejo
+ * and Gitea write as.
+ */
+const WORKFLOW_BOTS = ['github-actions[bot]', 'forgejo-actions', 'gitea-actions'];
+/**
+ * Which comments this token's user wrote. A personal token's user is the one `GET /user` names.
+ * GitHub refuses that question to an installation token (the workflow's `GITHUB_TOKEN`, an
+ * app's): then the workflow's bot, or an app, which no one can comment as from outside.
+ */
+async function authoredBy(octokit, request) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated({ request });
+        return comment => comment.user?.login === data.login;
+    }
+    catch (error) {
+        if (!(0,github_failure/* isRefusal */.vu)(error))
+            throw error;
+        return comment => WORKFLOW_BOTS.includes(comment.user?.login ?? '') ||
+            (comment.user?.type === 'Bot' && Boolean(comment.performed_via_github_app));
+    }
+}
+/** An edit GitHub refused because the comment is not this token's to edit, or is gone. */
+function isNotOurs(error) {
+    const { status } = error;
+    return (0,github_failure/* isRefusal */.vu)(error) && (status === 403 || status === 404);
+}
+function deploymentsBody(status, deployments, facts, room) {
     const heading = `### ${(0,model_status/* summaryMark */.qB)(status)} Coolify preview of #${facts.pr}: ${(0,model_status/* describeStatus */.Wn)(status)}`;
     const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
     const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
@@ -21728,8 +22027,8 @@ function deploymentsBody(status, deployments, facts) {
     ].join('\n');
     const logs = deployments.map(failureLog).filter(Boolean).join('\n\n');
     const body = [heading, table, logs, footer(facts)].filter(Boolean).join('\n\n');
-    // Room for the marker, and for the masks' stars, which are never longer than what they hide.
-    if (body.length < COMMENT_LENGTH - 1000 || !logs)
+    // Logs that do not fit are left out whole: a cut inside one would leave its fence open.
+    if (body.length <= room || !logs)
         return body;
     const cut = `<sub>The logs are left out: with them this comment is over the ${COMMENT_LENGTH} characters GitHub takes. They are in the job's log.</sub>`;
     return [heading, table, cut, footer(facts)].join('\n\n');
@@ -21737,13 +22036,13 @@ function deploymentsBody(status, deployments, facts) {
 function nothingBody(error, facts) {
     const why = error ?? 'Coolify deployed nothing';
     return (`### ${(0,model_status/* summaryMark */.qB)('failed')} Coolify preview of #${facts.pr}: failed\n\n` +
-        `${(0,summary/* escapeHtml */.ZD)(why)}\n\n${footer(facts)}`);
+        `${(0,summary/* htmlText */.js)(why)}\n\n${footer(facts)}`);
 }
 function cells(deployment, instanceUrl) {
-    const reason = deployment.reason ? `<br><sub>${(0,summary/* escapeHtml */.ZD)(deployment.reason)}</sub>` : '';
+    const reason = deployment.reason ? `<br><sub>${(0,summary/* htmlText */.js)(deployment.reason)}</sub>` : '';
     const duration = deployment.durationMs;
     return [
-        (0,summary/* escapeHtml */.ZD)(deployment.name),
+        (0,summary/* htmlText */.js)(deployment.name),
         `${(0,model_status/* summaryMark */.qB)(deployment.status)} ${(0,model_status/* describeStatus */.Wn)(deployment.status)}${reason}`,
         deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
         deployment.commit ? `<code>${(0,summary/* escapeHtml */.ZD)(deployment.commit.slice(0, 7))}</code>` : '—',
@@ -21760,7 +22059,7 @@ function failureLog(deployment) {
     if (lines.length === 0)
         return '';
     const what = stderr.length ? 'the last stderr lines' : 'the last lines of its log';
-    return (`<details><summary>${(0,summary/* escapeHtml */.ZD)(deployment.name)}: ${what}</summary>\n\n` +
+    return (`<details><summary>${(0,summary/* htmlText */.js)(deployment.name)}: ${what}</summary>\n\n` +
         `${(0,summary/* codeBlock */.DV)(lines.map(line => (0,annotations/* quotedLine */.vw)(line.text)).join('\n'))}\n\n</details>`);
 }
 function footer(facts) {
@@ -21771,14 +22070,11 @@ function pr_comment_link(html, href) {
     return `<a href="${(0,summary/* escapeHtml */.ZD)(href)}">${html}</a>`;
 }
 /**
- * Every value the step masks in its log, as printed in a log line and as escaped in the table:
- * the runner does not mask a comment, and build output may print them.
+ * Every value the step masks, in every form the runner would hide it in a log, and as escaped in
+ * the table: the runner does not mask a comment, and build output may print them.
  */
-function redact(text, secrets) {
-    return secrets
-        .filter(secret => secret.length >= src_secrets/* MIN_MASKED_LENGTH */.Ym)
-        .flatMap(secret => [secret, (0,summary/* escapeHtml */.ZD)(secret)])
-        .reduce((result, secret) => result.replaceAll(secret, '***'), text);
+function redact(text) {
+    return (0,secrets/* redactMasked */.jh)(text, summary/* escapeHtml */.ZD);
 }
 /** The last guard: a body GitHub would refuse is cut to what it takes, saying so. */
 function fitted(body) {
@@ -21794,19 +22090,102 @@ function warn(error) {
 
 /***/ }),
 
-/***/ 8770:
+/***/ 6203:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DV: () => (/* binding */ codeBlock),
-/* harmony export */   Sy: () => (/* binding */ writeSummary),
-/* harmony export */   ZD: () => (/* binding */ escapeHtml)
-/* harmony export */ });
-/* unused harmony export SUMMARY_BYTES */
-/* harmony import */ var _duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7607);
-/* harmony import */ var _model_status_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8203);
-/* harmony import */ var _annotations_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7376);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4675);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  DV: () => (/* binding */ codeBlock),
+  ZD: () => (/* binding */ escapeHtml),
+  js: () => (/* binding */ htmlText),
+  Sy: () => (/* binding */ writeSummary)
+});
+
+// UNUSED EXPORTS: SUMMARY_BYTES
+
+// EXTERNAL MODULE: ./src/duration.ts
+var src_duration = __nccwpck_require__(7607);
+// EXTERNAL MODULE: ./src/model/status.ts
+var model_status = __nccwpck_require__(8203);
+// EXTERNAL MODULE: ./src/secrets.ts
+var secrets = __nccwpck_require__(7194);
+// EXTERNAL MODULE: ./src/action/annotations.ts
+var annotations = __nccwpck_require__(7376);
+// EXTERNAL MODULE: ./src/action/commands.ts
+var commands = __nccwpck_require__(530);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
+;// CONCATENATED MODULE: ./src/action/job-summary.ts
+
+
+/**
+ * The job summary as `@actions/core`'s `summary` writes it, byte for byte (the tests compare the
+ * two), for the calls the action makes. Ours because `@actions/core` brings its HTTP client, and
+ * with it all of undici's index, into the step for a file append.
+ */
+class JobSummary {
+    #buffer = '';
+    addRaw(text, addEOL = false) {
+        this.#buffer += text;
+        return addEOL ? this.addEOL() : this;
+    }
+    addEOL() {
+        return this.addRaw(external_node_os_.EOL);
+    }
+    addHeading(text, level) {
+        const tag = level >= 1 && level <= 6 && Number.isInteger(level) ? `h${level}` : 'h1';
+        return this.addRaw(wrap(tag, text)).addEOL();
+    }
+    addTable(rows) {
+        const body = rows
+            .map(row => {
+            const cells = row.map(cell => {
+                if (typeof cell === 'string')
+                    return wrap('td', cell);
+                const { header, data, colspan, rowspan } = cell;
+                return wrap(header ? 'th' : 'td', data, {
+                    ...(colspan && { colspan }),
+                    ...(rowspan && { rowspan })
+                });
+            });
+            return wrap('tr', cells.join(''));
+        })
+            .join('');
+        return this.addRaw(wrap('table', body)).addEOL();
+    }
+    addDetails(label, content) {
+        return this.addRaw(wrap('details', wrap('summary', label) + content)).addEOL();
+    }
+    stringify() {
+        return this.#buffer;
+    }
+    emptyBuffer() {
+        this.#buffer = '';
+        return this;
+    }
+    /** Appends what was added to the step's summary file, and empties the buffer. */
+    async write(file = process.env.GITHUB_STEP_SUMMARY) {
+        if (!file) {
+            throw new Error('GITHUB_STEP_SUMMARY is not set: this runner does not take job summaries');
+        }
+        await (0,promises_.appendFile)(file, this.#buffer, { encoding: 'utf8' });
+        return this.emptyBuffer();
+    }
+}
+/** An element; with no content, only its opening tag, as `@actions/core` writes it. */
+function wrap(tag, content, attrs = {}) {
+    const attributes = Object.entries(attrs)
+        .map(([key, value]) => ` ${key}="${value}"`)
+        .join('');
+    return content ? `<${tag}${attributes}>${content}</${tag}>` : `<${tag}${attributes}>`;
+}
+
+;// CONCATENATED MODULE: ./src/action/summary.ts
+
+
 
 
 
@@ -21821,28 +22200,30 @@ const SUMMARY_BYTES = 1000 * 1000;
 /**
  * The job summary: a row per deployment (status, duration, commit, its page in Coolify, the app's
  * URL) and, for each that failed, the last lines of its log. A summary that cannot be written is a
- * warning: it never changes the step's outcome. @actions/core is loaded here, at the end of the
- * run, so that the step starts without it and the HTTP client it brings.
+ * warning: it never changes the step's outcome.
  */
 async function writeSummary(deployments, instanceUrl) {
     try {
-        const { summary } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(811)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6811));
+        const summary = new JobSummary();
         compose(summary, deployments, instanceUrl, true);
-        if (Buffer.byteLength(summary.stringify()) > SUMMARY_BYTES) {
+        // The runner masks the summary only in the forms it knows, and not in those HTML escapes.
+        let text = (0,secrets/* redactMasked */.jh)(summary.stringify(), escapeHtml);
+        if (Buffer.byteLength(text) > SUMMARY_BYTES) {
             // The logs make it too long: the table, and a line where the logs were.
             compose(summary.emptyBuffer(), deployments, instanceUrl, false);
             summary.addRaw(`<sub>The logs are left out: with them the summary is over the ${SUMMARY_BYTES / 1000 / 1000} MB GitHub shows. They are in the job's log.</sub>`, true);
+            text = (0,secrets/* redactMasked */.jh)(summary.stringify(), escapeHtml);
         }
-        await summary.write();
+        await summary.emptyBuffer().addRaw(text).write();
     }
     catch (error) {
-        _commands_js__WEBPACK_IMPORTED_MODULE_3__/* .warning */ .$e(`Could not write the job summary: ${error instanceof Error ? error.message : error}`);
+        commands/* warning */.$e(`Could not write the job summary: ${error instanceof Error ? error.message : error}`);
     }
 }
 function compose(summary, deployments, instanceUrl, logs) {
     const header = ['Application', 'Status', 'Duration', 'Commit', 'Deployment', 'URL'];
     summary
-        .addHeading(`Deploy to Coolify on ${link(new URL(instanceUrl).host, instanceUrl)}`, 3)
+        .addHeading(`Deploy to Coolify on ${summary_link(new URL(instanceUrl).host, instanceUrl)}`, 3)
         .addTable([header.map(data => ({ data, header: true })), ...deployments.map(row)]);
     if (!logs)
         return;
@@ -21851,22 +22232,22 @@ function compose(summary, deployments, instanceUrl, logs) {
             const lines = deployment.runtimeLog
                 .slice(-SUMMARY_LINES)
                 .map(text => ({ kind: 'stdout', text }));
-            summary.addDetails(`${escapeHtml(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
+            summary.addDetails(`${htmlText(deployment.name)}: the end of its runtime log`, block('Runtime log', lines));
         }
-        const { stderr, rest } = (0,_annotations_js__WEBPACK_IMPORTED_MODULE_2__/* .splitTail */ .H$)(deployment.tail, SUMMARY_LINES);
-        if (!(0,_model_status_js__WEBPACK_IMPORTED_MODULE_1__/* .failsStep */ .ug)(deployment.status) || stderr.length + rest.length === 0)
+        const { stderr, rest } = (0,annotations/* splitTail */.H$)(deployment.tail, SUMMARY_LINES);
+        if (!(0,model_status/* failsStep */.ug)(deployment.status) || stderr.length + rest.length === 0)
             continue;
-        summary.addDetails(`${escapeHtml(deployment.name)}: the end of its log`, block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest));
+        summary.addDetails(`${htmlText(deployment.name)}: the end of its log`, block('stderr', stderr) + block(stderr.length ? 'Other lines' : 'Last lines', rest));
     }
 }
 /**
  * A labelled code block of log lines, nothing when there are none. The lines stay verbatim, not
- * HTML-escaped, so that the runner's secret masking, which scrubs the summary, still finds them.
+ * HTML-escaped: the fence shows them as they are, and masked values are left out of them.
  */
 function block(label, lines) {
     if (lines.length === 0)
         return '';
-    return `\n\n${label}:\n${codeBlock(lines.map(line => (0,_annotations_js__WEBPACK_IMPORTED_MODULE_2__/* .quotedLine */ .vw)(line.text)).join('\n'))}\n`;
+    return `\n\n${label}:\n${codeBlock(lines.map(line => (0,annotations/* quotedLine */.vw)(line.text)).join('\n'))}\n`;
 }
 /** A fenced code block that no run of backticks in `text` can close early. */
 function codeBlock(text) {
@@ -21875,27 +22256,35 @@ function codeBlock(text) {
     return `${fence}text\n${text}\n${fence}`;
 }
 function row(deployment) {
-    const status = `${(0,_model_status_js__WEBPACK_IMPORTED_MODULE_1__/* .summaryMark */ .qB)(deployment.status)} ${(0,_model_status_js__WEBPACK_IMPORTED_MODULE_1__/* .describeStatus */ .Wn)(deployment.status)}`;
+    const status = `${(0,model_status/* summaryMark */.qB)(deployment.status)} ${(0,model_status/* describeStatus */.Wn)(deployment.status)}`;
     const reason = [deployment.reason, deployment.rollbackNote, deployment.warning]
         .filter(Boolean)
-        .map(text => `<br><sub>${escapeHtml(text)}</sub>`)
+        .map(text => `<br><sub>${htmlText(text)}</sub>`)
         .join('');
     const duration = deployment.durationMs;
     const kind = deployment.kind === 'application' ? '' : ` <sub>${deployment.kind}</sub>`;
     return [
-        escapeHtml(deployment.name) + kind,
+        htmlText(deployment.name) + kind,
         status + reason,
-        duration === undefined ? '—' : (0,_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a)(duration),
+        duration === undefined ? '—' : (0,src_duration/* formatDuration */.a)(duration),
         deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
         deployment.uuid ? linkOrText(deployment.uuid, deployment.link) : '—',
-        deployment.appUrl ? link(deployment.appUrl, deployment.appUrl) : '—'
+        deployment.appUrl ? summary_link(deployment.appUrl, deployment.appUrl) : '—'
     ];
 }
 function linkOrText(text, href) {
-    return href ? link(text, href) : escapeHtml(text);
+    return href ? summary_link(text, href) : escapeHtml(text);
 }
-function link(text, href) {
+function summary_link(text, href) {
     return `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+}
+/**
+ * Text from Coolify (a name, a reason) where markdown is read: HTML-escaped, masked values left
+ * out, on one line, since a blank line ends an HTML block and what follows is read as markdown,
+ * and with a zero-width space after each `@`, so that `@org/team` in a name mentions nobody.
+ */
+function htmlText(text) {
+    return escapeHtml((0,secrets/* redactMasked */.jh)(text.replace(/\s*[\r\n]+\s*/g, ' '))).replaceAll('@', '@&#8203;');
 }
 function escapeHtml(text) {
     return text.replace(/[&<>"']/g, char => `&#${char.charCodeAt(0)};`);
@@ -21938,7 +22327,7 @@ class CoolifyClient {
     options;
     gate;
     /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
-    closing = new AbortController();
+    closing = (0,signals/* sharedController */.Mz)();
     /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
     reachability;
     http;
@@ -21991,7 +22380,7 @@ class CoolifyClient {
     version(signal) {
         return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal });
     }
-    /** GET /team: the team the token belongs to (Coolify 4.3.11+; older servers lack the route). */
+    /** GET /team: the team the token belongs to (Coolify 4.3.0+; older servers lack the route). */
     team(signal) {
         return this.call({ method: 'GET', path: '/team', retry: true, signal });
     }
@@ -22183,6 +22572,10 @@ class CoolifyClient {
             retry: true,
             signal
         });
+    }
+    /** GET /destinations (4.3.11): the Docker networks on all the team's servers. */
+    listTeamDestinations(signal) {
+        return this.call({ method: 'GET', path: '/destinations', retry: true, signal });
     }
     /** GET /servers/{uuid}/destinations (4.3.11): the Docker networks of one server. */
     listServerDestinations(serverUuid, signal) {
@@ -22587,11 +22980,18 @@ function connect(config, say) {
  * Reading values out of Coolify's answers, which older servers and odd rows give in other shapes:
  * its timestamps, and its lists.
  */
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+/** A date and time with no zone: `2026-11-28 12:00:01`, or with a `T`, fractions allowed. */
+const ZONELESS = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$/;
+/**
+ * Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none.
+ * A column no model casts (`last_online_at`) comes as Postgres prints it, without a zone: Coolify
+ * stores UTC, so it is read as UTC, never in the runner's own time zone.
+ */
 function timeOf(value) {
     if (typeof value !== 'string' || value === '')
         return undefined;
-    const ms = Date.parse(value);
+    const trimmed = value.trim();
+    const ms = Date.parse(ZONELESS.test(trimmed) ? `${trimmed.replace(' ', 'T')}Z` : trimmed);
     return Number.isNaN(ms) ? undefined : ms;
 }
 function listOf(value) {
@@ -22876,6 +23276,14 @@ const CERTIFICATE_CODES = new Set([
     'CERT_NOT_YET_VALID',
     'ERR_TLS_CERT_ALTNAME_INVALID'
 ]);
+/** How a connection fails before it reaches anyone: through a proxy, it is the proxy not reached. */
+const PROXY_UNREACHABLE = new Set([
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH'
+]);
 /** Turns a failure to get any answer into the reason and next step. */
 function describeNetworkFailure(error, host, 
 /** The proxy in between (`host:port`), when there is one: it fails in ways of its own. */
@@ -22972,7 +23380,15 @@ function describeProxyFailure(error, code, host, proxy) {
             unsent: true
         };
     }
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    if (error instanceof _http_js__WEBPACK_IMPORTED_MODULE_0__/* .ProxyFailure */ .N$ && /TIMEOUT/.test(code)) {
+        return {
+            reason: `the proxy ${proxy} did not answer in time (${code})`,
+            hint,
+            transient: true,
+            unsent: true
+        };
+    }
+    if (PROXY_UNREACHABLE.has(code)) {
         return {
             reason: `could not reach the proxy ${proxy} (${code})`,
             hint,
@@ -23910,7 +24326,8 @@ class TunnelPool extends (undici_lib_dispatcher_pool_js__WEBPACK_IMPORTED_MODULE
             if (tunnel.signal.aborted)
                 throw tunnel.signal.reason ?? error;
             const stage = TIMEOUTS[error.code ?? ''];
-            throw stage ? new HttpTimeout('CONNECT_TIMEOUT') : new ProxyFailure(error);
+            // Before the tunnel, the only peer is the proxy: whatever failed, it is the proxy's.
+            throw new ProxyFailure(stage ? new HttpTimeout('CONNECT_TIMEOUT') : error);
         })
             .finally(() => this.tunnels.delete(tunnel));
     }
@@ -24029,11 +24446,14 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
 /* harmony export */   Xg: () => (/* binding */ readConfig)
 /* harmony export */ });
 /* unused harmony exports MAX_DURATION_MS, REFUSED_WITHOUT_TRIGGER, parseCoolifyUrl, parseNames, parseList, parseHeaders */
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _duration_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7607);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3916);
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7194);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _duration_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7607);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(3916);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7194);
+
 
 
 
@@ -24050,6 +24470,26 @@ const RESERVED_HEADERS = new Set([
     'content-length',
     'host'
 ]);
+/**
+ * Headers a `headers` line cannot send, and why: they speak of the connection or the proxy, not
+ * of the request (the HTTP client refuses them, or they would reach no one meant to read them).
+ */
+const UNSENDABLE_HEADERS = {
+    expect: 'asks Coolify to confirm before a body is sent, which the action never waits for; remove that line.',
+    'proxy-authorization': 'is for the proxy, which takes its credentials from the proxy variable (http://user:password@proxy:3128); remove that line.',
+    ...Object.fromEntries([
+        'connection',
+        'keep-alive',
+        'proxy-connection',
+        'te',
+        'trailer',
+        'transfer-encoding',
+        'upgrade'
+    ].map(name => [
+        name,
+        'is about the connection, which the action manages itself; remove that line.'
+    ]))
+};
 /** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -24081,7 +24521,7 @@ function readConfig(raw, mask) {
     const read = singleLine(raw);
     const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
     if (!token) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
     }
     const appUuids = parseList(raw('app-uuid'));
     const appNames = parseNames(raw('app'));
@@ -24093,23 +24533,23 @@ function readConfig(raw, mask) {
     for (const tag of tags)
         refuseControl('Input `tag`', tag);
     if (appNames.length > 0 && appUuids.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.');
     }
     const apps = appNames.length > 0 ? 'app' : 'app-uuid';
     if (appUuids.length === 0 && appNames.length === 0 && tags.length === 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.');
     }
     if ((appUuids.length > 0 || appNames.length > 0) && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`);
     }
     for (const uuid of appUuids) {
         if (!UUID.test(uuid)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`);
         }
     }
     for (const tag of tags) {
         if (/[/?#&]/.test(tag)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
         }
     }
     const trigger = parseBoolean(read, 'trigger', true);
@@ -24156,13 +24596,13 @@ function readConfig(raw, mask) {
         }
     };
     if (config.pr !== undefined && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.');
     }
     if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.');
     }
     if (config.deletePreview && (config.pr === undefined || tags.length > 0)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).');
     }
     checkFollowInputs(config, read);
     checkVersionInputs(config);
@@ -24187,10 +24627,10 @@ function checkFollowInputs(config, read) {
         return;
     const changing = REFUSED_WITHOUT_TRIGGER.filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()));
     if (changing.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
     }
     if (!config.wait) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
     }
 }
 /** A review app is one application per pull request, made from one template. */
@@ -24198,13 +24638,13 @@ function checkReviewInputs(config, domain) {
     if (!config.reviewApp)
         return;
     if (config.pr === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
     }
     if (config.tags.length > 0 || config.appUuids.length + config.appNames.length !== 1) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).');
     }
     if (config.imageTag) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
     }
     const value = domain.trim();
     if (!value)
@@ -24219,7 +24659,7 @@ function checkReviewInputs(config, domain) {
             url = undefined;
         }
         if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
         }
     }
     config.reviewDomain = domains;
@@ -24232,16 +24672,25 @@ function checkVersionInputs(config) {
         config.rollbackOnFailure && 'rollback-on-failure'
     ].filter(Boolean);
     if (named.length > 0 && config.tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`);
     }
     if (config.imageTag && config.commit) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
+    }
+    if (config.rollbackOnFailure && !config.wait) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `rollback-on-failure` and `wait: false` together: a run that does not wait never sees the deployment fail, so it cannot roll it back. Drop one of them.');
     }
     if (config.rollbackOnFailure && config.pr !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
+    }
+    if (config.pr !== undefined && !config.reviewApp) {
+        const production = config.gitBranch ? 'git-branch' : config.domains ? 'domains' : undefined;
+        if (production) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${production}\` changes production's application: a preview (\`pr\`) has no \`${production}\` of its own. Leave it out, or deploy without \`pr\`.`);
+        }
     }
     if (config.commit && config.pr !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
     }
 }
 /** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
@@ -24250,7 +24699,7 @@ function parseCommit(text) {
     if (!value)
         return undefined;
     if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
     }
     return value.toLowerCase();
 }
@@ -24269,7 +24718,7 @@ function parseHealthUrl(text) {
         url = undefined;
     }
     if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
     }
     return value;
 }
@@ -24285,14 +24734,14 @@ function singleLine(read) {
 /** `where` names the input (and line); the value is never part of the message. */
 function refuseControl(where, value) {
     if (CONTROL.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${where} holds a control character (a line break, tab or the like): remove it.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`${where} holds a control character (a line break, tab or the like): remove it.`);
     }
 }
 /** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
 function refuseUnsendable(where, value) {
     refuseControl(where, value);
     if (!HEADER_TEXT.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
     }
 }
 /** Accepts the instance address with or without `/api/v1` and trailing slashes. */
@@ -24300,7 +24749,7 @@ function parseCoolifyUrl(text) {
     const value = text.trim();
     const example = 'like https://coolify.example.com';
     if (!value)
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
     let url;
     try {
         url = new URL(value);
@@ -24309,13 +24758,13 @@ function parseCoolifyUrl(text) {
         url = undefined;
     }
     if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
     }
     if (url.username || url.password) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
     }
     if (url.search || url.hash) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
     }
     const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
     const instanceUrl = `${url.protocol}//${url.host}${path}`;
@@ -24340,16 +24789,16 @@ function parseBoolean(read, name, fallback) {
         return true;
     if (value === 'false')
         return false;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
 }
 function parseDurationInput(read, name, fallback) {
     const text = read(name).trim() || fallback;
-    const ms = (0,_duration_js__WEBPACK_IMPORTED_MODULE_1__/* .parseDuration */ .E)(text);
+    const ms = (0,_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .parseDuration */ .E)(text);
     if (ms === undefined || ms <= 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
     }
     if (ms > MAX_DURATION_MS) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
     }
     return ms;
 }
@@ -24357,8 +24806,8 @@ function parsePullRequest(text) {
     const value = text.trim();
     if (!value)
         return undefined;
-    if (!/^\d+$/.test(value) || Number(value) === 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
+    if (!/^\d+$/.test(value) || Number(value) === 0 || !Number.isSafeInteger(Number(value))) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
     }
     return Number(value);
 }
@@ -24367,7 +24816,7 @@ function parseImageTag(text) {
     if (!value)
         return undefined;
     if (!DOCKER_TAG.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
     }
     return value;
 }
@@ -24382,17 +24831,22 @@ function parseHeaders(text, mask) {
         const colon = line.indexOf(':');
         const name = colon > 0 ? line.slice(0, colon).trim() : '';
         const value = colon > 0 ? line.slice(colon + 1).trim() : '';
-        if (value)
+        // As `env`: a plain word (`https`) would star out every link printed after it.
+        if (value && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .worthMasking */ .LB)(value))
             mask(value);
         refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
         if (!HEADER_NAME.test(name) || !value) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
         }
         if (name.toLowerCase() === 'accept-encoding') {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`);
+        }
+        const unsendable = UNSENDABLE_HEADERS[name.toLowerCase()];
+        if (unsendable) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} ${unsendable}`);
         }
         if (RESERVED_HEADERS.has(name.toLowerCase())) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
         }
         headers[name] = value;
     }
@@ -24402,20 +24856,46 @@ function readCaCertificate(text) {
     const value = text.trim();
     if (!value)
         return undefined;
-    if (value.includes('-----BEGIN CERTIFICATE-----'))
-        return value;
+    if (value.includes(PEM_BEGIN))
+        return parsedPem(value, 'the PEM text');
     refuseControl('Input `ca-certificate`', value);
     let pem;
     try {
-        pem = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(value, 'utf8');
+        pem = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(value, 'utf8');
     }
     catch {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
     }
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
+    if (!pem.includes(PEM_BEGIN)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
     }
-    return pem;
+    return parsedPem(pem, `the file "${value}"`);
+}
+const PEM_BEGIN = '-----BEGIN CERTIFICATE-----';
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
+/**
+ * The certificates, each as PEM with its lines back: a CI variable often holds the PEM flattened
+ * to one line, which TLS would not read. One that does not parse is refused now, not when the
+ * connection fails as untrusted.
+ */
+function parsedPem(text, where) {
+    const blocks = [...text.matchAll(PEM_BLOCK)].map(([, body]) => {
+        const base64 = body.replace(/\s+/g, '');
+        const lines = base64.match(/.{1,64}/g) ?? [];
+        return [PEM_BEGIN, ...lines, '-----END CERTIFICATE-----'].join('\n');
+    });
+    for (const [index, block] of blocks.entries()) {
+        try {
+            new node_crypto__WEBPACK_IMPORTED_MODULE_0__.X509Certificate(block);
+        }
+        catch {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: certificate ${index + 1} in ${where} does not parse; give the PEM text as exported, or its path.`);
+        }
+    }
+    if (blocks.length === 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: ${where} has no complete PEM certificate.`);
+    }
+    return `${blocks.join('\n')}\n`;
 }
 /**
  * Masks the values of `env` worth masking (see `worthMasking`): masking `3000` or `https` would
@@ -24424,7 +24904,7 @@ function readCaCertificate(text) {
 function maskEnvValues(text, mask) {
     for (const line of text.split(/\r?\n/)) {
         const value = line.slice(line.indexOf('=') + 1).trim();
-        if (line.includes('=') && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .worthMasking */ .LB)(value))
+        if (line.includes('=') && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .worthMasking */ .LB)(value))
             mask(value);
     }
 }
@@ -24439,7 +24919,7 @@ function parseEnv(text) {
         if (!line || line.startsWith('#'))
             continue;
         if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
         }
         const key = line.slice(0, line.indexOf('='));
         refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
@@ -24486,6 +24966,7 @@ class Deployment {
     /** Coolify's own times, on Coolify's clock: the duration when both are known. */
     #createdAt;
     #finishedAt;
+    #seenRunningAt;
     #tail = [];
     #imageTag;
     #rolledBack;
@@ -24569,9 +25050,20 @@ class Deployment {
     get running() {
         return this.#uuid !== undefined && !this.ended;
     }
-    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+    /**
+     * When Coolify's job wrote its end (`finished_at`), on Coolify's clock; undefined until then.
+     * The status turns final earlier: the post-deployment command runs in between.
+     */
     get finishedAt() {
         return this.#finishedAt;
+    }
+    /**
+     * When a read last showed it running, on Coolify's clock (its `Date`, else its row's
+     * `updated_at`): its status turned final later, and the status check Coolify runs then (before
+     * `finished_at`) comes after this.
+     */
+    get seenRunningAt() {
+        return this.#seenRunningAt;
     }
     /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
     get durationMs() {
@@ -24611,8 +25103,11 @@ class Deployment {
         if (url)
             this.#appUrl = url;
     }
-    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-    observe(detail, instanceUrl) {
+    /**
+     * Takes in a read of the deployment, answered at `answeredAt` on Coolify's clock when known;
+     * returns true when Coolify's status word changed.
+     */
+    observe(detail, instanceUrl, answeredAt) {
         if (detail.application_name)
             this.#name = detail.application_name;
         if (detail.commit)
@@ -24629,6 +25124,9 @@ class Deployment {
             this.#status = status;
             if (this.ended)
                 this.#endedAt ??= Date.now();
+            // The answer's `Date`, or at the least when the row was last written (undated reads).
+            else
+                this.#seenRunningAt = answeredAt ?? (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .n)(detail.updated_at) ?? this.#seenRunningAt;
         }
         return previous !== this.#coolifyStatus;
     }
@@ -24650,9 +25148,9 @@ class Deployment {
         if (!this.ended)
             this.#status = 'started';
     }
-    /** Passes, but something about it could not be confirmed. */
+    /** Passes, with a warning for the summary: each one said is kept. */
     doubt(warning) {
-        this.#warning = warning;
+        this.#warning = this.#warning ? `${this.#warning} ${warning}` : warning;
     }
     /** Records the image tag it deploys, as asked or as its log showed. */
     ranImage(tag) {
@@ -24740,7 +25238,7 @@ class LogCursor {
     probe = '';
     /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
     lastEntry;
-    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
+    /** `order` of every entry taken, so that none is taken twice when the log is reordered. */
     taken = new Set();
     /** The command whose `$ command` line was printed last, with its batch. */
     lastCommand;
@@ -24820,10 +25318,11 @@ class LogCursor {
         this.consumed += fresh.length;
         this.lastEntry = fresh[fresh.length - 1];
     }
-    /** The printed lines of new entries, in Coolify's (batch, order). */
+    /** The printed lines of new entries, in Coolify's `order`. */
     linesOf(fresh) {
         // New entries nearly always come in that order already; a stable sort keeps it otherwise.
-        fresh.sort(byBatchAndOrder);
+        // Never by `batch`: the job's own lines carry 1, a command's output a counter that only grows.
+        fresh.sort(byOrder);
         const lines = [];
         for (const entry of fresh) {
             if (CLOSING.test(entry.output ?? ''))
@@ -24837,7 +25336,10 @@ class LogCursor {
                 const key = `${entry.batch ?? 0}\u0000${entry.command}`;
                 if (key !== this.lastCommand) {
                     this.lastCommand = key;
-                    lines.push({ kind: 'command', text: shown(entry.command), ...hidden });
+                    // A command shown in the log can carry a payload too: redacted, and kept to the log.
+                    const text = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redactPayloads */ .x5)(entry.command);
+                    const kept = text === entry.command ? hidden : { hidden: true };
+                    lines.push({ kind: 'command', text, ...kept });
                 }
             }
             const kind = entryKind(entry.type);
@@ -24893,8 +25395,8 @@ function entryKind(type) {
         return type;
     return 'stdout';
 }
-function byBatchAndOrder(a, b) {
-    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
+function byOrder(a, b) {
+    return (a.order ?? 0) - (b.order ?? 0);
 }
 function sameEntry(a, b) {
     return (a !== undefined &&
@@ -24904,9 +25406,9 @@ function sameEntry(a, b) {
         a.output === b.output &&
         a.command === b.command);
 }
-/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
+/** Coolify numbers entries by `order` over the whole log (the first may have none: 0). */
 function keyOf(entry) {
-    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
+    return entry.order ?? 0;
 }
 
 
@@ -25053,7 +25555,7 @@ function proxyFor(target, env = process.env) {
         url = new URL(value.includes('://') ? value : `http://${value}`);
     }
     catch {
-        return undefined;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable} is not a proxy URL: give it as http://host:port (or https://, with user:password@ before the host if the proxy asks for them), or add ${target.hostname} to NO_PROXY.`);
     }
     if (!/^https?:$/.test(url.protocol)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`);
@@ -25067,7 +25569,8 @@ function proxyFor(target, env = process.env) {
     catch {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`);
     }
-    return { url, name: url.host, credentials };
+    // The proxy is its origin: a path, query or fragment after it means nothing to a proxy.
+    return { url: new URL(url.origin), name: url.host, credentials };
 }
 /** The password of a proxy URL, to mask before anything could print it. */
 function proxySecrets(env = process.env) {
@@ -25521,7 +26024,15 @@ function entriesOf(answer) {
     for (const message of messages)
         if (!isQueued(message))
             entries.push({ message });
-    return entries;
+    return onePerResource(entries);
+}
+/**
+ * An application carrying two of the tags is queued once: the later tag's entry says "already
+ * queued", with a uuid Coolify never saved. The first entry of each resource stands for it.
+ */
+function onePerResource(entries) {
+    return entries.filter((entry, index) => !entry.resource_uuid ||
+        entries.findIndex(other => other.resource_uuid === entry.resource_uuid) === index);
 }
 /**
  * The uuid of the service a tag deploy started, by its name; none when the name is not one
@@ -25594,7 +26105,7 @@ function fullCommit(commit, event) {
     const known = [event.sha, event.headSha].find(sha => sha !== undefined && /^[0-9a-f]{40}$/i.test(sha) && (0,_follow_history_js__WEBPACK_IMPORTED_MODULE_2__/* .sameCommit */ .Kd)(sha, commit));
     if (known)
         return known.toLowerCase();
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_6__/* .ActionError */ .lZ(`Input \`commit\`: ${commit} is abbreviated, and Coolify fetches a pinned commit by its full SHA: give all 40 digits, e.g. \${{ github.sha }}.`);
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_6__/* .InputError */ .dz(`Input \`commit\`: ${commit} is abbreviated, and Coolify fetches a pinned commit by its full SHA: give all 40 digits. A short one is taken only when it starts the commit the run is for (GITHUB_SHA or the pull request's head on GitHub, CI_COMMIT_SHA on GitLab).`);
 }
 /** History rows searched for what runs now. */
 const HISTORY_ROWS = 20;
@@ -25673,16 +26184,33 @@ function versionOf(uuid, app) {
 /**
  * The tag the application's container runs now, read before the deploy: what a rollback goes
  * back to. The configured tag may be one that never ran, set by an earlier failed deploy.
+ * Coolify's `current` comes from `docker inspect <uuid>`, which finds the container only with
+ * "consistent container name" on (off by default): otherwise what ran is in the history.
  */
 async function runningTag(client, version, signal) {
     try {
-        return (await client.rollbackImages(version.appUuid, signal))?.current || undefined;
+        const current = (await client.rollbackImages(version.appUuid, signal))?.current;
+        if (current)
+            return current;
     }
     catch (error) {
         if ((0,_coolify_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .isMissingRoute */ .w1)(error))
             return version.imageTag;
         throw error;
     }
+    const history = await client.listDeployments(version.appUuid, HISTORY_ROWS, signal);
+    return lastRanTag(history?.deployments);
+}
+/** The tag the newest finished production deployment ran, as its row or log names it. */
+function lastRanTag(items) {
+    for (const item of (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_7__/* .listOf */ .c)(items)) {
+        if (Number(item?.pull_request_id ?? 0) !== 0)
+            continue;
+        if (!(0,_model_status_js__WEBPACK_IMPORTED_MODULE_4__/* .isFinished */ .$g)((0,_model_status_js__WEBPACK_IMPORTED_MODULE_4__/* .statusFromCoolify */ .mM)(item.status)))
+            continue;
+        return ranImageTag(item);
+    }
+    return undefined;
 }
 /**
  * The commit of the newest finished production deployment; undefined when there is none, or when
@@ -25717,8 +26245,13 @@ async function pinVersions(client, config, versions, state, signal, undo, say) {
             else if (config.commit) {
                 const previous = await standingPin(client, version, signal, say);
                 const ours = { appUuid: version.appUuid, previous, commit: config.commit };
-                await pin(client, ours, config.commit, { state, signal });
+                // Counted before the PATCH: one cut off (SIGINT, SIGTERM) may still have been saved.
                 pins.push(ours);
+                await pin(client, ours, config.commit, { state, signal }).catch((error) => {
+                    if (isRefused(error))
+                        pins.pop();
+                    throw error;
+                });
                 say.note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
             }
         }
@@ -25766,7 +26299,7 @@ async function pin(client, { appUuid, previous }, commit, { state, signal }) {
     }
     catch (error) {
         // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
-        if (error instanceof _coolify_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .CoolifyError */ .wx && error.status !== undefined && error.status < 500) {
+        if (isRefused(error)) {
             state.update(appUuid, { unpin: undefined, pinned: undefined });
         }
         throw error;
@@ -25782,7 +26315,13 @@ async function restorePins(client, pins, state, signal, say) {
     const left = [];
     for (const pin of pins) {
         try {
-            if (pin.commit && !(await stillPinned(client, pin, signal))) {
+            const now = pin.commit && (await currentPin(client, pin, signal));
+            if (now === pin.previous) {
+                // A pin cut off before Coolify saved it: nothing to put back.
+                state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
+                continue;
+            }
+            if (pin.commit && !(now === undefined || (now !== 'HEAD' && (0,_follow_history_js__WEBPACK_IMPORTED_MODULE_2__/* .sameCommit */ .Kd)(now, pin.commit)))) {
                 // Another run pinned its own commit since: it puts back what it found, and only then.
                 state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
                 say.warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
@@ -25799,18 +26338,21 @@ async function restorePins(client, pins, state, signal, say) {
     return left;
 }
 /**
- * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
- * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
- * taken as ours: a pin left on is the worse outcome.
+ * The application's `git_commit_sha` now, to tell whether it is still this run's pin. Coolify has
+ * no compare-and-set, so this narrows the race rather than closing it; `concurrency:` closes it.
+ * Undefined when unreadable: then the pin is taken as ours, a pin left on being the worse outcome.
  */
-async function stillPinned(client, pin, signal) {
+async function currentPin(client, pin, signal) {
     try {
-        const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
-        return now !== 'HEAD' && (0,_follow_history_js__WEBPACK_IMPORTED_MODULE_2__/* .sameCommit */ .Kd)(now, pin.commit);
+        return (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
     }
     catch {
-        return true;
+        return undefined;
     }
+}
+/** Coolify answered and said no: nothing was saved. */
+function isRefused(error) {
+    return error instanceof _coolify_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .CoolifyError */ .wx && error.status !== undefined && error.status < 500;
 }
 /**
  * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
@@ -25952,11 +26494,11 @@ async function supersededBy(client, appUuid, ran, signal) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   LB: () => (/* binding */ worthMasking),
-/* harmony export */   Ym: () => (/* binding */ MIN_MASKED_LENGTH),
 /* harmony export */   dK: () => (/* binding */ mask),
-/* harmony export */   ql: () => (/* binding */ maskedValues),
+/* harmony export */   jh: () => (/* binding */ redactMasked),
 /* harmony export */   x5: () => (/* binding */ redactPayloads)
 /* harmony export */ });
+/* unused harmony exports MIN_MASKED_LENGTH, maskedForms */
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2237);
 
 /**
@@ -25978,11 +26520,14 @@ const PLAIN_WORD = /^(?:[a-z]{1,12}|[A-Z]{1,12})$/;
 function worthMasking(value) {
     return value.length >= MIN_MASKED_LENGTH && !PLAIN_NUMBER.test(value) && !PLAIN_WORD.test(value);
 }
-/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+/**
+ * Everything the step masked, for what the runner does not mask itself: the pull request comment,
+ * the summary's escaped text, a line cut before the runner sees it.
+ */
 const masked = new Set();
 /**
- * Masks a value in the host's log from now on, and remembers it, so that the pull request
- * comment, which the runner does not mask, can leave it out too.
+ * Masks a value in the host's log from now on, and remembers it, so that what the runner does not
+ * mask (`redactMasked`) can leave it out too.
  */
 function mask(value) {
     if (!value)
@@ -25990,10 +26535,111 @@ function mask(value) {
     masked.add(value);
     (0,_host_js__WEBPACK_IMPORTED_MODULE_0__/* .host */ .Hc)().mask(value);
 }
-/** The values masked so far. */
-function maskedValues() {
-    return [...masked];
+/**
+ * Every form in which GitHub's runner hides a masked value: the value and each of its lines,
+ * trimmed (`::add-mask::` adds them, actions/runner `ActionCommandManager.cs`), each as the
+ * encoders registered in `src/Runner.Common/HostContext.cs` write it (`ValueEncoders.cs`): base64
+ * from its first, second and third byte, quotes escaped for a command line and for an expression,
+ * JSON-, URI- and XML-escaped, without its surrounding double quotes, and its PowerShell halves
+ * around `&`. Beyond the runner's list: base64 forms also without their last, padded character,
+ * which depends on what follows the value in a longer text, and URI forms as JavaScript and HTML
+ * forms write them. Forms under `MIN_MASKED_LENGTH` are left out, as values are.
+ */
+function maskedForms(value) {
+    const lines = value
+        .split(/[\r\n]+/)
+        .map(line => line.trim())
+        .filter(Boolean);
+    const forms = [value, ...lines].flatMap(one => [
+        one,
+        ...base64Forms(one),
+        one.replaceAll('"', '\\"'),
+        one.replaceAll("'", "''"),
+        jsonEscaped(one),
+        ...uriEscaped(one),
+        xmlEscaped(one),
+        one.length > 8 && one.startsWith('"') && one.endsWith('"') ? one.slice(1, -1) : '',
+        ...powerShellHalves(one)
+    ]);
+    return [...new Set(forms)].filter(form => form.length >= MIN_MASKED_LENGTH);
 }
+/**
+ * `text` with every form of every masked value (and `escape` of each, as a report escapes it)
+ * replaced by `***`: for what the runner never sees, or sees only after it was cut. The longest
+ * form is taken first, so that no part of a longer one is left.
+ */
+function redactMasked(text, escape) {
+    const forms = [...masked].flatMap(maskedForms);
+    const all = [...new Set(escape ? [...forms, ...forms.map(escape)] : forms)];
+    if (all.length === 0)
+        return text;
+    all.sort((a, b) => b.length - a.length);
+    const pattern = new RegExp(all.map(form => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+    return text.replace(pattern, '***');
+}
+/** Base64 of the value from its first, second and third byte; each also without what padding makes uncertain. */
+function base64Forms(value) {
+    const bytes = Buffer.from(value, 'utf8');
+    return [0, 1, 2].flatMap(shift => {
+        const encoded = (bytes.length > shift ? bytes.subarray(shift) : bytes).toString('base64');
+        const certain = encoded.replace(/=+$/, '').slice(0, -1);
+        return encoded.endsWith('=') && certain.length >= 8 ? [encoded, certain] : [encoded];
+    });
+}
+/** As Newtonsoft.Json writes a string, without its quotes: it also escapes U+0085, U+2028, U+2029. */
+function jsonEscaped(value) {
+    return JSON.stringify(value)
+        .slice(1, -1)
+        .replace(/[\u0085\u2028\u2029]/g, char => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+/**
+ * As .NET's `Uri.EscapeDataString` writes it (only RFC 3986's unreserved characters stay), and
+ * beyond the runner's list, as JavaScript's `encodeURIComponent` and a form's query write it.
+ */
+function uriEscaped(value) {
+    try {
+        const component = encodeURIComponent(value);
+        const strict = component.replace(/[!'()*]/g, char => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+        return [strict, component, new URLSearchParams({ v: value }).toString().slice(2)];
+    }
+    catch {
+        return []; // a lone surrogate: .NET refuses it too
+    }
+}
+/** As .NET's `SecurityElement.Escape`. */
+function xmlEscaped(value) {
+    const names = {
+        '&': 'amp',
+        '<': 'lt',
+        '>': 'gt',
+        '"': 'quot',
+        "'": 'apos'
+    };
+    return value.replace(/[&<>"']/g, char => `&${names[char]};`);
+}
+/**
+ * PowerShell colours part of a failing command's text: the runner masks the part up to the last
+ * `&` (or to the first `&+`) and the part after it (after `&+` and one more character), each when
+ * it has six characters or more.
+ */
+function powerShellHalves(value) {
+    if (!value.includes('&'))
+        return [];
+    const plus = value.indexOf('&+');
+    const before = plus >= 0 ? value.slice(0, plus + 2) : value.slice(0, value.lastIndexOf('&') + 1);
+    const after = plus >= 0
+        ? value.length > plus + 3
+            ? value.slice(plus + 3)
+            : ''
+        : value.slice(value.lastIndexOf('&') + 1);
+    return [before, after].filter(half => half.length >= 6);
+}
+/**
+ * A run of base64 piped to `base64 -d`, whatever quotes close it: `echo '…' | base64 -d`, and as
+ * Coolify 4.3 quotes a command for `docker exec … bash -c '…'`, `echo '\''…'\'' | base64 -d`
+ * (`bootstrap/helpers/docker.php`, `executeInDocker`).
+ */
+const BASE64_PAYLOAD = /[A-Za-z0-9+/]{16,}={0,2}(?=['"\\]*\s*\|\s*base64\s+(?:-d|-D|--decode)\b)/g;
 /**
  * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
  * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
@@ -26001,7 +26647,7 @@ function maskedValues() {
  */
 function redactPayloads(text) {
     return text
-        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(BASE64_PAYLOAD, '<redacted>')
         .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
 }
 
@@ -26012,9 +26658,12 @@ function redactPayloads(text) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   n: () => (/* binding */ deadline),
+/* harmony export */   Mz: () => (/* binding */ sharedController),
+/* harmony export */   nl: () => (/* binding */ deadline),
 /* harmony export */   q: () => (/* binding */ linked)
 /* harmony export */ });
+/* harmony import */ var node_events__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8474);
+/* harmony import */ var node_events__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_events__WEBPACK_IMPORTED_MODULE_0__);
 /**
  * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
  * that AbortSignal's own `timeout` and `any` make are held only weakly: once collected they never
@@ -26022,8 +26671,20 @@ function redactPayloads(text) {
  * plain timer holds its controller, and each parent signal's listener holds its child's, until
  * they fire or are let go.
  */
+
 /** Node fires a longer timer at once. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/**
+ * A controller whose signal any number of requests may listen to at once: a step reads many
+ * deployments together, and Node 20 would print a MaxListenersExceededWarning past ten.
+ */
+function sharedController() {
+    const controller = new AbortController();
+    // Not 0 ("no limit" for an EventEmitter): on an EventTarget, getMaxListeners() then throws, and
+    // undici's fetch (GitHub's client) calls it on every request's signal.
+    (0,node_events__WEBPACK_IMPORTED_MODULE_0__.setMaxListeners)(Infinity, controller.signal);
+    return controller;
+}
 /** Aborts after `ms` with a TimeoutError, as AbortSignal's `timeout` does; no hold on the process. */
 function deadline(ms) {
     return linked([], ms);
@@ -26033,7 +26694,7 @@ function deadline(ms) {
  * Once aborted (or released) it leaves its parents alone: a long-lived parent gathers no listeners.
  */
 function linked(parents, ms) {
-    const controller = new AbortController();
+    const controller = sharedController();
     let timer;
     const release = () => {
         clearTimeout(timer);
@@ -26170,20 +26831,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 
 /***/ }),
 
-/***/ 5317:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
-
-/***/ }),
-
-/***/ 6982:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
-
-/***/ }),
-
 /***/ 4434:
 /***/ ((module) => {
 
@@ -26310,6 +26957,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
 
 /***/ }),
 
+/***/ 8161:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+
+/***/ }),
+
 /***/ 6760:
 /***/ ((module) => {
 
@@ -26398,27 +27052,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-
-/***/ }),
-
-/***/ 6928:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
-
-/***/ }),
-
-/***/ 3193:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
-
-/***/ }),
-
-/***/ 3557:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
 
 /***/ }),
 

@@ -16556,7 +16556,17 @@ __webpack_async_result__();
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2284);
 
-process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .iW)(process.argv.slice(2), process.env, text => void process.stdout.write(text), text => void process.stderr.write(text));
+// A reader that went away (`| head -1`) ends nothing: the deploy goes on, and what it would have
+// read is dropped, rather than an EPIPE crashing the run after the trigger.
+const open = { stdout: true, stderr: true };
+for (const name of ['stdout', 'stderr']) {
+    process[name].on('error', (error) => {
+        if (error.code !== 'EPIPE')
+            throw error;
+        open[name] = false;
+    });
+}
+process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .iW)(process.argv.slice(2), process.env, text => void (open.stdout && process.stdout.write(text)), text => void (open.stderr && process.stderr.write(text)));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
@@ -16703,7 +16713,7 @@ function proxyFor(target, env = process.env) {
         url = new URL(value.includes('://') ? value : `http://${value}`);
     }
     catch {
-        return undefined;
+        throw new ActionError(`${variable} is not a proxy URL: give it as http://host:port (or https://, with user:password@ before the host if the proxy asks for them), or add ${target.hostname} to NO_PROXY.`);
     }
     if (!/^https?:$/.test(url.protocol)) {
         throw new ActionError(`${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`);
@@ -16717,7 +16727,8 @@ function proxyFor(target, env = process.env) {
     catch {
         throw new ActionError(`${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`);
     }
-    return { url, name: url.host, credentials };
+    // The proxy is its origin: a path, query or fragment after it means nothing to a proxy.
+    return { url: new URL(url.origin), name: url.host, credentials };
 }
 /** The password of a proxy URL, to mask before anything could print it. */
 function proxySecrets(env = process.env) {
@@ -17073,7 +17084,8 @@ class TunnelPool extends (pool_default()) {
             if (tunnel.signal.aborted)
                 throw tunnel.signal.reason ?? error;
             const stage = TIMEOUTS[error.code ?? ''];
-            throw stage ? new HttpTimeout('CONNECT_TIMEOUT') : new ProxyFailure(error);
+            // Before the tunnel, the only peer is the proxy: whatever failed, it is the proxy's.
+            throw new ProxyFailure(stage ? new HttpTimeout('CONNECT_TIMEOUT') : error);
         })
             .finally(() => this.tunnels.delete(tunnel));
     }
@@ -17442,6 +17454,14 @@ const CERTIFICATE_CODES = new Set([
     'CERT_NOT_YET_VALID',
     'ERR_TLS_CERT_ALTNAME_INVALID'
 ]);
+/** How a connection fails before it reaches anyone: through a proxy, it is the proxy not reached. */
+const PROXY_UNREACHABLE = new Set([
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH'
+]);
 /** Turns a failure to get any answer into the reason and next step. */
 function describeNetworkFailure(error, host, 
 /** The proxy in between (`host:port`), when there is one: it fails in ways of its own. */
@@ -17538,7 +17558,15 @@ function describeProxyFailure(error, code, host, proxy) {
             unsent: true
         };
     }
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    if (error instanceof ProxyFailure && /TIMEOUT/.test(code)) {
+        return {
+            reason: `the proxy ${proxy} did not answer in time (${code})`,
+            hint,
+            transient: true,
+            unsent: true
+        };
+    }
+    if (PROXY_UNREACHABLE.has(code)) {
         return {
             reason: `could not reach the proxy ${proxy} (${code})`,
             hint,
@@ -17768,6 +17796,8 @@ function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
     setOutput('review-app-uuid', reviewAppUuid ?? '');
 }
 
+// EXTERNAL MODULE: external "node:events"
+var external_node_events_ = __nccwpck_require__(8474);
 ;// CONCATENATED MODULE: ./src/signals.ts
 /**
  * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
@@ -17776,8 +17806,20 @@ function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
  * plain timer holds its controller, and each parent signal's listener holds its child's, until
  * they fire or are let go.
  */
+
 /** Node fires a longer timer at once. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/**
+ * A controller whose signal any number of requests may listen to at once: a step reads many
+ * deployments together, and Node 20 would print a MaxListenersExceededWarning past ten.
+ */
+function sharedController() {
+    const controller = new AbortController();
+    // Not 0 ("no limit" for an EventEmitter): on an EventTarget, getMaxListeners() then throws, and
+    // undici's fetch (GitHub's client) calls it on every request's signal.
+    (0,external_node_events_.setMaxListeners)(Infinity, controller.signal);
+    return controller;
+}
 /** Aborts after `ms` with a TimeoutError, as AbortSignal's `timeout` does; no hold on the process. */
 function deadline(ms) {
     return linked([], ms);
@@ -17787,7 +17829,7 @@ function deadline(ms) {
  * Once aborted (or released) it leaves its parents alone: a long-lived parent gathers no listeners.
  */
 function linked(parents, ms) {
-    const controller = new AbortController();
+    const controller = sharedController();
     let timer;
     const release = () => {
         clearTimeout(timer);
@@ -18193,7 +18235,7 @@ class CoolifyClient {
     options;
     gate;
     /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
-    closing = new AbortController();
+    closing = sharedController();
     /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
     reachability;
     http;
@@ -18246,7 +18288,7 @@ class CoolifyClient {
     version(signal) {
         return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal });
     }
-    /** GET /team: the team the token belongs to (Coolify 4.3.11+; older servers lack the route). */
+    /** GET /team: the team the token belongs to (Coolify 4.3.0+; older servers lack the route). */
     team(signal) {
         return this.call({ method: 'GET', path: '/team', retry: true, signal });
     }
@@ -18438,6 +18480,10 @@ class CoolifyClient {
             retry: true,
             signal
         });
+    }
+    /** GET /destinations (4.3.11): the Docker networks on all the team's servers. */
+    listTeamDestinations(signal) {
+        return this.call({ method: 'GET', path: '/destinations', retry: true, signal });
     }
     /** GET /servers/{uuid}/destinations (4.3.11): the Docker networks of one server. */
     listServerDestinations(serverUuid, signal) {
@@ -18815,11 +18861,14 @@ const PLAIN_WORD = /^(?:[a-z]{1,12}|[A-Z]{1,12})$/;
 function worthMasking(value) {
     return value.length >= MIN_MASKED_LENGTH && !PLAIN_NUMBER.test(value) && !PLAIN_WORD.test(value);
 }
-/** Everything the step masked: what the runner does not mask itself (a pull request comment). */
+/**
+ * Everything the step masked, for what the runner does not mask itself: the pull request comment,
+ * the summary's escaped text, a line cut before the runner sees it.
+ */
 const masked = new Set();
 /**
- * Masks a value in the host's log from now on, and remembers it, so that the pull request
- * comment, which the runner does not mask, can leave it out too.
+ * Masks a value in the host's log from now on, and remembers it, so that what the runner does not
+ * mask (`redactMasked`) can leave it out too.
  */
 function mask(value) {
     if (!value)
@@ -18827,10 +18876,111 @@ function mask(value) {
     masked.add(value);
     host().mask(value);
 }
-/** The values masked so far. */
-function maskedValues() {
-    return [...masked];
+/**
+ * Every form in which GitHub's runner hides a masked value: the value and each of its lines,
+ * trimmed (`::add-mask::` adds them, actions/runner `ActionCommandManager.cs`), each as the
+ * encoders registered in `src/Runner.Common/HostContext.cs` write it (`ValueEncoders.cs`): base64
+ * from its first, second and third byte, quotes escaped for a command line and for an expression,
+ * JSON-, URI- and XML-escaped, without its surrounding double quotes, and its PowerShell halves
+ * around `&`. Beyond the runner's list: base64 forms also without their last, padded character,
+ * which depends on what follows the value in a longer text, and URI forms as JavaScript and HTML
+ * forms write them. Forms under `MIN_MASKED_LENGTH` are left out, as values are.
+ */
+function maskedForms(value) {
+    const lines = value
+        .split(/[\r\n]+/)
+        .map(line => line.trim())
+        .filter(Boolean);
+    const forms = [value, ...lines].flatMap(one => [
+        one,
+        ...base64Forms(one),
+        one.replaceAll('"', '\\"'),
+        one.replaceAll("'", "''"),
+        jsonEscaped(one),
+        ...uriEscaped(one),
+        xmlEscaped(one),
+        one.length > 8 && one.startsWith('"') && one.endsWith('"') ? one.slice(1, -1) : '',
+        ...powerShellHalves(one)
+    ]);
+    return [...new Set(forms)].filter(form => form.length >= MIN_MASKED_LENGTH);
 }
+/**
+ * `text` with every form of every masked value (and `escape` of each, as a report escapes it)
+ * replaced by `***`: for what the runner never sees, or sees only after it was cut. The longest
+ * form is taken first, so that no part of a longer one is left.
+ */
+function redactMasked(text, escape) {
+    const forms = [...masked].flatMap(maskedForms);
+    const all = [...new Set(escape ? [...forms, ...forms.map(escape)] : forms)];
+    if (all.length === 0)
+        return text;
+    all.sort((a, b) => b.length - a.length);
+    const pattern = new RegExp(all.map(form => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+    return text.replace(pattern, '***');
+}
+/** Base64 of the value from its first, second and third byte; each also without what padding makes uncertain. */
+function base64Forms(value) {
+    const bytes = Buffer.from(value, 'utf8');
+    return [0, 1, 2].flatMap(shift => {
+        const encoded = (bytes.length > shift ? bytes.subarray(shift) : bytes).toString('base64');
+        const certain = encoded.replace(/=+$/, '').slice(0, -1);
+        return encoded.endsWith('=') && certain.length >= 8 ? [encoded, certain] : [encoded];
+    });
+}
+/** As Newtonsoft.Json writes a string, without its quotes: it also escapes U+0085, U+2028, U+2029. */
+function jsonEscaped(value) {
+    return JSON.stringify(value)
+        .slice(1, -1)
+        .replace(/[\u0085\u2028\u2029]/g, char => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+/**
+ * As .NET's `Uri.EscapeDataString` writes it (only RFC 3986's unreserved characters stay), and
+ * beyond the runner's list, as JavaScript's `encodeURIComponent` and a form's query write it.
+ */
+function uriEscaped(value) {
+    try {
+        const component = encodeURIComponent(value);
+        const strict = component.replace(/[!'()*]/g, char => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+        return [strict, component, new URLSearchParams({ v: value }).toString().slice(2)];
+    }
+    catch {
+        return []; // a lone surrogate: .NET refuses it too
+    }
+}
+/** As .NET's `SecurityElement.Escape`. */
+function xmlEscaped(value) {
+    const names = {
+        '&': 'amp',
+        '<': 'lt',
+        '>': 'gt',
+        '"': 'quot',
+        "'": 'apos'
+    };
+    return value.replace(/[&<>"']/g, char => `&${names[char]};`);
+}
+/**
+ * PowerShell colours part of a failing command's text: the runner masks the part up to the last
+ * `&` (or to the first `&+`) and the part after it (after `&+` and one more character), each when
+ * it has six characters or more.
+ */
+function powerShellHalves(value) {
+    if (!value.includes('&'))
+        return [];
+    const plus = value.indexOf('&+');
+    const before = plus >= 0 ? value.slice(0, plus + 2) : value.slice(0, value.lastIndexOf('&') + 1);
+    const after = plus >= 0
+        ? value.length > plus + 3
+            ? value.slice(plus + 3)
+            : ''
+        : value.slice(value.lastIndexOf('&') + 1);
+    return [before, after].filter(half => half.length >= 6);
+}
+/**
+ * A run of base64 piped to `base64 -d`, whatever quotes close it: `echo '…' | base64 -d`, and as
+ * Coolify 4.3 quotes a command for `docker exec … bash -c '…'`, `echo '\''…'\'' | base64 -d`
+ * (`bootstrap/helpers/docker.php`, `executeInDocker`).
+ */
+const BASE64_PAYLOAD = /[A-Za-z0-9+/]{16,}={0,2}(?=['"\\]*\s*\|\s*base64\s+(?:-d|-D|--decode)\b)/g;
 /**
  * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
  * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
@@ -18838,7 +18988,7 @@ function maskedValues() {
  */
 function redactPayloads(text) {
     return text
-        .replace(/(echo\s+(['"]?))[A-Za-z0-9+/=]{16,}(\2\s*\|\s*base64\b)/g, '$1<redacted>$3')
+        .replace(BASE64_PAYLOAD, '<redacted>')
         .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
 }
 
@@ -19154,11 +19304,18 @@ function patchField(key, rule) {
  * Reading values out of Coolify's answers, which older servers and odd rows give in other shapes:
  * its timestamps, and its lists.
  */
-/** Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none. */
+/** A date and time with no zone: `2026-11-28 12:00:01`, or with a `T`, fractions allowed. */
+const ZONELESS = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$/;
+/**
+ * Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none.
+ * A column no model casts (`last_online_at`) comes as Postgres prints it, without a zone: Coolify
+ * stores UTC, so it is read as UTC, never in the runner's own time zone.
+ */
 function timeOf(value) {
     if (typeof value !== 'string' || value === '')
         return undefined;
-    const ms = Date.parse(value);
+    const trimmed = value.trim();
+    const ms = Date.parse(ZONELESS.test(trimmed) ? `${trimmed.replace(' ', 'T')}Z` : trimmed);
     return Number.isNaN(ms) ? undefined : ms;
 }
 function listOf(value) {
@@ -19282,11 +19439,11 @@ function needsWrite(error) {
 
 
 
-const SHARED_SERVER_WARNING = (name) => `Review app ${name} runs on the template's server: pull request code reaches production's containers by name on its Docker network, and shares its Docker daemon — an image LABEL can claim production's Traefik routes, FROM can build on production's image, the build cache is shared. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`;
+const SHARED_SERVER_WARNING = (name) => `Review app ${name} runs on a server production runs on, as \`review-destination\` chose: pull request code shares that server's Docker daemon (an image LABEL can claim production's Traefik routes, FROM can build on production's image, the build cache is shared), its builds run on the host network, production's containers answer it by name on the destination's network, and on Coolify's own server Coolify's database and Redis are beside it. Give \`review-destination\` a destination on a server without production to isolate review apps (see docs/review-apps.md).`;
 /**
- * `review-destination`, else the template's primary destination; none when Coolify has no clone
- * route (before 4.3). Whether it is on the template's server: the template's own destinations say
- * so for theirs, the server's list of destinations for any other.
+ * `review-destination`, refused when not given; none when Coolify has no clone route (before
+ * 4.3). It shares production's server when that server holds any of the template's destinations,
+ * primary or additional: production deploys to each (ApplicationDeploymentJob.php 2214-2249).
  */
 async function cloneDestination(client, config, templateUuid, signal) {
     let list;
@@ -19299,24 +19456,49 @@ async function cloneDestination(client, config, templateUuid, signal) {
             return undefined;
         throw error;
     }
-    const primary = list.find(destination => destination?.is_primary) ?? list[0];
-    if (!primary?.uuid)
+    if (!list.some(destination => destination?.uuid)) {
         throw new ActionError('Coolify names no destination for the template.');
-    const chosen = config.reviewPlacement.destination ?? primary.uuid;
-    const own = list.find(destination => destination?.uuid === chosen);
-    if (own || !primary.server_uuid) {
-        return { uuid: chosen, sharesServer: own ? own.server_uuid === primary.server_uuid : undefined };
     }
+    const production = new Set(list.map(destination => destination?.server_uuid).filter((uuid) => !!uuid));
+    const chosen = config.reviewPlacement.destination;
+    if (!chosen)
+        throw await noDestination(client, list, production, signal);
+    if (list.some(destination => destination?.uuid === chosen)) {
+        return { uuid: chosen, sharesServer: true };
+    }
+    let unknown = production.size === 0;
+    for (const server of production) {
+        try {
+            const onServer = listOf(await client.listServerDestinations(server, signal));
+            if (onServer.some(destination => destination?.uuid === chosen)) {
+                return { uuid: chosen, sharesServer: true };
+            }
+        }
+        catch (error) {
+            if (!isMissingRoute(error) && !isGone(error))
+                throw error;
+            unknown = true;
+        }
+    }
+    return { uuid: chosen, sharesServer: unknown ? undefined : false };
+}
+/** The refusal when `review-destination` is not given: the team's destinations, isolated or not. */
+async function noDestination(client, template, production, signal) {
+    let team = template;
     try {
-        const onServer = await client.listServerDestinations(primary.server_uuid, signal);
-        const listed = listOf(onServer);
-        return { uuid: chosen, sharesServer: listed.some(destination => destination?.uuid === chosen) };
+        team = listOf(await client.listTeamDestinations(signal));
     }
     catch (error) {
-        if (isMissingRoute(error) || isGone(error))
-            return { uuid: chosen };
-        throw error;
+        if (!isMissingRoute(error))
+            throw error;
     }
+    const described = team
+        .filter(destination => destination?.uuid)
+        .map(destination => {
+        const where = `${destination.uuid}${destination.name && destination.name !== destination.uuid ? ` (${destination.name})` : ''} on server ${destination.server_uuid ?? '?'}`;
+        return `${where}: ${destination.server_uuid && production.has(destination.server_uuid) ? "shares production's server" : 'isolated'}`;
+    });
+    return new ActionError(`Review apps need \`review-destination\`: the uuid of a destination on a server without production, where pull request code cannot reach production's containers, Docker daemon or network. The team's destinations: ${described.join('; ')}.`);
 }
 /**
  * A clone of the template into `review-destination` or its primary destination, not deployed. The clone is never sent
@@ -19729,9 +19911,11 @@ function reviewVariables(listed, env) {
 
 ;// CONCATENATED MODULE: ./src/rollout/configure.ts
 
+
 /**
  * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables
- * through PATCH /applications/{uuid}/envs/bulk, the other settings through PATCH
+ * through PATCH /applications/{uuid}/envs/bulk (the previews' own with `pr`; the inputs refuse
+ * `git-branch` and `domains` there, which have no preview form), the other settings through PATCH
  * /applications/{uuid} carrying only the fields given. A server without the bulk route (the seed
  * contract) takes the variables as one string in that PATCH instead. A change Coolify refuses
  * throws, so nothing is deployed with settings other than those asked for.
@@ -19746,7 +19930,8 @@ async function applySettings(client, config, signal, say) {
     for (const uuid of config.appUuids) {
         try {
             const changes = { ...settings };
-            if (env && bulkRoute && !(await setVariables(client, uuid, env, signal))) {
+            const preview = config.pr !== undefined;
+            if (env && bulkRoute && !(await setVariables(client, uuid, env, preview, signal))) {
                 bulkRoute = false;
                 say.note("This Coolify has no route for bulk variables (an older server): setting them through the application's PATCH.");
             }
@@ -19792,14 +19977,20 @@ function describeSettings(settings, env) {
  * application's PATCH of `KEY=value` lines (which keeps no flags).
  */
 async function writeVariables(client, uuid, env, signal) {
-    if (await setVariables(client, uuid, env, signal))
+    if (await setVariables(client, uuid, env, false, signal))
         return;
     await client.updateApplication(uuid, { environment_variables: joined(env) }, signal);
 }
-/** True once set; false when the server has no bulk route, so nothing was set. */
-async function setVariables(client, uuid, env, signal) {
+/**
+ * True once set; false when the server has no bulk route, so nothing was set. Each existing
+ * variable keeps its own flags: left out, Coolify would make a literal one interpolated and null
+ * the others, which its database refuses.
+ */
+async function setVariables(client, uuid, env, preview, signal) {
     try {
-        await client.updateApplicationEnvs(uuid, env, signal);
+        const existing = await client.listApplicationEnvs(uuid, signal);
+        const items = env.map(variable => withOwnFlags(variable, existing, preview));
+        await client.updateApplicationEnvs(uuid, items, signal);
         return true;
     }
     catch (error) {
@@ -19807,6 +19998,19 @@ async function setVariables(client, uuid, env, signal) {
             return false;
         throw error;
     }
+}
+/** The bulk route's item for `variable`: production's or the previews', with the flags it has. */
+function withOwnFlags(variable, existing, preview) {
+    const item = preview ? { ...variable, is_preview: true } : { ...variable };
+    const own = listOf(existing).find(found => found?.key === variable.key && (found.is_preview ?? false) === preview);
+    if (!own)
+        return item;
+    return {
+        ...item,
+        is_literal: item.is_literal ?? own.is_literal ?? false,
+        is_multiline: item.is_multiline ?? own.is_multiline ?? false,
+        is_shown_once: item.is_shown_once ?? own.is_shown_once ?? false
+    };
 }
 /** The seed contract's form: `KEY=value` lines. */
 function joined(env) {
@@ -20055,7 +20259,7 @@ async function forecastReviewApp(client, config, event, signal, say) {
     }
     const { destination, facts, plan } = await planNew(client, config, template, names, branch, signal);
     const made = destination
-        ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ", on the template's server" : destination.sharesServer === false ? ', on another server' : ''}`
+        ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ', on a server production runs on' : destination.sharesServer === false ? ', on another server' : ''}`
         : `created from the repository of ${facts.name} (${template.uuid}) in project ${config.reviewPlacement.project ?? '?'}, server ${config.reviewPlacement.server ?? '?'} (Coolify before 4.3 cannot clone)`;
     const unfinished = found[0];
     say.note(unfinished
@@ -20209,7 +20413,7 @@ function readSignal(batch, signal) {
     if (!leaves.every((leave) => leave !== undefined)) {
         return { signal, release: () => undefined };
     }
-    const abandoned = new AbortController();
+    const abandoned = sharedController();
     const left = () => {
         if (leaves.every(leave => leave.aborted))
             abandoned.abort();
@@ -20290,7 +20494,8 @@ class ApplicationReads {
         return {
             status: typeof app.status === 'string' ? app.status : undefined,
             refreshedAt: timeOf(app.last_online_at),
-            answeredAt
+            answeredAt,
+            appUrl: typeof app.fqdn === 'string' ? (app.fqdn.split(',')[0]?.trim() ?? '') : ''
         };
     }
     /** One read for all `uuids`; an application the list lacks is not found. */
@@ -20351,7 +20556,7 @@ class LogCursor {
     probe = '';
     /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
     lastEntry;
-    /** (batch, order) of every entry taken, so that none is taken twice when the log is reordered. */
+    /** `order` of every entry taken, so that none is taken twice when the log is reordered. */
     taken = new Set();
     /** The command whose `$ command` line was printed last, with its batch. */
     lastCommand;
@@ -20431,10 +20636,11 @@ class LogCursor {
         this.consumed += fresh.length;
         this.lastEntry = fresh[fresh.length - 1];
     }
-    /** The printed lines of new entries, in Coolify's (batch, order). */
+    /** The printed lines of new entries, in Coolify's `order`. */
     linesOf(fresh) {
         // New entries nearly always come in that order already; a stable sort keeps it otherwise.
-        fresh.sort(byBatchAndOrder);
+        // Never by `batch`: the job's own lines carry 1, a command's output a counter that only grows.
+        fresh.sort(byOrder);
         const lines = [];
         for (const entry of fresh) {
             if (CLOSING.test(entry.output ?? ''))
@@ -20448,7 +20654,10 @@ class LogCursor {
                 const key = `${entry.batch ?? 0}\u0000${entry.command}`;
                 if (key !== this.lastCommand) {
                     this.lastCommand = key;
-                    lines.push({ kind: 'command', text: shown(entry.command), ...hidden });
+                    // A command shown in the log can carry a payload too: redacted, and kept to the log.
+                    const text = redactPayloads(entry.command);
+                    const kept = text === entry.command ? hidden : { hidden: true };
+                    lines.push({ kind: 'command', text, ...kept });
                 }
             }
             const kind = entryKind(entry.type);
@@ -20504,8 +20713,8 @@ function entryKind(type) {
         return type;
     return 'stdout';
 }
-function byBatchAndOrder(a, b) {
-    return (a.batch ?? 0) - (b.batch ?? 0) || (a.order ?? 0) - (b.order ?? 0);
+function byOrder(a, b) {
+    return (a.order ?? 0) - (b.order ?? 0);
 }
 function sameEntry(a, b) {
     return (a !== undefined &&
@@ -20515,9 +20724,9 @@ function sameEntry(a, b) {
         a.output === b.output &&
         a.command === b.command);
 }
-/** Coolify numbers entries by `order` (the first has none) within a `batch`. */
+/** Coolify numbers entries by `order` over the whole log (the first may have none: 0). */
 function keyOf(entry) {
-    return (entry.batch ?? 0) * 2 ** 24 + (entry.order ?? 0);
+    return entry.order ?? 0;
 }
 
 ;// CONCATENATED MODULE: ./src/follow/cancel.ts
@@ -20870,9 +21079,10 @@ class ReadPacer {
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
 /**
- * Coolify writes its closing entry 0.4–1.2 s after the final status, with nothing in between:
- * without it, a log is over once it has been quiet for longer than that. Reads wait for the
- * quiet, at least this pause apart.
+ * Coolify writes its closing entry 0.4–1.2 s after `finished_at`, with nothing in between. A row
+ * that cannot tell (a server without the column, or a job killed inside its finally) ends once
+ * the log has been quiet for longer than that past the final status. Reads wait for the quiet,
+ * at least this pause apart.
  */
 const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
@@ -20883,6 +21093,8 @@ const SECOND_MS = 1000;
  * its closing entry is most often there already, and one read gives the status and the last lines.
  */
 const LEFT_PAUSE_MS = 1000;
+/** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
+const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
 const GATHER_MS = 250;
 /**
@@ -20911,6 +21123,11 @@ class Follower {
      * its clock: its answer's `Date` less its `updated_at`, which moves with every entry written.
      */
     quietAtAnswer = new Map();
+    /**
+     * Whether Coolify's job has ended, as the last read told: `finished_at` written, still null
+     * (the job writes on after the final status: the post-deployment command), or not told at all.
+     */
+    jobEnd = new Map();
     pacer;
     reads;
     logsHidden = false;
@@ -20957,6 +21174,7 @@ class Follower {
         finally {
             this.running.delete(deployment);
             this.quietAtAnswer.delete(deployment);
+            this.jobEnd.delete(deployment);
             if (this.running.size === 0)
                 this.someEnded = false;
             else if (deployment.ended)
@@ -21052,32 +21270,46 @@ class Follower {
         return true;
     }
     /**
-     * Coolify writes its last lines (configuration, "Gracefully shutting down build container") up
-     * to a few seconds after the final status, many of them hidden: unless its closing entry is
-     * already read, read again once the log may have been quiet long enough, until it has. How long
-     * it has been quiet is known at the least from when a read last showed it grow, and from
-     * Coolify's own clock when its answer tells.
+     * After the final status Coolify's job goes on: the post-deployment command (for minutes, maybe),
+     * then its finally writes `finished_at`, the configuration and the closing entry. Reads go on
+     * until the closing entry is read: at `poll-interval` while `finished_at` is null, then once the
+     * log may have been quiet long enough. A row without `finished_at` (a server before
+     * 4.0.0-beta.381) or one whose closing entry never comes ends after that quiet, and so does the
+     * wait when `signal` ends it; unless `finished_at` was read, the log says that the job's end was
+     * not seen. How long the log has been quiet is known at the least from when a read last showed
+     * it grow, and from Coolify's own clock when its answer tells.
      */
     async readClosingLines(deployment, signal) {
         if (!this.options.logs || this.logsHidden)
             return;
         const cursor = this.cursorOf(deployment);
         let quietSince = Date.now();
-        for (;;) {
-            const told = this.quietAtAnswer.get(deployment);
-            const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0);
-            if (cursor.closed || quiet >= CLOSING_QUIET_MS)
-                return;
+        while (!cursor.closed) {
             const before = cursor.progress;
             try {
-                await sleep(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal);
-                await this.readFinal(deployment, signal);
+                if (this.jobEnd.get(deployment) === 'pending') {
+                    await sleep(this.options.pollIntervalMs, signal);
+                    await this.readOne(deployment, signal);
+                }
+                else {
+                    const told = this.quietAtAnswer.get(deployment);
+                    const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0);
+                    if (quiet >= CLOSING_QUIET_MS)
+                        break;
+                    await sleep(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal);
+                    await this.readFinal(deployment, signal);
+                }
             }
             catch {
-                return;
+                break;
             }
             if (cursor.progress !== before)
                 quietSince = Date.now();
+        }
+        // `finished_at` is written after everything but the configuration and the closing entry.
+        const end = this.jobEnd.get(deployment);
+        if (!cursor.closed && end !== 'written') {
+            this.options.say.note(`${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`);
         }
     }
     /**
@@ -21127,7 +21359,8 @@ class Follower {
         else {
             this.quietAtAnswer.delete(deployment);
         }
-        const changed = deployment.observe(detail, this.options.instanceUrl);
+        this.jobEnd.set(deployment, jobEndOf(detail));
+        const changed = deployment.observe(detail, this.options.instanceUrl, answeredAt);
         if (changed && !deployment.ended)
             this.announce(deployment, detail);
         this.printLogs(deployment, detail);
@@ -21156,6 +21389,10 @@ class Follower {
         const lines = this.cursorOf(deployment).next(detail.logs);
         deployment.remember(lines);
         this.options.sink.lines(deployment, lines);
+        // Coolify's status stays as it was; the failure is the user's to see.
+        if (lines.some(line => !line.hidden && line.text === POST_DEPLOYMENT_FAILED)) {
+            this.options.say.warn(`${deployment.name}: Coolify ran the post-deployment command after the deployment ${deployment.status === 'finished' ? 'finished' : 'ended'}, and it failed; its output is in the log above.`);
+        }
     }
     cursorOf(deployment) {
         let cursor = this.cursors.get(deployment);
@@ -21170,6 +21407,18 @@ class Follower {
         deployment.remember(lines);
         this.options.sink.lines(deployment, lines);
     }
+}
+/**
+ * What a row tells of the job's end. Only the job's own final statuses promise a `finished_at` to
+ * come: a deployment cancelled before the job took it never gets one.
+ */
+function jobEndOf(detail) {
+    if (!('finished_at' in detail))
+        return 'untold';
+    if (detail.finished_at)
+        return 'written';
+    const status = statusFromCoolify(detail.status);
+    return status === 'finished' || status === 'failed' ? 'pending' : 'untold';
 }
 
 ;// CONCATENATED MODULE: ./src/model/deployment.ts
@@ -21198,6 +21447,7 @@ class Deployment {
     /** Coolify's own times, on Coolify's clock: the duration when both are known. */
     #createdAt;
     #finishedAt;
+    #seenRunningAt;
     #tail = [];
     #imageTag;
     #rolledBack;
@@ -21281,9 +21531,20 @@ class Deployment {
     get running() {
         return this.#uuid !== undefined && !this.ended;
     }
-    /** When Coolify says it ended, on Coolify's clock; undefined until then. */
+    /**
+     * When Coolify's job wrote its end (`finished_at`), on Coolify's clock; undefined until then.
+     * The status turns final earlier: the post-deployment command runs in between.
+     */
     get finishedAt() {
         return this.#finishedAt;
+    }
+    /**
+     * When a read last showed it running, on Coolify's clock (its `Date`, else its row's
+     * `updated_at`): its status turned final later, and the status check Coolify runs then (before
+     * `finished_at`) comes after this.
+     */
+    get seenRunningAt() {
+        return this.#seenRunningAt;
     }
     /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
     get durationMs() {
@@ -21323,8 +21584,11 @@ class Deployment {
         if (url)
             this.#appUrl = url;
     }
-    /** Takes in a read of the deployment; returns true when Coolify's status word changed. */
-    observe(detail, instanceUrl) {
+    /**
+     * Takes in a read of the deployment, answered at `answeredAt` on Coolify's clock when known;
+     * returns true when Coolify's status word changed.
+     */
+    observe(detail, instanceUrl, answeredAt) {
         if (detail.application_name)
             this.#name = detail.application_name;
         if (detail.commit)
@@ -21341,6 +21605,9 @@ class Deployment {
             this.#status = status;
             if (this.ended)
                 this.#endedAt ??= Date.now();
+            // The answer's `Date`, or at the least when the row was last written (undated reads).
+            else
+                this.#seenRunningAt = answeredAt ?? timeOf(detail.updated_at) ?? this.#seenRunningAt;
         }
         return previous !== this.#coolifyStatus;
     }
@@ -21362,9 +21629,9 @@ class Deployment {
         if (!this.ended)
             this.#status = 'started';
     }
-    /** Passes, but something about it could not be confirmed. */
+    /** Passes, with a warning for the summary: each one said is kept. */
     doubt(warning) {
-        this.#warning = warning;
+        this.#warning = this.#warning ? `${this.#warning} ${warning}` : warning;
     }
     /** Records the image tag it deploys, as asked or as its log showed. */
     ranImage(tag) {
@@ -21508,6 +21775,8 @@ ca) {
  */
 /** Coolify's `Date` header and timestamps are to the second. */
 const DATE_RESOLUTION_MS = 1000;
+/** How long a refresh within the second a change ended waits for a newer one before it counts. */
+const AMBIGUOUS_WAIT_MS = 3000;
 /**
  * `running` with a health check that passed, or none (`unknown`); not while the check is still
  * `starting`, nor while it fails.
@@ -21525,24 +21794,42 @@ function isUp(status) {
  */
 class Freshness {
     #since;
-    /** `endedAt`: when the change ended on Coolify's clock, when that is known. */
+    /** The second the change was last seen under way: a refresh within it is ambiguous. */
+    #ambiguousFrom;
+    /**
+     * `endedAt`: when the change was last seen under way, on Coolify's clock, when that is known.
+     * A refresh in a later second is proof. One within that same second may have come before the
+     * end or after it: it counts once Coolify has answered for `AMBIGUOUS_WAIT_MS` past that second
+     * without a newer one — a scheduled check that saw the old container is followed by the check
+     * Coolify runs as a deployment finishes, while on a Sentinel server that check, often within
+     * the same second, is the only refresh an unchanged status gets.
+     */
     constructor(endedAt) {
         this.#since = endedAt === undefined ? undefined : nextSecond(endedAt);
+        this.#ambiguousFrom = endedAt === undefined ? undefined : wholeSecond(endedAt);
     }
     counts(look) {
         this.#since ??=
             look.answeredAt !== undefined
                 ? nextSecond(look.answeredAt)
                 : (look.refreshedAt ?? Number.NEGATIVE_INFINITY) + 1;
-        return look.refreshedAt !== undefined && look.refreshedAt >= this.#since;
+        if (look.refreshedAt === undefined)
+            return false;
+        if (look.refreshedAt >= this.#since)
+            return true;
+        return (this.#ambiguousFrom !== undefined &&
+            look.refreshedAt >= this.#ambiguousFrom &&
+            look.answeredAt !== undefined &&
+            look.answeredAt >= this.#since + AMBIGUOUS_WAIT_MS);
     }
 }
-/**
- * Coolify's timestamps and `Date` keep whole seconds: a refresh within the second something ended
- * reads the same as one after it, so a refresh counts from the next whole second on.
- */
+/** Coolify's timestamps and `Date` keep whole seconds: the start of the second `ms` falls in. */
+function wholeSecond(ms) {
+    return Math.floor(ms / DATE_RESOLUTION_MS) * DATE_RESOLUTION_MS;
+}
+/** The start of the second after the one `ms` falls in: a refresh from then on is later. */
 function nextSecond(ms) {
-    return Math.floor(ms / DATE_RESOLUTION_MS) * DATE_RESOLUTION_MS + DATE_RESOLUTION_MS;
+    return wholeSecond(ms) + DATE_RESOLUTION_MS;
 }
 
 ;// CONCATENATED MODULE: ./src/health/health.ts
@@ -21562,27 +21849,26 @@ const STALE_PAUSE_MIN_MS = 500;
  */
 async function checkHealth(deployment, options, signal) {
     const preview = options.pr !== undefined;
-    const url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
+    let url = healthUrlOf(options.healthUrl, deployment.appUrl, preview);
     if (preview && !url)
         return undefined;
-    if (options.healthUrl && !url) {
-        const problem = `\`health-url\` ${options.healthUrl} is a path, but the application has no URL in Coolify`;
-        return { up: false, problem, unknown: false };
-    }
+    // A path on a URL the step has not read yet: the status reads carry it.
+    const path = options.healthUrl && !url ? options.healthUrl : undefined;
     let last;
     const freshness = new Freshness(options.since);
     for (;;) {
-        const found = await look(deployment.appUuid, url, !preview, options, freshness, signal);
+        const found = await look(deployment.appUuid, url, path, !preview, options, freshness, signal);
+        url = found.url ?? url;
         // A look cut off by the end of the check says less than the one before it.
         if (signal.aborted && last)
             break;
         // An unknown look (unread, or not refreshed) never replaces a known one.
-        if (!last || !isUnknown(found) || isUnknown(last))
-            last = found;
-        if (found.up || signal.aborted)
+        if (!last || !isUnknown(found.health) || isUnknown(last))
+            last = found.health;
+        if (found.health.up || signal.aborted)
             break;
         try {
-            await sleep(pauseAfter(found, options.pollIntervalMs), signal);
+            await sleep(pauseAfter(found.health, options.pollIntervalMs), signal);
         }
         catch {
             break;
@@ -21604,14 +21890,23 @@ function isUnknown(health) {
     return !health.up && health.unknown;
 }
 /**
- * One look at the application: its status in Coolify, then its URL. A status Coolify has not
- * refreshed since the deployment ended may be the old container's: it decides nothing.
+ * One look at the application: its status in Coolify, then its URL — `path` on the URL that
+ * status read gives, when the step had none. A status Coolify has not refreshed since the
+ * deployment ended may be the old container's: it decides nothing.
  */
-async function look(appUuid, url, checkStatus, { readStatus, caCertificate }, freshness, signal) {
+async function look(appUuid, known, path, checkStatus, { readStatus, caCertificate }, freshness, signal) {
     let unread;
+    let url = known;
     if (checkStatus) {
         try {
             const found = await readStatus(appUuid, signal);
+            if (!url && path && found.appUrl !== undefined) {
+                if (!found.appUrl) {
+                    const problem = `\`health-url\` ${shownUrl(path)} is a path, but the application has no URL in Coolify`;
+                    return { health: { up: false, problem, unknown: false } };
+                }
+                url = healthUrlOf(path, found.appUrl, false);
+            }
             const status = (found.status ?? 'unknown').slice(0, 40);
             // Without a refresh time (servers before 4.x), the status is taken as read.
             const fresh = found.refreshedAt === undefined || freshness.counts(found);
@@ -21619,7 +21914,10 @@ async function look(appUuid, url, checkStatus, { readStatus, caCertificate }, fr
                 unread = `Coolify has not refreshed its status since the deployment ended (it still reports ${status})`;
             }
             else if (!isUp(status)) {
-                return { up: false, problem: `Coolify reports it ${status}`, unknown: false };
+                return {
+                    health: { up: false, problem: `Coolify reports it ${status}`, unknown: false },
+                    url
+                };
             }
         }
         catch (error) {
@@ -21629,12 +21927,34 @@ async function look(appUuid, url, checkStatus, { readStatus, caCertificate }, fr
     if (url) {
         const result = await probe(url, signal, caCertificate);
         if (!result.ok)
-            return { up: false, problem: `${url} ${result.what}`, unknown: false };
+            return {
+                health: { up: false, problem: `${shownUrl(url)} ${result.what}`, unknown: false },
+                url
+            };
+    }
+    else if (path) {
+        // The URL to probe is not known yet: nothing is, whatever the status says.
+        return {
+            health: {
+                up: false,
+                problem: unread ?? `the application's URL could not be read`,
+                unknown: true
+            }
+        };
     }
     // The URL answering says it is up, whatever Coolify could not tell.
     if (unread && !url)
-        return { up: false, problem: unread, unknown: true };
-    return { up: true, url };
+        return { health: { up: false, problem: unread, unknown: true }, url };
+    return { health: { up: true, url: url && shownUrl(url) }, url };
+}
+/**
+ * A URL as lines and reports show it: without credentials, and with `?…` for its query, where a
+ * key can be (`?token=…`) that the step never masked.
+ */
+function shownUrl(url) {
+    return url
+        .replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#@]*@/i, '$1')
+        .replace(/[?#][\s\S]*$/, query => (query.startsWith('?') ? '?…' : ''));
 }
 /**
  * The URL to check: `health-url` when it is a whole URL, else that path on the application's URL.
@@ -22100,7 +22420,15 @@ function entriesOf(answer) {
     for (const message of messages)
         if (!isQueued(message))
             entries.push({ message });
-    return entries;
+    return onePerResource(entries);
+}
+/**
+ * An application carrying two of the tags is queued once: the later tag's entry says "already
+ * queued", with a uuid Coolify never saved. The first entry of each resource stands for it.
+ */
+function onePerResource(entries) {
+    return entries.filter((entry, index) => !entry.resource_uuid ||
+        entries.findIndex(other => other.resource_uuid === entry.resource_uuid) === index);
 }
 /**
  * The uuid of the service a tag deploy started, by its name; none when the name is not one
@@ -22150,7 +22478,7 @@ function fullCommit(commit, event) {
     const known = [event.sha, event.headSha].find(sha => sha !== undefined && /^[0-9a-f]{40}$/i.test(sha) && sameCommit(sha, commit));
     if (known)
         return known.toLowerCase();
-    throw new ActionError(`Input \`commit\`: ${commit} is abbreviated, and Coolify fetches a pinned commit by its full SHA: give all 40 digits, e.g. \${{ github.sha }}.`);
+    throw new InputError(`Input \`commit\`: ${commit} is abbreviated, and Coolify fetches a pinned commit by its full SHA: give all 40 digits. A short one is taken only when it starts the commit the run is for (GITHUB_SHA or the pull request's head on GitHub, CI_COMMIT_SHA on GitLab).`);
 }
 /** History rows searched for what runs now. */
 const versions_HISTORY_ROWS = 20;
@@ -22229,16 +22557,33 @@ function versionOf(uuid, app) {
 /**
  * The tag the application's container runs now, read before the deploy: what a rollback goes
  * back to. The configured tag may be one that never ran, set by an earlier failed deploy.
+ * Coolify's `current` comes from `docker inspect <uuid>`, which finds the container only with
+ * "consistent container name" on (off by default): otherwise what ran is in the history.
  */
 async function runningTag(client, version, signal) {
     try {
-        return (await client.rollbackImages(version.appUuid, signal))?.current || undefined;
+        const current = (await client.rollbackImages(version.appUuid, signal))?.current;
+        if (current)
+            return current;
     }
     catch (error) {
         if (isMissingRoute(error))
             return version.imageTag;
         throw error;
     }
+    const history = await client.listDeployments(version.appUuid, versions_HISTORY_ROWS, signal);
+    return lastRanTag(history?.deployments);
+}
+/** The tag the newest finished production deployment ran, as its row or log names it. */
+function lastRanTag(items) {
+    for (const item of listOf(items)) {
+        if (Number(item?.pull_request_id ?? 0) !== 0)
+            continue;
+        if (!isFinished(statusFromCoolify(item.status)))
+            continue;
+        return ranImageTag(item);
+    }
+    return undefined;
 }
 /**
  * The commit of the newest finished production deployment; undefined when there is none, or when
@@ -22273,8 +22618,13 @@ async function pinVersions(client, config, versions, state, signal, undo, say) {
             else if (config.commit) {
                 const previous = await standingPin(client, version, signal, say);
                 const ours = { appUuid: version.appUuid, previous, commit: config.commit };
-                await pin(client, ours, config.commit, { state, signal });
+                // Counted before the PATCH: one cut off (SIGINT, SIGTERM) may still have been saved.
                 pins.push(ours);
+                await pin(client, ours, config.commit, { state, signal }).catch((error) => {
+                    if (isRefused(error))
+                        pins.pop();
+                    throw error;
+                });
                 say.note(`${version.name}: pinned to commit ${config.commit} for this deploy`);
             }
         }
@@ -22322,7 +22672,7 @@ async function pin(client, { appUuid, previous }, commit, { state, signal }) {
     }
     catch (error) {
         // Refused: nothing to undo. Unanswered: it may be set, so the record stays.
-        if (error instanceof CoolifyError && error.status !== undefined && error.status < 500) {
+        if (isRefused(error)) {
             state.update(appUuid, { unpin: undefined, pinned: undefined });
         }
         throw error;
@@ -22338,7 +22688,13 @@ async function restorePins(client, pins, state, signal, say) {
     const left = [];
     for (const pin of pins) {
         try {
-            if (pin.commit && !(await stillPinned(client, pin, signal))) {
+            const now = pin.commit && (await currentPin(client, pin, signal));
+            if (now === pin.previous) {
+                // A pin cut off before Coolify saved it: nothing to put back.
+                state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
+                continue;
+            }
+            if (pin.commit && !(now === undefined || (now !== 'HEAD' && sameCommit(now, pin.commit)))) {
                 // Another run pinned its own commit since: it puts back what it found, and only then.
                 state.update(pin.appUuid, { unpin: undefined, pinned: undefined });
                 say.warn(`${pin.appUuid}: git_commit_sha is no longer ${pin.commit} but another run's pin; left for that run to set back.`);
@@ -22355,18 +22711,21 @@ async function restorePins(client, pins, state, signal, say) {
     return left;
 }
 /**
- * Whether the application is still pinned to this run's commit. Coolify has no compare-and-set,
- * so this narrows the race rather than closing it; `concurrency:` closes it. Unreadable, it is
- * taken as ours: a pin left on is the worse outcome.
+ * The application's `git_commit_sha` now, to tell whether it is still this run's pin. Coolify has
+ * no compare-and-set, so this narrows the race rather than closing it; `concurrency:` closes it.
+ * Undefined when unreadable: then the pin is taken as ours, a pin left on being the worse outcome.
  */
-async function stillPinned(client, pin, signal) {
+async function currentPin(client, pin, signal) {
     try {
-        const now = (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
-        return now !== 'HEAD' && sameCommit(now, pin.commit);
+        return (await client.getApplication(pin.appUuid, signal))?.git_commit_sha || 'HEAD';
     }
     catch {
-        return true;
+        return undefined;
     }
+}
+/** Coolify answered and said no: nothing was saved. */
+function isRefused(error) {
+    return error instanceof CoolifyError && error.status !== undefined && error.status < 500;
 }
 /**
  * Makes sure a Docker-image deployment runs `tag`. Coolify's "already queued" check ignores the
@@ -22779,7 +23138,9 @@ class Rollout {
             caCertificate: config.caCertificate,
             pr: config.pr,
             readStatus: (appUuid, signal) => this.step.applications.status(appUuid, signal),
-            since: deployment.finishedAt
+            // Coolify checks the containers once the status turns final, before the post-deployment
+            // command and `finished_at`: a refresh counts from the last read that still showed it running.
+            since: deployment.seenRunningAt ?? deployment.finishedAt
         };
         const health = await checkHealth(deployment, options, window.signal);
         if (!health || budget.cancelled.aborted)
@@ -23114,7 +23475,7 @@ async function coolifyVersion(client, signal) {
         throw error;
     }
 }
-/** The token's team, by name; undefined before 4.3.11 (no GET /team). */
+/** The token's team, by name; undefined before 4.3.0 (no GET /team). */
 async function teamName(client, signal) {
     try {
         const team = await client.team(signal);
@@ -23223,7 +23584,10 @@ function describeDeploy(config, event, versions, say) {
         say.note(`Then would check ${config.healthUrl}`);
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/inputs.ts
+
 
 
 
@@ -23240,6 +23604,26 @@ const RESERVED_HEADERS = new Set([
     'content-length',
     'host'
 ]);
+/**
+ * Headers a `headers` line cannot send, and why: they speak of the connection or the proxy, not
+ * of the request (the HTTP client refuses them, or they would reach no one meant to read them).
+ */
+const UNSENDABLE_HEADERS = {
+    expect: 'asks Coolify to confirm before a body is sent, which the action never waits for; remove that line.',
+    'proxy-authorization': 'is for the proxy, which takes its credentials from the proxy variable (http://user:password@proxy:3128); remove that line.',
+    ...Object.fromEntries([
+        'connection',
+        'keep-alive',
+        'proxy-connection',
+        'te',
+        'trailer',
+        'transfer-encoding',
+        'upgrade'
+    ].map(name => [
+        name,
+        'is about the connection, which the action manages itself; remove that line.'
+    ]))
+};
 /** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -23427,8 +23811,17 @@ function checkVersionInputs(config) {
     if (config.imageTag && config.commit) {
         throw new ActionError('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
     }
+    if (config.rollbackOnFailure && !config.wait) {
+        throw new ActionError('Inputs `rollback-on-failure` and `wait: false` together: a run that does not wait never sees the deployment fail, so it cannot roll it back. Drop one of them.');
+    }
     if (config.rollbackOnFailure && config.pr !== undefined) {
         throw new ActionError('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
+    }
+    if (config.pr !== undefined && !config.reviewApp) {
+        const production = config.gitBranch ? 'git-branch' : config.domains ? 'domains' : undefined;
+        if (production) {
+            throw new ActionError(`Input \`${production}\` changes production's application: a preview (\`pr\`) has no \`${production}\` of its own. Leave it out, or deploy without \`pr\`.`);
+        }
     }
     if (config.commit && config.pr !== undefined) {
         throw new ActionError("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
@@ -23547,7 +23940,7 @@ function parsePullRequest(text) {
     const value = text.trim();
     if (!value)
         return undefined;
-    if (!/^\d+$/.test(value) || Number(value) === 0) {
+    if (!/^\d+$/.test(value) || Number(value) === 0 || !Number.isSafeInteger(Number(value))) {
         throw new ActionError(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
     }
     return Number(value);
@@ -23572,7 +23965,8 @@ function parseHeaders(text, mask) {
         const colon = line.indexOf(':');
         const name = colon > 0 ? line.slice(0, colon).trim() : '';
         const value = colon > 0 ? line.slice(colon + 1).trim() : '';
-        if (value)
+        // As `env`: a plain word (`https`) would star out every link printed after it.
+        if (value && worthMasking(value))
             mask(value);
         refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
         if (!HEADER_NAME.test(name) || !value) {
@@ -23580,6 +23974,10 @@ function parseHeaders(text, mask) {
         }
         if (name.toLowerCase() === 'accept-encoding') {
             throw new ActionError(`Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`);
+        }
+        const unsendable = UNSENDABLE_HEADERS[name.toLowerCase()];
+        if (unsendable) {
+            throw new ActionError(`Input \`headers\`, line ${index + 1}: ${name} ${unsendable}`);
         }
         if (RESERVED_HEADERS.has(name.toLowerCase())) {
             throw new ActionError(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
@@ -23592,8 +23990,8 @@ function readCaCertificate(text) {
     const value = text.trim();
     if (!value)
         return undefined;
-    if (value.includes('-----BEGIN CERTIFICATE-----'))
-        return value;
+    if (value.includes(PEM_BEGIN))
+        return parsedPem(value, 'the PEM text');
     refuseControl('Input `ca-certificate`', value);
     let pem;
     try {
@@ -23602,10 +24000,36 @@ function readCaCertificate(text) {
     catch {
         throw new ActionError(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
     }
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    if (!pem.includes(PEM_BEGIN)) {
         throw new ActionError(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
     }
-    return pem;
+    return parsedPem(pem, `the file "${value}"`);
+}
+const PEM_BEGIN = '-----BEGIN CERTIFICATE-----';
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
+/**
+ * The certificates, each as PEM with its lines back: a CI variable often holds the PEM flattened
+ * to one line, which TLS would not read. One that does not parse is refused now, not when the
+ * connection fails as untrusted.
+ */
+function parsedPem(text, where) {
+    const blocks = [...text.matchAll(PEM_BLOCK)].map(([, body]) => {
+        const base64 = body.replace(/\s+/g, '');
+        const lines = base64.match(/.{1,64}/g) ?? [];
+        return [PEM_BEGIN, ...lines, '-----END CERTIFICATE-----'].join('\n');
+    });
+    for (const [index, block] of blocks.entries()) {
+        try {
+            new external_node_crypto_.X509Certificate(block);
+        }
+        catch {
+            throw new ActionError(`Input \`ca-certificate\`: certificate ${index + 1} in ${where} does not parse; give the PEM text as exported, or its path.`);
+        }
+    }
+    if (blocks.length === 0) {
+        throw new ActionError(`Input \`ca-certificate\`: ${where} has no complete PEM certificate.`);
+    }
+    return `${blocks.join('\n')}\n`;
 }
 /**
  * Masks the values of `env` worth masking (see `worthMasking`): masking `3000` or `https` would
@@ -23850,17 +24274,18 @@ async function openReviewApp(client, config, event, signal, undo, say) {
         return reviewApp(unfinished.uuid, true);
     }
     const before = new Set(namesakesIn(listed, names.name));
-    if (destination?.sharesServer)
-        say.warn(SHARED_SERVER_WARNING(names.name));
+    const warning = destination?.sharesServer ? SHARED_SERVER_WARNING(names.name) : undefined;
+    if (warning)
+        say.warn(warning);
     const uuid = destination
         ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
         : await createFromRepository(client, config, template, { names, branch }, signal);
     say.note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
     const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false });
     if (other)
-        return reviewApp(other, false);
+        return { ...reviewApp(other, false), warning };
     const kept = await keepOlder(client, names, uuid, signal, undo, say);
-    return reviewApp(kept, true);
+    return { ...reviewApp(kept, true), warning };
 }
 /**
  * Two runs for one pull request may each have made a review app: the older is kept, so this run
@@ -24307,13 +24732,14 @@ function parse(text) {
 
 
 
+
 /**
  * The deploy, from options to outcome, for any host: config → rollouts → run them → one outcome →
  * the front's report. SIGINT and SIGTERM cancel what this run started, within the grace time.
  */
 async function deployAndFollow(front) {
     const say = sayThrough(host());
-    const cancelled = new AbortController();
+    const cancelled = sharedController();
     const onSignal = (signal) => cancelled.abort(new ActionError(`${host().cancelled(signal)}.`));
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
@@ -24327,6 +24753,9 @@ async function deployAndFollow(front) {
         const read = readConfig(name => host().input(name), mask);
         const event = front.event();
         checkReviewEvent(read, event);
+        // An abbreviated commit is an input error, found before anything is read, in a dry run too.
+        if (read.commit && read.trigger)
+            fullCommit(read.commit, event);
         budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal, undefined, undefined, host().cancelGraceMs);
         warnIfPlainHttp(read, say);
         client = connect(read, say);
@@ -24390,6 +24819,9 @@ async function deploy(client, config, event, budget, front, watchers, ending, sa
         say: { ...say, runtimeLog: printRuntimeLog }
     }, prepared, follower);
     const deployments = rollouts.map(rollout => rollout.deployment);
+    if (reviewApp?.warning)
+        for (const deployment of deployments)
+            deployment.doubt(reviewApp.warning);
     for (const watcher of watchers)
         await watcher.building(deployments, budget.deploy());
     await Promise.all(rollouts.map(rollout => rollout.run()));
@@ -24862,8 +25294,9 @@ function options_valueOf(flag, given, fallback) {
 /** The token: from --token-file (or COOLIFY_TOKEN_FILE), else COOLIFY_TOKEN; never a flag's value. */
 function token(file, env) {
     const path = file ?? (env.COOLIFY_TOKEN_FILE || undefined);
-    if (path !== undefined)
-        return readText('--token-file', path).trim();
+    if (path !== undefined) {
+        return readText(file !== undefined ? '--token-file' : 'COOLIFY_TOKEN_FILE', path).trim();
+    }
     return env.COOLIFY_TOKEN ?? '';
 }
 function readText(option, path) {
@@ -24872,7 +25305,8 @@ function readText(option, path) {
     }
     catch (error) {
         const code = error.code;
-        throw new UsageError(`${option}: cannot read ${path} (${code ?? 'unreadable'}).`);
+        // The path is not echoed: a token put where its file was meant would be printed.
+        throw new UsageError(`${option}: cannot read the file it names (${code ?? 'unreadable'}).`);
     }
 }
 /** parseArgs' complaint, as one line that names the option. */
@@ -24883,11 +25317,15 @@ function usageProblem(error) {
         case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
             return `${option ?? 'An option'}: no such option (--help lists them).`;
         case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-            return message?.includes('argument missing')
-                ? `${option ?? 'An option'}: needs a value.`
-                : `${option ?? 'An option'}: takes no value.`;
+            if (message?.includes('argument missing'))
+                return `${option ?? 'An option'}: needs a value.`;
+            if (message?.includes('ambiguous')) {
+                return `${option ?? 'An option'}: its value starts with "-": write ${option ?? 'the option'}=VALUE.`;
+            }
+            return `${option ?? 'An option'}: takes no value.`;
         case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-            return `${/'([^']*)'/.exec(message ?? '')?.[1] ?? 'An argument'}: unexpected; every value follows its option (--help lists them).`;
+            // Not echoed: a stray argument may be a secret split off its option by a space.
+            return 'An argument without an option (not shown): every value follows its option, quoted when it holds spaces (--help lists them).';
         default:
             return message?.split('\n')[0] ?? String(error);
     }
@@ -24925,7 +25363,11 @@ const COMPONENT_VARIABLE = 'COOLIFY_COMPONENT';
  */
 function inCommandLineTerms(message, speaker = 'command line') {
     const byInput = new Map(options_FLAGS.map(flag => [flag.input, flag]));
-    return message.replace(/(Input )?`([a-z-]+)(?:: (true|false))?`/g, (whole, subject, input, value) => {
+    // GitHub's expressions mean nothing in another CI: GitLab's variables say the same.
+    const said = message
+        .replaceAll('${{ github.sha }}', '$CI_COMMIT_SHA')
+        .replaceAll('${{ github.event.number }}', '$CI_MERGE_REQUEST_IID');
+    return said.replace(/(Input )?`([a-z-]+)(?:: (true|false))?`/g, (whole, subject, input, value) => {
         if (input === 'token')
             return '`COOLIFY_TOKEN`';
         const flag = byInput.get(input);
@@ -25096,15 +25538,17 @@ function report(host, outcome, config, invocation) {
 function writeReports(files, outcome, redact, warn) {
     const outputs = new Map();
     setOutputs(outcome, (name, value) => outputs.set(name, value));
+    // Only the error is free text: the rest are Coolify's ids, statuses and URLs, which a mask of
+    // an `env` or `--header` value would star out for the jobs that read them.
     for (const [file, text] of [
         [files.json, () => `${JSON.stringify(outcome.deployments.map(toRecord), null, 2)}\n`],
-        [files.dotenv, () => dotenv(outputs, outcome.error)]
+        [files.dotenv, () => dotenv(outputs, redact(outcome.error ?? ''))]
     ]) {
         if (!file)
             continue;
         const temporary = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(file), `.${(0,external_node_path_namespaceObject.basename)(file)}.${process.pid}.tmp`);
         try {
-            (0,external_node_fs_namespaceObject.writeFileSync)(temporary, redact(text()));
+            (0,external_node_fs_namespaceObject.writeFileSync)(temporary, text());
             (0,external_node_fs_namespaceObject.renameSync)(temporary, file);
         }
         catch (error) {
