@@ -39,7 +39,8 @@ export function sha256(text: string): string {
 export async function picturePages(): Promise<Picture[]> {
   // Coolify's time moves on by a fixed step with every request, not with the real clock: each read
   // sees the same moment of the build however busy the machine is, so every run prints the same.
-  const booted = Date.now()
+  // It starts on a whole second: Coolify keeps whole seconds, and `duration` comes from them.
+  const booted = Math.floor(Date.now() / 1000) * 1000
   let requests: readonly unknown[] = []
   const fake = await startFakeCoolify({
     token: DEMO_TOKEN,
