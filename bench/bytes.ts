@@ -15,7 +15,7 @@ import {
   exactlyOnce,
   fixed,
   log,
-  PROJECT,
+  REFERENCE,
   ROOMY_QUEUE,
   TOKEN,
   uuidOf,
@@ -23,9 +23,7 @@ import {
   type Row
 } from './common.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
-import { join } from 'node:path'
 
-const REFERENCE = join(PROJECT, 'bench/reference.mjs')
 const MB = 1e6
 /** The long build: 20,000 lines over 60 s, about 5 MB of log at the end. */
 const LONG_LINES = 20_000

@@ -20,6 +20,8 @@ export const ACTION_DIR = resolve(process.env.ACTION_DIR ?? PROJECT)
  * makes it ESM) by `snapshotAction`, so that a rebuild of dist/ meanwhile changes nothing measured.
  */
 export const ACTION = join(mkdtempSync(join(tmpdir(), 'coolify-bench-dist-')), 'dist/index.js')
+/** The floor client: only what any correct client must do. */
+export const REFERENCE = join(PROJECT, 'bench/reference.mjs')
 export const TOKEN = 'bench-token-0123456789'
 export const API = '/api/v1'
 

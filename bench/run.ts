@@ -40,6 +40,7 @@ import {
   ROOMY_QUEUE,
   log,
   PROJECT,
+  REFERENCE,
   sleep,
   snapshotAction,
   TOKEN,
@@ -54,7 +55,6 @@ import { manyAppsLimited } from './rate-limit.js'
 import { recovery } from './recovery.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
-const REFERENCE = join(PROJECT, 'bench/reference.mjs')
 const USAGE = pathToFileURL(join(PROJECT, 'bench/usage.mjs')).href
 
 type Client = 'action' | 'reference'

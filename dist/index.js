@@ -24348,8 +24348,9 @@ const MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** A body as text, decoded as its `Content-Encoding` says, within `maxBytes`. */
 async function readBody(body, contentEncoding = '', maxBytes) {
     const encoding = contentEncoding.trim().toLowerCase();
-    const decoder = encoding === '' || encoding === 'identity' ? undefined : DECODERS[encoding];
-    if (encoding !== '' && encoding !== 'identity' && decoder === undefined) {
+    const plain = encoding === '' || encoding === 'identity';
+    const decoder = plain ? undefined : DECODERS[encoding];
+    if (!plain && decoder === undefined) {
         body.destroy();
         throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`);
     }
