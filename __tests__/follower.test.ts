@@ -244,6 +244,27 @@ describe('what the job writes after the final status', () => {
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
   }, 20_000)
 
+  it('ends a failed row long quiet without finished_at: its job failed outside the finally', async () => {
+    // "Server is not functional." fails the job before its try (ApplicationDeploymentJob.php
+    // 313-317), and a restart of Coolify fails every running row (Init.php 94-100): no finally.
+    const failedAt = Date.now() - 120_000
+    const row = () => ({
+      deployment_uuid: 'd',
+      application_name: 'web',
+      status: 'failed',
+      logs: JSON.stringify([entry('Server is not functional.', 0)]),
+      finished_at: null,
+      updated_at: laravel(failedAt)
+    })
+    const began = Date.now()
+    const { deployment, notes } = await followAlone(row, 15_000)
+    expect(deployment.status).toBe('failed')
+    expect(Date.now() - began).toBeLessThan(5000)
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([
+      expect.stringMatching(/^web: .*could not be seen.*no `finished_at`/)
+    ])
+  }, 20_000)
+
   it('waits for finished_at no longer than its deadline, and says the end was not seen', async () => {
     // A job killed before its finally wrote anything: finished_at stays null for good.
     const row = jobRows({

@@ -19381,6 +19381,13 @@ const SECOND_MS = 1000;
  * its closing entry is most often there already, and one read gives the status and the last lines.
  */
 const LEFT_PAUSE_MS = 1000;
+/**
+ * How long a failed row may stay quiet without `finished_at` before its job is taken for gone:
+ * the job's own failure path removes the new container for up to 60 s before its finally
+ * (ApplicationDeploymentJob.php 3991-4018), while a job that failed outside it never writes one
+ * (a server not functional, 313-317; Coolify restarted under it, Init.php 94-100).
+ */
+const FAILED_JOB_QUIET_MS = 65_000;
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
@@ -19574,14 +19581,16 @@ class Follower {
         let quietSince = Date.now();
         while (!cursor.closed) {
             const before = cursor.progress;
+            const told = this.quietAtAnswer.get(deployment);
+            const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0);
+            const pending = this.jobEnd.get(deployment) === 'pending' &&
+                !(deployment.status === 'failed' && quiet >= FAILED_JOB_QUIET_MS);
             try {
-                if (this.jobEnd.get(deployment) === 'pending') {
+                if (pending) {
                     await (0,pacing/* sleep */.yy)(this.options.pollIntervalMs, signal);
                     await this.readOne(deployment, signal);
                 }
                 else {
-                    const told = this.quietAtAnswer.get(deployment);
-                    const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0);
                     if (quiet >= CLOSING_QUIET_MS)
                         break;
                     await (0,pacing/* sleep */.yy)(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal);
