@@ -51,6 +51,8 @@ const TEMPLATE: FakeApp = {
     { key: 'DATABASE_URL', value: 'postgres://preview@db/preview', isPreview: true },
     { key: 'PREVIEW_BANNER', value: 'on', isPreview: true }
   ],
+  // On by default in Coolify, and refused: the clone fetches LFS objects whatever it says.
+  columns: { 'settings.is_git_lfs_enabled': false },
   scenarios: [build('finished')]
 }
 
@@ -98,7 +100,7 @@ async function run(
 ): Promise<RunResult> {
   const result = await runAction({
     inputs: inputs(server, extra),
-    env: pullRequestEventEnv({ number: PR, headRef: HEAD_REF, ...event }),
+    env: pullRequestEventEnv({ number: PR, headRef: HEAD_REF, headSha: HEAD_SHA, ...event }),
     killAfterMs: 40_000
   })
   if (process.env.SHOW_RUN) console.log(result.stdout, result.stderr)
@@ -303,6 +305,37 @@ describe('a later run for the same pull request', () => {
     expect(second.outputs).toMatchObject({ 'review-app-uuid': uuid, url: DOMAIN })
   }, 60_000)
 
+  // Guards: found by its marker alone, whatever the template is called now; each run pins the
+  // head commit its own event names before it deploys, so a push after it is not built by it.
+  it('finds it although the template was renamed, and pins the new head commit', async () => {
+    const server = await start()
+    const first = await run(server)
+    expect(first.code).toBe(0)
+    const uuid = first.outputs['review-app-uuid']
+    await patchDirectly(server, TEMPLATE.uuid, { name: 'site' })
+    const next = 'beef0000beef0000beef0000beef0000beef0000'
+    const before = actionRequests(server).length
+
+    const second = await run(server, {}, { headSha: next })
+
+    expect(second.code).toBe(0)
+    expect(errorLines(second.stdout)).toEqual([])
+    const requests = actionRequests(server).slice(before)
+    expect(requests.filter(r => r.path.endsWith('/clone'))).toEqual([])
+    const pin = requests.findIndex(
+      r => onApp(r, uuid) && r.method === 'PATCH' && body(r).git_commit_sha === next
+    )
+    expect(pin).toBeGreaterThan(-1)
+    expect(pin).toBeLessThan(requests.indexOf(deploys(requests)[0]))
+    expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid, uuid])
+    expect(server.app(uuid)).toMatchObject({ name: NAME, gitCommitSha: next })
+    expect(server.deployments().map(d => [d.appUuid, d.commit])).toEqual([
+      [uuid, HEAD_SHA],
+      [uuid, next]
+    ])
+    expect(second.outputs['review-app-uuid']).toBe(uuid)
+  }, 60_000)
+
   // Guards: a review app found again is held to the table too (one made by an older version of
   // the action kept production's container name): put back before it is deployed again.
   it('puts back what reaches production on a review app found again, before deploying it', async () => {
@@ -407,6 +440,25 @@ describe('delete-preview with review-app', () => {
     expect(server.app(TEMPLATE.uuid)).toBeDefined()
     expect(server.deployments()).toEqual([])
     expect(errorLines(result.stdout)).toEqual([])
+  })
+
+  // Guards: found by its marker alone (the pull request and the template's uuid): a template
+  // renamed since, or deleted, strands no review app running production's copied settings.
+  it.each([
+    ['renamed', [{ ...TEMPLATE, name: 'site' }]],
+    ['deleted', []]
+  ])('deletes the review app of a %s template', async (_, templates) => {
+    const server = await start({ apps: [...templates, REVIEW_APP, STRANGER] })
+    const result = await run(server, { 'delete-preview': 'true' })
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    const changes = actionRequests(server).filter(r => r.method !== 'GET')
+    expect(requestLines(changes)).toEqual([`DELETE /api/v1/applications/${REVIEW_APP.uuid}`])
+    expect(server.app(REVIEW_APP.uuid)).toBeUndefined()
+    expect(server.app(STRANGER.uuid)).toBeDefined()
+    expect(result.stdout).toContain(`Coolify is deleting review app ${NAME} (${REVIEW_APP.uuid})`)
+    expectNoStackTrace(result.stderr)
   })
 
   it('succeeds when there is none, saying so', async () => {
@@ -705,9 +757,10 @@ describe('what a clone carries from production', () => {
     expectNoStackTrace(result.stderr)
   })
 
-  // Guards: the first write disarms the clone (auto-deploy, webhook secrets, pin); the branch
-  // becomes the pull request's only after the template's tasks, tags and variables are gone.
-  it('disarms the clone first and sets the branch last; the review app builds the branch head', async () => {
+  // Guards: the first write disarms the clone (auto-deploy, webhook secrets, production's pin) and
+  // pins the pull request's head commit; the branch becomes the pull request's only after the
+  // template's tasks, tags and variables are gone.
+  it('disarms the clone first and sets the branch last; the review app builds the head commit', async () => {
     const server = await start({
       apps: [
         {
@@ -725,7 +778,7 @@ describe('what a clone carries from production', () => {
     expectFinishedReviewApp(app)
     expect(app).toMatchObject({
       autoDeploy: false,
-      gitCommitSha: 'HEAD',
+      gitCommitSha: HEAD_SHA,
       webhookSecrets: [],
       scheduledTasks: []
     })
@@ -739,7 +792,7 @@ describe('what a clone carries from production', () => {
     expect(body(changes[0])).toMatchObject({
       description: SETTING_UP,
       is_auto_deploy_enabled: false,
-      git_commit_sha: 'HEAD',
+      git_commit_sha: HEAD_SHA,
       manual_webhook_secret_github: ''
     })
     const branch = changes.findIndex(c => c.method === 'PATCH' && 'git_branch' in body(c))
@@ -753,9 +806,27 @@ describe('what a clone carries from production', () => {
     // Nothing production's is taken off after the branch is the pull request's.
     expect(changes.slice(branch).filter(c => c.method === 'DELETE')).toEqual([])
     expect(server.deployments()).toEqual([
-      expect.objectContaining({ appUuid: app.uuid, commit: expect.not.stringMatching(/^f00dfeed/) })
+      expect.objectContaining({ appUuid: app.uuid, commit: HEAD_SHA })
     ])
     expectNoSecrets(result.stdout + result.stderr, ['whsec_production'])
+  })
+
+  // Guards: unpinned, Coolify builds whatever the branch holds when the build starts
+  // (bootstrap/helpers/applications.php 16): a push after the run was approved would be built.
+  // The event's head commit is pinned, and built, although the branch moved on.
+  it('builds the event’s head commit although the branch moved', async () => {
+    const moved = 'bad0bad0bad0bad0bad0bad0bad0bad0bad0bad0'
+    const server = await start({
+      apps: [{ ...TEMPLATE, scenarios: [{ ...build('finished'), commit: moved }] }]
+    })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    const app = theReviewApp(server)
+    expect(app.gitCommitSha).toBe(HEAD_SHA)
+    expect(server.deployments()).toEqual([
+      expect.objectContaining({ appUuid: app.uuid, commit: HEAD_SHA, status: 'finished' })
+    ])
   })
 
   // Guards: compose applications route through docker_compose_domains (PATCH `domains` is 422
@@ -816,12 +887,11 @@ describe('what a clone carries from production', () => {
     ['settings.is_preserve_repository_enabled', true, false, undefined],
     ['settings.is_build_server_enabled', true, false, 'use_build_server'],
     ['settings.is_git_submodules_enabled', true, false, undefined],
-    ['settings.is_git_lfs_enabled', true, false, undefined],
     ['is_http_basic_auth_enabled', true, false, undefined]
   ])('puts %s back before the first deploy', async (key, value, after, patched) => {
     const credentials = { http_basic_auth_username: 'admin', http_basic_auth_password: 'pw-prod' }
     const server = await start({
-      apps: [{ ...TEMPLATE, columns: { ...credentials, [key]: value } }]
+      apps: [{ ...TEMPLATE, columns: { ...TEMPLATE.columns, ...credentials, [key]: value } }]
     })
     const result = await run(server)
 
@@ -863,7 +933,12 @@ describe('what a clone carries from production', () => {
   // Guards: a newer Coolify's column is never copied unexamined: refused before any write.
   it('refuses a template with a field it does not know, naming it, before any write', async () => {
     const server = await start({
-      apps: [{ ...TEMPLATE, columns: { sidecar_image: 'redis:7', 'settings.is_future': false } }]
+      apps: [
+        {
+          ...TEMPLATE,
+          columns: { ...TEMPLATE.columns, sidecar_image: 'redis:7', 'settings.is_future': false }
+        }
+      ]
     })
     const template = server.app(TEMPLATE.uuid)!
     const result = await run(server)
@@ -875,6 +950,23 @@ describe('what a clone carries from production', () => {
     expect(error).not.toContain('settings.is_future')
     expect(error).not.toContain('redis:7')
     expectUntouched(server, template)
+  })
+
+  // Guards: Coolify 4.3.11 never skips the LFS smudge (Application.php 1455 only leaves out
+  // `git lfs pull`): a template with Git LFS on — Coolify's default — is refused before anything
+  // is made, naming the setting and what to do.
+  it('refuses a template with Git LFS on, with nothing made', async () => {
+    const server = await start({ apps: [{ ...TEMPLATE, columns: {} }] })
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain('`settings.is_git_lfs_enabled`')
+    expect(error).toContain('turn "Git LFS" off')
+    expectUntouched(server, template)
+    expectNoStackTrace(result.stderr)
   })
 
   // Guards: isolation is the default: without review-destination nothing is made, and the error
@@ -1032,34 +1124,74 @@ describe("the template's variables", () => {
     expect(warningLines(result.stdout).join('\n')).not.toMatch(/PREVIEW_TOKEN|STRIPE_SECRET/)
   })
   // Guards: a preview value written as a reference to a shared variable differs from production's
-  // as text, but resolves in production's environment (which the clone shares) to production's
-  // value: not copied, warned by key only.
-  it('leaves out a shared variable that resolves to production’s value', async () => {
+  // as text, but resolves in production's environment (which the clone shares) to a value
+  // production holds. Coolify shows a literal variable's real_value in single quotes and escapes
+  // the others (EnvironmentVariable.php 207-215): compared as shown, the literal secret behind the
+  // reference passed. Refused before anything is made, naming the keys, never the values.
+  it('refuses a literal production secret behind a preview reference, with nothing made', async () => {
+    const password = 'pa"ss-Prod-9'
     const server = await start({
       apps: [
         {
           ...TEMPLATE,
           envs: [
-            { key: 'STRIPE_SECRET', value: '{{environment.STRIPE_KEY}}' },
-            { key: 'STRIPE_SECRET', value: '{{ environment.STRIPE_KEY }}', isPreview: true },
-            { key: 'PAYMENTS_KEY', value: '{{environment.STRIPE_KEY}}', isPreview: true },
+            { key: 'STRIPE_SECRET', value: PRODUCTION_SECRETS[0], isLiteral: true },
+            { key: 'DB_PASSWORD', value: password },
+            { key: 'STRIPE_SECRET', value: '{{environment.STRIPE_KEY}}', isPreview: true },
+            {
+              key: 'DATABASE_URL',
+              value: 'postgres://app:{{ environment.DB_PASSWORD }}@db/app',
+              isPreview: true
+            },
             { key: 'PREVIEW_DB', value: '{{team.PREVIEW_DB}}', isPreview: true }
           ]
         }
       ],
       sharedVariables: {
         'environment.STRIPE_KEY': PRODUCTION_SECRETS[0],
+        'environment.DB_PASSWORD': password,
         'team.PREVIEW_DB': 'postgres://preview@db/pr'
       }
     })
+    const template = server.app(TEMPLATE.uuid)!
     const result = await run(server)
 
-    expect(result.code).toBe(0)
-    const variables = productionVariables(theReviewApp(server))
-    expect(variables).toEqual({ PREVIEW_DB: '{{team.PREVIEW_DB}}', PR_NUMBER: String(PR) })
-    const warned = warningLines(result.stdout).filter(line => line.includes('shared variable'))
-    expect(warned).toHaveLength(1)
-    expect(warned[0]).toContain('STRIPE_SECRET, PAYMENTS_KEY')
+    expect(result.code).toBe(1)
+    const [error, ...more] = errorLines(result.stdout)
+    expect(more).toEqual([])
+    expect(error).toContain(
+      "preview variable STRIPE_SECRET refers to a shared variable that resolves to the value of production's STRIPE_SECRET"
+    )
+    expect(error).toContain(
+      "preview variable DATABASE_URL refers to a shared variable that resolves to the value of production's DB_PASSWORD"
+    )
+    expect(error).not.toContain('PREVIEW_DB')
+    expectUntouched(server, template)
+    expectNoSecrets(result.stdout + result.stderr, [...PRODUCTION_SECRETS, password])
+  })
+
+  // Guards: a preview-only key holding a value production holds under another key is no value
+  // of the review app's own.
+  it('refuses a preview-only key holding production’s literal value', async () => {
+    const server = await start({
+      apps: [
+        {
+          ...TEMPLATE,
+          envs: [
+            { key: 'STRIPE_SECRET', value: PRODUCTION_SECRETS[0], isLiteral: true },
+            { key: 'PAYMENTS_KEY', value: PRODUCTION_SECRETS[0], isPreview: true }
+          ]
+        }
+      ]
+    })
+    const template = server.app(TEMPLATE.uuid)!
+    const result = await run(server)
+
+    expect(result.code).toBe(1)
+    expect(errorLines(result.stdout)[0]).toContain(
+      "preview variable PAYMENTS_KEY holds the value of production's STRIPE_SECRET"
+    )
+    expectUntouched(server, template)
     expectNoSecrets(result.stdout + result.stderr, PRODUCTION_SECRETS)
   })
 })

@@ -2,6 +2,7 @@
 import { describe, expect, it } from '@jest/globals'
 import {
   planReviewApp,
+  resolvedValue,
   tracesOfProduction,
   type ReadBack,
   type ReviewRequest,
@@ -14,10 +15,14 @@ import {
   APPLICATION_SETTINGS_COLUMNS
 } from '../test/fixtures/coolify-4.3.11-columns.js'
 
-/** A template as 4.3.11 shows it: every column at its default, but for what a test sets. */
+/**
+ * A template as 4.3.11 shows it: every column at its default, but for what a test sets, and Git
+ * LFS off (on by default, it refuses the template).
+ */
 function row(fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     ...flattenApplication({ ...APPLICATION_COLUMNS, settings: APPLICATION_SETTINGS_COLUMNS }),
+    'settings.is_git_lfs_enabled': false,
     name: 'web',
     fqdn: 'https://web.example.com,https://www.example.com',
     build_pack: 'dockerfile',
@@ -57,6 +62,7 @@ const TEMPLATE: TemplateFacts = {
 
 const REQUEST: ReviewRequest = {
   branch: 'feature/x',
+  commit: 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00',
   domain: 'https://pr-7.preview.example.com',
   env: [{ key: 'PR_NUMBER', value: '7' }],
   pending: 'Review app … (being set up)',
@@ -86,7 +92,7 @@ describe('the order of writes', () => {
   it('disarms first, branch last, read back before it is marked ready', () => {
     const plan = planned()
     expect(steps(plan.writes)).toEqual([
-      'update description,git_commit_sha,is_auto_deploy_enabled,is_git_lfs_enabled,is_git_submodules_enabled,manual_webhook_secret_bitbucket,manual_webhook_secret_gitea,manual_webhook_secret_github,manual_webhook_secret_gitlab',
+      'update description,git_commit_sha,is_auto_deploy_enabled,is_git_submodules_enabled,manual_webhook_secret_bitbucket,manual_webhook_secret_gitea,manual_webhook_secret_github,manual_webhook_secret_gitlab',
       'update domains',
       'delete-scheduled-tasks',
       'remove-tags',
@@ -101,21 +107,25 @@ describe('the order of writes', () => {
       changes: {
         description: REQUEST.pending,
         is_auto_deploy_enabled: false,
-        git_commit_sha: 'HEAD',
+        // The pull request's head commit, never `HEAD`: whatever the branch holds at build time.
+        git_commit_sha: REQUEST.commit,
         manual_webhook_secret_github: '',
         manual_webhook_secret_gitlab: '',
         manual_webhook_secret_bitbucket: '',
         manual_webhook_secret_gitea: '',
         // On in every application Coolify makes.
-        is_git_submodules_enabled: false,
-        is_git_lfs_enabled: false
+        is_git_submodules_enabled: false
       }
     })
     expect(plan.writes.at(-1)).toEqual({
       kind: 'update',
       changes: { description: REQUEST.marker }
     })
-    expect(plan.target).toMatchObject({ domains: REQUEST.domain, branch: 'feature/x' })
+    expect(plan.target).toMatchObject({
+      domains: REQUEST.domain,
+      branch: 'feature/x',
+      commit: REQUEST.commit
+    })
   })
 
   it('sets no variables when there are none to set', () => {
@@ -177,26 +187,73 @@ describe('variables', () => {
     ])
   })
 
-  it('leaves out a shared variable that resolves to production’s value, or that Coolify did not resolve', () => {
+  // Guards: real_value is quoted for literal and multiline variables and escaped for others
+  // (EnvironmentVariable.php 207-215): compared as written, a literal production secret behind a
+  // preview reference, or within one, looked like a value of the review app's own.
+  it('refuses a preview variable that hands over a value production holds, naming its key', () => {
     const template: TemplateFacts = {
       ...TEMPLATE,
       variables: [
-        { key: 'STRIPE_KEY', value: '{{environment.STRIPE_KEY}}', real_value: 'sk_live_1' },
-        { key: 'STRIPE_KEY', value: '{{ environment.STRIPE_KEY }}', is_preview: true },
-        { key: 'PAYMENTS', value: '{{environment.STRIPE_KEY}}', is_preview: true },
-        { key: 'PAYMENTS_2', value: 'x{{team.KEY}}', real_value: 'sk_live_1', is_preview: true },
-        { key: 'PREVIEW_DB', value: '{{team.PREVIEW_DB}}', real_value: 'pg://p', is_preview: true }
-      ].map(v => ({ ...v, real_value: v.real_value ?? undefined })),
+        { key: 'STRIPE_KEY', value: 'sk_live_1', real_value: "'sk_live_1'", is_literal: true },
+        { key: 'DB_PASSWORD', value: 'pa"ss', real_value: 'pa\\"ss' },
+        { key: 'PORT', value: '3000', real_value: '3000' },
+        { key: 'STRIPE_KEY', value: '{{environment.STRIPE}}', real_value: 'sk_live_1' },
+        {
+          key: 'DATABASE_URL',
+          value: 'postgres://app:{{ environment.DB_PASSWORD }}@db/app',
+          real_value: 'postgres://app:pa\\"ss@db/app'
+        },
+        { key: 'COPY', value: 'sk_live_1', real_value: "'sk_live_1'", is_literal: true },
+        { key: 'WORKERS', value: '{{environment.WORKERS}}', real_value: '3000' },
+        { key: 'UNSEEN', value: '{{team.UNSEEN}}' },
+        // Its own: a reference to a value production does not hold, a port anyone may have.
+        { key: 'OWN_DB', value: '{{environment.PREVIEW_DB}}', real_value: 'pg://preview' },
+        { key: 'ALT_PORT', value: '3000', real_value: '3000' }
+      ].map((v, index) => ({ ...v, is_preview: index >= 3 })),
       fields: row()
     }
-    const plan = planned(template, { ...REQUEST, env: [] })
-    expect(plan.target.variables).toEqual([{ key: 'PREVIEW_DB', value: '{{team.PREVIEW_DB}}' }])
-    expect(plan.warnings).toEqual([
+    const plan = planReviewApp(template, { ...REQUEST, env: [] })
+    expect(plan.refused).toEqual([
       expect.stringMatching(
-        /^Not copied to the review app: STRIPE_KEY, PAYMENTS, PAYMENTS_2 — a shared variable/
+        /^the template's preview variable STRIPE_KEY refers to a shared variable that resolves to the value of production's STRIPE_KEY: /
+      ),
+      expect.stringMatching(
+        /^the template's preview variable DATABASE_URL refers to a shared variable that resolves to the value of production's DB_PASSWORD: /
+      ),
+      expect.stringMatching(
+        /^the template's preview variable COPY holds the value of production's STRIPE_KEY: /
+      ),
+      expect.stringMatching(/^the template's preview variable WORKERS refers .* production's PORT/),
+      expect.stringMatching(
+        /^the template's preview variable UNSEEN refers to a shared variable that Coolify did not show resolved/
       )
     ])
-    expect(plan.warnings[0]).not.toContain('sk_live')
+    for (const reason of plan.refused!) {
+      expect(reason).toContain('`env`')
+      expect(reason).not.toMatch(/sk_live|pa"ss|pa\\/)
+    }
+
+    const own = planned(
+      {
+        ...template,
+        variables: template.variables.slice(0, 3).concat(template.variables.slice(8))
+      },
+      { ...REQUEST, env: [] }
+    )
+    expect(own.target.variables).toEqual([
+      { key: 'OWN_DB', value: '{{environment.PREVIEW_DB}}' },
+      { key: 'ALT_PORT', value: '3000' }
+    ])
+  })
+})
+
+describe('the value a deployment sees', () => {
+  it('is real_value unquoted for literal and multiline variables, unescaped for others', () => {
+    expect(resolvedValue({ real_value: "'a\\b'", is_literal: true })).toBe('a\\b')
+    expect(resolvedValue({ real_value: "'x\ny'", is_multiline: true })).toBe('x\ny')
+    expect(resolvedValue({ real_value: 'a\\\\b\\"c\\\'d\\te\\r' })).toBe('a\\b"c\'d\te\r')
+    expect(resolvedValue({ real_value: '{"a":"b"}', is_literal: true })).toBe('{"a":"b"}')
+    expect(resolvedValue({ value: 'x' })).toBeUndefined()
   })
 })
 
@@ -237,6 +294,15 @@ describe('refusals, before any write', () => {
     expect(
       planReviewApp({ ...TEMPLATE, fields: row({ build_pack: 'nixpacks' }) }, REQUEST).refused
     ).toBeUndefined()
+  })
+
+  // Guards: Coolify 4.3.11 fetches LFS objects in the clone whatever the setting says
+  // (coollabsio/coolify#10360): a template with it on is refused, naming the setting.
+  it('refuses a template with Git LFS on, naming the setting and what to do', () => {
+    const reason = refusal({ fields: row({ 'settings.is_git_lfs_enabled': true }) })
+    expect(reason).toContain('`settings.is_git_lfs_enabled`')
+    expect(reason).toContain('turn "Git LFS" off')
+    expect(reason).toContain('coollabsio/coolify#10360')
   })
 
   it('refuses a key it does not know that holds a value, naming it; an empty one is left alone', () => {
@@ -292,7 +358,11 @@ describe('what reaches production is reset in the first write', () => {
     expect(first({ ...TEMPLATE, fields: row({ ports_mappings: '80:80' }) }).sort()).toEqual(
       [...disarm, 'ports_mappings'].sort()
     )
-    expect(first({ ...TEMPLATE, cloned: false, fields: row(carried) })).toEqual(disarm)
+    // Coolify makes an application with Git LFS on, which a clone of the template has off.
+    expect(first({ ...TEMPLATE, cloned: false, fields: row(carried) })).toEqual([
+      ...disarm,
+      'is_git_lfs_enabled'
+    ])
   })
 })
 
@@ -308,7 +378,7 @@ describe('the read-back', () => {
     composeDomains: {},
     customLabels: 'traefik.http.routers.y.rule=Host(`pr-7.preview.example.com`)',
     autoDeploy: false,
-    gitCommitSha: 'HEAD',
+    gitCommitSha: REQUEST.commit,
     webhookSecrets: [],
     persistentStorages: [{ name: 'clone-data', mount_path: '/data', host_path: null }],
     fileStorages: [],
@@ -319,7 +389,7 @@ describe('the read-back', () => {
   }
 
   it('finds nothing on a review app of its own', () => {
-    expect(tracesOfProduction(TEMPLATE, clean, REQUEST.env)).toEqual([])
+    expect(tracesOfProduction(TEMPLATE, clean, REQUEST)).toEqual([])
   })
 
   it('names every trace of production', () => {
@@ -341,7 +411,8 @@ describe('the read-back', () => {
         persistentStorages: [{ name: 'up', mount_path: '/up', host_path: '/srv/up' }],
         fileStorages: [{ fs_path: '/data/app.db', mount_path: '/app.db' }],
         variables: [...clean.variables, { key: 'SECRET', value: 'sk_live' }]
-      }
+      },
+      REQUEST
     )
     expect(traces).toEqual([
       'its domains still name www.example.com (a server without a proxy keeps the old domain)',
@@ -351,7 +422,7 @@ describe('the read-back', () => {
       'it mounts /data/app.db',
       "its variable(s) SECRET hold production's values",
       'auto-deploy is still on',
-      'it is still pinned to commit abc1234',
+      `it is pinned to commit abc1234, not the pull request's head commit ${REQUEST.commit}`,
       'it keeps manual_webhook_secret_github'
     ])
     for (const trace of traces) expect(trace).not.toContain('sk_live')
@@ -368,7 +439,7 @@ describe('the read-back', () => {
         future_sidecar: 'redis:7'
       }
     }
-    const traces = tracesOfProduction(TEMPLATE, app, REQUEST.env)
+    const traces = tracesOfProduction(TEMPLATE, app, REQUEST)
     expect(traces).toHaveLength(4)
     expect(traces).toEqual(
       expect.arrayContaining([
@@ -383,9 +454,19 @@ describe('the read-back', () => {
 
   it('leaves a value given with env alone', () => {
     const app = { ...clean, variables: [{ key: 'API_URL', value: 'https://api.example.com' }] }
-    expect(tracesOfProduction(TEMPLATE, app)).toHaveLength(1)
-    expect(
-      tracesOfProduction(TEMPLATE, app, [{ key: 'API_URL', value: 'https://api.example.com' }])
-    ).toEqual([])
+    const { commit } = REQUEST
+    expect(tracesOfProduction(TEMPLATE, app, { commit })).toHaveLength(1)
+    const env = [{ key: 'API_URL', value: 'https://api.example.com' }]
+    expect(tracesOfProduction(TEMPLATE, app, { env, commit })).toEqual([])
+  })
+
+  // Guards: unpinned (`HEAD`), the review app builds whatever its branch holds when the build
+  // starts, a push after the run was approved included.
+  it('accepts the pull request’s head commit as its pin, and no other', () => {
+    for (const pin of ['HEAD', null, 'f00dfeed0pinned']) {
+      expect(tracesOfProduction(TEMPLATE, { ...clean, gitCommitSha: pin }, REQUEST)).toEqual([
+        expect.stringContaining(`the pull request's head commit ${REQUEST.commit}`)
+      ])
+    }
   })
 })

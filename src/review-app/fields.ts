@@ -100,7 +100,12 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
   ['fqdn', set('`review-domain`; none when not given, and the read-back checks no host is left')],
   ['noindex_domains', set('Coolify keeps it to a part of the domains, which the plan sets')],
   ['git_branch', set('the pull request’s branch, written last')],
-  ['git_commit_sha', set('`HEAD`: a pin of production’s would build production’s commit')],
+  [
+    'git_commit_sha',
+    set(
+      'the pull request’s head commit the event names, on every run: production’s pin would build production’s commit, `HEAD` whatever the branch holds when the build starts'
+    )
+  ],
   ...each(
     [
       'manual_webhook_secret_github',
@@ -178,7 +183,7 @@ export const REVIEW_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
     'settings.is_git_lfs_enabled',
     reset(
       false,
-      'the job runs git lfs pull with the same GitHub App token or deploy key: a .lfsconfig on the branch could fetch from any repository they reach'
+      'the job runs git lfs pull with the same GitHub App token or deploy key: a .lfsconfig on the branch could fetch from any repository they reach (a template with it on is refused: the clone fetches LFS objects even with it off; an application created from the repository starts with it on)'
     )
   ],
   [

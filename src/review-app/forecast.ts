@@ -11,6 +11,7 @@ import type { Config } from '../inputs.js'
 import { flattenApplication } from './fields.js'
 import { SHARED_SERVER_WARNING } from './make.js'
 import { reviewAppsIn, templateOf } from './names.js'
+import { headCommit } from './review-app.js'
 import { reviewAppRepairs, type Write } from './plan.js'
 import { planNew } from './setup.js'
 
@@ -24,19 +25,21 @@ export async function forecastReviewApp(
 ): Promise<void> {
   const { template, names } = await templateOf(client, config, event.repository, signal)
   const branch = config.gitBranch ?? event.headRef!
+  const commit = headCommit(event)
   const found = reviewAppsIn(await client.listApplications(signal), names)
   const ready = found.find(app => app.description === names.marker)
   if (ready) {
+    const name = ready.name ?? names.name
     const app = await client.getApplication(ready.uuid, signal)
-    const { changes, refused } = reviewAppRepairs(flattenApplication(app), names.name)
+    const { changes, refused } = reviewAppRepairs(flattenApplication(app), name, commit)
     if (refused.length > 0) {
       throw new ActionError(
         `Review app ${ready.uuid} would not be deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`
       )
     }
-    const reset = Object.keys(changes)
+    const reset = Object.keys(changes).filter(field => field !== 'git_commit_sha')
     say.note(
-      `Review app ${names.name} (${ready.uuid}) exists: it would be deployed with branch ${branch}${reset.length ? `, after putting back ${reset.join(', ')}` : ''}`
+      `Review app ${name} (${ready.uuid}) exists: it would be deployed with branch ${branch}, commit ${commit} pinned${reset.length ? `, after putting back ${reset.join(', ')}` : ''}`
     )
     return
   }
@@ -45,7 +48,7 @@ export async function forecastReviewApp(
     config,
     template,
     names,
-    branch,
+    { branch, commit },
     signal
   )
   const made = destination
@@ -54,7 +57,7 @@ export async function forecastReviewApp(
   const unfinished = found[0]
   say.note(
     unfinished
-      ? `Review app ${names.name} (${unfinished.uuid}) was left half set up: it would be finished as planned below`
+      ? `Review app ${unfinished.name ?? names.name} (${unfinished.uuid}) was left half set up: it would be finished as planned below`
       : `Review app ${names.name} would be ${made}`
   )
   for (const line of describeWrites(plan.writes, plan.target.domains)) say.note(`  ${line}`)
@@ -67,8 +70,11 @@ function describeWrites(writes: readonly Write[], domains: string | undefined): 
   const [first] = writes
   const reset =
     first?.kind === 'update'
-      ? Object.keys(first.changes).filter(field => field !== 'description')
+      ? Object.keys(first.changes).filter(
+          field => field !== 'description' && field !== 'git_commit_sha'
+        )
       : []
+  const pin = first?.kind === 'update' ? first.changes.git_commit_sha : undefined
   const variables = writes.flatMap(write =>
     write.kind === 'set-variables' ? write.variables.map(variable => variable.key) : []
   )
@@ -77,6 +83,7 @@ function describeWrites(writes: readonly Write[], domains: string | undefined): 
   )
   return [
     `reset: ${reset.join(', ')}`,
+    `commit: ${pin} pinned (the pull request's head)`,
     `domains: ${domains ?? 'none'}`,
     "removed: the template's scheduled tasks, tags and variables",
     `variables: ${variables.length ? variables.join(', ') : 'none'}`,

@@ -1,25 +1,38 @@
 /**
- * How a review app is known: its name, `<template>-pr-<N>`, and the marker its description carries,
- * by which runs find it again and never take another application for it.
+ * How a review app is known: the marker its description carries — the pull request, the
+ * repository and the template's uuid — by which runs find it again, whatever the template is
+ * called now or whether it still exists, and never take another application for it; and the name
+ * a new one is given, `<template>-pr-<N>`.
  */
 import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import type { ApplicationDetail, ApplicationSummary } from '../coolify/types.js'
 import type { Config } from '../inputs.js'
 
-/** What a pull request's review app is called, and what its description says. */
-export interface Names {
-  name: string
+/** What a pull request's review app's description says: all it is found by. */
+export interface Markers {
   /** What its description says once it is ready; found again by it. */
   marker: string
   /** What its description says while it is being set up: never deployed so. */
   pending: string
 }
 
+/** The markers, and the name a new review app is given. */
+export interface Names extends Markers {
+  name: string
+}
+
 /**
- * The template (`app-uuid`) and the names its review app for this pull request goes by; the
- * marker names the repository the event says the run is in.
+ * The markers of the pull request's review app of the template (`app-uuid`), naming the
+ * repository the event says the run is in. No read of the template: it may be gone.
  */
+export function markersOf(config: Config, repository: string | undefined): Markers {
+  const where = repository ?? 'this repository'
+  const marker = `Review app for pull request #${config.pr} of ${where}, template ${config.appUuids[0]}`
+  return { marker, pending: `${marker} (being set up)` }
+}
+
+/** The template (`app-uuid`), the markers and the name of a new review app for this pull request. */
 export async function templateOf(
   client: CoolifyClient,
   config: Config,
@@ -28,12 +41,9 @@ export async function templateOf(
 ): Promise<{ template: ApplicationDetail; names: Names }> {
   const uuid = config.appUuids[0]
   const template = await client.getApplication(uuid, signal)
-  const where = repository ?? 'this repository'
-  const marker = `Review app for pull request #${config.pr} of ${where}, template ${uuid}`
   const names = {
     name: `${template.name ?? uuid}-pr-${config.pr}`,
-    marker,
-    pending: `${marker} (being set up)`
+    ...markersOf(config, repository)
   }
   return { template: { ...template, uuid }, names }
 }
@@ -45,16 +55,15 @@ export function namesakesIn(listed: unknown, name: string): string[] {
     .map(app => app.uuid)
 }
 
-/** Applications with the review app's name and marker, the oldest first; never any other. */
-export function reviewAppsIn(
-  listed: unknown,
-  names: Names
-): Array<ApplicationSummary & { description: string }> {
+/** A review app as the list shows it. */
+export type FoundReviewApp = ApplicationSummary & { description: string }
+
+/** Applications with the review app's marker, the oldest first; never any other. */
+export function reviewAppsIn(listed: unknown, names: Markers): FoundReviewApp[] {
   return listOf<ApplicationSummary>(listed)
     .filter(
-      (app): app is ApplicationSummary & { description: string } =>
-        app?.name === names.name &&
-        typeof app.uuid === 'string' &&
+      (app): app is FoundReviewApp =>
+        typeof app?.uuid === 'string' &&
         typeof app.description === 'string' &&
         (app.description === names.marker || app.description === names.pending)
     )
@@ -63,9 +72,9 @@ export function reviewAppsIn(
 
 export async function findReviewApps(
   client: CoolifyClient,
-  names: Names,
+  names: Markers,
   signal: AbortSignal
-): Promise<Array<ApplicationSummary & { description: string }>> {
+): Promise<FoundReviewApp[]> {
   return reviewAppsIn(await client.listApplications(signal), names)
 }
 

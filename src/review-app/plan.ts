@@ -5,6 +5,7 @@
  * otherwise, so whatever the plan does not make the review app's own it refuses.
  */
 import type { ApplicationChanges, EnvVariable, ListedEnvVariable } from '../coolify/types.js'
+import { worthMasking } from '../secrets.js'
 import {
   isEmptyValue,
   NEW_APPLICATION_FIELDS,
@@ -38,6 +39,8 @@ export interface TemplateFacts {
 /** What the pull request asks of its review app. */
 export interface ReviewRequest {
   branch: string
+  /** The pull request's head commit the event names: the only one the review app builds. */
+  commit: string
   /** `review-domain`, `{pr}` already replaced. */
   domain?: string
   /** `env`: set over the copied variables. */
@@ -66,6 +69,8 @@ export interface ReviewTarget {
   /** Its domains: `review-domain`. */
   domains?: string
   branch: string
+  /** Its pin, `git_commit_sha`: the pull request's head commit. */
+  commit: string
   variables: EnvVariable[]
 }
 
@@ -95,7 +100,8 @@ const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'] as co
 /**
  * The review app's target and the writes that reach it from a fresh clone, or why none may be
  * made. The order is part of the contract: first what could build or route the clone (auto-deploy,
- * webhook secrets, the pinned commit) goes, with the marker that it is being set up; then its
+ * webhook secrets, production's pin) goes, with the marker that it is being set up, and the pull
+ * request's head commit is pinned (a push after the run was approved is never built); then its
  * domains; then the template's tasks, tags and variables; then its own variables; the pull
  * request's branch only after all of that (a push to it deploys whatever carries it); then the
  * read-back; the marker that it is ready last.
@@ -103,12 +109,14 @@ const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'] as co
 export function planReviewApp(template: TemplateFacts, request: ReviewRequest): ReviewPlan {
   const refused = [
     ...fieldRefusals(template.fields),
+    ...lfsRefusals(template.fields),
     ...mountRefusals(template),
     ...routeRefusals(template, request)
   ]
+  const { variables, warnings, secrets, leaks } = reviewVariables(template.variables, request.env)
+  refused.push(...leaks)
   if (refused.length > 0) return { refused }
 
-  const { variables, warnings, secrets } = reviewVariables(template.variables, request.env)
   const domains = request.domain || undefined
 
   const writes: Write[] = [
@@ -117,7 +125,7 @@ export function planReviewApp(template: TemplateFacts, request: ReviewRequest): 
       changes: {
         description: request.pending,
         is_auto_deploy_enabled: false,
-        git_commit_sha: 'HEAD',
+        git_commit_sha: request.commit,
         ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, ''])),
         ...resets(template.cloned ? template.fields : NEW_APPLICATION_FIELDS)
       }
@@ -132,7 +140,7 @@ export function planReviewApp(template: TemplateFacts, request: ReviewRequest): 
   writes.push({ kind: 'update', changes: { description: request.marker } })
 
   return {
-    target: { domains, branch: request.branch, variables },
+    target: { domains, branch: request.branch, commit: request.commit, variables },
     writes,
     warnings,
     secrets
@@ -158,13 +166,14 @@ export interface ReadBack {
 /**
  * Every trace of production the review app still carries, named without values: a host of the
  * template's in its domains or labels (a server without a proxy drops a new domain and still
- * answers 200), a mount path of the template's, a variable equal to production's, what could
- * build it behind the run's back. Empty when it is the pull request's own.
+ * answers 200), a mount path of the template's, a variable that hands over a value of
+ * production's, what could build it behind the run's back, a pin to any commit but the pull
+ * request's head. Empty when it is the pull request's own.
  */
 export function tracesOfProduction(
   template: TemplateFacts,
   app: ReadBack,
-  env: EnvVariable[] = []
+  { env = [], commit }: { env?: EnvVariable[]; commit: string }
 ): string[] {
   const traces: string[] = []
   const hosts = templateHosts(template)
@@ -194,16 +203,15 @@ export function tracesOfProduction(
       traces.push(`it mounts ${storage.fs_path}`)
   }
 
-  const production = productionValues(template.variables)
-  const resolved = productionResolved(template.variables)
+  const production = productionHolds(template.variables)
   const given = new Set(env.map(variable => variable.key))
   // `env` gives its own values, but a reference in one resolves in production's environment too.
   const equal = app.variables
     .filter(v => typeof v.key === 'string' && typeof v.value === 'string' && v.value !== '')
     .filter(v =>
-      refersToShared(v.value!)
-        ? resolvesToProduction(v, resolved)
-        : !given.has(v.key!) && production.get(v.key!) === v.value
+      given.has(v.key!)
+        ? refersToShared(v.value!) && productionIn(v, production) !== undefined
+        : production.byKey.get(v.key!) === v.value || productionIn(v, production) !== undefined
     )
     .map(v => v.key!)
   const fromEnv = [...new Set(equal.filter(key => given.has(key)))]
@@ -216,22 +224,30 @@ export function tracesOfProduction(
     )
   }
   if (app.autoDeploy === true) traces.push('auto-deploy is still on')
-  if (app.gitCommitSha && app.gitCommitSha !== 'HEAD') {
-    traces.push(`it is still pinned to commit ${app.gitCommitSha}`)
+  if (app.gitCommitSha !== commit) {
+    traces.push(
+      !app.gitCommitSha || app.gitCommitSha === 'HEAD'
+        ? `it is not pinned to the pull request's head commit ${commit} (it would build whatever its branch holds)`
+        : `it is pinned to commit ${app.gitCommitSha}, not the pull request's head commit ${commit}`
+    )
   }
   if (app.webhookSecrets.length > 0) traces.push(`it keeps ${app.webhookSecrets.join(', ')}`)
   return [...traces, ...fieldTraces(app.fields)]
 }
 
 /**
- * A review app found again, as the table finds it: what to put back before it is deployed, or why
- * it may not be (one made by an older version of the action, or changed in Coolify since).
+ * A review app found again, as the table finds it: what to put back before it is deployed, with
+ * the pull request's head commit pinned, or why it may not be (one made by an older version of
+ * the action, or changed in Coolify since).
  */
 export function reviewAppRepairs(
   fields: Record<string, unknown>,
-  name: string
+  name: string,
+  commit: string
 ): { changes: ApplicationChanges; refused: string[] } {
-  return { changes: resets(fields), refused: fieldRefusals(fields, `review app ${name}`) }
+  const changes = resets(fields)
+  if (fields.git_commit_sha !== commit) changes.git_commit_sha = commit
+  return { changes, refused: fieldRefusals(fields, `review app ${name}`) }
 }
 
 /** The keys the table does not let an application have, by why; values are never named. */
@@ -295,6 +311,19 @@ function fieldTraces(fields: Record<string, unknown>): string[] {
 }
 
 /**
+ * Coolify 4.3.11 never sets GIT_LFS_SKIP_SMUDGE and its helper image installs git-lfs for the
+ * whole system, so the clone fetches the LFS objects the branch points to whatever "Git LFS" says
+ * ("off" only leaves out `git lfs pull`, Application.php 1455-1456; coollabsio/coolify#10360).
+ * Until it skips them, a template with Git LFS on, whose repository uses LFS, is refused.
+ */
+function lfsRefusals(fields: Record<string, unknown>): string[] {
+  if (fields['settings.is_git_lfs_enabled'] !== true) return []
+  return [
+    'the template has "Git LFS" on (`settings.is_git_lfs_enabled`): Coolify fetches the LFS objects a branch points to with the template\'s credentials, and does not skip them even with the setting off (coollabsio/coolify#10360), so pull request code could ship any LFS object those credentials reach in its image — turn "Git LFS" off in the template\'s Git settings only if review apps may see every LFS object its credentials can fetch (see docs/review-apps.md), else give review apps a template of a repository without LFS'
+  ]
+}
+
+/**
  * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:
  * the review app would read and write production's files. They cannot be taken off safely either
  * (Coolify deletes a file mount's file on the server with it), so such templates are refused.
@@ -342,14 +371,25 @@ export function hostsOf(addresses: string): Set<string> {
   return hosts
 }
 
-/** Production's values by key; undefined for a value Coolify hides (a locked variable). */
-function productionValues(variables: ListedEnvVariable[]): Map<string, string | undefined> {
-  const values = new Map<string, string | undefined>()
+/** What production holds: each key's value as written, and every value its deployments see. */
+interface ProductionHolds {
+  /** As written (`value`); undefined for a value Coolify hides (a locked variable). */
+  byKey: Map<string, string | undefined>
+  /** Each value its deployments see — resolved, unquoted, unescaped — with the keys holding it. */
+  values: Map<string, string[]>
+}
+
+function productionHolds(variables: ListedEnvVariable[]): ProductionHolds {
+  const holds: ProductionHolds = { byKey: new Map(), values: new Map() }
   for (const v of variables) {
     if (v?.is_preview === true || typeof v?.key !== 'string') continue
-    values.set(v.key, typeof v.value === 'string' ? v.value : undefined)
+    holds.byKey.set(v.key, typeof v.value === 'string' ? v.value : undefined)
+    const seen = resolvedValue(v) ?? (refersToShared(v.value ?? '') ? undefined : v.value)
+    if (typeof seen === 'string' && seen !== '') {
+      holds.values.set(seen, [...(holds.values.get(seen) ?? []), v.key])
+    }
   }
-  return values
+  return holds
 }
 
 /** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
@@ -360,62 +400,139 @@ function refersToShared(value: string): boolean {
 }
 
 /**
- * Production's values as its deployments see them, shared variables resolved (`real_value`, shown
- * with read:sensitive): a review app stays in production's environment, so a reference in it
- * resolves to the same.
+ * A variable's value as a deployment sees it, from `real_value` (shown with read:sensitive):
+ * Coolify resolves its shared variables, then leaves a JSON object or array as it is, puts a
+ * literal or multiline one in single quotes, and escapes any other (EnvironmentVariable.php
+ * 203-216, escapeEnvVariables in bootstrap/helpers/docker.php 1516-1522). Undefined when not shown.
  */
-function productionResolved(variables: ListedEnvVariable[]): Set<string> {
-  const values = new Set<string>()
-  for (const v of variables) {
-    if (v?.is_preview === true) continue
-    const value = typeof v?.real_value === 'string' ? v.real_value : v?.value
-    if (typeof value === 'string' && value !== '') values.add(value)
+export function resolvedValue(v: ListedEnvVariable): string | undefined {
+  const real = v.real_value
+  if (typeof real !== 'string') return undefined
+  if (/^[[{]/.test(real) && isJson(real)) return real
+  if (v.is_literal === true || v.is_multiline === true) {
+    return real.length >= 2 && real.startsWith("'") && real.endsWith("'") ? real.slice(1, -1) : real
   }
-  return values
+  return real.replace(/\\([\\rt0"'])/g, (_, char: string) => UNESCAPED[char])
 }
 
-/** A reference whose resolved value is production's, or that Coolify did not resolve for us. */
-function resolvesToProduction(v: ListedEnvVariable, production: Set<string>): boolean {
-  return typeof v.real_value !== 'string' || production.has(v.real_value)
+const UNESCAPED: Record<string, string> = {
+  '\\': '\\',
+  r: '\r',
+  t: '\t',
+  '0': '\0',
+  '"': '"',
+  "'": "'"
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * What each run of references in a value resolved to: the written value's other text stays as it
+ * is, so it frames them. Undefined when the resolved value does not fit the written one.
+ */
+function substitutions(written: string, resolved: string): string[] | undefined {
+  const runs = new RegExp(`(?:${SHARED_REFERENCE.source})+`, 'gi')
+  const parts: string[] = []
+  let last = 0
+  const text = written.trim()
+  for (const match of text.matchAll(runs)) {
+    parts.push(escapeRegExp(text.slice(last, match.index)))
+    last = match.index + match[0].length
+  }
+  parts.push(escapeRegExp(text.slice(last)))
+  return new RegExp(`^${parts.join('(.*)')}$`, 's').exec(resolved)?.slice(1)
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/**
+ * Why a variable would hand pull request code a value production holds, under any of its keys,
+ * or undefined: a reference (whole or within the value) that resolves to one — Coolify resolves
+ * it in the template's environment, which the review app shares — or that Coolify did not show
+ * resolved; a value of its own equal to one of production's that gives something away (a value
+ * such as `true` or `3000` is anyone's). Keys only, never values.
+ */
+function productionIn(v: ListedEnvVariable, production: ProductionHolds): string | undefined {
+  const written = v.value ?? ''
+  const keys = (value: string): string[] => production.values.get(value) ?? []
+  const named = (found: string[]): string => `production's ${[...new Set(found)].join(', ')}`
+  if (!refersToShared(written)) {
+    const found = keys(written)
+    return found.length > 0 && worthMasking(written)
+      ? `holds the value of ${named(found)}`
+      : undefined
+  }
+  const resolved = resolvedValue(v)
+  if (resolved === undefined)
+    return 'refers to a shared variable that Coolify did not show resolved'
+  const parts = substitutions(written, resolved)
+  if (!parts) return 'refers to a shared variable whose resolved value could not be read apart'
+  const found = [resolved, ...parts].flatMap(part => [
+    ...keys(part),
+    ...[...production.values]
+      .filter(([value]) => worthMasking(value) && part.includes(value))
+      .flatMap(([, held]) => held)
+  ])
+  return found.length > 0
+    ? `refers to a shared variable that resolves to the value of ${named(found)}`
+    : undefined
 }
 
 /**
  * The review app's variables: the template's preview variables that are not production's (Coolify
- * gives every production variable a preview twin with the same value), with their flags, then
- * `env` over them. Locked ("shown once") values are shown to no token, so they cannot be copied.
+ * gives every production variable a preview twin with the same value, left out), with their flags,
+ * then `env` over them; and, naming their keys, the preview variables that would hand over a value
+ * production holds, which refuse the template. Locked ("shown once") values are shown to no token,
+ * so they cannot be copied.
  */
 function reviewVariables(
   listed: ListedEnvVariable[],
   env: EnvVariable[] | undefined
-): { variables: EnvVariable[]; warnings: string[]; secrets: string[] } {
-  const production = productionValues(listed)
-  const resolved = productionResolved(listed)
+): { variables: EnvVariable[]; warnings: string[]; secrets: string[]; leaks: string[] } {
+  const production = productionHolds(listed)
   const given = new Set((env ?? []).map(variable => variable.key))
   const byKey = new Map<string, EnvVariable>()
   const twins: string[] = []
-  const shared: string[] = []
   const locked: string[] = []
   const unverifiable: string[] = []
+  const leaks: string[] = []
   for (const v of listed) {
     if (v?.is_preview !== true || typeof v.key !== 'string' || given.has(v.key)) continue
     const key = v.key
     if (v.is_shown_once === true) {
       locked.push(key)
-    } else if (typeof v.value !== 'string') {
-      // Hidden although not locked: the token cannot read sensitive values (checked before).
       continue
-    } else if (production.has(key) && production.get(key) === undefined) {
-      unverifiable.push(key)
-    } else if (production.get(key) === v.value) {
-      twins.push(key)
-    } else if (refersToShared(v.value) && resolvesToProduction(v, resolved)) {
-      shared.push(key)
-    } else {
-      const flags = Object.fromEntries(
-        FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]])
-      )
-      byKey.set(key, { key, value: v.value, ...flags })
     }
+    // Hidden although not locked: the token cannot read sensitive values (checked before).
+    if (typeof v.value !== 'string') continue
+    if (production.byKey.has(key) && production.byKey.get(key) === undefined) {
+      unverifiable.push(key)
+      continue
+    }
+    if (production.byKey.get(key) === v.value) {
+      twins.push(key)
+      continue
+    }
+    const leak = productionIn(v, production)
+    if (leak) {
+      leaks.push(
+        `the template's preview variable ${key} ${leak}: pull request code would read it — give the preview variable a value of its own in Coolify, or give the review app its own with \`env\``
+      )
+      continue
+    }
+    const flags = Object.fromEntries(
+      FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]])
+    )
+    byKey.set(key, { key, value: v.value, ...flags })
   }
   for (const variable of env ?? []) byKey.set(variable.key, variable)
 
@@ -425,11 +542,6 @@ function reviewVariables(
   if (twins.length > 0) {
     warnings.push(
       `Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`
-    )
-  }
-  if (shared.length > 0) {
-    warnings.push(
-      `Not copied to the review app: ${shared.join(', ')} — a shared variable that resolves to production's value (the review app sits in production's environment), or whose resolved value Coolify did not show; ${own}.`
     )
   }
   if (unverifiable.length > 0) {
@@ -444,5 +556,5 @@ function reviewVariables(
   }
   const copied = [...byKey.values()]
   const secrets = copied.filter(v => !given.has(v.key)).map(v => v.value)
-  return { variables: copied, warnings, secrets }
+  return { variables: copied, warnings, secrets, leaks }
 }

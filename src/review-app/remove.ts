@@ -5,9 +5,12 @@ import { describeError } from '../errors.js'
 import type { PullRequestEvent } from '../event.js'
 import type { Say } from '../host.js'
 import type { Config } from '../inputs.js'
-import { reviewAppsIn, templateOf } from './names.js'
+import { markersOf, reviewAppsIn } from './names.js'
 
-/** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
+/**
+ * `delete-preview` with `review-app`: deletes the pull request's review app, if there is one,
+ * found by its marker alone — renamed or deleted, the template is not read.
+ */
 export async function deleteReviewApp(
   client: CoolifyClient,
   config: Config,
@@ -15,15 +18,17 @@ export async function deleteReviewApp(
   signal: AbortSignal,
   say: Say
 ): Promise<void> {
-  const { names } = await templateOf(client, config, event.repository, signal)
-  const found = reviewAppsIn(await client.listApplications(signal), names)
+  const found = reviewAppsIn(
+    await client.listApplications(signal),
+    markersOf(config, event.repository)
+  )
   if (found.length === 0) {
     say.note(`No review app of pull request ${config.pr} in Coolify (already deleted)`)
     return
   }
   for (const app of found) {
     await deleteApplication(client, app.uuid, signal)
-    say.note(`Coolify is deleting review app ${names.name} (${app.uuid})`)
+    say.note(`Coolify is deleting review app ${app.name ?? app.uuid} (${app.uuid})`)
   }
 }
 

@@ -36,7 +36,8 @@ export const OTHER_RUN_WAIT_MS = 15_000
 
 /**
  * Checks, before any request, what a review app needs from the event: a pull request of this
- * repository (Coolify builds branches of the template's repository only) and its branch.
+ * repository (Coolify builds branches of the template's repository only), its branch and its
+ * head commit.
  */
 export function checkReviewEvent(config: Config, event: PullRequestEvent): void {
   if (!config.reviewApp) return
@@ -50,10 +51,26 @@ export function checkReviewEvent(config: Config, event: PullRequestEvent): void 
       "Input `review-app` builds the pull request's branch, which the event does not name: run it on `pull_request`, or give `git-branch`."
     )
   }
+  if (!config.deletePreview) headCommit(event)
 }
 
 /**
- * The review app for the pull request: found again by its name and marker, or made from the
+ * The commit the review app builds, pinned: the pull request's head as the event names it
+ * (`pull_request.head.sha`; on GitLab the merge request's source branch), never what its branch
+ * holds when the build starts — a push after the run was approved is not built by it.
+ */
+export function headCommit(event: PullRequestEvent): string {
+  const sha = event.headSha
+  if (!sha || !/^[0-9a-f]{40}$/i.test(sha)) {
+    throw new ActionError(
+      "Input `review-app` builds the pull request's head commit, which the event does not name as a full SHA: run it on `pull_request_target` (or `pull_request`)."
+    )
+  }
+  return sha.toLowerCase()
+}
+
+/**
+ * The review app for the pull request: found again by its marker, or made from the
  * template — cloned where Coolify can (4.3+), else created from the template's repository — and
  * set up by the plan (plan.ts) before anything deploys it, then read back: any trace of
  * production left on it deletes it and fails the step. A run that made one while another run made
@@ -69,6 +86,7 @@ export async function openReviewApp(
 ): Promise<ReviewApp> {
   const { template, names } = await templateOf(client, config, event.repository, signal)
   const branch = config.gitBranch ?? event.headRef!
+  const commit = headCommit(event)
   const compose = template.build_pack === 'dockercompose'
   // Set up just now, it needs nothing more; found again, its domain and branch are set again,
   // and `env`, as for any application (compose applications route by service, not `domains`).
@@ -81,28 +99,32 @@ export async function openReviewApp(
     env: setUp ? undefined : config.env,
     reviewApp: false
   })
-  const reviewApp = (uuid: string, setUp: boolean): ReviewApp => ({
+  const reviewApp = (uuid: string, setUp: boolean, name = names.name): ReviewApp => ({
     uuid,
-    name: names.name,
+    name,
     config: target(uuid, setUp)
   })
+  // One another run finished, or one found again: held to the table, pinned to this run's commit.
+  const adopted = async (uuid: string, name = names.name): Promise<ReviewApp> => {
+    await repairFound(client, uuid, name, commit, signal, say)
+    return reviewApp(uuid, false, name)
+  }
 
   const listed = await client.listApplications(signal)
   const found = reviewAppsIn(listed, names)
   const ready = found.find(app => app.description === names.marker)
   if (ready) {
-    await repairFound(client, ready.uuid, names.name, signal, say)
-    say.note(
-      `Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`
-    )
-    return reviewApp(ready.uuid, false)
+    // Its own name: the template may have been renamed since it was made.
+    const name = ready.name ?? names.name
+    say.note(`Review app ${name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`)
+    return adopted(ready.uuid, name)
   }
   const { destination, facts, plan } = await planNew(
     client,
     config,
     template,
     names,
-    branch,
+    { branch, commit },
     signal
   )
   for (const warning of plan.warnings) say.warn(warning)
@@ -115,12 +137,13 @@ export async function openReviewApp(
   const unfinished = found[0]
   if (unfinished) {
     // Another run may be setting it up right now: give it a short while, then finish what it left.
+    const name = unfinished.name ?? names.name
     if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
-      return reviewApp(unfinished.uuid, false)
+      return adopted(unfinished.uuid, name)
     }
-    say.note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`)
+    say.note(`Review app ${name} (${unfinished.uuid}) was left half set up: finishing it`)
     await setUp(client, unfinished.uuid, setup, signal, undo, say, { marked: true })
-    return reviewApp(unfinished.uuid, true)
+    return reviewApp(unfinished.uuid, true, name)
   }
 
   const before = new Set(namesakesIn(listed, names.name))
@@ -133,9 +156,9 @@ export async function openReviewApp(
     `Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`
   )
   const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false })
-  if (other) return { ...reviewApp(other, false), warning }
+  if (other) return { ...(await adopted(other)), warning }
   const kept = await keepOlder(client, names, uuid, signal, undo, say)
-  return { ...reviewApp(kept, true), warning }
+  return { ...(kept === uuid ? reviewApp(kept, true) : await adopted(kept)), warning }
 }
 
 /**

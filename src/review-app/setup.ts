@@ -27,29 +27,35 @@ import { removeHalfMade, removeOrSay, unlessGone } from './remove.js'
 
 /**
  * A review app found again is held to the table like a new one: what reaches production is put
- * back before it is deployed (one made by an older version of the action may carry it), and one
- * the table refuses is not deployed at all.
+ * back before it is deployed (one made by an older version of the action may carry it), the pull
+ * request's head commit is pinned, and one the table refuses is not deployed at all.
  */
 export async function repairFound(
   client: CoolifyClient,
   uuid: string,
   name: string,
+  commit: string,
   signal: AbortSignal,
   say: Say
 ): Promise<void> {
   const { changes, refused } = reviewAppRepairs(
     flattenApplication(await client.getApplication(uuid, signal)),
-    name
+    name,
+    commit
   )
   if (refused.length > 0) {
     throw new ActionError(
       `Review app ${uuid} was not deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`
     )
   }
-  const fields = Object.keys(changes)
-  if (fields.length === 0) return
+  const { git_commit_sha: pin, ...reset } = changes
+  const fields = Object.keys(reset)
+  if (fields.length === 0 && !pin) return
   await client.updateApplication(uuid, changes, signal)
-  say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`)
+  if (pin) say.note(`Review app ${name} (${uuid}): pinned to commit ${pin}`)
+  if (fields.length > 0) {
+    say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`)
+  }
 }
 
 /**
@@ -61,7 +67,7 @@ export async function planNew(
   config: Config,
   template: ApplicationDetail & { uuid: string },
   names: Names,
-  branch: string,
+  { branch, commit }: { branch: string; commit: string },
   signal: AbortSignal
 ): Promise<{
   destination?: CloneDestination
@@ -72,6 +78,7 @@ export async function planNew(
   const facts = await templateFacts(client, template, destination !== undefined, signal)
   const plan = planReviewApp(facts, {
     branch,
+    commit,
     domain: config.reviewDomain,
     env: config.env,
     pending: names.pending,
@@ -196,16 +203,17 @@ export interface Setup {
 export async function setUp(
   client: CoolifyClient,
   uuid: string,
-  { facts, plan, env, names }: Setup,
+  setup: Setup,
   signal: AbortSignal,
   undo: () => AbortSignal,
   say: Say,
   state: { marked: boolean }
 ): Promise<string | undefined> {
+  const { plan, names } = setup
   const [first, ...rest] = plan.writes
   const made = !state.marked
   try {
-    await applyWrite(client, uuid, first, facts, env, signal)
+    await applyWrite(client, uuid, first, setup, signal)
     state.marked = true
     // One that another run finished meanwhile has passed that run's read-back: it is kept.
     const finished =
@@ -218,7 +226,7 @@ export async function setUp(
       await removeOrSay(client, uuid, undo(), say, 'it is marked as being set up')
       return finished.uuid
     }
-    for (const write of rest) await applyWrite(client, uuid, write, facts, env, signal)
+    for (const write of rest) await applyWrite(client, uuid, write, setup, signal)
   } catch (error) {
     const left = await removeHalfMade(client, uuid, undo(), say)
     if (!left) throw error
@@ -235,8 +243,7 @@ async function applyWrite(
   client: CoolifyClient,
   uuid: string,
   write: Write,
-  facts: TemplateFacts,
-  env: EnvVariable[] | undefined,
+  { facts, plan, env }: Setup,
   signal: AbortSignal
 ): Promise<void> {
   switch (write.kind) {
@@ -265,7 +272,10 @@ async function applyWrite(
       await writeVariables(client, uuid, write.variables, signal)
       return
     case 'verify': {
-      const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), env)
+      const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), {
+        env,
+        commit: plan.target.commit
+      })
       if (traces.length > 0) {
         throw new ActionError(
           `Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed.`

@@ -143,6 +143,43 @@ function upsert(app: AppRecord, item: Record<string, unknown>, now: number): Env
   return env
 }
 
+/**
+ * real_value as EnvironmentVariable.php 203-216 gives it: the value resolved (state.ts `resolve`),
+ * then a JSON object or array as it is (207-209), a literal or multiline one in single quotes
+ * (211-212), any other escaped by escapeEnvVariables (214; bootstrap/helpers/docker.php 1516-1522).
+ */
+function realValue(ctx: Ctx, env: EnvVar): string {
+  const resolved = ctx.store.resolve(env.value ?? '')
+  if (/^[[{]/.test(resolved) && isJson(resolved)) return resolved
+  if (env.is_literal || env.is_multiline) return `'${resolved}'`
+  return resolved.replace(/[\\\r\t\0"']/g, char => ESCAPED[char])
+}
+
+/** escapeEnvVariables' replacements, docker.php 1518-1519. */
+const ESCAPED: Record<string, string> = {
+  '\\': '\\\\',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\0': '\\0',
+  '"': '\\"',
+  "'": "\\'"
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** is_shared, EnvironmentVariable.php 249-260: the whole value is one `{{type.…}}` reference. */
+function isShared(value: string): boolean {
+  const type = value.includes('{{') ? value.split('{{')[1].split('.')[0] : value
+  return value.startsWith(`{{${type}`) && value.endsWith('}}')
+}
+
 /** A variable as the API shows it: the value only to whoever may read sensitive data. */
 function envView(ctx: Ctx, env: EnvVar): Record<string, unknown> {
   const showValue = ctx.canReadSensitive && !env.is_shown_once
@@ -150,7 +187,7 @@ function envView(ctx: Ctx, env: EnvVar): Record<string, unknown> {
     uuid: env.uuid,
     key: env.key,
     ...(showValue
-      ? { value: env.value, real_value: env.value === null ? null : ctx.store.resolve(env.value) }
+      ? { value: env.value, real_value: env.value === null ? null : realValue(ctx, env) }
       : {}),
     is_preview: env.is_preview,
     is_literal: env.is_literal,
@@ -158,7 +195,7 @@ function envView(ctx: Ctx, env: EnvVar): Record<string, unknown> {
     is_shown_once: env.is_shown_once,
     is_runtime: env.is_runtime,
     is_buildtime: env.is_buildtime,
-    is_shared: false,
+    is_shared: env.value !== null && isShared(env.value),
     is_required: false,
     comment: env.comment,
     created_at: laravelDate(env.createdAt),
