@@ -227,7 +227,10 @@ describe('a resource by name, as by uuid', () => {
   })
 
   it('makes a review app from a template named by name', async () => {
-    const server = await start({ apps: [WEB] })
+    // Git LFS off: on (Coolify's default), the template is refused.
+    const server = await start({
+      apps: [{ ...WEB, columns: { 'settings.is_git_lfs_enabled': false } }]
+    })
     const result = await run(
       server,
       {

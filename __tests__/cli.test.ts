@@ -193,7 +193,13 @@ describe('the command line', () => {
   it("names the GitLab project in a review app's marker, and finds it again by it", async () => {
     // Review apps run on a server of their own: a destination there, named by --review-destination.
     const own = { uuid: 'dst0review0own0000000001', name: 'reviews', serverUuid: 'srv0reviews' }
-    const server = await start({ destinations: [own] })
+    // Git LFS off: on (Coolify's default), the template is refused.
+    const template = {
+      ...APP,
+      columns: { 'settings.is_git_lfs_enabled': false },
+      scenarios: [build('finished')]
+    }
+    const server = await start({ apps: [template], destinations: [own] })
     const mergeRequest = {
       GITLAB_CI: 'true',
       CI_PROJECT_PATH: 'shop/web',

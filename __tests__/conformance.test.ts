@@ -4,6 +4,7 @@ import { CoolifyClient } from '../src/coolify/client.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import type { FakeCoolify, RecordedRequest } from '../test/fake-coolify/index.js'
 import { checkRequest, loadSpec } from '../test/support/conformance.js'
+import { pullRequestEventEnv } from '../test/support/events.js'
 import { runAction } from '../test/support/runner.js'
 import {
   actionRequests,
@@ -232,6 +233,8 @@ describe('every request the action sends', () => {
     name: string
     inputs: Record<string, string>
     before?: (server: FakeCoolify) => unknown
+    /** The pull request's event, where the run needs one. */
+    env?: Record<string, string>
   }>([
     { name: 'a plain deploy', inputs: {} },
     { name: 'force', inputs: { force: 'true' } },
@@ -268,7 +271,15 @@ describe('every request the action sends', () => {
         'review-destination': 'd0stinationfakecoolify01',
         'git-branch': 'feature/x',
         env: 'A=1'
-      }
+      },
+      // Git LFS off: on (Coolify's default), the template is refused.
+      before: server =>
+        server.addApp({
+          ...APP,
+          columns: { 'settings.is_git_lfs_enabled': false },
+          scenarios: [build('finished')]
+        }),
+      env: pullRequestEventEnv({ number: 7, headRef: 'feature/x' })
     },
     {
       name: 'a timeout that cancels',
@@ -319,10 +330,10 @@ describe('every request the action sends', () => {
         }
       }
     }
-  ])('$name', async ({ inputs, before }) => {
+  ])('$name', async ({ inputs, before, env }) => {
     const server = await start()
     await before?.(server)
-    const result = await runAction({ inputs: inputsFor(server, inputs) })
+    const result = await runAction({ inputs: inputsFor(server, inputs), env })
     expect(result.stderr).toBe('')
     const requests = actionRequests(server)
     expect(requests.length).toBeGreaterThan(0)

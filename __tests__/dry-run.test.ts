@@ -158,6 +158,7 @@ describe('a dry run of a review app: the plan, and nothing made', () => {
       { key: 'STRIPE_SECRET', value: 'sk_live_production_only_51' },
       { key: 'API_URL', value: 'https://api.staging.example.com', isPreview: true }
     ],
+    columns: { 'settings.is_git_lfs_enabled': false },
     scenarios: [build('finished')]
   }
   const review = (extra: Record<string, string> = {}): Record<string, string> => ({
@@ -170,7 +171,12 @@ describe('a dry run of a review app: the plan, and nothing made', () => {
     comment: 'false',
     ...extra
   })
-  const event = pullRequestEventEnv({ number: PR, headRef: 'feature/login-form' })
+  const HEAD_SHA = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00'
+  const event = pullRequestEventEnv({
+    number: PR,
+    headRef: 'feature/login-form',
+    headSha: HEAD_SHA
+  })
 
   it('says where it would be cloned, what is reset and set, and clones nothing', async () => {
     const server = await start({ apps: [TEMPLATE] })
@@ -184,7 +190,8 @@ describe('a dry run of a review app: the plan, and nothing made', () => {
     )
     expect(said).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^ {2}reset: is_auto_deploy_enabled, git_commit_sha, manual_webhook/),
+        expect.stringMatching(/^ {2}reset: is_auto_deploy_enabled, manual_webhook/),
+        `  commit: ${HEAD_SHA} pinned (the pull request's head)`,
         `  domains: https://pr-${PR}.preview.example.com`,
         "  removed: the template's scheduled tasks, tags and variables",
         '  variables: API_URL, PR_NUMBER',
@@ -219,5 +226,42 @@ describe('a dry run of a review app: the plan, and nothing made', () => {
     expect(result.code).toBe(1)
     expect(failures(result)[0]).toMatch(/^No review app for pull request 7: /)
     expectNothingChanged(server, result)
+  })
+
+  // Guards: the run's refusals of a template, said by its dry run the same way: Git LFS on, a
+  // preview reference to a value production holds, an event without the head commit to pin.
+  it.each<[string, FakeApp, Record<string, string>, RegExp]>([
+    ['Git LFS on', { ...TEMPLATE, columns: {} }, event, /`settings\.is_git_lfs_enabled`/],
+    [
+      'a preview reference to a production secret',
+      {
+        ...TEMPLATE,
+        envs: [
+          { key: 'STRIPE_SECRET', value: 'sk_live_production_only_51', isLiteral: true },
+          { key: 'PAYMENTS', value: 'x-{{environment.STRIPE}}', isPreview: true }
+        ]
+      },
+      event,
+      /preview variable PAYMENTS refers to a shared variable that resolves to the value of production's STRIPE_SECRET/
+    ],
+    [
+      'no head commit in the event',
+      TEMPLATE,
+      pullRequestEventEnv({ number: PR, headRef: 'feature/login-form', headSha: '' }),
+      /head commit/
+    ]
+  ])('refuses as the run would: %s', async (_, template, env, reason) => {
+    const server = await start({
+      apps: [template],
+      sharedVariables: { 'environment.STRIPE': 'sk_live_production_only_51' }
+    })
+    const result = await run(server, review(), env)
+
+    expect(result.code).toBe(1)
+    const [error, ...more] = failures(result)
+    expect(more).toEqual([])
+    expect(error).toMatch(reason)
+    expectNothingChanged(server, result)
+    expectNoSecrets(result.stdout, ['sk_live_production_only_51'])
   })
 })

@@ -559,6 +559,38 @@ describe('the whole row, 4x (4.3.11)', () => {
       })
     }
   })
+
+  // EnvironmentVariable.php 203-216: a JSON object or array as it is, a literal or multiline
+  // value in single quotes, any other escaped (docker.php 1516-1522); is_shared for a value that
+  // is one reference (249-260).
+  it('shows real_value as Coolify does: quoted, escaped, or JSON as it is', async () => {
+    await start({
+      abilities: ALL,
+      apps: [
+        {
+          ...TEMPLATE,
+          envs: [
+            { key: 'LITERAL', value: 'a$b', isLiteral: true },
+            { key: 'MULTI', value: 'x\ny', isMultiline: true },
+            { key: 'PLAIN', value: `p"q'r\\s\tt` },
+            { key: 'JSON', value: '{"a":"b"}', isLiteral: true },
+            { key: 'SHARED', value: '{{environment.STRIPE}}', isLiteral: true }
+          ]
+        }
+      ],
+      sharedVariables: { 'environment.STRIPE': 'sk_live' }
+    })
+    const listed = (await call('GET', '/applications/web/envs')).json
+    expect(
+      listed.map((env: Record<string, unknown>) => [env.key, env.real_value, env.is_shared])
+    ).toEqual([
+      ['LITERAL', "'a$b'", false],
+      ['MULTI', "'x\ny'", false],
+      ['PLAIN', `p\\"q\\'r\\\\s\\tt`, false],
+      ['JSON', '{"a":"b"}', false],
+      ['SHARED', "'sk_live'", true]
+    ])
+  })
 })
 
 describe('PATCH of what a clone carries, 4x', () => {
