@@ -197,6 +197,7 @@ describe('variables', () => {
         { key: 'STRIPE_KEY', value: 'sk_live_1', real_value: "'sk_live_1'", is_literal: true },
         { key: 'DB_PASSWORD', value: 'pa"ss', real_value: 'pa\\"ss' },
         { key: 'PORT', value: '3000', real_value: '3000' },
+        { key: 'SITE', value: 'https://web.example.com', real_value: 'https://web.example.com' },
         { key: 'STRIPE_KEY', value: '{{environment.STRIPE}}', real_value: 'sk_live_1' },
         {
           key: 'DATABASE_URL',
@@ -206,10 +207,15 @@ describe('variables', () => {
         { key: 'COPY', value: 'sk_live_1', real_value: "'sk_live_1'", is_literal: true },
         { key: 'WORKERS', value: '{{environment.WORKERS}}', real_value: '3000' },
         { key: 'UNSEEN', value: '{{team.UNSEEN}}' },
-        // Its own: a reference to a value production does not hold, a port anyone may have.
-        { key: 'OWN_DB', value: '{{environment.PREVIEW_DB}}', real_value: 'pg://preview' },
+        // Its own: a reference to a value production does not hold, around text that repeats
+        // one (the preview's own writing), and a port anyone may have.
+        {
+          key: 'OWN_DB',
+          value: 'https://web.example.com/db?pw={{environment.PREVIEW_PW}}',
+          real_value: 'https://web.example.com/db?pw=preview-pw'
+        },
         { key: 'ALT_PORT', value: '3000', real_value: '3000' }
-      ].map((v, index) => ({ ...v, is_preview: index >= 3 })),
+      ].map((v, index) => ({ ...v, is_preview: index >= 4 })),
       fields: row()
     }
     const plan = planReviewApp(template, { ...REQUEST, env: [] })
@@ -236,12 +242,12 @@ describe('variables', () => {
     const own = planned(
       {
         ...template,
-        variables: template.variables.slice(0, 3).concat(template.variables.slice(8))
+        variables: template.variables.slice(0, 4).concat(template.variables.slice(9))
       },
       { ...REQUEST, env: [] }
     )
     expect(own.target.variables).toEqual([
-      { key: 'OWN_DB', value: '{{environment.PREVIEW_DB}}' },
+      { key: 'OWN_DB', value: 'https://web.example.com/db?pw={{environment.PREVIEW_PW}}' },
       { key: 'ALT_PORT', value: '3000' }
     ])
   })

@@ -476,12 +476,14 @@ function productionIn(v: ListedEnvVariable, production: ProductionHolds): string
     return 'refers to a shared variable that Coolify did not show resolved'
   const parts = substitutions(written, resolved)
   if (!parts) return 'refers to a shared variable whose resolved value could not be read apart'
-  const found = [resolved, ...parts].flatMap(part => [
-    ...keys(part),
-    ...[...production.values]
+  // What a reference brought in: equal to a value production holds, or holding one that gives
+  // something away (two references side by side resolve into one part). The text written around
+  // them is the preview's own.
+  const within = (part: string): string[] =>
+    [...production.values]
       .filter(([value]) => worthMasking(value) && part.includes(value))
       .flatMap(([, held]) => held)
-  ])
+  const found = [...keys(resolved), ...parts.flatMap(part => [...keys(part), ...within(part)])]
   return found.length > 0
     ? `refers to a shared variable that resolves to the value of ${named(found)}`
     : undefined
