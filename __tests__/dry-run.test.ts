@@ -206,6 +206,33 @@ describe('a dry run of a review app: the plan, and nothing made', () => {
     expectNoSecrets(result.stdout, ['sk_live_production_only_51'])
   })
 
+  // Guards: the dry run finds a review app as the run does, by its marker alone (the template
+  // renamed since), and names the head commit the run would pin before deploying it.
+  it('finds the review app by its marker and names the commit it would pin', async () => {
+    const reviewApp: FakeApp = {
+      uuid: 'rev0web0pr70000000000001',
+      name: `web-pr-${PR}`,
+      description: `Review app for pull request #${PR} of octo/app, template ${TEMPLATE.uuid}`,
+      fqdn: `https://pr-${PR}.preview.example.com`,
+      scenarios: [build('finished')]
+    }
+    const server = await start({ apps: [{ ...TEMPLATE, name: 'site' }, reviewApp] })
+    const result = await run(server, review(), event)
+
+    expect(result.code).toBe(0)
+    expect(notes(result)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          new RegExp(
+            `^Review app web-pr-${PR} \\(${reviewApp.uuid}\\) exists: it would be deployed with branch feature/login-form, commit ${HEAD_SHA} pinned`
+          )
+        )
+      ])
+    )
+    expect(server.apps().map(app => app.uuid)).toEqual([TEMPLATE.uuid, reviewApp.uuid])
+    expectNothingChanged(server, result)
+  })
+
   it('refuses as the run would without review-destination, listing the destinations', async () => {
     const server = await start({ apps: [TEMPLATE] })
     const result = await run(server, review({ 'review-destination': '' }), event)
