@@ -208,6 +208,34 @@ describe('several applications in one step', () => {
     expect(server.requests.length).toBeLessThanOrEqual(100)
   }, 60_000)
 
+  it('leaves other tools their share of a 20/min window while one app builds on after another failed', async () => {
+    const { apps, visible } = plan([
+      { name: 'api', durationMs: 64_000 },
+      { name: 'worker', durationMs: 800, outcome: 'failed' }
+    ])
+    const server = await start({ apps, rateLimit: 20 })
+    const result = await runAction({
+      inputs: inputsFor(server, {
+        'app-uuid': apps.map(app => app.uuid).join(','),
+        'poll-interval': '3s',
+        'health-timeout': '2s',
+        timeout: '120s'
+      }),
+      killAfterMs: 110_000
+    })
+
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    // Coolify's window: opened by the first request, a minute long; a refused one does not count.
+    const counted = server.requests.filter(request => request.status !== 429)
+    const opened = counted[0].at
+    const api = server.deployments().find(deployment => deployment.appUuid === uuidOf('api'))!
+    expect(api.finishedAt!).toBeGreaterThan(opened + 60_000)
+    const inWindow = counted.filter(request => request.at < opened + 60_000)
+    // 20 a minute less the fifth kept for other tools on the token: polls never spend it.
+    expect(inWindow.length).toBeLessThanOrEqual(16)
+    expect(server.requests.filter(request => request.status === 429)).toEqual([])
+  }, 120_000)
+
   it('deploys by tag, following a tagged service until it runs', async () => {
     const { apps, visible } = plan([
       { name: 'front', durationMs: 300 },

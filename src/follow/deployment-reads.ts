@@ -3,6 +3,9 @@ import { CoolifyError } from '../coolify/errors.js'
 import type { Dated, DeploymentDetail } from '../coolify/types.js'
 import { Batch } from './batch.js'
 
+/** How the reads of running deployments go: as polls. */
+const POLL: ReadKind = { final: false }
+
 /**
  * A running deployment's row (with when Coolify answered, read alone), or `left`: it is no longer
  * among the running ones, so it ended.
@@ -14,9 +17,9 @@ export type RunningRead = { detail: DeploymentDetail; answeredAt?: number } | { 
  * request — a deployment's own read when it is alone, else GET /deployments, every running
  * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
  * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
- * status and last lines. A server without the list, or a token it refuses, is read by uuid. Once
- * one of the deployments followed ended, the others may be ending too: from then on these reads can
- * end a following, and may spend what the window holds back from polls.
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid. These
+ * reads are polls, whatever has ended: they never spend what the window holds back from them, so
+ * that other tools on the token keep their share while deployments run on.
  */
 export class DeploymentReads {
   readonly #batch: Batch<string, RunningRead>
@@ -25,17 +28,15 @@ export class DeploymentReads {
 
   constructor(
     private readonly client: CoolifyClient,
-    /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
-    private readonly turn: (signal: AbortSignal, final: boolean) => Promise<void>,
+    /** Waits for the next turn among the step's reads of Coolify, as a poll. */
+    private readonly turn: (signal: AbortSignal) => Promise<void>,
     /** How many deployments are followed through these reads now. */
     followed: () => number = () => 1,
     /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0,
-    /** Whether the deployments followed may be ending: one followed with them ended. */
-    private readonly ending: () => boolean = () => false
+    gatherMs = 0
   ) {
     this.#batch = new Batch({
-      turn: signal => turn(signal, ending()),
+      turn,
       read: (uuids, signal) => this.readRunning(uuids, signal),
       expected: followed,
       gatherMs
@@ -49,9 +50,8 @@ export class DeploymentReads {
 
   /** The deployment's own read, in its turn. */
   async one(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
-    const kind = this.kind()
-    await this.turn(signal, kind.final)
-    return this.client.getDeployment(uuid, signal, kind)
+    await this.turn(signal)
+    return this.client.getDeployment(uuid, signal, POLL)
   }
 
   /**
@@ -74,7 +74,7 @@ export class DeploymentReads {
     uuids: readonly string[],
     signal: AbortSignal
   ): Promise<(uuid: string) => RunningRead> {
-    const kind = this.kind()
+    const kind = POLL
     if (uuids.length === 1) {
       const { body, date } = await this.client.getDeploymentDated(uuids[0], signal, kind)
       return () => ({ detail: body, answeredAt: date })
@@ -103,10 +103,5 @@ export class DeploymentReads {
     }
     this.#listed = false
     return undefined
-  }
-
-  /** A read of deployments that may be ending can end their following. */
-  private kind(): { final: boolean } {
-    return { final: this.ending() }
   }
 }

@@ -98,10 +98,9 @@ export class Follower {
     )
     this.reads = new DeploymentReads(
       client,
-      (signal, final) => this.pacer.turn(signal, final),
+      signal => this.pacer.turn(signal),
       () => this.listed(),
-      Math.min(GATHER_MS, options.pollIntervalMs),
-      () => this.someEnded
+      Math.min(GATHER_MS, options.pollIntervalMs)
     )
     // What is still to come to end what is followed: each deployment's read by uuid, and the read
     // of the list that shows it left.
