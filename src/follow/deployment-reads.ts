@@ -7,10 +7,17 @@ import { Batch } from './batch.js'
 const POLL: ReadKind = { final: false }
 
 /**
- * A running deployment's row (with when Coolify answered, read alone), or `left`: it is no longer
- * among the running ones, so it ended.
+ * A running deployment's row (with when Coolify answered, read alone, and what of the answer on
+ * the wire was its own), or `left`: it is no longer among the running ones, so it ended.
  */
-export type RunningRead = { detail: DeploymentDetail; answeredAt?: number } | { left: true }
+export type RunningRead =
+  { detail: DeploymentDetail; answeredAt?: number; wireBytes?: number } | { left: true }
+
+/** A deployment read by uuid: its row, and what the answer took on the wire. */
+export interface OwnRead {
+  detail: DeploymentDetail
+  wireBytes?: number
+}
 
 /**
  * Reads of running deployments, for all rollouts: the reads due at the same turn share one
@@ -49,9 +56,10 @@ export class DeploymentReads {
   }
 
   /** The deployment's own read, in its turn. */
-  async one(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
+  async one(uuid: string, signal: AbortSignal): Promise<OwnRead> {
     await this.turn(signal)
-    return this.client.getDeployment(uuid, signal, POLL)
+    const { body, wireBytes } = await this.client.getDeploymentDated(uuid, signal, POLL)
+    return { detail: body, wireBytes }
   }
 
   /**
@@ -65,7 +73,7 @@ export class DeploymentReads {
 
   /** The deployment as the next turn's reads find it, while it runs. */
   running(uuid: string, signal: AbortSignal): Promise<RunningRead> {
-    if (!this.#listed) return this.one(uuid, signal).then(detail => ({ detail }))
+    if (!this.#listed) return this.one(uuid, signal)
     return this.#batch.wait(uuid, signal)
   }
 
@@ -74,28 +82,36 @@ export class DeploymentReads {
     uuids: readonly string[],
     signal: AbortSignal
   ): Promise<(uuid: string) => RunningRead> {
-    const kind = POLL
     if (uuids.length === 1) {
-      const { body, date } = await this.client.getDeploymentDated(uuids[0], signal, kind)
-      return () => ({ detail: body, answeredAt: date })
+      const { body, date, wireBytes } = await this.client.getDeploymentDated(uuids[0], signal, POLL)
+      return () => ({ detail: body, answeredAt: date, wireBytes })
     }
-    const rows = this.#listed ? await this.list(signal, kind) : undefined
-    if (!rows) {
+    const listed = this.#listed ? await this.list(signal) : undefined
+    if (!listed) {
       // Each its own read, each in its turn, as the budget allows.
-      const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)))
-      return uuid => ({ detail: details[uuids.indexOf(uuid)] })
+      const reads = await Promise.all(uuids.map(uuid => this.one(uuid, signal)))
+      return uuid => reads[uuids.indexOf(uuid)]
     }
+    const { rows, wireBytes } = listed
+    const logged = (row: DeploymentDetail): number =>
+      row && typeof row.logs === 'string' ? row.logs.length : 0
+    const total = rows.reduce((sum, row) => sum + logged(row), 0)
     return uuid => {
       const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid)
-      return detail ? { detail } : { left: true }
+      if (!detail) return { left: true }
+      // Its log's part of the answer: what reading it again costs, whoever else it carries.
+      const share = total > 0 && wireBytes !== undefined ? logged(detail) / total : 0
+      return { detail, wireBytes: Math.round(share * (wireBytes ?? 0)) }
     }
   }
 
   /** The running deployments; undefined when the server refuses the list or has none to give. */
-  private async list(signal: AbortSignal, kind: ReadKind): Promise<DeploymentDetail[] | undefined> {
+  private async list(
+    signal: AbortSignal
+  ): Promise<{ rows: DeploymentDetail[]; wireBytes?: number } | undefined> {
     try {
-      const rows = await this.client.runningDeployments(signal, kind)
-      if (rows) return rows
+      const { body: rows, wireBytes } = await this.client.runningDeploymentsDated(signal, POLL)
+      if (rows) return { rows, wireBytes }
     } catch (error) {
       // A failure that would pass (an outage) fails the read as any other read; the rest says
       // the list is not there for this token or server, and the read by uuid tells what it must.
