@@ -40,6 +40,8 @@ function batchOf(options: Partial<BatchOptions<string, string>> = {}) {
   const batch = new Batch<string, string>({
     turn: signal => {
       const come = deferred<void>()
+      // As a real turn does: it ends once its signal aborts.
+      signal.addEventListener('abort', () => come.reject(signal.reason), { once: true })
       turns.push({ signal, come })
       return come.promise
     },
@@ -98,8 +100,48 @@ describe('a batch of reads', () => {
     reads[0].answer.resolve(['api read', 'web read'])
     await read
 
-    expect(turns[0].signal).toBe(first)
+    expect(turns[0].signal.aborted).toBe(false)
     expect(reads[0].signal).toBe(first)
+  })
+
+  it("waits for a turn under the round's signal, and no longer once every waiter has left", async () => {
+    const { batch, turns, reads } = batchOf({ left: signal => `left: ${String(signal.reason)}` })
+    const round = new AbortController()
+    const short = new AbortController()
+    const api = outcome(batch.wait('api', round.signal, short.signal))
+    await settled()
+    expect(turns[0].signal.aborted).toBe(false)
+
+    // A turn can be a window's end, a minute away: nobody waits for it any more.
+    short.abort('time')
+    await settled()
+    expect(api.error).toBe('left: time')
+    expect(turns[0].signal.aborted).toBe(true)
+    expect(reads).toHaveLength(0)
+
+    // Whoever comes next has a round of its own, which the round's signal still ends.
+    const web = outcome(batch.wait('web', round.signal))
+    await settled()
+    expect(turns).toHaveLength(2)
+    round.abort('cancelled')
+    await settled()
+    expect(turns[1].signal.aborted).toBe(true)
+    expect(web.error).toBe('cancelled')
+  })
+
+  it('answers a waiter who came while the others left their wait for the turn', async () => {
+    const { batch, turns, reads } = batchOf()
+    const short = new AbortController()
+    void outcome(batch.wait('api', step, short.signal))
+    await settled()
+    short.abort('time')
+    const web = batch.wait('web', step)
+    await settled()
+    turns[turns.length - 1].come.resolve()
+    await settled()
+    expect(reads.map(read => read.keys)).toEqual([['web']])
+    reads[0].answer.resolve(['web read'])
+    expect(await web).toBe('web read')
   })
 
   it('waits at most gatherMs for the others expected, then reads those that came', async () => {

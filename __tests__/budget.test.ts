@@ -31,6 +31,18 @@ function budget(timeoutMs: number, healthTimeoutMs: number) {
 }
 
 describe('the step’s budget', () => {
+  it('ends its lifetime with the step, past `timeout` too, or with the run’s cancel', () => {
+    const { budget: b, clock } = budget(60 * SECOND, 10 * SECOND)
+    clock.advance(120 * SECOND)
+    expect(b.lifetime().aborted).toBe(false)
+    b.release()
+    expect(b.lifetime().aborted).toBe(true)
+
+    const cancelled = budget(60 * SECOND, 10 * SECOND)
+    cancelled.cancel.abort('SIGTERM')
+    expect(cancelled.budget.lifetime().reason).toBe('SIGTERM')
+  })
+
   it('gives the deployments until `timeout`', () => {
     const { budget: b, clock } = budget(60 * SECOND, 10 * SECOND)
     clock.advance(59 * SECOND)

@@ -113,6 +113,7 @@ describe('checkRequest', () => {
       getDatabase: () => client.getDatabase('db', signal),
       getDatabaseLogs: () => client.getDatabaseLogs('db', 100, signal),
       runningDeployments: () => client.runningDeployments(signal),
+      runningDeploymentsDated: () => client.runningDeploymentsDated(signal),
       version: () => client.version(signal),
       team: () => client.team(signal),
       checkAbility: () =>

@@ -57,7 +57,7 @@ describe('following a log to its end', () => {
         date: toSecond(Date.now())
       }),
       getDeployment: async (uuid: string) => rowOf(uuid),
-      runningDeployments: async () => undefined
+      runningDeploymentsDated: async () => ({ body: undefined })
     } as unknown as CoolifyClient
     const printed: string[] = []
     const sink = {
@@ -126,7 +126,7 @@ async function followAlone(row: () => Record<string, unknown>, timeoutMs = 20_00
     holdBack: () => {},
     getDeploymentDated: async () => ({ body: row(), date: toSecond(Date.now()) }),
     getDeployment: async () => row(),
-    runningDeployments: async () => undefined
+    runningDeploymentsDated: async () => ({ body: undefined })
   } as unknown as CoolifyClient
   const printed: string[] = []
   const notes: string[] = []

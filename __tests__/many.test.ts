@@ -3,7 +3,7 @@
  * skipped uuids and pull request previews.
  */
 import { describe, expect, it } from '@jest/globals'
-import type { FakeApp, FakeCoolify } from '../test/fake-coolify/index.js'
+import type { FakeApp, FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
 import { timedBuild } from '../test/support/builds.js'
 import { buildLogLines, runAction } from '../test/support/runner.js'
 import { endless, fakeCoolifyPerTest, inputsFor } from '../test/support/scenarios.js'
@@ -207,6 +207,80 @@ describe('several applications in one step', () => {
     // Half the budget at most, so other clients of the same user keep theirs.
     expect(server.requests.length).toBeLessThanOrEqual(100)
   }, 60_000)
+
+  it('leaves other tools their share of a 20/min window while one app builds on after another failed', async () => {
+    const { apps, visible } = plan([
+      { name: 'api', durationMs: 64_000 },
+      { name: 'worker', durationMs: 800, outcome: 'failed' }
+    ])
+    const server = await start({ apps, rateLimit: 20 })
+    const result = await runAction({
+      inputs: inputsFor(server, {
+        'app-uuid': apps.map(app => app.uuid).join(','),
+        'poll-interval': '3s',
+        'health-timeout': '2s',
+        timeout: '120s'
+      }),
+      killAfterMs: 110_000
+    })
+
+    expect(linesByApp(result.stdout)).toEqual(visible)
+    // Coolify's window: opened by the first request, a minute long; a refused one does not count.
+    const counted = server.requests.filter(request => request.status !== 429)
+    const opened = counted[0].at
+    const api = server.deployments().find(deployment => deployment.appUuid === uuidOf('api'))!
+    expect(api.finishedAt!).toBeGreaterThan(opened + 60_000)
+    const inWindow = counted.filter(request => request.at < opened + 60_000)
+    // 20 a minute less the fifth kept for other tools on the token: polls never spend it.
+    expect(inWindow.length).toBeLessThanOrEqual(16)
+    expect(server.requests.filter(request => request.status === 429)).toEqual([])
+  }, 120_000)
+
+  it.each([60, 200])(
+    'follows thirty in at most 50 requests at %i a minute, each end seen within a turn',
+    async limit => {
+      const names = Array.from({ length: 30 }, (_, i) => `app${String(i + 1).padStart(2, '0')}`)
+      const visible = new Map<string, string[]>()
+      const apps: FakeApp[] = names.map((name, i) => {
+        // Ends spread over 4–10 s after the trigger; Coolify's closing entry 0.8 s after each.
+        const endAt = 4000 + Math.round((6000 * ((i * 7) % 30)) / 29)
+        const lines: string[] = []
+        const steps: Scenario['steps'] = [
+          { at: 0, status: 'queued' },
+          { at: 50, status: 'in_progress' }
+        ]
+        for (let at = 1500; at < endAt; at += 1500) {
+          const tick = [`${name} ${at}ms line 1`, `${name} ${at}ms line 2`]
+          lines.push(...tick)
+          steps.push({ at, lines: tick })
+        }
+        const closing = `Gracefully shutting down build container: ${`${name}deployment`.padEnd(24, '0')}`
+        steps.push({ at: endAt, status: 'finished', lines: [`${name} is live.`] })
+        steps.push({ at: endAt + 800, lines: [closing] })
+        visible.set(name, [...lines, `${name} is live.`, closing])
+        return {
+          uuid: uuidOf(name),
+          name,
+          fqdn: `https://${name}.example.com`,
+          scenarios: [{ commit: `${name}-commit`, steps }]
+        }
+      })
+      const server = await start({ apps, rateLimit: limit, queueLimit: 100 })
+      const result = await run(server, {
+        'app-uuid': apps.map(app => app.uuid).join(','),
+        'poll-interval': '3s'
+      })
+
+      expect(result.code).toBe(0)
+      expect(linesByApp(result.stdout)).toEqual(visible)
+      expect(server.requests.filter(request => request.status === 429)).toEqual([])
+      // One trigger, the names, a list of the running ones a turn, one read of each as it ends.
+      expect(server.requests.length).toBeLessThanOrEqual(50)
+      const lastEnd = Math.max(...server.deployments().map(deployment => deployment.finishedAt!))
+      expect(result.exitedAt - lastEnd).toBeLessThanOrEqual(10_000)
+    },
+    60_000
+  )
 
   it('deploys by tag, following a tagged service until it runs', async () => {
     const { apps, visible } = plan([

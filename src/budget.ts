@@ -6,7 +6,8 @@ export const GRACE_MS = 4000
 /** After a cancelled run's SIGINT the runner waits 7.5 s before SIGTERM: all must be done by then. */
 export const CANCEL_GRACE_MS = 6500
 
-import { deadline, linked, type Linked } from './signals.js'
+import { ActionError } from './errors.js'
+import { deadline, linked, sharedController, type Linked } from './signals.js'
 
 /** Makes a signal that aborts after `ms`; tests hand in their own clock. */
 export type Timer = (ms: number) => AbortSignal
@@ -36,6 +37,9 @@ export class Budget {
   readonly #held: Linked[] = []
   readonly #timer: Timer
   #cancelledAt: number | undefined
+  /** Aborted when the step is over, before the transport closes. */
+  readonly #over = sharedController()
+  readonly #lifetime: AbortSignal
 
   constructor(
     timeoutMs: number,
@@ -51,6 +55,16 @@ export class Budget {
     this.deadline = now() + timeoutMs
     this.#deploy = this.#any([cancelled, this.#timer(timeoutMs)])
     cancelled.addEventListener('abort', () => (this.#cancelledAt = now()), { once: true })
+    this.#lifetime = this.#any([cancelled, this.#over.signal])
+  }
+
+  /**
+   * The step's whole life: what is shared by everyone for as long as anyone needs it (reads many
+   * wait for) goes under it, and ends with the run's cancel or with the step, so that nothing
+   * outlives it and keeps the process waiting.
+   */
+  lifetime(): AbortSignal {
+    return this.#lifetime
   }
 
   /** Until `timeout`: triggering, following, verifying. */
@@ -103,6 +117,7 @@ export class Budget {
 
   /** Stops every timer and unhooks every signal handed out: the step is over. */
   release(): void {
+    this.#over.abort(new ActionError('the step is over'))
     for (const held of this.#held.splice(0)) held.release()
   }
 

@@ -49,6 +49,8 @@ export interface HttpAnswer {
   header(name: string): string | undefined
   /** The body as text: rejected when the connection ends or stalls before the body's end. */
   text(): Promise<string>
+  /** Bytes the body took on the wire, compressed or not: all of it once `text()` has read it. */
+  wireBytes(): number
 }
 
 /**
@@ -259,12 +261,15 @@ export class HttpAgent {
       const value = headers[name.toLowerCase()]
       return Array.isArray(value) ? value[0] : value
     }
+    let wire = 0
     return {
       status: statusCode,
       header,
+      wireBytes: () => wire,
       text: async () => {
         try {
-          const text = await readBody(body, header('content-encoding'), this.#maxBodyBytes)
+          const max = this.#maxBodyBytes
+          const text = await readBody(body, header('content-encoding'), max, n => (wire += n))
           // undici frees the connection for the next request a turn after the body's end.
           await new Promise(resolve => setImmediate(resolve))
           return text
@@ -343,8 +348,16 @@ export const ACCEPT_ENCODING = 'gzip, deflate, br'
 /** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
 export const MAX_BODY_BYTES = 256 * 1024 * 1024
 
-/** A body as text, decoded as its `Content-Encoding` says, within `maxBytes`. */
-async function readBody(body: Readable, contentEncoding = '', maxBytes: number): Promise<string> {
+/**
+ * A body as text, decoded as its `Content-Encoding` says, within `maxBytes`; `received` is told of
+ * each chunk's size as it came on the wire.
+ */
+async function readBody(
+  body: Readable,
+  contentEncoding = '',
+  maxBytes: number,
+  received: (bytes: number) => void
+): Promise<string> {
   const encoding = contentEncoding.trim().toLowerCase()
   const plain = encoding === '' || encoding === 'identity'
   const decoder = plain ? undefined : DECODERS[encoding]
@@ -354,11 +367,15 @@ async function readBody(body: Readable, contentEncoding = '', maxBytes: number):
   }
   const decoded = decoder ? body.pipe(decoder()) : body
   // A failure of the connection ends the reading of what it decodes.
-  if (decoded !== body) body.on('error', error => decoded.destroy(error))
+  if (decoded !== body) {
+    body.on('error', error => decoded.destroy(error))
+    body.on('data', (chunk: Buffer) => received(chunk.length))
+  }
   const chunks: Buffer[] = []
   let size = 0
   try {
     for await (const chunk of decoded as AsyncIterable<Buffer>) {
+      if (decoded === body) received(chunk.length)
       size += chunk.length
       if (size > maxBytes) throw new HttpUnreadable(`its body is over ${megabytes(maxBytes)} MB`)
       chunks.push(chunk)

@@ -206,18 +206,30 @@ export class CoolifyClient {
    */
   async runningDeployments(
     signal: AbortSignal,
-    { final = false }: ReadKind = {}
+    kind: ReadKind = {}
   ): Promise<DeploymentDetail[] | undefined> {
-    const rows = await this.call<unknown>({
+    return (await this.runningDeploymentsDated(signal, kind)).body
+  }
+
+  /** `runningDeployments`, with what its answer took on the wire. */
+  async runningDeploymentsDated(
+    signal: AbortSignal,
+    { final = false }: ReadKind = {}
+  ): Promise<Dated<DeploymentDetail[] | undefined>> {
+    const answer = await this.dated<unknown>({
       method: 'GET',
       path: '/deployments',
       retry: true,
       signal,
       final
     })
-    if (Array.isArray(rows)) return rows as DeploymentDetail[]
-    if (rows && typeof rows === 'object') return Object.values(rows) as DeploymentDetail[]
-    return undefined
+    const rows = answer.body
+    const body = Array.isArray(rows)
+      ? (rows as DeploymentDetail[])
+      : rows && typeof rows === 'object'
+        ? (Object.values(rows) as DeploymentDetail[])
+        : undefined
+    return { ...answer, body }
   }
 
   /** GET /applications: all the token sees, or (4.0.0 and later) those with the Coolify tag. */
@@ -725,9 +737,10 @@ export class CoolifyClient {
     }
 
     const date = Date.parse(response.header('date') ?? '')
+    const wireBytes = response.wireBytes()
     if (call.plain && status >= 200 && status < 300) {
       observe()
-      return { body: text.trim(), date: Number.isNaN(date) ? undefined : date }
+      return { body: text.trim(), date: Number.isNaN(date) ? undefined : date, wireBytes }
     }
     const json = parseJson(text)
     const html = json === undefined && looksLikeHtml(text, response.header('content-type'))
@@ -776,7 +789,7 @@ export class CoolifyClient {
       const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : ''
       throw new CoolifyError(label, reason, hint, { status, transient: true, notCoolify: html })
     }
-    return { body: json, date: Number.isNaN(date) ? undefined : date }
+    return { body: json, date: Number.isNaN(date) ? undefined : date, wireBytes }
   }
 }
 

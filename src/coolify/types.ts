@@ -263,6 +263,8 @@ export interface Dated<T> {
   body: T
   /** Epoch ms, to the second; undefined when the answer carried no `Date`. */
   date?: number
+  /** Bytes the answer's body took on the wire, compressed or not. */
+  wireBytes?: number
 }
 
 /** GET /applications/{uuid}/destinations (4.3+): where a clone may go, the primary first. */

@@ -36,7 +36,7 @@ export class ApplicationReads {
     private readonly client: CoolifyClient,
     /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
     turn: (signal: AbortSignal, final: boolean) => Promise<void>,
-    /** The step's signal: the shared reads are made under it. */
+    /** The step's lifetime: the shared reads, and the waits for their turns, are made under it. */
     private readonly signal: AbortSignal,
     /** How many applications may still be read: their health checks are under way or ahead. */
     expected: () => number = () => 1,

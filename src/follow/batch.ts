@@ -34,6 +34,8 @@ export class Batch<Key, Result> {
   #reading = false
   /** Told when every key expected waits. */
   #allWaiting: (() => void) | undefined
+  /** Aborted once every waiter of the round waiting for its turn has left. */
+  #abandoned: AbortController | undefined
 
   constructor(private readonly options: BatchOptions<Key, Result>) {}
 
@@ -44,31 +46,60 @@ export class Batch<Key, Result> {
   wait(key: Key, signal: AbortSignal, leave?: AbortSignal): Promise<Result> {
     return new Promise((resolve, reject) => {
       if (leave?.aborted) return reject(this.#left(leave))
-      const onLeave = (): void => reject(this.#left(leave!))
-      leave?.addEventListener('abort', onLeave, { once: true })
       // A signal waited with read after read (a health check's) must not gather a listener each.
       const done = (): void => leave?.removeEventListener('abort', onLeave)
-      const waiters = this.#waiting.get(key) ?? []
-      waiters.push({
+      const waiter: Waiter<Result> = {
         resolve: result => (done(), resolve(result)),
         reject: error => (done(), reject(error)),
         leave
-      })
-      this.#waiting.set(key, waiters)
+      }
+      const onLeave = (): void => {
+        reject(this.#left(leave!))
+        this.#forget(key, waiter)
+      }
+      leave?.addEventListener('abort', onLeave, { once: true })
+      this.#waiting.set(key, [...(this.#waiting.get(key) ?? []), waiter])
       if (this.#waiting.size >= this.options.expected()) this.#allWaiting?.()
       if (!this.#reading) void this.#readAll(signal)
     })
   }
 
+  /**
+   * A waiter that left before its round's read: the round no longer waits for it, and once
+   * nobody is left, the wait for the turn ends too (a turn can be a window's end, a minute away).
+   */
+  #forget(key: Key, waiter: Waiter<Result>): void {
+    const waiters = this.#waiting.get(key)?.filter(other => other !== waiter)
+    if (!waiters) return
+    if (waiters.length > 0) this.#waiting.set(key, waiters)
+    else this.#waiting.delete(key)
+    if (this.#waiting.size === 0) this.#abandoned?.abort()
+  }
+
   /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
   async #readAll(signal: AbortSignal): Promise<void> {
     this.#reading = true
+    const abandoned = (this.#abandoned = new AbortController())
+    const wait = linked([signal, abandoned.signal])
+    let turned = true
+    let failure: unknown
     try {
-      await this.#gather(signal)
-      await this.options.turn(signal)
+      await this.#gather(wait.signal)
+      await this.options.turn(wait.signal)
     } catch (error) {
-      void this.#settle(this.#take(), () => Promise.reject(error))
+      turned = false
+      failure = error
+    }
+    wait.release()
+    this.#abandoned = undefined
+    if (!turned) {
       this.#reading = false
+      // Everyone left: nobody to answer, unless someone came since.
+      if (abandoned.signal.aborted && !signal.aborted) {
+        if (this.#waiting.size > 0) void this.#readAll(signal)
+        return
+      }
+      void this.#settle(this.#take(), () => Promise.reject(failure))
       return
     }
     const batch = this.#take()

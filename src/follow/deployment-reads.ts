@@ -3,20 +3,30 @@ import { CoolifyError } from '../coolify/errors.js'
 import type { Dated, DeploymentDetail } from '../coolify/types.js'
 import { Batch } from './batch.js'
 
+/** How the reads of running deployments go: as polls. */
+const POLL: ReadKind = { final: false }
+
 /**
- * A running deployment's row (with when Coolify answered, read alone), or `left`: it is no longer
- * among the running ones, so it ended.
+ * A running deployment's row (with when Coolify answered, read alone, and what of the answer on
+ * the wire was its own), or `left`: it is no longer among the running ones, so it ended.
  */
-export type RunningRead = { detail: DeploymentDetail; answeredAt?: number } | { left: true }
+export type RunningRead =
+  { detail: DeploymentDetail; answeredAt?: number; wireBytes?: number } | { left: true }
+
+/** A deployment read by uuid: its row, and what the answer took on the wire. */
+export interface OwnRead {
+  detail: DeploymentDetail
+  wireBytes?: number
+}
 
 /**
  * Reads of running deployments, for all rollouts: the reads due at the same turn share one
  * request — a deployment's own read when it is alone, else GET /deployments, every running
  * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
  * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
- * status and last lines. A server without the list, or a token it refuses, is read by uuid. Once
- * one of the deployments followed ended, the others may be ending too: from then on these reads can
- * end a following, and may spend what the window holds back from polls.
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid. These
+ * reads are polls, whatever has ended: they never spend what the window holds back from them, so
+ * that other tools on the token keep their share while deployments run on.
  */
 export class DeploymentReads {
   readonly #batch: Batch<string, RunningRead>
@@ -25,17 +35,15 @@ export class DeploymentReads {
 
   constructor(
     private readonly client: CoolifyClient,
-    /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
-    private readonly turn: (signal: AbortSignal, final: boolean) => Promise<void>,
+    /** Waits for the next turn among the step's reads of Coolify, as a poll. */
+    private readonly turn: (signal: AbortSignal) => Promise<void>,
     /** How many deployments are followed through these reads now. */
     followed: () => number = () => 1,
     /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0,
-    /** Whether the deployments followed may be ending: one followed with them ended. */
-    private readonly ending: () => boolean = () => false
+    gatherMs = 0
   ) {
     this.#batch = new Batch({
-      turn: signal => turn(signal, ending()),
+      turn,
       read: (uuids, signal) => this.readRunning(uuids, signal),
       expected: followed,
       gatherMs
@@ -48,10 +56,10 @@ export class DeploymentReads {
   }
 
   /** The deployment's own read, in its turn. */
-  async one(uuid: string, signal: AbortSignal): Promise<DeploymentDetail> {
-    const kind = this.kind()
-    await this.turn(signal, kind.final)
-    return this.client.getDeployment(uuid, signal, kind)
+  async one(uuid: string, signal: AbortSignal): Promise<OwnRead> {
+    await this.turn(signal)
+    const { body, wireBytes } = await this.client.getDeploymentDated(uuid, signal, POLL)
+    return { detail: body, wireBytes }
   }
 
   /**
@@ -65,7 +73,7 @@ export class DeploymentReads {
 
   /** The deployment as the next turn's reads find it, while it runs. */
   running(uuid: string, signal: AbortSignal): Promise<RunningRead> {
-    if (!this.#listed) return this.one(uuid, signal).then(detail => ({ detail }))
+    if (!this.#listed) return this.one(uuid, signal)
     return this.#batch.wait(uuid, signal)
   }
 
@@ -74,28 +82,36 @@ export class DeploymentReads {
     uuids: readonly string[],
     signal: AbortSignal
   ): Promise<(uuid: string) => RunningRead> {
-    const kind = this.kind()
     if (uuids.length === 1) {
-      const { body, date } = await this.client.getDeploymentDated(uuids[0], signal, kind)
-      return () => ({ detail: body, answeredAt: date })
+      const { body, date, wireBytes } = await this.client.getDeploymentDated(uuids[0], signal, POLL)
+      return () => ({ detail: body, answeredAt: date, wireBytes })
     }
-    const rows = this.#listed ? await this.list(signal, kind) : undefined
-    if (!rows) {
+    const listed = this.#listed ? await this.list(signal) : undefined
+    if (!listed) {
       // Each its own read, each in its turn, as the budget allows.
-      const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)))
-      return uuid => ({ detail: details[uuids.indexOf(uuid)] })
+      const reads = await Promise.all(uuids.map(uuid => this.one(uuid, signal)))
+      return uuid => reads[uuids.indexOf(uuid)]
     }
+    const { rows, wireBytes } = listed
+    const logged = (row: DeploymentDetail): number =>
+      row && typeof row.logs === 'string' ? row.logs.length : 0
+    const total = rows.reduce((sum, row) => sum + logged(row), 0)
     return uuid => {
       const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid)
-      return detail ? { detail } : { left: true }
+      if (!detail) return { left: true }
+      // Its log's part of the answer: what reading it again costs, whoever else it carries.
+      const share = total > 0 && wireBytes !== undefined ? logged(detail) / total : 0
+      return { detail, wireBytes: Math.round(share * (wireBytes ?? 0)) }
     }
   }
 
   /** The running deployments; undefined when the server refuses the list or has none to give. */
-  private async list(signal: AbortSignal, kind: ReadKind): Promise<DeploymentDetail[] | undefined> {
+  private async list(
+    signal: AbortSignal
+  ): Promise<{ rows: DeploymentDetail[]; wireBytes?: number } | undefined> {
     try {
-      const rows = await this.client.runningDeployments(signal, kind)
-      if (rows) return rows
+      const { body: rows, wireBytes } = await this.client.runningDeploymentsDated(signal, POLL)
+      if (rows) return { rows, wireBytes }
     } catch (error) {
       // A failure that would pass (an outage) fails the read as any other read; the rest says
       // the list is not there for this token or server, and the read by uuid tells what it must.
@@ -103,10 +119,5 @@ export class DeploymentReads {
     }
     this.#listed = false
     return undefined
-  }
-
-  /** A read of deployments that may be ending can end their following. */
-  private kind(): { final: boolean } {
-    return { final: this.ending() }
   }
 }

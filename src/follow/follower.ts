@@ -52,6 +52,14 @@ const LEFT_PAUSE_MS = 1000
 const FAILED_JOB_QUIET_MS = 65_000
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.'
+/**
+ * Coolify has no log offset: every read of a deployment carries its whole log. Reads of one are
+ * spaced so that they carry about this many bytes a millisecond on the wire (a quarter of a MB a
+ * second), however big the log and whether compressed or not, and never further apart than
+ * LONGEST_PACE_MS, so that no line waits longer than that to be printed.
+ */
+const WIRE_BYTES_PER_MS = 250
+const LONGEST_PACE_MS = 10_000
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
 export const GATHER_MS = 250
 
@@ -84,6 +92,8 @@ export class Follower {
    * (the job writes on after the final status: the post-deployment command), or not told at all.
    */
   private readonly jobEnd = new Map<Deployment, 'written' | 'pending' | 'untold'>()
+  /** What the last read of each deployment took on the wire: its own part of a shared one. */
+  private readonly carried = new Map<Deployment, number>()
   private readonly pacer: ReadPacer
   private readonly reads: DeploymentReads
   private logsHidden = false
@@ -98,10 +108,9 @@ export class Follower {
     )
     this.reads = new DeploymentReads(
       client,
-      (signal, final) => this.pacer.turn(signal, final),
+      signal => this.pacer.turn(signal),
       () => this.listed(),
-      Math.min(GATHER_MS, options.pollIntervalMs),
-      () => this.someEnded
+      Math.min(GATHER_MS, options.pollIntervalMs)
     )
     // What is still to come to end what is followed: each deployment's read by uuid, and the read
     // of the list that shows it left.
@@ -117,6 +126,14 @@ export class Follower {
     const interval = this.options.pollIntervalMs
     if (!this.someEnded) return interval
     return Math.min(interval, Math.max(FIRST_DELAY_MS, interval / 2))
+  }
+
+  /**
+   * How long the reads of `deployment` wait for what its last answer carried on the wire: a
+   * small log is read at `poll-interval`, a big one no more than WIRE_BYTES_PER_MS allows.
+   */
+  private paceOf(deployment: Deployment): number {
+    return Math.min(LONGEST_PACE_MS, (this.carried.get(deployment) ?? 0) / WIRE_BYTES_PER_MS)
   }
 
   /** Deployments followed through the list of running ones. */
@@ -140,6 +157,7 @@ export class Follower {
       this.running.delete(deployment)
       this.quietAtAnswer.delete(deployment)
       this.jobEnd.delete(deployment)
+      this.carried.delete(deployment)
       if (this.running.size === 0) this.someEnded = false
       else if (deployment.ended) this.someEnded = true
     }
@@ -178,7 +196,8 @@ export class Follower {
         break
       }
       try {
-        await sleep(Math.min(this.interval(), FIRST_DELAY_MS * 2 ** reads), signal)
+        const due = Math.min(this.interval(), FIRST_DELAY_MS * 2 ** reads)
+        await sleep(Math.max(due, this.paceOf(deployment)), signal)
       } catch {
         break
       }
@@ -271,7 +290,7 @@ export class Follower {
         !(deployment.status === 'failed' && quiet >= FAILED_JOB_QUIET_MS)
       try {
         if (pending) {
-          await sleep(this.options.pollIntervalMs, signal)
+          await sleep(Math.max(this.options.pollIntervalMs, this.paceOf(deployment)), signal)
           await this.readOne(deployment, signal)
         } else {
           if (quiet >= CLOSING_QUIET_MS) break
@@ -309,7 +328,7 @@ export class Follower {
     if (!this.unlisted.has(deployment)) {
       const read = await this.reads.running(deployment.uuid!, signal)
       if ('detail' in read) {
-        this.take(deployment, read.detail, read.answeredAt)
+        this.take(deployment, read.detail, read.answeredAt, read.wireBytes)
         return
       }
       this.unlisted.add(deployment)
@@ -323,16 +342,23 @@ export class Follower {
 
   /** Reads the deployment by uuid, in its turn. */
   private async readOne(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    this.take(deployment, await this.reads.one(deployment.uuid!, signal))
+    const { detail, wireBytes } = await this.reads.one(deployment.uuid!, signal)
+    this.take(deployment, detail, undefined, wireBytes)
   }
 
   /** Reads an ended deployment by uuid, as soon as the window allows. */
   private async readFinal(deployment: Deployment, signal: AbortSignal): Promise<void> {
-    const { body, date } = await this.reads.final(deployment.uuid!, signal)
-    this.take(deployment, body, date)
+    const { body, date, wireBytes } = await this.reads.final(deployment.uuid!, signal)
+    this.take(deployment, body, date, wireBytes)
   }
 
-  private take(deployment: Deployment, detail: DeploymentDetail, answeredAt?: number): void {
+  private take(
+    deployment: Deployment,
+    detail: DeploymentDetail,
+    answeredAt?: number,
+    wireBytes?: number
+  ): void {
+    if (wireBytes !== undefined) this.carried.set(deployment, wireBytes)
     // A read that does not tell leaves nothing known: an earlier answer's quiet would outlive
     // entries written since.
     const written = timeOf(detail.updated_at)

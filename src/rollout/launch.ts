@@ -98,7 +98,7 @@ export async function launch(
   const applications = new ApplicationReads(
     client,
     (signal, final) => reads.turn(signal, final),
-    budget.cancelled,
+    budget.lifetime(),
     () => rollouts.filter(rollout => rollout.checksHealth).length,
     Math.min(GATHER_MS, config.pollIntervalMs)
   )
