@@ -534,7 +534,7 @@ describe('HttpAgent through a proxy', () => {
     })
   })
 
-  it('ends a request at once when it is cancelled while the proxy sits on its CONNECT, and closes the tunnel', async () => {
+  it('ends a request at once when it is cancelled while the proxy sits on its CONNECT', async () => {
     const silent = await silentProxy()
     const target = new URL('https://coolify.test/')
     const agent = agentFor(target, { timeoutMs: 600_000 }, { HTTPS_PROXY: silent.url })
@@ -544,9 +544,38 @@ describe('HttpAgent through a proxy', () => {
     const stop = new Error('cancelled')
     cancel.abort(stop)
     expect(await pending).toBe(stop)
-    // The CONNECT no one waits for any longer is closed with it.
-    await silent.allClosed()
   })
+})
+
+describe('HttpAgent: close() ends the connections still being opened', () => {
+  it.each([
+    ['a TLS handshake the server never answers', 'https://127.0.0.1:{port}/', {}],
+    ['a CONNECT the proxy never answers', 'https://coolify.test/', { HTTPS_PROXY: '{url}' }],
+    ['a request the proxy never answers', 'http://coolify.test/', { HTTP_PROXY: '{url}' }]
+  ])(
+    '%s, for several requests cancelled together',
+    async (_what, site, proxyEnv) => {
+      const silent = await silentProxy()
+      const port = new URL(silent.url).port
+      const target = new URL(site.replace('{port}', port))
+      const env = Object.fromEntries(
+        Object.entries(proxyEnv).map(([name, value]) => [name, value.replace('{url}', silent.url)])
+      )
+      const agent = agentFor(target, { timeoutMs: 600_000 }, env)
+      const cancel = new AbortController()
+      const pending = [1, 2, 3].map(() =>
+        agent.request(target, GET(cancel.signal)).catch((e: unknown) => e)
+      )
+      while (silent.connections() < 3) await new Promise(resolve => setTimeout(resolve, 5))
+      const stop = new Error('cancelled')
+      cancel.abort(stop)
+      expect(await Promise.all(pending)).toEqual([stop, stop, stop])
+      agent.close()
+      // Nothing of them is left to hold the process: the server sees every one closed.
+      await silent.allClosed()
+    },
+    10_000
+  )
 })
 
 /** A proxy that accepts connections and never answers anything on them. */

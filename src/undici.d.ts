@@ -21,3 +21,11 @@ declare module 'undici/lib/dispatcher/proxy-agent.js' {
   import { ProxyAgent } from 'undici'
   export default ProxyAgent
 }
+declare module 'undici/lib/core/connect.js' {
+  import type { Socket } from 'node:net'
+  import type { buildConnector as Connector } from 'undici'
+  /** undici's connector, which returns the socket it opens (its types leave that out). */
+  export default function buildConnector(
+    options?: Connector.BuildOptions
+  ): (options: Connector.Options, callback: Connector.Callback) => Socket
+}
