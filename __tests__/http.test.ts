@@ -482,27 +482,37 @@ describe('HttpAgent through a proxy', () => {
     expect((error as { code?: string }).code).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE')
   })
 
-  it('sends the credentials of the proxy URL, and reports a refusal with its status', async () => {
-    const server = await serve((_request, response) => response.end())
-    const forwarder = await proxy({ credentials: 'me:p@ss' })
-    const url = new URL(forwarder.url)
-    const through = (credentials: string): HttpAgent =>
-      agentFor(
-        new URL('http://coolify.test/'),
-        {},
-        {
-          HTTP_PROXY: `http://${credentials}@${url.host}`
-        }
+  it.each([
+    ['sent whole to it', false],
+    ['on its CONNECT', true]
+  ])(
+    'sends the credentials of the proxy URL, and reports a refusal with its status: %s',
+    async (_how, secure) => {
+      const server = await serve((_request, response) => response.end(), { secure })
+      const forwarder = await proxy({ credentials: 'me:p@ss' })
+      const url = new URL(forwarder.url)
+      const target = new URL(`${secure ? 'https' : 'http'}://coolify.test:${server.url.port}/`)
+      const through = (credentials: string): HttpAgent =>
+        agentFor(
+          target,
+          { ca: [tls('coolify-test-ca.pem')] },
+          {
+            HTTP_PROXY: `http://${credentials}@${url.host}`,
+            HTTPS_PROXY: `http://${credentials}@${url.host}`
+          }
+        )
+      const refused = await through('me:wrong')
+        .request(target, GET())
+        .catch((e: unknown) => e)
+      expect(refused).toBeInstanceOf(ProxyRefusal)
+      expect(refused).toMatchObject({ status: 407, code: 'PROXY_REFUSED' })
+      const answer = await through('me:p%40ss').request(target, GET())
+      expect(answer.status).toBe(200)
+      expect(forwarder.tunnels.map(tunnel => tunnel.method)).toEqual(
+        secure ? ['CONNECT', 'CONNECT'] : ['GET', 'GET']
       )
-    const target = new URL(`http://coolify.test:${server.url.port}/`)
-    const refused = await through('me:wrong')
-      .request(target, GET())
-      .catch((e: unknown) => e)
-    expect(refused).toBeInstanceOf(ProxyRefusal)
-    expect(refused).toMatchObject({ status: 407, code: 'PROXY_REFUSED' })
-    const answer = await through('me:p%40ss').request(target, GET())
-    expect(answer.status).toBe(200)
-  })
+    }
+  )
 
   it('names the connection as what never came when the proxy never answers CONNECT, and close() ends it', async () => {
     const silent = await silentProxy()

@@ -362,10 +362,13 @@ function openTunnel(
   callback: (error?: Error) => void
 ): void {
   let head = Buffer.alloc(0)
-  const timer = setTimeout(() => done(proxyFailure(new HttpTimeout('CONNECT_TIMEOUT'))), timeoutMs)
+  const timer = setTimeout(
+    () => done(new ProxyFailure(new HttpTimeout('CONNECT_TIMEOUT'))),
+    timeoutMs
+  )
   const done = (error?: Error, rest?: Buffer): void => {
     clearTimeout(timer)
-    socket.off('data', read).off('error', done).off('close', closed)
+    socket.off('data', read).off('error', failed).off('close', closed)
     if (error) {
       socket.destroy()
       return callback(error)
@@ -375,6 +378,7 @@ function openTunnel(
     if (rest?.length) socket.unshift(rest)
     callback()
   }
+  const failed = (error: Error): void => done(proxyFailure(error))
   const closed = (): void =>
     done(
       proxyFailure(
@@ -385,13 +389,13 @@ function openTunnel(
     head = Buffer.concat([head, chunk])
     const end = head.indexOf('\r\n\r\n')
     if (end < 0 && head.length <= MAX_TUNNEL_HEAD_BYTES) return
-    const status = /^HTTP\/1\.[01] (\d{3}) /.exec(head.toString('latin1', 0, Math.max(end, 0)))
+    const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(head.toString('latin1', 0, Math.max(end, 0)))
     if (!status) return done(proxyFailure(new Error('its answer to CONNECT is not HTTP')))
     const code = Number(status[1])
     if (code < 200 || code > 299) return done(new ProxyRefusal(code))
     done(undefined, head.subarray(end + 4))
   }
-  socket.on('data', read).on('error', done).on('close', closed)
+  socket.on('data', read).on('error', failed).on('close', closed)
   socket.write(
     [
       `CONNECT ${authority} HTTP/1.1`,
