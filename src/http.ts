@@ -4,15 +4,16 @@ import type { buildConnector as Connector } from 'undici'
 import type { Readable, Transform } from 'node:stream'
 import tls from 'node:tls'
 import zlib from 'node:zlib'
-import api from 'undici/lib/api/index.js'
+import request from 'undici/lib/api/api-request.js'
 import buildConnector from 'undici/lib/core/connect.js'
 import Agent from 'undici/lib/dispatcher/agent.js'
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
 import Pool from 'undici/lib/dispatcher/pool.js'
 import { proxyFor, type Proxy } from './proxy.js'
 
-// undici's index gives every dispatcher its request methods; loaded part by part, they are given here.
-Object.assign(Dispatcher.prototype, api)
+// undici's index gives every dispatcher its request methods (and loads them all); loaded part by
+// part, the one used here is given here.
+Object.assign(Dispatcher.prototype, { request })
 
 /**
  * HTTP on undici, maintained with Node itself: its connections and timeouts. What is ours stays

@@ -4,10 +4,10 @@ declare module 'undici/lib/dispatcher/dispatcher.js' {
   import { Dispatcher } from 'undici'
   export default Dispatcher
 }
-declare module 'undici/lib/api/index.js' {
+declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici'
-  const api: Pick<Dispatcher, 'request' | 'stream' | 'pipeline' | 'upgrade' | 'connect'>
-  export default api
+  const request: Dispatcher['request']
+  export default request
 }
 declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici'
