@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
-import type { buildConnector as Connector } from 'undici'
 import type { Readable, Transform } from 'node:stream'
 import tls from 'node:tls'
 import zlib from 'node:zlib'
+import type { buildConnector as Connector } from 'undici'
 import request from 'undici/lib/api/api-request.js'
 import buildConnector from 'undici/lib/core/connect.js'
 import Agent from 'undici/lib/dispatcher/agent.js'
@@ -118,10 +118,10 @@ const TIMEOUTS: Record<string, HttpTimeout['code']> = {
 type Kind = 'kept' | 'fresh'
 
 /**
- * How a request reaches the site: `straight`; through a `tunnel` the proxy opens on CONNECT (TLS to
- * the site inside it); or sent whole to the proxy in absolute form (`forward`: `GET http://host:8000/…`,
- * as curl sends plain http, since proxies allow CONNECT to port 443 only). Through an https://
- * proxy plain http is tunnelled too.
+ * How a request reaches the site: `straight`; through a `tunnel` the proxy opens on CONNECT (TLS
+ * to the site inside it); or sent whole to the proxy (`forward`: `GET http://host:8000/…`, as curl
+ * sends plain http, since proxies allow CONNECT to port 443 only). Through an https:// proxy plain
+ * http is tunnelled too.
  */
 type Route = 'straight' | 'tunnel' | 'forward'
 
