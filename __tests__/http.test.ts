@@ -482,27 +482,37 @@ describe('HttpAgent through a proxy', () => {
     expect((error as { code?: string }).code).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE')
   })
 
-  it('sends the credentials of the proxy URL, and reports a refusal with its status', async () => {
-    const server = await serve((_request, response) => response.end())
-    const forwarder = await proxy({ credentials: 'me:p@ss' })
-    const url = new URL(forwarder.url)
-    const through = (credentials: string): HttpAgent =>
-      agentFor(
-        new URL('http://coolify.test/'),
-        {},
-        {
-          HTTP_PROXY: `http://${credentials}@${url.host}`
-        }
+  it.each([
+    ['sent whole to it', false],
+    ['on its CONNECT', true]
+  ])(
+    'sends the credentials of the proxy URL, and reports a refusal with its status: %s',
+    async (_how, secure) => {
+      const server = await serve((_request, response) => response.end(), { secure })
+      const forwarder = await proxy({ credentials: 'me:p@ss' })
+      const url = new URL(forwarder.url)
+      const target = new URL(`${secure ? 'https' : 'http'}://coolify.test:${server.url.port}/`)
+      const through = (credentials: string): HttpAgent =>
+        agentFor(
+          target,
+          { ca: [tls('coolify-test-ca.pem')] },
+          {
+            HTTP_PROXY: `http://${credentials}@${url.host}`,
+            HTTPS_PROXY: `http://${credentials}@${url.host}`
+          }
+        )
+      const refused = await through('me:wrong')
+        .request(target, GET())
+        .catch((e: unknown) => e)
+      expect(refused).toBeInstanceOf(ProxyRefusal)
+      expect(refused).toMatchObject({ status: 407, code: 'PROXY_REFUSED' })
+      const answer = await through('me:p%40ss').request(target, GET())
+      expect(answer.status).toBe(200)
+      expect(forwarder.tunnels.map(tunnel => tunnel.method)).toEqual(
+        secure ? ['CONNECT', 'CONNECT'] : ['GET', 'GET']
       )
-    const target = new URL(`http://coolify.test:${server.url.port}/`)
-    const refused = await through('me:wrong')
-      .request(target, GET())
-      .catch((e: unknown) => e)
-    expect(refused).toBeInstanceOf(ProxyRefusal)
-    expect(refused).toMatchObject({ status: 407, code: 'PROXY_REFUSED' })
-    const answer = await through('me:p%40ss').request(target, GET())
-    expect(answer.status).toBe(200)
-  })
+    }
+  )
 
   it('names the connection as what never came when the proxy never answers CONNECT, and close() ends it', async () => {
     const silent = await silentProxy()
@@ -534,7 +544,7 @@ describe('HttpAgent through a proxy', () => {
     })
   })
 
-  it('ends a request at once when it is cancelled while the proxy sits on its CONNECT, and closes the tunnel', async () => {
+  it('ends a request at once when it is cancelled while the proxy sits on its CONNECT', async () => {
     const silent = await silentProxy()
     const target = new URL('https://coolify.test/')
     const agent = agentFor(target, { timeoutMs: 600_000 }, { HTTPS_PROXY: silent.url })
@@ -544,9 +554,38 @@ describe('HttpAgent through a proxy', () => {
     const stop = new Error('cancelled')
     cancel.abort(stop)
     expect(await pending).toBe(stop)
-    // The CONNECT no one waits for any longer is closed with it.
-    await silent.allClosed()
   })
+})
+
+describe('HttpAgent: close() ends the connections still being opened', () => {
+  it.each([
+    ['a TLS handshake the server never answers', 'https://127.0.0.1:{port}/', {}],
+    ['a CONNECT the proxy never answers', 'https://coolify.test/', { HTTPS_PROXY: '{url}' }],
+    ['a request the proxy never answers', 'http://coolify.test/', { HTTP_PROXY: '{url}' }]
+  ])(
+    '%s, for several requests cancelled together',
+    async (_what, site, proxyEnv) => {
+      const silent = await silentProxy()
+      const port = new URL(silent.url).port
+      const target = new URL(site.replace('{port}', port))
+      const env = Object.fromEntries(
+        Object.entries(proxyEnv).map(([name, value]) => [name, value.replace('{url}', silent.url)])
+      )
+      const agent = agentFor(target, { timeoutMs: 600_000 }, env)
+      const cancel = new AbortController()
+      const pending = [1, 2, 3].map(() =>
+        agent.request(target, GET(cancel.signal)).catch((e: unknown) => e)
+      )
+      while (silent.connections() < 3) await new Promise(resolve => setTimeout(resolve, 5))
+      const stop = new Error('cancelled')
+      cancel.abort(stop)
+      expect(await Promise.all(pending)).toEqual([stop, stop, stop])
+      agent.close()
+      // Nothing of them is left to hold the process: the server sees every one closed.
+      await silent.allClosed()
+    },
+    10_000
+  )
 })
 
 /** A proxy that accepts connections and never answers anything on them. */

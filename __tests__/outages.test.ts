@@ -4,7 +4,9 @@
  * a cancel is refused. A deployment that succeeded must never be reported red, and nothing may be
  * left running or said that is not so.
  */
-import { describe, expect, it } from '@jest/globals'
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
+import { GRACE_MS } from '../src/budget.js'
 import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
 import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
 import {
@@ -147,6 +149,60 @@ describe('outages', () => {
     // measured by `npm run bench -- recovery`.
     expectClean(result)
   })
+})
+
+describe('the step’s end is the process’s end', () => {
+  const closing: Array<() => void> = []
+  afterEach(() => closing.splice(0).forEach(close => close()))
+
+  /** A host that takes every connection and never says a word on it. */
+  async function mute(): Promise<string> {
+    const sockets = new Set<Socket>()
+    const server = createServer(socket => {
+      sockets.add(socket.resume())
+      socket.on('close', () => sockets.delete(socket))
+    })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    closing.push(() => {
+      for (const socket of sockets) socket.destroy()
+      server.close()
+    })
+    return `127.0.0.1:${(server.address() as AddressInfo).port}`
+  }
+
+  it.each([
+    ['Coolify never answers the TLS handshake', (host: string) => [`https://${host}`, {}]],
+    [
+      'the proxy never answers CONNECT',
+      (host: string) => ['https://coolify.test', { HTTPS_PROXY: `http://${host}` }]
+    ]
+  ] as Array<[string, (host: string) => [string, Record<string, string>]]>)(
+    'exits within seconds of `timeout` when %s',
+    async (_what, route) => {
+      const [coolifyUrl, env] = route(await mute())
+      // At the default poll-interval (3 s) a connection may take 30 s to open: the timeout comes
+      // while the first one is still being opened.
+      const result = await runAction({
+        inputs: {
+          'coolify-url': coolifyUrl,
+          token: TOKEN,
+          'app-uuid': APP.uuid,
+          timeout: '2s'
+        },
+        env
+      })
+
+      expect(result.code).toBe(1)
+      expect(errorLines(result.stdout)).toEqual([
+        expect.stringMatching(/did not answer before `timeout` passed/)
+      ])
+      // The step ends by `timeout` and its grace for undoing and reporting; the process with it,
+      // not when the connection being opened would have timed out.
+      expect(result.exitedAt - result.startedAt).toBeLessThan(2000 + GRACE_MS + 3000)
+      expectClean(result)
+    },
+    40_000
+  )
 })
 
 describe('cancels that tell the truth', () => {

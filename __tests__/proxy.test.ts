@@ -157,6 +157,42 @@ describe('behind a proxy', () => {
     expectNoStackTrace(refused.stderr + trusted.stderr)
   }, 30_000)
 
+  it('says nothing of TLS server names through an https proxy given by its address', async () => {
+    const server = await start()
+    const { url } = await withProxy({
+      tls: { key: fixture('server-key.pem'), cert: fixture('server.pem') }
+    })
+    // https://127.0.0.1:PORT: an address has no name to send in TLS (Node warns DEP0123 if one is).
+    const result = await run(server, {
+      HTTP_PROXY: url,
+      NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem')
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(result.stdout + result.stderr).not.toMatch(/DEP0123|DeprecationWarning/)
+    expect(result.stderr).toBe('')
+  }, 30_000)
+
+  it('reads a 407 that comes through an https proxy’s tunnel as Coolify’s, not the proxy’s', async () => {
+    const server = await start()
+    server.inject({ path: /./, times: 100, do: { status: 407 } })
+    const { url } = await withProxy({
+      tls: { key: fixture('server-key.pem'), cert: fixture('server.pem') }
+    })
+    // Through an https:// proxy even plain http goes through a tunnel: what answers is Coolify.
+    const result = await run(server, {
+      HTTP_PROXY: url,
+      NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem')
+    })
+
+    expect(result.code).toBe(1)
+    const errors = errorLines(result.stdout)
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toContain('Coolify answered 407')
+    expect(errors[0]).not.toContain('wants credentials')
+  }, 30_000)
+
   it('fails at once, naming the variable, on a malformed % in the proxy password, and masks it', async () => {
     const server = await start()
     const { url } = await withProxy({ credentials: 'deploy:50%off' })

@@ -1,21 +1,24 @@
 import { readFileSync } from 'node:fs'
+import type { Socket } from 'node:net'
 import type { Readable, Transform } from 'node:stream'
 import tls from 'node:tls'
 import zlib from 'node:zlib'
-import api from 'undici/lib/api/index.js'
+import type { buildConnector as Connector } from 'undici'
+import request from 'undici/lib/api/api-request.js'
+import buildConnector from 'undici/lib/core/connect.js'
 import Agent from 'undici/lib/dispatcher/agent.js'
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
 import Pool from 'undici/lib/dispatcher/pool.js'
-import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js'
 import { proxyFor, type Proxy } from './proxy.js'
 
-// undici's index gives every dispatcher its request methods; loaded part by part, they are given here.
-Object.assign(Dispatcher.prototype, api)
+// undici's index gives every dispatcher its request methods (and loads them all); loaded part by
+// part, the one used here is given here.
+Object.assign(Dispatcher.prototype, { request })
 
 /**
- * HTTP on undici, maintained with Node itself: its connections, timeouts and proxying. What is
- * ours stays here, on top: which proxy a site takes, which requests may be sent again, the CAs
- * added to Node's own, and failures named by what went wrong.
+ * HTTP on undici, maintained with Node itself: its connections and timeouts. What is ours stays
+ * here, on top: how a connection is opened (straight, or through the proxy a site takes), which
+ * requests may be sent again, the CAs added to Node's own, and failures named by what went wrong.
  */
 
 /** How the requests to one site are made. */
@@ -116,6 +119,14 @@ const TIMEOUTS: Record<string, HttpTimeout['code']> = {
 
 type Kind = 'kept' | 'fresh'
 
+/**
+ * How a request reaches the site: `straight`; through a `tunnel` the proxy opens on CONNECT (TLS
+ * to the site inside it); or sent whole to the proxy (`forward`: `GET http://host:8000/…`, as curl
+ * sends plain http, since proxies allow CONNECT to port 443 only). Through an https:// proxy plain
+ * http is tunnelled too.
+ */
+type Route = 'straight' | 'tunnel' | 'forward'
+
 /** The connections of one kind, and whether one sits idle, kept from an earlier answer. */
 interface Connections {
   dispatcher: Dispatcher
@@ -131,61 +142,78 @@ export class HttpAgent {
    * for each request, closed after its answer.
    */
   readonly #dispatchers: Record<Kind, Connections>
-  readonly #make: () => Connections
+  readonly #sockets = new Sockets()
+  readonly #route: Route
+  /** `Proxy-Authorization`, when the proxy's URL carries credentials. */
+  readonly #authorization: string | undefined
   readonly #keepAlive: boolean
   readonly #maxBodyBytes: number
-  /** CONNECTs to the proxy still waiting for its answer. */
-  readonly #tunnels = new Set<AbortController>()
-  /** Requests still waiting for their answer's headers. */
-  #waiting = 0
 
   constructor(site: URL, options: HttpOptions, env: NodeJS.ProcessEnv = process.env) {
     this.proxy = proxyFor(site, env)
+    this.#route = !this.proxy
+      ? 'straight'
+      : site.protocol === 'https:' || this.proxy.url.protocol === 'https:'
+        ? 'tunnel'
+        : 'forward'
+    const credentials = this.proxy?.credentials
+    this.#authorization = credentials && `Basic ${Buffer.from(credentials).toString('base64')}`
     this.#keepAlive = options.keepAlive ?? false
     this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES
     const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined
-    this.#make = () => this.#dispatcher(site, options.timeoutMs, ca)
-    this.#dispatchers = { kept: this.#make(), fresh: this.#make() }
+    const connect = this.#connector(options.timeoutMs, ca)
+    this.#dispatchers = {
+      kept: dispatcher(options.timeoutMs, connect),
+      fresh: dispatcher(options.timeoutMs, connect)
+    }
   }
 
-  #dispatcher(site: URL, timeoutMs: number, ca: string[] | undefined): Connections {
-    const timing = {
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      keepAliveTimeout: IDLE_MS,
-      keepAliveMaxTimeout: IDLE_MS,
-      keepAliveTimeoutThreshold: IDLE_MARGIN_MS
-    }
-    // The target's TLS, checked against its name or address: `ca` trusted besides Node's own.
-    const targetTls = { timeout: timeoutMs, ...(ca && { ca }) }
-    // Every pool of connections it opens, to the site or to the proxy: whether one sits idle.
-    const pools = new Set<Pool>()
-    const factory = (origin: string | URL, opts: object): Pool => {
-      const pool = new Pool(origin, { ...opts, ...timing })
-      pools.add(pool)
-      return pool
-    }
-    const idle = (): boolean => [...pools].some(pool => !pool.closed && pool.stats.free > 0)
+  /**
+   * Opens a connection as the route says, every socket of it held from the start: close() ends
+   * those still connecting too, which undici would let finish (or time out) before it looked.
+   */
+  #connector(timeoutMs: number, ca: string[] | undefined): Connector.connector {
+    const sockets = this.#sockets
+    // The site's TLS, checked against its name or address: `ca` trusted besides Node's own.
+    const toSite = buildConnector({ timeout: timeoutMs, ...(ca && { ca }) })
+    const straight: Connector.connector = (options, callback) =>
+      sockets.hold(toSite(options, callback))
     const proxy = this.proxy
-    if (!proxy) return { dispatcher: new Agent({ connect: targetTls, factory }), idle }
-    const tunnels = this.#tunnels
-    const dispatcher = new ProxyAgent({
-      ...timing,
-      uri: proxy.url.href,
-      ...(proxy.credentials && {
-        token: `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
-      }),
-      // Plain http goes to the proxy in absolute form (`GET http://host:8000/…`), as curl sends
-      // it: proxies allow CONNECT to port 443 only. https is tunnelled, TLS inside the tunnel;
-      // so is plain http through an https:// proxy, which undici sends nothing else to.
-      proxyTunnel: site.protocol === 'https:' || proxy.url.protocol === 'https:',
-      requestTls: targetTls,
-      // The proxy's own TLS trusts what Node trusts: `ca` is for the target.
-      proxyTls: { timeout: timeoutMs },
-      clientFactory: (origin, opts) => new TunnelPool(origin, { ...opts, ...timing }, tunnels),
-      factory
-    })
-    return { dispatcher, idle }
+    if (!proxy) return straight
+    // The proxy's own TLS trusts what Node trusts: `ca` is for the site. No server name is sent
+    // to a proxy given by its address (Node warns of one: DEP0123), as none is to such a site.
+    const toProxy = buildConnector({ timeout: timeoutMs })
+    const { hostname, host, port, protocol } = proxy.url
+    const address = {
+      hostname: hostname.replace(/^\[|\]$/g, ''),
+      host,
+      port: port || String(defaultPort(protocol)),
+      protocol
+    }
+    // Before the tunnel, the only peer is the proxy: whatever fails, it is the proxy's.
+    const reachProxy = (then: (socket: Socket) => void, callback: Connector.Callback): void => {
+      sockets.hold(
+        toProxy(address, (error, socket) => {
+          if (error) callback(proxyFailure(error), null)
+          else then(socket)
+        })
+      )
+    }
+    if (this.#route === 'forward') {
+      return (_options, callback) => reachProxy(socket => callback(null, socket), callback)
+    }
+    return (options, callback) =>
+      reachProxy(socket => {
+        // undici gives the site's `host` as its URL has it: without the port when it is the default.
+        const host = options.host ?? options.hostname
+        const authority = options.port ? host : `${host}:${defaultPort(options.protocol)}`
+        openTunnel(socket, authority, this.#authorization, timeoutMs, error => {
+          if (error) callback(error, null)
+          else if (options.protocol === 'https:') {
+            sockets.hold(toSite({ ...options, httpSocket: socket }, callback))
+          } else callback(null, socket)
+        })
+      }, callback)
   }
 
   /**
@@ -210,21 +238,16 @@ export class HttpAgent {
     const { signal } = request
     const { dispatcher } = this.#dispatchers[kind]
     if (signal.aborted) throw signal.reason
-    this.#waiting++
+    // Sent whole to the proxy: its path the full URL, with the proxy's credentials.
+    const forward = this.#route === 'forward'
+    const path = url.pathname + url.search
+    const authorization = forward && this.#authorization
     let abort = (): void => {}
-    // Ends at once on an abort, even while a tunnel is still being opened: undici applies an
-    // abort only once the request is on a connection.
+    // Ends at once on an abort, even while its connection is still being opened: undici applies
+    // an abort only once the request is on a connection. That connection, once open, serves the
+    // next request; close() ends it if none comes.
     const aborted = new Promise<never>((_resolve, reject) => {
-      abort = () => {
-        reject(signal.reason)
-        // A tunnel no other request waits for is closed with the request that waits for it;
-        // undici would open another for the request, which it ends only once connected.
-        if (this.#waiting === 1 && this.#tunnels.size > 0) {
-          for (const tunnel of this.#tunnels) tunnel.abort(signal.reason)
-          this.#dispatchers[kind] = this.#make()
-          dispatcher.destroy().catch(() => {})
-        }
-      }
+      abort = () => reject(signal.reason)
       signal.addEventListener('abort', abort, { once: true })
     })
     aborted.catch(() => {})
@@ -233,9 +256,11 @@ export class HttpAgent {
       answer = await Promise.race([
         dispatcher.request({
           origin: url.origin,
-          path: url.pathname + url.search,
+          path: forward ? url.origin + path : path,
           method: request.method as Dispatcher.HttpMethod,
-          headers: request.headers,
+          headers: authorization
+            ? { ...request.headers, 'proxy-authorization': authorization }
+            : request.headers,
           body: request.body,
           signal,
           // Closed after its answer: the next one of its kind gets a new connection.
@@ -246,14 +271,13 @@ export class HttpAgent {
     } catch (error) {
       throw signal.aborted ? signal.reason : failure(error)
     } finally {
-      this.#waiting--
       signal.removeEventListener('abort', abort)
     }
     const { statusCode, headers, body } = answer
     // Until its body is read, a failure of the answer is kept, not thrown (a probe never reads it).
     body.on('error', () => {})
-    // Through a proxy in absolute form, a 407 is the proxy's own answer.
-    if (statusCode === 407 && this.proxy && url.protocol === 'http:') {
+    // Sent whole to the proxy, a 407 is the proxy's own answer; through a tunnel, the site's.
+    if (statusCode === 407 && forward) {
       body.destroy()
       throw new ProxyRefusal(407)
     }
@@ -280,58 +304,123 @@ export class HttpAgent {
     }
   }
 
-  /** Closes every connection, those under way included, so that the process can exit. */
+  /** Closes every connection, those under way and those still being opened, so that the process can exit. */
   close(): void {
-    for (const tunnel of this.#tunnels) tunnel.abort()
+    // The dispatchers first: they open no new connection once closed.
     for (const { dispatcher } of Object.values(this.#dispatchers)) {
       dispatcher.destroy().catch(() => {})
     }
+    this.#sockets.destroy()
   }
 }
 
-/**
- * The connections to the proxy that carry CONNECT: each tunnel cancellable (the request that
- * waits for it may end), and its failures in words of the proxy, not of the target.
- */
-class TunnelPool extends Pool {
-  constructor(
-    origin: string | URL,
-    options: Pool.Options,
-    private readonly tunnels: Set<AbortController>
-  ) {
-    super(origin, options)
+/** A dispatcher whose connections `connect` opens: whether one of them sits idle, too. */
+function dispatcher(timeoutMs: number, connect: Connector.connector): Connections {
+  const pools = new Set<Pool>()
+  const factory = (origin: string | URL, options: object): Pool => {
+    const pool = new Pool(origin, {
+      ...options,
+      connect,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: IDLE_MS,
+      keepAliveMaxTimeout: IDLE_MS,
+      keepAliveTimeoutThreshold: IDLE_MARGIN_MS
+    })
+    pools.add(pool)
+    return pool
+  }
+  const idle = (): boolean => [...pools].some(pool => !pool.closed && pool.stats.free > 0)
+  return { dispatcher: new Agent({ factory }), idle }
+}
+
+/** The sockets an agent opened that are not closed yet, from the moment each is opened. */
+class Sockets {
+  readonly #open = new Set<Socket>()
+  #closed = false
+
+  hold(socket: Socket): void {
+    if (this.#closed) return void socket.destroy(new Error('the connections were closed'))
+    this.#open.add(socket)
+    socket.once('close', () => this.#open.delete(socket))
   }
 
-  // ProxyAgent asks for its tunnels with the promise form.
-  override connect(options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData>
-  override connect(
-    options: Dispatcher.ConnectOptions,
-    callback: (err: Error | null, data: Dispatcher.ConnectData) => void
-  ): void
-  override connect(
-    options: Dispatcher.ConnectOptions,
-    callback?: (err: Error | null, data: Dispatcher.ConnectData) => void
-  ): Promise<Dispatcher.ConnectData> | void {
-    if (callback) return super.connect(options, callback)
-    const tunnel = new AbortController()
-    this.tunnels.add(tunnel)
-    return super
-      .connect({ ...options, signal: tunnel.signal })
-      .then(
-        answer => {
-          if (answer.statusCode === 200) return answer
-          answer.socket.on('error', () => {}).destroy()
-          throw new ProxyRefusal(answer.statusCode)
-        },
-        (error: Error & { code?: string }) => {
-          if (tunnel.signal.aborted) throw tunnel.signal.reason ?? error
-          const stage = TIMEOUTS[error.code ?? '']
-          // Before the tunnel, the only peer is the proxy: whatever failed, it is the proxy's.
-          throw new ProxyFailure(stage ? new HttpTimeout('CONNECT_TIMEOUT') : error)
-        }
-      )
-      .finally(() => this.tunnels.delete(tunnel))
+  /** Ends them all, with an error: a connect still under way calls back, and its timer stops. */
+  destroy(): void {
+    this.#closed = true
+    for (const socket of this.#open) socket.destroy(new Error('the connections were closed'))
   }
+}
+
+/** The most an answer to CONNECT may hold before its end: Node's limit for headers. */
+const MAX_TUNNEL_HEAD_BYTES = 16 * 1024
+
+/**
+ * Asks the proxy on `socket` for a tunnel to `authority` (`host:port`); calls back without an
+ * error once it answered 2xx, the socket then the tunnel. Its status line is read here: a refusal
+ * is told by its status (407: it wants credentials), a silence by what never came.
+ */
+function openTunnel(
+  socket: Socket,
+  authority: string,
+  token: string | undefined,
+  timeoutMs: number,
+  callback: (error?: Error) => void
+): void {
+  let head = Buffer.alloc(0)
+  const timer = setTimeout(
+    () => done(new ProxyFailure(new HttpTimeout('CONNECT_TIMEOUT'))),
+    timeoutMs
+  )
+  const done = (error?: Error, rest?: Buffer): void => {
+    clearTimeout(timer)
+    socket.off('data', read).off('error', failed).off('close', closed)
+    if (error) {
+      socket.destroy()
+      return callback(error)
+    }
+    socket.pause()
+    // Nothing should come before the client speaks; whatever did is the tunnel's.
+    if (rest?.length) socket.unshift(rest)
+    callback()
+  }
+  const failed = (error: Error): void => done(proxyFailure(error))
+  const closed = (): void =>
+    done(
+      proxyFailure(
+        Object.assign(new Error('the proxy closed the connection'), { code: 'ECONNRESET' })
+      )
+    )
+  const read = (chunk: Buffer): void => {
+    head = Buffer.concat([head, chunk])
+    const end = head.indexOf('\r\n\r\n')
+    if (end < 0 && head.length <= MAX_TUNNEL_HEAD_BYTES) return
+    const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(head.toString('latin1', 0, Math.max(end, 0)))
+    if (!status) return done(proxyFailure(new Error('its answer to CONNECT is not HTTP')))
+    const code = Number(status[1])
+    if (code < 200 || code > 299) return done(new ProxyRefusal(code))
+    done(undefined, head.subarray(end + 4))
+  }
+  socket.on('data', read).on('error', failed).on('close', closed)
+  socket.write(
+    [
+      `CONNECT ${authority} HTTP/1.1`,
+      `Host: ${authority}`,
+      ...(token ? [`Proxy-Authorization: ${token}`] : []),
+      '',
+      ''
+    ].join('\r\n')
+  )
+}
+
+function defaultPort(protocol: string): number {
+  return protocol === 'https:' ? 443 : 80
+}
+
+/** A failure on the way to the proxy, or of its answer to CONNECT: the proxy's, not the site's. */
+function proxyFailure(error: Error & { code?: string }): ProxyFailure {
+  const stage = TIMEOUTS[error.code ?? '']
+  return new ProxyFailure(stage ? new HttpTimeout(stage) : error)
 }
 
 /**
@@ -393,13 +482,6 @@ function megabytes(bytes: number): string {
 
 /** The failure as the client reads it: ours when we have a word for it, undici's otherwise. */
 function failure(error: unknown): unknown {
-  // undici wraps a failure of the tunnel in errors of its own.
-  let current = error
-  for (let depth = 0; current instanceof Error && depth < 3; depth++) {
-    if (current instanceof ProxyFailure || current instanceof ProxyRefusal) return current
-    if (current instanceof HttpTimeout) return current
-    current = current.cause
-  }
   const code = codeOf(error)
   if (TIMEOUTS[code]) return new HttpTimeout(TIMEOUTS[code])
   // zlib's codes: Z_DATA_ERROR, Z_BUF_ERROR (cut off); brotli's: ERR__ERROR_FORMAT_…
@@ -414,9 +496,6 @@ function failure(error: unknown): unknown {
       code: 'ECONNRESET',
       cause: error
     })
-  }
-  if (/Proxy Authentication Required/.test((error as Error)?.message ?? '')) {
-    return new ProxyRefusal(407)
   }
   return error
 }

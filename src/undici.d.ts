@@ -4,10 +4,10 @@ declare module 'undici/lib/dispatcher/dispatcher.js' {
   import { Dispatcher } from 'undici'
   export default Dispatcher
 }
-declare module 'undici/lib/api/index.js' {
+declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici'
-  const api: Pick<Dispatcher, 'request' | 'stream' | 'pipeline' | 'upgrade' | 'connect'>
-  export default api
+  const request: Dispatcher['request']
+  export default request
 }
 declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici'
@@ -20,4 +20,12 @@ declare module 'undici/lib/dispatcher/pool.js' {
 declare module 'undici/lib/dispatcher/proxy-agent.js' {
   import { ProxyAgent } from 'undici'
   export default ProxyAgent
+}
+declare module 'undici/lib/core/connect.js' {
+  import type { Socket } from 'node:net'
+  import type { buildConnector as Connector } from 'undici'
+  /** undici's connector, which returns the socket it opens (its types leave that out). */
+  export default function buildConnector(
+    options?: Connector.BuildOptions
+  ): (options: Connector.Options, callback: Connector.Callback) => Socket
 }
