@@ -5,11 +5,13 @@
  * declares, reads only outputs of steps that exist, and runs a `delete-preview` when a pull request
  * closes. Every command line of the tool parses with its own option parser, and every GitLab
  * pipeline gives the component only the inputs of its `spec: inputs`. The token's table names, for
- * every route a feature calls, the ability Coolify asks for it. Every link between the pages
+ * every route a feature calls, the ability Coolify 4.3.11's routes/api.php asks for it (a fixture the
+ * fake's routes are held to as well), and the pages say from which Coolify a member's token is refused. Every link between the pages
  * leads to a file that exists and a heading it has, and the README stays a front page: at most
  * 20 KB.
  */
 import { describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
 import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml'
@@ -30,7 +32,14 @@ import {
   yamlBlocks,
   type WorkflowExample
 } from '../test/support/examples.js'
-import { match, routes } from '../test/fake-coolify/routes.js'
+import { memberAbilities, teamMembership } from '../test/fake-coolify/guards.js'
+import { routes } from '../test/fake-coolify/routes.js'
+import {
+  COOLIFY_COMMIT,
+  MEMBER_REFUSALS,
+  ROUTE_ABILITIES,
+  routeAbility
+} from '../test/support/coolify-abilities.js'
 import { loadManifest, type Manifest } from '../test/support/manifest.js'
 import { PROJECT } from '../test/support/runner.js'
 
@@ -491,16 +500,18 @@ describe('the GitLab pipelines a reader copies', () => {
 
 describe('the token’s abilities in docs/inputs.md', () => {
   const rows = table(INPUTS_PAGE, 'The token')
-  const coolify = routes('4x')
 
-  /** The abilities a row names, and each route it names with the ability Coolify asks for it. */
+  /**
+   * The abilities a row names, and each route it names with the ability Coolify 4.3.11's
+   * routes/api.php asks for it (not the fake's table: that is checked against the same source).
+   */
   function check(row: string[]): { listed: string[]; asked: string[] } {
     const [, abilities, why] = row
     const listed = [...abilities.matchAll(/`([\w:]+)`/g)].map(match => match[1])
-    const asked = [...why.matchAll(/`(GET|POST|PATCH|DELETE) (\/[^`\s]*)`/g)].map(
+    const asked = [...why.matchAll(/`(GET|POST|PATCH|PUT|DELETE) (\/[^`\s]*)`/g)].map(
       ([, method, path]) => {
-        const found = match(coolify, method, path.replace(/\{\w+\}/g, 'x'))
-        return `${method} ${path}: ${found?.route.ability ?? 'no such route'}`
+        const found = routeAbility(method, path.replace(/\{\w+\}/g, 'x'))
+        return `${method} ${path}: ${found?.ability ?? 'no such route'}`
       }
     )
     return { listed, asked }
@@ -520,6 +531,7 @@ describe('the token’s abilities in docs/inputs.md', () => {
     '%s: names the ability Coolify asks for each route it calls',
     (_, row) => {
       const { listed, asked } = check(row)
+      expect(asked.filter(route => route.endsWith('no such route'))).toEqual([])
       for (const route of asked) expect(listed).toContain(route.split(': ')[1])
     }
   )
@@ -529,6 +541,138 @@ describe('the token’s abilities in docs/inputs.md', () => {
     const { listed, asked } = check(row)
     expect(asked).toEqual(['DELETE /applications/{uuid}/previews/{pr}: write'])
     expect(listed).not.toContain('write')
+    // The rollback is `deploy` in routes/api.php 269, though it changes the application.
+    expect(check(['', '`write`', '`POST /applications/{uuid}/rollback`']).asked).toEqual([
+      'POST /applications/{uuid}/rollback: deploy'
+    ])
+  })
+
+  it('notice a route Coolify does not have', () => {
+    expect(check(['', '`read`', '`GET /applications/{uuid}/history`']).asked).toEqual([
+      'GET /applications/{uuid}/history: no such route'
+    ])
+  })
+})
+
+describe('the table of routes/api.php the docs are checked against', () => {
+  /** Each fake route whose ability is not the one routes/api.php gives it. */
+  function differ(fake: Array<{ method: string; pattern: RegExp; ability?: string }>): string[] {
+    return fake.flatMap(route => {
+      // The fake's patterns: a segment is `([^/]+)`; a sample path stands in for it.
+      const path = route.pattern.source
+        .replace(/^\^|\$$/g, '')
+        .replaceAll('([^/]+)', 'x')
+        .replaceAll('\\/', '/')
+      const coolify = routeAbility(route.method, path)
+      return coolify?.ability === route.ability
+        ? []
+        : [`${route.method} ${path}: fake ${route.ability}, Coolify ${coolify?.ability}`]
+    })
+  }
+
+  it('gives the fake Coolify’s routes the abilities Coolify asks for them', () => {
+    expect(differ([...routes('4x', '4.3'), ...routes('4x', '4.2')])).toEqual([])
+  })
+
+  it('notice a fake route whose ability differs', () => {
+    const planted = {
+      method: 'POST',
+      pattern: /^\/applications\/([^/]+)\/rollback$/,
+      ability: 'write'
+    }
+    expect(differ([planted])).toEqual(['POST /applications/x/rollback: fake write, Coolify deploy'])
+    expect(routeAbility('PATCH', '/applications/x/envs/bulk')).toEqual({
+      line: 243,
+      route: '/applications/{uuid}/envs/bulk',
+      ability: 'write'
+    })
+  })
+
+  // The mirror of Coolify's repository is there on the project's machines, not in every clone.
+  const mirror = process.env.COOLIFY_MIRROR ?? '/work/.mirror/coollabsio+coolify/repo'
+  const source = existsSync(mirror)
+    ? execFileSync('git', ['-C', mirror, 'show', `${COOLIFY_COMMIT}:routes/api.php`], {
+        encoding: 'utf8'
+      }).split('\n')
+    : undefined
+  ;(source ? it : it.skip)('cites for each row the line of routes/api.php that says it', () => {
+    const wrong = ROUTE_ABILITIES.filter(([line, method, path, ability]) => {
+      const text = source![line - 1] ?? ''
+      return !(
+        text.includes(`Route::${method.toLowerCase()}('${path}'`) &&
+        text.includes(`'api.ability:${ability}'`)
+      )
+    })
+    expect(wrong).toEqual([])
+  })
+})
+
+describe('what the pages say of a team member’s token', () => {
+  /** The Coolify version each of a member's abilities is first refused from, as a page's rows say it. */
+  function refusedSince(markdown: string): Record<string, string> {
+    const since: Record<string, string> = {}
+    for (const [feature, oldest] of table(markdown, 'Coolify')) {
+      if (!/team member's token refused/.test(feature)) continue
+      const version = /^(\d+\.\d+\.\d+)/.exec(oldest)?.[1] ?? 'none'
+      for (const [, ability] of feature.matchAll(/`([\w:]+)`/g)) since[ability] ??= version
+    }
+    return since
+  }
+
+  /** The first version the fixture gives for each ability. */
+  const expected: Record<string, string> = {}
+  for (const { since, abilities } of MEMBER_REFUSALS) {
+    for (const ability of abilities) expected[ability] ??= since
+  }
+
+  it('docs/versions.md: from which Coolify each ability of a member’s token is refused', () => {
+    const versions = readFileSync(join(PROJECT, 'docs/versions.md'), 'utf8')
+    expect(refusedSince(versions)).toEqual(expected)
+  })
+
+  it('notice a row that puts the refusal of `write` at 4.2.0 (4.1.2 already refuses it)', () => {
+    const old = [
+      '## Coolify',
+      '',
+      '| feature | oldest Coolify | on an older one |',
+      '| --- | --- | --- |',
+      "| a team member's token refused for `deploy`, `write` or `read:sensitive` | 4.2.0 | |"
+    ].join('\n')
+    expect(refusedSince(old)).not.toEqual(expected)
+  })
+
+  it('docs/inputs.md: names the first version of each refusal with its message', () => {
+    const paragraph =
+      /\*\*As an admin or owner of the team\.\*\*([^]*?)\n\n/.exec(INPUTS_PAGE)?.[1] ?? ''
+    const flat = paragraph.replace(/\s+/g, ' ')
+    // The first version named is the first that refuses anything.
+    expect(/\d+\.\d+(\.\d+)?/.exec(flat)?.[0]).toBe(MEMBER_REFUSALS[0].since)
+    for (const { message } of MEMBER_REFUSALS) expect(flat).toContain(message.split(' (…)')[0])
+  })
+
+  it('the fake Coolify refuses a member’s token as the fixture says, for 4.2 and 4.3', () => {
+    const answer = (version: '4.2' | '4.3', ability: string): string | undefined => {
+      const reply =
+        teamMembership('4x', { role: 'member', version }, [ability]) ??
+        memberAbilities('4x', 'member', [ability])
+      return reply && (JSON.parse(reply.body) as { message: string }).message
+    }
+    const refused = (version: string) =>
+      MEMBER_REFUSALS.filter(
+        ({ since }) => since.localeCompare(version, 'en', { numeric: true }) <= 0
+      )
+    for (const version of ['4.2', '4.3'] as const) {
+      const rows = refused(`${version}.0`)
+      for (const ability of ['root', 'write', 'write:sensitive', 'deploy', 'read:sensitive']) {
+        // The newest row that names the ability is what that version answers.
+        const row = rows.filter(({ abilities }) => abilities.includes(ability)).at(-1)
+        expect([version, ability, answer(version, ability)?.split(' (')[0]]).toEqual([
+          version,
+          ability,
+          row?.message.split(' (')[0]
+        ])
+      }
+    }
   })
 })
 
