@@ -12,7 +12,8 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, normalize } from 'node:path'
 import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml'
 import { parseInvocation } from '../src/cli/options.js'
@@ -27,6 +28,7 @@ import {
   inlineOptions,
   isGitLabPipeline,
   isThisAction,
+  packageSpecs,
   stepsByJob,
   workflowExamples,
   yamlBlocks,
@@ -433,6 +435,124 @@ describe('the command lines a reader copies', () => {
       'An argument without an option (not shown): every value follows its option, quoted when it holds spaces (--help lists them).'
     ])
   })
+})
+
+/**
+ * The tool is not on npm yet (`npm view coolify-deploy-follow` answers E404): a page that names an
+ * npm version of it says so in the same paragraph. Set this once a release is published.
+ */
+const ON_NPM = false
+
+/** Why a page's way of getting the tool does not work today, or undefined when it does. */
+function specProblem({ spec, paragraph }: { spec: string; paragraph: string }): string | undefined {
+  const pkg = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')) as {
+    name: string
+    bin: Record<string, string>
+    files: string[]
+    scripts: Record<string, string>
+  }
+  const bin = pkg.bin[pkg.name]
+  const tracked = (path: string): boolean =>
+    execFileSync('git', ['-C', PROJECT, 'ls-files', '--', path], { encoding: 'utf8' }).trim() !== ''
+  const fromGit = /^(?:coolify-deploy-follow@)?github:OWNER\/coolify-deploy-follow#[\w.-]+$/
+  if (fromGit.test(spec)) {
+    // npm runs what is committed: nothing may need building, and the file `bin` names is there.
+    if (pkg.scripts.prepare || pkg.scripts.prepack) return `${spec}: a git install would build`
+    if (!tracked(bin) || !pkg.files.some(entry => bin.startsWith(entry)))
+      return `${spec}: ${bin} is not committed and packed`
+    return undefined
+  }
+  if (/^(?:\.\/)?dist\/cli\/index\.js$/.test(spec))
+    return spec.endsWith(bin) && tracked(bin) ? undefined : `${spec}: not the committed tool`
+  if (/^coolify-deploy-follow@\d[\w.-]*$/.test(spec)) {
+    if (ON_NPM) return undefined
+    return /not (?:on npm|published) yet/i.test(paragraph) && /E404/.test(paragraph)
+      ? undefined
+      : `${spec}: not on npm yet, and the paragraph does not say so`
+  }
+  return `${spec}: not a form this repository supports`
+}
+
+describe('the ways the pages fetch the tool', () => {
+  const specs = GUIDES.flatMap(page =>
+    packageSpecs(readFileSync(join(PROJECT, page), 'utf8'), page)
+  )
+
+  it('are found: npx, npm install, node, and the component’s version', () => {
+    const kinds = specs.map(({ file, spec }) => `${file} ${spec.split(/[@#]/)[0]}`)
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'docs/cli.md github:OWNER/coolify-deploy-follow',
+        'docs/cli.md coolify-deploy-follow',
+        'docs/cli.md dist/cli/index.js',
+        'README.md github:OWNER/coolify-deploy-follow',
+        'docs/gitlab.md coolify-deploy-follow'
+      ])
+    )
+  })
+
+  it('each work today, or say in their paragraph what they wait for', () => {
+    expect(
+      specs.map(spec => [`${spec.file}:${spec.line}`, specProblem(spec)]).filter(([, p]) => p)
+    ).toEqual([])
+  })
+
+  it('notice an npm version where nothing says it is not there yet, and a misspelt repository', () => {
+    const page = [
+      'Run it:',
+      '',
+      '```sh',
+      'npx --yes coolify-deploy-follow@1 --url https://coolify.example.com --app web',
+      'npx --yes github:OWNER/coolify-deploy-folow#v1 --url https://coolify.example.com --app web',
+      '```',
+      '',
+      'Not on npm yet (`E404`): `npm install coolify-deploy-follow@1` waits for it.'
+    ].join('\n')
+    expect(packageSpecs(page, 'page.md').map(specProblem)).toEqual([
+      'coolify-deploy-follow@1: not on npm yet, and the paragraph does not say so',
+      'github:OWNER/coolify-deploy-folow#v1: not a form this repository supports',
+      undefined
+    ])
+  })
+
+  it('the component’s default version is an npm one, which docs/gitlab.md says is not there yet', () => {
+    const template = readFileSync(join(PROJECT, 'templates/deploy.yml'), 'utf8')
+    const version = /\n {4}version:\n(?: {6}.*\n)*? {6}default: '([^']*)'/.exec(template)?.[1]
+    const gitlab = readFileSync(join(PROJECT, 'docs/gitlab.md'), 'utf8').replace(/\s+/g, ' ')
+    const paragraph = gitlab.split(/(?<=\.) (?=`OWNER` stands)/)[1] ?? gitlab
+    expect(specProblem({ spec: `coolify-deploy-follow@${version}`, paragraph })).toBeUndefined()
+  })
+
+  it('a git install of the repository runs the committed tool', () => {
+    // What `npx github:…` and the component's `version: github:…` do, from this clone's commit.
+    const prefix = mkdtempSync(join(tmpdir(), 'git-install-'))
+    try {
+      const head = execFileSync('git', ['-C', PROJECT, 'rev-parse', 'HEAD'], { encoding: 'utf8' })
+      execFileSync(
+        'npm',
+        [
+          'install',
+          '--prefix',
+          prefix,
+          '--no-audit',
+          '--no-fund',
+          '--loglevel=error',
+          `coolify-deploy-follow@git+file://${PROJECT}#${head.trim()}`
+        ],
+        { encoding: 'utf8', stdio: 'pipe' }
+      )
+      const help = execFileSync(
+        join(prefix, 'node_modules/.bin/coolify-deploy-follow'),
+        ['--help'],
+        {
+          encoding: 'utf8'
+        }
+      )
+      expect(help).toMatch(/^Usage: coolify-deploy-follow --url URL --app NAME/)
+    } finally {
+      rmSync(prefix, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
 
 describe('the options the command line’s guide names in its text', () => {
