@@ -555,12 +555,20 @@ describe('the ways the pages fetch the tool', () => {
   }, 120_000)
 })
 
-describe('the options the command line’s guide names in its text', () => {
-  const options = inlineOptions(readFileSync(join(PROJECT, 'docs/cli.md'), 'utf8'), 'docs/cli.md')
+/** Options of other commands the pages name in their text: Docker's (docs/review-apps.md). */
+const OTHER_COMMANDS_OPTIONS = new Set(['--cap-add', '--device', '--privileged', '--network'])
 
-  it('are found', () => {
+describe('the options the pages name in their text', () => {
+  const options = GUIDES.flatMap(page =>
+    inlineOptions(readFileSync(join(PROJECT, page), 'utf8'), page)
+  ).filter(option => !OTHER_COMMANDS_OPTIONS.has(option.args[0]))
+
+  it('are found, in the command line’s guide and the other pages', () => {
     expect(options.map(option => option.args[0])).toEqual(
       expect.arrayContaining(['--no-wait', '--token-file', '--header', '--verbose'])
+    )
+    expect(new Set(options.map(option => option.file))).toEqual(
+      new Set(['docs/cli.md', 'docs/gitlab.md', 'docs/inputs.md'])
     )
   })
 
