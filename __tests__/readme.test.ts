@@ -129,6 +129,50 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
       if (typeof id === 'string') earlier.set(id, ours)
     }
   }
+  return [...found, ...jobOutputProblems(document, action)]
+}
+
+/**
+ * A job's `outputs:` read from steps of that job (this action's outputs it declares), and
+ * `needs.<job>.outputs.<name>` of a job the reading job needs, and an output that job declares.
+ */
+function jobOutputProblems(document: ReturnType<typeof parseDocument>, action: Manifest): string[] {
+  const jobs = document.get('jobs')
+  if (!isMap(jobs)) return []
+  const found: string[] = []
+  const declared = new Map<string, Set<string>>()
+  const steps = stepsByJob(document)
+  jobs.items.forEach((job, index) => {
+    const name = String(scalarValue(job.key))
+    const outputs = isMap(job.value) ? job.value.get('outputs') : undefined
+    declared.set(
+      name,
+      new Set(isMap(outputs) ? outputs.items.map(pair => String(scalarValue(pair.key))) : [])
+    )
+    if (!isMap(outputs)) return
+    const ids = new Map(
+      steps[index].map(step => [String(step.get('id')), isThisAction(step.get('uses'))])
+    )
+    for (const [id, output] of stepOutputsReadIn(outputs)) {
+      if (!ids.has(id)) found.push(`job ${name}'s outputs read steps.${id}, no step of it`)
+      else if (ids.get(id) && !action.outputs.has(output)) {
+        found.push(`reads an output this action does not declare: ${output}`)
+      }
+    }
+  })
+  for (const job of jobs.items) {
+    if (!isMap(job.value)) continue
+    const needs = job.value.get('needs')
+    const needed = isSeq(needs)
+      ? needs.items.map(item => String(scalarValue(item)))
+      : [String(needs)]
+    for (const [other, output] of stepOutputsReadIn(job.value, 'needs')) {
+      if (!needed.includes(other)) found.push(`reads needs.${other}, a job it does not need`)
+      else if (!declared.get(other)?.has(output)) {
+        found.push(`reads needs.${other}.outputs.${output}, which that job does not declare`)
+      }
+    }
+  }
   return found
 }
 
@@ -148,14 +192,21 @@ function scalarValue(node: unknown): unknown {
   return isScalar(node) ? node.value : node
 }
 
-/** `[step id, output]` of every `steps.<id>.outputs.<name>` in the strings of a step. */
-function stepOutputsReadIn(step: Node): [string, string][] {
+/**
+ * `<context>.<id>.outputs.<name>` and `<context>.<id>.outputs['<name>']` in an expression: the id,
+ * then the name in group 2 or 3.
+ */
+const OUTPUT_READ = (context: 'steps' | 'needs'): RegExp =>
+  new RegExp(`\\b${context}\\.([\\w-]+)\\.outputs(?:\\.([\\w-]+)|\\[['"]([^'"]+)['"]\\])`, 'g')
+
+/** `[id, output]` of every `steps.<id>.outputs.<name>` (or `needs.…`) in the strings of a node. */
+function stepOutputsReadIn(step: Node, context: 'steps' | 'needs' = 'steps'): [string, string][] {
   const reads: [string, string][] = []
   visit(step, {
     Scalar(_, node) {
       if (typeof node.value !== 'string') return
-      for (const match of node.value.matchAll(/\bsteps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
-        reads.push([match[1], match[2]])
+      for (const match of node.value.matchAll(OUTPUT_READ(context))) {
+        reads.push([match[1], match[2] ?? match[3]])
       }
     }
   })
@@ -337,6 +388,44 @@ describe('the workflows a reader copies', () => {
     )
     const duplicate = { ...example, workflow: `${example.workflow}on: pull_request\n` }
     expect(problems(duplicate, manifest)).toEqual([expect.stringMatching(/unique/)])
+  })
+
+  it("notice an output read as steps.x.outputs['y'] and through needs", () => {
+    const [example] = workflowExamples(
+      [
+        '```yaml',
+        'jobs:',
+        '  deploy:',
+        '    runs-on: ubuntu-latest',
+        '    outputs:',
+        '      url: ${{ steps.deploy.outputs.url }}',
+        '      link: ${{ steps.deploy.outputs.link }}',
+        '      sha: ${{ steps.build.outputs.sha }}',
+        '    steps:',
+        '      - id: deploy',
+        '        uses: OWNER/coolify-deploy-follow@v1',
+        '        with:',
+        '          coolify-url: https://coolify.example.com',
+        '          token: ${{ secrets.COOLIFY_TOKEN }}',
+        '          app: web',
+        "      - run: echo \"${{ steps.deploy.outputs['urls'] }} ${{ steps['deploy'].outputs.url }}\"",
+        '  check:',
+        '    needs: deploy',
+        '    runs-on: ubuntu-latest',
+        '    steps:',
+        '      - run: curl "${{ needs.deploy.outputs.url }}${{ needs.deploy.outputs[\'uri\'] }}"',
+        '      - run: echo \"${{ needs.build.outputs.sha }}\"',
+        '```'
+      ].join('\n'),
+      'page.md'
+    )
+    expect(problems(example, manifest)).toEqual([
+      'reads an output this action does not declare: urls',
+      'reads an output this action does not declare: link',
+      "job deploy's outputs read steps.build, no step of it",
+      'reads needs.deploy.outputs.uri, which that job does not declare',
+      'reads needs.build, a job it does not need'
+    ])
   })
 
   it('notice a delete-preview that never runs: no pull_request closed in `on`', () => {
