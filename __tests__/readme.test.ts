@@ -2,8 +2,10 @@
  * The README and the guides in docs/ against action.yml: the inputs and outputs tables (the
  * README's one-line ones and docs/inputs.md's full ones) list exactly what action.yml declares, and
  * every workflow a reader may copy parses as GitHub parses it, gives this action only inputs it
- * declares, reads only outputs of steps that exist, and runs a `delete-preview` when a pull request
- * closes. Every command line of the tool parses with its own option parser, and every GitLab
+ * declares and values it takes, reads only outputs that exist (`steps.x.outputs.y`,
+ * `steps.x.outputs['y']`, a job's `outputs:`, `needs.<job>.outputs`), and runs a `delete-preview`
+ * when a pull request closes. Every way a page fetches the tool works today or says what it waits
+ * for; every option a page names in its text is the command line's. Every command line of the tool parses with its own option parser, and every GitLab
  * pipeline gives the component only the inputs of its `spec: inputs`. The token's table names, for
  * every route a feature calls, the ability Coolify 4.3.11's routes/api.php asks for it (a fixture the
  * fake's routes are held to as well), and the pages say from which Coolify a member's token is refused. Every link between the pages
@@ -17,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, normalize } from 'node:path'
 import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml'
 import { parseInvocation } from '../src/cli/options.js'
-import { REFUSED_WITHOUT_TRIGGER } from '../src/inputs.js'
+import { readConfig, REFUSED_WITHOUT_TRIGGER } from '../src/inputs.js'
 import { worthMasking } from '../src/secrets.js'
 import {
   allWorkflows,
@@ -114,6 +116,8 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
         for (const [name, input] of action.inputs) {
           if (input.required && !inputs.includes(name)) found.push(`lacks the input ${name}`)
         }
+        const refused = refusedValues(given, action)
+        if (refused) found.push(`gives a value the action refuses: ${refused}`)
         const remove = isMap(given) ? given.get('delete-preview') : undefined
         if (remove !== undefined && String(remove) !== 'false' && !runsOnClose) {
           found.push('sets delete-preview, but never runs when a pull request closes')
@@ -174,6 +178,45 @@ function jobOutputProblems(document: ReturnType<typeof parseDocument>, action: M
     }
   }
   return found
+}
+
+/**
+ * What a value stands for where a whole input is an expression (`${{ secrets.TOKEN }}`): one the
+ * action takes. Other inputs given by an expression fall back to their default; an expression
+ * inside a longer value (`KEY=${{ secrets.X }}`) reads as `x`.
+ */
+const EXPRESSION_STANDS_FOR: Record<string, string> = {
+  'coolify-url': 'https://coolify.example.com',
+  token: 'token',
+  app: 'web',
+  'app-uuid': 'web',
+  tag: 'web',
+  pr: '12',
+  commit: 'a'.repeat(40)
+}
+
+/** What the action says of a step's `with:` values, as it reads them; undefined when it takes them. */
+function refusedValues(given: unknown, action: Manifest): string | undefined {
+  const values = new Map<string, string>()
+  if (isMap(given)) {
+    for (const pair of given.items) {
+      values.set(String(scalarValue(pair.key)), String(scalarValue(pair.value) ?? ''))
+    }
+  }
+  const read = (name: string): string => {
+    const value = values.get(name)
+    if (value === undefined) return action.inputs.get(name)?.default ?? ''
+    if (/^\$\{\{[^}]*\}\}$/.test(value.trim())) {
+      return EXPRESSION_STANDS_FOR[name] ?? action.inputs.get(name)?.default ?? ''
+    }
+    return value.replace(/\$\{\{[^}]*\}\}/g, 'x')
+  }
+  try {
+    readConfig(read, () => {})
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
 }
 
 /**
@@ -364,6 +407,7 @@ describe('the workflows a reader copies', () => {
     expect(example.lineOf(6)).toBe(3) // the `- id: deploy` line of the page
     expect(problems(example, manifest)).toEqual([
       'gives this action an undeclared input: app_uuid',
+      expect.stringMatching(/^gives a value the action refuses: Give `app` .*all are empty\.$/),
       'reads an output this action does not declare: uri',
       'reads steps.build, which is no earlier step of its job'
     ])
@@ -390,6 +434,27 @@ describe('the workflows a reader copies', () => {
     expect(problems(duplicate, manifest)).toEqual([expect.stringMatching(/unique/)])
   })
 
+  it('notice a value the action refuses', () => {
+    const step = (timeout: string): WorkflowExample =>
+      workflowExamples(
+        [
+          '```yaml',
+          '- uses: OWNER/coolify-deploy-follow@v1',
+          '  with:',
+          '    coolify-url: ${{ vars.COOLIFY_URL }}',
+          '    token: ${{ secrets.COOLIFY_TOKEN }}',
+          '    app: web',
+          `    timeout: ${timeout}`,
+          '```'
+        ].join('\n'),
+        'page.md'
+      )[0]
+    expect(problems(step('15m'), manifest)).toEqual([])
+    expect(problems(step('forever'), manifest)).toEqual([
+      expect.stringMatching(/^gives a value the action refuses: Input `timeout`: "forever"/)
+    ])
+  })
+
   it("notice an output read as steps.x.outputs['y'] and through needs", () => {
     const [example] = workflowExamples(
       [
@@ -414,7 +479,7 @@ describe('the workflows a reader copies', () => {
         '    runs-on: ubuntu-latest',
         '    steps:',
         '      - run: curl "${{ needs.deploy.outputs.url }}${{ needs.deploy.outputs[\'uri\'] }}"',
-        '      - run: echo \"${{ needs.build.outputs.sha }}\"',
+        '      - run: echo "${{ needs.build.outputs.sha }}"',
         '```'
       ].join('\n'),
       'page.md'
@@ -434,6 +499,7 @@ describe('the workflows a reader copies', () => {
       '  with:',
       '    coolify-url: https://coolify.example.com',
       '    token: ${{ secrets.COOLIFY_TOKEN }}',
+      '    app: web',
       '    pr: ${{ github.event.number }}',
       "    delete-preview: ${{ github.event.action == 'closed' }}"
     ]
