@@ -2,19 +2,24 @@
  * The README and the guides in docs/ against action.yml: the inputs and outputs tables (the
  * README's one-line ones and docs/inputs.md's full ones) list exactly what action.yml declares, and
  * every workflow a reader may copy parses as GitHub parses it, gives this action only inputs it
- * declares, reads only outputs of steps that exist, and runs a `delete-preview` when a pull request
- * closes. Every command line of the tool parses with its own option parser, and every GitLab
+ * declares and values it takes, reads only outputs that exist (`steps.x.outputs.y`,
+ * `steps.x.outputs['y']`, a job's `outputs:`, `needs.<job>.outputs`), and runs a `delete-preview`
+ * when a pull request closes. Every way a page fetches the tool works today or says what it waits
+ * for; every option a page names in its text is the command line's. Every command line of the tool parses with its own option parser, and every GitLab
  * pipeline gives the component only the inputs of its `spec: inputs`. The token's table names, for
- * every route a feature calls, the ability Coolify asks for it. Every link between the pages
+ * every route a feature calls, the ability Coolify 4.3.11's routes/api.php asks for it (a fixture the
+ * fake's routes are held to as well), and the pages say from which Coolify a member's token is refused. Every link between the pages
  * leads to a file that exists and a heading it has, and the README stays a front page: at most
  * 20 KB.
  */
 import { describe, expect, it } from '@jest/globals'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, normalize } from 'node:path'
 import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml'
 import { parseInvocation } from '../src/cli/options.js'
-import { REFUSED_WITHOUT_TRIGGER } from '../src/inputs.js'
+import { readConfig, REFUSED_WITHOUT_TRIGGER } from '../src/inputs.js'
 import { worthMasking } from '../src/secrets.js'
 import {
   allWorkflows,
@@ -25,12 +30,20 @@ import {
   inlineOptions,
   isGitLabPipeline,
   isThisAction,
+  packageSpecs,
   stepsByJob,
   workflowExamples,
   yamlBlocks,
   type WorkflowExample
 } from '../test/support/examples.js'
-import { match, routes } from '../test/fake-coolify/routes.js'
+import { memberAbilities, teamMembership } from '../test/fake-coolify/guards.js'
+import { routes } from '../test/fake-coolify/routes.js'
+import {
+  COOLIFY_COMMIT,
+  MEMBER_REFUSALS,
+  ROUTE_ABILITIES,
+  routeAbility
+} from '../test/support/coolify-abilities.js'
 import { loadManifest, type Manifest } from '../test/support/manifest.js'
 import { PROJECT } from '../test/support/runner.js'
 
@@ -103,6 +116,8 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
         for (const [name, input] of action.inputs) {
           if (input.required && !inputs.includes(name)) found.push(`lacks the input ${name}`)
         }
+        const refused = refusedValues(given, action)
+        if (refused) found.push(`gives a value the action refuses: ${refused}`)
         const remove = isMap(given) ? given.get('delete-preview') : undefined
         if (remove !== undefined && String(remove) !== 'false' && !runsOnClose) {
           found.push('sets delete-preview, but never runs when a pull request closes')
@@ -118,7 +133,90 @@ function problems(example: WorkflowExample, action: Manifest): string[] {
       if (typeof id === 'string') earlier.set(id, ours)
     }
   }
+  return [...found, ...jobOutputProblems(document, action)]
+}
+
+/**
+ * A job's `outputs:` read from steps of that job (this action's outputs it declares), and
+ * `needs.<job>.outputs.<name>` of a job the reading job needs, and an output that job declares.
+ */
+function jobOutputProblems(document: ReturnType<typeof parseDocument>, action: Manifest): string[] {
+  const jobs = document.get('jobs')
+  if (!isMap(jobs)) return []
+  const found: string[] = []
+  const declared = new Map<string, Set<string>>()
+  const steps = stepsByJob(document)
+  jobs.items.forEach((job, index) => {
+    const name = String(scalarValue(job.key))
+    const outputs = isMap(job.value) ? job.value.get('outputs') : undefined
+    declared.set(
+      name,
+      new Set(isMap(outputs) ? outputs.items.map(pair => String(scalarValue(pair.key))) : [])
+    )
+    if (!isMap(outputs)) return
+    const ids = new Map(
+      steps[index].map(step => [String(step.get('id')), isThisAction(step.get('uses'))])
+    )
+    for (const [id, output] of stepOutputsReadIn(outputs)) {
+      if (!ids.has(id)) found.push(`job ${name}'s outputs read steps.${id}, no step of it`)
+      else if (ids.get(id) && !action.outputs.has(output)) {
+        found.push(`reads an output this action does not declare: ${output}`)
+      }
+    }
+  })
+  for (const job of jobs.items) {
+    if (!isMap(job.value)) continue
+    const needs = job.value.get('needs')
+    const needed = isSeq(needs)
+      ? needs.items.map(item => String(scalarValue(item)))
+      : [String(needs)]
+    for (const [other, output] of stepOutputsReadIn(job.value, 'needs')) {
+      if (!needed.includes(other)) found.push(`reads needs.${other}, a job it does not need`)
+      else if (!declared.get(other)?.has(output)) {
+        found.push(`reads needs.${other}.outputs.${output}, which that job does not declare`)
+      }
+    }
+  }
   return found
+}
+
+/**
+ * What a value stands for where a whole input is an expression (`${{ secrets.TOKEN }}`): one the
+ * action takes. Other inputs given by an expression fall back to their default; an expression
+ * inside a longer value (`KEY=${{ secrets.X }}`) reads as `x`.
+ */
+const EXPRESSION_STANDS_FOR: Record<string, string> = {
+  'coolify-url': 'https://coolify.example.com',
+  token: 'token',
+  app: 'web',
+  'app-uuid': 'web',
+  tag: 'web',
+  pr: '12',
+  commit: 'a'.repeat(40)
+}
+
+/** What the action says of a step's `with:` values, as it reads them; undefined when it takes them. */
+function refusedValues(given: unknown, action: Manifest): string | undefined {
+  const values = new Map<string, string>()
+  if (isMap(given)) {
+    for (const pair of given.items) {
+      values.set(String(scalarValue(pair.key)), String(scalarValue(pair.value) ?? ''))
+    }
+  }
+  const read = (name: string): string => {
+    const value = values.get(name)
+    if (value === undefined) return action.inputs.get(name)?.default ?? ''
+    if (/^\$\{\{[^}]*\}\}$/.test(value.trim())) {
+      return EXPRESSION_STANDS_FOR[name] ?? action.inputs.get(name)?.default ?? ''
+    }
+    return value.replace(/\$\{\{[^}]*\}\}/g, 'x')
+  }
+  try {
+    readConfig(read, () => {})
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
 }
 
 /**
@@ -137,14 +235,21 @@ function scalarValue(node: unknown): unknown {
   return isScalar(node) ? node.value : node
 }
 
-/** `[step id, output]` of every `steps.<id>.outputs.<name>` in the strings of a step. */
-function stepOutputsReadIn(step: Node): [string, string][] {
+/**
+ * `<context>.<id>.outputs.<name>` and `<context>.<id>.outputs['<name>']` in an expression: the id,
+ * then the name in group 2 or 3.
+ */
+const OUTPUT_READ = (context: 'steps' | 'needs'): RegExp =>
+  new RegExp(`\\b${context}\\.([\\w-]+)\\.outputs(?:\\.([\\w-]+)|\\[['"]([^'"]+)['"]\\])`, 'g')
+
+/** `[id, output]` of every `steps.<id>.outputs.<name>` (or `needs.…`) in the strings of a node. */
+function stepOutputsReadIn(step: Node, context: 'steps' | 'needs' = 'steps'): [string, string][] {
   const reads: [string, string][] = []
   visit(step, {
     Scalar(_, node) {
       if (typeof node.value !== 'string') return
-      for (const match of node.value.matchAll(/\bsteps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
-        reads.push([match[1], match[2]])
+      for (const match of node.value.matchAll(OUTPUT_READ(context))) {
+        reads.push([match[1], match[2] ?? match[3]])
       }
     }
   })
@@ -302,6 +407,7 @@ describe('the workflows a reader copies', () => {
     expect(example.lineOf(6)).toBe(3) // the `- id: deploy` line of the page
     expect(problems(example, manifest)).toEqual([
       'gives this action an undeclared input: app_uuid',
+      expect.stringMatching(/^gives a value the action refuses: Give `app` .*all are empty\.$/),
       'reads an output this action does not declare: uri',
       'reads steps.build, which is no earlier step of its job'
     ])
@@ -328,12 +434,72 @@ describe('the workflows a reader copies', () => {
     expect(problems(duplicate, manifest)).toEqual([expect.stringMatching(/unique/)])
   })
 
+  it('notice a value the action refuses', () => {
+    const step = (timeout: string): WorkflowExample =>
+      workflowExamples(
+        [
+          '```yaml',
+          '- uses: OWNER/coolify-deploy-follow@v1',
+          '  with:',
+          '    coolify-url: ${{ vars.COOLIFY_URL }}',
+          '    token: ${{ secrets.COOLIFY_TOKEN }}',
+          '    app: web',
+          `    timeout: ${timeout}`,
+          '```'
+        ].join('\n'),
+        'page.md'
+      )[0]
+    expect(problems(step('15m'), manifest)).toEqual([])
+    expect(problems(step('forever'), manifest)).toEqual([
+      expect.stringMatching(/^gives a value the action refuses: Input `timeout`: "forever"/)
+    ])
+  })
+
+  it("notice an output read as steps.x.outputs['y'] and through needs", () => {
+    const [example] = workflowExamples(
+      [
+        '```yaml',
+        'jobs:',
+        '  deploy:',
+        '    runs-on: ubuntu-latest',
+        '    outputs:',
+        '      url: ${{ steps.deploy.outputs.url }}',
+        '      link: ${{ steps.deploy.outputs.link }}',
+        '      sha: ${{ steps.build.outputs.sha }}',
+        '    steps:',
+        '      - id: deploy',
+        '        uses: OWNER/coolify-deploy-follow@v1',
+        '        with:',
+        '          coolify-url: https://coolify.example.com',
+        '          token: ${{ secrets.COOLIFY_TOKEN }}',
+        '          app: web',
+        "      - run: echo \"${{ steps.deploy.outputs['urls'] }} ${{ steps['deploy'].outputs.url }}\"",
+        '  check:',
+        '    needs: deploy',
+        '    runs-on: ubuntu-latest',
+        '    steps:',
+        '      - run: curl "${{ needs.deploy.outputs.url }}${{ needs.deploy.outputs[\'uri\'] }}"',
+        '      - run: echo "${{ needs.build.outputs.sha }}"',
+        '```'
+      ].join('\n'),
+      'page.md'
+    )
+    expect(problems(example, manifest)).toEqual([
+      'reads an output this action does not declare: urls',
+      'reads an output this action does not declare: link',
+      "job deploy's outputs read steps.build, no step of it",
+      'reads needs.deploy.outputs.uri, which that job does not declare',
+      'reads needs.build, a job it does not need'
+    ])
+  })
+
   it('notice a delete-preview that never runs: no pull_request closed in `on`', () => {
     const step = [
       '- uses: OWNER/coolify-deploy-follow@v1',
       '  with:',
       '    coolify-url: https://coolify.example.com',
       '    token: ${{ secrets.COOLIFY_TOKEN }}',
+      '    app: web',
       '    pr: ${{ github.event.number }}',
       "    delete-preview: ${{ github.event.action == 'closed' }}"
     ]
@@ -426,12 +592,138 @@ describe('the command lines a reader copies', () => {
   })
 })
 
-describe('the options the command line’s guide names in its text', () => {
-  const options = inlineOptions(readFileSync(join(PROJECT, 'docs/cli.md'), 'utf8'), 'docs/cli.md')
+/**
+ * The tool is not on npm yet (`npm view coolify-deploy-follow` answers E404): a page that names an
+ * npm version of it says so in the same paragraph. Set this once a release is published.
+ */
+const ON_NPM = false
 
-  it('are found', () => {
+/** Why a page's way of getting the tool does not work today, or undefined when it does. */
+function specProblem({ spec, paragraph }: { spec: string; paragraph: string }): string | undefined {
+  const pkg = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')) as {
+    name: string
+    bin: Record<string, string>
+    files: string[]
+    scripts: Record<string, string>
+  }
+  const bin = pkg.bin[pkg.name]
+  const tracked = (path: string): boolean =>
+    execFileSync('git', ['-C', PROJECT, 'ls-files', '--', path], { encoding: 'utf8' }).trim() !== ''
+  const fromGit = /^(?:coolify-deploy-follow@)?github:OWNER\/coolify-deploy-follow#[\w.-]+$/
+  if (fromGit.test(spec)) {
+    // npm runs what is committed: nothing may need building, and the file `bin` names is there.
+    if (pkg.scripts.prepare || pkg.scripts.prepack) return `${spec}: a git install would build`
+    if (!tracked(bin) || !pkg.files.some(entry => bin.startsWith(entry)))
+      return `${spec}: ${bin} is not committed and packed`
+    return undefined
+  }
+  if (/^(?:\.\/)?dist\/cli\/index\.js$/.test(spec))
+    return spec.endsWith(bin) && tracked(bin) ? undefined : `${spec}: not the committed tool`
+  if (/^coolify-deploy-follow@\d[\w.-]*$/.test(spec)) {
+    if (ON_NPM) return undefined
+    return /not (?:on npm|published) yet/i.test(paragraph) && /E404/.test(paragraph)
+      ? undefined
+      : `${spec}: not on npm yet, and the paragraph does not say so`
+  }
+  return `${spec}: not a form this repository supports`
+}
+
+describe('the ways the pages fetch the tool', () => {
+  const specs = GUIDES.flatMap(page =>
+    packageSpecs(readFileSync(join(PROJECT, page), 'utf8'), page)
+  )
+
+  it('are found: npx, npm install, node, and the component’s version', () => {
+    const kinds = specs.map(({ file, spec }) => `${file} ${spec.split(/[@#]/)[0]}`)
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'docs/cli.md github:OWNER/coolify-deploy-follow',
+        'docs/cli.md coolify-deploy-follow',
+        'docs/cli.md dist/cli/index.js',
+        'README.md github:OWNER/coolify-deploy-follow',
+        'docs/gitlab.md coolify-deploy-follow'
+      ])
+    )
+  })
+
+  it('each work today, or say in their paragraph what they wait for', () => {
+    expect(
+      specs.map(spec => [`${spec.file}:${spec.line}`, specProblem(spec)]).filter(([, p]) => p)
+    ).toEqual([])
+  })
+
+  it('notice an npm version where nothing says it is not there yet, and a misspelt repository', () => {
+    const page = [
+      'Run it:',
+      '',
+      '```sh',
+      'npx --yes coolify-deploy-follow@1 --url https://coolify.example.com --app web',
+      'npx --yes github:OWNER/coolify-deploy-folow#v1 --url https://coolify.example.com --app web',
+      '```',
+      '',
+      'Not on npm yet (`E404`): `npm install coolify-deploy-follow@1` waits for it.'
+    ].join('\n')
+    expect(packageSpecs(page, 'page.md').map(specProblem)).toEqual([
+      'coolify-deploy-follow@1: not on npm yet, and the paragraph does not say so',
+      'github:OWNER/coolify-deploy-folow#v1: not a form this repository supports',
+      undefined
+    ])
+  })
+
+  it('the component’s default version is an npm one, which docs/gitlab.md says is not there yet', () => {
+    const template = readFileSync(join(PROJECT, 'templates/deploy.yml'), 'utf8')
+    const version = /\n {4}version:\n(?: {6}.*\n)*? {6}default: '([^']*)'/.exec(template)?.[1]
+    const gitlab = readFileSync(join(PROJECT, 'docs/gitlab.md'), 'utf8').replace(/\s+/g, ' ')
+    const paragraph = gitlab.split(/(?<=\.) (?=`OWNER` stands)/)[1] ?? gitlab
+    expect(specProblem({ spec: `coolify-deploy-follow@${version}`, paragraph })).toBeUndefined()
+  })
+
+  it('a git install of the repository runs the committed tool', () => {
+    // What `npx github:…` and the component's `version: github:…` do, from this clone's commit.
+    const prefix = mkdtempSync(join(tmpdir(), 'git-install-'))
+    try {
+      const head = execFileSync('git', ['-C', PROJECT, 'rev-parse', 'HEAD'], { encoding: 'utf8' })
+      execFileSync(
+        'npm',
+        [
+          'install',
+          '--prefix',
+          prefix,
+          '--no-audit',
+          '--no-fund',
+          '--loglevel=error',
+          `coolify-deploy-follow@git+file://${PROJECT}#${head.trim()}`
+        ],
+        { encoding: 'utf8', stdio: 'pipe' }
+      )
+      const help = execFileSync(
+        join(prefix, 'node_modules/.bin/coolify-deploy-follow'),
+        ['--help'],
+        {
+          encoding: 'utf8'
+        }
+      )
+      expect(help).toMatch(/^Usage: coolify-deploy-follow --url URL --app NAME/)
+    } finally {
+      rmSync(prefix, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
+
+/** Options of other commands the pages name in their text: Docker's (docs/review-apps.md). */
+const OTHER_COMMANDS_OPTIONS = new Set(['--cap-add', '--device', '--privileged', '--network'])
+
+describe('the options the pages name in their text', () => {
+  const options = GUIDES.flatMap(page =>
+    inlineOptions(readFileSync(join(PROJECT, page), 'utf8'), page)
+  ).filter(option => !OTHER_COMMANDS_OPTIONS.has(option.args[0]))
+
+  it('are found, in the command line’s guide and the other pages', () => {
     expect(options.map(option => option.args[0])).toEqual(
       expect.arrayContaining(['--no-wait', '--token-file', '--header', '--verbose'])
+    )
+    expect(new Set(options.map(option => option.file))).toEqual(
+      new Set(['docs/cli.md', 'docs/gitlab.md', 'docs/inputs.md'])
     )
   })
 
@@ -491,16 +783,18 @@ describe('the GitLab pipelines a reader copies', () => {
 
 describe('the token’s abilities in docs/inputs.md', () => {
   const rows = table(INPUTS_PAGE, 'The token')
-  const coolify = routes('4x')
 
-  /** The abilities a row names, and each route it names with the ability Coolify asks for it. */
+  /**
+   * The abilities a row names, and each route it names with the ability Coolify 4.3.11's
+   * routes/api.php asks for it (not the fake's table: that is checked against the same source).
+   */
   function check(row: string[]): { listed: string[]; asked: string[] } {
     const [, abilities, why] = row
     const listed = [...abilities.matchAll(/`([\w:]+)`/g)].map(match => match[1])
-    const asked = [...why.matchAll(/`(GET|POST|PATCH|DELETE) (\/[^`\s]*)`/g)].map(
+    const asked = [...why.matchAll(/`(GET|POST|PATCH|PUT|DELETE) (\/[^`\s]*)`/g)].map(
       ([, method, path]) => {
-        const found = match(coolify, method, path.replace(/\{\w+\}/g, 'x'))
-        return `${method} ${path}: ${found?.route.ability ?? 'no such route'}`
+        const found = routeAbility(method, path.replace(/\{\w+\}/g, 'x'))
+        return `${method} ${path}: ${found?.ability ?? 'no such route'}`
       }
     )
     return { listed, asked }
@@ -520,6 +814,7 @@ describe('the token’s abilities in docs/inputs.md', () => {
     '%s: names the ability Coolify asks for each route it calls',
     (_, row) => {
       const { listed, asked } = check(row)
+      expect(asked.filter(route => route.endsWith('no such route'))).toEqual([])
       for (const route of asked) expect(listed).toContain(route.split(': ')[1])
     }
   )
@@ -529,6 +824,138 @@ describe('the token’s abilities in docs/inputs.md', () => {
     const { listed, asked } = check(row)
     expect(asked).toEqual(['DELETE /applications/{uuid}/previews/{pr}: write'])
     expect(listed).not.toContain('write')
+    // The rollback is `deploy` in routes/api.php 269, though it changes the application.
+    expect(check(['', '`write`', '`POST /applications/{uuid}/rollback`']).asked).toEqual([
+      'POST /applications/{uuid}/rollback: deploy'
+    ])
+  })
+
+  it('notice a route Coolify does not have', () => {
+    expect(check(['', '`read`', '`GET /applications/{uuid}/history`']).asked).toEqual([
+      'GET /applications/{uuid}/history: no such route'
+    ])
+  })
+})
+
+describe('the table of routes/api.php the docs are checked against', () => {
+  /** Each fake route whose ability is not the one routes/api.php gives it. */
+  function differ(fake: Array<{ method: string; pattern: RegExp; ability?: string }>): string[] {
+    return fake.flatMap(route => {
+      // The fake's patterns: a segment is `([^/]+)`; a sample path stands in for it.
+      const path = route.pattern.source
+        .replace(/^\^|\$$/g, '')
+        .replaceAll('([^/]+)', 'x')
+        .replaceAll('\\/', '/')
+      const coolify = routeAbility(route.method, path)
+      return coolify?.ability === route.ability
+        ? []
+        : [`${route.method} ${path}: fake ${route.ability}, Coolify ${coolify?.ability}`]
+    })
+  }
+
+  it('gives the fake Coolify’s routes the abilities Coolify asks for them', () => {
+    expect(differ([...routes('4x', '4.3'), ...routes('4x', '4.2')])).toEqual([])
+  })
+
+  it('notice a fake route whose ability differs', () => {
+    const planted = {
+      method: 'POST',
+      pattern: /^\/applications\/([^/]+)\/rollback$/,
+      ability: 'write'
+    }
+    expect(differ([planted])).toEqual(['POST /applications/x/rollback: fake write, Coolify deploy'])
+    expect(routeAbility('PATCH', '/applications/x/envs/bulk')).toEqual({
+      line: 243,
+      route: '/applications/{uuid}/envs/bulk',
+      ability: 'write'
+    })
+  })
+
+  // The mirror of Coolify's repository is there on the project's machines, not in every clone.
+  const mirror = process.env.COOLIFY_MIRROR ?? '/work/.mirror/coollabsio+coolify/repo'
+  const source = existsSync(mirror)
+    ? execFileSync('git', ['-C', mirror, 'show', `${COOLIFY_COMMIT}:routes/api.php`], {
+        encoding: 'utf8'
+      }).split('\n')
+    : undefined
+  ;(source ? it : it.skip)('cites for each row the line of routes/api.php that says it', () => {
+    const wrong = ROUTE_ABILITIES.filter(([line, method, path, ability]) => {
+      const text = source![line - 1] ?? ''
+      return !(
+        text.includes(`Route::${method.toLowerCase()}('${path}'`) &&
+        text.includes(`'api.ability:${ability}'`)
+      )
+    })
+    expect(wrong).toEqual([])
+  })
+})
+
+describe('what the pages say of a team member’s token', () => {
+  /** The Coolify version each of a member's abilities is first refused from, as a page's rows say it. */
+  function refusedSince(markdown: string): Record<string, string> {
+    const since: Record<string, string> = {}
+    for (const [feature, oldest] of table(markdown, 'Coolify')) {
+      if (!/team member's token refused/.test(feature)) continue
+      const version = /^(\d+\.\d+\.\d+)/.exec(oldest)?.[1] ?? 'none'
+      for (const [, ability] of feature.matchAll(/`([\w:]+)`/g)) since[ability] ??= version
+    }
+    return since
+  }
+
+  /** The first version the fixture gives for each ability. */
+  const expected: Record<string, string> = {}
+  for (const { since, abilities } of MEMBER_REFUSALS) {
+    for (const ability of abilities) expected[ability] ??= since
+  }
+
+  it('docs/versions.md: from which Coolify each ability of a member’s token is refused', () => {
+    const versions = readFileSync(join(PROJECT, 'docs/versions.md'), 'utf8')
+    expect(refusedSince(versions)).toEqual(expected)
+  })
+
+  it('notice a row that puts the refusal of `write` at 4.2.0 (4.1.2 already refuses it)', () => {
+    const old = [
+      '## Coolify',
+      '',
+      '| feature | oldest Coolify | on an older one |',
+      '| --- | --- | --- |',
+      "| a team member's token refused for `deploy`, `write` or `read:sensitive` | 4.2.0 | |"
+    ].join('\n')
+    expect(refusedSince(old)).not.toEqual(expected)
+  })
+
+  it('docs/inputs.md: names the first version of each refusal with its message', () => {
+    const paragraph =
+      /\*\*As an admin or owner of the team\.\*\*([^]*?)\n\n/.exec(INPUTS_PAGE)?.[1] ?? ''
+    const flat = paragraph.replace(/\s+/g, ' ')
+    // The first version named is the first that refuses anything.
+    expect(/\d+\.\d+(\.\d+)?/.exec(flat)?.[0]).toBe(MEMBER_REFUSALS[0].since)
+    for (const { message } of MEMBER_REFUSALS) expect(flat).toContain(message.split(' (…)')[0])
+  })
+
+  it('the fake Coolify refuses a member’s token as the fixture says, for 4.2 and 4.3', () => {
+    const answer = (version: '4.2' | '4.3', ability: string): string | undefined => {
+      const reply =
+        teamMembership('4x', { role: 'member', version }, [ability]) ??
+        memberAbilities('4x', 'member', [ability])
+      return reply && (JSON.parse(reply.body) as { message: string }).message
+    }
+    const refused = (version: string) =>
+      MEMBER_REFUSALS.filter(
+        ({ since }) => since.localeCompare(version, 'en', { numeric: true }) <= 0
+      )
+    for (const version of ['4.2', '4.3'] as const) {
+      const rows = refused(`${version}.0`)
+      for (const ability of ['root', 'write', 'write:sensitive', 'deploy', 'read:sensitive']) {
+        // The newest row that names the ability is what that version answers.
+        const row = rows.filter(({ abilities }) => abilities.includes(ability)).at(-1)
+        expect([version, ability, answer(version, ability)?.split(' (')[0]]).toEqual([
+          version,
+          ability,
+          row?.message.split(' (')[0]
+        ])
+      }
+    }
   })
 })
 

@@ -236,3 +236,50 @@ export function componentIncludes(block: YamlBlock): string[][] {
         : []
     })
 }
+
+/** Where a page gets the tool from: an npx or npm command's package, or the component's `version`. */
+export interface PackageSpec {
+  file: string
+  line: number
+  /** As npm reads it: `coolify-deploy-follow@1`, `github:OWNER/coolify-deploy-follow#v1`, … */
+  spec: string
+  /** The page's paragraph (or code block) around it, spaces folded. */
+  paragraph: string
+}
+
+/**
+ * Every way a page fetches or runs the tool: `npx [--yes] SPEC`, `npm install … SPEC`,
+ * `node …dist/cli/index.js`, and a component include's `version: SPEC` (which the component
+ * installs as `coolify-deploy-follow@SPEC`).
+ */
+export function packageSpecs(markdown: string, file: string): PackageSpec[] {
+  const lines = markdown.split('\n')
+  const found: PackageSpec[] = []
+  const paragraphOf = (index: number): string => {
+    let start = index
+    let end = index
+    while (start > 0 && lines[start - 1].trim() !== '' && !/^\s*```/.test(lines[start])) start--
+    while (end < lines.length - 1 && lines[end + 1].trim() !== '' && !/^\s*```/.test(lines[end]))
+      end++
+    return lines
+      .slice(start, end + 1)
+      .join(' ')
+      .replace(/\s+/g, ' ')
+  }
+  lines.forEach((text, index) => {
+    const add = (spec: string): void => {
+      found.push({ file, line: index + 1, spec, paragraph: paragraphOf(index) })
+    }
+    for (const [, spec] of text.matchAll(/\bnpx (?:--yes )?([^\s`'"]*coolify-deploy[^\s`'"]*)/g))
+      add(spec)
+    for (const [, words] of text.matchAll(/\bnpm (?:install|i) ([^`\n]*)/g)) {
+      const spec = words.split(/\s+/).find(word => /coolify-deploy/.test(word))
+      if (spec) add(spec.replace(/^["']|["']$/g, ''))
+    }
+    for (const [, path] of text.matchAll(/\bnode ([\w./-]*dist\/cli\/index\.js)/g)) add(path)
+    const version = /^\s+version: (\S+)/.exec(text)?.[1]
+    if (version && /coolify-deploy|^\d/.test(version))
+      add(`coolify-deploy-follow@${version.replace(/^["']|["']$/g, '')}`)
+  })
+  return found
+}
