@@ -521,10 +521,10 @@ export async function verifyVersion(
     // Another commit passing green would be a lie, as another image tag would.
     const built = builtCommit(detail)
     if (!built || sameCommit(built, asked.commit)) return
-    // Coolify queues the application's git_commit_sha as it is then (applications.php 16, 4.3.11)
-    // and builds the row's commit: a row of another commit was queued after another deploy
-    // replaced this run's pin (or joined, as already queued for that commit). Its success is that
-    // deploy's to report, and a rollback would undo it.
+    // Coolify queues the application's git_commit_sha as it is at the trigger (applications.php
+    // 16, 4.3.11) and builds the row's commit: a row of another commit means another deploy
+    // replaced this run's pin before Coolify queued it. Its success is that deploy's to report,
+    // and a rollback would undo it.
     if (detail.commit && !sameCommit(detail.commit, asked.commit)) {
       deployment.end(
         'cancelled',
