@@ -516,16 +516,16 @@ describe('two runs pinning one application', () => {
     })
     await startElsewhere(server)
     await until(() => server.deployments()[0]?.status === 'finished')
-    // Both runs read the application before either pins; the first to pin is slow to trigger,
-    // and the other pins in between.
+    // Both runs read the application before either pins (the reads are answered late); the
+    // first to pin gets its answer late, and the other pins before it triggers.
     server.inject({
       method: 'GET',
       path: `/applications/${APP.uuid}`,
-      do: { delayMs: 1500 },
+      do: { delayMs: 2500 },
       times: 2
     })
-    server.inject({ method: 'PATCH', path: `/applications/${APP.uuid}`, do: { delayMs: 2500 } })
-    server.inject({ method: 'PATCH', path: `/applications/${APP.uuid}`, do: { delayMs: 4000 } })
+    server.inject({ method: 'PATCH', path: `/applications/${APP.uuid}`, do: { delayMs: 3000 } })
+    server.inject({ method: 'PATCH', path: `/applications/${APP.uuid}`, do: { delayMs: 4500 } })
     const inputs = { 'rollback-on-failure': 'true', timeout: '40s' }
     const [a, b] = await Promise.all([
       run(server, { ...inputs, commit: OURS }),
