@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import type { FakeApp, FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
+import { startFakeGitHub } from '../test/fake-github/index.js'
 import { runAction, type RunResult } from '../test/support/runner.js'
 import {
   actionRequests,
@@ -439,6 +440,115 @@ describe('health', () => {
 /** The commit the application ran before the run, as Coolify's job records it: in full. */
 const EARLIER = 'abc1234abc1234abc1234abc1234abc1234abc12'
 
+describe('two runs pinning one application', () => {
+  const OURS = '0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a'
+  const THEIRS = '0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b'
+
+  /** The git_commit_sha each PATCH of one run wrote, told apart by its `headers`. */
+  function pinsWritten(server: FakeCoolify, run: string): unknown[] {
+    return actionRequests(server)
+      .filter(request => request.method === 'PATCH' && request.headers['x-run'] === run)
+      .map(request => JSON.parse(request.body).git_commit_sha)
+  }
+
+  it("does not take another run's pin, held while that run waits, for the one to put back", async () => {
+    // Run B deploys web and api; api carries a pin of a third run, which B watches for a full
+    // queue's wait (Coolify's list of deployments is not readable to it). Run A deploys web meanwhile.
+    const api = { ...GIT_APP, uuid: 'api0app0uuid0000000002', name: 'api', gitCommitSha: SHA }
+    const server = await start({ apps: [GIT_APP, api] })
+    server.inject({ method: 'GET', path: '/deployments', do: { status: 403 } })
+    let watching!: () => void
+    const waits = new Promise<void>(resolve => (watching = resolve))
+    const runB = runAction({
+      inputs: inputsFor(server, {
+        'app-uuid': `${APP.uuid} ${api.uuid}`,
+        commit: THEIRS,
+        headers: 'X-Run: b',
+        timeout: '60s'
+      }),
+      killAfterMs: 50_000,
+      onStdout: stdout => {
+        if (stdout.includes('api: pinned to')) watching()
+      }
+    })
+    await waits
+    const runA = await run(server, { commit: OURS, headers: 'X-Run: a', timeout: '40s' })
+    // The third run puts its pin back: B deploys.
+    await fetch(`${server.url}/api/v1/applications/${api.uuid}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ git_commit_sha: 'HEAD' })
+    })
+    const resultB = await runB
+
+    expect(runA.code).toBe(0)
+    expect(resultB.code).toBe(0)
+    expect(pinsWritten(server, 'a')).toEqual([OURS, 'HEAD'])
+    expect(pinsWritten(server, 'b')).toEqual([THEIRS, THEIRS, 'HEAD', 'HEAD'])
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
+    expect(server.app(api.uuid)?.gitCommitSha).toBe('HEAD')
+    const web = server.deployments().filter(deployment => deployment.appUuid === APP.uuid)
+    expect(web.map(deployment => deployment.commit)).toEqual([OURS, THEIRS])
+  }, 60_000)
+
+  it('creates the GitHub deployment before it pins', async () => {
+    const github = await startFakeGitHub({ delayMs: 300 })
+    try {
+      const server = await start({ apps: [GIT_APP] })
+      const result = await runAction({
+        inputs: inputsFor(server, { commit: SHA, environment: 'production' }),
+        env: { GITHUB_API_URL: github.url }
+      })
+
+      expect(result.code).toBe(0)
+      const created = github.requests.find(request => request.method === 'POST')!
+      const pinned = actionRequests(server).find(request => request.method === 'PATCH')!
+      expect(created.path).toBe('/repos/octo/app/deployments')
+      expect(pinned.at).toBeGreaterThanOrEqual(created.at + 300)
+    } finally {
+      await github.close()
+    }
+  })
+
+  it("is superseded, not failed, when its deployment built the other run's commit: no rollback", async () => {
+    const server = await start({
+      apps: [{ ...GIT_APP, scenarios: [{ ...quick(), commit: EARLIER }, build('finished')] }]
+    })
+    await startElsewhere(server)
+    await until(() => server.deployments()[0]?.status === 'finished')
+    // Both runs read the application before either pins (the reads are answered late); the
+    // first to pin gets its answer late, and the other pins before it triggers.
+    server.inject({
+      method: 'GET',
+      path: `/applications/${APP.uuid}`,
+      do: { delayMs: 2500 },
+      times: 2
+    })
+    server.inject({ method: 'PATCH', path: `/applications/${APP.uuid}`, do: { delayMs: 3000 } })
+    server.inject({ method: 'PATCH', path: `/applications/${APP.uuid}`, do: { delayMs: 4500 } })
+    const inputs = { 'rollback-on-failure': 'true', timeout: '40s' }
+    const [a, b] = await Promise.all([
+      run(server, { ...inputs, commit: OURS }),
+      run(server, { ...inputs, commit: THEIRS })
+    ])
+    const first = actionRequests(server).find(request => request.method === 'PATCH')!
+    const [overtaken, other] = JSON.parse(first.body).git_commit_sha === OURS ? [a, b] : [b, a]
+
+    const [, built] = server.deployments()
+    expect(built.commit).toBe(other === a ? OURS : THEIRS)
+    expect(overtaken.code).toBe(1)
+    expect(overtaken.outputs.status).toBe('cancelled')
+    expect(overtaken.stdout).toContain(
+      "superseded: another deploy changed the application's commit"
+    )
+    expect(overtaken.outputs['rolled-back']).not.toBe('true')
+    expect(other.code).toBe(0)
+    expect(other.outputs.status).toBe('finished')
+    expect(server.deployments().filter(deployment => deployment.rollback)).toEqual([])
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
+  }, 60_000)
+})
+
 describe('rollback-on-failure', () => {
   const earlier: Scenario = { ...quick(), commit: EARLIER }
   const broken: Scenario = { ...build('failed'), commit: 'def5678' }
@@ -485,6 +595,31 @@ describe('rollback-on-failure', () => {
     expect(patches(server)).toEqual([{ git_commit_sha: EARLIER }, { git_commit_sha: 'HEAD' }])
     expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
     expect(result.outputs['rolled-back']).toBe('true')
+  })
+
+  it("puts back the application's own commit, not another run's pin read before the deploy", async () => {
+    const server = await deployedBefore({ version: '4.2' })
+    // Another run's pin is on when this run reads the application; that run puts it back once
+    // this run's deployment is queued.
+    const theirs = '0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b'
+    const setPin = (sha: string): Promise<Response> =>
+      fetch(`${server.url}/api/v1/applications/${APP.uuid}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ git_commit_sha: sha })
+      })
+    await setPin(theirs)
+    const result = run(server, { 'rollback-on-failure': 'true' })
+    await until(() => server.deployments().length === 2)
+    await setPin('HEAD')
+    const { code, outputs } = await result
+
+    expect(code).toBe(1)
+    const [, , rollback] = server.deployments()
+    expect(rollback).toMatchObject({ commit: EARLIER, status: 'finished' })
+    expect(patches(server)).toEqual([{ git_commit_sha: EARLIER }, { git_commit_sha: 'HEAD' }])
+    expect(server.app(APP.uuid)?.gitCommitSha).toBe('HEAD')
+    expect(outputs['rolled-back']).toBe('true')
   })
 
   /** A Docker-image app whose container runs 1.0, deployed before the run; the next one fails. */

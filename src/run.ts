@@ -33,7 +33,7 @@ export interface Watcher {
 export interface Front {
   /** What the CI says about the pull request being deployed, where it says anything. */
   event(): PullRequestEvent
-  /** Opened once the deploy's target is known, before the trigger. */
+  /** Opened once the deploy's target is known, before the versions are set and the trigger. */
   watchers(config: Config, budget: Budget): Promise<Watcher[]>
   /** With `delete-preview`, once Coolify was asked to remove it. */
   removed(config: Config, signal: AbortSignal): Promise<void>
@@ -130,7 +130,8 @@ async function deploy(
     ? await openReviewApp(client, config, event, budget.deploy(), () => budget.grace(), say)
     : undefined
   ending.reviewAppUuid = reviewApp?.uuid
-  const prepared = await prepare(client, reviewApp?.config ?? config, budget, state, event, say)
+  const prepared = await prepare(client, reviewApp?.config ?? config, budget, event, say)
+  // Opened before any pin: the GitHub deployment may take seconds, which a pin must not outlast.
   watchers.push(...(await front.watchers(config, budget)))
   const follower = (several: boolean): Follower =>
     new Follower(client, {

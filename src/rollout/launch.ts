@@ -10,7 +10,6 @@ import type { Config } from '../inputs.js'
 import { Deployment } from '../model/deployment.js'
 import type { TriggerMark } from '../model/mark.js'
 import { linked } from '../signals.js'
-import type { RunState } from '../state.js'
 import { applySettings } from './configure.js'
 import { guardDebugLogs } from './debug-logs.js'
 import { Rollout, type StepContext } from './rollout.js'
@@ -20,16 +19,14 @@ import {
   pinVersions,
   readVersions,
   restorePins,
-  type AppVersion,
-  type Pin
+  settlePins,
+  type AppVersion
 } from './versions.js'
 
-/** What the deploy is about, and what the applications were set to before the trigger. */
+/** What the deploy is about, and the applications' versions before anything is deployed. */
 export interface Prepared {
   config: Config
   versions?: AppVersion[]
-  /** Commit pins to undo once Coolify has queued the deployments. */
-  pins: Pin[]
   /** With `trigger: false`: the commit whose deployment Coolify starts by itself. */
   follow?: string
 }
@@ -41,34 +38,34 @@ const LOOKUP_GRACE_MS = 3000
 
 /**
  * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
- * needs, and the pins. Nothing is deployed when any of it fails.
+ * needs, and the wait for other runs' pins to come off. Nothing is deployed when any of it fails;
+ * nothing is pinned yet.
  */
 export async function prepare(
   client: CoolifyClient,
   config: Config,
   budget: Budget,
-  state: RunState,
   event: PullRequestEvent,
   say: Say
 ): Promise<Prepared> {
   const follow = config.trigger ? undefined : commitToFollow(config, event)
   const signal = budget.deploy()
-  const undo = (): AbortSignal => budget.grace()
   await guardDebugLogs(client, config, signal, say)
   // `trigger: false` changes nothing: no settings, no pins.
-  if (follow) return { config, pins: [], follow }
+  if (follow) return { config, follow }
   if (config.commit) config = { ...config, commit: fullCommit(config.commit, event) }
   await applySettings(client, config, signal, say)
   const versions = await readVersions(client, config, signal)
-  const pins = await pinVersions(client, config, versions, state, signal, undo, say)
-  return { config, versions, pins }
+  await settlePins(client, config, versions, signal, say)
+  return { config, versions }
 }
 
 /**
- * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
- * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
- * that the post step cancels only what this run started. The pins come off once Coolify has
- * queued the deployments, whatever happened.
+ * The versions set, then at once POST /deploy for every resource, and a Rollout for each resource
+ * it touched. The trigger is saved before it goes out, and each rollout's deployment as soon as
+ * it is known, so that the post step cancels only what this run started. The pins come off once
+ * Coolify has queued the deployments, whatever happened: another run finds one on only between
+ * the two.
  */
 export async function launch(
   step: Omit<StepContext, 'described' | 'mark' | 'follower' | 'applications'>,
@@ -76,6 +73,9 @@ export async function launch(
   follower: (several: boolean) => Follower
 ): Promise<Rollout[]> {
   const { client, config, budget, state, say } = step
+  const undo = (): AbortSignal => budget.grace()
+  const { versions } = prepared
+  const pins = await pinVersions(client, config, versions, state, budget.deploy(), undo, say)
   const commit = prepared.follow ?? config.commit
   const mark: TriggerMark = { at: Date.now(), pr: config.pr, commit }
   // Only a trigger the step sends may leave something for the post step to find and cancel.
@@ -90,7 +90,7 @@ export async function launch(
       : awaitDeployments(config, mark, say)
   } finally {
     // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
-    await restorePins(client, prepared.pins, state, budget.grace(), say)
+    await restorePins(client, pins, state, budget.grace(), say)
   }
   // Under way or still to be found (`trigger: false`): each one's lines need its name.
   const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1)
@@ -130,7 +130,7 @@ export async function launch(
       new Rollout(
         deployment,
         context,
-        prepared.versions?.find(version => version.appUuid === deployment.appUuid)
+        versions?.find(version => version.appUuid === deployment.appUuid)
       )
   )
   for (const uuid of config.appUuids) state.update(uuid, { trigger: undefined })

@@ -6,7 +6,7 @@ import { Deployment } from '../model/deployment.js'
 import { describeStatus, failsStep } from '../model/status.js'
 import type { RunState } from '../state.js'
 import { trigger } from './trigger.js'
-import { pin, restorePins, type AppVersion } from './versions.js'
+import { ownPin, pin, restorePins, type AppVersion } from './versions.js'
 
 /** A rollback under way: the deployment of what ran before, and how to name it. */
 export interface Rollback {
@@ -100,8 +100,11 @@ async function redeploy(
   } catch (error) {
     if (!isMissingRoute(error)) throw error
   }
-  // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
-  const pins = [{ appUuid, previous: version.pinned, commit: target }]
+  // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does,
+  // in front of the application's own commit: what was read before the deploy may have been
+  // another run's pin. One of this run's own left on has its recorded value to go back to.
+  const previous = state.get(appUuid).unpin ?? (await ownPin(client, version, signal, say))
+  const pins = [{ appUuid, previous, commit: target }]
   try {
     await pin(client, pins[0], target, { state, signal })
     return Deployment.next(

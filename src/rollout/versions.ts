@@ -20,7 +20,10 @@ export interface AppVersion {
   appUuid: string
   name: string
   dockerImage: boolean
-  /** `git_commit_sha` as found: 'HEAD' when unpinned. */
+  /**
+   * `git_commit_sha` as found: 'HEAD' when unpinned. With `commit`, the application's own once
+   * `settlePins` has seen another run's pin come off: what this run's pin is replaced with after.
+   */
   pinned: string
   /** `docker_registry_image_tag` as found. */
   imageTag?: string
@@ -63,8 +66,9 @@ const HISTORY_ROWS = 20
 const STARTING_WAIT_MS = 10_000
 const STARTING_POLL_MS = 500
 /**
- * How long a pin found before this run's own is watched: another run's comes off as soon as
- * Coolify queued its deployment, within seconds; one that stays longer is the application's own.
+ * How long a pin found before this run's own is watched: another run pins right before its
+ * trigger and takes its pin off as soon as Coolify queued the deployment, within seconds; one that
+ * stays longer is the application's own.
  * Only a full queue keeps it on longer, by the queue's wait and the request that follows it: so
  * the longer watch is kept for a Coolify whose list of running deployments has some waiting (or
  * cannot be read).
@@ -196,9 +200,29 @@ function runningCommit(items: HistoryItem[] | undefined): string | undefined {
 }
 
 /**
+ * With `commit`, waits for every pin found on the applications to settle (see `standingPin`)
+ * before this run writes any: a wait after a pin of its own would keep that pin on for as long,
+ * and another run watching it would take it for the application's own.
+ */
+export async function settlePins(
+  client: CoolifyClient,
+  config: Config,
+  versions: readonly AppVersion[] | undefined,
+  signal: AbortSignal,
+  say: Say
+): Promise<void> {
+  if (!config.commit) return
+  for (const version of versions ?? []) {
+    version.pinned = await standingPin(client, version, signal, say)
+  }
+}
+
+/**
  * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
- * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
- * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
+ * the post step before it is set, so that a killed run still undoes it), in front of what was
+ * settled (`settlePins`). Called right before the trigger, so that a pin is on only until Coolify
+ * answers it. Returns the pins to undo once the deploy is queued; on failure, undoes those
+ * already set within `undo` and throws.
  */
 export async function pinVersions(
   client: CoolifyClient,
@@ -217,8 +241,7 @@ export async function pinVersions(
         await client.updateApplication(version.appUuid, changes, signal)
         say.note(`${version.name}: image tag set to ${config.imageTag}`)
       } else if (config.commit) {
-        const previous = await standingPin(client, version, signal, say)
-        const ours = { appUuid: version.appUuid, previous, commit: config.commit }
+        const ours = { appUuid: version.appUuid, previous: version.pinned, commit: config.commit }
         // Counted before the PATCH: one cut off (SIGINT, SIGTERM) may still have been saved.
         pins.push(ours)
         await pin(client, ours, config.commit, { state, signal }).catch((error: unknown) => {
@@ -267,6 +290,20 @@ export async function standingPin(
     if (pinned === 'HEAD') break
   }
   return pinned
+}
+
+/**
+ * The application's own `git_commit_sha` now, read afresh and settled as `standingPin` does: what
+ * a later pin (a rollback's, on a server before 4.3) puts back.
+ */
+export async function ownPin(
+  client: CoolifyClient,
+  version: AppVersion,
+  signal: AbortSignal,
+  say: Say
+): Promise<string> {
+  const pinned = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD'
+  return standingPin(client, { ...version, pinned }, signal, say)
 }
 
 /** Pins `commit` on the application, recording first what to put back. */
@@ -447,10 +484,10 @@ function firstMatch(detail: DeploymentDetail, pattern: RegExp): RegExpExecArray 
 }
 
 /**
- * Checks, once it finished, that the deployment ran the version asked for: an image deployment
- * that ran another tag failed (its success is not this tag's); a build of another commit gets a
- * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
- * whose log this token cannot read is taken as asked.
+ * Checks, once it finished, that the deployment ran the version asked for: one that ran another
+ * tag or commit failed (its success is not this version's), or was superseded when another
+ * deploy's version was set before it started (tag) or was queued (commit). The log is read once;
+ * a deployment whose log this token cannot read is taken as asked.
  */
 export async function verifyVersion(
   client: CoolifyClient,
@@ -483,7 +520,17 @@ export async function verifyVersion(
   } else if (asked.commit) {
     // Another commit passing green would be a lie, as another image tag would.
     const built = builtCommit(detail)
-    if (built && !sameCommit(built, asked.commit)) {
+    if (!built || sameCommit(built, asked.commit)) return
+    // Coolify queues the application's git_commit_sha as it is at the trigger (applications.php
+    // 16, 4.3.11) and builds the row's commit: a row of another commit means another deploy
+    // replaced this run's pin before Coolify queued it. Its success is that deploy's to report,
+    // and a rollback would undo it.
+    if (detail.commit && !sameCommit(detail.commit, asked.commit)) {
+      deployment.end(
+        'cancelled',
+        `superseded: another deploy changed the application's commit before Coolify queued this one, which built ${built} (see the Importing line of its log)`
+      )
+    } else {
       deployment.end(
         'failed',
         `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`

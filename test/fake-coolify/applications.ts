@@ -386,7 +386,8 @@ export function updateApplication(ctx: Ctx): Reply {
   app.build_pack = text('build_pack') ?? app.build_pack
   app.ports_exposes = text('ports_exposes') ?? app.ports_exposes
   app.dockerfile_location = text('dockerfile_location') ?? app.dockerfile_location
-  app.git_commit_sha = text('git_commit_sha') ?? app.git_commit_sha
+  // Saved as given, trimmed (Application.php 309-310); a deploy queues what is set then.
+  app.git_commit_sha = text('git_commit_sha')?.trim() ?? app.git_commit_sha
   app.preview_url_template = text('preview_url_template') ?? app.preview_url_template
   for (const field of JOB_FIELDS) {
     if (field in data)

@@ -532,10 +532,12 @@ export class Store {
   }
 
   /**
-   * Coolify's queue_application_deployment(): nothing when the server's queue is full; the row's
-   * commit is the rollback commit, else the app's git_commit_sha, else 'HEAD'. In 4x without force or rollback, when this app already has
-   * a queued or running row with the same commit, pull request and image tag, Coolify queues
-   * nothing and answers with a fresh uuid it never saves.
+   * Coolify's queue_application_deployment() (bootstrap/helpers/applications.php): nothing when
+   * the server's queue is full (33-43); the row's commit is the rollback commit, else the app's
+   * git_commit_sha as it is at this moment, else 'HEAD' (16), and the job builds the row's commit
+   * (ApplicationDeploymentJob.php 228, 2422). In 4x without force or rollback, when this app
+   * already has a queued or running row with the same commit, pull request and image tag, Coolify
+   * queues nothing and answers with a fresh uuid it never saves (46-63).
    */
   queue(app: AppRecord, options: QueueOptions, now = this.clock()): Queued {
     const scenario = app.scenarios[Math.min(app.deploys, app.scenarios.length - 1)]

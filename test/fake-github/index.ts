@@ -19,6 +19,8 @@ export interface GitHubRequest {
   body: Record<string, unknown>
   /** Requests under way when this one came, itself included: how many a client sends at once. */
   concurrent: number
+  /** Epoch ms when it came: to order it among the fake Coolify's requests. */
+  at: number
 }
 
 export interface FakeGitHubOptions {
@@ -543,7 +545,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         query: Object.fromEntries(address.searchParams),
         headers: { ...req.headers },
         body,
-        concurrent: ++underWay
+        concurrent: ++underWay,
+        at: Date.now()
       }
       requests.push(request)
       const routed = { ...request, path: request.path.slice(prefix.length) }
