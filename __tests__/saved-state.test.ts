@@ -130,7 +130,7 @@ describe('the post step after a main step killed outright', () => {
   })
 })
 
-describe('the GitHub deployment and comment after a main step killed outright', () => {
+describe('the GitHub deployment and comment the main step could not finish', () => {
   const PR = 7
 
   /** A pull_request event, as the runner gives it to a workflow on `pull_request`. */
@@ -263,10 +263,65 @@ describe('the GitHub deployment and comment after a main step killed outright', 
       state: main.state
     })
 
+    // The main step knew the outcome: the post step writes it, not that the run stopped.
     expect(post.code).toBe(0)
-    expect(github.deployments()[0].statuses.at(-1)?.state).toBe('error')
-    expect(github.comments(PR)[0].body).toContain('⏹️ Coolify preview of #7: stopped')
+    expect(github.deployments()[0].statuses.at(-1)).toMatchObject({
+      state: 'error',
+      description: expect.stringContaining('web: deployment cancelled')
+    })
+    expect(github.comments(PR)[0].body).toContain('⏹️ Coolify preview of #7: cancelled')
   })
+
+  // Guards: a 502 on the main step's last writes leaves both open, but the run finished and knew
+  // how: the post step writes that outcome (success or failure), not "stopped".
+  it.each([
+    { scenario: quick(), status: 'finished', state: 'success', description: 'Deployed web' },
+    {
+      scenario: build('failed'),
+      status: 'failed',
+      state: 'failure',
+      description: 'web: deployment failed'
+    }
+  ])(
+    'are given the outcome ($status) by the post step when GitHub answered the final writes with 502s',
+    async ({ scenario, status, state, description }) => {
+      github = await startFakeGitHub({
+        faults: [
+          // `in_progress` goes through; the final status and the comment's edit meet 502s.
+          { method: 'POST', path: /\/statuses$/, status: 502, skip: 1, times: Infinity },
+          { method: 'PATCH', path: /\/issues\/comments\/\d+$/, status: 502, times: Infinity }
+        ]
+      })
+      const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [scenario] }] })
+      const inputs = { pr: String(PR), environment: 'preview-7', 'github-token': GITHUB_TOKEN }
+      const env = pullRequestEnv()
+      const main = await runAction({ inputs: inputsFor(server, inputs), env })
+
+      expect(main.outputs.status).toBe(status)
+      expect(github.deployments()[0].statuses.map(status => status.state)).toEqual(['in_progress'])
+      expect(github.comments(PR)[0].body).toMatch(/Coolify preview of #7: (queued|in progress)/)
+      github.recover()
+
+      const post = await runAction({
+        entry: 'post',
+        inputs: inputsFor(server, inputs),
+        env,
+        state: main.state
+      })
+
+      expect(post.code).toBe(0)
+      const statuses = github.deployments()[0].statuses
+      expect(statuses.map(status => status.state)).toEqual(['in_progress', state])
+      expect(statuses[1].description).toContain(description)
+      expect(statuses[1].logUrl).toContain(`/deployment/${server.deployments()[0].uuid}`)
+      const comments = github.comments(PR)
+      expect(comments).toHaveLength(1)
+      expect(comments[0].body).toContain(`Coolify preview of #7: ${status}`)
+      expect(comments[0].body).toContain('<table>')
+      expect(comments[0].body).not.toContain('stopped')
+      expectClean(post)
+    }
+  )
 })
 
 describe('saved commit pins', () => {
