@@ -11,9 +11,13 @@ import type { Config } from '../inputs.js'
 import type { Deployment, DeploymentView } from '../model/deployment.js'
 import type { TriggerMark } from '../model/mark.js'
 import { isBadVersion, isFinished } from '../model/status.js'
+import { linked } from '../signals.js'
 import type { RunState } from '../state.js'
 import { judgeRollback, startRollback, type Rollback } from './rollback.js'
 import { settleImageTag, verifyVersion, type AppVersion } from './versions.js'
+
+/** How long `wait: false` waits for the read that gives a deployment's link. */
+const LOCATE_MS = 5000
 
 /** What every rollout of a step shares. */
 export interface StepContext {
@@ -180,7 +184,7 @@ export class Rollout {
   /** Until the deployment ends or `timeout` passes, when it is cancelled or left running. */
   private async follow(): Promise<void> {
     const { config, budget, follower } = this.step
-    if (!config.wait) return
+    if (!config.wait) return this.locate()
     await follower.follow(this.deployment, this.step.mark, budget.deploy())
     if (this.deployment.ended || budget.cancelled.aborted) return
     const why = 'it outlasted `timeout`'
@@ -191,6 +195,26 @@ export class Rollout {
     } else {
       const left = `${why} and is still running in Coolify (\`cancel-on-timeout\` is false)`
       follower.leave(this.deployment, 'timeout', left)
+    }
+  }
+
+  /**
+   * `wait: false`: one read of the deployment, for the link to its page (`deployment-url`): the
+   * trigger's answer has only its uuid. The status stays as the trigger left it.
+   */
+  private async locate(): Promise<void> {
+    const { client, config, budget, say } = this.step
+    const { uuid, name } = this.deployment
+    if (!uuid) return
+    const bounded = linked([budget.deploy()], LOCATE_MS)
+    try {
+      this.deployment.locate(await client.getDeployment(uuid, bounded.signal), config.instanceUrl)
+    } catch (error) {
+      say.warn(
+        `${name}: could not read deployment ${uuid} for the link to its page, so \`deployment-url\` is empty: ${describeError(error)}`
+      )
+    } finally {
+      bounded.release()
     }
   }
 
