@@ -324,6 +324,65 @@ describe('the GitHub deployment and comment the main step could not finish', () 
   )
 })
 
+describe('the outcome saved for the post step', () => {
+  // Guards: the runner hands saved state to the post step in an environment variable (Windows
+  // caps one at 32,767 characters): a comment too long to save is saved as its heading and a link
+  // to the run, and the post step still writes the outcome.
+  it('is the heading alone when the comment is too long to save', async () => {
+    const PR = 7
+    const path = join(tmpdir(), `saved-state-long-${process.pid}.json`)
+    writeFileSync(
+      path,
+      JSON.stringify({ number: PR, pull_request: { number: PR, head: { sha: SHA } } })
+    )
+    github = await startFakeGitHub({
+      faults: [
+        { method: 'POST', path: /\/statuses$/, status: 502, skip: 1, times: Infinity },
+        { method: 'PATCH', path: /\/issues\/comments\/\d+$/, status: 502, times: Infinity }
+      ]
+    })
+    // Each stderr line is quoted whole up to 1,000 characters, and its quotes double in JSON.
+    const noisy = Array.from({ length: 20 }, (_, i) => ({
+      output: `npm ERR! ${i} ${'"'.repeat(1000)}`,
+      type: 'stderr' as const
+    }))
+    const failed: Scenario = {
+      steps: [
+        { at: 0, status: 'queued' },
+        { at: 40, status: 'in_progress', lines: noisy },
+        { at: 300, status: 'failed' }
+      ]
+    }
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [failed] }] })
+    const inputs = { pr: String(PR), environment: 'preview-7', 'github-token': GITHUB_TOKEN }
+    const env = {
+      GITHUB_API_URL: github.url,
+      GITHUB_EVENT_PATH: path,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_WORKFLOW: 'Preview'
+    }
+    const main = await runAction({ inputs: inputsFor(server, inputs), env })
+
+    expect(main.outputs.status).toBe('failed')
+    expect(main.state.github.length).toBeLessThan(32_767)
+    github.recover()
+    const post = await runAction({
+      entry: 'post',
+      inputs: inputsFor(server, inputs),
+      env,
+      state: main.state
+    })
+
+    expect(post.code).toBe(0)
+    expect(github.deployments()[0].statuses.at(-1)?.state).toBe('failure')
+    const [comment] = github.comments(PR)
+    expect(comment.body).toContain('❌ Coolify preview of #7: failed')
+    expect(comment.body).toContain('The details are in <a href=')
+    expect(comment.body).not.toContain('npm ERR!')
+    expectClean(post)
+  })
+})
+
 describe('saved commit pins', () => {
   // Guards: a pin the main step could not put back stays in the saved state when pins are saved
   // again later (here by a rollback that pins the earlier commit for one deploy), so that the post
