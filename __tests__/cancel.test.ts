@@ -4,7 +4,7 @@
  * the action started in Coolify must not outlive the run.
  */
 import { describe, expect, it } from '@jest/globals'
-import type { FakeCoolify } from '../test/fake-coolify/index.js'
+import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
 import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
 import {
   actionRequests,
@@ -222,6 +222,78 @@ describe('a cancelled workflow run', () => {
     expectQuietSuccess(post)
     expect(cancels(server)).toEqual([])
     expect(server.deployments()[0].status).toBe('in_progress')
+  })
+})
+
+describe('a cancel during a rollback', () => {
+  const EARLIER = 'abc1234abc1234abc1234abc1234abc1234abc12'
+  const earlier: Scenario = {
+    commit: EARLIER,
+    steps: [
+      { at: 0, status: 'queued' },
+      { at: 40, status: 'in_progress' },
+      { at: 300, status: 'finished', lines: ['Rolling update completed.'] }
+    ]
+  }
+
+  /** web ran EARLIER before the run; the run's deployment fails, and its rollback never ends. */
+  async function failingWithEndlessRollback(): Promise<FakeCoolify> {
+    const server = await start({
+      apps: [{ ...APP, scenarios: [earlier, { ...build('failed'), commit: 'def5678' }, endless()] }]
+    })
+    await startElsewhere(server)
+    while (server.deployments()[0]?.status !== 'finished') {
+      await new Promise(resolve => setTimeout(resolve, 10))
+    }
+    return server
+  }
+
+  /** Once the rollback's build is under way in Coolify. */
+  const rollingBack = (_stdout: string, server: FakeCoolify): boolean =>
+    server.deployments()[2]?.status === 'in_progress'
+
+  // Guards: cancelling a rollback would leave the application worse off; like one that outlasts
+  // its time, it goes on in Coolify, and the log, the summary and the annotation say it started.
+  it('leaves the rollback running on SIGTERM and says so', async () => {
+    const server = await failingWithEndlessRollback()
+    const main = await runAndSignal(server, 'SIGTERM', rollingBack, {
+      'rollback-on-failure': 'true'
+    })
+    const [, failed, rollback] = server.deployments()
+
+    expect(main.signalsSent).toEqual(['SIGTERM'])
+    expect(main.code).not.toBe(0)
+    expect(rollback.rollback).toBe(true)
+    expect(cancels(server)).toEqual([])
+    expect(rollback.status).toBe('in_progress')
+    const left = `the rollback to commit abc1234abc12 (deployment ${rollback.uuid}) was started and is left running in Coolify, since the workflow run was cancelled`
+    expect(main.stdout).toContain(`web: ${left}`)
+    expect(main.summary).toContain(left)
+    expect(errorLines(main.stdout).join('\n')).toContain(left)
+    expect(main.outputs.status).toBe('failed')
+    expect(JSON.parse(main.outputs.deployments)).toEqual([
+      expect.objectContaining({ deployment_uuid: failed.uuid, status: 'failed' })
+    ])
+    expectNoStackTrace(main.stderr)
+    expect(savedRollouts(main.state)).toEqual({})
+
+    // Nor does the post step cancel it.
+    expectQuietSuccess(await runPost(server, main.state))
+    expect(cancels(server)).toEqual([])
+  })
+
+  // Guards: a main step killed outright (Forgejo and Gitea cancel so) leaves the rollback to the
+  // post step, which leaves it running too.
+  it('leaves the rollback running when the main step is killed outright', async () => {
+    const server = await failingWithEndlessRollback()
+    const main = await runAndSignal(server, 'SIGKILL', rollingBack, {
+      'rollback-on-failure': 'true'
+    })
+
+    expect(main.signal).toBe('SIGKILL')
+    expectQuietSuccess(await runPost(server, main.state))
+    expect(cancels(server)).toEqual([])
+    expect(server.deployments()[2].status).toBe('in_progress')
   })
 })
 

@@ -295,21 +295,51 @@ describe('the bundled action against Coolify 4.x', () => {
     expect(buildLogLines(result.stdout)).toEqual([])
   })
 
-  it('returns at once with wait: false', async () => {
+  // Guards: the trigger's answer has only the uuid; one read of the deployment gives the link to
+  // its page, which `deployment-url` promises with `wait: false` too. Nothing is followed.
+  it('returns at once with wait: false, with the link to the deployment', async () => {
     const server = await start()
     const result = await run(server, { wait: 'false' })
 
     expect(result.code).toBe(0)
     const [deployment] = server.deployments()
+    const link = `${server.url}/project/p0jectfakecoolify0000001/environment/e0vironmentfakecoolify01/application/${APP.uuid}/deployment/${deployment.uuid}`
     expect(result.outputs).toMatchObject({
       status: 'queued',
       'deployment-uuid': deployment.uuid,
+      'deployment-url': link,
       url: APP.fqdn
     })
-    expect(requestLines(server.requests)).not.toContain(
-      `GET /api/v1/deployments/${deployment.uuid}`
-    )
+    expect(JSON.parse(result.outputs.deployments)).toEqual([
+      expect.objectContaining({ deployment_uuid: deployment.uuid, deployment_url: link })
+    ])
+    const reads = requestLines(server.requests).filter(line => line.includes('/deployments'))
+    expect(reads).toEqual([`GET /api/v1/deployments/${deployment.uuid}`])
+    expect(buildLogLines(result.stdout)).toEqual([])
     expect(result.state['pending-deployments'] ?? '[]').toBe('[]')
+  })
+
+  // Guards: without the read, the link is unknown: a warning says why `deployment-url` is empty,
+  // and the deploy handed to Coolify still succeeds.
+  it('says why deployment-url is empty with wait: false when the deployment cannot be read', async () => {
+    const server = await start()
+    server.inject({
+      method: 'GET',
+      path: /^\/deployments\/[a-z0-9]+$/,
+      times: 100,
+      do: { status: 404, body: { message: 'Deployment not found.' } }
+    })
+    const result = await run(server, { wait: 'false' })
+
+    expect(result.code).toBe(0)
+    const [deployment] = server.deployments()
+    expect(result.outputs).toMatchObject({ status: 'queued', 'deployment-url': '' })
+    const warnings = result.stdout.split('\n').filter(line => line.startsWith('::warning'))
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        `web: could not read deployment ${deployment.uuid} for the link to its page, so \`deployment-url\` is empty`
+      )
+    ])
   })
 
   it('refuses a bad input with one line and no request', async () => {

@@ -130,7 +130,7 @@ describe('the post step after a main step killed outright', () => {
   })
 })
 
-describe('the GitHub deployment and comment after a main step killed outright', () => {
+describe('the GitHub deployment and comment the main step could not finish', () => {
   const PR = 7
 
   /** A pull_request event, as the runner gives it to a workflow on `pull_request`. */
@@ -263,9 +263,123 @@ describe('the GitHub deployment and comment after a main step killed outright', 
       state: main.state
     })
 
+    // The main step knew the outcome: the post step writes it, not that the run stopped.
     expect(post.code).toBe(0)
-    expect(github.deployments()[0].statuses.at(-1)?.state).toBe('error')
-    expect(github.comments(PR)[0].body).toContain('⏹️ Coolify preview of #7: stopped')
+    expect(github.deployments()[0].statuses.at(-1)).toMatchObject({
+      state: 'error',
+      description: expect.stringContaining('web: deployment cancelled')
+    })
+    expect(github.comments(PR)[0].body).toContain('⏹️ Coolify preview of #7: cancelled')
+  })
+
+  // Guards: a 502 on the main step's last writes leaves both open, but the run finished and knew
+  // how: the post step writes that outcome (success or failure), not "stopped".
+  it.each([
+    { scenario: quick(), status: 'finished', state: 'success', description: 'Deployed web' },
+    {
+      scenario: build('failed'),
+      status: 'failed',
+      state: 'failure',
+      description: 'web: deployment failed'
+    }
+  ])(
+    'are given the outcome ($status) by the post step when GitHub answered the final writes with 502s',
+    async ({ scenario, status, state, description }) => {
+      github = await startFakeGitHub({
+        faults: [
+          // `in_progress` goes through; the final status and the comment's edit meet 502s.
+          { method: 'POST', path: /\/statuses$/, status: 502, skip: 1, times: Infinity },
+          { method: 'PATCH', path: /\/issues\/comments\/\d+$/, status: 502, times: Infinity }
+        ]
+      })
+      const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [scenario] }] })
+      const inputs = { pr: String(PR), environment: 'preview-7', 'github-token': GITHUB_TOKEN }
+      const env = pullRequestEnv()
+      const main = await runAction({ inputs: inputsFor(server, inputs), env })
+
+      expect(main.outputs.status).toBe(status)
+      expect(github.deployments()[0].statuses.map(status => status.state)).toEqual(['in_progress'])
+      expect(github.comments(PR)[0].body).toMatch(/Coolify preview of #7: (queued|in progress)/)
+      github.recover()
+
+      const post = await runAction({
+        entry: 'post',
+        inputs: inputsFor(server, inputs),
+        env,
+        state: main.state
+      })
+
+      expect(post.code).toBe(0)
+      const statuses = github.deployments()[0].statuses
+      expect(statuses.map(status => status.state)).toEqual(['in_progress', state])
+      expect(statuses[1].description).toContain(description)
+      expect(statuses[1].logUrl).toContain(`/deployment/${server.deployments()[0].uuid}`)
+      const comments = github.comments(PR)
+      expect(comments).toHaveLength(1)
+      expect(comments[0].body).toContain(`Coolify preview of #7: ${status}`)
+      expect(comments[0].body).toContain('<table>')
+      expect(comments[0].body).not.toContain('stopped')
+      expectClean(post)
+    }
+  )
+})
+
+describe('the outcome saved for the post step', () => {
+  // Guards: the runner hands saved state to the post step in an environment variable (Windows
+  // caps one at 32,767 characters): a comment too long to save is saved as its heading and a link
+  // to the run, and the post step still writes the outcome.
+  it('is the heading alone when the comment is too long to save', async () => {
+    const PR = 7
+    const path = join(tmpdir(), `saved-state-long-${process.pid}.json`)
+    writeFileSync(
+      path,
+      JSON.stringify({ number: PR, pull_request: { number: PR, head: { sha: SHA } } })
+    )
+    github = await startFakeGitHub({
+      faults: [
+        { method: 'POST', path: /\/statuses$/, status: 502, skip: 1, times: Infinity },
+        { method: 'PATCH', path: /\/issues\/comments\/\d+$/, status: 502, times: Infinity }
+      ]
+    })
+    // Each stderr line is quoted whole up to 1,000 characters, and its quotes double in JSON.
+    const noisy = Array.from({ length: 20 }, (_, i) => ({
+      output: `npm ERR! ${i} ${'"'.repeat(1000)}`,
+      type: 'stderr' as const
+    }))
+    const failed: Scenario = {
+      steps: [
+        { at: 0, status: 'queued' },
+        { at: 40, status: 'in_progress', lines: noisy },
+        { at: 300, status: 'failed' }
+      ]
+    }
+    const server = await start({ apps: [{ ...APP, previews: [PR], scenarios: [failed] }] })
+    const inputs = { pr: String(PR), environment: 'preview-7', 'github-token': GITHUB_TOKEN }
+    const env = {
+      GITHUB_API_URL: github.url,
+      GITHUB_EVENT_PATH: path,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_WORKFLOW: 'Preview'
+    }
+    const main = await runAction({ inputs: inputsFor(server, inputs), env })
+
+    expect(main.outputs.status).toBe('failed')
+    expect(main.state.github.length).toBeLessThan(32_767)
+    github.recover()
+    const post = await runAction({
+      entry: 'post',
+      inputs: inputsFor(server, inputs),
+      env,
+      state: main.state
+    })
+
+    expect(post.code).toBe(0)
+    expect(github.deployments()[0].statuses.at(-1)?.state).toBe('failure')
+    const [comment] = github.comments(PR)
+    expect(comment.body).toContain('❌ Coolify preview of #7: failed')
+    expect(comment.body).toContain('The details are in <a href=')
+    expect(comment.body).not.toContain('npm ERR!')
+    expectClean(post)
   })
 })
 

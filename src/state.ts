@@ -12,7 +12,7 @@ export interface SavedRollout {
   name?: string
   /** Set before POST /deploy goes out, cleared once its answer named the deployment. */
   trigger?: SavedTrigger
-  /** Deployments this run started and has not seen end (the new version, then a rollback). */
+  /** Deployments this run started and has not seen end: the new version, never its rollback. */
   running?: string[]
   /** `git_commit_sha` as it was before a pin: set while a pin is on. */
   unpin?: string

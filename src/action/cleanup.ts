@@ -5,11 +5,11 @@ import { readConfig } from '../inputs.js'
 import { mask } from '../secrets.js'
 import { deadline } from '../signals.js'
 import * as commands from './commands.js'
-import { stopLeftDeployment } from './github-deployment.js'
+import { finishLeftDeployment } from './github-deployment.js'
 import { GITHUB_CALL_MS } from './github-failure.js'
 import { actionHost } from './host.js'
 import { LeftOpen } from './left-open.js'
-import { stopLeftComment } from './pr-comment.js'
+import { finishLeftComment } from './pr-comment.js'
 
 /**
  * The action's post step: undoes what a killed main step left, from the state it saved, and
@@ -21,8 +21,9 @@ export async function run(): Promise<void> {
 }
 
 /**
- * The GitHub deployment and the pull request comment a main step left without its outcome (killed,
- * or out of time before GitHub answered) say that the run stopped, rather than in progress for good.
+ * The GitHub deployment and the pull request comment a main step left open: each shows the outcome
+ * the main step saved but GitHub did not take (a 502, the grace over), or, when the main step was
+ * killed before it knew the outcome, that the run stopped, rather than in progress for good.
  */
 async function finishLeftOpen(): Promise<void> {
   const { deployment, comment } = LeftOpen.load().open
@@ -31,8 +32,8 @@ async function finishLeftOpen(): Promise<void> {
   try {
     const config = readConfig(name => host().input(name), mask)
     await Promise.all([
-      deployment === undefined ? undefined : stopLeftDeployment(config, deployment, signal),
-      comment === undefined ? undefined : stopLeftComment(config, comment, signal)
+      deployment === undefined ? undefined : finishLeftDeployment(config, deployment, signal),
+      comment === undefined ? undefined : finishLeftComment(config, comment, signal)
     ])
   } catch (error) {
     commands.warning(`Could not finish the GitHub deployment and comment: ${describeError(error)}`)

@@ -8,7 +8,7 @@ import type { Watcher } from '../run.js'
 import { redactMasked } from '../secrets.js'
 import * as commands from './commands.js'
 import { callGitHub, isRefusal, lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
-import type { LeftOpen } from './left-open.js'
+import type { FinalStatus, LeftOpen } from './left-open.js'
 
 type Octokit = ReturnType<typeof getOctokit>
 type Repo = { owner: string; repo: string }
@@ -73,7 +73,7 @@ export async function createGitHubDeployment(
       ;({ data } = await create(workflowSha))
     }
     if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
-    leftOpen?.update({ deployment: data.id })
+    leftOpen?.update({ deployment: { id: data.id } })
     commands.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
     return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl, leftOpen)
   } catch (error) {
@@ -84,16 +84,20 @@ export async function createGitHubDeployment(
   }
 }
 
-/** The post step: a GitHub deployment the main step left without its outcome ends `error`. */
-export async function stopLeftDeployment(
+/**
+ * The post step: a GitHub deployment the main step left open gets the final status the main step
+ * could not write (`outcome`), or, when it never knew one, ends `error`.
+ */
+export async function finishLeftDeployment(
   config: Config,
-  id: number,
+  { id, outcome }: { id: number; outcome?: FinalStatus },
   signal: AbortSignal
 ): Promise<void> {
   if (!config.githubToken) return
   const { context, getOctokit } = await import('@actions/github')
   const octokit = getOctokit(config.githubToken)
-  await new GitHubDeployment(octokit, context.repo, id, config.instanceUrl).stopped(signal)
+  const deployment = new GitHubDeployment(octokit, context.repo, id, config.instanceUrl)
+  await (outcome ? deployment.finishWith(outcome, signal) : deployment.stopped(signal))
 }
 
 /** Status writes `delete-preview` has under way at once: many deployments, without a flood. */
@@ -228,13 +232,21 @@ export class GitHubDeployment implements Watcher {
     await this.setState('error', { description, log_url: this.instanceUrl }, signal)
   }
 
+  /** The post step: the final status the main step saved, and GitHub did not take from it. */
+  async finishWith({ state, ...details }: FinalStatus, signal: AbortSignal): Promise<void> {
+    await this.setState(state, details, signal)
+  }
+
   private async setState(
     state: State,
-    details: { description: string; log_url?: string; environment_url?: string },
+    details: Omit<FinalStatus, 'state'>,
     signal: AbortSignal
   ): Promise<void> {
-    // A final status, set or refused for good, leaves nothing for the post step to finish.
+    // GitHub shows it to everyone who can read the repository, unmasked.
+    const shown = { ...details, description: shorten(redactMasked(details.description)) }
     const final = state !== 'in_progress'
+    // Saved first: should GitHub not take it now, the post step writes it, not "stopped".
+    if (final) this.leftOpen?.update({ deployment: { id: this.id, outcome: { state, ...shown } } })
     try {
       await callGitHub(
         attempt =>
@@ -242,13 +254,12 @@ export class GitHubDeployment implements Watcher {
             ...this.repo,
             deployment_id: this.id,
             state,
-            ...details,
-            // GitHub shows it to everyone who can read the repository, unmasked.
-            description: shorten(redactMasked(details.description)),
+            ...shown,
             request: { signal: attempt }
           }),
         signal
       )
+      // A final status, set or refused for good, leaves nothing for the post step to finish.
       if (final) this.leftOpen?.update({ deployment: undefined })
     } catch (error) {
       if (final && isRefusal(error)) this.leftOpen?.update({ deployment: undefined })

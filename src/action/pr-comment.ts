@@ -64,19 +64,21 @@ export async function openPullRequestComment(
 }
 
 /**
- * The post step: the comment a main step left without its outcome says the run stopped (an earlier
- * run's comment, found by its marker, included); never a new comment.
+ * The post step: the comment a main step left open shows the outcome the main step could not
+ * write (`outcome`); when it never knew one, the comment says the run stopped (an earlier run's
+ * comment, found by its marker, included), and is never made for that.
  */
-export async function stopLeftComment(
+export async function finishLeftComment(
   config: Config,
-  { marker, id }: { marker: string; id?: number },
+  { marker, id, outcome }: { marker: string; id?: number; outcome?: string },
   signal: AbortSignal
 ): Promise<void> {
   if (config.pr === undefined || !config.githubToken) return
   const { context, getOctokit } = await import('@actions/github')
   const octokit = getOctokit(config.githubToken)
   const facts = await factsOf(config, config.pr, context, octokit)
-  await new PullRequestComment(octokit, context.repo, marker, facts, { id }).stopped(signal)
+  const comment = new PullRequestComment(octokit, context.repo, marker, facts, { id })
+  await (outcome === undefined ? comment.stopped(signal) : comment.finishWith(outcome, signal))
 }
 
 async function factsOf(
@@ -143,7 +145,14 @@ export class PullRequestComment implements Watcher {
     const body = deployments.length
       ? deploymentsBody(status, deployments, this.facts, this.room)
       : nothingBody(error, this.facts)
-    // Shown, or refused for good: nothing for the post step to finish.
+    // Saved first: should GitHub not take it now, the post step writes it, not "stopped".
+    const outcome = toSave(redact(body), status, this.facts)
+    this.#leftOpen?.update({ comment: { marker: this.marker, id: this.#id, outcome } })
+    await this.finishWith(body, signal)
+  }
+
+  /** Writes `body`, the outcome, and (shown, or refused for good) leaves nothing open. */
+  async finishWith(body: string, signal: AbortSignal): Promise<void> {
     if ((await this.write(body, true, signal)) || this.#refused) {
       this.#leftOpen?.update({ comment: undefined })
     }
@@ -278,13 +287,29 @@ function isNotOurs(error: unknown): boolean {
   return isRefusal(error) && (status === 403 || status === 404)
 }
 
+/**
+ * The most of a body saved for the post step, as JSON: the runner hands saved state over in an
+ * environment variable, which Windows caps at 32,767 characters.
+ */
+const SAVED_LENGTH = 24_000
+
+/** The outcome's body as saved for the post step: whole, or, too long to save, its heading. */
+function toSave(body: string, status: Status, facts: Context): string {
+  if (JSON.stringify(body).length <= SAVED_LENGTH) return body
+  return `${headingOf(status, facts)}\n\nThe details are in ${link('the workflow run', facts.runUrl)}.\n\n${footer(facts)}`
+}
+
+function headingOf(status: Status, facts: Context): string {
+  return `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`
+}
+
 function deploymentsBody(
   status: Status,
   deployments: readonly DeploymentView[],
   facts: Context,
   room: number
 ): string {
-  const heading = `### ${summaryMark(status)} Coolify preview of #${facts.pr}: ${describeStatus(status)}`
+  const heading = headingOf(status, facts)
   const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment']
   const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl))
   const table = [

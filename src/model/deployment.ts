@@ -185,7 +185,7 @@ export class Deployment {
   observe(detail: DeploymentDetail, instanceUrl: string, answeredAt?: number): boolean {
     if (detail.application_name) this.#name = detail.application_name
     if (detail.commit) this.#commit = detail.commit
-    if (detail.deployment_url) this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href
+    this.locate(detail, instanceUrl)
     this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt
     this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt
     const previous = this.#coolifyStatus
@@ -199,6 +199,11 @@ export class Deployment {
       else this.#seenRunningAt = answeredAt ?? timeOf(detail.updated_at) ?? this.#seenRunningAt
     }
     return previous !== this.#coolifyStatus
+  }
+
+  /** Takes the link to its page in Coolify from a read: `deployment_url`, a path on the instance. */
+  locate(detail: DeploymentDetail, instanceUrl: string): void {
+    if (detail.deployment_url) this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href
   }
 
   /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */

@@ -11,9 +11,13 @@ import type { Config } from '../inputs.js'
 import type { Deployment, DeploymentView } from '../model/deployment.js'
 import type { TriggerMark } from '../model/mark.js'
 import { isBadVersion, isFinished } from '../model/status.js'
+import { linked } from '../signals.js'
 import type { RunState } from '../state.js'
 import { judgeRollback, startRollback, type Rollback } from './rollback.js'
 import { settleImageTag, verifyVersion, type AppVersion } from './versions.js'
+
+/** How long `wait: false` waits for the read that gives a deployment's link. */
+const LOCATE_MS = 5000
 
 /** What every rollout of a step shares. */
 export interface StepContext {
@@ -103,8 +107,7 @@ export class Rollout {
    * `signal` (or leaves it, with `cancel-on-abort: false`).
    */
   async stop(signal: AbortSignal): Promise<void> {
-    const said = this.step.budget.why()
-    const why = said.charAt(0).toLowerCase() + said.slice(1)
+    const why = this.cancelledWhy()
     if (this.deployment.kind !== 'application' && this.deployment.status === 'started') {
       this.step.say.note(
         `${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`
@@ -122,13 +125,16 @@ export class Rollout {
     this.save()
   }
 
-  /** Saves, for the post step, which of this run's deployments are still under way. */
+  /**
+   * Saves, for the post step, which of this run's deployments are still under way: never its
+   * rollback, which a cancel leaves running.
+   */
   save(): void {
     const { config, state } = this.step
     if (!config.wait || !config.cancelOnAbort) return
     // Only what this run started is the post step's to cancel.
-    const running = this.running
-      .filter(deployment => !deployment.startedElsewhere)
+    const running = [this.deployment]
+      .filter(deployment => deployment.running && !deployment.startedElsewhere)
       .map(deployment => deployment.uuid!)
     state.update(this.key, { running, name: running.length ? this.deployment.name : undefined })
   }
@@ -178,7 +184,7 @@ export class Rollout {
   /** Until the deployment ends or `timeout` passes, when it is cancelled or left running. */
   private async follow(): Promise<void> {
     const { config, budget, follower } = this.step
-    if (!config.wait) return
+    if (!config.wait) return this.locate()
     await follower.follow(this.deployment, this.step.mark, budget.deploy())
     if (this.deployment.ended || budget.cancelled.aborted) return
     const why = 'it outlasted `timeout`'
@@ -189,6 +195,26 @@ export class Rollout {
     } else {
       const left = `${why} and is still running in Coolify (\`cancel-on-timeout\` is false)`
       follower.leave(this.deployment, 'timeout', left)
+    }
+  }
+
+  /**
+   * `wait: false`: one read of the deployment, for the link to its page (`deployment-url`): the
+   * trigger's answer has only its uuid. The status stays as the trigger left it.
+   */
+  private async locate(): Promise<void> {
+    const { client, config, budget, say } = this.step
+    const { uuid, name } = this.deployment
+    if (!uuid) return
+    const bounded = linked([budget.deploy()], LOCATE_MS)
+    try {
+      this.deployment.locate(await client.getDeployment(uuid, bounded.signal), config.instanceUrl)
+    } catch (error) {
+      say.warn(
+        `${name}: could not read deployment ${uuid} for the link to its page, so \`deployment-url\` is empty: ${describeError(error)}`
+      )
+    } finally {
+      bounded.release()
     }
   }
 
@@ -309,14 +335,34 @@ export class Rollout {
     this.#rollback = rollback
     this.save()
     await follower.follow(rollback.deployment, { at: rollback.deployment.triggeredAt }, signal)
-    if (budget.cancelled.aborted) return
     if (!rollback.deployment.ended) {
-      // Cancelling a rollback would leave the application worse off: it goes on in Coolify.
-      follower.leave(rollback.deployment, 'timeout', 'it outlasted its time and goes on in Coolify')
+      this.leaveRunning(failed, rollback)
+      return
     }
     await this.checkHealth(rollback.deployment, budget.health(signal))
     say.note(`${failed.name}: rollback ${rollback.deployment.status}`)
     judgeRollback(failed, rollback)
+  }
+
+  /**
+   * A rollback still under way when the run was cancelled or its time ran out is never cancelled:
+   * that would leave the application worse off. It goes on in Coolify, and the log, the summary,
+   * the annotation and the GitHub deployment say so.
+   */
+  private leaveRunning(failed: Deployment, { deployment, what }: Rollback): void {
+    const { budget, follower, say } = this.step
+    const cancelled = budget.cancelled.aborted
+    const why = cancelled ? this.cancelledWhy() : 'its time ran out'
+    follower.leave(deployment, cancelled ? 'cancelled' : 'timeout', `${why}; it goes on in Coolify`)
+    const note = `the rollback to ${what} (deployment ${deployment.uuid}) was started and is left running in Coolify, since ${why}: Coolify shows how it ends`
+    failed.rollback(false, note)
+    say.note(`${failed.name}: ${note}`)
+  }
+
+  /** What cancelled the run, in the host's words, to follow a colon or a comma. */
+  private cancelledWhy(): string {
+    const said = this.step.budget.why()
+    return said.charAt(0).toLowerCase() + said.slice(1)
   }
 }
 

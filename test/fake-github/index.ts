@@ -53,9 +53,9 @@ export interface FakeGitHubOptions {
    */
   version?: string
   /**
-   * Bad moments, as GitHub has them now and then: the next `times` (default 1) requests that match
-   * `method` and `path` get `status` with GitHub's error page for it (a 502 "Server Error"), or
-   * no answer at all with `hang`.
+   * Bad moments, as GitHub has them now and then: after `skip` (default 0) of them, the next
+   * `times` (default 1) requests that match `method` and `path` get `status` with GitHub's error
+   * page for it (a 502 "Server Error"), or no answer at all with `hang`; until `recover()`.
    */
   faults?: GitHubFault[]
   /** Wait this long before each answer, as an API far away does. */
@@ -72,6 +72,7 @@ export interface GitHubFault {
   path?: RegExp
   status?: number
   hang?: boolean
+  skip?: number
   times?: number
 }
 
@@ -123,6 +124,8 @@ export interface FakeGitHub {
   deployments(): GitHubDeployment[]
   /** The comments on an issue or pull request, oldest first; `repo` narrows to 'owner/name'. */
   comments(issue: number, repo?: string): GitHubComment[]
+  /** GitHub is itself again: every fault left ends. */
+  recover(): void
   close(): Promise<void>
 }
 
@@ -216,18 +219,25 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     })
   }
 
-  const faults = (options.faults ?? []).map(fault => ({ ...fault, left: fault.times ?? 1 }))
+  const faults = (options.faults ?? []).map(fault => ({
+    ...fault,
+    skipped: fault.skip ?? 0,
+    left: fault.times ?? 1
+  }))
 
   /** The fault this request meets, counted down; none once each has had its turns. */
   function faultFor(request: GitHubRequest): GitHubFault | undefined {
-    const fault = faults.find(
-      f =>
-        f.left > 0 &&
-        (!f.method || f.method === request.method) &&
-        (!f.path || new RegExp(f.path.source).test(request.path))
-    )
-    if (fault) fault.left--
-    return fault
+    for (const fault of faults) {
+      if (fault.left <= 0 || (fault.method && fault.method !== request.method)) continue
+      if (fault.path && !new RegExp(fault.path.source).test(request.path)) continue
+      if (fault.skipped > 0) {
+        fault.skipped--
+        continue
+      }
+      fault.left--
+      return fault
+    }
+    return undefined
   }
 
   function refused(path: string): Answer | undefined {
@@ -574,6 +584,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     deployments: () => structuredClone(deployments),
     comments: (issue, repo) =>
       structuredClone(comments.filter(c => c.issue === issue && (!repo || c.repo === repo))),
+    recover: () => faults.splice(0),
     close: () =>
       new Promise<void>(resolve => {
         server.close(() => resolve())
