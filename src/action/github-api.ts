@@ -125,7 +125,11 @@ export class GitHubApi {
       items.push(...data)
       if (enough(items)) break
       const next: string | undefined = /<([^>]+)>;\s*rel="next"/.exec(headers.link ?? '')?.[1]
-      url = next ? new URL(next) : undefined
+      url = next ? new URL(next, url) : undefined
+      // The token goes to the API's own address only.
+      if (url && url.origin !== this.#base.origin) {
+        throw new Error(`GitHub's next page is at another address (${url.origin})`)
+      }
     }
     return items
   }
