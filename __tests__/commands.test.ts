@@ -3,9 +3,9 @@
  * stdout and the same blocks in the runner's files, so that the runner reads the action as before.
  */
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import * as core from '@actions/core'
 import type { AnnotationProperties } from '../src/action/commands.js'
 import { ACTION_DIR, actionManifest } from '../test/support/runner.js'
@@ -199,5 +199,19 @@ describe('the bundles the runner starts', () => {
       const bundled = bundle.match(/(?<=MODULE: \.\/node_modules\/)@actions\/[^/]+/g) ?? []
       expect({ entry, packages: [...new Set(bundled)] }).toEqual({ entry, packages: [] })
     }
+  })
+
+  it('come to at most 2.0 MB, without undici’s fetch and WebSocket, which nothing in them uses', () => {
+    // Everything the action's folder holds but the command line's, lazily loaded chunks included.
+    const folder = dirname(join(ACTION_DIR, actionManifest().runs.main))
+    const files = readdirSync(folder, { recursive: true, encoding: 'utf8' })
+      .filter(file => !file.startsWith('cli') && statSync(join(folder, file)).isFile())
+      .map(file => join(folder, file))
+    const bytes = files.reduce((sum, file) => sum + statSync(file).size, 0)
+    expect(bytes).toBeLessThanOrEqual(2_000_000)
+    const code = files.map(file => readFileSync(file, 'utf8')).join('\n')
+    // undici's fetch and its WebSocket, as their sources declare them.
+    expect(code).not.toContain('function fetching (')
+    expect(code).not.toContain('class WebSocket extends EventTarget')
   })
 })

@@ -1,11 +1,11 @@
 /**
- * `callGitHub`: which failures of a GitHub call are asked again, through Octokit against
- * addresses on this machine.
+ * `callGitHub`: which failures of a GitHub call are asked again, through the action's GitHub
+ * client against addresses on this machine.
  */
 import { describe, expect, it } from '@jest/globals'
-import { getOctokit } from '@actions/github'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
+import { GitHubApi } from '../src/action/github-api.js'
 import { callGitHub, isRefusal, warnGitHubFailure } from '../src/action/github-failure.js'
 
 /** A loopback port nothing listens on. */
@@ -18,11 +18,11 @@ async function closedPort(): Promise<number> {
 }
 
 async function attempts(baseUrl: string, fails = true): Promise<number> {
-  const octokit = getOctokit('token', { baseUrl })
+  const github = new GitHubApi('token', baseUrl)
   let count = 0
   const call = callGitHub(signal => {
     count++
-    return octokit.rest.repos.get({ owner: 'o', repo: 'r', request: { signal } })
+    return github.request('GET', '/repos/o/r', { signal })
   }, new AbortController().signal)
   if (fails) await expect(call).rejects.toThrow()
   else await call
@@ -34,7 +34,7 @@ describe('a GitHub call that could send nothing', () => {
     expect(await attempts(`http://127.0.0.1:${await closedPort()}`)).toBe(1)
   })
 
-  it('is not asked again when fetch refuses the port', async () => {
+  it('is not asked again at a port nothing may serve', async () => {
     expect(await attempts('http://127.0.0.1:9')).toBe(1)
   })
 })
@@ -81,9 +81,9 @@ describe("a 403 from GitHub's primary rate limit", () => {
     const write = process.stdout.write
     process.stdout.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof write
     try {
-      const octokit = getOctokit('token', { baseUrl: github.url })
+      const api = new GitHubApi('token', github.url)
       const error = await callGitHub(
-        signal => octokit.rest.repos.get({ owner: 'o', repo: 'r', request: { signal } }),
+        signal => api.request('GET', '/repos/o/r', { signal }),
         new AbortController().signal
       ).catch((failure: unknown) => failure)
       expect(isRefusal(error)).toBe(false)

@@ -4,11 +4,11 @@
  * nobody, carries no masked value in any form the runner would hide, and an annotation keeps its
  * cause within the runner's limit.
  */
-import { getOctokit } from '@actions/github'
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { GitHubApi } from '../src/action/github-api.js'
 import { COMMENT_LENGTH, markerFor, PullRequestComment } from '../src/action/pr-comment.js'
 import type { DeploymentView } from '../src/model/deployment.js'
 import type { FakeCoolify, LogLine, Scenario } from '../test/fake-coolify/index.js'
@@ -276,14 +276,14 @@ describe('the pull request comment under a long marker', () => {
       text: `${n} ${'e'.repeat(1000)}`
     }))
     const failed = { name: 'web', uuid: 'd1', status: 'failed', tail } as unknown as DeploymentView
-    const octokit = getOctokit('ghs_text-token-1234', { baseUrl: github.url })
+    const api = new GitHubApi('ghs_text-token-1234', github.url)
     const facts = {
       pr: PR,
       instanceUrl: 'https://coolify.example.com',
       workflow: 'Preview',
       runUrl: 'https://github.com/octo/app/actions/runs/1'
     }
-    const comment = new PullRequestComment(octokit, { owner: 'octo', repo: 'app' }, marker, facts)
+    const comment = new PullRequestComment(api, { owner: 'octo', repo: 'app' }, marker, facts)
     await comment.finish(
       { status: 'failed', deployments: [failed], fails: true, byCoolify: false, byInput: false },
       new AbortController().signal

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HttpAgent } from '../src/http.js'
 import { startFakeCoolify, type FakeCoolify, type FakeOptions } from '../test/fake-coolify/index.js'
+import { startFakeGitHub, type FakeGitHub } from '../test/fake-github/index.js'
 import {
   makeCertificates,
   missing,
@@ -67,20 +68,40 @@ through('through Squid and tinyproxy with their default rules', () => {
   let secure: FakeCoolify
   let squid: Running
   let tinyproxy: Running
+  /** GitHub's API over https, at a port Squid allows CONNECT to, under the name `coolify.test`. */
+  let github: FakeGitHub
   beforeAll(async () => {
     plain = await fake()
     secure = await fake({
       tls: { key: fixture('coolify-test-key.pem'), cert: fixture('coolify-test.pem') }
     })
-    const securePort = Number(new URL(secure.url).port)
+    github = await startFakeGitHub({
+      tls: { key: fixture('coolify-test-key.pem'), cert: fixture('coolify-test.pem') }
+    })
+    const sslPorts = [secure.url, github.url].map(url => Number(new URL(url).port))
     ;[squid, tinyproxy] = await Promise.all([
-      startSquid({ [NAME]: '127.0.0.1', 'coolify.test': '127.0.0.1' }, [securePort]),
+      startSquid({ [NAME]: '127.0.0.1', 'coolify.test': '127.0.0.1' }, sslPorts),
       startTinyproxy()
     ])
   }, 30_000)
   afterAll(async () => {
-    await Promise.all([plain, secure, squid, tinyproxy].map(each => each?.close()))
+    await Promise.all([plain, secure, github, squid, tinyproxy].map(each => each?.close()))
   })
+
+  /** A deploy on plain http (straight: loopback) that records a GitHub deployment at `apiUrl`. */
+  function deployRecorded(apiUrl: string): Promise<RunResult> {
+    return deploy(
+      plain,
+      plain.url,
+      {
+        HTTPS_PROXY: squid.url,
+        GITHUB_API_URL: apiUrl,
+        // The runner's extra CAs, which GitHub's calls trust as every Node request does.
+        NODE_EXTRA_CA_CERTS: join(PROJECT, 'test', 'fixtures', 'tls', 'coolify-test-ca.pem')
+      },
+      { environment: 'production', 'github-token': 'ghs_proxy-token-1234' }
+    )
+  }
 
   it('deploys to Coolify on plain http through Squid, which refuses CONNECT to its port', async () => {
     const url = `http://${NAME}:${new URL(plain.url).port}`
@@ -143,6 +164,55 @@ through('through Squid and tinyproxy with their default rules', () => {
     expect(error).toBe(stop)
     expect(Date.now() - started).toBeLessThan(4000)
   }, 30_000)
+
+  // After the Coolify tests: these open tunnels to Squid, which the first says it never had.
+  it('records the GitHub deployment through Squid given by HTTPS_PROXY, TLS inside its tunnel', async () => {
+    const port = new URL(github.url).port
+    const result = await deployRecorded(`https://coolify.test:${port}`)
+    expect(result.code).toBe(0)
+    expect(result.stdout).not.toContain('::warning::')
+    expect(squid.log()).toMatch(new RegExp(`TCP_TUNNEL/200 \\d+ CONNECT coolify\\.test:${port} `))
+    const [deployment] = github.deployments()
+    expect(deployment.environment).toBe('production')
+    expect(deployment.statuses.map(status => status.state)).toEqual(['in_progress', 'success'])
+    expectNoStackTrace(result.stderr)
+  }, 60_000)
+
+  it('goes straight to a GitHub that NO_PROXY names by CIDR range, around Squid', async () => {
+    const straight = await startFakeGitHub()
+    try {
+      // Loopback in its IPv6 form, which only NO_PROXY keeps away from Squid.
+      const apiUrl = `http://[::ffff:127.0.0.1]:${new URL(straight.url).port}`
+      const result = await deploy(
+        plain,
+        plain.url,
+        {
+          HTTP_PROXY: squid.url,
+          NO_PROXY: '10.0.0.0/8, ::ffff:7f00:0/104',
+          GITHUB_API_URL: apiUrl
+        },
+        { environment: 'production', 'github-token': 'ghs_proxy-token-1234' }
+      )
+      expect(result.code).toBe(0)
+      expect(result.stdout).not.toContain('::warning::')
+      expect(straight.deployments()).toHaveLength(1)
+      expect(squid.log()).not.toContain('[::ffff:')
+    } finally {
+      await straight.close()
+    }
+  }, 60_000)
+
+  it('names the proxy when it refuses the tunnel to GitHub, and deploys all the same', async () => {
+    // A port Squid's default rules refuse CONNECT to.
+    const port = new URL(plain.url).port
+    const result = await deployRecorded(`https://coolify.test:${port}`)
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(result.stdout).toMatch(
+      /::warning::Could not record a GitHub deployment in environment "production": no answer from GitHub \(the proxy answered 403 to CONNECT\)/
+    )
+    expectNoStackTrace(result.stderr)
+  }, 60_000)
 })
 
 through('behind nginx as Coolify is served', () => {

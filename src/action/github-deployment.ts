@@ -1,4 +1,3 @@
-import type { getOctokit } from '@actions/github'
 import type { Config } from '../inputs.js'
 import type { DeploymentView } from '../model/deployment.js'
 import type { Outcome } from '../model/outcome.js'
@@ -7,11 +6,10 @@ import { failureReason } from '../report/failure.js'
 import type { Watcher } from '../run.js'
 import { redactMasked } from '../secrets.js'
 import * as commands from './commands.js'
+import { GitHubApi, gitHubRun, repoPath, type GitHubRun } from './github-api.js'
 import { callGitHub, isRefusal, lacksDeploymentsApi, warnGitHubFailure } from './github-failure.js'
 import type { FinalStatus, LeftOpen } from './left-open.js'
 
-type Octokit = ReturnType<typeof getOctokit>
-type Repo = { owner: string; repo: string }
 type State = 'in_progress' | GitHubState
 /** GitHub's limit on a status description. */
 const DESCRIPTION_LENGTH = 140
@@ -22,7 +20,6 @@ const DESCRIPTION_LENGTH = 140
  * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
  * on Forgejo and Gitea, which have no deployments API (a notice). Its id is saved in `leftOpen`
  * until it has a final status, for the post step.
- * `@actions/github` is loaded only here, so a step without `environment` starts without it.
  */
 export async function createGitHubDeployment(
   config: Config,
@@ -38,31 +35,35 @@ export async function createGitHubDeployment(
     return undefined
   }
   try {
-    const { context, getOctokit } = await import('@actions/github')
-    const octokit = getOctokit(githubToken)
-    // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
-    const workflowSha: string = context.payload.pull_request?.head?.sha ?? context.sha
-    const create = (ref: string) =>
+    const run = gitHubRun()
+    const github = new GitHubApi(githubToken, run.apiUrl)
+    const workflowSha = run.sha
+    const create = (ref: string | undefined) =>
       callGitHub(
         attempt =>
-          octokit.rest.repos.createDeployment({
-            ...context.repo,
-            ref,
-            environment,
-            description: 'Deploy with Coolify',
-            auto_merge: false,
-            required_contexts: [],
-            // A preview goes away with its pull request.
-            transient_environment: config.pr !== undefined,
-            request: { signal: attempt }
-          }),
+          github.request<{ id?: number; message?: string }>(
+            'POST',
+            `${repoPath(run.repo)}/deployments`,
+            {
+              body: {
+                ref,
+                environment,
+                description: 'Deploy with Coolify',
+                auto_merge: false,
+                required_contexts: [],
+                // A preview goes away with its pull request.
+                transient_environment: config.pr !== undefined
+              },
+              signal: attempt
+            }
+          ),
         signal,
         // A deployment whose answer was lost may exist: a second one would stay pending for good.
         { answered: true }
       )
     // The commit deployed is `commit` when given; GitHub refuses a SHA it does not have (a fork's,
     // one never pushed), and then the deployment records the workflow's commit instead.
-    let data: Awaited<ReturnType<typeof create>>['data']
+    let data: { id?: number; message?: string }
     try {
       ;({ data } = await create(config.commit ?? workflowSha))
     } catch (error) {
@@ -72,10 +73,11 @@ export async function createGitHubDeployment(
       )
       ;({ data } = await create(workflowSha))
     }
-    if (!('id' in data)) throw new Error(data.message ?? 'GitHub created no deployment')
+    // 202: GitHub merges the default branch in first (`auto_merge`, off here) and says so.
+    if (typeof data.id !== 'number') throw new Error(data.message ?? 'GitHub created no deployment')
     leftOpen?.update({ deployment: { id: data.id } })
     commands.info(`Recorded GitHub deployment ${data.id} in environment ${environment}`)
-    return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl, leftOpen)
+    return new GitHubDeployment(github, run.repo, data.id, instanceUrl, leftOpen)
   } catch (error) {
     const forge = lacksDeploymentsApi(error)
     if (forge) noDeploymentsApi(forge, environment)
@@ -94,9 +96,9 @@ export async function finishLeftDeployment(
   signal: AbortSignal
 ): Promise<void> {
   if (!config.githubToken) return
-  const { context, getOctokit } = await import('@actions/github')
-  const octokit = getOctokit(config.githubToken)
-  const deployment = new GitHubDeployment(octokit, context.repo, id, config.instanceUrl)
+  const run = gitHubRun()
+  const github = new GitHubApi(config.githubToken, run.apiUrl)
+  const deployment = new GitHubDeployment(github, run.repo, id, config.instanceUrl)
   await (outcome ? deployment.finishWith(outcome, signal) : deployment.stopped(signal))
 }
 
@@ -113,16 +115,12 @@ export async function deactivateEnvironment(config: Config, signal: AbortSignal)
   const { environment, githubToken } = config
   if (!environment || !githubToken) return
   try {
-    const { context, getOctokit } = await import('@actions/github')
-    const octokit = getOctokit(githubToken)
+    const run = gitHubRun()
+    const github = new GitHubApi(githubToken, run.apiUrl)
+    const query = new URLSearchParams({ environment, per_page: '100' })
     const deployments = await callGitHub(
       attempt =>
-        octokit.paginate(octokit.rest.repos.listDeployments, {
-          ...context.repo,
-          environment,
-          per_page: 100,
-          request: { signal: attempt }
-        }),
+        github.paginate<{ id: number }>(`${repoPath(run.repo)}/deployments?${query}`, attempt),
       signal
     )
     const queue = deployments.map(deployment => deployment.id)
@@ -131,12 +129,9 @@ export async function deactivateEnvironment(config: Config, signal: AbortSignal)
       for (let id = queue.shift(); id !== undefined && !signal.aborted; id = queue.shift()) {
         await callGitHub(
           attempt =>
-            octokit.rest.repos.createDeploymentStatus({
-              ...context.repo,
-              deployment_id: id!,
-              state: 'inactive',
-              description: 'The preview was removed',
-              request: { signal: attempt }
+            github.request('POST', `${repoPath(run.repo)}/deployments/${id}/statuses`, {
+              body: { state: 'inactive', description: 'The preview was removed' },
+              signal: attempt
             }),
           signal
         ).catch((error: unknown) => failures.push(error))
@@ -156,8 +151,8 @@ export async function deactivateEnvironment(config: Config, signal: AbortSignal)
 /** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
 export class GitHubDeployment implements Watcher {
   constructor(
-    private readonly octokit: Octokit,
-    private readonly repo: Repo,
+    private readonly github: GitHubApi,
+    private readonly repo: GitHubRun['repo'],
     private readonly id: number,
     private readonly instanceUrl: string,
     private readonly leftOpen?: LeftOpen
@@ -250,12 +245,9 @@ export class GitHubDeployment implements Watcher {
     try {
       await callGitHub(
         attempt =>
-          this.octokit.rest.repos.createDeploymentStatus({
-            ...this.repo,
-            deployment_id: this.id,
-            state,
-            ...shown,
-            request: { signal: attempt }
+          this.github.request('POST', `${repoPath(this.repo)}/deployments/${this.id}/statuses`, {
+            body: { state, ...shown },
+            signal: attempt
           }),
         signal
       )

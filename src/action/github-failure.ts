@@ -104,13 +104,10 @@ function isTransient(error: unknown): boolean {
 
 /**
  * Nothing could be sent, and asking again sends nothing either: no server listens at the API's
- * address (a wrong `GITHUB_API_URL`), or fetch refuses the address itself (a port it blocks).
+ * address (a wrong `GITHUB_API_URL`).
  */
 function unsendable(error: unknown): boolean {
-  const cause = (error as { cause?: unknown }).cause
-  if (!(cause instanceof TypeError)) return false
-  const inner = cause.cause as { code?: string; message?: string } | undefined
-  return inner?.code === 'ECONNREFUSED' || inner?.message === 'bad port'
+  return (error as { code?: unknown }).code === 'ECONNREFUSED'
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { getOctokit } from '@actions/github'
 import { formatDuration } from '../duration.js'
 import { describeError } from '../errors.js'
 import type { Config } from '../inputs.js'
@@ -10,14 +9,13 @@ import { redactMasked } from '../secrets.js'
 import { linked } from '../signals.js'
 import { quotedLine, splitTail } from './annotations.js'
 import * as commands from './commands.js'
+import { GitHubApi, gitHubRun, repoPath, type GitHubRun } from './github-api.js'
 import { callGitHub, GITHUB_CALL_MS, isRefusal, warnGitHubFailure } from './github-failure.js'
 import type { LeftOpen } from './left-open.js'
 import { runLink } from './run-link.js'
 import { codeBlock, escapeHtml, htmlText } from './summary.js'
 
-type Octokit = ReturnType<typeof getOctokit>
-type GitHubContext = typeof import('@actions/github').context
-type Repo = { owner: string; repo: string }
+type Repo = GitHubRun['repo']
 
 /** Log lines under a failed deployment: enough to see why without opening the job. */
 const COMMENT_LINES = 15
@@ -37,8 +35,7 @@ interface Context {
  * a hidden marker and its author, this token's user, and edited in place on every run; anyone
  * else's comment is never edited, whatever marker it copies. Undefined without `pr`, with
  * `comment: false` or without `github-token`. With `leftOpen`, the comment is saved there until it
- * shows the outcome, for the post step. `@actions/github` is loaded only here and for GitHub
- * deployments.
+ * shows the outcome, for the post step.
  */
 export async function openPullRequestComment(
   config: Config,
@@ -50,13 +47,13 @@ export async function openPullRequestComment(
     return undefined
   }
   try {
-    const { context, getOctokit } = await import('@actions/github')
     const resources = config.tags.length ? config.tags : config.appUuids
-    const octokit = getOctokit(config.githubToken)
-    const facts = await factsOf(config, config.pr, context, octokit)
+    const run = gitHubRun()
+    const github = new GitHubApi(config.githubToken, run.apiUrl)
+    const facts = await factsOf(config, config.pr, run, github)
     const marker = markerFor(facts.workflow, resources)
     leftOpen?.update({ comment: { marker } })
-    return new PullRequestComment(octokit, context.repo, marker, facts, { leftOpen })
+    return new PullRequestComment(github, run.repo, marker, facts, { leftOpen })
   } catch (error) {
     commands.warning(`Could not prepare the pull request comment: ${describeError(error)}`)
     return undefined
@@ -74,24 +71,24 @@ export async function finishLeftComment(
   signal: AbortSignal
 ): Promise<void> {
   if (config.pr === undefined || !config.githubToken) return
-  const { context, getOctokit } = await import('@actions/github')
-  const octokit = getOctokit(config.githubToken)
-  const facts = await factsOf(config, config.pr, context, octokit)
-  const comment = new PullRequestComment(octokit, context.repo, marker, facts, { id })
+  const run = gitHubRun()
+  const github = new GitHubApi(config.githubToken, run.apiUrl)
+  const facts = await factsOf(config, config.pr, run, github)
+  const comment = new PullRequestComment(github, run.repo, marker, facts, { id })
   await (outcome === undefined ? comment.stopped(signal) : comment.finishWith(outcome, signal))
 }
 
 async function factsOf(
   config: Config,
   pr: number,
-  context: GitHubContext,
-  octokit: Octokit
+  run: GitHubRun,
+  github: GitHubApi
 ): Promise<Context> {
   return {
     pr,
     instanceUrl: config.instanceUrl,
-    workflow: context.workflow || 'workflow',
-    runUrl: await runLink(context, octokit)
+    workflow: run.workflow || 'workflow',
+    runUrl: await runLink(run, github)
   }
 }
 
@@ -118,7 +115,7 @@ export class PullRequestComment implements Watcher {
   readonly #leftOpen: LeftOpen | undefined
 
   constructor(
-    private readonly octokit: Octokit,
+    private readonly github: GitHubApi,
     private readonly repo: Repo,
     private readonly marker: string,
     private readonly facts: Context,
@@ -191,15 +188,16 @@ export class PullRequestComment implements Watcher {
     try {
       // Retried whole: a create whose answer was lost is found again rather than made twice.
       await callGitHub(async attempt => {
-        const request = { signal: attempt }
-        while ((this.#id ??= await this.find(request)) !== undefined) {
+        while ((this.#id ??= await this.find(attempt)) !== undefined) {
           try {
-            await this.octokit.rest.issues.updateComment({
-              ...this.repo,
-              comment_id: this.#id,
-              body,
-              request
-            })
+            await this.github.request(
+              'PATCH',
+              `${repoPath(this.repo)}/issues/comments/${this.#id}`,
+              {
+                body: { body },
+                signal: attempt
+              }
+            )
             return
           } catch (error) {
             // Someone else's comment (or one deleted since): left alone, and ours written.
@@ -209,8 +207,11 @@ export class PullRequestComment implements Watcher {
           }
         }
         if (create) {
-          const issue = { ...this.repo, issue_number: this.facts.pr }
-          const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request })
+          const { data } = await this.github.request<{ id: number }>(
+            'POST',
+            `${repoPath(this.repo)}/issues/${this.facts.pr}/comments`,
+            { body: { body }, signal: attempt }
+          )
           this.#id = data.id
         }
       }, bounded.signal)
@@ -231,21 +232,19 @@ export class PullRequestComment implements Watcher {
    * The comment of an earlier run: the first that starts with the marker and that this token's
    * user wrote. The marker alone proves nothing: anyone who can comment can copy it.
    */
-  private async find(request: { signal: AbortSignal }): Promise<number | undefined> {
-    const ours = (this.#ours ??= await authoredBy(this.octokit, request))
-    const found = await this.octokit.paginate(
-      this.octokit.rest.issues.listComments,
-      { ...this.repo, issue_number: this.facts.pr, per_page: 100, request },
-      (response, done) => {
-        const mine = response.data.filter(
-          comment =>
-            comment.body?.startsWith(this.marker) && ours(comment) && !this.#notOurs.has(comment.id)
-        )
-        if (mine.length) done()
-        return mine
-      }
+  private async find(signal: AbortSignal): Promise<number | undefined> {
+    const ours = (this.#ours ??= await authoredBy(this.github, signal))
+    const mine = (comment: Comment): boolean =>
+      Boolean(comment.body?.startsWith(this.marker)) &&
+      ours(comment) &&
+      !this.#notOurs.has(comment.id)
+    const comments = await this.github.paginate<Comment>(
+      `${repoPath(this.repo)}/issues/${this.facts.pr}/comments?per_page=100`,
+      signal,
+      // The first page that holds one is the last asked for.
+      found => found.some(mine)
     )
-    return found[0]?.id
+    return comments.find(mine)?.id
   }
 }
 
@@ -253,6 +252,12 @@ export class PullRequestComment implements Watcher {
 interface Authored {
   user?: { login: string; type?: string } | null
   performed_via_github_app?: unknown
+}
+
+/** What `find` reads of a comment. */
+interface Comment extends Authored {
+  id: number
+  body?: string
 }
 
 /**
@@ -267,11 +272,11 @@ const WORKFLOW_BOTS = ['github-actions[bot]', 'forgejo-actions', 'gitea-actions'
  * app's): then the workflow's bot, or an app, which no one can comment as from outside.
  */
 async function authoredBy(
-  octokit: Octokit,
-  request: { signal: AbortSignal }
+  github: GitHubApi,
+  signal: AbortSignal
 ): Promise<(comment: Authored) => boolean> {
   try {
-    const { data } = await octokit.rest.users.getAuthenticated({ request })
+    const { data } = await github.request<{ login: string }>('GET', '/user', { signal })
     return comment => comment.user?.login === data.login
   } catch (error) {
     if (!isRefusal(error)) throw error

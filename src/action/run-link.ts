@@ -1,8 +1,5 @@
-import type { getOctokit } from '@actions/github'
+import type { GitHubApi, GitHubRun } from './github-api.js'
 import { callGitHub } from './github-failure.js'
-
-type Octokit = ReturnType<typeof getOctokit>
-type GitHubContext = typeof import('@actions/github').context
 
 /** Asking Gitea its version must not hold up the comment. */
 const VERSION_MS = 3000
@@ -16,8 +13,8 @@ const VERSION_MS = 3000
  * no run of the repository has that id.
  */
 export async function runLink(
-  context: GitHubContext,
-  octokit: Octokit,
+  context: GitHubRun,
+  github: GitHubApi,
   env: NodeJS.ProcessEnv = process.env
 ): Promise<string> {
   const runs = `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs`
@@ -27,7 +24,7 @@ export async function runLink(
   const byNumber = `${runs}/${context.runNumber}`
   if (env.FORGEJO_ACTIONS === 'true') return byNumber
   if (env.GITEA_ACTIONS !== 'true') return byId
-  return takesRunIds(await giteaVersion(octokit)) ? byId : byNumber
+  return takesRunIds(await giteaVersion(github)) ? byId : byNumber
 }
 
 /** Gitea 1.26 and later: its web routes moved from run numbers to ids. */
@@ -39,10 +36,10 @@ export function takesRunIds(version: string | undefined): boolean {
 }
 
 /** What Gitea's API says at `/version`; undefined when it does not answer. */
-async function giteaVersion(octokit: Octokit): Promise<string | undefined> {
+async function giteaVersion(github: GitHubApi): Promise<string | undefined> {
   try {
     const { data } = await callGitHub(
-      attempt => octokit.request('GET /version', { request: { signal: attempt } }),
+      attempt => github.request('GET', '/version', { signal: attempt }),
       new AbortController().signal,
       { totalMs: VERSION_MS }
     )

@@ -7,7 +7,8 @@
  * over 65,536 characters is refused with 422; `faults` gives the 502s and the requests left
  * without an answer that GitHub has now and then.
  */
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 
 export interface GitHubRequest {
@@ -65,6 +66,8 @@ export interface FakeGitHubOptions {
    * found for", as GitHub refuses a SHA it does not know. Every ref is known without it.
    */
   commits?: string[]
+  /** Serve over TLS with this key and certificate, as GitHub and most Enterprise Servers do. */
+  tls?: { key: string; cert: string }
 }
 
 export interface GitHubFault {
@@ -536,7 +539,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     return missing()
   }
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
@@ -575,9 +578,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         res.end(JSON.stringify(reply))
       }, options.delayMs ?? 0)
     })
-  })
+  }
+  const server = options.tls ? createTlsServer(options.tls, onRequest) : createServer(onRequest)
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`
+  const scheme = options.tls ? 'https' : 'http'
+  url = `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`
   return {
     url,
     requests,
