@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Deployment } from '../src/model/deployment.js'
 import { decide } from '../src/model/outcome.js'
-import { readConfig, type Config } from '../src/inputs.js'
+import { readConfig, type Config } from '../src/config/inputs.js'
 import { setOutputs } from '../src/report/outputs.js'
 import {
   inputVariables,

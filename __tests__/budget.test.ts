@@ -1,6 +1,6 @@
 /** The step's time shares, on a clock the test moves. */
 import { describe, expect, it } from '@jest/globals'
-import { Budget, CANCEL_GRACE_MS, GRACE_MS } from '../src/budget.js'
+import { Budget, CANCEL_GRACE_MS, GRACE_MS } from '../src/time/budget.js'
 
 /** A clock and timers that move only when the test says so. */
 function testClock() {

@@ -8,7 +8,7 @@ import { captureStdout } from '../test/support/stdout.js'
 import { CoolifyClient } from '../src/coolify/client.js'
 import { CoolifyError } from '../src/coolify/errors.js'
 import { applySettings } from '../src/rollout/configure.js'
-import { readConfig } from '../src/inputs.js'
+import { readConfig } from '../src/config/inputs.js'
 import { actionHost } from '../src/action/host.js'
 import { sayThrough, setHost } from '../src/host.js'
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { formatDuration, parseDuration } from '../src/duration.js'
+import { formatDuration, parseDuration } from '../src/time/duration.js'
 
 describe('parseDuration', () => {
   it.each([

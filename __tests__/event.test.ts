@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { isFromFork, pullRequestEvent } from '../src/event.js'
+import { isFromFork, pullRequestEvent } from '../src/config/event.js'
 
 function payloadFile(payload: unknown): string {
   const file = join(mkdtempSync(join(tmpdir(), 'event-')), 'event.json')

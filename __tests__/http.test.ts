@@ -11,13 +11,13 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import { join } from 'node:path'
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { describeNetworkFailure } from '../src/coolify/errors.js'
+import { HttpAgent } from '../src/transport/agent.js'
 import {
-  HttpAgent,
   HttpBrokenBody,
   HttpTimeout,
   HttpUnreadable,
   ProxyRefusal
-} from '../src/http.js'
+} from '../src/transport/errors.js'
 import { startProxy, type ForwardingProxy } from '../test/support/proxy.js'
 import { PROJECT } from '../test/support/runner.js'
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ActionError } from '../src/errors.js'
-import { parseCoolifyUrl, parseList, readConfig } from '../src/inputs.js'
+import { parseCoolifyUrl, parseList, readConfig } from '../src/config/inputs.js'
 
 const BASE = {
   'coolify-url': 'https://coolify.example.com',

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { HttpAgent } from '../src/http.js'
+import { HttpAgent } from '../src/transport/agent.js'
 import { startFakeCoolify, type FakeCoolify, type FakeOptions } from '../test/fake-coolify/index.js'
 import { startFakeGitHub, type FakeGitHub } from '../test/fake-github/index.js'
 import {

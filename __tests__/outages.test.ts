@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import { GRACE_MS } from '../src/budget.js'
+import { GRACE_MS } from '../src/time/budget.js'
 import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
 import { buildLogLines, runAction, type RunResult } from '../test/support/runner.js'
 import {

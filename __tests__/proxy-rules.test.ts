@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { proxyFor, proxySecrets } from '../src/proxy.js'
+import { proxyFor, proxySecrets } from '../src/transport/proxy.js'
 
 const proxied = (url: string, env: NodeJS.ProcessEnv): string | undefined =>
   proxyFor(new URL(url), env)?.name

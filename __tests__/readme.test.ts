@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join, normalize } from 'node:path'
 import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml'
 import { parseInvocation } from '../src/cli/options.js'
-import { readConfig, REFUSED_WITHOUT_TRIGGER } from '../src/inputs.js'
-import { worthMasking } from '../src/secrets.js'
+import { readConfig, REFUSED_WITHOUT_TRIGGER } from '../src/config/inputs.js'
+import { worthMasking } from '../src/config/secrets.js'
 import {
   allWorkflows,
   commandLines,

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals'
 import { setHost, type Host } from '../src/host.js'
-import { mask, maskedForms, redactMasked, redactPayloads } from '../src/secrets.js'
+import { mask, maskedForms, redactMasked, redactPayloads } from '../src/config/secrets.js'
 
 beforeAll(() => setHost({ mask: () => undefined } as unknown as Host))
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals'
 import { readdirSync, readFileSync } from 'node:fs'
 import { getEventListeners, getMaxListeners } from 'node:events'
 import { join } from 'node:path'
-import { deadline, linked, sharedController } from '../src/signals.js'
+import { deadline, linked, sharedController } from '../src/time/signals.js'
 import { PROJECT } from '../test/support/runner.js'
 
 describe('signals that Node 20 cannot lose', () => {

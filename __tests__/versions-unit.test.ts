@@ -8,7 +8,7 @@ import { actionHost } from '../src/action/host.js'
 import { setHost } from '../src/host.js'
 import { startFakeCoolify } from '../test/fake-coolify/index.js'
 import { ActionError } from '../src/errors.js'
-import { readConfig } from '../src/inputs.js'
+import { readConfig } from '../src/config/inputs.js'
 
 const BASE = { 'coolify-url': 'https://coolify.example.com', token: 'tok-123456', 'app-uuid': 'a1' }
 

@@ -2,7 +2,7 @@ import type { DeploymentView } from '../model/deployment.js'
 import type { LogLine } from '../model/logs.js'
 import { describeStatus, failsStep, worseFirst } from '../model/status.js'
 import { failureLine, failureTitle } from '../report/failure.js'
-import { redactMasked } from '../secrets.js'
+import { redactMasked } from '../config/secrets.js'
 import * as commands from './commands.js'
 
 /** Log lines an annotation carries: enough to show the cause, not a log. */

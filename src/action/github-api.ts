@@ -1,5 +1,6 @@
-import { pullRequestEvent } from '../event.js'
-import { ACCEPT_ENCODING, HttpAgent } from '../http.js'
+import { pullRequestEvent } from '../config/event.js'
+import { HttpAgent } from '../transport/agent.js'
+import { ACCEPT_ENCODING } from '../transport/body.js'
 
 /**
  * GitHub's REST API (and Forgejo's and Gitea's, which answer the same paths) over the project's

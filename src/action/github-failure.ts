@@ -1,5 +1,5 @@
 import { backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from '../coolify/pacing.js'
-import { linked } from '../signals.js'
+import { linked } from '../time/signals.js'
 import * as commands from './commands.js'
 
 /**

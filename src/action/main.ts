@@ -1,6 +1,6 @@
-import { pullRequestEvent } from '../event.js'
+import { pullRequestEvent } from '../config/event.js'
 import { setHost } from '../host.js'
-import { deployAndFollow, type Front, type Watcher } from '../run.js'
+import { deployAndFollow, type Front, type Watcher } from '../jobs/run.js'
 import { createGitHubDeployment, deactivateEnvironment } from './github-deployment.js'
 import { actionHost } from './host.js'
 import { LeftOpen } from './left-open.js'

@@ -1,7 +1,9 @@
 import { ActionError } from '../errors.js'
-import { ACCEPT_ENCODING, HttpAgent, HttpUnreadable, type HttpAnswer } from '../http.js'
-import type { Proxy } from '../proxy.js'
-import { linked, sharedController } from '../signals.js'
+import { HttpAgent, type HttpAnswer } from '../transport/agent.js'
+import { ACCEPT_ENCODING } from '../transport/body.js'
+import { HttpUnreadable } from '../transport/errors.js'
+import type { Proxy } from '../transport/proxy.js'
+import { linked, sharedController } from '../time/signals.js'
 import {
   CoolifyError,
   describeHttpFailure,

@@ -1,5 +1,5 @@
 import { ActionError } from '../errors.js'
-import { ProxyFailure, type ProxyRefusal } from '../http.js'
+import { ProxyFailure, type ProxyRefusal } from '../transport/errors.js'
 
 export interface FailureDetails {
   /** HTTP status, when an answer came back. */

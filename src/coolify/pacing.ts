@@ -1,5 +1,5 @@
 import { setTimeout as sleepFor } from 'node:timers/promises'
-import { formatDuration } from '../duration.js'
+import { formatDuration } from '../time/duration.js'
 import { CoolifyError } from './errors.js'
 
 export interface RetryPolicy {

@@ -1,5 +1,5 @@
 import { sleep } from '../coolify/pacing.js'
-import { linked, sharedController, type Linked } from '../signals.js'
+import { linked, sharedController, type Linked } from '../time/signals.js'
 
 /** How a batch reads, and how long it waits for the reads due with the first one. */
 export interface BatchOptions<Key, Result> {

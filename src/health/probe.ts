@@ -1,5 +1,5 @@
 import { describeError } from '../errors.js'
-import { HttpAgent } from '../http.js'
+import { HttpAgent } from '../transport/agent.js'
 
 /** What one request to the application's health URL found. */
 export interface ProbeResult {

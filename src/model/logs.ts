@@ -1,4 +1,4 @@
-import { redactPayloads } from '../secrets.js'
+import { redactPayloads } from '../config/secrets.js'
 
 /** What a printed line came from: Coolify's entry types, plus the command that produced output. */
 export type LineKind = 'stdout' | 'stderr' | 'info' | 'warning' | 'command'

@@ -5,9 +5,9 @@
  */
 import type { CoolifyClient } from '../coolify/client.js'
 import { ActionError } from '../errors.js'
-import type { PullRequestEvent } from '../event.js'
+import type { PullRequestEvent } from '../config/event.js'
 import type { Say } from '../host.js'
-import type { Config } from '../inputs.js'
+import type { Config } from '../config/inputs.js'
 import { flattenApplication } from './fields.js'
 import { SHARED_SERVER_WARNING } from './make.js'
 import { reviewAppsIn, templateOf } from './names.js'

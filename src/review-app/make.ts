@@ -8,7 +8,7 @@ import { CoolifyError, isGone, isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationDetail, ApplicationSummary, Destination } from '../coolify/types.js'
 import { ActionError, describeError } from '../errors.js'
 import type { Say } from '../host.js'
-import type { Config } from '../inputs.js'
+import type { Config } from '../config/inputs.js'
 import type { Names } from './names.js'
 import { needsWrite, removeHalfMade } from './remove.js'
 

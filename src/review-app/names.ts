@@ -7,7 +7,7 @@
 import { listOf, timeOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import type { ApplicationDetail, ApplicationSummary } from '../coolify/types.js'
-import type { Config } from '../inputs.js'
+import type { Config } from '../config/inputs.js'
 
 /** What a pull request's review app's description says: all it is found by. */
 export interface Markers {

@@ -5,7 +5,7 @@
  * otherwise, so whatever the plan does not make the review app's own it refuses.
  */
 import type { ApplicationChanges, EnvVariable, ListedEnvVariable } from '../coolify/types.js'
-import { worthMasking } from '../secrets.js'
+import { worthMasking } from '../config/secrets.js'
 import {
   isEmptyValue,
   NEW_APPLICATION_FIELDS,

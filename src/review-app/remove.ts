@@ -2,9 +2,9 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, isGone } from '../coolify/errors.js'
 import { describeError } from '../errors.js'
-import type { PullRequestEvent } from '../event.js'
+import type { PullRequestEvent } from '../config/event.js'
 import type { Say } from '../host.js'
-import type { Config } from '../inputs.js'
+import type { Config } from '../config/inputs.js'
 import { markersOf, reviewAppsIn } from './names.js'
 
 /**

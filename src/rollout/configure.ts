@@ -3,7 +3,7 @@ import { listOf } from '../coolify/answers.js'
 import { CoolifyError, isMissingRoute } from '../coolify/errors.js'
 import type { ApplicationChanges, EnvVariable, ListedEnvVariable } from '../coolify/types.js'
 import type { Say } from '../host.js'
-import type { Config } from '../inputs.js'
+import type { Config } from '../config/inputs.js'
 
 /**
  * Sets `git-branch`, `domains` and `env` on every application before it is deployed: variables

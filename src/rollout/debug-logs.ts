@@ -2,8 +2,8 @@ import { listOf } from '../coolify/answers.js'
 import type { CoolifyClient } from '../coolify/client.js'
 import { describeError } from '../errors.js'
 import type { Say } from '../host.js'
-import type { Config } from '../inputs.js'
-import { mask, worthMasking } from '../secrets.js'
+import type { Config } from '../config/inputs.js'
+import { mask, worthMasking } from '../config/secrets.js'
 
 /**
  * `debug-logs: true` prints Coolify's hidden entries: its job's own commands, which handle the

@@ -4,7 +4,7 @@ import { isMissingRoute } from '../coolify/errors.js'
 import type { ProjectSummary } from '../coolify/types.js'
 import { ActionError } from '../errors.js'
 import type { Say } from '../host.js'
-import type { Config } from '../inputs.js'
+import type { Config } from '../config/inputs.js'
 
 export type ResourceKind = 'application' | 'service' | 'database'
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { HttpAgent } from '../../src/http.js'
+import { HttpAgent } from '../../src/transport/agent.js'
 
 const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net'
-import { ActionError } from './errors.js'
+import { ActionError } from '../errors.js'
 
 /** The outbound proxy a request goes through. */
 export interface Proxy {

@@ -1,12 +1,12 @@
-import type { CoolifyClient } from './coolify/client.js'
-import { isMissingAbility, isMissingRoute } from './coolify/errors.js'
-import type { PullRequestEvent } from './event.js'
-import type { Say } from './host.js'
-import type { Config } from './inputs.js'
-import { forecastReviewApp } from './review-app/forecast.js'
-import { settingsToApply } from './rollout/configure.js'
-import { commitToFollow } from './rollout/launch.js'
-import { readVersions, type AppVersion } from './rollout/versions.js'
+import type { CoolifyClient } from '../coolify/client.js'
+import { isMissingAbility, isMissingRoute } from '../coolify/errors.js'
+import type { PullRequestEvent } from '../config/event.js'
+import type { Say } from '../host.js'
+import type { Config } from '../config/inputs.js'
+import { forecastReviewApp } from '../review-app/forecast.js'
+import { settingsToApply } from '../rollout/configure.js'
+import { commitToFollow } from '../rollout/launch.js'
+import { readVersions, type AppVersion } from '../rollout/versions.js'
 
 /** What the first reads of a dry run found out. */
 export interface Access {

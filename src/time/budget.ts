@@ -6,7 +6,7 @@ export const GRACE_MS = 4000
 /** After a cancelled run's SIGINT the runner waits 7.5 s before SIGTERM: all must be done by then. */
 export const CANCEL_GRACE_MS = 6500
 
-import { ActionError } from './errors.js'
+import { ActionError } from '../errors.js'
 import { deadline, linked, sharedController, type Linked } from './signals.js'
 
 /** Makes a signal that aborts after `ms`; tests hand in their own clock. */

@@ -1,8 +1,8 @@
 import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import type { EnvVariable } from './coolify/types.js'
-import { parseDuration } from './duration.js'
-import { ActionError } from './errors.js'
+import type { EnvVariable } from '../coolify/types.js'
+import { parseDuration } from '../time/duration.js'
+import { ActionError } from '../errors.js'
 import { worthMasking } from './secrets.js'
 
 /** Every input of action.yml, read once and checked. */

@@ -1,4 +1,4 @@
-import { host } from './host.js'
+import { host } from '../host.js'
 
 /**
  * Values shorter than this are never masked: the runner would star out every "1" or "on" in the

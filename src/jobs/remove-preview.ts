@@ -1,9 +1,9 @@
-import type { CoolifyClient } from './coolify/client.js'
-import type { PullRequestEvent } from './event.js'
-import type { Say } from './host.js'
-import type { Config } from './inputs.js'
-import { deleteReviewApp } from './review-app/remove.js'
-import { deletePreview } from './rollout/preview.js'
+import type { CoolifyClient } from '../coolify/client.js'
+import type { PullRequestEvent } from '../config/event.js'
+import type { Say } from '../host.js'
+import type { Config } from '../config/inputs.js'
+import { deleteReviewApp } from '../review-app/remove.js'
+import { deletePreview } from '../rollout/preview.js'
 
 /**
  * `delete-preview`: removes the pull request's preview of each application in Coolify (one already

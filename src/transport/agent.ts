@@ -1,15 +1,15 @@
-import { readFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
-import type { Readable, Transform } from 'node:stream'
-import tls from 'node:tls'
-import zlib from 'node:zlib'
 import type { buildConnector as Connector } from 'undici'
 import request from 'undici/lib/api/api-request.js'
 import buildConnector from 'undici/lib/core/connect.js'
 import Agent from 'undici/lib/dispatcher/agent.js'
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
 import Pool from 'undici/lib/dispatcher/pool.js'
+import { MAX_BODY_BYTES, readBody } from './body.js'
+import { defaultCertificates } from './certificates.js'
+import { codeOf, failure, proxyFailure, ProxyRefusal } from './errors.js'
 import { proxyFor, type Proxy } from './proxy.js'
+import { defaultPort, openTunnel } from './tunnel.js'
 
 // undici's index gives every dispatcher its request methods (and loads them all); loaded part by
 // part, the one used here is given here.
@@ -57,49 +57,6 @@ export interface HttpAnswer {
 }
 
 /**
- * Why a request got no answer in time. Its code says at which stage: before a connection
- * (`CONNECT_TIMEOUT`: nothing was sent), before the headers, or between chunks of the body.
- */
-export class HttpTimeout extends Error {
-  constructor(readonly code: 'CONNECT_TIMEOUT' | 'HEADERS_TIMEOUT' | 'BODY_TIMEOUT') {
-    super(`no answer in time (${code})`)
-  }
-}
-
-/**
- * An answer that can never be read, however often it is asked for (headers larger than Node
- * reads): the reason says what was wrong with it.
- */
-export class HttpUnreadable extends Error {
-  readonly code = 'UNREADABLE_ANSWER'
-}
-
-/**
- * A compressed body that does not decode: cut off on the way, or broken by something in between.
- * Asked for again like an answer cut short.
- */
-export class HttpBrokenBody extends Error {
-  readonly code = 'BROKEN_BODY'
-}
-
-/** A failure of the connection to the proxy itself (its TLS certificate, say), not past it. */
-export class ProxyFailure extends Error {
-  readonly code: string
-  constructor(override readonly cause: Error & { code?: string }) {
-    super(`the proxy failed: ${cause.message}`)
-    this.code = cause.code ?? ''
-  }
-}
-
-/** The proxy's refusal to open a tunnel: its status says why (407: it wants credentials). */
-export class ProxyRefusal extends Error {
-  readonly code = 'PROXY_REFUSED'
-  constructor(readonly status: number) {
-    super(`the proxy answered ${status} to CONNECT`)
-  }
-}
-
-/**
  * How long a connection may sit idle before it is closed: servers and the proxies before them
  * close idle ones (Apache after 5 s; firewalls drop them silently), and a request sent on one
  * they closed is lost. Shorter when the server's `Keep-Alive: timeout=N` says so, by a margin.
@@ -110,12 +67,6 @@ const IDLE_MARGIN_MS = 1000
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
 /** How a connection the server closed fails the request on it, before any answer. */
 const STALE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED'])
-/** undici's timeouts, by the stage they name. */
-const TIMEOUTS: Record<string, HttpTimeout['code']> = {
-  UND_ERR_CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
-  UND_ERR_HEADERS_TIMEOUT: 'HEADERS_TIMEOUT',
-  UND_ERR_BODY_TIMEOUT: 'BODY_TIMEOUT'
-}
 
 type Kind = 'kept' | 'fresh'
 
@@ -351,178 +302,3 @@ class Sockets {
     for (const socket of this.#open) socket.destroy(new Error('the connections were closed'))
   }
 }
-
-/** The most an answer to CONNECT may hold before its end: Node's limit for headers. */
-const MAX_TUNNEL_HEAD_BYTES = 16 * 1024
-
-/**
- * Asks the proxy on `socket` for a tunnel to `authority` (`host:port`); calls back without an
- * error once it answered 2xx, the socket then the tunnel. Its status line is read here: a refusal
- * is told by its status (407: it wants credentials), a silence by what never came.
- */
-function openTunnel(
-  socket: Socket,
-  authority: string,
-  token: string | undefined,
-  timeoutMs: number,
-  callback: (error?: Error) => void
-): void {
-  let head = Buffer.alloc(0)
-  const timer = setTimeout(
-    () => done(new ProxyFailure(new HttpTimeout('CONNECT_TIMEOUT'))),
-    timeoutMs
-  )
-  const done = (error?: Error, rest?: Buffer): void => {
-    clearTimeout(timer)
-    socket.off('data', read).off('error', failed).off('close', closed)
-    if (error) {
-      socket.destroy()
-      return callback(error)
-    }
-    socket.pause()
-    // Nothing should come before the client speaks; whatever did is the tunnel's.
-    if (rest?.length) socket.unshift(rest)
-    callback()
-  }
-  const failed = (error: Error): void => done(proxyFailure(error))
-  const closed = (): void =>
-    done(
-      proxyFailure(
-        Object.assign(new Error('the proxy closed the connection'), { code: 'ECONNRESET' })
-      )
-    )
-  const read = (chunk: Buffer): void => {
-    head = Buffer.concat([head, chunk])
-    const end = head.indexOf('\r\n\r\n')
-    if (end < 0 && head.length <= MAX_TUNNEL_HEAD_BYTES) return
-    const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(head.toString('latin1', 0, Math.max(end, 0)))
-    if (!status) return done(proxyFailure(new Error('its answer to CONNECT is not HTTP')))
-    const code = Number(status[1])
-    if (code < 200 || code > 299) return done(new ProxyRefusal(code))
-    done(undefined, head.subarray(end + 4))
-  }
-  socket.on('data', read).on('error', failed).on('close', closed)
-  socket.write(
-    [
-      `CONNECT ${authority} HTTP/1.1`,
-      `Host: ${authority}`,
-      ...(token ? [`Proxy-Authorization: ${token}`] : []),
-      '',
-      ''
-    ].join('\r\n')
-  )
-}
-
-function defaultPort(protocol: string): number {
-  return protocol === 'https:' ? 443 : 80
-}
-
-/** A failure on the way to the proxy, or of its answer to CONNECT: the proxy's, not the site's. */
-function proxyFailure(error: Error & { code?: string }): ProxyFailure {
-  const stage = TIMEOUTS[error.code ?? '']
-  return new ProxyFailure(stage ? new HttpTimeout(stage) : error)
-}
-
-/**
- * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
- * gzips JSON, and a build log's JSON shrinks about tenfold.
- */
-const DECODERS: Record<string, () => Transform> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress()
-}
-export const ACCEPT_ENCODING = 'gzip, deflate, br'
-/** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
-export const MAX_BODY_BYTES = 256 * 1024 * 1024
-
-/**
- * A body as text, decoded as its `Content-Encoding` says, within `maxBytes`; `received` is told of
- * each chunk's size as it came on the wire.
- */
-async function readBody(
-  body: Readable,
-  contentEncoding = '',
-  maxBytes: number,
-  received: (bytes: number) => void
-): Promise<string> {
-  const encoding = contentEncoding.trim().toLowerCase()
-  const plain = encoding === '' || encoding === 'identity'
-  const decoder = plain ? undefined : DECODERS[encoding]
-  if (!plain && decoder === undefined) {
-    body.destroy()
-    throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`)
-  }
-  const decoded = decoder ? body.pipe(decoder()) : body
-  // A failure of the connection ends the reading of what it decodes.
-  if (decoded !== body) {
-    body.on('error', error => decoded.destroy(error))
-    body.on('data', (chunk: Buffer) => received(chunk.length))
-  }
-  const chunks: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of decoded as AsyncIterable<Buffer>) {
-      if (decoded === body) received(chunk.length)
-      size += chunk.length
-      if (size > maxBytes) throw new HttpUnreadable(`its body is over ${megabytes(maxBytes)} MB`)
-      chunks.push(chunk)
-    }
-  } finally {
-    // Left unread, the rest would hold the connection: it is closed instead.
-    if (!body.readableEnded) body.destroy()
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-function megabytes(bytes: number): string {
-  return String(Math.round((bytes / 1024 / 1024) * 100) / 100)
-}
-
-/** The failure as the client reads it: ours when we have a word for it, undici's otherwise. */
-function failure(error: unknown): unknown {
-  const code = codeOf(error)
-  if (TIMEOUTS[code]) return new HttpTimeout(TIMEOUTS[code])
-  // zlib's codes: Z_DATA_ERROR, Z_BUF_ERROR (cut off); brotli's: ERR__ERROR_FORMAT_…
-  if (code.startsWith('Z_') || code.startsWith('ERR__ERROR')) {
-    return new HttpBrokenBody(`its compressed body does not decode (${code})`)
-  }
-  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-    return new HttpUnreadable('its headers are larger than Node reads (16 KB)')
-  }
-  if (code === 'UND_ERR_SOCKET') {
-    return Object.assign(new Error('the connection closed before the answer ended'), {
-      code: 'ECONNRESET',
-      cause: error
-    })
-  }
-  return error
-}
-
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown })?.code
-  return typeof code === 'string' ? code : ''
-}
-
-/**
- * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
- * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
- * file then.
- */
-function defaultCertificates(env: NodeJS.ProcessEnv): string[] {
-  const store = (tls as { getCACertificates?: (type: string) => string[] }).getCACertificates
-  if (store) return store('default')
-  const extra = env.NODE_EXTRA_CA_CERTS
-  let added: string[] = []
-  if (extra) {
-    try {
-      added = readFileSync(extra, 'utf8').match(PEM_CERTIFICATE) ?? []
-    } catch {
-      // Node itself only warns about a file it cannot read.
-    }
-  }
-  return [...tls.rootCertificates, ...added]
-}
-
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g

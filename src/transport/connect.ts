@@ -1,8 +1,8 @@
-import { CoolifyClient } from './coolify/client.js'
-import type { Say } from './host.js'
-import type { Config } from './inputs.js'
+import { CoolifyClient } from '../coolify/client.js'
+import type { Say } from '../host.js'
+import type { Config } from '../config/inputs.js'
 import { proxySecrets } from './proxy.js'
-import { mask } from './secrets.js'
+import { mask } from '../config/secrets.js'
 
 /**
  * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,

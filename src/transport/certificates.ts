@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs'
+import tls from 'node:tls'
+
+/**
+ * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
+ * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
+ * file then.
+ */
+export function defaultCertificates(env: NodeJS.ProcessEnv): string[] {
+  const store = (tls as { getCACertificates?: (type: string) => string[] }).getCACertificates
+  if (store) return store('default')
+  const extra = env.NODE_EXTRA_CA_CERTS
+  let added: string[] = []
+  if (extra) {
+    try {
+      added = readFileSync(extra, 'utf8').match(PEM_CERTIFICATE) ?? []
+    } catch {
+      // Node itself only warns about a file it cannot read.
+    }
+  }
+  return [...tls.rootCertificates, ...added]
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
