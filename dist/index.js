@@ -1,448 +1,6 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 158:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { addAbortListener } = __nccwpck_require__(3440)
-const { RequestAbortedError } = __nccwpck_require__(8707)
-
-const kListener = Symbol('kListener')
-const kSignal = Symbol('kSignal')
-
-function abort (self) {
-  if (self.abort) {
-    self.abort(self[kSignal]?.reason)
-  } else {
-    self.reason = self[kSignal]?.reason ?? new RequestAbortedError()
-  }
-  removeSignal(self)
-}
-
-function addSignal (self, signal) {
-  self.reason = null
-
-  self[kSignal] = null
-  self[kListener] = null
-
-  if (!signal) {
-    return
-  }
-
-  if (signal.aborted) {
-    abort(self)
-    return
-  }
-
-  self[kSignal] = signal
-  self[kListener] = () => {
-    abort(self)
-  }
-
-  addAbortListener(self[kSignal], self[kListener])
-}
-
-function removeSignal (self) {
-  if (!self[kSignal]) {
-    return
-  }
-
-  if ('removeEventListener' in self[kSignal]) {
-    self[kSignal].removeEventListener('abort', self[kListener])
-  } else {
-    self[kSignal].removeListener('abort', self[kListener])
-  }
-
-  self[kSignal] = null
-  self[kListener] = null
-}
-
-module.exports = {
-  addSignal,
-  removeSignal
-}
-
-
-/***/ }),
-
-/***/ 4660:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const assert = __nccwpck_require__(4589)
-const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
-
-class ConnectHandler extends AsyncResource {
-  constructor (opts, callback) {
-    if (!opts || typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    if (typeof callback !== 'function') {
-      throw new InvalidArgumentError('invalid callback')
-    }
-
-    const { signal, opaque, responseHeaders } = opts
-
-    if (signal && typeof signal.on !== 'function' && typeof signal.addEventListener !== 'function') {
-      throw new InvalidArgumentError('signal must be an EventEmitter or EventTarget')
-    }
-
-    super('UNDICI_CONNECT')
-
-    this.opaque = opaque || null
-    this.responseHeaders = responseHeaders || null
-    this.callback = callback
-    this.abort = null
-
-    addSignal(this, signal)
-  }
-
-  onConnect (abort, context) {
-    if (this.reason) {
-      abort(this.reason)
-      return
-    }
-
-    assert(this.callback)
-
-    this.abort = abort
-    this.context = context
-  }
-
-  onHeaders () {
-    throw new SocketError('bad connect', null)
-  }
-
-  onUpgrade (statusCode, rawHeaders, socket) {
-    const { callback, opaque, context } = this
-
-    removeSignal(this)
-
-    this.callback = null
-
-    let headers = rawHeaders
-    // Indicates is an HTTP2Session
-    if (headers != null) {
-      headers = this.responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-    }
-
-    this.runInAsyncScope(callback, null, null, {
-      statusCode,
-      headers,
-      socket,
-      opaque,
-      context
-    })
-  }
-
-  onError (err) {
-    const { callback, opaque } = this
-
-    removeSignal(this)
-
-    if (callback) {
-      this.callback = null
-      queueMicrotask(() => {
-        this.runInAsyncScope(callback, null, err, { opaque })
-      })
-    }
-  }
-}
-
-function connect (opts, callback) {
-  if (callback === undefined) {
-    return new Promise((resolve, reject) => {
-      connect.call(this, opts, (err, data) => {
-        return err ? reject(err) : resolve(data)
-      })
-    })
-  }
-
-  try {
-    const connectHandler = new ConnectHandler(opts, callback)
-    const connectOptions = { ...opts, method: 'CONNECT' }
-
-    this.dispatch(connectOptions, connectHandler)
-  } catch (err) {
-    if (typeof callback !== 'function') {
-      throw err
-    }
-    const opaque = opts?.opaque
-    queueMicrotask(() => callback(err, { opaque }))
-  }
-}
-
-module.exports = connect
-
-
-/***/ }),
-
-/***/ 6862:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const {
-  Readable,
-  Duplex,
-  PassThrough
-} = __nccwpck_require__(7075)
-const assert = __nccwpck_require__(4589)
-const { AsyncResource } = __nccwpck_require__(6698)
-const {
-  InvalidArgumentError,
-  InvalidReturnValueError,
-  RequestAbortedError
-} = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
-
-function noop () {}
-
-const kResume = Symbol('resume')
-
-class PipelineRequest extends Readable {
-  constructor () {
-    super({ autoDestroy: true })
-
-    this[kResume] = null
-  }
-
-  _read () {
-    const { [kResume]: resume } = this
-
-    if (resume) {
-      this[kResume] = null
-      resume()
-    }
-  }
-
-  _destroy (err, callback) {
-    this._read()
-
-    callback(err)
-  }
-}
-
-class PipelineResponse extends Readable {
-  constructor (resume) {
-    super({ autoDestroy: true })
-    this[kResume] = resume
-  }
-
-  _read () {
-    this[kResume]()
-  }
-
-  _destroy (err, callback) {
-    if (!err && !this._readableState.endEmitted) {
-      err = new RequestAbortedError()
-    }
-
-    callback(err)
-  }
-}
-
-class PipelineHandler extends AsyncResource {
-  constructor (opts, handler) {
-    if (!opts || typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    if (typeof handler !== 'function') {
-      throw new InvalidArgumentError('invalid handler')
-    }
-
-    const { signal, method, opaque, onInfo, responseHeaders } = opts
-
-    if (signal && typeof signal.on !== 'function' && typeof signal.addEventListener !== 'function') {
-      throw new InvalidArgumentError('signal must be an EventEmitter or EventTarget')
-    }
-
-    if (method === 'CONNECT') {
-      throw new InvalidArgumentError('invalid method')
-    }
-
-    if (onInfo && typeof onInfo !== 'function') {
-      throw new InvalidArgumentError('invalid onInfo callback')
-    }
-
-    super('UNDICI_PIPELINE')
-
-    this.opaque = opaque || null
-    this.responseHeaders = responseHeaders || null
-    this.handler = handler
-    this.abort = null
-    this.context = null
-    this.onInfo = onInfo || null
-
-    this.req = new PipelineRequest().on('error', noop)
-
-    this.ret = new Duplex({
-      readableObjectMode: opts.objectMode,
-      autoDestroy: true,
-      read: () => {
-        const { body } = this
-
-        if (body?.resume) {
-          body.resume()
-        }
-      },
-      write: (chunk, encoding, callback) => {
-        const { req } = this
-
-        if (req.push(chunk, encoding) || req._readableState.destroyed) {
-          callback()
-        } else {
-          req[kResume] = callback
-        }
-      },
-      destroy: (err, callback) => {
-        const { body, req, res, ret, abort } = this
-
-        if (!err && !ret._readableState.endEmitted) {
-          err = new RequestAbortedError()
-        }
-
-        if (abort && err) {
-          abort()
-        }
-
-        util.destroy(body, err)
-        util.destroy(req, err)
-        util.destroy(res, err)
-
-        removeSignal(this)
-
-        callback(err)
-      }
-    }).on('prefinish', () => {
-      const { req } = this
-
-      // Node < 15 does not call _final in same tick.
-      req.push(null)
-    })
-
-    this.res = null
-
-    addSignal(this, signal)
-  }
-
-  onConnect (abort, context) {
-    const { res } = this
-
-    if (this.reason) {
-      abort(this.reason)
-      return
-    }
-
-    assert(!res, 'pipeline cannot be retried')
-
-    this.abort = abort
-    this.context = context
-  }
-
-  onHeaders (statusCode, rawHeaders, resume) {
-    const { opaque, handler, context } = this
-
-    if (statusCode < 200) {
-      if (this.onInfo) {
-        const headers = this.responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-        this.onInfo({ statusCode, headers })
-      }
-      return
-    }
-
-    this.res = new PipelineResponse(resume)
-
-    let body
-    try {
-      this.handler = null
-      const headers = this.responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-      body = this.runInAsyncScope(handler, null, {
-        statusCode,
-        headers,
-        opaque,
-        body: this.res,
-        context
-      })
-    } catch (err) {
-      this.res.on('error', noop)
-      throw err
-    }
-
-    if (!body || typeof body.on !== 'function') {
-      throw new InvalidReturnValueError('expected Readable')
-    }
-
-    body
-      .on('data', (chunk) => {
-        const { ret, body } = this
-
-        if (!ret.push(chunk) && body.pause) {
-          body.pause()
-        }
-      })
-      .on('error', (err) => {
-        const { ret } = this
-
-        util.destroy(ret, err)
-      })
-      .on('end', () => {
-        const { ret } = this
-
-        ret.push(null)
-      })
-      .on('close', () => {
-        const { ret } = this
-
-        if (!ret._readableState.ended) {
-          util.destroy(ret, new RequestAbortedError())
-        }
-      })
-
-    this.body = body
-  }
-
-  onData (chunk) {
-    const { res } = this
-    return res.push(chunk)
-  }
-
-  onComplete (trailers) {
-    const { res } = this
-    res.push(null)
-  }
-
-  onError (err) {
-    const { ret } = this
-    this.handler = null
-    util.destroy(ret, err)
-  }
-}
-
-function pipeline (opts, handler) {
-  try {
-    const pipelineHandler = new PipelineHandler(opts, handler)
-    this.dispatch({ ...opts, body: pipelineHandler.req }, pipelineHandler)
-    return pipelineHandler.ret
-  } catch (err) {
-    return new PassThrough().destroy(err)
-  }
-}
-
-module.exports = pipeline
-
-
-/***/ }),
-
 /***/ 4043:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -660,354 +218,6 @@ function request (opts, callback) {
 
 module.exports = request
 module.exports.RequestHandler = RequestHandler
-
-
-/***/ }),
-
-/***/ 3560:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const assert = __nccwpck_require__(4589)
-const { finished } = __nccwpck_require__(7075)
-const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
-
-function noop () {}
-
-class StreamHandler extends AsyncResource {
-  constructor (opts, factory, callback) {
-    if (!opts || typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    const { signal, method, opaque, body, onInfo, responseHeaders } = opts
-
-    try {
-      if (typeof callback !== 'function') {
-        throw new InvalidArgumentError('invalid callback')
-      }
-
-      if (typeof factory !== 'function') {
-        throw new InvalidArgumentError('invalid factory')
-      }
-
-      if (signal && typeof signal.on !== 'function' && typeof signal.addEventListener !== 'function') {
-        throw new InvalidArgumentError('signal must be an EventEmitter or EventTarget')
-      }
-
-      if (method === 'CONNECT') {
-        throw new InvalidArgumentError('invalid method')
-      }
-
-      if (onInfo && typeof onInfo !== 'function') {
-        throw new InvalidArgumentError('invalid onInfo callback')
-      }
-
-      super('UNDICI_STREAM')
-    } catch (err) {
-      if (util.isStream(body)) {
-        util.destroy(body.on('error', noop), err)
-      }
-      throw err
-    }
-
-    this.responseHeaders = responseHeaders || null
-    this.opaque = opaque || null
-    this.factory = factory
-    this.callback = callback
-    this.res = null
-    this.abort = null
-    this.context = null
-    this.trailers = null
-    this.body = body
-    this.onInfo = onInfo || null
-
-    if (util.isStream(body)) {
-      body.on('error', (err) => {
-        this.onError(err)
-      })
-    }
-
-    addSignal(this, signal)
-  }
-
-  onConnect (abort, context) {
-    if (this.reason) {
-      abort(this.reason)
-      return
-    }
-
-    assert(this.callback)
-
-    this.abort = abort
-    this.context = context
-  }
-
-  onHeaders (statusCode, rawHeaders, resume, statusMessage) {
-    const { factory, opaque, context, responseHeaders } = this
-
-    const headers = responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-
-    if (statusCode < 200) {
-      if (this.onInfo) {
-        this.onInfo({ statusCode, headers })
-      }
-      return
-    }
-
-    this.factory = null
-
-    if (factory === null) {
-      return
-    }
-
-    const res = this.runInAsyncScope(factory, null, {
-      statusCode,
-      headers,
-      opaque,
-      context
-    })
-
-    if (
-      !res ||
-      typeof res.write !== 'function' ||
-      typeof res.end !== 'function' ||
-      typeof res.on !== 'function'
-    ) {
-      throw new InvalidReturnValueError('expected Writable')
-    }
-
-    // TODO: Avoid finished. It registers an unnecessary amount of listeners.
-    finished(res, { readable: false }, (err) => {
-      const { callback, res, opaque, trailers, abort } = this
-
-      this.res = null
-      if (err || !res?.readable) {
-        util.destroy(res, err)
-      }
-
-      this.callback = null
-      this.runInAsyncScope(callback, null, err || null, { opaque, trailers })
-
-      if (err) {
-        abort()
-      }
-    })
-
-    res.on('drain', resume)
-
-    this.res = res
-
-    const needDrain = res.writableNeedDrain !== undefined
-      ? res.writableNeedDrain
-      : res._writableState?.needDrain
-
-    return needDrain !== true
-  }
-
-  onData (chunk) {
-    const { res } = this
-
-    return res ? res.write(chunk) : true
-  }
-
-  onComplete (trailers) {
-    const { res } = this
-
-    removeSignal(this)
-
-    if (!res) {
-      return
-    }
-
-    this.trailers = util.parseHeaders(trailers)
-
-    res.end()
-  }
-
-  onError (err) {
-    const { res, callback, opaque, body } = this
-
-    removeSignal(this)
-
-    this.factory = null
-
-    if (res) {
-      this.res = null
-      util.destroy(res, err)
-    } else if (callback) {
-      this.callback = null
-      queueMicrotask(() => {
-        this.runInAsyncScope(callback, null, err, { opaque })
-      })
-    }
-
-    if (body) {
-      this.body = null
-      util.destroy(body, err)
-    }
-  }
-}
-
-function stream (opts, factory, callback) {
-  if (callback === undefined) {
-    return new Promise((resolve, reject) => {
-      stream.call(this, opts, factory, (err, data) => {
-        return err ? reject(err) : resolve(data)
-      })
-    })
-  }
-
-  try {
-    const handler = new StreamHandler(opts, factory, callback)
-
-    this.dispatch(opts, handler)
-  } catch (err) {
-    if (typeof callback !== 'function') {
-      throw err
-    }
-    const opaque = opts?.opaque
-    queueMicrotask(() => callback(err, { opaque }))
-  }
-}
-
-module.exports = stream
-
-
-/***/ }),
-
-/***/ 1882:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
-const { AsyncResource } = __nccwpck_require__(6698)
-const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(3440)
-const { kHTTP2Stream } = __nccwpck_require__(6443)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
-
-class UpgradeHandler extends AsyncResource {
-  constructor (opts, callback) {
-    if (!opts || typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    if (typeof callback !== 'function') {
-      throw new InvalidArgumentError('invalid callback')
-    }
-
-    const { signal, opaque, responseHeaders } = opts
-
-    if (signal && typeof signal.on !== 'function' && typeof signal.addEventListener !== 'function') {
-      throw new InvalidArgumentError('signal must be an EventEmitter or EventTarget')
-    }
-
-    super('UNDICI_UPGRADE')
-
-    this.responseHeaders = responseHeaders || null
-    this.opaque = opaque || null
-    this.callback = callback
-    this.abort = null
-    this.context = null
-
-    addSignal(this, signal)
-  }
-
-  onConnect (abort, context) {
-    if (this.reason) {
-      abort(this.reason)
-      return
-    }
-
-    assert(this.callback)
-
-    this.abort = abort
-    this.context = null
-  }
-
-  onHeaders () {
-    throw new SocketError('bad upgrade', null)
-  }
-
-  onUpgrade (statusCode, rawHeaders, socket) {
-    assert(socket[kHTTP2Stream] === true ? statusCode === 200 : statusCode === 101)
-
-    const { callback, opaque, context } = this
-
-    removeSignal(this)
-
-    this.callback = null
-    const headers = this.responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-    this.runInAsyncScope(callback, null, null, {
-      headers,
-      socket,
-      opaque,
-      context
-    })
-  }
-
-  onError (err) {
-    const { callback, opaque } = this
-
-    removeSignal(this)
-
-    if (callback) {
-      this.callback = null
-      queueMicrotask(() => {
-        this.runInAsyncScope(callback, null, err, { opaque })
-      })
-    }
-  }
-}
-
-function upgrade (opts, callback) {
-  if (callback === undefined) {
-    return new Promise((resolve, reject) => {
-      upgrade.call(this, opts, (err, data) => {
-        return err ? reject(err) : resolve(data)
-      })
-    })
-  }
-
-  try {
-    const upgradeHandler = new UpgradeHandler(opts, callback)
-    const upgradeOpts = {
-      ...opts,
-      method: opts.method || 'GET',
-      upgrade: opts.protocol || 'Websocket'
-    }
-
-    this.dispatch(upgradeOpts, upgradeHandler)
-  } catch (err) {
-    if (typeof callback !== 'function') {
-      throw err
-    }
-    const opaque = opts?.opaque
-    queueMicrotask(() => callback(err, { opaque }))
-  }
-}
-
-module.exports = upgrade
-
-
-/***/ }),
-
-/***/ 6615:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-module.exports.request = __nccwpck_require__(4043)
-module.exports.stream = __nccwpck_require__(3560)
-module.exports.pipeline = __nccwpck_require__(6862)
-module.exports.upgrade = __nccwpck_require__(1882)
-module.exports.connect = __nccwpck_require__(4660)
 
 
 /***/ }),
@@ -3121,654 +2331,6 @@ function processHeader (request, key, val) {
 }
 
 module.exports = Request
-
-
-/***/ }),
-
-/***/ 8082:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { EventEmitter } = __nccwpck_require__(8474)
-const { Buffer } = __nccwpck_require__(4573)
-const { InvalidArgumentError, Socks5ProxyError } = __nccwpck_require__(8707)
-const { debuglog } = __nccwpck_require__(7975)
-const { parseAddress } = __nccwpck_require__(1732)
-
-const debug = debuglog('undici:socks5')
-const EMPTY_BUFFER = Buffer.alloc(0)
-
-// SOCKS5 constants
-const SOCKS_VERSION = 0x05
-
-// Authentication methods
-const AUTH_METHODS = {
-  NO_AUTH: 0x00,
-  GSSAPI: 0x01,
-  USERNAME_PASSWORD: 0x02,
-  NO_ACCEPTABLE: 0xFF
-}
-
-// SOCKS5 commands
-const COMMANDS = {
-  CONNECT: 0x01,
-  BIND: 0x02,
-  UDP_ASSOCIATE: 0x03
-}
-
-// Address types
-const ADDRESS_TYPES = {
-  IPV4: 0x01,
-  DOMAIN: 0x03,
-  IPV6: 0x04
-}
-
-// Reply codes
-const REPLY_CODES = {
-  SUCCEEDED: 0x00,
-  GENERAL_FAILURE: 0x01,
-  CONNECTION_NOT_ALLOWED: 0x02,
-  NETWORK_UNREACHABLE: 0x03,
-  HOST_UNREACHABLE: 0x04,
-  CONNECTION_REFUSED: 0x05,
-  TTL_EXPIRED: 0x06,
-  COMMAND_NOT_SUPPORTED: 0x07,
-  ADDRESS_TYPE_NOT_SUPPORTED: 0x08
-}
-
-// State machine states
-const STATES = {
-  INITIAL: 'initial',
-  HANDSHAKING: 'handshaking',
-  AUTHENTICATING: 'authenticating',
-  AUTHENTICATED: 'authenticated',
-  CONNECTING: 'connecting',
-  CONNECTED: 'connected',
-  ERROR: 'error',
-  CLOSED: 'closed'
-}
-
-/**
- * SOCKS5 client implementation
- * Handles SOCKS5 protocol negotiation and connection establishment
- */
-class Socks5Client extends EventEmitter {
-  constructor (socket, options = {}) {
-    super()
-
-    if (!socket) {
-      throw new InvalidArgumentError('socket is required')
-    }
-
-    this.socket = socket
-    this.options = options
-    this.state = STATES.INITIAL
-    this.buffer = EMPTY_BUFFER
-    this.onSocketData = this.onData.bind(this)
-    this.onSocketError = this.onError.bind(this)
-    this.onSocketClose = this.onClose.bind(this)
-
-    // Authentication settings
-    this.authMethods = []
-    if (options.username && options.password) {
-      this.authMethods.push(AUTH_METHODS.USERNAME_PASSWORD)
-    }
-    this.authMethods.push(AUTH_METHODS.NO_AUTH)
-
-    // Socket event handlers
-    this.socket.on('data', this.onSocketData)
-    this.socket.on('error', this.onSocketError)
-    this.socket.on('close', this.onSocketClose)
-  }
-
-  /**
-   * Handle incoming data from the socket
-   */
-  onData (data) {
-    debug('received data', data.length, 'bytes in state', this.state)
-    this.buffer = Buffer.concat([this.buffer, data])
-
-    try {
-      switch (this.state) {
-        case STATES.HANDSHAKING:
-          this.handleHandshakeResponse()
-          break
-        case STATES.AUTHENTICATING:
-          this.handleAuthResponse()
-          break
-        case STATES.CONNECTING:
-          this.handleConnectResponse()
-          break
-      }
-    } catch (err) {
-      this.onError(err)
-    }
-  }
-
-  /**
-   * Handle socket errors
-   */
-  onError (err) {
-    debug('socket error', err)
-    this.state = STATES.ERROR
-    this.emit('error', err)
-    this.destroy()
-  }
-
-  /**
-   * Handle socket close
-   */
-  onClose () {
-    debug('socket closed')
-    this.state = STATES.CLOSED
-    this.emit('close')
-  }
-
-  /**
-   * Destroy the client and underlying socket
-   */
-  destroy () {
-    if (this.socket && !this.socket.destroyed) {
-      this.socket.destroy()
-    }
-  }
-
-  markAuthenticated () {
-    this.state = STATES.AUTHENTICATED
-    this.emit('authenticated')
-  }
-
-  /**
-   * Start the SOCKS5 handshake
-   */
-  handshake () {
-    if (this.state !== STATES.INITIAL) {
-      throw new InvalidArgumentError('Handshake already started')
-    }
-
-    debug('starting handshake with', this.authMethods.length, 'auth methods')
-    this.state = STATES.HANDSHAKING
-
-    // Build handshake request
-    // +----+----------+----------+
-    // |VER | NMETHODS | METHODS  |
-    // +----+----------+----------+
-    // | 1  |    1     | 1 to 255 |
-    // +----+----------+----------+
-    const request = Buffer.alloc(2 + this.authMethods.length)
-    request[0] = SOCKS_VERSION
-    request[1] = this.authMethods.length
-    this.authMethods.forEach((method, i) => {
-      request[2 + i] = method
-    })
-
-    this.socket.write(request)
-  }
-
-  /**
-   * Handle handshake response from server
-   */
-  handleHandshakeResponse () {
-    if (this.buffer.length < 2) {
-      return // Not enough data yet
-    }
-
-    const version = this.buffer[0]
-    const method = this.buffer[1]
-
-    if (version !== SOCKS_VERSION) {
-      throw new Socks5ProxyError(`Invalid SOCKS version: ${version}`, 'UND_ERR_SOCKS5_VERSION')
-    }
-
-    if (method === AUTH_METHODS.NO_ACCEPTABLE) {
-      throw new Socks5ProxyError('No acceptable authentication method', 'UND_ERR_SOCKS5_AUTH_REJECTED')
-    }
-
-    this.buffer = this.buffer.subarray(2)
-    debug('server selected auth method', method)
-
-    if (method === AUTH_METHODS.NO_AUTH) {
-      this.markAuthenticated()
-    } else if (method === AUTH_METHODS.USERNAME_PASSWORD) {
-      this.state = STATES.AUTHENTICATING
-      this.sendAuthRequest()
-    } else {
-      throw new Socks5ProxyError(`Unsupported authentication method: ${method}`, 'UND_ERR_SOCKS5_AUTH_METHOD')
-    }
-  }
-
-  /**
-   * Send username/password authentication request
-   */
-  sendAuthRequest () {
-    const { username, password } = this.options
-
-    if (!username || !password) {
-      throw new InvalidArgumentError('Username and password required for authentication')
-    }
-
-    debug('sending username/password auth')
-
-    // Username/Password authentication request (RFC 1929)
-    // +----+------+----------+------+----------+
-    // |VER | ULEN |  UNAME   | PLEN |  PASSWD  |
-    // +----+------+----------+------+----------+
-    // | 1  |  1   | 1 to 255 |  1   | 1 to 255 |
-    // +----+------+----------+------+----------+
-    const usernameBuffer = Buffer.from(username)
-    const passwordBuffer = Buffer.from(password)
-
-    if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
-      throw new InvalidArgumentError('Username or password too long')
-    }
-
-    const request = Buffer.alloc(3 + usernameBuffer.length + passwordBuffer.length)
-    request[0] = 0x01 // Sub-negotiation version
-    request[1] = usernameBuffer.length
-    usernameBuffer.copy(request, 2)
-    request[2 + usernameBuffer.length] = passwordBuffer.length
-    passwordBuffer.copy(request, 3 + usernameBuffer.length)
-
-    this.socket.write(request)
-  }
-
-  /**
-   * Handle authentication response
-   */
-  handleAuthResponse () {
-    if (this.buffer.length < 2) {
-      return // Not enough data yet
-    }
-
-    const version = this.buffer[0]
-    const status = this.buffer[1]
-
-    if (version !== 0x01) {
-      throw new Socks5ProxyError(`Invalid auth sub-negotiation version: ${version}`, 'UND_ERR_SOCKS5_AUTH_VERSION')
-    }
-
-    if (status !== 0x00) {
-      throw new Socks5ProxyError('Authentication failed', 'UND_ERR_SOCKS5_AUTH_FAILED')
-    }
-
-    this.buffer = this.buffer.subarray(2)
-    debug('authentication successful')
-    this.markAuthenticated()
-  }
-
-  /**
-   * Send CONNECT command
-   * @param {string} address - Target address (IP or domain)
-   * @param {number} port - Target port
-   */
-  connect (address, port) {
-    if (this.state === STATES.CONNECTING || this.state === STATES.CONNECTED) {
-      throw new InvalidArgumentError('Connection already in progress')
-    }
-
-    if (this.state !== STATES.AUTHENTICATED) {
-      throw new InvalidArgumentError('Client must be authenticated before CONNECT')
-    }
-
-    debug('connecting to', address, port)
-    this.state = STATES.CONNECTING
-
-    const request = this.buildConnectRequest(COMMANDS.CONNECT, address, port)
-    this.socket.write(request)
-  }
-
-  /**
-   * Build a SOCKS5 request
-   */
-  buildConnectRequest (command, address, port) {
-    // Parse address to determine type and buffer
-    const { type: addressType, buffer: addressBuffer } = parseAddress(address)
-
-    // Build request
-    // +----+-----+-------+------+----------+----------+
-    // |VER | CMD |  RSV  | ATYP | DST.ADDR | DST.PORT |
-    // +----+-----+-------+------+----------+----------+
-    // | 1  |  1  | X'00' |  1   | Variable |    2     |
-    // +----+-----+-------+------+----------+----------+
-    const request = Buffer.alloc(4 + addressBuffer.length + 2)
-    request[0] = SOCKS_VERSION
-    request[1] = command
-    request[2] = 0x00 // Reserved
-    request[3] = addressType
-    addressBuffer.copy(request, 4)
-    request.writeUInt16BE(port, 4 + addressBuffer.length)
-
-    return request
-  }
-
-  /**
-   * Handle CONNECT response
-   */
-  handleConnectResponse () {
-    if (this.buffer.length < 4) {
-      return // Not enough data for header
-    }
-
-    const version = this.buffer[0]
-    const reply = this.buffer[1]
-    const addressType = this.buffer[3]
-
-    if (version !== SOCKS_VERSION) {
-      throw new Socks5ProxyError(`Invalid SOCKS version in reply: ${version}`, 'UND_ERR_SOCKS5_REPLY_VERSION')
-    }
-
-    // Calculate the expected response length
-    let responseLength = 4 // VER + REP + RSV + ATYP
-    if (addressType === ADDRESS_TYPES.IPV4) {
-      responseLength += 4 + 2 // IPv4 + port
-    } else if (addressType === ADDRESS_TYPES.DOMAIN) {
-      if (this.buffer.length < 5) {
-        return // Need domain length byte
-      }
-      responseLength += 1 + this.buffer[4] + 2 // length byte + domain + port
-    } else if (addressType === ADDRESS_TYPES.IPV6) {
-      responseLength += 16 + 2 // IPv6 + port
-    } else {
-      throw new Socks5ProxyError(`Invalid address type in reply: ${addressType}`, 'UND_ERR_SOCKS5_ADDR_TYPE')
-    }
-
-    if (this.buffer.length < responseLength) {
-      return // Not enough data for full response
-    }
-
-    if (reply !== REPLY_CODES.SUCCEEDED) {
-      const errorMessage = this.getReplyErrorMessage(reply)
-      throw new Socks5ProxyError(`SOCKS5 connection failed: ${errorMessage}`, `UND_ERR_SOCKS5_REPLY_${reply}`)
-    }
-
-    // Parse bound address and port
-    let boundAddress
-    let offset = 4
-
-    if (addressType === ADDRESS_TYPES.IPV4) {
-      boundAddress = Array.from(this.buffer.subarray(offset, offset + 4)).join('.')
-      offset += 4
-    } else if (addressType === ADDRESS_TYPES.DOMAIN) {
-      const domainLength = this.buffer[offset]
-      offset += 1
-      boundAddress = this.buffer.subarray(offset, offset + domainLength).toString()
-      offset += domainLength
-    } else if (addressType === ADDRESS_TYPES.IPV6) {
-      // Parse IPv6 address from 16-byte buffer
-      const parts = []
-      for (let i = 0; i < 8; i++) {
-        const value = this.buffer.readUInt16BE(offset + i * 2)
-        parts.push(value.toString(16))
-      }
-      boundAddress = parts.join(':')
-      offset += 16
-    }
-
-    const boundPort = this.buffer.readUInt16BE(offset)
-
-    this.buffer = EMPTY_BUFFER
-    this.state = STATES.CONNECTED
-    this.socket.removeListener('data', this.onSocketData)
-
-    debug('connected, bound address:', boundAddress, 'port:', boundPort)
-    this.emit('connected', { address: boundAddress, port: boundPort })
-  }
-
-  /**
-   * Get human-readable error message for reply code
-   */
-  getReplyErrorMessage (reply) {
-    switch (reply) {
-      case REPLY_CODES.GENERAL_FAILURE:
-        return 'General SOCKS server failure'
-      case REPLY_CODES.CONNECTION_NOT_ALLOWED:
-        return 'Connection not allowed by ruleset'
-      case REPLY_CODES.NETWORK_UNREACHABLE:
-        return 'Network unreachable'
-      case REPLY_CODES.HOST_UNREACHABLE:
-        return 'Host unreachable'
-      case REPLY_CODES.CONNECTION_REFUSED:
-        return 'Connection refused'
-      case REPLY_CODES.TTL_EXPIRED:
-        return 'TTL expired'
-      case REPLY_CODES.COMMAND_NOT_SUPPORTED:
-        return 'Command not supported'
-      case REPLY_CODES.ADDRESS_TYPE_NOT_SUPPORTED:
-        return 'Address type not supported'
-      default:
-        return `Unknown error code: ${reply}`
-    }
-  }
-}
-
-module.exports = {
-  Socks5Client,
-  AUTH_METHODS,
-  COMMANDS,
-  ADDRESS_TYPES,
-  REPLY_CODES,
-  STATES
-}
-
-
-/***/ }),
-
-/***/ 1732:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { Buffer } = __nccwpck_require__(4573)
-const net = __nccwpck_require__(7030)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-
-/**
- * Parse an address and determine its type
- * @param {string} address - The address to parse
- * @returns {{type: number, buffer: Buffer}} Address type and buffer
- */
-function parseAddress (address) {
-  // Check if it's an IPv4 address
-  if (net.isIPv4(address)) {
-    const parts = address.split('.').map(Number)
-    return {
-      type: 0x01, // IPv4
-      buffer: Buffer.from(parts)
-    }
-  }
-
-  // Check if it's an IPv6 address
-  if (net.isIPv6(address)) {
-    return {
-      type: 0x04, // IPv6
-      buffer: parseIPv6(address)
-    }
-  }
-
-  // Otherwise, treat as domain name
-  const domainBuffer = Buffer.from(address, 'utf8')
-  if (domainBuffer.length > 255) {
-    throw new InvalidArgumentError('Domain name too long (max 255 bytes)')
-  }
-
-  return {
-    type: 0x03, // Domain
-    buffer: Buffer.concat([Buffer.from([domainBuffer.length]), domainBuffer])
-  }
-}
-
-/**
- * Parse IPv6 address to buffer
- * @param {string} address - IPv6 address string
- * @returns {Buffer} 16-byte buffer
- */
-function parseIPv6 (address) {
-  const buffer = Buffer.alloc(16)
-  let normalizedAddress = address
-
-  // Expand an embedded IPv4 tail into the last two IPv6 groups.
-  if (address.includes('.')) {
-    const lastColonIndex = address.lastIndexOf(':')
-    const ipv4Part = address.slice(lastColonIndex + 1)
-
-    if (net.isIPv4(ipv4Part)) {
-      const octets = ipv4Part.split('.').map(Number)
-      const high = ((octets[0] << 8) | octets[1]).toString(16)
-      const low = ((octets[2] << 8) | octets[3]).toString(16)
-      normalizedAddress = `${address.slice(0, lastColonIndex)}:${high}:${low}`
-    }
-  }
-
-  // Handle compressed notation (::)
-  const doubleColonIndex = normalizedAddress.indexOf('::')
-  if (doubleColonIndex !== -1) {
-    const before = normalizedAddress.slice(0, doubleColonIndex)
-    const after = normalizedAddress.slice(doubleColonIndex + 2)
-    const beforeParts = before === '' ? [] : before.split(':')
-    const afterParts = after === '' ? [] : after.split(':')
-
-    let bufferIndex = 0
-    for (const part of beforeParts) {
-      buffer.writeUInt16BE(parseInt(part, 16), bufferIndex)
-      bufferIndex += 2
-    }
-    bufferIndex = 16 - afterParts.length * 2
-    for (const part of afterParts) {
-      buffer.writeUInt16BE(parseInt(part, 16), bufferIndex)
-      bufferIndex += 2
-    }
-  } else {
-    const parts = normalizedAddress.split(':')
-    for (let i = 0; i < parts.length; i++) {
-      buffer.writeUInt16BE(parseInt(parts[i], 16), i * 2)
-    }
-  }
-
-  return buffer
-}
-
-/**
- * Build a SOCKS5 address buffer
- * @param {number} type - Address type (1=IPv4, 3=Domain, 4=IPv6)
- * @param {Buffer} addressBuffer - The address data
- * @param {number} port - Port number
- * @returns {Buffer} Complete address buffer including type, address, and port
- */
-function buildAddressBuffer (type, addressBuffer, port) {
-  const portBuffer = Buffer.allocUnsafe(2)
-  portBuffer.writeUInt16BE(port, 0)
-
-  return Buffer.concat([
-    Buffer.from([type]),
-    addressBuffer,
-    portBuffer
-  ])
-}
-
-/**
- * Parse address from SOCKS5 response
- * @param {Buffer} buffer - Buffer containing the address
- * @param {number} offset - Starting offset in buffer
- * @returns {{address: string, port: number, bytesRead: number}}
- */
-function parseResponseAddress (buffer, offset = 0) {
-  if (buffer.length < offset + 1) {
-    throw new InvalidArgumentError('Buffer too small to contain address type')
-  }
-
-  const addressType = buffer[offset]
-  let address
-  let currentOffset = offset + 1
-
-  switch (addressType) {
-    case 0x01: { // IPv4
-      if (buffer.length < currentOffset + 6) {
-        throw new InvalidArgumentError('Buffer too small for IPv4 address')
-      }
-      address = Array.from(buffer.subarray(currentOffset, currentOffset + 4)).join('.')
-      currentOffset += 4
-      break
-    }
-
-    case 0x03: { // Domain
-      if (buffer.length < currentOffset + 1) {
-        throw new InvalidArgumentError('Buffer too small for domain length')
-      }
-      const domainLength = buffer[currentOffset]
-      currentOffset += 1
-
-      if (buffer.length < currentOffset + domainLength + 2) {
-        throw new InvalidArgumentError('Buffer too small for domain address')
-      }
-      address = buffer.subarray(currentOffset, currentOffset + domainLength).toString('utf8')
-      currentOffset += domainLength
-      break
-    }
-
-    case 0x04: { // IPv6
-      if (buffer.length < currentOffset + 18) {
-        throw new InvalidArgumentError('Buffer too small for IPv6 address')
-      }
-      // Convert buffer to IPv6 string
-      const parts = []
-      for (let i = 0; i < 8; i++) {
-        const value = buffer.readUInt16BE(currentOffset + i * 2)
-        parts.push(value.toString(16))
-      }
-      address = parts.join(':')
-      currentOffset += 16
-      break
-    }
-
-    default:
-      throw new InvalidArgumentError(`Invalid address type: ${addressType}`)
-  }
-
-  // Parse port
-  if (buffer.length < currentOffset + 2) {
-    throw new InvalidArgumentError('Buffer too small for port')
-  }
-  const port = buffer.readUInt16BE(currentOffset)
-  currentOffset += 2
-
-  return {
-    address,
-    port,
-    bytesRead: currentOffset - offset
-  }
-}
-
-/**
- * Create error for SOCKS5 reply code
- * @param {number} replyCode - SOCKS5 reply code
- * @returns {Error} Appropriate error object
- */
-function createReplyError (replyCode) {
-  const messages = {
-    0x01: 'General SOCKS server failure',
-    0x02: 'Connection not allowed by ruleset',
-    0x03: 'Network unreachable',
-    0x04: 'Host unreachable',
-    0x05: 'Connection refused',
-    0x06: 'TTL expired',
-    0x07: 'Command not supported',
-    0x08: 'Address type not supported'
-  }
-
-  const message = messages[replyCode] || `Unknown SOCKS5 error code: ${replyCode}`
-  const error = new Error(message)
-  error.code = `SOCKS5_${replyCode}`
-  return error
-}
-
-module.exports = {
-  parseAddress,
-  parseIPv6,
-  buildAddressBuffer,
-  parseResponseAddress,
-  createReplyError
-}
 
 
 /***/ }),
@@ -8985,7 +7547,7 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 2279:
+/***/ 4660:
 /***/ ((module) => {
 
 
@@ -9134,7 +7696,7 @@ module.exports = class FixedQueue {
 
 const { PoolStats } = __nccwpck_require__(6854)
 const DispatcherBase = __nccwpck_require__(1841)
-const FixedQueue = __nccwpck_require__(2279)
+const FixedQueue = __nccwpck_require__(4660)
 const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
 
 const kClients = Symbol('clients')
@@ -9469,599 +8031,6 @@ class Pool extends PoolBase {
 }
 
 module.exports = Pool
-
-
-/***/ }),
-
-/***/ 6672:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { kProxy, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
-const Agent = __nccwpck_require__(7405)
-const Pool = __nccwpck_require__(628)
-const DispatcherBase = __nccwpck_require__(1841)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(8707)
-const buildConnector = __nccwpck_require__(9136)
-const Client = __nccwpck_require__(3701)
-const { channels } = __nccwpck_require__(2414)
-const Socks5ProxyAgent = __nccwpck_require__(7223)
-
-const kAgent = Symbol('proxy agent')
-const kClient = Symbol('proxy client')
-const kProxyHeaders = Symbol('proxy headers')
-const kRequestTls = Symbol('request tls settings')
-const kProxyTls = Symbol('proxy tls settings')
-const kConnectEndpoint = Symbol('connect endpoint function')
-const kTunnelProxy = Symbol('tunnel proxy')
-
-function defaultProtocolPort (protocol) {
-  return protocol === 'https:' ? 443 : 80
-}
-
-function defaultFactory (origin, opts) {
-  return new Pool(origin, opts)
-}
-
-const noop = () => {}
-
-function defaultAgentFactory (origin, opts) {
-  if (opts.connections === 1) {
-    return new Client(origin, opts)
-  }
-  return new Pool(origin, opts)
-}
-
-class Http1ProxyWrapper extends DispatcherBase {
-  #client
-
-  constructor (proxyUrl, { headers = {}, connect, factory }) {
-    if (!proxyUrl) {
-      throw new InvalidArgumentError('Proxy URL is mandatory')
-    }
-
-    super()
-
-    this[kProxyHeaders] = headers
-    if (factory) {
-      this.#client = factory(proxyUrl, { connect })
-    } else {
-      this.#client = new Client(proxyUrl, { connect })
-    }
-  }
-
-  [kDispatch] (opts, handler) {
-    const onHeaders = handler.onHeaders
-    handler.onHeaders = function (statusCode, data, resume) {
-      if (statusCode === 407) {
-        if (typeof handler.onError === 'function') {
-          handler.onError(new InvalidArgumentError('Proxy Authentication Required (407)'))
-        }
-        return
-      }
-      if (onHeaders) onHeaders.call(this, statusCode, data, resume)
-    }
-
-    // Rewrite request as an HTTP1 Proxy request, without tunneling.
-    const {
-      origin,
-      path = '/',
-      headers = {}
-    } = opts
-
-    opts.path = origin + path
-
-    if (!('host' in headers) && !('Host' in headers)) {
-      const { host } = new URL(origin)
-      headers.host = host
-    }
-    opts.headers = { ...this[kProxyHeaders], ...headers }
-
-    return this.#client[kDispatch](opts, handler)
-  }
-
-  [kClose] () {
-    return this.#client.close()
-  }
-
-  [kDestroy] (err) {
-    return this.#client.destroy(err)
-  }
-}
-
-class ProxyAgent extends DispatcherBase {
-  constructor (opts) {
-    if (!opts || (typeof opts === 'object' && !(opts instanceof URL) && !opts.uri)) {
-      throw new InvalidArgumentError('Proxy uri is mandatory')
-    }
-
-    const { clientFactory = defaultFactory } = opts
-    if (typeof clientFactory !== 'function') {
-      throw new InvalidArgumentError('Proxy opts.clientFactory must be a function.')
-    }
-
-    const { proxyTunnel = true } = opts
-
-    super()
-
-    const url = this.#getUrl(opts)
-    const { href, origin, port, protocol, username, password, hostname: proxyHostname } = url
-
-    this[kProxy] = { uri: href, protocol }
-    this[kRequestTls] = opts.requestTls
-    this[kProxyTls] = opts.proxyTls
-    this[kProxyHeaders] = opts.headers || {}
-    this[kTunnelProxy] = proxyTunnel
-
-    if (opts.auth && opts.token) {
-      throw new InvalidArgumentError('opts.auth cannot be used in combination with opts.token')
-    } else if (opts.auth) {
-      /* @deprecated in favour of opts.token */
-      this[kProxyHeaders]['proxy-authorization'] = `Basic ${opts.auth}`
-    } else if (opts.token) {
-      this[kProxyHeaders]['proxy-authorization'] = opts.token
-    } else if (username && password) {
-      this[kProxyHeaders]['proxy-authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString('base64')}`
-    }
-
-    const connect = buildConnector({ ...opts.proxyTls })
-    this[kConnectEndpoint] = buildConnector({ ...opts.requestTls })
-
-    const agentFactory = opts.factory || defaultAgentFactory
-    const factory = (origin, options) => {
-      const { protocol } = new URL(origin)
-
-      // Handle SOCKS5 proxy
-      if (this[kProxy].protocol === 'socks5:' || this[kProxy].protocol === 'socks:') {
-        return new Socks5ProxyAgent(this[kProxy].uri, {
-          headers: this[kProxyHeaders],
-          connect,
-          factory: agentFactory,
-          username: opts.username || username,
-          password: opts.password || password,
-          proxyTls: opts.proxyTls,
-          requestTls: opts.requestTls
-        })
-      }
-
-      if (!this[kTunnelProxy] && protocol === 'http:' && this[kProxy].protocol === 'http:') {
-        return new Http1ProxyWrapper(this[kProxy].uri, {
-          headers: this[kProxyHeaders],
-          connect,
-          factory: agentFactory
-        })
-      }
-      return agentFactory(origin, options)
-    }
-
-    // For SOCKS5 proxies, we don't need a client to the proxy itself
-    // The SOCKS5 connection is handled within Socks5ProxyAgent
-    if (protocol === 'socks5:' || protocol === 'socks:') {
-      this[kClient] = null
-    } else {
-      this[kClient] = clientFactory(url, { connect })
-    }
-
-    this[kAgent] = new Agent({
-      ...opts,
-      factory,
-      connect: async (opts, callback) => {
-        // SOCKS5 proxies handle their own connections via Socks5ProxyAgent,
-        // so this connect function should never be called for them.
-        if (!this[kClient]) {
-          callback(new InvalidArgumentError('Cannot establish tunnel connection without a proxy client'))
-          return
-        }
-
-        let requestedPath = opts.host
-        if (!opts.port) {
-          requestedPath += `:${defaultProtocolPort(opts.protocol)}`
-        }
-        try {
-          const connectParams = {
-            origin,
-            port,
-            path: requestedPath,
-            signal: opts.signal,
-            headers: {
-              ...this[kProxyHeaders],
-              host: opts.host,
-              ...(opts.connections == null || opts.connections > 0 ? { 'proxy-connection': 'keep-alive' } : {})
-            },
-            servername: this[kProxyTls]?.servername || proxyHostname
-          }
-          const { socket, statusCode } = await this[kClient].connect(connectParams)
-          if (statusCode !== 200) {
-            socket.on('error', noop).destroy()
-            callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`))
-            return
-          }
-
-          if (channels.proxyConnected.hasSubscribers) {
-            channels.proxyConnected.publish({
-              socket,
-              connectParams
-            })
-          }
-
-          if (opts.protocol !== 'https:') {
-            callback(null, socket)
-            return
-          }
-          let servername
-          if (this[kRequestTls]) {
-            servername = this[kRequestTls].servername
-          } else {
-            servername = opts.servername
-          }
-          this[kConnectEndpoint]({ ...opts, servername, httpSocket: socket }, callback)
-        } catch (err) {
-          if (err.code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-            // Throw a custom error to avoid loop in client.js#connect
-            callback(new SecureProxyConnectionError(err))
-          } else {
-            callback(err)
-          }
-        }
-      }
-    })
-  }
-
-  dispatch (opts, handler) {
-    const headers = buildHeaders(opts.headers)
-    throwIfProxyAuthIsSent(headers)
-
-    if (headers && !('host' in headers) && !('Host' in headers)) {
-      const { host } = new URL(opts.origin)
-      headers.host = host
-    }
-
-    return this[kAgent].dispatch(
-      {
-        ...opts,
-        headers
-      },
-      handler
-    )
-  }
-
-  /**
-   * @param {import('../../types/proxy-agent').ProxyAgent.Options | string | URL} opts
-   * @returns {URL}
-   */
-  #getUrl (opts) {
-    if (typeof opts === 'string') {
-      return new URL(opts)
-    } else if (opts instanceof URL) {
-      return opts
-    } else {
-      return new URL(opts.uri)
-    }
-  }
-
-  [kClose] () {
-    const promises = [this[kAgent].close()]
-    if (this[kClient]) {
-      promises.push(this[kClient].close())
-    }
-    return Promise.all(promises)
-  }
-
-  [kDestroy] () {
-    const promises = [this[kAgent].destroy()]
-    if (this[kClient]) {
-      promises.push(this[kClient].destroy())
-    }
-    return Promise.all(promises)
-  }
-}
-
-/**
- * @param {string[] | Record<string, string>} headers
- * @returns {Record<string, string>}
- */
-function buildHeaders (headers) {
-  // When using undici.fetch, the headers list is stored
-  // as an array.
-  if (Array.isArray(headers)) {
-    /** @type {Record<string, string>} */
-    const headersPair = {}
-
-    for (let i = 0; i < headers.length; i += 2) {
-      headersPair[headers[i]] = headers[i + 1]
-    }
-
-    return headersPair
-  }
-
-  return headers
-}
-
-/**
- * @param {Record<string, string>} headers
- *
- * Previous versions of ProxyAgent suggests the Proxy-Authorization in request headers
- * Nevertheless, it was changed and to avoid a security vulnerability by end users
- * this check was created.
- * It should be removed in the next major version for performance reasons
- */
-function throwIfProxyAuthIsSent (headers) {
-  const existProxyAuth = headers && Object.keys(headers)
-    .find((key) => key.toLowerCase() === 'proxy-authorization')
-  if (existProxyAuth) {
-    throw new InvalidArgumentError('Proxy-Authorization should be sent in ProxyAgent constructor')
-  }
-}
-
-module.exports = ProxyAgent
-
-
-/***/ }),
-
-/***/ 7223:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { URL } = __nccwpck_require__(3136)
-
-let tls // include tls conditionally since it is not always available
-const DispatcherBase = __nccwpck_require__(1841)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { Socks5Client, STATES } = __nccwpck_require__(8082)
-const { kDispatch, kClose, kDestroy } = __nccwpck_require__(6443)
-const Pool = __nccwpck_require__(628)
-const buildConnector = __nccwpck_require__(9136)
-const { debuglog } = __nccwpck_require__(7975)
-
-const debug = debuglog('undici:socks5-proxy')
-
-const kProxyUrl = Symbol('proxy url')
-const kProxyHeaders = Symbol('proxy headers')
-const kProxyAuth = Symbol('proxy auth')
-const kProxyProtocol = Symbol('proxy protocol')
-const kPools = Symbol('pools')
-const kConnector = Symbol('connector')
-const kRequestTls = Symbol('request tls settings')
-
-// Static flag to ensure warning is only emitted once per process
-let experimentalWarningEmitted = false
-
-/**
- * SOCKS5 proxy agent for dispatching requests through a SOCKS5 proxy
- */
-class Socks5ProxyAgent extends DispatcherBase {
-  constructor (proxyUrl, options = {}) {
-    super()
-
-    // Emit experimental warning only once
-    if (!experimentalWarningEmitted) {
-      process.emitWarning(
-        'SOCKS5 proxy support is experimental and subject to change',
-        'ExperimentalWarning'
-      )
-      experimentalWarningEmitted = true
-    }
-
-    if (!proxyUrl) {
-      throw new InvalidArgumentError('Proxy URL is mandatory')
-    }
-
-    // Parse proxy URL
-    const url = typeof proxyUrl === 'string' ? new URL(proxyUrl) : proxyUrl
-
-    if (url.protocol !== 'socks5:' && url.protocol !== 'socks:') {
-      throw new InvalidArgumentError('Proxy URL must use socks5:// or socks:// protocol')
-    }
-
-    this[kProxyUrl] = url
-    this[kProxyHeaders] = options.headers || {}
-    this[kProxyProtocol] = options.proxyTls ? 'https:' : 'http:'
-    this[kRequestTls] = options.requestTls
-
-    // Extract auth from URL or options
-    this[kProxyAuth] = {
-      username: options.username || (url.username ? decodeURIComponent(url.username) : null),
-      password: options.password || (url.password ? decodeURIComponent(url.password) : null)
-    }
-
-    // Create connector for proxy connection
-    this[kConnector] = options.connect || buildConnector({
-      ...options.proxyTls,
-      servername: options.proxyTls?.servername || url.hostname
-    })
-
-    // Pools for the actual HTTP connections (with SOCKS5 tunnel connect function), keyed by origin
-    this[kPools] = new Map()
-  }
-
-  /**
-   * Create a SOCKS5 connection to the proxy
-   */
-  async createSocks5Connection (targetHost, targetPort) {
-    const proxyHost = this[kProxyUrl].hostname
-    const proxyPort = parseInt(this[kProxyUrl].port) || 1080
-
-    debug('creating SOCKS5 connection to', proxyHost, proxyPort)
-
-    // Connect to the SOCKS5 proxy
-    const socket = await new Promise((resolve, reject) => {
-      this[kConnector]({
-        hostname: proxyHost,
-        host: proxyHost,
-        port: proxyPort,
-        protocol: this[kProxyProtocol]
-      }, (err, socket) => {
-        if (err) {
-          reject(err)
-        } else {
-          resolve(socket)
-        }
-      })
-    })
-
-    // Create SOCKS5 client
-    const socks5Client = new Socks5Client(socket, this[kProxyAuth])
-
-    // Handle SOCKS5 errors
-    socks5Client.on('error', (err) => {
-      debug('SOCKS5 error:', err)
-      socket.destroy()
-    })
-
-    // Perform SOCKS5 handshake
-    await socks5Client.handshake()
-
-    // Wait for authentication (if required)
-    await new Promise((resolve, reject) => {
-      const timeout = setTimeout(() => {
-        reject(new Error('SOCKS5 authentication timeout'))
-      }, 5000)
-
-      const onAuthenticated = () => {
-        clearTimeout(timeout)
-        socks5Client.removeListener('error', onError)
-        resolve()
-      }
-
-      const onError = (err) => {
-        clearTimeout(timeout)
-        socks5Client.removeListener('authenticated', onAuthenticated)
-        reject(err)
-      }
-
-      // Check if already authenticated (for NO_AUTH method)
-      if (socks5Client.state === STATES.AUTHENTICATED) {
-        clearTimeout(timeout)
-        resolve()
-      } else {
-        socks5Client.once('authenticated', onAuthenticated)
-        socks5Client.once('error', onError)
-      }
-    })
-
-    // Send CONNECT command
-    await socks5Client.connect(targetHost, targetPort)
-
-    // Wait for connection
-    await new Promise((resolve, reject) => {
-      const timeout = setTimeout(() => {
-        reject(new Error('SOCKS5 connection timeout'))
-      }, 5000)
-
-      const onConnected = (info) => {
-        debug('SOCKS5 tunnel established to', targetHost, targetPort, 'via', info)
-        clearTimeout(timeout)
-        socks5Client.removeListener('error', onError)
-        resolve()
-      }
-
-      const onError = (err) => {
-        clearTimeout(timeout)
-        socks5Client.removeListener('connected', onConnected)
-        reject(err)
-      }
-
-      socks5Client.once('connected', onConnected)
-      socks5Client.once('error', onError)
-    })
-
-    return socket
-  }
-
-  /**
-   * Dispatch a request through the SOCKS5 proxy
-   */
-  [kDispatch] (opts, handler) {
-    const { origin } = opts
-
-    debug('dispatching request to', origin, 'via SOCKS5')
-
-    try {
-      const originKey = String(origin)
-      let pool = this[kPools].get(originKey)
-      // Create a Pool per origin so requests are not routed to the wrong host
-      if (!pool || pool.destroyed || pool.closed) {
-        pool = new Pool(origin, {
-          pipelining: opts.pipelining,
-          connections: opts.connections,
-          connect: async (connectOpts, callback) => {
-            try {
-              const url = new URL(origin)
-              const targetHost = url.hostname
-              const targetPort = parseInt(url.port) || (url.protocol === 'https:' ? 443 : 80)
-
-              debug('establishing SOCKS5 connection to', targetHost, targetPort)
-
-              // Create SOCKS5 tunnel
-              const socket = await this.createSocks5Connection(targetHost, targetPort)
-
-              // Handle TLS if needed
-              let finalSocket = socket
-              if (url.protocol === 'https:') {
-                if (!tls) {
-                  tls = __nccwpck_require__(1692)
-                }
-                debug('upgrading to TLS')
-                finalSocket = tls.connect({
-                  ...this[kRequestTls],
-                  socket,
-                  servername: this[kRequestTls]?.servername || targetHost
-                })
-
-                await new Promise((resolve, reject) => {
-                  finalSocket.once('secureConnect', resolve)
-                  finalSocket.once('error', reject)
-                })
-              }
-
-              callback(null, finalSocket)
-            } catch (err) {
-              debug('SOCKS5 connection error:', err)
-              callback(err)
-            }
-          }
-        })
-        this[kPools].set(originKey, pool)
-      }
-
-      // Dispatch the request through the per-origin pool
-      return pool[kDispatch](opts, handler)
-    } catch (err) {
-      debug('dispatch error:', err)
-      if (typeof handler.onResponseError === 'function') {
-        handler.onResponseError(null, err)
-        return false
-      } else if (typeof handler.onError === 'function') {
-        handler.onError(err)
-        return false
-      } else {
-        throw err
-      }
-    }
-  }
-
-  async [kClose] () {
-    const closePromises = []
-    for (const pool of this[kPools].values()) {
-      closePromises.push(pool.close())
-    }
-    this[kPools].clear()
-    await Promise.all(closePromises)
-  }
-
-  async [kDestroy] (err) {
-    const destroyPromises = []
-    for (const pool of this[kPools].values()) {
-      destroyPromises.push(pool.destroy(err))
-    }
-    this[kPools].clear()
-    await Promise.all(destroyPromises)
-  }
-}
-
-module.exports = Socks5ProxyAgent
 
 
 /***/ }),
@@ -16561,7 +14530,7 @@ __webpack_async_result__();
 /* unused harmony exports QUOTED_LINE_LENGTH, ANNOTATION_LENGTH, fittedMessage */
 /* harmony import */ var _model_status_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8203);
 /* harmony import */ var _report_failure_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3304);
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7194);
+/* harmony import */ var _config_secrets_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8019);
 /* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(530);
 
 
@@ -16579,7 +14548,7 @@ const QUOTED_LINE_LENGTH = 1000;
  * then at most `QUOTED_LINE_LENGTH`, saying what was cut.
  */
 function quotedLine(text) {
-    const shown = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)(text);
+    const shown = (0,_config_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)(text);
     if (shown.length <= QUOTED_LINE_LENGTH)
         return shown;
     return `${shown.slice(0, QUOTED_LINE_LENGTH)} … (${shown.length - QUOTED_LINE_LENGTH} more characters cut)`;
@@ -16628,7 +14597,7 @@ function annotateFailures(deployments, instanceUrl, room = SHOWN_ERRORS) {
         const { stderr, rest } = splitTail(deployment.tail, ANNOTATION_LINES);
         // stderr says why; a log without any (the contract's plain text) ends with the cause instead.
         const lines = (stderr.length > 0 ? stderr : rest).map(line => quotedLine(line.text));
-        const message = fittedMessage([(0,_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)((0,_report_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .failureLine */ .Pu)(deployment, instanceUrl)), ...lines]);
+        const message = fittedMessage([(0,_config_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)((0,_report_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .failureLine */ .Pu)(deployment, instanceUrl)), ...lines]);
         _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .error */ .z3(message, { title: (0,_report_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .failureTitle */ .nV)(deployment) });
     }
     const others = failed.slice(shown.length);
@@ -16652,7 +14621,7 @@ function splitTail(tail, max) {
 
 /***/ }),
 
-/***/ 6047:
+/***/ 2752:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -16661,8 +14630,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ cleanup_run)
 });
 
-// EXTERNAL MODULE: ./src/connect.ts + 1 modules
-var connect = __nccwpck_require__(3821);
+// EXTERNAL MODULE: ./src/transport/connect.ts + 1 modules
+var connect = __nccwpck_require__(3773);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(3916);
 // EXTERNAL MODULE: ./src/follow/cancel.ts
@@ -16671,19 +14640,19 @@ var cancel = __nccwpck_require__(9459);
 var follow_history = __nccwpck_require__(8425);
 // EXTERNAL MODULE: ./src/host.ts
 var host = __nccwpck_require__(2237);
-// EXTERNAL MODULE: ./src/inputs.ts
-var inputs = __nccwpck_require__(8422);
+// EXTERNAL MODULE: ./src/config/inputs.ts
+var inputs = __nccwpck_require__(4389);
 // EXTERNAL MODULE: ./src/model/status.ts
 var model_status = __nccwpck_require__(8203);
 // EXTERNAL MODULE: ./src/rollout/versions.ts
 var versions = __nccwpck_require__(4172);
-// EXTERNAL MODULE: ./src/secrets.ts
-var secrets = __nccwpck_require__(7194);
-// EXTERNAL MODULE: ./src/signals.ts
-var signals = __nccwpck_require__(970);
+// EXTERNAL MODULE: ./src/config/secrets.ts
+var secrets = __nccwpck_require__(8019);
+// EXTERNAL MODULE: ./src/time/signals.ts
+var signals = __nccwpck_require__(8784);
 // EXTERNAL MODULE: ./src/state.ts
 var src_state = __nccwpck_require__(2462);
-;// CONCATENATED MODULE: ./src/cleanup.ts
+;// CONCATENATED MODULE: ./src/jobs/cleanup.ts
 
 
 
@@ -16807,8 +14776,9 @@ async function cleanup_run() {
     await Promise.all([run(), finishLeftOpen()]);
 }
 /**
- * The GitHub deployment and the pull request comment a main step left without its outcome (killed,
- * or out of time before GitHub answered) say that the run stopped, rather than in progress for good.
+ * The GitHub deployment and the pull request comment a main step left open: each shows the outcome
+ * the main step saved but GitHub did not take (a 502, the grace over), or, when the main step was
+ * killed before it knew the outcome, that the run stopped, rather than in progress for good.
  */
 async function finishLeftOpen() {
     const { deployment, comment } = left_open/* LeftOpen */._.load().open;
@@ -16818,8 +14788,8 @@ async function finishLeftOpen() {
     try {
         const config = (0,inputs/* readConfig */.Xg)(name => (0,host/* host */.Hc)().input(name), secrets/* mask */.dK);
         await Promise.all([
-            deployment === undefined ? undefined : (0,github_deployment/* stopLeftDeployment */.D8)(config, deployment, signal),
-            comment === undefined ? undefined : (0,pr_comment/* stopLeftComment */.Lx)(config, comment, signal)
+            deployment === undefined ? undefined : (0,github_deployment/* finishLeftDeployment */.y)(config, deployment, signal),
+            comment === undefined ? undefined : (0,pr_comment/* finishLeftComment */.o3)(config, comment, signal)
         ]);
     }
     catch (error) {
@@ -16970,20 +14940,174 @@ function appendKeyValue(variable, name, value) {
 
 /***/ }),
 
+/***/ 2334:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   VV: () => (/* binding */ gitHubRun),
+/* harmony export */   qN: () => (/* binding */ repoPath),
+/* harmony export */   yN: () => (/* binding */ GitHubApi)
+/* harmony export */ });
+/* unused harmony export GitHubError */
+/* harmony import */ var _config_event_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8906);
+/* harmony import */ var _transport_agent_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3121);
+/* harmony import */ var _transport_body_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2357);
+
+
+
+/**
+ * GitHub's REST API (and Forgejo's and Gitea's, which answer the same paths) over the project's
+ * own transport: the runner's proxy chosen as for Coolify, undici once in the bundle. The action
+ * calls a handful of endpoints; JSON in and out, a failure thrown as a GitHubError when GitHub
+ * answered, as the transport's failure when it did not.
+ */
+/** One attempt's longest wait for a connection, the headers or the next chunk of the body. */
+const TIMEOUT_MS = 10_000;
+/** Redirects followed (a renamed repository's), within the API's own address. */
+const MAX_REDIRECTS = 5;
+function gitHubRun(env = process.env) {
+    const [owner, repo, ...rest] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    if (!owner || !repo || rest.length) {
+        throw new Error("GITHUB_REPOSITORY is not set as 'owner/repo', so no repository to write to");
+    }
+    const event = (0,_config_event_js__WEBPACK_IMPORTED_MODULE_0__/* .pullRequestEvent */ .X)(env);
+    return {
+        apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
+        serverUrl: env.GITHUB_SERVER_URL || 'https://github.com',
+        repo: { owner, repo },
+        sha: event.headSha ?? event.sha,
+        workflow: env.GITHUB_WORKFLOW ?? '',
+        runId: parseInt(env.GITHUB_RUN_ID ?? '', 10),
+        runNumber: parseInt(env.GITHUB_RUN_NUMBER ?? '', 10)
+    };
+}
+/** A repository's address under the API: `/repos/owner/repo`. */
+function repoPath({ owner, repo }) {
+    return `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+}
+/** GitHub answered with an error: its status, headers (lower-case names) and body. */
+class GitHubError extends Error {
+    status;
+    response;
+    constructor(status, headers, data) {
+        const message = data?.message;
+        super(`GitHub answered ${status}${typeof message === 'string' ? `: ${message}` : ''}`);
+        this.status = status;
+        this.response = { status, headers, data };
+    }
+}
+/** Headers GitHub's answers carry that the calls read: pages, rate limits. */
+const READ_HEADERS = [
+    'link',
+    'retry-after',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset'
+];
+class GitHubApi {
+    #base;
+    #http;
+    #headers;
+    constructor(token, apiUrl, env = process.env) {
+        this.#base = new URL(apiUrl.replace(/\/*$/, '/'));
+        this.#http = new _transport_agent_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpAgent */ .q(this.#base, { timeoutMs: TIMEOUT_MS, keepAlive: true }, env);
+        this.#headers = {
+            authorization: `token ${token}`,
+            accept: 'application/vnd.github+json',
+            'accept-encoding': _transport_body_js__WEBPACK_IMPORTED_MODULE_2__/* .ACCEPT_ENCODING */ .xd,
+            'user-agent': 'deploy-to-coolify-action'
+        };
+    }
+    /** One call: `path` under the API's address (`/repos/o/r/…`), `body` sent as JSON. */
+    async request(method, path, { body, signal }) {
+        return this.#send(method, new URL(path.replace(/^\//, ''), this.#base), body, signal);
+    }
+    /**
+     * Every page of a list, following GitHub's `Link: <…>; rel="next"`; `enough` ends it early,
+     * given what the pages so far held.
+     */
+    async paginate(path, signal, enough = () => false) {
+        const items = [];
+        let url = new URL(path.replace(/^\//, ''), this.#base);
+        while (url) {
+            const { data, headers } = await this.#send('GET', url, undefined, signal);
+            items.push(...data);
+            if (enough(items))
+                break;
+            const next = /<([^>]+)>;\s*rel="next"/.exec(headers.link ?? '')?.[1];
+            url = next ? new URL(next, url) : undefined;
+            // The token goes to the API's own address only.
+            if (url && url.origin !== this.#base.origin) {
+                throw new Error(`GitHub's next page is at another address (${url.origin})`);
+            }
+        }
+        return items;
+    }
+    async #send(method, url, body, signal, redirects = 0) {
+        const headers = { ...this.#headers };
+        if (body)
+            headers['content-type'] = 'application/json; charset=utf-8';
+        const answer = await this.#http.request(url, {
+            method,
+            headers,
+            body: body && JSON.stringify(body),
+            signal
+        });
+        const text = await answer.text();
+        const read = {};
+        for (const name of READ_HEADERS) {
+            const value = answer.header(name);
+            if (value !== undefined)
+                read[name] = value;
+        }
+        const location = answer.header('location');
+        if ([301, 302, 307, 308].includes(answer.status) && location && redirects < MAX_REDIRECTS) {
+            const target = new URL(location, url);
+            // Only within the API's address: the token goes nowhere else.
+            if (target.origin === this.#base.origin) {
+                // As fetch does: a POST moved by 301 or 302 is asked again as a GET.
+                const post = method === 'POST' && answer.status < 307;
+                return this.#send(post ? 'GET' : method, target, post ? undefined : body, signal, redirects + 1);
+            }
+        }
+        let data = text;
+        if (/json/i.test(answer.header('content-type') ?? '')) {
+            try {
+                data = text ? JSON.parse(text) : undefined;
+            }
+            catch {
+                // Not JSON after all (a proxy's page): kept as text, for the warning.
+            }
+        }
+        if (answer.status >= 300)
+            throw new GitHubError(answer.status, read, data);
+        return { status: answer.status, headers: read, data: data };
+    }
+    /** Closes the kept connections; a call under way ends. */
+    close() {
+        this.#http.close();
+    }
+}
+
+
+/***/ }),
+
 /***/ 7959:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   D8: () => (/* binding */ stopLeftDeployment),
 /* harmony export */   NI: () => (/* binding */ createGitHubDeployment),
-/* harmony export */   QV: () => (/* binding */ deactivateEnvironment)
+/* harmony export */   QV: () => (/* binding */ deactivateEnvironment),
+/* harmony export */   y: () => (/* binding */ finishLeftDeployment)
 /* harmony export */ });
 /* unused harmony export GitHubDeployment */
 /* harmony import */ var _model_status_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8203);
-/* harmony import */ var _report_failure_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(3304);
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7194);
+/* harmony import */ var _report_failure_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(3304);
+/* harmony import */ var _config_secrets_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8019);
 /* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(530);
-/* harmony import */ var _github_failure_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4744);
+/* harmony import */ var _github_api_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2334);
+/* harmony import */ var _github_failure_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4744);
+
 
 
 
@@ -16997,7 +15121,6 @@ const DESCRIPTION_LENGTH = 140;
  * `environment`, or when GitHub refused (a warning: GitHub's bookkeeping never fails a deploy), or
  * on Forgejo and Gitea, which have no deployments API (a notice). Its id is saved in `leftOpen`
  * until it has a final status, for the post step.
- * `@actions/github` is loaded only here, so a step without `environment` starts without it.
  */
 async function createGitHubDeployment(config, signal, leftOpen) {
     const { environment, githubToken, instanceUrl } = config;
@@ -17008,20 +15131,20 @@ async function createGitHubDeployment(config, signal, leftOpen) {
         return undefined;
     }
     try {
-        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = getOctokit(githubToken);
-        // In a pull request, its head commit: GITHUB_SHA is a merge commit the pull request never shows.
-        const workflowSha = context.payload.pull_request?.head?.sha ?? context.sha;
-        const create = (ref) => (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .callGitHub */ .ur)(attempt => octokit.rest.repos.createDeployment({
-            ...context.repo,
-            ref,
-            environment,
-            description: 'Deploy with Coolify',
-            auto_merge: false,
-            required_contexts: [],
-            // A preview goes away with its pull request.
-            transient_environment: config.pr !== undefined,
-            request: { signal: attempt }
+        const run = (0,_github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .gitHubRun */ .VV)();
+        const github = new _github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .GitHubApi */ .yN(githubToken, run.apiUrl);
+        const workflowSha = run.sha;
+        const create = (ref) => (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .callGitHub */ .ur)(attempt => github.request('POST', `${(0,_github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .repoPath */ .qN)(run.repo)}/deployments`, {
+            body: {
+                ref,
+                environment,
+                description: 'Deploy with Coolify',
+                auto_merge: false,
+                required_contexts: [],
+                // A preview goes away with its pull request.
+                transient_environment: config.pr !== undefined
+            },
+            signal: attempt
         }), signal, 
         // A deployment whose answer was lost may exist: a second one would stay pending for good.
         { answered: true });
@@ -17038,14 +15161,15 @@ async function createGitHubDeployment(config, signal, leftOpen) {
             _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq(`GitHub does not have commit ${config.commit}: the GitHub deployment records the workflow's commit ${workflowSha}`);
             ({ data } = await create(workflowSha));
         }
-        if (!('id' in data))
+        // 202: GitHub merges the default branch in first (`auto_merge`, off here) and says so.
+        if (typeof data.id !== 'number')
             throw new Error(data.message ?? 'GitHub created no deployment');
-        leftOpen?.update({ deployment: data.id });
+        leftOpen?.update({ deployment: { id: data.id } });
         _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq(`Recorded GitHub deployment ${data.id} in environment ${environment}`);
-        return new GitHubDeployment(octokit, context.repo, data.id, instanceUrl, leftOpen);
+        return new GitHubDeployment(github, run.repo, data.id, instanceUrl, leftOpen);
     }
     catch (error) {
-        const forge = (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .lacksDeploymentsApi */ .x)(error);
+        const forge = (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .lacksDeploymentsApi */ .x)(error);
         if (forge)
             noDeploymentsApi(forge, environment);
         else
@@ -17053,13 +15177,17 @@ async function createGitHubDeployment(config, signal, leftOpen) {
         return undefined;
     }
 }
-/** The post step: a GitHub deployment the main step left without its outcome ends `error`. */
-async function stopLeftDeployment(config, id, signal) {
+/**
+ * The post step: a GitHub deployment the main step left open gets the final status the main step
+ * could not write (`outcome`), or, when it never knew one, ends `error`.
+ */
+async function finishLeftDeployment(config, { id, outcome }, signal) {
     if (!config.githubToken)
         return;
-    const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    const octokit = getOctokit(config.githubToken);
-    await new GitHubDeployment(octokit, context.repo, id, config.instanceUrl).stopped(signal);
+    const run = (0,_github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .gitHubRun */ .VV)();
+    const github = new _github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .GitHubApi */ .yN(config.githubToken, run.apiUrl);
+    const deployment = new GitHubDeployment(github, run.repo, id, config.instanceUrl);
+    await (outcome ? deployment.finishWith(outcome, signal) : deployment.stopped(signal));
 }
 /** Status writes `delete-preview` has under way at once: many deployments, without a flood. */
 const DEACTIVATE_AT_ONCE = 4;
@@ -17074,24 +15202,17 @@ async function deactivateEnvironment(config, signal) {
     if (!environment || !githubToken)
         return;
     try {
-        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-        const octokit = getOctokit(githubToken);
-        const deployments = await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .callGitHub */ .ur)(attempt => octokit.paginate(octokit.rest.repos.listDeployments, {
-            ...context.repo,
-            environment,
-            per_page: 100,
-            request: { signal: attempt }
-        }), signal);
+        const run = (0,_github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .gitHubRun */ .VV)();
+        const github = new _github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .GitHubApi */ .yN(githubToken, run.apiUrl);
+        const query = new URLSearchParams({ environment, per_page: '100' });
+        const deployments = await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .callGitHub */ .ur)(attempt => github.paginate(`${(0,_github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .repoPath */ .qN)(run.repo)}/deployments?${query}`, attempt), signal);
         const queue = deployments.map(deployment => deployment.id);
         const failures = [];
         const worker = async () => {
             for (let id = queue.shift(); id !== undefined && !signal.aborted; id = queue.shift()) {
-                await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .callGitHub */ .ur)(attempt => octokit.rest.repos.createDeploymentStatus({
-                    ...context.repo,
-                    deployment_id: id,
-                    state: 'inactive',
-                    description: 'The preview was removed',
-                    request: { signal: attempt }
+                await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .callGitHub */ .ur)(attempt => github.request('POST', `${(0,_github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .repoPath */ .qN)(run.repo)}/deployments/${id}/statuses`, {
+                    body: { state: 'inactive', description: 'The preview was removed' },
+                    signal: attempt
                 }), signal).catch((error) => failures.push(error));
             }
         };
@@ -17102,7 +15223,7 @@ async function deactivateEnvironment(config, signal) {
             throw failures[0] ?? signal.reason;
     }
     catch (error) {
-        const forge = (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .lacksDeploymentsApi */ .x)(error);
+        const forge = (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .lacksDeploymentsApi */ .x)(error);
         if (forge)
             noDeploymentsApi(forge, environment);
         else
@@ -17111,13 +15232,13 @@ async function deactivateEnvironment(config, signal) {
 }
 /** One GitHub deployment's statuses. A status GitHub refuses is a warning, never a failure. */
 class GitHubDeployment {
-    octokit;
+    github;
     repo;
     id;
     instanceUrl;
     leftOpen;
-    constructor(octokit, repo, id, instanceUrl, leftOpen) {
-        this.octokit = octokit;
+    constructor(github, repo, id, instanceUrl, leftOpen) {
+        this.github = github;
         this.repo = repo;
         this.id = id;
         this.instanceUrl = instanceUrl;
@@ -17152,7 +15273,7 @@ class GitHubDeployment {
             await this.setState(state, { description: `Deployed ${names}`, log_url, environment_url }, signal);
         }
         else {
-            await this.setState(state, { description: (0,_report_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .failureReason */ .Hr)(subject), log_url }, signal);
+            await this.setState(state, { description: (0,_report_failure_js__WEBPACK_IMPORTED_MODULE_5__/* .failureReason */ .Hr)(subject), log_url }, signal);
         }
     }
     /**
@@ -17181,24 +15302,28 @@ class GitHubDeployment {
         const description = 'The workflow run stopped before it reported the outcome; see Coolify';
         await this.setState('error', { description, log_url: this.instanceUrl }, signal);
     }
+    /** The post step: the final status the main step saved, and GitHub did not take from it. */
+    async finishWith({ state, ...details }, signal) {
+        await this.setState(state, details, signal);
+    }
     async setState(state, details, signal) {
-        // A final status, set or refused for good, leaves nothing for the post step to finish.
+        // GitHub shows it to everyone who can read the repository, unmasked.
+        const shown = { ...details, description: shorten((0,_config_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)(details.description)) };
         const final = state !== 'in_progress';
+        // Saved first: should GitHub not take it now, the post step writes it, not "stopped".
+        if (final)
+            this.leftOpen?.update({ deployment: { id: this.id, outcome: { state, ...shown } } });
         try {
-            await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .callGitHub */ .ur)(attempt => this.octokit.rest.repos.createDeploymentStatus({
-                ...this.repo,
-                deployment_id: this.id,
-                state,
-                ...details,
-                // GitHub shows it to everyone who can read the repository, unmasked.
-                description: shorten((0,_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redactMasked */ .jh)(details.description)),
-                request: { signal: attempt }
+            await (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .callGitHub */ .ur)(attempt => this.github.request('POST', `${(0,_github_api_js__WEBPACK_IMPORTED_MODULE_3__/* .repoPath */ .qN)(this.repo)}/deployments/${this.id}/statuses`, {
+                body: { state, ...shown },
+                signal: attempt
             }), signal);
+            // A final status, set or refused for good, leaves nothing for the post step to finish.
             if (final)
                 this.leftOpen?.update({ deployment: undefined });
         }
         catch (error) {
-            if (final && (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .isRefusal */ .vu)(error))
+            if (final && (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .isRefusal */ .vu)(error))
                 this.leftOpen?.update({ deployment: undefined });
             warn(`set GitHub deployment ${this.id} to ${state}`, error);
         }
@@ -17209,7 +15334,7 @@ function noDeploymentsApi(forge, environment) {
     _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .notice */ .lm(`${forge} has no deployments API: environment "${environment}" is not recorded there. This does not change the deploy.`);
 }
 function warn(action, error) {
-    (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_3__/* .warnGitHubFailure */ .W2)(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
+    (0,_github_failure_js__WEBPACK_IMPORTED_MODULE_4__/* .warnGitHubFailure */ .W2)(action, error, '`permissions: deployments: write` (or a `github-token` allowed to write deployments)');
 }
 function shorten(text) {
     return text.length > DESCRIPTION_LENGTH ? `${text.slice(0, DESCRIPTION_LENGTH - 1)}…` : text;
@@ -17230,7 +15355,7 @@ function shorten(text) {
 /* harmony export */ });
 /* unused harmony exports otherForge, rateLimitReset */
 /* harmony import */ var _coolify_pacing_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4483);
-/* harmony import */ var _signals_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(970);
+/* harmony import */ var _time_signals_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8784);
 /* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(530);
 
 
@@ -17283,11 +15408,11 @@ const GITHUB_RETRY = { baseDelayMs: 500, maxDelayMs: 2000 };
  * have been done. Throws the last failure.
  */
 async function callGitHub(call, signal, { answered = false, totalMs = GITHUB_CALL_MS } = {}) {
-    const whole = (0,_signals_js__WEBPACK_IMPORTED_MODULE_1__/* .linked */ .q)([signal], totalMs);
+    const whole = (0,_time_signals_js__WEBPACK_IMPORTED_MODULE_1__/* .linked */ .q)([signal], totalMs);
     const end = Date.now() + totalMs;
     try {
         for (let attempt = 1;; attempt++) {
-            const one = (0,_signals_js__WEBPACK_IMPORTED_MODULE_1__/* .linked */ .q)([whole.signal], ATTEMPT_MS);
+            const one = (0,_time_signals_js__WEBPACK_IMPORTED_MODULE_1__/* .linked */ .q)([whole.signal], ATTEMPT_MS);
             try {
                 return await call(one.signal);
             }
@@ -17333,14 +15458,10 @@ function isTransient(error) {
 }
 /**
  * Nothing could be sent, and asking again sends nothing either: no server listens at the API's
- * address (a wrong `GITHUB_API_URL`), or fetch refuses the address itself (a port it blocks).
+ * address (a wrong `GITHUB_API_URL`).
  */
 function unsendable(error) {
-    const cause = error.cause;
-    if (!(cause instanceof TypeError))
-        return false;
-    const inner = cause.cause;
-    return inner?.code === 'ECONNREFUSED' || inner?.message === 'bad port';
+    return error.code === 'ECONNREFUSED';
 }
 /**
  * How long to wait before asking again, in milliseconds: GitHub's `retry-after` (its secondary
@@ -17460,9 +15581,9 @@ function inert(line) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6047);
+/* harmony import */ var _cleanup_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2752);
 /* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(530);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4442);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(775);
 
 
 
@@ -17490,10 +15611,13 @@ __webpack_async_result__();
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2237);
 
 const KEY = 'github';
+const STATES = ['success', 'failure', 'error'];
 /**
  * The GitHub deployment and pull request comment this run opened and has not finished, saved after
  * every change: a main step killed outright (Forgejo and Gitea give no grace), or whose grace ran
- * out before GitHub answered, leaves them for the post step, which says there that the run stopped.
+ * out before GitHub answered, leaves them for the post step. The outcome is saved before it is
+ * written: the post step writes it if GitHub did not take it (a 502, the grace over), and says
+ * that the run stopped only when the main step never knew it.
  */
 class LeftOpen {
     #open;
@@ -17534,19 +15658,38 @@ function checked(text) {
         return {};
     const { deployment, comment } = saved;
     const open = {};
-    if (Number.isSafeInteger(deployment))
-        open.deployment = deployment;
-    const { marker, id } = (comment ?? {});
+    const { id: deploymentId, outcome: status } = (deployment ?? {});
+    if (Number.isSafeInteger(deploymentId)) {
+        const outcome = finalStatus(status);
+        open.deployment = { id: deploymentId, ...(outcome ? { outcome } : {}) };
+    }
+    const { marker, id, outcome } = (comment ?? {});
     if (typeof marker === 'string') {
-        open.comment = { marker, ...(Number.isSafeInteger(id) ? { id: id } : {}) };
+        open.comment = {
+            marker,
+            ...(Number.isSafeInteger(id) ? { id: id } : {}),
+            ...(typeof outcome === 'string' ? { outcome } : {})
+        };
     }
     return open;
+}
+function finalStatus(saved) {
+    const { state, description, log_url, environment_url } = (saved ?? {});
+    if (!STATES.includes(state) || typeof description !== 'string') {
+        return undefined;
+    }
+    return {
+        state: state,
+        description,
+        ...(typeof log_url === 'string' ? { log_url } : {}),
+        ...(typeof environment_url === 'string' ? { environment_url } : {})
+    };
 }
 
 
 /***/ }),
 
-/***/ 4442:
+/***/ 775:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -17555,47 +15698,15 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
-;// CONCATENATED MODULE: ./src/event.ts
-
-/**
- * The pull request of the event the workflow runs for, read from the event payload the runner
- * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload, and
- * GITHUB_REPOSITORY the repository.
- */
-function pullRequestEvent(env = process.env) {
-    let payload;
-    try {
-        payload = env.GITHUB_EVENT_PATH ? JSON.parse((0,external_node_fs_.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8')) : {};
-    }
-    catch {
-        payload = {};
-    }
-    const pull = payload?.pull_request;
-    const side = (name) => pull?.[name] ?? {};
-    const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
-    return {
-        repository: text(env.GITHUB_REPOSITORY),
-        sha: text(env.GITHUB_SHA),
-        headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
-        headSha: text(side('head').sha),
-        headRepository: text(side('head').repo?.full_name),
-        baseRepository: text(side('base').repo?.full_name)
-    };
-}
-/** A pull request from a fork: its branch is not in the repository Coolify builds from. */
-function isFromFork(event) {
-    return (event.headRepository !== undefined &&
-        event.baseRepository !== undefined &&
-        event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase());
-}
-
+// EXTERNAL MODULE: ./src/config/event.ts
+var config_event = __nccwpck_require__(8906);
 // EXTERNAL MODULE: ./src/host.ts
 var host = __nccwpck_require__(2237);
-// EXTERNAL MODULE: ./src/signals.ts
-var src_signals = __nccwpck_require__(970);
-;// CONCATENATED MODULE: ./src/budget.ts
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
+// EXTERNAL MODULE: ./src/time/signals.ts
+var time_signals = __nccwpck_require__(8784);
+;// CONCATENATED MODULE: ./src/time/budget.ts
 /**
  * Undo (cancels, pins) and the report, after everything else; with the process's own start and
  * exit, the step ends within `timeout` + 5 s.
@@ -17603,6 +15714,7 @@ var src_signals = __nccwpck_require__(970);
 const GRACE_MS = 4000;
 /** After a cancelled run's SIGINT the runner waits 7.5 s before SIGTERM: all must be done by then. */
 const CANCEL_GRACE_MS = 6500;
+
 
 /**
  * The step's time, handed out as signals:
@@ -17626,6 +15738,9 @@ class Budget {
     #held = [];
     #timer;
     #cancelledAt;
+    /** Aborted when the step is over, before the transport closes. */
+    #over = (0,time_signals/* sharedController */.Mz)();
+    #lifetime;
     constructor(timeoutMs, healthTimeoutMs, 
     /** The workflow run's cancel: it ends every share but the grace. */
     cancelled, now = Date.now, timer, 
@@ -17635,10 +15750,19 @@ class Budget {
         this.cancelled = cancelled;
         this.now = now;
         this.cancelGraceMs = cancelGraceMs;
-        this.#timer = timer ?? (ms => this.#hold((0,src_signals/* deadline */.nl)(ms)));
+        this.#timer = timer ?? (ms => this.#hold((0,time_signals/* deadline */.nl)(ms)));
         this.deadline = now() + timeoutMs;
         this.#deploy = this.#any([cancelled, this.#timer(timeoutMs)]);
         cancelled.addEventListener('abort', () => (this.#cancelledAt = now()), { once: true });
+        this.#lifetime = this.#any([cancelled, this.#over.signal]);
+    }
+    /**
+     * The step's whole life: what is shared by everyone for as long as anyone needs it (reads many
+     * wait for) goes under it, and ends with the run's cancel or with the step, so that nothing
+     * outlives it and keeps the process waiting.
+     */
+    lifetime() {
+        return this.#lifetime;
     }
     /** Until `timeout`: triggering, following, verifying. */
     deploy() {
@@ -17683,11 +15807,12 @@ class Budget {
     }
     /** Stops every timer and unhooks every signal handed out: the step is over. */
     release() {
+        this.#over.abort(new errors/* ActionError */.lZ('the step is over'));
         for (const held of this.#held.splice(0))
             held.release();
     }
     #any(signals) {
-        return this.#hold((0,src_signals/* linked */.q)(signals));
+        return this.#hold((0,time_signals/* linked */.q)(signals));
     }
     #hold(held) {
         this.#held.push(held);
@@ -17695,12 +15820,10 @@ class Budget {
     }
 }
 
-// EXTERNAL MODULE: ./src/connect.ts + 1 modules
-var connect = __nccwpck_require__(3821);
+// EXTERNAL MODULE: ./src/transport/connect.ts + 1 modules
+var connect = __nccwpck_require__(3773);
 // EXTERNAL MODULE: ./src/coolify/errors.ts
-var errors = __nccwpck_require__(5870);
-// EXTERNAL MODULE: ./src/errors.ts
-var src_errors = __nccwpck_require__(3916);
+var coolify_errors = __nccwpck_require__(5870);
 ;// CONCATENATED MODULE: ./src/review-app/fields.ts
 /**
  * Every key of `GET /applications/{uuid}` (Coolify 4.3.11: the applications row, what the API adds
@@ -17749,7 +15872,10 @@ const REVIEW_FIELDS = new Map([
     ['fqdn', set('`review-domain`; none when not given, and the read-back checks no host is left')],
     ['noindex_domains', set('Coolify keeps it to a part of the domains, which the plan sets')],
     ['git_branch', set('the pull request’s branch, written last')],
-    ['git_commit_sha', set('`HEAD`: a pin of production’s would build production’s commit')],
+    [
+        'git_commit_sha',
+        set('the pull request’s head commit the event names, on every run: production’s pin would build production’s commit, `HEAD` whatever the branch holds when the build starts')
+    ],
     ...each([
         'manual_webhook_secret_github',
         'manual_webhook_secret_gitlab',
@@ -17815,7 +15941,7 @@ const REVIEW_FIELDS = new Map([
     ],
     [
         'settings.is_git_lfs_enabled',
-        fields_reset(false, 'the job runs git lfs pull with the same GitHub App token or deploy key: a .lfsconfig on the branch could fetch from any repository they reach')
+        fields_reset(false, 'the job runs git lfs pull with the same GitHub App token or deploy key: a .lfsconfig on the branch could fetch from any repository they reach (a template with it on is refused: the clone fetches LFS objects even with it off; an application created from the repository starts with it on)')
     ],
     [
         'settings.is_build_server_enabled',
@@ -17982,23 +16108,28 @@ function patchField(key, rule) {
 var answers = __nccwpck_require__(9322);
 ;// CONCATENATED MODULE: ./src/review-app/names.ts
 /**
- * How a review app is known: its name, `<template>-pr-<N>`, and the marker its description carries,
- * by which runs find it again and never take another application for it.
+ * How a review app is known: the marker its description carries — the pull request, the
+ * repository and the template's uuid — by which runs find it again, whatever the template is
+ * called now or whether it still exists, and never take another application for it; and the name
+ * a new one is given, `<template>-pr-<N>`.
  */
 
 /**
- * The template (`app-uuid`) and the names its review app for this pull request goes by; the
- * marker names the repository the event says the run is in.
+ * The markers of the pull request's review app of the template (`app-uuid`), naming the
+ * repository the event says the run is in. No read of the template: it may be gone.
  */
+function markersOf(config, repository) {
+    const where = repository ?? 'this repository';
+    const marker = `Review app for pull request #${config.pr} of ${where}, template ${config.appUuids[0]}`;
+    return { marker, pending: `${marker} (being set up)` };
+}
+/** The template (`app-uuid`), the markers and the name of a new review app for this pull request. */
 async function templateOf(client, config, repository, signal) {
     const uuid = config.appUuids[0];
     const template = await client.getApplication(uuid, signal);
-    const where = repository ?? 'this repository';
-    const marker = `Review app for pull request #${config.pr} of ${where}, template ${uuid}`;
     const names = {
         name: `${template.name ?? uuid}-pr-${config.pr}`,
-        marker,
-        pending: `${marker} (being set up)`
+        ...markersOf(config, repository)
     };
     return { template: { ...template, uuid }, names };
 }
@@ -18008,11 +16139,10 @@ function namesakesIn(listed, name) {
         .filter(app => app?.name === name && typeof app.uuid === 'string')
         .map(app => app.uuid);
 }
-/** Applications with the review app's name and marker, the oldest first; never any other. */
+/** Applications with the review app's marker, the oldest first; never any other. */
 function reviewAppsIn(listed, names) {
     return (0,answers/* listOf */.c)(listed)
-        .filter((app) => app?.name === names.name &&
-        typeof app.uuid === 'string' &&
+        .filter((app) => typeof app?.uuid === 'string' &&
         typeof app.description === 'string' &&
         (app.description === names.marker || app.description === names.pending))
         .sort(olderFirst);
@@ -18033,17 +16163,19 @@ function olderFirst(a, b) {
 
 
 
-/** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
+/**
+ * `delete-preview` with `review-app`: deletes the pull request's review app, if there is one,
+ * found by its marker alone — renamed or deleted, the template is not read.
+ */
 async function deleteReviewApp(client, config, event, signal, say) {
-    const { names } = await templateOf(client, config, event.repository, signal);
-    const found = reviewAppsIn(await client.listApplications(signal), names);
+    const found = reviewAppsIn(await client.listApplications(signal), markersOf(config, event.repository));
     if (found.length === 0) {
         say.note(`No review app of pull request ${config.pr} in Coolify (already deleted)`);
         return;
     }
     for (const app of found) {
         await deleteApplication(client, app.uuid, signal);
-        say.note(`Coolify is deleting review app ${names.name} (${app.uuid})`);
+        say.note(`Coolify is deleting review app ${app.name ?? app.uuid} (${app.uuid})`);
     }
 }
 /** Deletes an application this run made; on failure, what went wrong. */
@@ -18054,7 +16186,7 @@ async function removeHalfMade(client, uuid, signal, say) {
         return undefined;
     }
     catch (error) {
-        return (0,src_errors/* describeError */.Uc)(error);
+        return (0,errors/* describeError */.Uc)(error);
     }
 }
 /** Deletes an application this run made, and says so when Coolify would not. */
@@ -18069,20 +16201,20 @@ async function deleteApplication(client, uuid, signal) {
         await client.deleteApplication(uuid, signal);
     }
     catch (error) {
-        if ((0,errors/* isGone */.ST)(error))
+        if ((0,coolify_errors/* isGone */.ST)(error))
             return;
         throw needsWrite(error);
     }
 }
 /** Removed already, by a run that set the same app up at the same time: done. */
 function unlessGone(error) {
-    if ((0,errors/* isGone */.ST)(error))
+    if ((0,coolify_errors/* isGone */.ST)(error))
         return;
     throw error;
 }
 /** A 403 on making or deleting an application: the token lacks `write`. */
 function needsWrite(error) {
-    if (error instanceof errors/* CoolifyError */.wx && error.status === 403) {
+    if (error instanceof coolify_errors/* CoolifyError */.wx && error.status === 403) {
         return error.withHint('Review apps need a token with the `write` ability (to clone, set up and delete applications)');
     }
     return error;
@@ -18110,12 +16242,12 @@ async function cloneDestination(client, config, templateUuid, signal) {
         list = (0,answers/* listOf */.c)(destinations);
     }
     catch (error) {
-        if ((0,errors/* isMissingRoute */.w1)(error))
+        if ((0,coolify_errors/* isMissingRoute */.w1)(error))
             return undefined;
         throw error;
     }
     if (!list.some(destination => destination?.uuid)) {
-        throw new src_errors/* ActionError */.lZ('Coolify names no destination for the template.');
+        throw new errors/* ActionError */.lZ('Coolify names no destination for the template.');
     }
     const production = new Set(list.map(destination => destination?.server_uuid).filter((uuid) => !!uuid));
     const chosen = config.reviewPlacement.destination;
@@ -18133,7 +16265,7 @@ async function cloneDestination(client, config, templateUuid, signal) {
             }
         }
         catch (error) {
-            if (!(0,errors/* isMissingRoute */.w1)(error) && !(0,errors/* isGone */.ST)(error))
+            if (!(0,coolify_errors/* isMissingRoute */.w1)(error) && !(0,coolify_errors/* isGone */.ST)(error))
                 throw error;
             unknown = true;
         }
@@ -18147,7 +16279,7 @@ async function noDestination(client, template, production, signal) {
         team = (0,answers/* listOf */.c)(await client.listTeamDestinations(signal));
     }
     catch (error) {
-        if (!(0,errors/* isMissingRoute */.w1)(error))
+        if (!(0,coolify_errors/* isMissingRoute */.w1)(error))
             throw error;
     }
     const described = team
@@ -18156,7 +16288,7 @@ async function noDestination(client, template, production, signal) {
         const where = `${destination.uuid}${destination.name && destination.name !== destination.uuid ? ` (${destination.name})` : ''} on server ${destination.server_uuid ?? '?'}`;
         return `${where}: ${destination.server_uuid && production.has(destination.server_uuid) ? "shares production's server" : 'isolated'}`;
     });
-    return new src_errors/* ActionError */.lZ(`Review apps need \`review-destination\`: the uuid of a destination on a server without production, where pull request code cannot reach production's containers, Docker daemon or network. The team's destinations: ${described.join('; ')}.`);
+    return new errors/* ActionError */.lZ(`Review apps need \`review-destination\`: the uuid of a destination on a server without production, where pull request code cannot reach production's containers, Docker daemon or network. The team's destinations: ${described.join('; ')}.`);
 }
 /**
  * A clone of the template into `review-destination` or its primary destination, not deployed. The clone is never sent
@@ -18172,17 +16304,17 @@ async function cloneTemplate(client, template, destination, names, before, signa
     catch (error) {
         if (!mayHaveActed(error))
             throw needsWrite(error);
-        throw new src_errors/* ActionError */.lZ(`${(0,src_errors/* describeError */.Uc)(error)} ${await removeLostCopies(client, names, before, undo(), say)}`);
+        throw new errors/* ActionError */.lZ(`${(0,errors/* describeError */.Uc)(error)} ${await removeLostCopies(client, names, before, undo(), say)}`);
     }
     if (typeof uuid !== 'string' || uuid === '') {
         const left = await removeLostCopies(client, names, before, undo(), say);
-        throw new src_errors/* ActionError */.lZ(`Coolify answered the clone without the review app's uuid. ${left}`);
+        throw new errors/* ActionError */.lZ(`Coolify answered the clone without the review app's uuid. ${left}`);
     }
     return uuid;
 }
 /** A failure after which Coolify may have saved what was asked: no answer, or a server error. */
 function mayHaveActed(error) {
-    return (error instanceof errors/* CoolifyError */.wx &&
+    return (error instanceof coolify_errors/* CoolifyError */.wx &&
         !error.details.unsent &&
         (error.status === undefined || error.status >= 500));
 }
@@ -18193,7 +16325,7 @@ async function removeLostCopies(client, names, before, signal, say) {
         listed = (0,answers/* listOf */.c)(await client.listApplications(signal));
     }
     catch (error) {
-        return `Whether Coolify made a copy named ${names.name} could not be checked (${(0,src_errors/* describeError */.Uc)(error)}): look for one without a review marker in its description and delete it.`;
+        return `Whether Coolify made a copy named ${names.name} could not be checked (${(0,errors/* describeError */.Uc)(error)}): look for one without a review marker in its description and delete it.`;
     }
     const copies = listed.filter(app => app?.name === names.name &&
         typeof app.uuid === 'string' &&
@@ -18221,10 +16353,10 @@ async function createFromRepository(client, config, template, { names, branch },
         !deployKey && 'review-deploy-key'
     ].filter(Boolean);
     if (missing.length > 0) {
-        throw new src_errors/* ActionError */.lZ(`This Coolify cannot clone applications (before 4.3): the review app is created from the template's repository, which needs ${missing.map(name => `\`${name}\``).join(', ')}.`);
+        throw new errors/* ActionError */.lZ(`This Coolify cannot clone applications (before 4.3): the review app is created from the template's repository, which needs ${missing.map(name => `\`${name}\``).join(', ')}.`);
     }
     if (!template.git_repository || !template.build_pack || !template.ports_exposes) {
-        throw new src_errors/* ActionError */.lZ("Coolify did not give the template's repository, build pack and ports, which a review app is created with.");
+        throw new errors/* ActionError */.lZ("Coolify did not give the template's repository, build pack and ports, which a review app is created with.");
     }
     const made = await client
         .createApplication({
@@ -18242,331 +16374,22 @@ async function createFromRepository(client, config, template, { names, branch },
         ...(destination ? { destination_uuid: destination } : {})
     }, signal)
         .catch(error => {
-        if (error instanceof errors/* CoolifyError */.wx &&
+        if (error instanceof coolify_errors/* CoolifyError */.wx &&
             /multiple destinations/i.test(error.details.serverMessage ?? '')) {
             throw error.withHint(`The server \`review-server\` has several destinations: give \`review-destination\`, the uuid of the one for review apps (the server's Destinations in Coolify)`);
         }
         throw needsWrite(error);
     });
     if (typeof made?.uuid !== 'string' || made.uuid === '') {
-        throw new src_errors/* ActionError */.lZ('Coolify answered without the uuid of the review app it made.');
+        throw new errors/* ActionError */.lZ('Coolify answered without the uuid of the review app it made.');
     }
     return made.uuid;
 }
 
-;// CONCATENATED MODULE: ./src/review-app/plan.ts
-
-/** The webhook secrets a clone keeps: a push signed with one deploys the app. */
-const WEBHOOK_SECRETS = [
-    'manual_webhook_secret_github',
-    'manual_webhook_secret_gitlab',
-    'manual_webhook_secret_bitbucket',
-    'manual_webhook_secret_gitea'
-];
-/** The flags a copied variable keeps: they change how its value is read and when it is there. */
-const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'];
-/**
- * The review app's target and the writes that reach it from a fresh clone, or why none may be
- * made. The order is part of the contract: first what could build or route the clone (auto-deploy,
- * webhook secrets, the pinned commit) goes, with the marker that it is being set up; then its
- * domains; then the template's tasks, tags and variables; then its own variables; the pull
- * request's branch only after all of that (a push to it deploys whatever carries it); then the
- * read-back; the marker that it is ready last.
- */
-function planReviewApp(template, request) {
-    const refused = [
-        ...fieldRefusals(template.fields),
-        ...mountRefusals(template),
-        ...routeRefusals(template, request)
-    ];
-    if (refused.length > 0)
-        return { refused };
-    const { variables, warnings, secrets } = reviewVariables(template.variables, request.env);
-    const domains = request.domain || undefined;
-    const writes = [
-        {
-            kind: 'update',
-            changes: {
-                description: request.pending,
-                is_auto_deploy_enabled: false,
-                git_commit_sha: 'HEAD',
-                ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, ''])),
-                ...resets(template.cloned ? template.fields : NEW_APPLICATION_FIELDS)
-            }
-        }
-    ];
-    if (domains)
-        writes.push({ kind: 'update', changes: { domains } });
-    writes.push({ kind: 'delete-scheduled-tasks' }, { kind: 'remove-tags' });
-    writes.push({ kind: 'delete-variables' });
-    if (variables.length > 0)
-        writes.push({ kind: 'set-variables', variables });
-    writes.push({ kind: 'update', changes: { git_branch: request.branch } });
-    writes.push({ kind: 'verify' });
-    writes.push({ kind: 'update', changes: { description: request.marker } });
-    return {
-        target: { domains, branch: request.branch, variables },
-        writes,
-        warnings,
-        secrets
-    };
-}
-/**
- * Every trace of production the review app still carries, named without values: a host of the
- * template's in its domains or labels (a server without a proxy drops a new domain and still
- * answers 200), a mount path of the template's, a variable equal to production's, what could
- * build it behind the run's back. Empty when it is the pull request's own.
- */
-function tracesOfProduction(template, app, env = []) {
-    const traces = [];
-    const hosts = templateHosts(template);
-    const named = (where, text, note = '') => {
-        const found = [...hosts].filter(host => hostsOf(text ?? '').has(host));
-        if (found.length > 0)
-            traces.push(`its ${where} still name ${found.join(', ')}${note}`);
-    };
-    named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)');
-    named('compose domains', Object.values(app.composeDomains).join(','));
-    if (app.customLabels === undefined) {
-        traces.push('its labels are hidden from this token (`read:sensitive`), so they were not checked');
-    }
-    const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host));
-    if (labelled.length > 0)
-        traces.push(`its labels still route ${labelled.join(', ')}`);
-    const bindPaths = new Set(template.persistentStorages.map(s => s.host_path).filter(Boolean));
-    const filePaths = new Set(template.fileStorages.map(s => s.fs_path).filter(Boolean));
-    for (const storage of app.persistentStorages) {
-        if (storage.host_path && bindPaths.has(storage.host_path)) {
-            traces.push(`it mounts ${storage.host_path}`);
-        }
-    }
-    for (const storage of app.fileStorages) {
-        if (storage.fs_path && filePaths.has(storage.fs_path))
-            traces.push(`it mounts ${storage.fs_path}`);
-    }
-    const production = productionValues(template.variables);
-    const resolved = productionResolved(template.variables);
-    const given = new Set(env.map(variable => variable.key));
-    // `env` gives its own values, but a reference in one resolves in production's environment too.
-    const equal = app.variables
-        .filter(v => typeof v.key === 'string' && typeof v.value === 'string' && v.value !== '')
-        .filter(v => refersToShared(v.value)
-        ? resolvesToProduction(v, resolved)
-        : !given.has(v.key) && production.get(v.key) === v.value)
-        .map(v => v.key);
-    const fromEnv = [...new Set(equal.filter(key => given.has(key)))];
-    const copied = [...new Set(equal.filter(key => !given.has(key)))];
-    if (copied.length > 0)
-        traces.push(`its variable(s) ${copied.join(', ')} hold production's values`);
-    if (fromEnv.length > 0) {
-        traces.push(`\`env\` gives ${fromEnv.join(', ')} a shared variable that resolves to production's value in production's environment, or that Coolify did not resolve: give the review app's own value`);
-    }
-    if (app.autoDeploy === true)
-        traces.push('auto-deploy is still on');
-    if (app.gitCommitSha && app.gitCommitSha !== 'HEAD') {
-        traces.push(`it is still pinned to commit ${app.gitCommitSha}`);
-    }
-    if (app.webhookSecrets.length > 0)
-        traces.push(`it keeps ${app.webhookSecrets.join(', ')}`);
-    return [...traces, ...fieldTraces(app.fields)];
-}
-/**
- * A review app found again, as the table finds it: what to put back before it is deployed, or why
- * it may not be (one made by an older version of the action, or changed in Coolify since).
- */
-function reviewAppRepairs(fields, name) {
-    return { changes: resets(fields), refused: fieldRefusals(fields, `review app ${name}`) };
-}
-function fieldFindings(fields) {
-    const findings = { unknown: [], refused: [], unreset: [] };
-    for (const [key, value] of Object.entries(fields)) {
-        const rule = REVIEW_FIELDS.get(key);
-        if (!rule) {
-            if (!isEmptyValue(value))
-                findings.unknown.push(key);
-        }
-        else if (rule.kind === 'refused' && rule.refuses(value)) {
-            findings.refused.push([key, rule]);
-        }
-        else if (rule.kind === 'reset' && !isReset(rule, value)) {
-            findings.unreset.push([key, rule]);
-        }
-    }
-    return findings;
-}
-/** What the table does not let a review app start from; what a reset puts back is not among it. */
-function fieldRefusals(fields, subject = 'the template') {
-    const { unknown, refused } = fieldFindings(fields);
-    const refusals = [];
-    if (unknown.length > 0) {
-        const them = unknown.length === 1 ? 'it' : 'them';
-        refusals.push(`${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${them} to pull request code unexamined — clear ${them} in Coolify, or update the action`);
-    }
-    for (const [key, rule] of refused)
-        refusals.push(`${subject}'s \`${key}\`: ${rule.why}`);
-    return refusals;
-}
-/** The first write's part that puts back what reaches production, where the template set it. */
-function resets(fields) {
-    const changes = {};
-    for (const [key, rule] of fieldFindings(fields).unreset)
-        changes[patchField(key, rule)] = rule.to;
-    return changes;
-}
-function isReset(rule, value) {
-    return rule.to === false ? value !== true : isEmptyValue(value);
-}
-/** The review app's keys that the table does not let it have, named without their values. */
-function fieldTraces(fields) {
-    const { unknown, refused, unreset } = fieldFindings(fields);
-    return [
-        ...unreset.map(([key, rule]) => `its \`${key}\` is still set (${rule.why})`),
-        ...refused.map(([key, rule]) => `its \`${key}\`: ${rule.why}`),
-        ...unknown.map(key => `it sets \`${key}\`, which this action does not know`)
-    ];
-}
-/**
- * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:
- * the review app would read and write production's files. They cannot be taken off safely either
- * (Coolify deletes a file mount's file on the server with it), so such templates are refused.
- */
-function mountRefusals(template) {
-    const binds = template.persistentStorages.filter(storage => storage.host_path?.trim());
-    const files = template.fileStorages.filter(storage => storage.fs_path?.trim());
-    if (binds.length === 0 && files.length === 0)
-        return [];
-    const paths = [
-        ...binds.map(s => `bind mount ${s.host_path} (at ${s.mount_path ?? '?'})`),
-        ...files.map(s => `file mount ${s.fs_path} (at ${s.mount_path ?? '?'})`)
-    ];
-    return [
-        `the template mounts production's files — ${paths.join(', ')} — which its clone would share: give review apps a template without bind or file mounts (named volumes are fine)`
-    ];
-}
-/** The review app needs a domain of its own wherever the template has one. */
-function routeRefusals(template, request) {
-    if (template.fqdn?.trim() && !request.domain) {
-        return [
-            `input \`review-domain\` is needed: the template ${template.name} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com`
-        ];
-    }
-    return [];
-}
-/** Every host the template is reached by, lower case. */
-function templateHosts(template) {
-    return hostsOf([template.fqdn ?? '', ...Object.values(template.composeDomains)].join(','));
-}
-/** The hosts of comma-separated addresses. */
-function hostsOf(addresses) {
-    const hosts = new Set();
-    for (const item of addresses.split(',')) {
-        const text = item.trim();
-        if (!text)
-            continue;
-        try {
-            hosts.add(new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`).hostname);
-        }
-        catch {
-            // Not an address: nothing routes by it.
-        }
-    }
-    return hosts;
-}
-/** Production's values by key; undefined for a value Coolify hides (a locked variable). */
-function productionValues(variables) {
-    const values = new Map();
-    for (const v of variables) {
-        if (v?.is_preview === true || typeof v?.key !== 'string')
-            continue;
-        values.set(v.key, typeof v.value === 'string' ? v.value : undefined);
-    }
-    return values;
-}
-/** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
-const SHARED_REFERENCE = /\{\{\s*(team|project|environment|server)\.[^}]*\}\}/i;
-function refersToShared(value) {
-    return SHARED_REFERENCE.test(value);
-}
-/**
- * Production's values as its deployments see them, shared variables resolved (`real_value`, shown
- * with read:sensitive): a review app stays in production's environment, so a reference in it
- * resolves to the same.
- */
-function productionResolved(variables) {
-    const values = new Set();
-    for (const v of variables) {
-        if (v?.is_preview === true)
-            continue;
-        const value = typeof v?.real_value === 'string' ? v.real_value : v?.value;
-        if (typeof value === 'string' && value !== '')
-            values.add(value);
-    }
-    return values;
-}
-/** A reference whose resolved value is production's, or that Coolify did not resolve for us. */
-function resolvesToProduction(v, production) {
-    return typeof v.real_value !== 'string' || production.has(v.real_value);
-}
-/**
- * The review app's variables: the template's preview variables that are not production's (Coolify
- * gives every production variable a preview twin with the same value), with their flags, then
- * `env` over them. Locked ("shown once") values are shown to no token, so they cannot be copied.
- */
-function reviewVariables(listed, env) {
-    const production = productionValues(listed);
-    const resolved = productionResolved(listed);
-    const given = new Set((env ?? []).map(variable => variable.key));
-    const byKey = new Map();
-    const twins = [];
-    const shared = [];
-    const locked = [];
-    const unverifiable = [];
-    for (const v of listed) {
-        if (v?.is_preview !== true || typeof v.key !== 'string' || given.has(v.key))
-            continue;
-        const key = v.key;
-        if (v.is_shown_once === true) {
-            locked.push(key);
-        }
-        else if (typeof v.value !== 'string') {
-            // Hidden although not locked: the token cannot read sensitive values (checked before).
-            continue;
-        }
-        else if (production.has(key) && production.get(key) === undefined) {
-            unverifiable.push(key);
-        }
-        else if (production.get(key) === v.value) {
-            twins.push(key);
-        }
-        else if (refersToShared(v.value) && resolvesToProduction(v, resolved)) {
-            shared.push(key);
-        }
-        else {
-            const flags = Object.fromEntries(FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]]));
-            byKey.set(key, { key, value: v.value, ...flags });
-        }
-    }
-    for (const variable of env ?? [])
-        byKey.set(variable.key, variable);
-    const warnings = [];
-    const own = "give the review app its own with `env`, or a value of its own in the template's preview variable in Coolify";
-    if (twins.length > 0) {
-        warnings.push(`Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`);
-    }
-    if (shared.length > 0) {
-        warnings.push(`Not copied to the review app: ${shared.join(', ')} — a shared variable that resolves to production's value (the review app sits in production's environment), or whose resolved value Coolify did not show; ${own}.`);
-    }
-    if (unverifiable.length > 0) {
-        warnings.push(`Not copied to the review app: ${unverifiable.join(', ')} — production's value is locked, so the preview value cannot be shown to differ from it; ${own}.`);
-    }
-    if (locked.length > 0) {
-        warnings.push(`Not copied to the review app: ${locked.join(', ')} — locked ("shown once") in the template, so Coolify shows the value to no token; give it with \`env\`.`);
-    }
-    const copied = [...byKey.values()];
-    const secrets = copied.filter(v => !given.has(v.key)).map(v => v.value);
-    return { variables: copied, warnings, secrets };
-}
-
+// EXTERNAL MODULE: ./src/coolify/pacing.ts + 1 modules
+var pacing = __nccwpck_require__(4483);
+// EXTERNAL MODULE: ./src/config/secrets.ts
+var secrets = __nccwpck_require__(8019);
 ;// CONCATENATED MODULE: ./src/rollout/configure.ts
 
 
@@ -18599,7 +16422,7 @@ async function applySettings(client, config, signal, say) {
                 await client.updateApplication(uuid, changes, signal);
         }
         catch (error) {
-            if (error instanceof errors/* CoolifyError */.wx && error.status === 422) {
+            if (error instanceof coolify_errors/* CoolifyError */.wx && error.status === 422) {
                 throw error.withHint('Check the `git-branch`, `domains` and `env` inputs; nothing was deployed');
             }
             throw error;
@@ -18652,7 +16475,7 @@ async function setVariables(client, uuid, env, preview, signal) {
         return true;
     }
     catch (error) {
-        if ((0,errors/* isMissingRoute */.w1)(error))
+        if ((0,coolify_errors/* isMissingRoute */.w1)(error))
             return false;
         throw error;
     }
@@ -18675,6 +16498,412 @@ function joined(env) {
     return env.map(({ key, value }) => `${key}=${value}`).join('\n');
 }
 
+;// CONCATENATED MODULE: ./src/review-app/plan.ts
+
+
+/** The webhook secrets a clone keeps: a push signed with one deploys the app. */
+const WEBHOOK_SECRETS = [
+    'manual_webhook_secret_github',
+    'manual_webhook_secret_gitlab',
+    'manual_webhook_secret_bitbucket',
+    'manual_webhook_secret_gitea'
+];
+/** The flags a copied variable keeps: they change how its value is read and when it is there. */
+const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'];
+/**
+ * The review app's target and the writes that reach it from a fresh clone, or why none may be
+ * made. The order is part of the contract: first what could build or route the clone (auto-deploy,
+ * webhook secrets, production's pin) goes, with the marker that it is being set up, and the pull
+ * request's head commit is pinned (a push after the run was approved is never built); then its
+ * domains; then the template's tasks, tags and variables; then its own variables; the pull
+ * request's branch only after all of that (a push to it deploys whatever carries it); then the
+ * read-back; the marker that it is ready last.
+ */
+function planReviewApp(template, request) {
+    const refused = [
+        ...fieldRefusals(template.fields),
+        ...lfsRefusals(template.fields),
+        ...mountRefusals(template),
+        ...routeRefusals(template, request)
+    ];
+    const { variables, warnings, secrets, leaks } = reviewVariables(template.variables, request.env);
+    refused.push(...leaks);
+    if (refused.length > 0)
+        return { refused };
+    const domains = request.domain || undefined;
+    const writes = [
+        {
+            kind: 'update',
+            changes: {
+                description: request.pending,
+                is_auto_deploy_enabled: false,
+                git_commit_sha: request.commit,
+                ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, ''])),
+                ...resets(template.cloned ? template.fields : NEW_APPLICATION_FIELDS)
+            }
+        }
+    ];
+    if (domains)
+        writes.push({ kind: 'update', changes: { domains } });
+    writes.push({ kind: 'delete-scheduled-tasks' }, { kind: 'remove-tags' });
+    writes.push({ kind: 'delete-variables' });
+    if (variables.length > 0)
+        writes.push({ kind: 'set-variables', variables });
+    writes.push({ kind: 'update', changes: { git_branch: request.branch } });
+    writes.push({ kind: 'verify' });
+    writes.push({ kind: 'update', changes: { description: request.marker } });
+    return {
+        target: { domains, branch: request.branch, commit: request.commit, variables },
+        writes,
+        warnings,
+        secrets
+    };
+}
+/**
+ * Every trace of production the review app still carries, named without values: a host of the
+ * template's in its domains or labels (a server without a proxy drops a new domain and still
+ * answers 200), a mount path of the template's, a variable that hands over a value of
+ * production's, what could build it behind the run's back, a pin to any commit but the pull
+ * request's head. Empty when it is the pull request's own.
+ */
+function tracesOfProduction(template, app, { env = [], commit }) {
+    const traces = [];
+    const hosts = templateHosts(template);
+    const named = (where, text, note = '') => {
+        const found = [...hosts].filter(host => hostsOf(text ?? '').has(host));
+        if (found.length > 0)
+            traces.push(`its ${where} still name ${found.join(', ')}${note}`);
+    };
+    named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)');
+    named('compose domains', Object.values(app.composeDomains).join(','));
+    if (app.customLabels === undefined) {
+        traces.push('its labels are hidden from this token (`read:sensitive`), so they were not checked');
+    }
+    const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host));
+    if (labelled.length > 0)
+        traces.push(`its labels still route ${labelled.join(', ')}`);
+    const bindPaths = new Set(template.persistentStorages.map(s => s.host_path).filter(Boolean));
+    const filePaths = new Set(template.fileStorages.map(s => s.fs_path).filter(Boolean));
+    for (const storage of app.persistentStorages) {
+        if (storage.host_path && bindPaths.has(storage.host_path)) {
+            traces.push(`it mounts ${storage.host_path}`);
+        }
+    }
+    for (const storage of app.fileStorages) {
+        if (storage.fs_path && filePaths.has(storage.fs_path))
+            traces.push(`it mounts ${storage.fs_path}`);
+    }
+    const production = productionHolds(template.variables);
+    const given = new Set(env.map(variable => variable.key));
+    // `env` gives its own values, but a reference in one resolves in production's environment too.
+    const equal = app.variables
+        .filter(v => typeof v.key === 'string' && typeof v.value === 'string' && v.value !== '')
+        .filter(v => given.has(v.key)
+        ? refersToShared(v.value) && productionIn(v, production) !== undefined
+        : production.byKey.get(v.key) === v.value || productionIn(v, production) !== undefined)
+        .map(v => v.key);
+    const fromEnv = [...new Set(equal.filter(key => given.has(key)))];
+    const copied = [...new Set(equal.filter(key => !given.has(key)))];
+    if (copied.length > 0)
+        traces.push(`its variable(s) ${copied.join(', ')} hold production's values`);
+    if (fromEnv.length > 0) {
+        traces.push(`\`env\` gives ${fromEnv.join(', ')} a shared variable that resolves to production's value in production's environment, or that Coolify did not resolve: give the review app's own value`);
+    }
+    if (app.autoDeploy === true)
+        traces.push('auto-deploy is still on');
+    if (app.gitCommitSha !== commit) {
+        traces.push(!app.gitCommitSha || app.gitCommitSha === 'HEAD'
+            ? `it is not pinned to the pull request's head commit ${commit} (it would build whatever its branch holds)`
+            : `it is pinned to commit ${app.gitCommitSha}, not the pull request's head commit ${commit}`);
+    }
+    if (app.webhookSecrets.length > 0)
+        traces.push(`it keeps ${app.webhookSecrets.join(', ')}`);
+    return [...traces, ...fieldTraces(app.fields)];
+}
+/**
+ * A review app found again, as the table finds it: what to put back before it is deployed, with
+ * the pull request's head commit pinned, or why it may not be (one made by an older version of
+ * the action, or changed in Coolify since).
+ */
+function reviewAppRepairs(fields, name, commit) {
+    const changes = resets(fields);
+    if (fields.git_commit_sha !== commit)
+        changes.git_commit_sha = commit;
+    return { changes, refused: fieldRefusals(fields, `review app ${name}`) };
+}
+function fieldFindings(fields) {
+    const findings = { unknown: [], refused: [], unreset: [] };
+    for (const [key, value] of Object.entries(fields)) {
+        const rule = REVIEW_FIELDS.get(key);
+        if (!rule) {
+            if (!isEmptyValue(value))
+                findings.unknown.push(key);
+        }
+        else if (rule.kind === 'refused' && rule.refuses(value)) {
+            findings.refused.push([key, rule]);
+        }
+        else if (rule.kind === 'reset' && !isReset(rule, value)) {
+            findings.unreset.push([key, rule]);
+        }
+    }
+    return findings;
+}
+/** What the table does not let a review app start from; what a reset puts back is not among it. */
+function fieldRefusals(fields, subject = 'the template') {
+    const { unknown, refused } = fieldFindings(fields);
+    const refusals = [];
+    if (unknown.length > 0) {
+        const them = unknown.length === 1 ? 'it' : 'them';
+        refusals.push(`${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${them} to pull request code unexamined — clear ${them} in Coolify, or update the action`);
+    }
+    for (const [key, rule] of refused)
+        refusals.push(`${subject}'s \`${key}\`: ${rule.why}`);
+    return refusals;
+}
+/** The first write's part that puts back what reaches production, where the template set it. */
+function resets(fields) {
+    const changes = {};
+    for (const [key, rule] of fieldFindings(fields).unreset)
+        changes[patchField(key, rule)] = rule.to;
+    return changes;
+}
+function isReset(rule, value) {
+    return rule.to === false ? value !== true : isEmptyValue(value);
+}
+/** The review app's keys that the table does not let it have, named without their values. */
+function fieldTraces(fields) {
+    const { unknown, refused, unreset } = fieldFindings(fields);
+    return [
+        ...unreset.map(([key, rule]) => `its \`${key}\` is still set (${rule.why})`),
+        ...refused.map(([key, rule]) => `its \`${key}\`: ${rule.why}`),
+        ...unknown.map(key => `it sets \`${key}\`, which this action does not know`)
+    ];
+}
+/**
+ * Coolify 4.3.11 never sets GIT_LFS_SKIP_SMUDGE and its helper image installs git-lfs for the
+ * whole system, so the clone fetches the LFS objects the branch points to whatever "Git LFS" says
+ * ("off" only leaves out `git lfs pull`, Application.php 1455-1456; coollabsio/coolify#10360).
+ * Until it skips them, a template with Git LFS on, whose repository uses LFS, is refused.
+ */
+function lfsRefusals(fields) {
+    if (fields['settings.is_git_lfs_enabled'] !== true)
+        return [];
+    return [
+        'the template has "Git LFS" on (`settings.is_git_lfs_enabled`): Coolify fetches the LFS objects a branch points to with the template\'s credentials, and does not skip them even with the setting off (coollabsio/coolify#10360), so pull request code could ship any LFS object those credentials reach in its image — turn "Git LFS" off in the template\'s Git settings only if review apps may see every LFS object its credentials can fetch (see docs/review-apps.md), else give review apps a template of a repository without LFS'
+    ];
+}
+/**
+ * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:
+ * the review app would read and write production's files. They cannot be taken off safely either
+ * (Coolify deletes a file mount's file on the server with it), so such templates are refused.
+ */
+function mountRefusals(template) {
+    const binds = template.persistentStorages.filter(storage => storage.host_path?.trim());
+    const files = template.fileStorages.filter(storage => storage.fs_path?.trim());
+    if (binds.length === 0 && files.length === 0)
+        return [];
+    const paths = [
+        ...binds.map(s => `bind mount ${s.host_path} (at ${s.mount_path ?? '?'})`),
+        ...files.map(s => `file mount ${s.fs_path} (at ${s.mount_path ?? '?'})`)
+    ];
+    return [
+        `the template mounts production's files — ${paths.join(', ')} — which its clone would share: give review apps a template without bind or file mounts (named volumes are fine)`
+    ];
+}
+/** The review app needs a domain of its own wherever the template has one. */
+function routeRefusals(template, request) {
+    if (template.fqdn?.trim() && !request.domain) {
+        return [
+            `input \`review-domain\` is needed: the template ${template.name} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com`
+        ];
+    }
+    return [];
+}
+/** Every host the template is reached by, lower case. */
+function templateHosts(template) {
+    return hostsOf([template.fqdn ?? '', ...Object.values(template.composeDomains)].join(','));
+}
+/** The hosts of comma-separated addresses. */
+function hostsOf(addresses) {
+    const hosts = new Set();
+    for (const item of addresses.split(',')) {
+        const text = item.trim();
+        if (!text)
+            continue;
+        try {
+            hosts.add(new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`).hostname);
+        }
+        catch {
+            // Not an address: nothing routes by it.
+        }
+    }
+    return hosts;
+}
+function productionHolds(variables) {
+    const holds = { byKey: new Map(), values: new Map() };
+    for (const v of variables) {
+        if (v?.is_preview === true || typeof v?.key !== 'string')
+            continue;
+        holds.byKey.set(v.key, typeof v.value === 'string' ? v.value : undefined);
+        const seen = resolvedValue(v) ?? (refersToShared(v.value ?? '') ? undefined : v.value);
+        if (typeof seen === 'string' && seen !== '') {
+            holds.values.set(seen, [...(holds.values.get(seen) ?? []), v.key]);
+        }
+    }
+    return holds;
+}
+/** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
+const SHARED_REFERENCE = /\{\{\s*(team|project|environment|server)\.[^}]*\}\}/i;
+function refersToShared(value) {
+    return SHARED_REFERENCE.test(value);
+}
+/**
+ * A variable's value as a deployment sees it, from `real_value` (shown with read:sensitive):
+ * Coolify resolves its shared variables, then leaves a JSON object or array as it is, puts a
+ * literal or multiline one in single quotes, and escapes any other (EnvironmentVariable.php
+ * 203-216, escapeEnvVariables in bootstrap/helpers/docker.php 1516-1522). Undefined when not shown.
+ */
+function resolvedValue(v) {
+    const real = v.real_value;
+    if (typeof real !== 'string')
+        return undefined;
+    if (/^[[{]/.test(real) && isJson(real))
+        return real;
+    if (v.is_literal === true || v.is_multiline === true) {
+        return real.length >= 2 && real.startsWith("'") && real.endsWith("'") ? real.slice(1, -1) : real;
+    }
+    return real.replace(/\\([\\rt0"'])/g, (_, char) => UNESCAPED[char]);
+}
+const UNESCAPED = {
+    '\\': '\\',
+    r: '\r',
+    t: '\t',
+    '0': '\0',
+    '"': '"',
+    "'": "'"
+};
+function isJson(text) {
+    try {
+        JSON.parse(text);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/**
+ * What each run of references in a value resolved to: the written value's other text stays as it
+ * is, so it frames them. Undefined when the resolved value does not fit the written one.
+ */
+function substitutions(written, resolved) {
+    const runs = new RegExp(`(?:${SHARED_REFERENCE.source})+`, 'gi');
+    const parts = [];
+    let last = 0;
+    const text = written.trim();
+    for (const match of text.matchAll(runs)) {
+        parts.push(escapeRegExp(text.slice(last, match.index)));
+        last = match.index + match[0].length;
+    }
+    parts.push(escapeRegExp(text.slice(last)));
+    return new RegExp(`^${parts.join('(.*)')}$`, 's').exec(resolved)?.slice(1);
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/**
+ * Why a variable would hand pull request code a value production holds, under any of its keys,
+ * or undefined: a reference (whole or within the value) that resolves to one — Coolify resolves
+ * it in the template's environment, which the review app shares — or that Coolify did not show
+ * resolved; a value of its own equal to one of production's that gives something away (a value
+ * such as `true` or `3000` is anyone's). Keys only, never values.
+ */
+function productionIn(v, production) {
+    const written = v.value ?? '';
+    const keys = (value) => production.values.get(value) ?? [];
+    const named = (found) => `production's ${[...new Set(found)].join(', ')}`;
+    if (!refersToShared(written)) {
+        const found = keys(written);
+        return found.length > 0 && (0,secrets/* worthMasking */.LB)(written)
+            ? `holds the value of ${named(found)}`
+            : undefined;
+    }
+    const resolved = resolvedValue(v);
+    if (resolved === undefined)
+        return 'refers to a shared variable that Coolify did not show resolved';
+    const parts = substitutions(written, resolved);
+    if (!parts)
+        return 'refers to a shared variable whose resolved value could not be read apart';
+    // What a reference brought in: equal to a value production holds, or holding one that gives
+    // something away (two references side by side resolve into one part). The text written around
+    // them is the preview's own.
+    const within = (part) => [...production.values]
+        .filter(([value]) => (0,secrets/* worthMasking */.LB)(value) && part.includes(value))
+        .flatMap(([, held]) => held);
+    const found = [...keys(resolved), ...parts.flatMap(part => [...keys(part), ...within(part)])];
+    return found.length > 0
+        ? `refers to a shared variable that resolves to the value of ${named(found)}`
+        : undefined;
+}
+/**
+ * The review app's variables: the template's preview variables that are not production's (Coolify
+ * gives every production variable a preview twin with the same value, left out), with their flags,
+ * then `env` over them; and, naming their keys, the preview variables that would hand over a value
+ * production holds, which refuse the template. Locked ("shown once") values are shown to no token,
+ * so they cannot be copied.
+ */
+function reviewVariables(listed, env) {
+    const production = productionHolds(listed);
+    const given = new Set((env ?? []).map(variable => variable.key));
+    const byKey = new Map();
+    const twins = [];
+    const locked = [];
+    const unverifiable = [];
+    const leaks = [];
+    for (const v of listed) {
+        if (v?.is_preview !== true || typeof v.key !== 'string' || given.has(v.key))
+            continue;
+        const key = v.key;
+        if (v.is_shown_once === true) {
+            locked.push(key);
+            continue;
+        }
+        // Hidden although not locked: the token cannot read sensitive values (checked before).
+        if (typeof v.value !== 'string')
+            continue;
+        if (production.byKey.has(key) && production.byKey.get(key) === undefined) {
+            unverifiable.push(key);
+            continue;
+        }
+        if (production.byKey.get(key) === v.value) {
+            twins.push(key);
+            continue;
+        }
+        const leak = productionIn(v, production);
+        if (leak) {
+            leaks.push(`the template's preview variable ${key} ${leak}: pull request code would read it — give the preview variable a value of its own in Coolify, or give the review app its own with \`env\``);
+            continue;
+        }
+        const flags = Object.fromEntries(FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]]));
+        byKey.set(key, { key, value: v.value, ...flags });
+    }
+    for (const variable of env ?? [])
+        byKey.set(variable.key, variable);
+    const warnings = [];
+    const own = "give the review app its own with `env`, or a value of its own in the template's preview variable in Coolify";
+    if (twins.length > 0) {
+        warnings.push(`Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`);
+    }
+    if (unverifiable.length > 0) {
+        warnings.push(`Not copied to the review app: ${unverifiable.join(', ')} — production's value is locked, so the preview value cannot be shown to differ from it; ${own}.`);
+    }
+    if (locked.length > 0) {
+        warnings.push(`Not copied to the review app: ${locked.join(', ')} — locked ("shown once") in the template, so Coolify shows the value to no token; give it with \`env\`.`);
+    }
+    const copied = [...byKey.values()];
+    const secrets = copied.filter(v => !given.has(v.key)).map(v => v.value);
+    return { variables: copied, warnings, secrets, leaks };
+}
+
 ;// CONCATENATED MODULE: ./src/review-app/setup.ts
 /**
  * Setting a review app up: the plan (plan.ts) applied to one just made or left half set up, read
@@ -18691,36 +16920,42 @@ function joined(env) {
 
 /**
  * A review app found again is held to the table like a new one: what reaches production is put
- * back before it is deployed (one made by an older version of the action may carry it), and one
- * the table refuses is not deployed at all.
+ * back before it is deployed (one made by an older version of the action may carry it), the pull
+ * request's head commit is pinned, and one the table refuses is not deployed at all.
  */
-async function repairFound(client, uuid, name, signal, say) {
-    const { changes, refused } = reviewAppRepairs(flattenApplication(await client.getApplication(uuid, signal)), name);
+async function repairFound(client, uuid, name, commit, signal, say) {
+    const { changes, refused } = reviewAppRepairs(flattenApplication(await client.getApplication(uuid, signal)), name, commit);
     if (refused.length > 0) {
-        throw new src_errors/* ActionError */.lZ(`Review app ${uuid} was not deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`);
+        throw new errors/* ActionError */.lZ(`Review app ${uuid} was not deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`);
     }
-    const fields = Object.keys(changes);
-    if (fields.length === 0)
+    const { git_commit_sha: pin, ...reset } = changes;
+    const fields = Object.keys(reset);
+    if (fields.length === 0 && !pin)
         return;
     await client.updateApplication(uuid, changes, signal);
-    say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`);
+    if (pin)
+        say.note(`Review app ${name} (${uuid}): pinned to commit ${pin}`);
+    if (fields.length > 0) {
+        say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`);
+    }
 }
 /**
  * Where a new review app would go and the writes that make it, refused before anything is made as
  * the run refuses it: what a run does next, and what a dry run says.
  */
-async function planNew(client, config, template, names, branch, signal) {
+async function planNew(client, config, template, names, { branch, commit }, signal) {
     const destination = await cloneDestination(client, config, template.uuid, signal);
     const facts = await templateFacts(client, template, destination !== undefined, signal);
     const plan = planReviewApp(facts, {
         branch,
+        commit,
         domain: config.reviewDomain,
         env: config.env,
         pending: names.pending,
         marker: names.marker
     });
     if (plan.refused) {
-        throw new src_errors/* ActionError */.lZ(`No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`);
+        throw new errors/* ActionError */.lZ(`No review app for pull request ${config.pr}: ${plan.refused.join('; ')}.`);
     }
     return { destination, facts, plan };
 }
@@ -18734,13 +16969,13 @@ async function templateFacts(client, template, cloned, signal) {
         variables = await client.listApplicationEnvs(template.uuid, signal);
     }
     catch (error) {
-        if (!(0,errors/* isMissingRoute */.w1)(error))
+        if (!(0,coolify_errors/* isMissingRoute */.w1)(error))
             throw error;
     }
     variables = (0,answers/* listOf */.c)(variables);
     // Locked values are hidden from every token; any other hidden one means no `read:sensitive`.
     if (variables.some(v => v?.is_shown_once !== true && typeof v?.value !== 'string')) {
-        throw new src_errors/* ActionError */.lZ("Coolify hides the template's variables from this token: a review app copies its preview variables and checks them against production's, which needs the `read:sensitive` ability.");
+        throw new errors/* ActionError */.lZ("Coolify hides the template's variables from this token: a review app copies its preview variables and checks them against production's, which needs the `read:sensitive` ability.");
     }
     const base = {
         name: template.name ?? template.uuid,
@@ -18754,7 +16989,7 @@ async function templateFacts(client, template, cloned, signal) {
         return { ...base, composeDomains: {}, persistentStorages: [], fileStorages: [] };
     // Absent, not null, when hidden: labels the read-back cannot see would pass it unchecked.
     if (template.custom_labels === undefined)
-        throw new src_errors/* ActionError */.lZ(HIDDEN_LABELS);
+        throw new errors/* ActionError */.lZ(HIDDEN_LABELS);
     const storages = await client.listApplicationStorages(template.uuid, signal);
     return {
         ...base,
@@ -18769,7 +17004,7 @@ const HIDDEN_LABELS = "Coolify hides the template's labels from this token: a re
 async function readBack(client, uuid, signal) {
     const app = await client.getApplication(uuid, signal);
     const storages = await client.listApplicationStorages(uuid, signal).catch(error => {
-        if ((0,errors/* isMissingRoute */.w1)(error))
+        if ((0,coolify_errors/* isMissingRoute */.w1)(error))
             return undefined;
         throw error;
     });
@@ -18817,11 +17052,12 @@ function labelsOf(stored) {
  * Anything failing deletes it; when even that fails, the error names it. Returns the uuid of
  * another run's review app when that one was finished meanwhile (this run's is then deleted).
  */
-async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, say, state) {
+async function setUp(client, uuid, setup, signal, undo, say, state) {
+    const { plan, names } = setup;
     const [first, ...rest] = plan.writes;
     const made = !state.marked;
     try {
-        await applyWrite(client, uuid, first, facts, env, signal);
+        await applyWrite(client, uuid, first, setup, signal);
         state.marked = true;
         // One that another run finished meanwhile has passed that run's read-back: it is kept.
         const finished = made &&
@@ -18832,19 +17068,19 @@ async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, sa
             return finished.uuid;
         }
         for (const write of rest)
-            await applyWrite(client, uuid, write, facts, env, signal);
+            await applyWrite(client, uuid, write, setup, signal);
     }
     catch (error) {
         const left = await removeHalfMade(client, uuid, undo(), say);
         if (!left)
             throw error;
         const marked = state.marked ? ' (it is marked as being set up, so no run deploys it)' : '';
-        throw new src_errors/* ActionError */.lZ(`${(0,src_errors/* describeError */.Uc)(error)} Review app ${uuid} could not be deleted (${left})${marked}: delete it in Coolify.`);
+        throw new errors/* ActionError */.lZ(`${(0,errors/* describeError */.Uc)(error)} Review app ${uuid} could not be deleted (${left})${marked}: delete it in Coolify.`);
     }
     return undefined;
 }
 /** One write of the plan. */
-async function applyWrite(client, uuid, write, facts, env, signal) {
+async function applyWrite(client, uuid, write, { facts, plan, env }, signal) {
     switch (write.kind) {
         case 'update':
             await client.updateApplication(uuid, write.changes, signal);
@@ -18873,9 +17109,12 @@ async function applyWrite(client, uuid, write, facts, env, signal) {
             await writeVariables(client, uuid, write.variables, signal);
             return;
         case 'verify': {
-            const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), env);
+            const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), {
+                env,
+                commit: plan.target.commit
+            });
             if (traces.length > 0) {
-                throw new src_errors/* ActionError */.lZ(`Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed.`);
+                throw new errors/* ActionError */.lZ(`Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed.`);
             }
         }
     }
@@ -18886,9 +17125,188 @@ async function listed(answer) {
         return (0,answers/* listOf */.c)(await answer);
     }
     catch (error) {
-        if ((0,errors/* isMissingRoute */.w1)(error))
+        if ((0,coolify_errors/* isMissingRoute */.w1)(error))
             return [];
         throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/review-app/review-app.ts
+
+
+
+
+
+
+
+
+
+
+/** How often a run looks at a review app another run is setting up. */
+const WAIT_FOR_OTHER_MS = 1000;
+/**
+ * The longest a run waits for a review app another run is setting up: a setup takes seconds, so
+ * one still unfinished after this was left by a run that stopped halfway.
+ */
+const OTHER_RUN_WAIT_MS = 15_000;
+/**
+ * Checks, before any request, what a review app needs from the event: a pull request of this
+ * repository (Coolify builds branches of the template's repository only), its branch and its
+ * head commit.
+ */
+function checkReviewEvent(config, event) {
+    if (!config.reviewApp)
+        return;
+    if ((0,config_event/* isFromFork */.t)(event)) {
+        throw new errors/* ActionError */.lZ(`Pull request ${config.pr} comes from a fork (${event.headRepository}): Coolify builds branches of the template's repository only, so it gets no review app.`);
+    }
+    if (!config.gitBranch && !config.deletePreview && !event.headRef) {
+        throw new errors/* ActionError */.lZ("Input `review-app` builds the pull request's branch, which the event does not name: run it on `pull_request`, or give `git-branch`.");
+    }
+    if (!config.deletePreview)
+        headCommit(event);
+}
+/**
+ * The commit the review app builds, pinned: the pull request's head as the event names it
+ * (`pull_request.head.sha`; on GitLab the merge request's source branch), never what its branch
+ * holds when the build starts — a push after the run was approved is not built by it.
+ */
+function headCommit(event) {
+    const sha = event.headSha;
+    if (!sha || !/^[0-9a-f]{40}$/i.test(sha)) {
+        throw new errors/* ActionError */.lZ("Input `review-app` builds the pull request's head commit, which the event does not name as a full SHA: run it on `pull_request_target` (or `pull_request`).");
+    }
+    return sha.toLowerCase();
+}
+/**
+ * The review app for the pull request: found again by its marker, or made from the
+ * template — cloned where Coolify can (4.3+), else created from the template's repository — and
+ * set up by the plan (plan.ts) before anything deploys it, then read back: any trace of
+ * production left on it deletes it and fails the step. A run that made one while another run made
+ * one too keeps the older and deletes its own.
+ */
+async function openReviewApp(client, config, event, signal, undo, say) {
+    const { template, names } = await templateOf(client, config, event.repository, signal);
+    const branch = config.gitBranch ?? event.headRef;
+    const commit = headCommit(event);
+    const compose = template.build_pack === 'dockercompose';
+    // Set up just now, it needs nothing more; found again, its domain and branch are set again,
+    // and `env`, as for any application (compose applications route by service, not `domains`).
+    const target = (uuid, setUp) => ({
+        ...config,
+        appUuids: [uuid],
+        pr: undefined,
+        gitBranch: setUp ? undefined : branch,
+        domains: setUp || compose ? undefined : config.reviewDomain,
+        env: setUp ? undefined : config.env,
+        reviewApp: false
+    });
+    const reviewApp = (uuid, setUp, name = names.name) => ({
+        uuid,
+        name,
+        config: target(uuid, setUp)
+    });
+    // One another run finished, or one found again: held to the table, pinned to this run's commit.
+    const adopted = async (uuid, name = names.name) => {
+        await repairFound(client, uuid, name, commit, signal, say);
+        return reviewApp(uuid, false, name);
+    };
+    const listed = await client.listApplications(signal);
+    const found = reviewAppsIn(listed, names);
+    const ready = found.find(app => app.description === names.marker);
+    if (ready) {
+        // Its own name: the template may have been renamed since it was made.
+        const name = ready.name ?? names.name;
+        say.note(`Review app ${name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
+        return adopted(ready.uuid, name);
+    }
+    const { destination, facts, plan } = await planNew(client, config, template, names, { branch, commit }, signal);
+    for (const warning of plan.warnings)
+        say.warn(warning);
+    // As the variables of debug logs: "true" or "3000" would star out the whole log.
+    for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
+        if ((0,secrets/* worthMasking */.LB)(line))
+            (0,secrets/* mask */.dK)(line);
+    }
+    const setup = { facts, plan, env: config.env, names };
+    const unfinished = found[0];
+    if (unfinished) {
+        // Another run may be setting it up right now: give it a short while, then finish what it left.
+        const name = unfinished.name ?? names.name;
+        if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
+            return adopted(unfinished.uuid, name);
+        }
+        say.note(`Review app ${name} (${unfinished.uuid}) was left half set up: finishing it`);
+        await setUp(client, unfinished.uuid, setup, signal, undo, say, { marked: true });
+        return reviewApp(unfinished.uuid, true, name);
+    }
+    const before = new Set(namesakesIn(listed, names.name));
+    const warning = destination?.sharesServer ? SHARED_SERVER_WARNING(names.name) : undefined;
+    if (warning)
+        say.warn(warning);
+    const uuid = destination
+        ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
+        : await createFromRepository(client, config, template, { names, branch }, signal);
+    say.note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
+    const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false });
+    if (other)
+        return { ...(await adopted(other)), warning };
+    const kept = await keepOlder(client, names, uuid, signal, undo, say);
+    return { ...(kept === uuid ? reviewApp(kept, true) : await adopted(kept)), warning };
+}
+/**
+ * Two runs for one pull request may each have made a review app: the older is kept, so this run
+ * deletes its own when an older one exists, once that one is ready — or keeps its own after all
+ * when the other run deleted that one meanwhile, or has not finished it within OTHER_RUN_WAIT_MS.
+ */
+async function keepOlder(client, names, own, signal, undo, say) {
+    const found = await findReviewApps(client, names, signal);
+    const ownIndex = found.findIndex(app => app.uuid === own);
+    const older = ownIndex > 0 ? found[0] : undefined;
+    if (!older)
+        return own;
+    const other = await waitForOtherRun(client, older.uuid, names, signal);
+    if (other === 'gone') {
+        say.note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`);
+        return own;
+    }
+    if (other === 'unfinished') {
+        say.note(`Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`);
+        return own;
+    }
+    say.note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
+    await removeOrSay(client, own, undo(), say, 'it is a finished review app of this pull request');
+    return older.uuid;
+}
+/**
+ * What becomes of a review app another run is setting up, within OTHER_RUN_WAIT_MS: ready, gone,
+ * or still unfinished (a run that stopped halfway leaves it so).
+ */
+async function waitForOtherRun(client, uuid, names, signal) {
+    const bound = (0,time_signals/* deadline */.nl)(OTHER_RUN_WAIT_MS);
+    const waited = (0,time_signals/* linked */.q)([signal, bound.signal]);
+    try {
+        for (;;) {
+            const app = await client.getApplication(uuid, waited.signal).catch(error => {
+                if ((0,coolify_errors/* isGone */.ST)(error))
+                    return undefined;
+                throw error;
+            });
+            if (app?.description === names.marker)
+                return 'ready';
+            if (app?.description !== names.pending)
+                return 'gone';
+            await (0,pacing/* sleep */.yy)(WAIT_FOR_OTHER_MS, waited.signal);
+        }
+    }
+    catch (error) {
+        if (bound.signal.aborted && !signal.aborted)
+            return 'unfinished';
+        throw error;
+    }
+    finally {
+        waited.release();
+        bound.release();
     }
 }
 
@@ -18899,29 +17317,32 @@ async function listed(answer) {
 
 
 
+
 /** Says what the run would do for the review app; throws what the run would refuse. */
 async function forecastReviewApp(client, config, event, signal, say) {
     const { template, names } = await templateOf(client, config, event.repository, signal);
     const branch = config.gitBranch ?? event.headRef;
+    const commit = headCommit(event);
     const found = reviewAppsIn(await client.listApplications(signal), names);
     const ready = found.find(app => app.description === names.marker);
     if (ready) {
+        const name = ready.name ?? names.name;
         const app = await client.getApplication(ready.uuid, signal);
-        const { changes, refused } = reviewAppRepairs(flattenApplication(app), names.name);
+        const { changes, refused } = reviewAppRepairs(flattenApplication(app), name, commit);
         if (refused.length > 0) {
-            throw new src_errors/* ActionError */.lZ(`Review app ${ready.uuid} would not be deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`);
+            throw new errors/* ActionError */.lZ(`Review app ${ready.uuid} would not be deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`);
         }
-        const reset = Object.keys(changes);
-        say.note(`Review app ${names.name} (${ready.uuid}) exists: it would be deployed with branch ${branch}${reset.length ? `, after putting back ${reset.join(', ')}` : ''}`);
+        const reset = Object.keys(changes).filter(field => field !== 'git_commit_sha');
+        say.note(`Review app ${name} (${ready.uuid}) exists: it would be deployed with branch ${branch}, commit ${commit} pinned${reset.length ? `, after putting back ${reset.join(', ')}` : ''}`);
         return;
     }
-    const { destination, facts, plan } = await planNew(client, config, template, names, branch, signal);
+    const { destination, facts, plan } = await planNew(client, config, template, names, { branch, commit }, signal);
     const made = destination
         ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ', on a server production runs on' : destination.sharesServer === false ? ', on another server' : ''}`
         : `created from the repository of ${facts.name} (${template.uuid}) in project ${config.reviewPlacement.project ?? '?'}, server ${config.reviewPlacement.server ?? '?'} (Coolify before 4.3 cannot clone)`;
     const unfinished = found[0];
     say.note(unfinished
-        ? `Review app ${names.name} (${unfinished.uuid}) was left half set up: it would be finished as planned below`
+        ? `Review app ${unfinished.name ?? names.name} (${unfinished.uuid}) was left half set up: it would be finished as planned below`
         : `Review app ${names.name} would be ${made}`);
     for (const line of describeWrites(plan.writes, plan.target.domains))
         say.note(`  ${line}`);
@@ -18934,12 +17355,14 @@ async function forecastReviewApp(client, config, event, signal, say) {
 function describeWrites(writes, domains) {
     const [first] = writes;
     const reset = first?.kind === 'update'
-        ? Object.keys(first.changes).filter(field => field !== 'description')
+        ? Object.keys(first.changes).filter(field => field !== 'description' && field !== 'git_commit_sha')
         : [];
+    const pin = first?.kind === 'update' ? first.changes.git_commit_sha : undefined;
     const variables = writes.flatMap(write => write.kind === 'set-variables' ? write.variables.map(variable => variable.key) : []);
     const branch = writes.flatMap(write => write.kind === 'update' && write.changes.git_branch ? [write.changes.git_branch] : []);
     return [
         `reset: ${reset.join(', ')}`,
+        `commit: ${pin} pinned (the pull request's head)`,
         `domains: ${domains ?? 'none'}`,
         "removed: the template's scheduled tasks, tags and variables",
         `variables: ${variables.length ? variables.join(', ') : 'none'}`,
@@ -18948,8 +17371,6 @@ function describeWrites(writes, domains) {
     ];
 }
 
-// EXTERNAL MODULE: ./src/coolify/pacing.ts + 1 modules
-var pacing = __nccwpck_require__(4483);
 ;// CONCATENATED MODULE: ./src/follow/batch.ts
 
 
@@ -18964,6 +17385,8 @@ class Batch {
     #reading = false;
     /** Told when every key expected waits. */
     #allWaiting;
+    /** Aborted once every waiter of the round waiting for its turn has left. */
+    #abandoned;
     constructor(options) {
         this.options = options;
     }
@@ -18975,33 +17398,66 @@ class Batch {
         return new Promise((resolve, reject) => {
             if (leave?.aborted)
                 return reject(this.#left(leave));
-            const onLeave = () => reject(this.#left(leave));
-            leave?.addEventListener('abort', onLeave, { once: true });
             // A signal waited with read after read (a health check's) must not gather a listener each.
             const done = () => leave?.removeEventListener('abort', onLeave);
-            const waiters = this.#waiting.get(key) ?? [];
-            waiters.push({
+            const waiter = {
                 resolve: result => (done(), resolve(result)),
                 reject: error => (done(), reject(error)),
                 leave
-            });
-            this.#waiting.set(key, waiters);
+            };
+            const onLeave = () => {
+                reject(this.#left(leave));
+                this.#forget(key, waiter);
+            };
+            leave?.addEventListener('abort', onLeave, { once: true });
+            this.#waiting.set(key, [...(this.#waiting.get(key) ?? []), waiter]);
             if (this.#waiting.size >= this.options.expected())
                 this.#allWaiting?.();
             if (!this.#reading)
                 void this.#readAll(signal);
         });
     }
+    /**
+     * A waiter that left before its round's read: the round no longer waits for it, and once
+     * nobody is left, the wait for the turn ends too (a turn can be a window's end, a minute away).
+     */
+    #forget(key, waiter) {
+        const waiters = this.#waiting.get(key)?.filter(other => other !== waiter);
+        if (!waiters)
+            return;
+        if (waiters.length > 0)
+            this.#waiting.set(key, waiters);
+        else
+            this.#waiting.delete(key);
+        if (this.#waiting.size === 0)
+            this.#abandoned?.abort();
+    }
     /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
     async #readAll(signal) {
         this.#reading = true;
+        const abandoned = (this.#abandoned = new AbortController());
+        const wait = (0,time_signals/* linked */.q)([signal, abandoned.signal]);
+        let turned = true;
+        let failure;
         try {
-            await this.#gather(signal);
-            await this.options.turn(signal);
+            await this.#gather(wait.signal);
+            await this.options.turn(wait.signal);
         }
         catch (error) {
-            void this.#settle(this.#take(), () => Promise.reject(error));
+            turned = false;
+            failure = error;
+        }
+        wait.release();
+        this.#abandoned = undefined;
+        if (!turned) {
             this.#reading = false;
+            // Everyone left: nobody to answer, unless someone came since.
+            if (abandoned.signal.aborted && !signal.aborted) {
+                if (this.#waiting.size > 0)
+                    void this.#readAll(signal);
+                return;
+            }
+            void this.#settle(this.#take(), () => Promise.reject(failure));
             return;
         }
         const batch = this.#take();
@@ -19073,7 +17529,7 @@ function readSignal(batch, signal) {
     if (!leaves.every((leave) => leave !== undefined)) {
         return { signal, release: () => undefined };
     }
-    const abandoned = (0,src_signals/* sharedController */.Mz)();
+    const abandoned = (0,time_signals/* sharedController */.Mz)();
     const left = () => {
         if (leaves.every(leave => leave.aborted))
             abandoned.abort();
@@ -19081,7 +17537,7 @@ function readSignal(batch, signal) {
     for (const leave of leaves)
         leave.addEventListener('abort', left, { once: true });
     left();
-    const read = (0,src_signals/* linked */.q)([signal, abandoned.signal]);
+    const read = (0,time_signals/* linked */.q)([signal, abandoned.signal]);
     return {
         signal: read.signal,
         release: () => {
@@ -19119,7 +17575,7 @@ class ApplicationReads {
     constructor(client, 
     /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
     turn, 
-    /** The step's signal: the shared reads are made under it. */
+    /** The step's lifetime: the shared reads, and the waits for their turns, are made under it. */
     signal, 
     /** How many applications may still be read: their health checks are under way or ahead. */
     expected = () => 1, 
@@ -19184,14 +17640,14 @@ function ended(signal) {
     const reason = signal.reason;
     if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
         return reason;
-    return new errors/* CoolifyError */.wx('GET /applications', 'Coolify did not answer in the time it had', '', {
+    return new coolify_errors/* CoolifyError */.wx('GET /applications', 'Coolify did not answer in the time it had', '', {
         transient: true,
         unanswered: true,
         cutOff: true
     });
 }
 function notListed(uuid) {
-    return new errors/* CoolifyError */.wx('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
+    return new coolify_errors/* CoolifyError */.wx('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
 }
 
 // EXTERNAL MODULE: ./src/model/logs.ts
@@ -19203,36 +17659,34 @@ var cancel = __nccwpck_require__(9459);
 ;// CONCATENATED MODULE: ./src/follow/deployment-reads.ts
 
 
+/** How the reads of running deployments go: as polls. */
+const POLL = { final: false };
 /**
  * Reads of running deployments, for all rollouts: the reads due at the same turn share one
  * request — a deployment's own read when it is alone, else GET /deployments, every running
  * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
  * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
- * status and last lines. A server without the list, or a token it refuses, is read by uuid. Once
- * one of the deployments followed ended, the others may be ending too: from then on these reads can
- * end a following, and may spend what the window holds back from polls.
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid. These
+ * reads are polls, whatever has ended: they never spend what the window holds back from them, so
+ * that other tools on the token keep their share while deployments run on.
  */
 class DeploymentReads {
     client;
     turn;
-    ending;
     #batch;
     /** False once the list was refused: reads by uuid from then on. */
     #listed = true;
     constructor(client, 
-    /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
+    /** Waits for the next turn among the step's reads of Coolify, as a poll. */
     turn, 
     /** How many deployments are followed through these reads now. */
     followed = () => 1, 
     /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0, 
-    /** Whether the deployments followed may be ending: one followed with them ended. */
-    ending = () => false) {
+    gatherMs = 0) {
         this.client = client;
         this.turn = turn;
-        this.ending = ending;
         this.#batch = new Batch({
-            turn: signal => turn(signal, ending()),
+            turn,
             read: (uuids, signal) => this.readRunning(uuids, signal),
             expected: followed,
             gatherMs
@@ -19244,9 +17698,9 @@ class DeploymentReads {
     }
     /** The deployment's own read, in its turn. */
     async one(uuid, signal) {
-        const kind = this.kind();
-        await this.turn(signal, kind.final);
-        return this.client.getDeployment(uuid, signal, kind);
+        await this.turn(signal);
+        const { body, wireBytes } = await this.client.getDeploymentDated(uuid, signal, POLL);
+        return { detail: body, wireBytes };
     }
     /**
      * A read of a deployment that has ended (it left the running list, or its closing lines are
@@ -19259,46 +17713,48 @@ class DeploymentReads {
     /** The deployment as the next turn's reads find it, while it runs. */
     running(uuid, signal) {
         if (!this.#listed)
-            return this.one(uuid, signal).then(detail => ({ detail }));
+            return this.one(uuid, signal);
         return this.#batch.wait(uuid, signal);
     }
     /** One read for all `uuids`: its own read for one, else the list, else each by uuid. */
     async readRunning(uuids, signal) {
-        const kind = this.kind();
         if (uuids.length === 1) {
-            const { body, date } = await this.client.getDeploymentDated(uuids[0], signal, kind);
-            return () => ({ detail: body, answeredAt: date });
+            const { body, date, wireBytes } = await this.client.getDeploymentDated(uuids[0], signal, POLL);
+            return () => ({ detail: body, answeredAt: date, wireBytes });
         }
-        const rows = this.#listed ? await this.list(signal, kind) : undefined;
-        if (!rows) {
+        const listed = this.#listed ? await this.list(signal) : undefined;
+        if (!listed) {
             // Each its own read, each in its turn, as the budget allows.
-            const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)));
-            return uuid => ({ detail: details[uuids.indexOf(uuid)] });
+            const reads = await Promise.all(uuids.map(uuid => this.one(uuid, signal)));
+            return uuid => reads[uuids.indexOf(uuid)];
         }
+        const { rows, wireBytes } = listed;
+        const logged = (row) => row && typeof row.logs === 'string' ? row.logs.length : 0;
+        const total = rows.reduce((sum, row) => sum + logged(row), 0);
         return uuid => {
             const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid);
-            return detail ? { detail } : { left: true };
+            if (!detail)
+                return { left: true };
+            // Its log's part of the answer: what reading it again costs, whoever else it carries.
+            const share = total > 0 && wireBytes !== undefined ? logged(detail) / total : 0;
+            return { detail, wireBytes: Math.round(share * (wireBytes ?? 0)) };
         };
     }
     /** The running deployments; undefined when the server refuses the list or has none to give. */
-    async list(signal, kind) {
+    async list(signal) {
         try {
-            const rows = await this.client.runningDeployments(signal, kind);
+            const { body: rows, wireBytes } = await this.client.runningDeploymentsDated(signal, POLL);
             if (rows)
-                return rows;
+                return { rows, wireBytes };
         }
         catch (error) {
             // A failure that would pass (an outage) fails the read as any other read; the rest says
             // the list is not there for this token or server, and the read by uuid tells what it must.
-            if (!(error instanceof errors/* CoolifyError */.wx) || error.details.transient || signal.aborted)
+            if (!(error instanceof coolify_errors/* CoolifyError */.wx) || error.details.transient || signal.aborted)
                 throw error;
         }
         this.#listed = false;
         return undefined;
-    }
-    /** A read of deployments that may be ending can end their following. */
-    kind() {
-        return { final: this.ending() };
     }
 }
 
@@ -19390,6 +17846,14 @@ const LEFT_PAUSE_MS = 1000;
 const FAILED_JOB_QUIET_MS = 65_000;
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
+/**
+ * Coolify has no log offset: every read of a deployment carries its whole log. Reads of one are
+ * spaced so that they carry about this many bytes a millisecond on the wire (a quarter of a MB a
+ * second), however big the log and whether compressed or not, and never further apart than
+ * LONGEST_PACE_MS, so that no line waits longer than that to be printed.
+ */
+const WIRE_BYTES_PER_MS = 250;
+const LONGEST_PACE_MS = 10_000;
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
 const GATHER_MS = 250;
 /**
@@ -19423,6 +17887,8 @@ class Follower {
      * (the job writes on after the final status: the post-deployment command), or not told at all.
      */
     jobEnd = new Map();
+    /** What the last read of each deployment took on the wire: its own part of a shared one. */
+    carried = new Map();
     pacer;
     reads;
     logsHidden = false;
@@ -19430,7 +17896,7 @@ class Follower {
         this.client = client;
         this.options = options;
         this.pacer = new ReadPacer(() => client.readBudget(), () => this.reads.perTurn(this.running.size) / this.interval());
-        this.reads = new DeploymentReads(client, (signal, final) => this.pacer.turn(signal, final), () => this.listed(), Math.min(GATHER_MS, options.pollIntervalMs), () => this.someEnded);
+        this.reads = new DeploymentReads(client, signal => this.pacer.turn(signal), () => this.listed(), Math.min(GATHER_MS, options.pollIntervalMs));
         // What is still to come to end what is followed: each deployment's read by uuid, and the read
         // of the list that shows it left.
         client.holdBack(() => this.running.size + Math.min(this.listed(), 1));
@@ -19445,6 +17911,13 @@ class Follower {
         if (!this.someEnded)
             return interval;
         return Math.min(interval, Math.max(FIRST_DELAY_MS, interval / 2));
+    }
+    /**
+     * How long the reads of `deployment` wait for what its last answer carried on the wire: a
+     * small log is read at `poll-interval`, a big one no more than WIRE_BYTES_PER_MS allows.
+     */
+    paceOf(deployment) {
+        return Math.min(LONGEST_PACE_MS, (this.carried.get(deployment) ?? 0) / WIRE_BYTES_PER_MS);
     }
     /** Deployments followed through the list of running ones. */
     listed() {
@@ -19470,6 +17943,7 @@ class Follower {
             this.running.delete(deployment);
             this.quietAtAnswer.delete(deployment);
             this.jobEnd.delete(deployment);
+            this.carried.delete(deployment);
             if (this.running.size === 0)
                 this.someEnded = false;
             else if (deployment.ended)
@@ -19488,18 +17962,18 @@ class Follower {
                     // A read the deadline merely cut short is no sign of trouble; one Coolify left
                     // unanswered for longer than a turn, or that failed, is.
                     const waited = Date.now() - began >= Math.max(this.options.pollIntervalMs, 1000);
-                    if (error instanceof errors/* CoolifyError */.wx && (!error.details.cutOff || waited)) {
+                    if (error instanceof coolify_errors/* CoolifyError */.wx && (!error.details.cutOff || waited)) {
                         this.unread.set(deployment, `${error.request}: ${error.reason}`);
                     }
                     break;
                 }
-                if (error instanceof errors/* CoolifyError */.wx && error.status === 404 && !resolved) {
+                if (error instanceof coolify_errors/* CoolifyError */.wx && error.status === 404 && !resolved) {
                     // A uuid Coolify never saved (a placeholder): follow the deployment it stands for.
                     resolved = true;
                     if (await this.resolve(deployment, mark, signal))
                         continue;
                 }
-                deployment.end('failed', `could not read the deployment: ${(0,src_errors/* describeError */.Uc)(error)}`);
+                deployment.end('failed', `could not read the deployment: ${(0,errors/* describeError */.Uc)(error)}`);
                 break;
             }
             if (deployment.ended) {
@@ -19507,7 +17981,8 @@ class Follower {
                 break;
             }
             try {
-                await (0,pacing/* sleep */.yy)(Math.min(this.interval(), FIRST_DELAY_MS * 2 ** reads), signal);
+                const due = Math.min(this.interval(), FIRST_DELAY_MS * 2 ** reads);
+                await (0,pacing/* sleep */.yy)(Math.max(due, this.paceOf(deployment)), signal);
             }
             catch {
                 break;
@@ -19587,7 +18062,7 @@ class Follower {
                 !(deployment.status === 'failed' && quiet >= FAILED_JOB_QUIET_MS);
             try {
                 if (pending) {
-                    await (0,pacing/* sleep */.yy)(this.options.pollIntervalMs, signal);
+                    await (0,pacing/* sleep */.yy)(Math.max(this.options.pollIntervalMs, this.paceOf(deployment)), signal);
                     await this.readOne(deployment, signal);
                 }
                 else {
@@ -19625,7 +18100,7 @@ class Follower {
         if (!this.unlisted.has(deployment)) {
             const read = await this.reads.running(deployment.uuid, signal);
             if ('detail' in read) {
-                this.take(deployment, read.detail, read.answeredAt);
+                this.take(deployment, read.detail, read.answeredAt, read.wireBytes);
                 return;
             }
             this.unlisted.add(deployment);
@@ -19638,14 +18113,17 @@ class Follower {
     }
     /** Reads the deployment by uuid, in its turn. */
     async readOne(deployment, signal) {
-        this.take(deployment, await this.reads.one(deployment.uuid, signal));
+        const { detail, wireBytes } = await this.reads.one(deployment.uuid, signal);
+        this.take(deployment, detail, undefined, wireBytes);
     }
     /** Reads an ended deployment by uuid, as soon as the window allows. */
     async readFinal(deployment, signal) {
-        const { body, date } = await this.reads.final(deployment.uuid, signal);
-        this.take(deployment, body, date);
+        const { body, date, wireBytes } = await this.reads.final(deployment.uuid, signal);
+        this.take(deployment, body, date, wireBytes);
     }
-    take(deployment, detail, answeredAt) {
+    take(deployment, detail, answeredAt, wireBytes) {
+        if (wireBytes !== undefined)
+            this.carried.set(deployment, wireBytes);
         // A read that does not tell leaves nothing known: an earlier answer's quiet would outlive
         // entries written since.
         const written = (0,answers/* timeOf */.n)(detail.updated_at);
@@ -19679,7 +18157,7 @@ class Follower {
         if (!('logs' in detail)) {
             if (!this.logsHidden) {
                 this.logsHidden = true;
-                this.options.say.warn(`${errors/* LOGS_HIDDEN_HINT */.TJ} The deployment is followed all the same.`);
+                this.options.say.warn(`${coolify_errors/* LOGS_HIDDEN_HINT */.TJ} The deployment is followed all the same.`);
             }
             return;
         }
@@ -19720,8 +18198,6 @@ function jobEndOf(detail) {
 
 // EXTERNAL MODULE: ./src/model/deployment.ts
 var deployment = __nccwpck_require__(958);
-// EXTERNAL MODULE: ./src/secrets.ts
-var secrets = __nccwpck_require__(7194);
 ;// CONCATENATED MODULE: ./src/rollout/debug-logs.ts
 
 
@@ -19749,13 +18225,13 @@ async function guardDebugLogs(client, config, signal, say) {
         catch (error) {
             if (signal.aborted)
                 throw error;
-            say.warn(`Could not read the variables of ${uuid} to mask them: ${(0,src_errors/* describeError */.Uc)(error)}`);
+            say.warn(`Could not read the variables of ${uuid} to mask them: ${(0,errors/* describeError */.Uc)(error)}`);
         }
     }
 }
 
-// EXTERNAL MODULE: ./src/http.ts
-var http = __nccwpck_require__(6803);
+// EXTERNAL MODULE: ./src/transport/agent.ts + 2 modules
+var transport_agent = __nccwpck_require__(3121);
 ;// CONCATENATED MODULE: ./src/health/probe.ts
 
 
@@ -19773,11 +18249,11 @@ ca) {
     const target = new URL(url);
     let agent;
     try {
-        agent = new http/* HttpAgent */.qB(target, { timeoutMs: PROBE_TIMEOUT_MS, ca: ca ? [ca] : undefined });
+        agent = new transport_agent/* HttpAgent */.q(target, { timeoutMs: PROBE_TIMEOUT_MS, ca: ca ? [ca] : undefined });
     }
     catch (error) {
         // A proxy for the application's address that cannot be used (a socks:// one).
-        return { ok: false, what: `was not asked: ${(0,src_errors/* describeError */.Uc)(error)}` };
+        return { ok: false, what: `was not asked: ${(0,errors/* describeError */.Uc)(error)}` };
     }
     const { proxy } = agent;
     try {
@@ -19796,7 +18272,7 @@ ca) {
         const through = proxy ? ` through the proxy ${proxy.name}` : '';
         return {
             ok: false,
-            what: `did not answer${through} (${typeof code === 'string' ? code : (0,src_errors/* describeError */.Uc)(error)})`
+            what: `did not answer${through} (${typeof code === 'string' ? code : (0,errors/* describeError */.Uc)(error)})`
         };
     }
     finally {
@@ -19957,7 +18433,7 @@ async function look(appUuid, known, path, checkStatus, { readStatus, caCertifica
             }
         }
         catch (error) {
-            unread = `could not read its status: ${(0,src_errors/* describeError */.Uc)(error)}`;
+            unread = `could not read its status: ${(0,errors/* describeError */.Uc)(error)}`;
         }
     }
     if (url) {
@@ -20057,7 +18533,7 @@ async function awaitStartup(client, resource, options, signal) {
             if (health.unknown) {
                 health = {
                     up: false,
-                    problem: `could not read its status: ${(0,src_errors/* describeError */.Uc)(error)}`,
+                    problem: `could not read its status: ${(0,errors/* describeError */.Uc)(error)}`,
                     unknown: true
                 };
             }
@@ -20121,7 +18597,7 @@ async function readStatus(client, resource, signal) {
 function statusIn(status, resource) {
     if (typeof status === 'string' && status.trim() !== '')
         return status.trim();
-    throw new src_errors/* ActionError */.lZ(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
+    throw new errors/* ActionError */.lZ(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
 }
 function arrayOf(parts) {
     return (0,answers/* listOf */.c)(parts).filter(part => part && typeof part === 'object');
@@ -20201,7 +18677,7 @@ async function startRollback(client, failed, version, { state, signal, undo, say
         return { deployment, what };
     }
     catch (error) {
-        failed.rollback(false, `the rollback to ${what} could not start: ${(0,src_errors/* describeError */.Uc)(error)}`);
+        failed.rollback(false, `the rollback to ${what} could not start: ${(0,errors/* describeError */.Uc)(error)}`);
         return undefined;
     }
 }
@@ -20229,14 +18705,17 @@ async function redeploy(client, failed, version, target, { state, signal, undo, 
         const answer = await client.rollback(appUuid, target, signal);
         if (answer?.deployment_uuid)
             return deployment/* Deployment */.S.next(failed, answer.deployment_uuid, at);
-        throw new src_errors/* ActionError */.lZ(answer?.message ?? 'Coolify queued no rollback deployment');
+        throw new errors/* ActionError */.lZ(answer?.message ?? 'Coolify queued no rollback deployment');
     }
     catch (error) {
-        if (!(0,errors/* isMissingRoute */.w1)(error))
+        if (!(0,coolify_errors/* isMissingRoute */.w1)(error))
             throw error;
     }
-    // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
-    const pins = [{ appUuid, previous: version.pinned, commit: target }];
+    // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does,
+    // in front of the application's own commit: what was read before the deploy may have been
+    // another run's pin. One of this run's own left on has its recorded value to go back to.
+    const previous = state.get(appUuid).unpin ?? (await (0,rollout_versions/* ownPin */.og)(client, version, signal, say));
+    const pins = [{ appUuid, previous, commit: target }];
     try {
         await (0,rollout_versions/* pin */.y_)(client, pins[0], target, { state, signal });
         return deployment/* Deployment */.S.next(failed, await deployOnce(client, appUuid, false, at, target, signal, say), at);
@@ -20258,7 +18737,7 @@ async function deployOnce(client, appUuid, force, at, commit, signal, say) {
     });
     const [rollback] = deployments;
     if (!rollback?.uuid)
-        throw new src_errors/* ActionError */.lZ(rollback?.reason ?? 'Coolify started no deployment');
+        throw new errors/* ActionError */.lZ(rollback?.reason ?? 'Coolify started no deployment');
     return rollback.uuid;
 }
 
@@ -20270,6 +18749,9 @@ async function deployOnce(client, appUuid, force, at, commit, signal, say) {
 
 
 
+
+/** How long `wait: false` waits for the read that gives a deployment's link. */
+const LOCATE_MS = 5000;
 /**
  * One resource's way from the trigger to its outcome. An application's phases — settle, follow,
  * verify, health, rollback — run in order as soon as the one before ends, whatever its siblings
@@ -20328,7 +18810,7 @@ class Rollout {
             await this.step.described();
         }
         catch (error) {
-            this.deployment.end('failed', (0,src_errors/* describeError */.Uc)(error));
+            this.deployment.end('failed', (0,errors/* describeError */.Uc)(error));
         }
         finally {
             this.#healthChecked = true;
@@ -20340,8 +18822,7 @@ class Rollout {
      * `signal` (or leaves it, with `cancel-on-abort: false`).
      */
     async stop(signal) {
-        const said = this.step.budget.why();
-        const why = said.charAt(0).toLowerCase() + said.slice(1);
+        const why = this.cancelledWhy();
         if (this.deployment.kind !== 'application' && this.deployment.status === 'started') {
             this.step.say.note(`${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`);
         }
@@ -20358,14 +18839,17 @@ class Rollout {
         }
         this.save();
     }
-    /** Saves, for the post step, which of this run's deployments are still under way. */
+    /**
+     * Saves, for the post step, which of this run's deployments are still under way: never its
+     * rollback, which a cancel leaves running.
+     */
     save() {
         const { config, state } = this.step;
         if (!config.wait || !config.cancelOnAbort)
             return;
         // Only what this run started is the post step's to cancel.
-        const running = this.running
-            .filter(deployment => !deployment.startedElsewhere)
+        const running = [this.deployment]
+            .filter(deployment => deployment.running && !deployment.startedElsewhere)
             .map(deployment => deployment.uuid);
         state.update(this.key, { running, name: running.length ? this.deployment.name : undefined });
     }
@@ -20404,7 +18888,7 @@ class Rollout {
     async follow() {
         const { config, budget, follower } = this.step;
         if (!config.wait)
-            return;
+            return this.locate();
         await follower.follow(this.deployment, this.step.mark, budget.deploy());
         if (this.deployment.ended || budget.cancelled.aborted)
             return;
@@ -20418,6 +18902,26 @@ class Rollout {
         else {
             const left = `${why} and is still running in Coolify (\`cancel-on-timeout\` is false)`;
             follower.leave(this.deployment, 'timeout', left);
+        }
+    }
+    /**
+     * `wait: false`: one read of the deployment, for the link to its page (`deployment-url`): the
+     * trigger's answer has only its uuid. The status stays as the trigger left it.
+     */
+    async locate() {
+        const { client, config, budget, say } = this.step;
+        const { uuid, name } = this.deployment;
+        if (!uuid)
+            return;
+        const bounded = (0,time_signals/* linked */.q)([budget.deploy()], LOCATE_MS);
+        try {
+            this.deployment.locate(await client.getDeployment(uuid, bounded.signal), config.instanceUrl);
+        }
+        catch (error) {
+            say.warn(`${name}: could not read deployment ${uuid} for the link to its page, so \`deployment-url\` is empty: ${(0,errors/* describeError */.Uc)(error)}`);
+        }
+        finally {
+            bounded.release();
         }
     }
     /** The version asked for is the one that ran. */
@@ -20533,15 +19037,32 @@ class Rollout {
         this.#rollback = rollback;
         this.save();
         await follower.follow(rollback.deployment, { at: rollback.deployment.triggeredAt }, signal);
-        if (budget.cancelled.aborted)
-            return;
         if (!rollback.deployment.ended) {
-            // Cancelling a rollback would leave the application worse off: it goes on in Coolify.
-            follower.leave(rollback.deployment, 'timeout', 'it outlasted its time and goes on in Coolify');
+            this.leaveRunning(failed, rollback);
+            return;
         }
         await this.checkHealth(rollback.deployment, budget.health(signal));
         say.note(`${failed.name}: rollback ${rollback.deployment.status}`);
         judgeRollback(failed, rollback);
+    }
+    /**
+     * A rollback still under way when the run was cancelled or its time ran out is never cancelled:
+     * that would leave the application worse off. It goes on in Coolify, and the log, the summary,
+     * the annotation and the GitHub deployment say so.
+     */
+    leaveRunning(failed, { deployment, what }) {
+        const { budget, follower, say } = this.step;
+        const cancelled = budget.cancelled.aborted;
+        const why = cancelled ? this.cancelledWhy() : 'its time ran out';
+        follower.leave(deployment, cancelled ? 'cancelled' : 'timeout', `${why}; it goes on in Coolify`);
+        const note = `the rollback to ${what} (deployment ${deployment.uuid}) was started and is left running in Coolify, since ${why}: Coolify shows how it ends`;
+        failed.rollback(false, note);
+        say.note(`${failed.name}: ${note}`);
+    }
+    /** What cancelled the run, in the host's words, to follow a colon or a comma. */
+    cancelledWhy() {
+        const said = this.step.budget.why();
+        return said.charAt(0).toLowerCase() + said.slice(1);
     }
 }
 /** Why a deployment this run only joined is left running. */
@@ -20566,31 +19087,35 @@ const RECOVERY_MS = 5000;
 const LOOKUP_GRACE_MS = 3000;
 /**
  * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
- * needs, and the pins. Nothing is deployed when any of it fails.
+ * needs, and the wait for other runs' pins to come off. Nothing is deployed when any of it fails;
+ * nothing is pinned yet.
  */
-async function prepare(client, config, budget, state, event, say) {
+async function prepare(client, config, budget, event, say) {
     const follow = config.trigger ? undefined : commitToFollow(config, event);
     const signal = budget.deploy();
-    const undo = () => budget.grace();
     await guardDebugLogs(client, config, signal, say);
     // `trigger: false` changes nothing: no settings, no pins.
     if (follow)
-        return { config, pins: [], follow };
+        return { config, follow };
     if (config.commit)
         config = { ...config, commit: (0,rollout_versions/* fullCommit */.b3)(config.commit, event) };
     await applySettings(client, config, signal, say);
     const versions = await (0,rollout_versions/* readVersions */.q2)(client, config, signal);
-    const pins = await (0,rollout_versions/* pinVersions */.$1)(client, config, versions, state, signal, undo, say);
-    return { config, versions, pins };
+    await (0,rollout_versions/* settlePins */.gY)(client, config, versions, signal, say);
+    return { config, versions };
 }
 /**
- * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
- * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
- * that the post step cancels only what this run started. The pins come off once Coolify has
- * queued the deployments, whatever happened.
+ * The versions set, then at once POST /deploy for every resource, and a Rollout for each resource
+ * it touched. The trigger is saved before it goes out, and each rollout's deployment as soon as
+ * it is known, so that the post step cancels only what this run started. The pins come off once
+ * Coolify has queued the deployments, whatever happened: another run finds one on only between
+ * the two.
  */
 async function launch(step, prepared, follower) {
     const { client, config, budget, state, say } = step;
+    const undo = () => budget.grace();
+    const { versions } = prepared;
+    const pins = await (0,rollout_versions/* pinVersions */.$1)(client, config, versions, state, budget.deploy(), undo, say);
     const commit = prepared.follow ?? config.commit;
     const mark = { at: Date.now(), pr: config.pr, commit };
     // Only a trigger the step sends may leave something for the post step to find and cancel.
@@ -20607,16 +19132,16 @@ async function launch(step, prepared, follower) {
     }
     finally {
         // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
-        await (0,rollout_versions/* restorePins */.ps)(client, prepared.pins, state, budget.grace(), say);
+        await (0,rollout_versions/* restorePins */.ps)(client, pins, state, budget.grace(), say);
     }
     // Under way or still to be found (`trigger: false`): each one's lines need its name.
     const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
     let rollouts = [];
-    const applications = new ApplicationReads(client, (signal, final) => reads.turn(signal, final), budget.cancelled, () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
+    const applications = new ApplicationReads(client, (signal, final) => reads.turn(signal, final), budget.lifetime(), () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
     // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
     // shared read the health checks wait behind.
     const lookup = new AbortController();
-    const lookupSignal = (0,src_signals/* linked */.q)([budget.deploy(), lookup.signal]);
+    const lookupSignal = (0,time_signals/* linked */.q)([budget.deploy(), lookup.signal]);
     const described = describeApplications(applications, deployments, config.pr, lookupSignal.signal, say).finally(() => lookupSignal.release());
     let lookupWaited;
     const context = {
@@ -20625,9 +19150,9 @@ async function launch(step, prepared, follower) {
         follower: reads,
         applications,
         // One grace for the whole step: whoever waits later does not wait again.
-        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS).then(() => lookup.abort(new src_errors/* ActionError */.lZ('names and URLs were not read in time'))))
+        described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS).then(() => lookup.abort(new errors/* ActionError */.lZ('names and URLs were not read in time'))))
     };
-    rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
+    rollouts = deployments.map(deployment => new Rollout(deployment, context, versions?.find(version => version.appUuid === deployment.appUuid)));
     for (const uuid of config.appUuids)
         state.update(uuid, { trigger: undefined });
     for (const rollout of rollouts)
@@ -20669,9 +19194,9 @@ async function triggerOrRecover(client, config, mark, budget, say) {
             .then(uuids => (0,trigger/* findTriggered */.vI)(client, uuids, mark, recovery))
             .catch(() => []);
         if (deployments.length === 0) {
-            const cutOff = !(error instanceof src_errors/* ActionError */.lZ) || error.details?.cutOff;
+            const cutOff = !(error instanceof errors/* ActionError */.lZ) || error.details?.cutOff;
             throw cutOff && !budget.cancelled.aborted
-                ? new src_errors/* ActionError */.lZ('POST /deploy: Coolify did not answer before `timeout` passed.')
+                ? new errors/* ActionError */.lZ('POST /deploy: Coolify did not answer before `timeout` passed.')
                 : error;
         }
         say.note(`The deploy request was cut off, but Coolify started ${deployments.map(d => d.uuid).join(', ')}.`);
@@ -20689,7 +19214,7 @@ async function triggerOrRecover(client, config, mark, budget, say) {
 function commitToFollow(config, event) {
     const commit = config.commit ?? (config.pr === undefined ? event.sha : event.headSha);
     if (!commit) {
-        throw new src_errors/* InputError */.dz(config.pr === undefined
+        throw new errors/* InputError */.dz(config.pr === undefined
             ? 'Input `trigger: false` follows the commit the run is for, which the CI does not name: give `commit`.'
             : `Input \`trigger: false\` follows pull request ${config.pr}'s head commit, which the event does not name: run it on \`pull_request\`, or give \`commit\`.`);
     }
@@ -20711,7 +19236,7 @@ async function describeApplications(applications, deployments, pr, signal, say) 
     const failed = reads.find(read => read.status === 'rejected');
     // Names and URLs are a courtesy: the deployments are followed without them.
     if (failed)
-        say.debug(`Could not read the applications: ${(0,src_errors/* describeError */.Uc)(failed.reason)}`);
+        say.debug(`Could not read the applications: ${(0,errors/* describeError */.Uc)(failed.reason)}`);
     for (const [index, read] of reads.entries()) {
         if (read.status === 'rejected')
             continue;
@@ -20732,7 +19257,7 @@ function atMost(promise, ms) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/dry-run.ts
+;// CONCATENATED MODULE: ./src/jobs/dry-run.ts
 
 
 
@@ -20779,7 +19304,7 @@ async function coolifyVersion(client, signal) {
         return (await client.version(signal)).replace(/^v/, '') || undefined;
     }
     catch (error) {
-        if ((0,errors/* isMissingRoute */.w1)(error))
+        if ((0,coolify_errors/* isMissingRoute */.w1)(error))
             return undefined;
         throw error;
     }
@@ -20791,7 +19316,7 @@ async function teamName(client, signal) {
         return typeof team?.name === 'string' && team.name ? team.name : undefined;
     }
     catch (error) {
-        if ((0,errors/* isMissingRoute */.w1)(error))
+        if ((0,coolify_errors/* isMissingRoute */.w1)(error))
             return undefined;
         throw error;
     }
@@ -20843,7 +19368,7 @@ async function checkAbilities(client, config, version, versions, signal, say) {
             await client.checkAbility(ability, signal);
         }
         catch (error) {
-            if (!(0,errors/* isMissingAbility */.Lk)(error))
+            if (!(0,coolify_errors/* isMissingAbility */.Lk)(error))
                 throw error;
             throw error.withHint(`The token lacks the \`${ability}\` ability, which ${why} needs: create a token with it (Keys & Tokens in Coolify, by an admin or owner of the team)`);
         }
@@ -20893,8 +19418,8 @@ function describeDeploy(config, event, versions, say) {
         say.note(`Then would check ${config.healthUrl}`);
 }
 
-// EXTERNAL MODULE: ./src/inputs.ts
-var inputs = __nccwpck_require__(8422);
+// EXTERNAL MODULE: ./src/config/inputs.ts
+var inputs = __nccwpck_require__(4389);
 ;// CONCATENATED MODULE: ./src/model/outcome.ts
 
 
@@ -20915,10 +19440,10 @@ function decide(deployments, ending) {
                 : stopped;
     if (ending.error !== undefined && !(0,model_status/* failsStep */.ug)(status))
         status = stopped;
-    const error = ending.error === undefined ? undefined : (0,src_errors/* describeError */.Uc)(ending.error);
+    const error = ending.error === undefined ? undefined : (0,errors/* describeError */.Uc)(ending.error);
     const fails = error !== undefined || (0,model_status/* failsStep */.ug)(status);
-    const byCoolify = ending.error instanceof errors/* CoolifyError */.wx;
-    const byInput = ending.error instanceof src_errors/* InputError */.dz;
+    const byCoolify = ending.error instanceof coolify_errors/* CoolifyError */.wx;
+    const byInput = ending.error instanceof errors/* InputError */.dz;
     return {
         status,
         deployments,
@@ -20930,11 +19455,11 @@ function decide(deployments, ending) {
     };
 }
 
-// EXTERNAL MODULE: ./src/proxy.ts
-var proxy = __nccwpck_require__(8903);
+// EXTERNAL MODULE: ./src/transport/proxy.ts
+var proxy = __nccwpck_require__(7769);
 // EXTERNAL MODULE: ./src/rollout/preview.ts
 var preview = __nccwpck_require__(3261);
-;// CONCATENATED MODULE: ./src/remove-preview.ts
+;// CONCATENATED MODULE: ./src/jobs/remove-preview.ts
 
 
 /**
@@ -21021,162 +19546,6 @@ function printRuntimeLog(deployment, format = (0,host/* host */.Hc)().log) {
     format.write(format.startGroup(`Runtime log of ${format.oneLine(deployment.name)}`) +
         format.verbatim(lines) +
         format.endGroup());
-}
-
-;// CONCATENATED MODULE: ./src/review-app/review-app.ts
-
-
-
-
-
-
-
-
-
-
-/** How often a run looks at a review app another run is setting up. */
-const WAIT_FOR_OTHER_MS = 1000;
-/**
- * The longest a run waits for a review app another run is setting up: a setup takes seconds, so
- * one still unfinished after this was left by a run that stopped halfway.
- */
-const OTHER_RUN_WAIT_MS = 15_000;
-/**
- * Checks, before any request, what a review app needs from the event: a pull request of this
- * repository (Coolify builds branches of the template's repository only) and its branch.
- */
-function checkReviewEvent(config, event) {
-    if (!config.reviewApp)
-        return;
-    if (isFromFork(event)) {
-        throw new src_errors/* ActionError */.lZ(`Pull request ${config.pr} comes from a fork (${event.headRepository}): Coolify builds branches of the template's repository only, so it gets no review app.`);
-    }
-    if (!config.gitBranch && !config.deletePreview && !event.headRef) {
-        throw new src_errors/* ActionError */.lZ("Input `review-app` builds the pull request's branch, which the event does not name: run it on `pull_request`, or give `git-branch`.");
-    }
-}
-/**
- * The review app for the pull request: found again by its name and marker, or made from the
- * template — cloned where Coolify can (4.3+), else created from the template's repository — and
- * set up by the plan (plan.ts) before anything deploys it, then read back: any trace of
- * production left on it deletes it and fails the step. A run that made one while another run made
- * one too keeps the older and deletes its own.
- */
-async function openReviewApp(client, config, event, signal, undo, say) {
-    const { template, names } = await templateOf(client, config, event.repository, signal);
-    const branch = config.gitBranch ?? event.headRef;
-    const compose = template.build_pack === 'dockercompose';
-    // Set up just now, it needs nothing more; found again, its domain and branch are set again,
-    // and `env`, as for any application (compose applications route by service, not `domains`).
-    const target = (uuid, setUp) => ({
-        ...config,
-        appUuids: [uuid],
-        pr: undefined,
-        gitBranch: setUp ? undefined : branch,
-        domains: setUp || compose ? undefined : config.reviewDomain,
-        env: setUp ? undefined : config.env,
-        reviewApp: false
-    });
-    const reviewApp = (uuid, setUp) => ({
-        uuid,
-        name: names.name,
-        config: target(uuid, setUp)
-    });
-    const listed = await client.listApplications(signal);
-    const found = reviewAppsIn(listed, names);
-    const ready = found.find(app => app.description === names.marker);
-    if (ready) {
-        await repairFound(client, ready.uuid, names.name, signal, say);
-        say.note(`Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
-        return reviewApp(ready.uuid, false);
-    }
-    const { destination, facts, plan } = await planNew(client, config, template, names, branch, signal);
-    for (const warning of plan.warnings)
-        say.warn(warning);
-    // As the variables of debug logs: "true" or "3000" would star out the whole log.
-    for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
-        if ((0,secrets/* worthMasking */.LB)(line))
-            (0,secrets/* mask */.dK)(line);
-    }
-    const setup = { facts, plan, env: config.env, names };
-    const unfinished = found[0];
-    if (unfinished) {
-        // Another run may be setting it up right now: give it a short while, then finish what it left.
-        if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
-            return reviewApp(unfinished.uuid, false);
-        }
-        say.note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`);
-        await setUp(client, unfinished.uuid, setup, signal, undo, say, { marked: true });
-        return reviewApp(unfinished.uuid, true);
-    }
-    const before = new Set(namesakesIn(listed, names.name));
-    const warning = destination?.sharesServer ? SHARED_SERVER_WARNING(names.name) : undefined;
-    if (warning)
-        say.warn(warning);
-    const uuid = destination
-        ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
-        : await createFromRepository(client, config, template, { names, branch }, signal);
-    say.note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
-    const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false });
-    if (other)
-        return { ...reviewApp(other, false), warning };
-    const kept = await keepOlder(client, names, uuid, signal, undo, say);
-    return { ...reviewApp(kept, true), warning };
-}
-/**
- * Two runs for one pull request may each have made a review app: the older is kept, so this run
- * deletes its own when an older one exists, once that one is ready — or keeps its own after all
- * when the other run deleted that one meanwhile, or has not finished it within OTHER_RUN_WAIT_MS.
- */
-async function keepOlder(client, names, own, signal, undo, say) {
-    const found = await findReviewApps(client, names, signal);
-    const ownIndex = found.findIndex(app => app.uuid === own);
-    const older = ownIndex > 0 ? found[0] : undefined;
-    if (!older)
-        return own;
-    const other = await waitForOtherRun(client, older.uuid, names, signal);
-    if (other === 'gone') {
-        say.note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`);
-        return own;
-    }
-    if (other === 'unfinished') {
-        say.note(`Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`);
-        return own;
-    }
-    say.note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
-    await removeOrSay(client, own, undo(), say, 'it is a finished review app of this pull request');
-    return older.uuid;
-}
-/**
- * What becomes of a review app another run is setting up, within OTHER_RUN_WAIT_MS: ready, gone,
- * or still unfinished (a run that stopped halfway leaves it so).
- */
-async function waitForOtherRun(client, uuid, names, signal) {
-    const bound = (0,src_signals/* deadline */.nl)(OTHER_RUN_WAIT_MS);
-    const waited = (0,src_signals/* linked */.q)([signal, bound.signal]);
-    try {
-        for (;;) {
-            const app = await client.getApplication(uuid, waited.signal).catch(error => {
-                if ((0,errors/* isGone */.ST)(error))
-                    return undefined;
-                throw error;
-            });
-            if (app?.description === names.marker)
-                return 'ready';
-            if (app?.description !== names.pending)
-                return 'gone';
-            await (0,pacing/* sleep */.yy)(WAIT_FOR_OTHER_MS, waited.signal);
-        }
-    }
-    catch (error) {
-        if (bound.signal.aborted && !signal.aborted)
-            return 'unfinished';
-        throw error;
-    }
-    finally {
-        waited.release();
-        bound.release();
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/resolve-names.ts
@@ -21281,7 +19650,7 @@ async function unknown(catalog, value) {
     if (placed)
         return placed;
     const names = (await catalog.all()).map(resource => resource.name);
-    return new src_errors/* ActionError */.lZ(`Input \`app\`: no application, service or database named "${value}" is visible to this token${resolve_names_close(value, names)}; ${HOW_TO}.`);
+    return new errors/* ActionError */.lZ(`Input \`app\`: no application, service or database named "${value}" is visible to this token${resolve_names_close(value, names)}; ${HOW_TO}.`);
 }
 /** Which part of `project/environment/name` is not there; undefined without projects (the seed). */
 async function unplaced(catalog, value, places) {
@@ -21293,23 +19662,23 @@ async function unplaced(catalog, value, places) {
     const inProject = projects.filter(project => project.name === place.project);
     if (inProject.length === 0) {
         const names = projects.map(project => project.name ?? '');
-        return new src_errors/* ActionError */.lZ(`${what} no project named "${place.project}"${resolve_names_close(place.project, names)}; ${HOW_TO}.`);
+        return new errors/* ActionError */.lZ(`${what} no project named "${place.project}"${resolve_names_close(place.project, names)}; ${HOW_TO}.`);
     }
     const environments = (await Promise.all(inProject.map(project => catalog.environments(project)))).flat();
     const ids = environments.filter(e => e.name === place.environment).map(e => e.id);
     if (ids.length === 0) {
         const names = environments.map(e => e.name ?? '');
-        return new src_errors/* ActionError */.lZ(`${what} project "${place.project}" has no environment "${place.environment}"${resolve_names_close(place.environment, names)}; ${HOW_TO}.`);
+        return new errors/* ActionError */.lZ(`${what} project "${place.project}" has no environment "${place.environment}"${resolve_names_close(place.environment, names)}; ${HOW_TO}.`);
     }
     const there = (await catalog.all()).filter(r => ids.includes(r.environmentId));
-    return new src_errors/* ActionError */.lZ(`${what} nothing named "${place.name}" in ${place.project}/${place.environment}${resolve_names_close(place.name, there.map(r => r.name))}; ${HOW_TO}.`);
+    return new errors/* ActionError */.lZ(`${what} nothing named "${place.name}" in ${place.project}/${place.environment}${resolve_names_close(place.name, there.map(r => r.name))}; ${HOW_TO}.`);
 }
 /** Several resources answer to `value`: each as `project/environment/name (uuid)`. */
 async function ambiguous(catalog, value, matches) {
     // Where each lives is a help: a project that cannot be read leaves the name alone.
     const labels = await Promise.all(matches.map(resource => catalog.label(resource).catch(() => resource.name)));
     const sameLabel = new Set(labels).size < labels.length;
-    return new src_errors/* ActionError */.lZ(`Input \`app\`: "${value}" names ${matches.length} resources, so nothing was deployed: ${matches
+    return new errors/* ActionError */.lZ(`Input \`app\`: "${value}" names ${matches.length} resources, so nothing was deployed: ${matches
         .map((resource, i) => `${labels[i]} (${resource.uuid})`)
         .join(', ')}; write the one to deploy ${sameLabel ? 'by its uuid' : 'as project/environment/name, or by its uuid'}.`);
 }
@@ -21409,7 +19778,7 @@ class Catalog {
     }
     projectList() {
         this.#projects ??= this.client.listProjects(this.signal).then(projects => (0,answers/* listOf */.c)(projects), (error) => {
-            if ((0,errors/* isMissingRoute */.w1)(error))
+            if ((0,coolify_errors/* isMissingRoute */.w1)(error))
                 return undefined;
             throw error;
         });
@@ -21427,12 +19796,12 @@ class Catalog {
                         : await this.client.listDatabases(this.signal);
         }
         catch (error) {
-            if (kind !== 'application' && (0,errors/* isMissingRoute */.w1)(error))
+            if (kind !== 'application' && (0,coolify_errors/* isMissingRoute */.w1)(error))
                 return [];
             throw error;
         }
         if (!Array.isArray(rows)) {
-            throw new src_errors/* ActionError */.lZ(`GET /${kind === 'application' ? 'applications' : `${kind}s`}: Coolify's answer is not a list; check \`coolify-url\`.`);
+            throw new errors/* ActionError */.lZ(`GET /${kind === 'application' ? 'applications' : `${kind}s`}: Coolify's answer is not a list; check \`coolify-url\`.`);
         }
         return rows.flatMap(row => {
             const { uuid, name, environment_id } = (row ?? {});
@@ -21462,7 +19831,7 @@ async function resolveApps(client, config, signal, say) {
 
 // EXTERNAL MODULE: ./src/state.ts
 var src_state = __nccwpck_require__(2462);
-;// CONCATENATED MODULE: ./src/run.ts
+;// CONCATENATED MODULE: ./src/jobs/run.ts
 
 
 
@@ -21487,8 +19856,8 @@ var src_state = __nccwpck_require__(2462);
  */
 async function deployAndFollow(front) {
     const say = (0,host/* sayThrough */.Hh)((0,host/* host */.Hc)());
-    const cancelled = (0,src_signals/* sharedController */.Mz)();
-    const onSignal = (signal) => cancelled.abort(new src_errors/* ActionError */.lZ(`${(0,host/* host */.Hc)().cancelled(signal)}.`));
+    const cancelled = (0,time_signals/* sharedController */.Mz)();
+    const onSignal = (signal) => cancelled.abort(new errors/* ActionError */.lZ(`${(0,host/* host */.Hc)().cancelled(signal)}.`));
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     let config;
@@ -21533,7 +19902,7 @@ async function deployAndFollow(front) {
     }
     ending.cancelled = cancelled.signal.aborted;
     const outcome = decide(rollouts.map(rollout => rollout.deployment), ending);
-    const grace = (0,src_signals/* deadline */.nl)(GRACE_MS);
+    const grace = (0,time_signals/* deadline */.nl)(GRACE_MS);
     await front.report(outcome, config, watchers, budget?.grace() ?? grace.signal);
     grace.release();
     budget?.release();
@@ -21549,7 +19918,8 @@ async function deploy(client, config, event, budget, front, watchers, ending, sa
         ? await openReviewApp(client, config, event, budget.deploy(), () => budget.grace(), say)
         : undefined;
     ending.reviewAppUuid = reviewApp?.uuid;
-    const prepared = await prepare(client, reviewApp?.config ?? config, budget, state, event, say);
+    const prepared = await prepare(client, reviewApp?.config ?? config, budget, event, say);
+    // Opened before any pin: the GitHub deployment may take seconds, which a pin must not outlast.
     watchers.push(...(await front.watchers(config, budget)));
     const follower = (several) => new Follower(client, {
         instanceUrl: config.instanceUrl,
@@ -21613,8 +19983,8 @@ var action_host = __nccwpck_require__(8350);
 var left_open = __nccwpck_require__(90);
 // EXTERNAL MODULE: ./src/action/pr-comment.ts + 1 modules
 var pr_comment = __nccwpck_require__(455);
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __nccwpck_require__(7607);
+// EXTERNAL MODULE: ./src/time/duration.ts
+var duration = __nccwpck_require__(2061);
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
 function toRecord(deployment) {
     const duration = deployment.durationMs;
@@ -21651,8 +20021,8 @@ function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
 var annotations = __nccwpck_require__(7376);
 // EXTERNAL MODULE: ./src/action/commands.ts
 var commands = __nccwpck_require__(530);
-// EXTERNAL MODULE: ./src/action/summary.ts + 1 modules
-var summary = __nccwpck_require__(6203);
+// EXTERNAL MODULE: ./src/action/summary.ts + 2 modules
+var summary = __nccwpck_require__(1429);
 ;// CONCATENATED MODULE: ./src/action/report.ts
 
 
@@ -21704,7 +20074,7 @@ async function run() {
     await deployAndFollow(github);
 }
 const github = {
-    event: () => pullRequestEvent(),
+    event: () => (0,config_event/* pullRequestEvent */.X)(),
     async watchers(config, budget) {
         // Saved for the post step until they show the outcome.
         const leftOpen = left_open/* LeftOpen */._.empty();
@@ -21731,26 +20101,28 @@ const github = {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  aW: () => (/* binding */ openPullRequestComment),
-  Lx: () => (/* binding */ stopLeftComment)
+  o3: () => (/* binding */ finishLeftComment),
+  aW: () => (/* binding */ openPullRequestComment)
 });
 
 // UNUSED EXPORTS: COMMENT_LENGTH, PullRequestComment, markerFor
 
-// EXTERNAL MODULE: ./src/duration.ts
-var src_duration = __nccwpck_require__(7607);
+// EXTERNAL MODULE: ./src/time/duration.ts
+var time_duration = __nccwpck_require__(2061);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(3916);
 // EXTERNAL MODULE: ./src/model/status.ts
 var model_status = __nccwpck_require__(8203);
-// EXTERNAL MODULE: ./src/secrets.ts
-var secrets = __nccwpck_require__(7194);
-// EXTERNAL MODULE: ./src/signals.ts
-var signals = __nccwpck_require__(970);
+// EXTERNAL MODULE: ./src/config/secrets.ts
+var secrets = __nccwpck_require__(8019);
+// EXTERNAL MODULE: ./src/time/signals.ts
+var signals = __nccwpck_require__(8784);
 // EXTERNAL MODULE: ./src/action/annotations.ts
 var annotations = __nccwpck_require__(7376);
 // EXTERNAL MODULE: ./src/action/commands.ts
 var commands = __nccwpck_require__(530);
+// EXTERNAL MODULE: ./src/action/github-api.ts
+var github_api = __nccwpck_require__(2334);
 // EXTERNAL MODULE: ./src/action/github-failure.ts
 var github_failure = __nccwpck_require__(4744);
 ;// CONCATENATED MODULE: ./src/action/run-link.ts
@@ -21765,7 +20137,7 @@ const VERSION_MS = 3000;
  * Forgejo and every Gitea before 1.26 take, and Gitea 1.26 still follows a number to its run when
  * no run of the repository has that id.
  */
-async function runLink(context, octokit, env = process.env) {
+async function runLink(context, github, env = process.env) {
     const runs = `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs`;
     const byId = `${runs}/${context.runId}`;
     // A runner that leaves GITHUB_RUN_NUMBER out has nothing better than the id.
@@ -21776,7 +20148,7 @@ async function runLink(context, octokit, env = process.env) {
         return byNumber;
     if (env.GITEA_ACTIONS !== 'true')
         return byId;
-    return takesRunIds(await giteaVersion(octokit)) ? byId : byNumber;
+    return takesRunIds(await giteaVersion(github)) ? byId : byNumber;
 }
 /** Gitea 1.26 and later: its web routes moved from run numbers to ids. */
 function takesRunIds(version) {
@@ -21787,9 +20159,9 @@ function takesRunIds(version) {
     return Number(major) > 1 || Number(minor) >= 26;
 }
 /** What Gitea's API says at `/version`; undefined when it does not answer. */
-async function giteaVersion(octokit) {
+async function giteaVersion(github) {
     try {
-        const { data } = await (0,github_failure/* callGitHub */.ur)(attempt => octokit.request('GET /version', { request: { signal: attempt } }), new AbortController().signal, { totalMs: VERSION_MS });
+        const { data } = await (0,github_failure/* callGitHub */.ur)(attempt => github.request('GET', '/version', { signal: attempt }), new AbortController().signal, { totalMs: VERSION_MS });
         const version = data.version;
         return typeof version === 'string' ? version : undefined;
     }
@@ -21798,9 +20170,10 @@ async function giteaVersion(octokit) {
     }
 }
 
-// EXTERNAL MODULE: ./src/action/summary.ts + 1 modules
-var summary = __nccwpck_require__(6203);
+// EXTERNAL MODULE: ./src/action/summary.ts + 2 modules
+var summary = __nccwpck_require__(1429);
 ;// CONCATENATED MODULE: ./src/action/pr-comment.ts
+
 
 
 
@@ -21820,8 +20193,7 @@ const COMMENT_LENGTH = 65_536;
  * a hidden marker and its author, this token's user, and edited in place on every run; anyone
  * else's comment is never edited, whatever marker it copies. Undefined without `pr`, with
  * `comment: false` or without `github-token`. With `leftOpen`, the comment is saved there until it
- * shows the outcome, for the post step. `@actions/github` is loaded only here and for GitHub
- * deployments.
+ * shows the outcome, for the post step.
  */
 async function openPullRequestComment(config, leftOpen) {
     if (config.pr === undefined || !config.comment)
@@ -21831,13 +20203,13 @@ async function openPullRequestComment(config, leftOpen) {
         return undefined;
     }
     try {
-        const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
         const resources = config.tags.length ? config.tags : config.appUuids;
-        const octokit = getOctokit(config.githubToken);
-        const facts = await factsOf(config, config.pr, context, octokit);
+        const run = (0,github_api/* gitHubRun */.VV)();
+        const github = new github_api/* GitHubApi */.yN(config.githubToken, run.apiUrl);
+        const facts = await factsOf(config, config.pr, run, github);
         const marker = markerFor(facts.workflow, resources);
         leftOpen?.update({ comment: { marker } });
-        return new PullRequestComment(octokit, context.repo, marker, facts, { leftOpen });
+        return new PullRequestComment(github, run.repo, marker, facts, { leftOpen });
     }
     catch (error) {
         commands/* warning */.$e(`Could not prepare the pull request comment: ${(0,errors/* describeError */.Uc)(error)}`);
@@ -21845,23 +20217,25 @@ async function openPullRequestComment(config, leftOpen) {
     }
 }
 /**
- * The post step: the comment a main step left without its outcome says the run stopped (an earlier
- * run's comment, found by its marker, included); never a new comment.
+ * The post step: the comment a main step left open shows the outcome the main step could not
+ * write (`outcome`); when it never knew one, the comment says the run stopped (an earlier run's
+ * comment, found by its marker, included), and is never made for that.
  */
-async function stopLeftComment(config, { marker, id }, signal) {
+async function finishLeftComment(config, { marker, id, outcome }, signal) {
     if (config.pr === undefined || !config.githubToken)
         return;
-    const { context, getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    const octokit = getOctokit(config.githubToken);
-    const facts = await factsOf(config, config.pr, context, octokit);
-    await new PullRequestComment(octokit, context.repo, marker, facts, { id }).stopped(signal);
+    const run = (0,github_api/* gitHubRun */.VV)();
+    const github = new github_api/* GitHubApi */.yN(config.githubToken, run.apiUrl);
+    const facts = await factsOf(config, config.pr, run, github);
+    const comment = new PullRequestComment(github, run.repo, marker, facts, { id });
+    await (outcome === undefined ? comment.stopped(signal) : comment.finishWith(outcome, signal));
 }
-async function factsOf(config, pr, context, octokit) {
+async function factsOf(config, pr, run, github) {
     return {
         pr,
         instanceUrl: config.instanceUrl,
-        workflow: context.workflow || 'workflow',
-        runUrl: await runLink(context, octokit)
+        workflow: run.workflow || 'workflow',
+        runUrl: await runLink(run, github)
     };
 }
 /**
@@ -21873,7 +20247,7 @@ function markerFor(workflow, resources) {
     return `<!-- deploy-to-coolify workflow=${encodeURIComponent(workflow)} resources=${names} -->`;
 }
 class PullRequestComment {
-    octokit;
+    github;
     repo;
     marker;
     facts;
@@ -21887,8 +20261,8 @@ class PullRequestComment {
     /** Comments GitHub would not let this token edit: someone else's, whatever their marker says. */
     #notOurs = new Set();
     #leftOpen;
-    constructor(octokit, repo, marker, facts, { id, leftOpen } = {}) {
-        this.octokit = octokit;
+    constructor(github, repo, marker, facts, { id, leftOpen } = {}) {
+        this.github = github;
         this.repo = repo;
         this.marker = marker;
         this.facts = facts;
@@ -21907,7 +20281,13 @@ class PullRequestComment {
         const body = deployments.length
             ? deploymentsBody(status, deployments, this.facts, this.room)
             : nothingBody(error, this.facts);
-        // Shown, or refused for good: nothing for the post step to finish.
+        // Saved first: should GitHub not take it now, the post step writes it, not "stopped".
+        const outcome = toSave(redact(body), status, this.facts);
+        this.#leftOpen?.update({ comment: { marker: this.marker, id: this.#id, outcome } });
+        await this.finishWith(body, signal);
+    }
+    /** Writes `body`, the outcome, and (shown, or refused for good) leaves nothing open. */
+    async finishWith(body, signal) {
         if ((await this.write(body, true, signal)) || this.#refused) {
             this.#leftOpen?.update({ comment: undefined });
         }
@@ -21941,14 +20321,11 @@ class PullRequestComment {
         try {
             // Retried whole: a create whose answer was lost is found again rather than made twice.
             await (0,github_failure/* callGitHub */.ur)(async (attempt) => {
-                const request = { signal: attempt };
-                while ((this.#id ??= await this.find(request)) !== undefined) {
+                while ((this.#id ??= await this.find(attempt)) !== undefined) {
                     try {
-                        await this.octokit.rest.issues.updateComment({
-                            ...this.repo,
-                            comment_id: this.#id,
-                            body,
-                            request
+                        await this.github.request('PATCH', `${(0,github_api/* repoPath */.qN)(this.repo)}/issues/comments/${this.#id}`, {
+                            body: { body },
+                            signal: attempt
                         });
                         return;
                     }
@@ -21961,8 +20338,7 @@ class PullRequestComment {
                     }
                 }
                 if (create) {
-                    const issue = { ...this.repo, issue_number: this.facts.pr };
-                    const { data } = await this.octokit.rest.issues.createComment({ ...issue, body, request });
+                    const { data } = await this.github.request('POST', `${(0,github_api/* repoPath */.qN)(this.repo)}/issues/${this.facts.pr}/comments`, { body: { body }, signal: attempt });
                     this.#id = data.id;
                 }
             }, bounded.signal);
@@ -21986,15 +20362,15 @@ class PullRequestComment {
      * The comment of an earlier run: the first that starts with the marker and that this token's
      * user wrote. The marker alone proves nothing: anyone who can comment can copy it.
      */
-    async find(request) {
-        const ours = (this.#ours ??= await authoredBy(this.octokit, request));
-        const found = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.facts.pr, per_page: 100, request }, (response, done) => {
-            const mine = response.data.filter(comment => comment.body?.startsWith(this.marker) && ours(comment) && !this.#notOurs.has(comment.id));
-            if (mine.length)
-                done();
-            return mine;
-        });
-        return found[0]?.id;
+    async find(signal) {
+        const ours = (this.#ours ??= await authoredBy(this.github, signal));
+        const mine = (comment) => Boolean(comment.body?.startsWith(this.marker)) &&
+            ours(comment) &&
+            !this.#notOurs.has(comment.id);
+        const comments = await this.github.paginate(`${(0,github_api/* repoPath */.qN)(this.repo)}/issues/${this.facts.pr}/comments?per_page=100`, signal, 
+        // The first page that holds one is the last asked for.
+        found => found.some(mine));
+        return comments.find(mine)?.id;
     }
 }
 /**
@@ -22007,9 +20383,9 @@ const WORKFLOW_BOTS = ['github-actions[bot]', 'forgejo-actions', 'gitea-actions'
  * GitHub refuses that question to an installation token (the workflow's `GITHUB_TOKEN`, an
  * app's): then the workflow's bot, or an app, which no one can comment as from outside.
  */
-async function authoredBy(octokit, request) {
+async function authoredBy(github, signal) {
     try {
-        const { data } = await octokit.rest.users.getAuthenticated({ request });
+        const { data } = await github.request('GET', '/user', { signal });
         return comment => comment.user?.login === data.login;
     }
     catch (error) {
@@ -22024,8 +20400,22 @@ function isNotOurs(error) {
     const { status } = error;
     return (0,github_failure/* isRefusal */.vu)(error) && (status === 403 || status === 404);
 }
+/**
+ * The most of a body saved for the post step, as JSON: the runner hands saved state over in an
+ * environment variable, which Windows caps at 32,767 characters.
+ */
+const SAVED_LENGTH = 24_000;
+/** The outcome's body as saved for the post step: whole, or, too long to save, its heading. */
+function toSave(body, status, facts) {
+    if (JSON.stringify(body).length <= SAVED_LENGTH)
+        return body;
+    return `${headingOf(status, facts)}\n\nThe details are in ${pr_comment_link('the workflow run', facts.runUrl)}.\n\n${footer(facts)}`;
+}
+function headingOf(status, facts) {
+    return `### ${(0,model_status/* summaryMark */.qB)(status)} Coolify preview of #${facts.pr}: ${(0,model_status/* describeStatus */.Wn)(status)}`;
+}
 function deploymentsBody(status, deployments, facts, room) {
-    const heading = `### ${(0,model_status/* summaryMark */.qB)(status)} Coolify preview of #${facts.pr}: ${(0,model_status/* describeStatus */.Wn)(status)}`;
+    const heading = headingOf(status, facts);
     const header = ['Application', 'Status', 'Preview', 'Commit', 'Duration', 'Deployment'];
     const rows = deployments.map(deployment => cells(deployment, facts.instanceUrl));
     const table = [
@@ -22055,7 +20445,7 @@ function cells(deployment, instanceUrl) {
         `${(0,model_status/* summaryMark */.qB)(deployment.status)} ${(0,model_status/* describeStatus */.Wn)(deployment.status)}${reason}`,
         deployment.appUrl ? pr_comment_link(deployment.appUrl, deployment.appUrl) : '—',
         deployment.commit ? `<code>${(0,summary/* escapeHtml */.ZD)(deployment.commit.slice(0, 7))}</code>` : '—',
-        duration === undefined ? '—' : (0,src_duration/* formatDuration */.a)(duration),
+        duration === undefined ? '—' : (0,time_duration/* formatDuration */.a)(duration),
         deployment.uuid ? pr_comment_link('logs', deployment.link ?? instanceUrl) : '—'
     ];
 }
@@ -22099,7 +20489,7 @@ function warn(error) {
 
 /***/ }),
 
-/***/ 6203:
+/***/ 1429:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -22113,18 +20503,18 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: SUMMARY_BYTES
 
-// EXTERNAL MODULE: ./src/duration.ts
-var src_duration = __nccwpck_require__(7607);
+// EXTERNAL MODULE: ./src/time/duration.ts
+var time_duration = __nccwpck_require__(2061);
 // EXTERNAL MODULE: ./src/model/status.ts
 var model_status = __nccwpck_require__(8203);
-// EXTERNAL MODULE: ./src/secrets.ts
-var secrets = __nccwpck_require__(7194);
+// EXTERNAL MODULE: ./src/config/secrets.ts
+var secrets = __nccwpck_require__(8019);
 // EXTERNAL MODULE: ./src/action/annotations.ts
 var annotations = __nccwpck_require__(7376);
 // EXTERNAL MODULE: ./src/action/commands.ts
 var commands = __nccwpck_require__(530);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(8161);
 ;// CONCATENATED MODULE: ./src/action/job-summary.ts
@@ -22180,7 +20570,7 @@ class JobSummary {
         if (!file) {
             throw new Error('GITHUB_STEP_SUMMARY is not set: this runner does not take job summaries');
         }
-        await (0,promises_.appendFile)(file, this.#buffer, { encoding: 'utf8' });
+        await (0,promises_namespaceObject.appendFile)(file, this.#buffer, { encoding: 'utf8' });
         return this.emptyBuffer();
     }
 }
@@ -22275,7 +20665,7 @@ function row(deployment) {
     return [
         htmlText(deployment.name) + kind,
         status + reason,
-        duration === undefined ? '—' : (0,src_duration/* formatDuration */.a)(duration),
+        duration === undefined ? '—' : (0,time_duration/* formatDuration */.a)(duration),
         deployment.commit ? `<code>${escapeHtml(deployment.commit.slice(0, 7))}</code>` : '—',
         deployment.uuid ? linkOrText(deployment.uuid, deployment.link) : '—',
         deployment.appUrl ? summary_link(deployment.appUrl, deployment.appUrl) : '—'
@@ -22302,677 +20692,705 @@ function escapeHtml(text) {
 
 /***/ }),
 
-/***/ 3821:
+/***/ 8906:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   X: () => (/* binding */ pullRequestEvent),
+/* harmony export */   t: () => (/* binding */ isFromFork)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  N: () => (/* binding */ connect)
-});
-
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(3916);
-// EXTERNAL MODULE: ./src/http.ts
-var http = __nccwpck_require__(6803);
-// EXTERNAL MODULE: ./src/signals.ts
-var signals = __nccwpck_require__(970);
-// EXTERNAL MODULE: ./src/coolify/errors.ts
-var coolify_errors = __nccwpck_require__(5870);
-// EXTERNAL MODULE: ./src/coolify/pacing.ts + 1 modules
-var pacing = __nccwpck_require__(4483);
-;// CONCATENATED MODULE: ./src/coolify/client.ts
-
-
-
-
-
-const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
 /**
- * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
- * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
+ * The pull request of the event the workflow runs for, read from the event payload the runner
+ * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload, and
+ * GITHUB_REPOSITORY the repository.
  */
-class CoolifyClient {
-    options;
-    gate;
-    /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
-    closing = (0,signals/* sharedController */.Mz)();
-    /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
-    reachability;
-    http;
-    headers;
-    retry;
-    host;
-    /** The outbound proxy requests go through, when the runner has one for Coolify. */
-    proxy;
-    constructor(options) {
-        this.options = options;
-        this.gate = options.gate ?? new pacing/* RateGate */.Ut();
-        this.http = new http/* HttpAgent */.qB(new URL(options.apiUrl), {
-            timeoutMs: options.requestTimeoutMs ?? 30_000,
-            ca: options.caCertificate ? [options.caCertificate] : undefined,
-            keepAlive: true
-        }, options.env);
-        this.proxy = this.http.proxy;
-        this.headers = {
-            // Lower-cased, so the action's own headers below replace any of the same name.
-            ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
-            authorization: `Bearer ${options.token}`,
-            accept: 'application/json',
-            // Coolify's image gzips JSON when asked: every read carries the whole log so far.
-            'accept-encoding': http/* ACCEPT_ENCODING */.xd,
-            'user-agent': 'deploy-to-coolify-action'
-        };
-        this.retry = { ...DEFAULT_RETRY, ...options.retry };
-        this.host = new URL(options.apiUrl).host;
-        this.reachability = new pacing/* Reachability */.eb(options.note, options.now, options.apiUrl.replace(/\/api\/v1\/?$/, ''));
-    }
-    /**
-     * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
-     * longer when Coolify asked for it with `Retry-After`.
-     */
-    retryDelay(attempt, retryAfterMs) {
-        return (0,pacing/* backoffDelay */.EY)(this.retry, attempt, retryAfterMs);
-    }
-    /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
-    readBudget() {
-        return this.gate.budget();
-    }
-    /**
-     * Holds back from polls, in every window, what `need` says the reads still to come will take to
-     * end what is followed; the reads that end it spend it.
-     */
-    holdBack(need) {
-        this.gate.holdBack(need);
-    }
-    /** GET /version: Coolify's version, as plain text ("4.3.11"). */
-    version(signal) {
-        return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal });
-    }
-    /** GET /team: the team the token belongs to (Coolify 4.3.0+; older servers lack the route). */
-    team(signal) {
-        return this.call({ method: 'GET', path: '/team', retry: true, signal });
-    }
-    /**
-     * Asks, without acting, whether the token holds `deploy` or `write`: since 4.2.0 Coolify routes a
-     * GET of these POST routes behind the ability only to answer 405 "This endpoint has changed to a
-     * POST request." (routes/api.php: GET /deploy behind `deploy`, GET /servers/{uuid}/validate
-     * behind `write`, both OtherController::post_required), and its ability check comes first: 403
-     * "Missing required permissions: …" (`isMissingAbility`) without it. Resolves when the token
-     * holds it, throws what Coolify answered otherwise. Before 4.2.0 these GETs deploy and validate:
-     * never ask an older server.
-     */
-    async checkAbility(ability, signal) {
-        const path = ability === 'deploy' ? '/deploy' : '/servers/ability-check/validate';
-        try {
-            await this.call({ method: 'GET', path, retry: true, signal });
-        }
-        catch (error) {
-            if (error instanceof coolify_errors/* CoolifyError */.wx && error.status === 405)
-                return;
-            throw error;
-        }
-        throw new errors/* ActionError */.lZ(`GET ${path}: Coolify took a GET that 4.2.0 and later refuse with 405: not asked again, nothing more is checked.`);
-    }
-    /**
-     * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
-     * uuid gives (logs with `read:sensitive`); undefined when the answer is no list at all. Coolify
-     * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
-     * by the query's order: its values are the rows.
-     */
-    async runningDeployments(signal, { final = false } = {}) {
-        const rows = await this.call({
-            method: 'GET',
-            path: '/deployments',
-            retry: true,
-            signal,
-            final
-        });
-        if (Array.isArray(rows))
-            return rows;
-        if (rows && typeof rows === 'object')
-            return Object.values(rows);
-        return undefined;
-    }
-    /** GET /applications: all the token sees, or (4.0.0 and later) those with the Coolify tag. */
-    listApplications(signal, tag) {
-        const query = tag ? { tag } : undefined;
-        return this.call({ method: 'GET', path: '/applications', query, retry: true, signal });
-    }
-    getApplication(uuid, signal) {
-        return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
-    }
-    /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
-    getApplicationDated(uuid, signal, { final = false } = {}) {
-        const path = `/applications/${enc(uuid)}`;
-        return this.dated({ method: 'GET', path, retry: true, signal, final });
-    }
-    /** `listApplications`, dated. */
-    listApplicationsDated(signal, { final = false } = {}) {
-        return this.dated({ method: 'GET', path: '/applications', retry: true, signal, final });
-    }
-    updateApplication(uuid, changes, signal) {
-        return this.call({
-            method: 'PATCH',
-            path: `/applications/${enc(uuid)}`,
-            body: changes,
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
-     * values twice changes nothing, so it is retried like the application's PATCH.
-     */
-    updateApplicationEnvs(uuid, variables, signal) {
-        return this.call({
-            method: 'PATCH',
-            path: `/applications/${enc(uuid)}/envs/bulk`,
-            body: { data: variables },
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * POST /deploy with its parameters in the query string (old servers read no body). `force` is
-     * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
-     * here; the caller decides, since a repeated trigger could start a second deployment.
-     */
-    deploy(request, signal) {
-        const query = {
-            uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
-            tag: request.tags?.length ? request.tags.join(',') : undefined,
-            force: request.force ? 'true' : undefined,
-            pr: request.pr !== undefined ? String(request.pr) : undefined,
-            docker_tag: request.dockerTag
-        };
-        return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
-    }
-    /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
-    listDeployments(appUuid, take, signal, skip = 0) {
-        const query = { skip: String(skip), take: String(take) };
-        return this.call({
-            method: 'GET',
-            path: `/deployments/applications/${enc(appUuid)}`,
-            query,
-            retry: true,
-            signal
-        });
-    }
-    getDeployment(uuid, signal, { final = false } = {}) {
-        return this.call({
-            method: 'GET',
-            path: `/deployments/${enc(uuid)}`,
-            retry: true,
-            signal,
-            final
-        });
-    }
-    /** `getDeployment`, dated: its `updated_at` (the last log entry's write) is on Coolify's clock. */
-    getDeploymentDated(uuid, signal, { final = false } = {}) {
-        const path = `/deployments/${enc(uuid)}`;
-        return this.dated({ method: 'GET', path, retry: true, signal, final });
-    }
-    /**
-     * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
-     * 4.1.0–4.3.6 answered 500 after saving the cancel), which the caller does.
-     */
-    cancelDeployment(uuid, signal) {
-        return this.call({
-            method: 'POST',
-            path: `/deployments/${enc(uuid)}/cancel`,
-            retry: false,
-            signal
-        });
-    }
-    /**
-     * DELETE /applications/{uuid}/previews/{pr}: Coolify removes the preview's containers and
-     * records in the background. Deleting twice is harmless (the second answers 404), so it is
-     * retried like a read.
-     */
-    deletePreview(appUuid, pr, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(appUuid)}/previews/${pr}`,
-            retry: true,
-            signal
-        });
-    }
-    /** GET /applications/{uuid}/logs: the last `lines` lines of the running container's log. */
-    getApplicationLogs(uuid, lines, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/logs`,
-            query: { lines: String(lines) },
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * POST /applications/{uuid}/rollback (4.3+): deploys `commit` again, reusing its image when the
-     * server still has it. Not retried: Coolify queues a rollback even when one is under way.
-     */
-    rollback(uuid, commit, signal) {
-        return this.call({
-            method: 'POST',
-            path: `/applications/${enc(uuid)}/rollback`,
-            body: { commit },
-            retry: false,
-            signal
-        });
-    }
-    /**
-     * GET /applications/{uuid}/rollback-images (4.3+): `current`, the tag the running container was
-     * started from (null for a digest, or when Coolify cannot reach the server), and the images kept.
-     */
-    rollbackImages(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/rollback-images`,
-            retry: true,
-            signal
-        });
-    }
-    /** GET /applications/{uuid}/destinations (4.3+): the primary destination first. */
-    listDestinations(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/destinations`,
-            retry: true,
-            signal
-        });
-    }
-    /** GET /destinations (4.3.11): the Docker networks on all the team's servers. */
-    listTeamDestinations(signal) {
-        return this.call({ method: 'GET', path: '/destinations', retry: true, signal });
-    }
-    /** GET /servers/{uuid}/destinations (4.3.11): the Docker networks of one server. */
-    listServerDestinations(serverUuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/servers/${enc(serverUuid)}/destinations`,
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
-     * a lost answer would make a second copy.
-     */
-    cloneApplication(uuid, clone, signal) {
-        return this.call({
-            method: 'POST',
-            path: `/applications/${enc(uuid)}/clone`,
-            body: clone,
-            retry: false,
-            signal
-        });
-    }
-    /** POST /applications/private-deploy-key: a new application. Not retried, as a clone. */
-    createApplication(app, signal) {
-        return this.call({
-            method: 'POST',
-            path: '/applications/private-deploy-key',
-            body: app,
-            retry: false,
-            signal
-        });
-    }
-    /**
-     * DELETE /applications/{uuid}: Coolify removes it in the background, with its own volumes and
-     * configuration. Without `docker_cleanup=false` it would also prune the whole server's build
-     * cache, so that production's next build starts cold.
-     */
-    deleteApplication(uuid, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(uuid)}`,
-            query: { docker_cleanup: 'false' },
-            retry: true,
-            signal
-        });
-    }
-    /** GET /applications/{uuid}/storages: its volumes, bind mounts and file mounts. */
-    listApplicationStorages(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/storages`,
-            retry: true,
-            signal
-        });
-    }
-    listScheduledTasks(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/scheduled-tasks`,
-            retry: true,
-            signal
-        });
-    }
-    deleteScheduledTask(uuid, taskUuid, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(uuid)}/scheduled-tasks/${enc(taskUuid)}`,
-            retry: true,
-            signal
-        });
-    }
-    listApplicationTags(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/tags`,
-            retry: true,
-            signal
-        });
-    }
-    removeApplicationTag(uuid, tagUuid, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(uuid)}/tags/${enc(tagUuid)}`,
-            retry: true,
-            signal
-        });
-    }
-    /** Production variables, then preview ones; values only with `read:sensitive`. */
-    listApplicationEnvs(uuid, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/applications/${enc(uuid)}/envs`,
-            retry: true,
-            signal
-        });
-    }
-    deleteApplicationEnv(uuid, envUuid, signal) {
-        return this.call({
-            method: 'DELETE',
-            path: `/applications/${enc(uuid)}/envs/${enc(envUuid)}`,
-            retry: true,
-            signal
-        });
-    }
-    /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
-    listServices(signal) {
-        return this.call({ method: 'GET', path: '/services', retry: true, signal });
-    }
-    /** GET /databases: every database the token sees. */
-    listDatabases(signal) {
-        return this.call({ method: 'GET', path: '/databases', retry: true, signal });
-    }
-    /** GET /projects: the team's projects, without their environments. */
-    listProjects(signal) {
-        return this.call({ method: 'GET', path: '/projects', retry: true, signal });
-    }
-    /** GET /projects/{uuid}: the project and its environments. */
-    getProject(uuid, signal) {
-        return this.call({ method: 'GET', path: `/projects/${enc(uuid)}`, retry: true, signal });
-    }
-    /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
-    getService(uuid, signal, { final = false } = {}) {
-        const path = `/services/${enc(uuid)}`;
-        return this.dated({ method: 'GET', path, retry: true, signal, final });
-    }
-    /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
-    getDatabase(uuid, signal, { final = false } = {}) {
-        const path = `/databases/${enc(uuid)}`;
-        return this.dated({ method: 'GET', path, retry: true, signal, final });
-    }
-    /** The end of a service part's container log; Coolify refuses it unless the container runs. */
-    getServiceLogs(uuid, part, lines, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/services/${enc(uuid)}/logs`,
-            query: { sub_service_name: part, lines: String(lines) },
-            retry: true,
-            signal
-        });
-    }
-    /** The end of a database's container log; Coolify refuses it unless the container runs. */
-    getDatabaseLogs(uuid, lines, signal) {
-        return this.call({
-            method: 'GET',
-            path: `/databases/${enc(uuid)}/logs`,
-            query: { lines: String(lines) },
-            retry: true,
-            signal
-        });
-    }
-    /**
-     * Ends every call still under way, without retrying it, and closes the connections, so that the
-     * process can exit.
-     */
-    async close() {
-        this.closing.abort(new errors/* ActionError */.lZ('the step is done with Coolify'));
-        this.http.close();
-    }
-    /**
-     * Sends a call, and repeats it on transient failures until its signal aborts: a proxy or
-     * Coolify restarting for minutes is normal, and the deployment goes on meanwhile. Aborted, it
-     * throws the last failure it met, which says more than the abort.
-     */
-    async call(call) {
-        return (await this.dated(call)).body;
-    }
-    /** `call`, with the time Coolify sent its answer. */
-    async dated(asked) {
-        const bounded = (0,signals/* linked */.q)([asked.signal, this.closing.signal]);
-        try {
-            return await this.#attempts({ ...asked, signal: bounded.signal });
-        }
-        finally {
-            bounded.release();
-        }
-    }
-    /** `dated`'s attempts, until one is answered, a failure is not transient, or `call.signal` aborts. */
-    async #attempts(call) {
-        let last;
-        for (let attempt = 1;; attempt++) {
-            try {
-                // GETs that poll leave what the window holds back alone.
-                await this.gate.ready(call.signal, call.method === 'GET' && !call.final);
-                const answer = (await this.send(call));
-                this.reachability.answered(`${call.method} ${call.path}`);
-                return answer;
-            }
-            catch (error) {
-                if (call.signal.aborted)
-                    throw last?.afterAttempts(attempt - 1) ?? cutOff(call, error);
-                if (!(error instanceof coolify_errors/* CoolifyError */.wx) || !error.details.transient || !call.retry) {
-                    throw error instanceof coolify_errors/* CoolifyError */.wx ? error.afterAttempts(attempt) : error;
-                }
-                last = error;
-                this.reachability.failed(error);
-                const givenUp = this.reachability.givenUp(error, attempt);
-                if (givenUp)
-                    throw givenUp;
-                try {
-                    const wait = this.options.sleep ?? pacing/* sleep */.yy;
-                    await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
-                }
-                catch {
-                    throw error.afterAttempts(attempt);
-                }
-            }
-        }
-    }
-    /** One request, one answer: the parsed JSON body and its date, or a CoolifyError. */
-    async send(call) {
-        const label = `${call.method} ${call.path}`;
-        const url = new URL(this.options.apiUrl + call.path);
-        for (const [key, value] of Object.entries(call.query ?? {})) {
-            if (value !== undefined)
-                url.searchParams.set(key, value);
-        }
-        const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-        const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
-        let response;
-        try {
-            response = await this.http.request(url, {
-                method: call.method,
-                headers,
-                body,
-                signal: call.signal,
-                once: !call.retry
-            });
-        }
-        catch (error) {
-            this.gate.unanswered();
-            if (call.signal.aborted)
-                throw call.signal.reason;
-            const { reason, hint, transient, unsent } = (0,coolify_errors/* describeNetworkFailure */.Ku)(error, this.host, this.proxy?.name);
-            throw new coolify_errors/* CoolifyError */.wx(label, reason, hint, { transient, unanswered: true, unsent });
-        }
-        const status = response.status;
-        const retryAfterMs = (0,pacing/* parseRetryAfter */.mu)(response.header('retry-after'));
-        // A full deployment queue (told by its message) is not rate limiting: other requests go on.
-        const observe = (serverMessage) => this.gate.observe(response.header('x-ratelimit-limit'), response.header('x-ratelimit-remaining'), status === 429 && !(0,coolify_errors/* isQueueFull */.Hj)(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
-        let text;
-        try {
-            text = await response.text();
-        }
-        catch (error) {
-            observe();
-            if (call.signal.aborted)
-                throw call.signal.reason;
-            if (error instanceof http/* HttpUnreadable */.QC) {
-                throw new coolify_errors/* CoolifyError */.wx(label, `the answer (${status}) cannot be read: ${error.message}`, coolify_errors/* UNREADABLE_HINT */.wK, {
-                    status,
-                    transient: false
-                });
-            }
-            const { reason } = (0,coolify_errors/* describeNetworkFailure */.Ku)(error, this.host, this.proxy?.name);
-            throw new coolify_errors/* CoolifyError */.wx(label, `the answer (${status}) was cut short: ${reason}`, '', {
-                status,
-                transient: true
-            });
-        }
-        const date = Date.parse(response.header('date') ?? '');
-        if (call.plain && status >= 200 && status < 300) {
-            observe();
-            return { body: text.trim(), date: Number.isNaN(date) ? undefined : date };
-        }
-        const json = parseJson(text);
-        const html = json === undefined && looksLikeHtml(text, response.header('content-type'));
-        // A web page says nothing of whether Coolify's API is at this address.
-        if (!html)
-            this.reachability.answeredAtAll();
-        const serverMessage = messageOf(json);
-        observe(serverMessage);
-        if (status < 200 || status >= 300) {
-            const described = (0,coolify_errors/* describeHttpFailure */.U4)(status, serverMessage, {
-                location: response.header('location'),
-                'cf-mitigated': response.header('cf-mitigated')
-            }, url);
-            // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
-            const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated');
-            // Through a proxy, plain http is answered by the proxy when it cannot reach Coolify.
-            const byProxy = this.proxy && url.protocol === 'http:' && status >= 500 && serverMessage === undefined;
-            const reason = byProxy
-                ? `the proxy ${this.proxy.name} or Coolify behind it answered ${status}`
-                : !page
-                    ? described.reason + invalidFields(json)
-                    : status >= 500
-                        ? `a proxy in front of Coolify answered ${status} with an HTML page`
-                        : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`;
-            const hint = page && status < 500
-                ? "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
-                : described.hint;
-            throw new coolify_errors/* CoolifyError */.wx(label, reason, hint, {
-                status,
-                serverMessage,
-                transient: described.transient,
-                retryAfterMs
-            });
-        }
-        if (json === undefined) {
-            // A 2xx that is not JSON is a proxy's page or a body cut short; neither is Coolify's answer.
-            const reason = html
-                ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
-                : `the answer (${status}) was not valid JSON`;
-            const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
-            throw new coolify_errors/* CoolifyError */.wx(label, reason, hint, { status, transient: true, notCoolify: html });
-        }
-        return { body: json, date: Number.isNaN(date) ? undefined : date };
-    }
-}
-function enc(segment) {
-    return encodeURIComponent(segment);
-}
-function parseJson(text) {
-    if (text === '')
-        return {};
+function pullRequestEvent(env = process.env) {
+    let payload;
     try {
-        return JSON.parse(text);
+        payload = env.GITHUB_EVENT_PATH ? JSON.parse((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8')) : {};
     }
     catch {
-        return undefined;
+        payload = {};
+    }
+    const pull = payload?.pull_request;
+    const side = (name) => pull?.[name] ?? {};
+    const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
+    return {
+        repository: text(env.GITHUB_REPOSITORY),
+        sha: text(env.GITHUB_SHA),
+        headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
+        headSha: text(side('head').sha),
+        headRepository: text(side('head').repo?.full_name),
+        baseRepository: text(side('base').repo?.full_name)
+    };
+}
+/** A pull request from a fork: its branch is not in the repository Coolify builds from. */
+function isFromFork(event) {
+    return (event.headRepository !== undefined &&
+        event.baseRepository !== undefined &&
+        event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase());
+}
+
+
+/***/ }),
+
+/***/ 4389:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Xg: () => (/* binding */ readConfig)
+/* harmony export */ });
+/* unused harmony exports MAX_DURATION_MS, REFUSED_WITHOUT_TRIGGER, parseCoolifyUrl, parseNames, parseList, parseHeaders */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _time_duration_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2061);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(3916);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8019);
+
+
+
+
+
+const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** Docker's rule for a tag. */
+const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the action sets itself; a `headers` line must not replace them. */
+const RESERVED_HEADERS = new Set([
+    'authorization',
+    'accept',
+    'content-type',
+    'content-length',
+    'host'
+]);
+/**
+ * Headers a `headers` line cannot send, and why: they speak of the connection or the proxy, not
+ * of the request (the HTTP client refuses them, or they would reach no one meant to read them).
+ */
+const UNSENDABLE_HEADERS = {
+    expect: 'asks Coolify to confirm before a body is sent, which the action never waits for; remove that line.',
+    'proxy-authorization': 'is for the proxy, which takes its credentials from the proxy variable (http://user:password@proxy:3128); remove that line.',
+    ...Object.fromEntries([
+        'connection',
+        'keep-alive',
+        'proxy-connection',
+        'te',
+        'trailer',
+        'transfer-encoding',
+        'upgrade'
+    ].map(name => [
+        name,
+        'is about the connection, which the action manages itself; remove that line.'
+    ]))
+};
+/** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** What a value sent as an HTTP header may hold: printable ASCII. */
+const HEADER_TEXT = /^[\x20-\x7e]*$/;
+/** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
+const MAX_DURATION_MS = 24 * 3_600_000;
+/** Inputs of several lines or items, checked a line or an item at a time. */
+const MULTI_LINE = new Set(['app', 'app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
+/**
+ * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
+ * could print them. A bad value throws an ActionError that names the input and what it accepts.
+ * Every value may end up in a request or the log, so none may hold a control character: errors
+ * about one name the input (and line), never the value.
+ */
+function readConfig(raw, mask) {
+    const token = raw('token').trim();
+    if (token)
+        mask(token);
+    const githubToken = raw('github-token').trim() || undefined;
+    if (githubToken)
+        mask(githubToken);
+    const env = raw('env').trim() || undefined;
+    if (env)
+        maskEnvValues(env, mask);
+    const headers = parseHeaders(raw('headers'), mask);
+    refuseUnsendable('Input `token`', token);
+    refuseUnsendable('Input `github-token`', githubToken ?? '');
+    const read = singleLine(raw);
+    const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
+    if (!token) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
+    }
+    const appUuids = parseList(raw('app-uuid'));
+    const appNames = parseNames(raw('app'));
+    const tags = parseList(raw('tag'));
+    for (const uuid of appUuids)
+        refuseControl('Input `app-uuid`', uuid);
+    for (const name of appNames)
+        refuseControl('Input `app`', name);
+    for (const tag of tags)
+        refuseControl('Input `tag`', tag);
+    if (appNames.length > 0 && appUuids.length > 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.');
+    }
+    const apps = appNames.length > 0 ? 'app' : 'app-uuid';
+    if (appUuids.length === 0 && appNames.length === 0 && tags.length === 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.');
+    }
+    if ((appUuids.length > 0 || appNames.length > 0) && tags.length > 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`);
+    }
+    for (const uuid of appUuids) {
+        if (!UUID.test(uuid)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`);
+        }
+    }
+    for (const tag of tags) {
+        if (/[/?#&]/.test(tag)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
+        }
+    }
+    const trigger = parseBoolean(read, 'trigger', true);
+    const config = {
+        instanceUrl,
+        apiUrl,
+        token,
+        appUuids,
+        appNames,
+        tags,
+        force: parseBoolean(read, 'force', false),
+        pr: parsePullRequest(read('pr')),
+        trigger,
+        wait: parseBoolean(read, 'wait', true),
+        timeoutMs: parseDurationInput(read, 'timeout', '30m'),
+        pollIntervalMs: parseDurationInput(read, 'poll-interval', '3s'),
+        // What the action did not start, it does not cancel unless told to.
+        cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', trigger),
+        cancelOnAbort: parseBoolean(read, 'cancel-on-abort', trigger),
+        logs: parseBoolean(read, 'logs', true),
+        debugLogs: parseBoolean(read, 'debug-logs', false),
+        headers,
+        caCertificate: readCaCertificate(raw('ca-certificate')),
+        environment: read('environment').trim() || undefined,
+        githubToken,
+        gitBranch: read('git-branch').trim() || undefined,
+        domains: read('domains').trim() || undefined,
+        env: env ? parseEnv(env) : undefined,
+        imageTag: parseImageTag(read('image-tag')),
+        commit: parseCommit(read('commit')),
+        healthUrl: parseHealthUrl(read('health-url')),
+        healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
+        rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
+        comment: parseBoolean(read, 'comment', true),
+        deletePreview: parseBoolean(read, 'delete-preview', false),
+        reviewApp: parseBoolean(read, 'review-app', false),
+        dryRun: parseBoolean(read, 'dry-run', false),
+        reviewPlacement: {
+            project: read('review-project').trim() || undefined,
+            server: read('review-server').trim() || undefined,
+            environment: read('review-environment').trim() || undefined,
+            deployKey: read('review-deploy-key').trim() || undefined,
+            destination: read('review-destination').trim() || undefined
+        }
+    };
+    if (config.pr !== undefined && tags.length > 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.');
+    }
+    if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.');
+    }
+    if (config.deletePreview && (config.pr === undefined || tags.length > 0)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).');
+    }
+    checkFollowInputs(config, read);
+    checkVersionInputs(config);
+    checkReviewInputs(config, read('review-domain'));
+    return config;
+}
+/** The inputs that start or change something, which `trigger: false` refuses. */
+const REFUSED_WITHOUT_TRIGGER = [
+    'git-branch',
+    'domains',
+    'env',
+    'image-tag',
+    'force',
+    'rollback-on-failure',
+    'review-app',
+    'delete-preview',
+    'tag'
+];
+/** `trigger: false` starts and changes nothing: inputs that would are refused. */
+function checkFollowInputs(config, read) {
+    if (config.trigger)
+        return;
+    const changing = REFUSED_WITHOUT_TRIGGER.filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()));
+    if (changing.length > 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
+    }
+    if (!config.wait) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
     }
 }
-/** Coolify's short `message`, trimmed to one line; never the rest of the body. */
-function messageOf(json) {
-    const message = json?.message;
-    if (typeof message !== 'string')
+/** A review app is one application per pull request, made from one template. */
+function checkReviewInputs(config, domain) {
+    if (!config.reviewApp)
+        return;
+    if (config.pr === undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
+    }
+    if (config.tags.length > 0 || config.appUuids.length + config.appNames.length !== 1) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).');
+    }
+    if (config.imageTag) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
+    }
+    const value = domain.trim();
+    if (!value)
+        return;
+    const domains = value.replaceAll('{pr}', String(config.pr));
+    for (const item of domains.split(',')) {
+        let url;
+        try {
+            url = new URL(item.trim());
+        }
+        catch {
+            url = undefined;
+        }
+        if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
+        }
+    }
+    config.reviewDomain = domains;
+}
+/** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
+function checkVersionInputs(config) {
+    const named = [
+        config.imageTag && 'image-tag',
+        config.commit && 'commit',
+        config.rollbackOnFailure && 'rollback-on-failure'
+    ].filter(Boolean);
+    if (named.length > 0 && config.tags.length > 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`);
+    }
+    if (config.imageTag && config.commit) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
+    }
+    if (config.rollbackOnFailure && !config.wait) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `rollback-on-failure` and `wait: false` together: a run that does not wait never sees the deployment fail, so it cannot roll it back. Drop one of them.');
+    }
+    if (config.rollbackOnFailure && config.pr !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
+    }
+    if (config.pr !== undefined && !config.reviewApp) {
+        const production = config.gitBranch ? 'git-branch' : config.domains ? 'domains' : undefined;
+        if (production) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${production}\` changes production's application: a preview (\`pr\`) has no \`${production}\` of its own. Leave it out, or deploy without \`pr\`.`);
+        }
+    }
+    if (config.commit && config.pr !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
+    }
+}
+/** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
+function parseCommit(text) {
+    const value = text.trim();
+    if (!value)
         return undefined;
-    const line = message.split(/[\r\n\u2028\u2029]/)[0].trim();
-    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+    if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
+    }
+    return value.toLowerCase();
+}
+/** A path (`/health`) on the application's URL, or a whole http(s) URL. */
+function parseHealthUrl(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (value.startsWith('/') && !value.startsWith('//'))
+        return value;
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
+    }
+    return value;
+}
+/** The reader of single-line inputs: it refuses a value holding a control character. */
+function singleLine(read) {
+    return name => {
+        const value = read(name);
+        if (!MULTI_LINE.has(name))
+            refuseControl(`Input \`${name}\``, value.trim());
+        return value;
+    };
+}
+/** `where` names the input (and line); the value is never part of the message. */
+function refuseControl(where, value) {
+    if (CONTROL.test(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`${where} holds a control character (a line break, tab or the like): remove it.`);
+    }
+}
+/** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
+function refuseUnsendable(where, value) {
+    refuseControl(where, value);
+    if (!HEADER_TEXT.test(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
+    }
+}
+/** Accepts the instance address with or without `/api/v1` and trailing slashes. */
+function parseCoolifyUrl(text) {
+    const value = text.trim();
+    const example = 'like https://coolify.example.com';
+    if (!value)
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
+    }
+    if (url.username || url.password) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
+    }
+    if (url.search || url.hash) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
+    }
+    const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
+    const instanceUrl = `${url.protocol}//${url.host}${path}`;
+    return { instanceUrl, apiUrl: `${instanceUrl}/api/v1` };
 }
 /**
- * The fields a validation failure (422) is about. Only their names: the messages may quote the
- * values sent.
+ * `app`: names may hold spaces, so only commas and newlines separate them; each is trimmed, and
+ * duplicates are dropped.
  */
-function invalidFields(json) {
-    const errors = json?.errors;
-    const fields = errors && typeof errors === 'object' ? Object.keys(errors).slice(0, 5) : [];
-    return fields.length ? ` (invalid: ${fields.join(', ')})` : '';
+function parseNames(text) {
+    return [...new Set(text.split(/[\r\n,]+/).map(item => item.trim()))].filter(Boolean);
 }
-function looksLikeHtml(text, contentType) {
-    return /html/i.test(contentType ?? '') || /^\s*</.test(text);
+/** Commas, spaces or newlines separate items; duplicates are dropped. */
+function parseList(text) {
+    return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
 }
+function parseBoolean(read, name, fallback) {
+    const value = read(name).trim().toLowerCase();
+    if (value === '')
+        return fallback;
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
+}
+function parseDurationInput(read, name, fallback) {
+    const text = read(name).trim() || fallback;
+    const ms = (0,_time_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .parseDuration */ .E)(text);
+    if (ms === undefined || ms <= 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
+    }
+    if (ms > MAX_DURATION_MS) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
+    }
+    return ms;
+}
+function parsePullRequest(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!/^\d+$/.test(value) || Number(value) === 0 || !Number.isSafeInteger(Number(value))) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
+    }
+    return Number(value);
+}
+function parseImageTag(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (!DOCKER_TAG.test(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
+    }
+    return value;
+}
+/** `Name: value` a line. Values are secrets (service tokens), so errors name the line, never the value. */
+function parseHeaders(text, mask) {
+    const headers = {};
+    const lines = text.split(/\r?\n/);
+    for (const [index, raw] of lines.entries()) {
+        const line = raw.trim();
+        if (!line || line.startsWith('#'))
+            continue;
+        const colon = line.indexOf(':');
+        const name = colon > 0 ? line.slice(0, colon).trim() : '';
+        const value = colon > 0 ? line.slice(colon + 1).trim() : '';
+        // As `env`: a plain word (`https`) would star out every link printed after it.
+        if (value && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .worthMasking */ .LB)(value))
+            mask(value);
+        refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
+        if (!HEADER_NAME.test(name) || !value) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
+        }
+        if (name.toLowerCase() === 'accept-encoding') {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`);
+        }
+        const unsendable = UNSENDABLE_HEADERS[name.toLowerCase()];
+        if (unsendable) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} ${unsendable}`);
+        }
+        if (RESERVED_HEADERS.has(name.toLowerCase())) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
+        }
+        headers[name] = value;
+    }
+    return headers;
+}
+function readCaCertificate(text) {
+    const value = text.trim();
+    if (!value)
+        return undefined;
+    if (value.includes(PEM_BEGIN))
+        return parsedPem(value, 'the PEM text');
+    refuseControl('Input `ca-certificate`', value);
+    let pem;
+    try {
+        pem = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(value, 'utf8');
+    }
+    catch {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
+    }
+    if (!pem.includes(PEM_BEGIN)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
+    }
+    return parsedPem(pem, `the file "${value}"`);
+}
+const PEM_BEGIN = '-----BEGIN CERTIFICATE-----';
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
 /**
- * A call whose signal ended before any answer: aborted with a reason of its own (the run's cancel),
- * it throws that; when a time share ran out, a CoolifyError naming the request rather than a bare
- * "operation aborted".
+ * The certificates, each as PEM with its lines back: a CI variable often holds the PEM flattened
+ * to one line, which TLS would not read. One that does not parse is refused now, not when the
+ * connection fails as untrusted.
  */
-function cutOff(call, error) {
-    if (error instanceof coolify_errors/* CoolifyError */.wx)
-        return error;
-    const reason = call.signal.reason;
-    if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
-        return reason;
-    return new coolify_errors/* CoolifyError */.wx(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
-}
-
-// EXTERNAL MODULE: ./src/proxy.ts
-var proxy = __nccwpck_require__(8903);
-// EXTERNAL MODULE: ./src/secrets.ts
-var secrets = __nccwpck_require__(7194);
-;// CONCATENATED MODULE: ./src/connect.ts
-
-
-
-/**
- * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
- * through the runner's proxy when it has one (its password masked first).
- */
-function connect(config, say) {
-    for (const secret of (0,proxy/* proxySecrets */.Wm)())
-        (0,secrets/* mask */.dK)(secret);
-    const client = new CoolifyClient({
-        apiUrl: config.apiUrl,
-        token: config.token,
-        headers: config.headers,
-        caCertificate: config.caCertificate,
-        // A read that takes ten poll intervals is stuck; but give slow proxies at least five seconds.
-        requestTimeoutMs: Math.min(30_000, Math.max(5000, config.pollIntervalMs * 10)),
-        // Retries back off, but never so far that Coolify's return goes unnoticed for long.
-        retry: {
-            baseDelayMs: Math.min(1000, config.pollIntervalMs),
-            maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
-        },
-        note: say.note
+function parsedPem(text, where) {
+    const blocks = [...text.matchAll(PEM_BLOCK)].map(([, body]) => {
+        const base64 = body.replace(/\s+/g, '');
+        const lines = base64.match(/.{1,64}/g) ?? [];
+        return [PEM_BEGIN, ...lines, '-----END CERTIFICATE-----'].join('\n');
     });
-    if (client.proxy)
-        say.note(`Requests to Coolify go through the proxy ${client.proxy.name}`);
-    return client;
+    for (const [index, block] of blocks.entries()) {
+        try {
+            new node_crypto__WEBPACK_IMPORTED_MODULE_0__.X509Certificate(block);
+        }
+        catch {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: certificate ${index + 1} in ${where} does not parse; give the PEM text as exported, or its path.`);
+        }
+    }
+    if (blocks.length === 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: ${where} has no complete PEM certificate.`);
+    }
+    return `${blocks.join('\n')}\n`;
+}
+/**
+ * Masks the values of `env` worth masking (see `worthMasking`): masking `3000` or `https` would
+ * blank every occurrence in the whole log, links included, and hides nothing.
+ */
+function maskEnvValues(text, mask) {
+    for (const line of text.split(/\r?\n/)) {
+        const value = line.slice(line.indexOf('=') + 1).trim();
+        if (line.includes('=') && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .worthMasking */ .LB)(value))
+            mask(value);
+    }
+}
+/**
+ * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
+ * a line break; tabs and other control characters are refused too.
+ */
+function parseEnv(text) {
+    const variables = new Map();
+    for (const [index, raw] of text.split(/\r?\n/).entries()) {
+        const line = raw.trim();
+        if (!line || line.startsWith('#'))
+            continue;
+        if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
+        }
+        const key = line.slice(0, line.indexOf('='));
+        refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
+        variables.set(key, line.slice(key.length + 1));
+    }
+    if (variables.size === 0)
+        return undefined;
+    return [...variables].map(([key, value]) => ({ key, value }));
+}
+
+
+/***/ }),
+
+/***/ 8019:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   LB: () => (/* binding */ worthMasking),
+/* harmony export */   dK: () => (/* binding */ mask),
+/* harmony export */   jh: () => (/* binding */ redactMasked),
+/* harmony export */   x5: () => (/* binding */ redactPayloads)
+/* harmony export */ });
+/* unused harmony exports MIN_MASKED_LENGTH, maskedForms */
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2237);
+
+/**
+ * Values shorter than this are never masked: the runner would star out every "1" or "on" in the
+ * log, and the pull request comment leaves out only what the log does.
+ */
+const MIN_MASKED_LENGTH = 4;
+/** A plain number of at most six digits (a port, a count, a size): `3000`, `8080`, `0.5`. */
+const PLAIN_NUMBER = /^\d{1,6}(\.\d+)?$/;
+/** One word of at most twelve letters, all of one case: `https`, `production`, `true`, `INFO`. */
+const PLAIN_WORD = /^(?:[a-z]{1,12}|[A-Z]{1,12})$/;
+/**
+ * Whether one of the application's own settings (`env`, its variables) is worth masking. A mask
+ * stars out the value in every line printed after it, links included: `PORT=3000` would make the
+ * preview's link `…:***`, `PROTOCOL=https` every link `***://…`. So values that give nothing away
+ * stay readable: under four characters, a plain number, or one word of letters in one case.
+ * Anything else (digits among letters, mixed case, symbols, a URL) is masked.
+ */
+function worthMasking(value) {
+    return value.length >= MIN_MASKED_LENGTH && !PLAIN_NUMBER.test(value) && !PLAIN_WORD.test(value);
+}
+/**
+ * Everything the step masked, for what the runner does not mask itself: the pull request comment,
+ * the summary's escaped text, a line cut before the runner sees it.
+ */
+const masked = new Set();
+/**
+ * Masks a value in the host's log from now on, and remembers it, so that what the runner does not
+ * mask (`redactMasked`) can leave it out too.
+ */
+function mask(value) {
+    if (!value)
+        return;
+    masked.add(value);
+    (0,_host_js__WEBPACK_IMPORTED_MODULE_0__/* .host */ .Hc)().mask(value);
+}
+/**
+ * Every form in which GitHub's runner hides a masked value: the value and each of its lines,
+ * trimmed (`::add-mask::` adds them, actions/runner `ActionCommandManager.cs`), each as the
+ * encoders registered in `src/Runner.Common/HostContext.cs` write it (`ValueEncoders.cs`): base64
+ * from its first, second and third byte, quotes escaped for a command line and for an expression,
+ * JSON-, URI- and XML-escaped, without its surrounding double quotes, and its PowerShell halves
+ * around `&`. Beyond the runner's list: base64 forms also without their last, padded character,
+ * which depends on what follows the value in a longer text, and URI forms as JavaScript and HTML
+ * forms write them. Forms under `MIN_MASKED_LENGTH` are left out, as values are.
+ */
+function maskedForms(value) {
+    const lines = value
+        .split(/[\r\n]+/)
+        .map(line => line.trim())
+        .filter(Boolean);
+    const forms = [value, ...lines].flatMap(one => [
+        one,
+        ...base64Forms(one),
+        one.replaceAll('"', '\\"'),
+        one.replaceAll("'", "''"),
+        jsonEscaped(one),
+        ...uriEscaped(one),
+        xmlEscaped(one),
+        one.length > 8 && one.startsWith('"') && one.endsWith('"') ? one.slice(1, -1) : '',
+        ...powerShellHalves(one)
+    ]);
+    return [...new Set(forms)].filter(form => form.length >= MIN_MASKED_LENGTH);
+}
+/**
+ * `text` with every form of every masked value (and `escape` of each, as a report escapes it)
+ * replaced by `***`: for what the runner never sees, or sees only after it was cut. The longest
+ * form is taken first, so that no part of a longer one is left.
+ */
+function redactMasked(text, escape) {
+    const forms = [...masked].flatMap(maskedForms);
+    const all = [...new Set(escape ? [...forms, ...forms.map(escape)] : forms)];
+    if (all.length === 0)
+        return text;
+    all.sort((a, b) => b.length - a.length);
+    const pattern = new RegExp(all.map(form => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+    return text.replace(pattern, '***');
+}
+/** Base64 of the value from its first, second and third byte; each also without what padding makes uncertain. */
+function base64Forms(value) {
+    const bytes = Buffer.from(value, 'utf8');
+    return [0, 1, 2].flatMap(shift => {
+        const encoded = (bytes.length > shift ? bytes.subarray(shift) : bytes).toString('base64');
+        const certain = encoded.replace(/=+$/, '').slice(0, -1);
+        return encoded.endsWith('=') && certain.length >= 8 ? [encoded, certain] : [encoded];
+    });
+}
+/** As Newtonsoft.Json writes a string, without its quotes: it also escapes U+0085, U+2028, U+2029. */
+function jsonEscaped(value) {
+    return JSON.stringify(value)
+        .slice(1, -1)
+        .replace(/[\u0085\u2028\u2029]/g, char => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+/**
+ * As .NET's `Uri.EscapeDataString` writes it (only RFC 3986's unreserved characters stay), and
+ * beyond the runner's list, as JavaScript's `encodeURIComponent` and a form's query write it.
+ */
+function uriEscaped(value) {
+    try {
+        const component = encodeURIComponent(value);
+        const strict = component.replace(/[!'()*]/g, char => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+        return [strict, component, new URLSearchParams({ v: value }).toString().slice(2)];
+    }
+    catch {
+        return []; // a lone surrogate: .NET refuses it too
+    }
+}
+/** As .NET's `SecurityElement.Escape`. */
+function xmlEscaped(value) {
+    const names = {
+        '&': 'amp',
+        '<': 'lt',
+        '>': 'gt',
+        '"': 'quot',
+        "'": 'apos'
+    };
+    return value.replace(/[&<>"']/g, char => `&${names[char]};`);
+}
+/**
+ * PowerShell colours part of a failing command's text: the runner masks the part up to the last
+ * `&` (or to the first `&+`) and the part after it (after `&+` and one more character), each when
+ * it has six characters or more.
+ */
+function powerShellHalves(value) {
+    if (!value.includes('&'))
+        return [];
+    const plus = value.indexOf('&+');
+    const before = plus >= 0 ? value.slice(0, plus + 2) : value.slice(0, value.lastIndexOf('&') + 1);
+    const after = plus >= 0
+        ? value.length > plus + 3
+            ? value.slice(plus + 3)
+            : ''
+        : value.slice(value.lastIndexOf('&') + 1);
+    return [before, after].filter(half => half.length >= 6);
+}
+/**
+ * A run of base64 piped to `base64 -d`, whatever quotes close it: `echo '…' | base64 -d`, and as
+ * Coolify 4.3 quotes a command for `docker exec … bash -c '…'`, `echo '\''…'\'' | base64 -d`
+ * (`bootstrap/helpers/docker.php`, `executeInDocker`).
+ */
+const BASE64_PAYLOAD = /[A-Za-z0-9+/]{16,}={0,2}(?=['"\\]*\s*\|\s*base64\s+(?:-d|-D|--decode)\b)/g;
+/**
+ * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
+ * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
+ * payloads are replaced before such a line is printed.
+ */
+function redactPayloads(text) {
+    return text
+        .replace(BASE64_PAYLOAD, '<redacted>')
+        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
 }
 
 
@@ -23025,7 +21443,7 @@ function listOf(value) {
 /* harmony export */   wx: () => (/* binding */ CoolifyError)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3916);
-/* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6803);
+/* harmony import */ var _transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9854);
 
 
 /**
@@ -23381,7 +21799,7 @@ proxy) {
  */
 function describeProxyFailure(error, code, host, proxy) {
     const hint = 'Check HTTPS_PROXY (or HTTP_PROXY) and NO_PROXY on the runner';
-    if (error instanceof _http_js__WEBPACK_IMPORTED_MODULE_0__/* .ProxyFailure */ .N$ && CERTIFICATE_CODES.has(code)) {
+    if (error instanceof _transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ProxyFailure */ .N$ && CERTIFICATE_CODES.has(code)) {
         return {
             reason: `the TLS certificate of the proxy ${proxy} is not trusted (${code})`,
             hint: "`ca-certificate` is for Coolify's certificate, not the proxy's: give the proxy's CA to Node on the runner with NODE_EXTRA_CA_CERTS (the path of a PEM file)",
@@ -23389,7 +21807,7 @@ function describeProxyFailure(error, code, host, proxy) {
             unsent: true
         };
     }
-    if (error instanceof _http_js__WEBPACK_IMPORTED_MODULE_0__/* .ProxyFailure */ .N$ && /TIMEOUT/.test(code)) {
+    if (error instanceof _transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ProxyFailure */ .N$ && /TIMEOUT/.test(code)) {
         return {
             reason: `the proxy ${proxy} did not answer in time (${code})`,
             hint,
@@ -23458,8 +21876,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __nccwpck_require__(7607);
+// EXTERNAL MODULE: ./src/time/duration.ts
+var duration = __nccwpck_require__(2061);
 // EXTERNAL MODULE: ./src/coolify/errors.ts
 var errors = __nccwpck_require__(5870);
 ;// CONCATENATED MODULE: ./src/coolify/pacing.ts
@@ -23721,51 +22139,6 @@ class Reachability {
         this.note(`Coolify answers again, after ${(0,duration/* formatDuration */.a)(this.now() - this.downSince)}.`);
         this.downSince = undefined;
     }
-}
-
-
-/***/ }),
-
-/***/ 7607:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   E: () => (/* binding */ parseDuration),
-/* harmony export */   a: () => (/* binding */ formatDuration)
-/* harmony export */ });
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-/**
- * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
- * those.
- */
-function parseDuration(text) {
-    const value = text.trim().toLowerCase();
-    if (/^\d+(?:\.\d+)?$/.test(value))
-        return Math.round(Number(value) * 1000);
-    if (value === '')
-        return undefined;
-    let total = 0;
-    PART.lastIndex = 0;
-    while (PART.lastIndex < value.length) {
-        const match = PART.exec(value);
-        if (!match)
-            return undefined;
-        total += Number(match[1]) * UNIT_MS[match[2]];
-    }
-    return Math.round(total);
-}
-/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)}ms`;
-    if (ms < 60_000)
-        return `${Number((ms / 1000).toFixed(1))}s`;
-    const seconds = Math.round(ms / 1000);
-    const h = Math.floor(seconds / 3600);
-    const m = Math.floor((seconds % 3600) / 60);
-    const s = seconds % 60;
-    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
 }
 
 
@@ -24044,905 +22417,6 @@ function setHost(next) {
 
 /***/ }),
 
-/***/ 6803:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   N$: () => (/* binding */ ProxyFailure),
-/* harmony export */   QC: () => (/* binding */ HttpUnreadable),
-/* harmony export */   qB: () => (/* binding */ HttpAgent),
-/* harmony export */   xd: () => (/* binding */ ACCEPT_ENCODING)
-/* harmony export */ });
-/* unused harmony exports HttpTimeout, HttpBrokenBody, ProxyRefusal, MAX_BODY_BYTES */
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_tls__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1692);
-/* harmony import */ var node_tls__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_tls__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8522);
-/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_zlib__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var undici_lib_api_index_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6615);
-/* harmony import */ var undici_lib_dispatcher_agent_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(7405);
-/* harmony import */ var undici_lib_dispatcher_agent_js__WEBPACK_IMPORTED_MODULE_4___default = /*#__PURE__*/__nccwpck_require__.n(undici_lib_dispatcher_agent_js__WEBPACK_IMPORTED_MODULE_4__);
-/* harmony import */ var undici_lib_dispatcher_dispatcher_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(883);
-/* harmony import */ var undici_lib_dispatcher_dispatcher_js__WEBPACK_IMPORTED_MODULE_5___default = /*#__PURE__*/__nccwpck_require__.n(undici_lib_dispatcher_dispatcher_js__WEBPACK_IMPORTED_MODULE_5__);
-/* harmony import */ var undici_lib_dispatcher_pool_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(628);
-/* harmony import */ var undici_lib_dispatcher_pool_js__WEBPACK_IMPORTED_MODULE_6___default = /*#__PURE__*/__nccwpck_require__.n(undici_lib_dispatcher_pool_js__WEBPACK_IMPORTED_MODULE_6__);
-/* harmony import */ var undici_lib_dispatcher_proxy_agent_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(6672);
-/* harmony import */ var undici_lib_dispatcher_proxy_agent_js__WEBPACK_IMPORTED_MODULE_7___default = /*#__PURE__*/__nccwpck_require__.n(undici_lib_dispatcher_proxy_agent_js__WEBPACK_IMPORTED_MODULE_7__);
-/* harmony import */ var _proxy_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(8903);
-
-
-
-
-
-
-
-
-
-// undici's index gives every dispatcher its request methods; loaded part by part, they are given here.
-Object.assign((undici_lib_dispatcher_dispatcher_js__WEBPACK_IMPORTED_MODULE_5___default().prototype), undici_lib_api_index_js__WEBPACK_IMPORTED_MODULE_3__);
-/**
- * Why a request got no answer in time. Its code says at which stage: before a connection
- * (`CONNECT_TIMEOUT`: nothing was sent), before the headers, or between chunks of the body.
- */
-class HttpTimeout extends Error {
-    code;
-    constructor(code) {
-        super(`no answer in time (${code})`);
-        this.code = code;
-    }
-}
-/**
- * An answer that can never be read, however often it is asked for (headers larger than Node
- * reads): the reason says what was wrong with it.
- */
-class HttpUnreadable extends Error {
-    code = 'UNREADABLE_ANSWER';
-}
-/**
- * A compressed body that does not decode: cut off on the way, or broken by something in between.
- * Asked for again like an answer cut short.
- */
-class HttpBrokenBody extends Error {
-    code = 'BROKEN_BODY';
-}
-/** A failure of the connection to the proxy itself (its TLS certificate, say), not past it. */
-class ProxyFailure extends Error {
-    cause;
-    code;
-    constructor(cause) {
-        super(`the proxy failed: ${cause.message}`);
-        this.cause = cause;
-        this.code = cause.code ?? '';
-    }
-}
-/** The proxy's refusal to open a tunnel: its status says why (407: it wants credentials). */
-class ProxyRefusal extends Error {
-    status;
-    code = 'PROXY_REFUSED';
-    constructor(status) {
-        super(`the proxy answered ${status} to CONNECT`);
-        this.status = status;
-    }
-}
-/**
- * How long a connection may sit idle before it is closed: servers and the proxies before them
- * close idle ones (Apache after 5 s; firewalls drop them silently), and a request sent on one
- * they closed is lost. Shorter when the server's `Keep-Alive: timeout=N` says so, by a margin.
- */
-const IDLE_MS = 4000;
-const IDLE_MARGIN_MS = 1000;
-/** Methods a request may be sent again with: the server does the same however often it gets it. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
-/** How a connection the server closed fails the request on it, before any answer. */
-const STALE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
-/** undici's timeouts, by the stage they name. */
-const TIMEOUTS = {
-    UND_ERR_CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
-    UND_ERR_HEADERS_TIMEOUT: 'HEADERS_TIMEOUT',
-    UND_ERR_BODY_TIMEOUT: 'BODY_TIMEOUT'
-};
-/** The connections to one site, straight or through the runner's proxy for it. */
-class HttpAgent {
-    /** The outbound proxy the requests go through, when the runner has one for this site. */
-    proxy;
-    /**
-     * `kept`: connections kept open between requests (when `keepAlive`); `fresh`: a new connection
-     * for each request, closed after its answer.
-     */
-    #dispatchers;
-    #make;
-    #keepAlive;
-    #maxBodyBytes;
-    /** CONNECTs to the proxy still waiting for its answer. */
-    #tunnels = new Set();
-    /** Requests still waiting for their answer's headers. */
-    #waiting = 0;
-    constructor(site, options, env = process.env) {
-        this.proxy = (0,_proxy_js__WEBPACK_IMPORTED_MODULE_8__/* .proxyFor */ .iJ)(site, env);
-        this.#keepAlive = options.keepAlive ?? false;
-        this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-        const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined;
-        this.#make = () => this.#dispatcher(site, options.timeoutMs, ca);
-        this.#dispatchers = { kept: this.#make(), fresh: this.#make() };
-    }
-    #dispatcher(site, timeoutMs, ca) {
-        const timing = {
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
-            keepAliveTimeout: IDLE_MS,
-            keepAliveMaxTimeout: IDLE_MS,
-            keepAliveTimeoutThreshold: IDLE_MARGIN_MS
-        };
-        // The target's TLS, checked against its name or address: `ca` trusted besides Node's own.
-        const targetTls = { timeout: timeoutMs, ...(ca && { ca }) };
-        // Every pool of connections it opens, to the site or to the proxy: whether one sits idle.
-        const pools = new Set();
-        const factory = (origin, opts) => {
-            const pool = new (undici_lib_dispatcher_pool_js__WEBPACK_IMPORTED_MODULE_6___default())(origin, { ...opts, ...timing });
-            pools.add(pool);
-            return pool;
-        };
-        const idle = () => [...pools].some(pool => !pool.closed && pool.stats.free > 0);
-        const proxy = this.proxy;
-        if (!proxy)
-            return { dispatcher: new (undici_lib_dispatcher_agent_js__WEBPACK_IMPORTED_MODULE_4___default())({ connect: targetTls, factory }), idle };
-        const tunnels = this.#tunnels;
-        const dispatcher = new (undici_lib_dispatcher_proxy_agent_js__WEBPACK_IMPORTED_MODULE_7___default())({
-            ...timing,
-            uri: proxy.url.href,
-            ...(proxy.credentials && {
-                token: `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
-            }),
-            // Plain http goes to the proxy in absolute form (`GET http://host:8000/…`), as curl sends
-            // it: proxies allow CONNECT to port 443 only. https is tunnelled, TLS inside the tunnel;
-            // so is plain http through an https:// proxy, which undici sends nothing else to.
-            proxyTunnel: site.protocol === 'https:' || proxy.url.protocol === 'https:',
-            requestTls: targetTls,
-            // The proxy's own TLS trusts what Node trusts: `ca` is for the target.
-            proxyTls: { timeout: timeoutMs },
-            clientFactory: (origin, opts) => new TunnelPool(origin, { ...opts, ...timing }, tunnels),
-            factory
-        });
-        return { dispatcher, idle };
-    }
-    /**
-     * Sends a request; resolves once the answer's headers are in. A request that may be sent again
-     * is, at once and on a new connection, when a kept connection turns out closed before any
-     * answer: the server closed it while it sat idle, and never saw the request.
-     */
-    async request(url, request) {
-        const kept = this.#keepAlive && !request.once;
-        // It goes on a connection kept from an earlier answer, which the server may have closed.
-        const reused = kept && this.#dispatchers.kept.idle();
-        try {
-            return await this.#send(url, request, kept ? 'kept' : 'fresh');
-        }
-        catch (error) {
-            const stale = reused && STALE_CODES.has(codeOf(error));
-            if (!stale || !IDEMPOTENT.has(request.method) || request.signal.aborted)
-                throw error;
-            return this.#send(url, request, 'fresh');
-        }
-    }
-    async #send(url, request, kind) {
-        const { signal } = request;
-        const { dispatcher } = this.#dispatchers[kind];
-        if (signal.aborted)
-            throw signal.reason;
-        this.#waiting++;
-        let abort = () => { };
-        // Ends at once on an abort, even while a tunnel is still being opened: undici applies an
-        // abort only once the request is on a connection.
-        const aborted = new Promise((_resolve, reject) => {
-            abort = () => {
-                reject(signal.reason);
-                // A tunnel no other request waits for is closed with the request that waits for it;
-                // undici would open another for the request, which it ends only once connected.
-                if (this.#waiting === 1 && this.#tunnels.size > 0) {
-                    for (const tunnel of this.#tunnels)
-                        tunnel.abort(signal.reason);
-                    this.#dispatchers[kind] = this.#make();
-                    dispatcher.destroy().catch(() => { });
-                }
-            };
-            signal.addEventListener('abort', abort, { once: true });
-        });
-        aborted.catch(() => { });
-        let answer;
-        try {
-            answer = await Promise.race([
-                dispatcher.request({
-                    origin: url.origin,
-                    path: url.pathname + url.search,
-                    method: request.method,
-                    headers: request.headers,
-                    body: request.body,
-                    signal,
-                    // Closed after its answer: the next one of its kind gets a new connection.
-                    reset: kind === 'fresh'
-                }),
-                aborted
-            ]);
-        }
-        catch (error) {
-            throw signal.aborted ? signal.reason : failure(error);
-        }
-        finally {
-            this.#waiting--;
-            signal.removeEventListener('abort', abort);
-        }
-        const { statusCode, headers, body } = answer;
-        // Until its body is read, a failure of the answer is kept, not thrown (a probe never reads it).
-        body.on('error', () => { });
-        // Through a proxy in absolute form, a 407 is the proxy's own answer.
-        if (statusCode === 407 && this.proxy && url.protocol === 'http:') {
-            body.destroy();
-            throw new ProxyRefusal(407);
-        }
-        const header = (name) => {
-            const value = headers[name.toLowerCase()];
-            return Array.isArray(value) ? value[0] : value;
-        };
-        return {
-            status: statusCode,
-            header,
-            text: async () => {
-                try {
-                    const text = await readBody(body, header('content-encoding'), this.#maxBodyBytes);
-                    // undici frees the connection for the next request a turn after the body's end.
-                    await new Promise(resolve => setImmediate(resolve));
-                    return text;
-                }
-                catch (error) {
-                    throw signal.aborted ? signal.reason : failure(error);
-                }
-            }
-        };
-    }
-    /** Closes every connection, those under way included, so that the process can exit. */
-    close() {
-        for (const tunnel of this.#tunnels)
-            tunnel.abort();
-        for (const { dispatcher } of Object.values(this.#dispatchers)) {
-            dispatcher.destroy().catch(() => { });
-        }
-    }
-}
-/**
- * The connections to the proxy that carry CONNECT: each tunnel cancellable (the request that
- * waits for it may end), and its failures in words of the proxy, not of the target.
- */
-class TunnelPool extends (undici_lib_dispatcher_pool_js__WEBPACK_IMPORTED_MODULE_6___default()) {
-    tunnels;
-    constructor(origin, options, tunnels) {
-        super(origin, options);
-        this.tunnels = tunnels;
-    }
-    connect(options, callback) {
-        if (callback)
-            return super.connect(options, callback);
-        const tunnel = new AbortController();
-        this.tunnels.add(tunnel);
-        return super
-            .connect({ ...options, signal: tunnel.signal })
-            .then(answer => {
-            if (answer.statusCode === 200)
-                return answer;
-            answer.socket.on('error', () => { }).destroy();
-            throw new ProxyRefusal(answer.statusCode);
-        }, (error) => {
-            if (tunnel.signal.aborted)
-                throw tunnel.signal.reason ?? error;
-            const stage = TIMEOUTS[error.code ?? ''];
-            // Before the tunnel, the only peer is the proxy: whatever failed, it is the proxy's.
-            throw new ProxyFailure(stage ? new HttpTimeout('CONNECT_TIMEOUT') : error);
-        })
-            .finally(() => this.tunnels.delete(tunnel));
-    }
-}
-/**
- * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
- * gzips JSON, and a build log's JSON shrinks about tenfold.
- */
-const DECODERS = {
-    gzip: () => node_zlib__WEBPACK_IMPORTED_MODULE_2___default().createGunzip(),
-    'x-gzip': () => node_zlib__WEBPACK_IMPORTED_MODULE_2___default().createGunzip(),
-    deflate: () => node_zlib__WEBPACK_IMPORTED_MODULE_2___default().createInflate(),
-    br: () => node_zlib__WEBPACK_IMPORTED_MODULE_2___default().createBrotliDecompress()
-};
-const ACCEPT_ENCODING = 'gzip, deflate, br';
-/** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
-const MAX_BODY_BYTES = 256 * 1024 * 1024;
-/** A body as text, decoded as its `Content-Encoding` says, within `maxBytes`. */
-async function readBody(body, contentEncoding = '', maxBytes) {
-    const encoding = contentEncoding.trim().toLowerCase();
-    const plain = encoding === '' || encoding === 'identity';
-    const decoder = plain ? undefined : DECODERS[encoding];
-    if (!plain && decoder === undefined) {
-        body.destroy();
-        throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`);
-    }
-    const decoded = decoder ? body.pipe(decoder()) : body;
-    // A failure of the connection ends the reading of what it decodes.
-    if (decoded !== body)
-        body.on('error', error => decoded.destroy(error));
-    const chunks = [];
-    let size = 0;
-    try {
-        for await (const chunk of decoded) {
-            size += chunk.length;
-            if (size > maxBytes)
-                throw new HttpUnreadable(`its body is over ${megabytes(maxBytes)} MB`);
-            chunks.push(chunk);
-        }
-    }
-    finally {
-        // Left unread, the rest would hold the connection: it is closed instead.
-        if (!body.readableEnded)
-            body.destroy();
-    }
-    return Buffer.concat(chunks).toString('utf8');
-}
-function megabytes(bytes) {
-    return String(Math.round((bytes / 1024 / 1024) * 100) / 100);
-}
-/** The failure as the client reads it: ours when we have a word for it, undici's otherwise. */
-function failure(error) {
-    // undici wraps a failure of the tunnel in errors of its own.
-    let current = error;
-    for (let depth = 0; current instanceof Error && depth < 3; depth++) {
-        if (current instanceof ProxyFailure || current instanceof ProxyRefusal)
-            return current;
-        if (current instanceof HttpTimeout)
-            return current;
-        current = current.cause;
-    }
-    const code = codeOf(error);
-    if (TIMEOUTS[code])
-        return new HttpTimeout(TIMEOUTS[code]);
-    // zlib's codes: Z_DATA_ERROR, Z_BUF_ERROR (cut off); brotli's: ERR__ERROR_FORMAT_…
-    if (code.startsWith('Z_') || code.startsWith('ERR__ERROR')) {
-        return new HttpBrokenBody(`its compressed body does not decode (${code})`);
-    }
-    if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-        return new HttpUnreadable('its headers are larger than Node reads (16 KB)');
-    }
-    if (code === 'UND_ERR_SOCKET') {
-        return Object.assign(new Error('the connection closed before the answer ended'), {
-            code: 'ECONNRESET',
-            cause: error
-        });
-    }
-    if (/Proxy Authentication Required/.test(error?.message ?? '')) {
-        return new ProxyRefusal(407);
-    }
-    return error;
-}
-function codeOf(error) {
-    const code = error?.code;
-    return typeof code === 'string' ? code : '';
-}
-/**
- * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
- * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
- * file then.
- */
-function defaultCertificates(env) {
-    const store = (node_tls__WEBPACK_IMPORTED_MODULE_1___default().getCACertificates);
-    if (store)
-        return store('default');
-    const extra = env.NODE_EXTRA_CA_CERTS;
-    let added = [];
-    if (extra) {
-        try {
-            added = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(extra, 'utf8').match(PEM_CERTIFICATE) ?? [];
-        }
-        catch {
-            // Node itself only warns about a file it cannot read.
-        }
-    }
-    return [...(node_tls__WEBPACK_IMPORTED_MODULE_1___default().rootCertificates), ...added];
-}
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-
-/***/ }),
-
-/***/ 8422:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Xg: () => (/* binding */ readConfig)
-/* harmony export */ });
-/* unused harmony exports MAX_DURATION_MS, REFUSED_WITHOUT_TRIGGER, parseCoolifyUrl, parseNames, parseList, parseHeaders */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _duration_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7607);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(3916);
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7194);
-
-
-
-
-
-const UUID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-/** Docker's rule for a tag. */
-const DOCKER_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Headers the action sets itself; a `headers` line must not replace them. */
-const RESERVED_HEADERS = new Set([
-    'authorization',
-    'accept',
-    'content-type',
-    'content-length',
-    'host'
-]);
-/**
- * Headers a `headers` line cannot send, and why: they speak of the connection or the proxy, not
- * of the request (the HTTP client refuses them, or they would reach no one meant to read them).
- */
-const UNSENDABLE_HEADERS = {
-    expect: 'asks Coolify to confirm before a body is sent, which the action never waits for; remove that line.',
-    'proxy-authorization': 'is for the proxy, which takes its credentials from the proxy variable (http://user:password@proxy:3128); remove that line.',
-    ...Object.fromEntries([
-        'connection',
-        'keep-alive',
-        'proxy-connection',
-        'te',
-        'trailer',
-        'transfer-encoding',
-        'upgrade'
-    ].map(name => [
-        name,
-        'is about the connection, which the action manages itself; remove that line.'
-    ]))
-};
-/** C0 control characters (line breaks, tab, NUL, escape…) and DEL: no input value may hold one. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-/** What a value sent as an HTTP header may hold: printable ASCII. */
-const HEADER_TEXT = /^[\x20-\x7e]*$/;
-/** The longest duration an input may give: a deploy that takes longer should not hold a runner. */
-const MAX_DURATION_MS = 24 * 3_600_000;
-/** Inputs of several lines or items, checked a line or an item at a time. */
-const MULTI_LINE = new Set(['app', 'app-uuid', 'tag', 'headers', 'env', 'ca-certificate']);
-/**
- * Reads and validates every input. Secrets go to `mask` the moment they are read, before anything
- * could print them. A bad value throws an ActionError that names the input and what it accepts.
- * Every value may end up in a request or the log, so none may hold a control character: errors
- * about one name the input (and line), never the value.
- */
-function readConfig(raw, mask) {
-    const token = raw('token').trim();
-    if (token)
-        mask(token);
-    const githubToken = raw('github-token').trim() || undefined;
-    if (githubToken)
-        mask(githubToken);
-    const env = raw('env').trim() || undefined;
-    if (env)
-        maskEnvValues(env, mask);
-    const headers = parseHeaders(raw('headers'), mask);
-    refuseUnsendable('Input `token`', token);
-    refuseUnsendable('Input `github-token`', githubToken ?? '');
-    const read = singleLine(raw);
-    const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
-    if (!token) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
-    }
-    const appUuids = parseList(raw('app-uuid'));
-    const appNames = parseNames(raw('app'));
-    const tags = parseList(raw('tag'));
-    for (const uuid of appUuids)
-        refuseControl('Input `app-uuid`', uuid);
-    for (const name of appNames)
-        refuseControl('Input `app`', name);
-    for (const tag of tags)
-        refuseControl('Input `tag`', tag);
-    if (appNames.length > 0 && appUuids.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.');
-    }
-    const apps = appNames.length > 0 ? 'app' : 'app-uuid';
-    if (appUuids.length === 0 && appNames.length === 0 && tags.length === 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.');
-    }
-    if ((appUuids.length > 0 || appNames.length > 0) && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`);
-    }
-    for (const uuid of appUuids) {
-        if (!UUID.test(uuid)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`);
-        }
-    }
-    for (const tag of tags) {
-        if (/[/?#&]/.test(tag)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
-        }
-    }
-    const trigger = parseBoolean(read, 'trigger', true);
-    const config = {
-        instanceUrl,
-        apiUrl,
-        token,
-        appUuids,
-        appNames,
-        tags,
-        force: parseBoolean(read, 'force', false),
-        pr: parsePullRequest(read('pr')),
-        trigger,
-        wait: parseBoolean(read, 'wait', true),
-        timeoutMs: parseDurationInput(read, 'timeout', '30m'),
-        pollIntervalMs: parseDurationInput(read, 'poll-interval', '3s'),
-        // What the action did not start, it does not cancel unless told to.
-        cancelOnTimeout: parseBoolean(read, 'cancel-on-timeout', trigger),
-        cancelOnAbort: parseBoolean(read, 'cancel-on-abort', trigger),
-        logs: parseBoolean(read, 'logs', true),
-        debugLogs: parseBoolean(read, 'debug-logs', false),
-        headers,
-        caCertificate: readCaCertificate(raw('ca-certificate')),
-        environment: read('environment').trim() || undefined,
-        githubToken,
-        gitBranch: read('git-branch').trim() || undefined,
-        domains: read('domains').trim() || undefined,
-        env: env ? parseEnv(env) : undefined,
-        imageTag: parseImageTag(read('image-tag')),
-        commit: parseCommit(read('commit')),
-        healthUrl: parseHealthUrl(read('health-url')),
-        healthTimeoutMs: parseDurationInput(read, 'health-timeout', '2m'),
-        rollbackOnFailure: parseBoolean(read, 'rollback-on-failure', false),
-        comment: parseBoolean(read, 'comment', true),
-        deletePreview: parseBoolean(read, 'delete-preview', false),
-        reviewApp: parseBoolean(read, 'review-app', false),
-        dryRun: parseBoolean(read, 'dry-run', false),
-        reviewPlacement: {
-            project: read('review-project').trim() || undefined,
-            server: read('review-server').trim() || undefined,
-            environment: read('review-environment').trim() || undefined,
-            deployKey: read('review-deploy-key').trim() || undefined,
-            destination: read('review-destination').trim() || undefined
-        }
-    };
-    if (config.pr !== undefined && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.');
-    }
-    if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.');
-    }
-    if (config.deletePreview && (config.pr === undefined || tags.length > 0)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).');
-    }
-    checkFollowInputs(config, read);
-    checkVersionInputs(config);
-    checkReviewInputs(config, read('review-domain'));
-    return config;
-}
-/** The inputs that start or change something, which `trigger: false` refuses. */
-const REFUSED_WITHOUT_TRIGGER = [
-    'git-branch',
-    'domains',
-    'env',
-    'image-tag',
-    'force',
-    'rollback-on-failure',
-    'review-app',
-    'delete-preview',
-    'tag'
-];
-/** `trigger: false` starts and changes nothing: inputs that would are refused. */
-function checkFollowInputs(config, read) {
-    if (config.trigger)
-        return;
-    const changing = REFUSED_WITHOUT_TRIGGER.filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()));
-    if (changing.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
-    }
-    if (!config.wait) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
-    }
-}
-/** A review app is one application per pull request, made from one template. */
-function checkReviewInputs(config, domain) {
-    if (!config.reviewApp)
-        return;
-    if (config.pr === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
-    }
-    if (config.tags.length > 0 || config.appUuids.length + config.appNames.length !== 1) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).');
-    }
-    if (config.imageTag) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
-    }
-    const value = domain.trim();
-    if (!value)
-        return;
-    const domains = value.replaceAll('{pr}', String(config.pr));
-    for (const item of domains.split(',')) {
-        let url;
-        try {
-            url = new URL(item.trim());
-        }
-        catch {
-            url = undefined;
-        }
-        if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
-        }
-    }
-    config.reviewDomain = domains;
-}
-/** The version inputs name applications: they need `app-uuid`, and one kind of version each. */
-function checkVersionInputs(config) {
-    const named = [
-        config.imageTag && 'image-tag',
-        config.commit && 'commit',
-        config.rollbackOnFailure && 'rollback-on-failure'
-    ].filter(Boolean);
-    if (named.length > 0 && config.tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`);
-    }
-    if (config.imageTag && config.commit) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
-    }
-    if (config.rollbackOnFailure && !config.wait) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `rollback-on-failure` and `wait: false` together: a run that does not wait never sees the deployment fail, so it cannot roll it back. Drop one of them.');
-    }
-    if (config.rollbackOnFailure && config.pr !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
-    }
-    if (config.pr !== undefined && !config.reviewApp) {
-        const production = config.gitBranch ? 'git-branch' : config.domains ? 'domains' : undefined;
-        if (production) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${production}\` changes production's application: a preview (\`pr\`) has no \`${production}\` of its own. Leave it out, or deploy without \`pr\`.`);
-        }
-    }
-    if (config.commit && config.pr !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
-    }
-}
-/** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
-function parseCommit(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
-    }
-    return value.toLowerCase();
-}
-/** A path (`/health`) on the application's URL, or a whole http(s) URL. */
-function parseHealthUrl(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (value.startsWith('/') && !value.startsWith('//'))
-        return value;
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        url = undefined;
-    }
-    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
-    }
-    return value;
-}
-/** The reader of single-line inputs: it refuses a value holding a control character. */
-function singleLine(read) {
-    return name => {
-        const value = read(name);
-        if (!MULTI_LINE.has(name))
-            refuseControl(`Input \`${name}\``, value.trim());
-        return value;
-    };
-}
-/** `where` names the input (and line); the value is never part of the message. */
-function refuseControl(where, value) {
-    if (CONTROL.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`${where} holds a control character (a line break, tab or the like): remove it.`);
-    }
-}
-/** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
-function refuseUnsendable(where, value) {
-    refuseControl(where, value);
-    if (!HEADER_TEXT.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
-    }
-}
-/** Accepts the instance address with or without `/api/v1` and trailing slashes. */
-function parseCoolifyUrl(text) {
-    const value = text.trim();
-    const example = 'like https://coolify.example.com';
-    if (!value)
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        url = undefined;
-    }
-    if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
-    }
-    if (url.username || url.password) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
-    }
-    if (url.search || url.hash) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
-    }
-    const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
-    const instanceUrl = `${url.protocol}//${url.host}${path}`;
-    return { instanceUrl, apiUrl: `${instanceUrl}/api/v1` };
-}
-/**
- * `app`: names may hold spaces, so only commas and newlines separate them; each is trimmed, and
- * duplicates are dropped.
- */
-function parseNames(text) {
-    return [...new Set(text.split(/[\r\n,]+/).map(item => item.trim()))].filter(Boolean);
-}
-/** Commas, spaces or newlines separate items; duplicates are dropped. */
-function parseList(text) {
-    return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
-}
-function parseBoolean(read, name, fallback) {
-    const value = read(name).trim().toLowerCase();
-    if (value === '')
-        return fallback;
-    if (value === 'true')
-        return true;
-    if (value === 'false')
-        return false;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
-}
-function parseDurationInput(read, name, fallback) {
-    const text = read(name).trim() || fallback;
-    const ms = (0,_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .parseDuration */ .E)(text);
-    if (ms === undefined || ms <= 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
-    }
-    if (ms > MAX_DURATION_MS) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
-    }
-    return ms;
-}
-function parsePullRequest(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (!/^\d+$/.test(value) || Number(value) === 0 || !Number.isSafeInteger(Number(value))) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
-    }
-    return Number(value);
-}
-function parseImageTag(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (!DOCKER_TAG.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
-    }
-    return value;
-}
-/** `Name: value` a line. Values are secrets (service tokens), so errors name the line, never the value. */
-function parseHeaders(text, mask) {
-    const headers = {};
-    const lines = text.split(/\r?\n/);
-    for (const [index, raw] of lines.entries()) {
-        const line = raw.trim();
-        if (!line || line.startsWith('#'))
-            continue;
-        const colon = line.indexOf(':');
-        const name = colon > 0 ? line.slice(0, colon).trim() : '';
-        const value = colon > 0 ? line.slice(colon + 1).trim() : '';
-        // As `env`: a plain word (`https`) would star out every link printed after it.
-        if (value && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .worthMasking */ .LB)(value))
-            mask(value);
-        refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
-        if (!HEADER_NAME.test(name) || !value) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
-        }
-        if (name.toLowerCase() === 'accept-encoding') {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`);
-        }
-        const unsendable = UNSENDABLE_HEADERS[name.toLowerCase()];
-        if (unsendable) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} ${unsendable}`);
-        }
-        if (RESERVED_HEADERS.has(name.toLowerCase())) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
-        }
-        headers[name] = value;
-    }
-    return headers;
-}
-function readCaCertificate(text) {
-    const value = text.trim();
-    if (!value)
-        return undefined;
-    if (value.includes(PEM_BEGIN))
-        return parsedPem(value, 'the PEM text');
-    refuseControl('Input `ca-certificate`', value);
-    let pem;
-    try {
-        pem = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(value, 'utf8');
-    }
-    catch {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
-    }
-    if (!pem.includes(PEM_BEGIN)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
-    }
-    return parsedPem(pem, `the file "${value}"`);
-}
-const PEM_BEGIN = '-----BEGIN CERTIFICATE-----';
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
-/**
- * The certificates, each as PEM with its lines back: a CI variable often holds the PEM flattened
- * to one line, which TLS would not read. One that does not parse is refused now, not when the
- * connection fails as untrusted.
- */
-function parsedPem(text, where) {
-    const blocks = [...text.matchAll(PEM_BLOCK)].map(([, body]) => {
-        const base64 = body.replace(/\s+/g, '');
-        const lines = base64.match(/.{1,64}/g) ?? [];
-        return [PEM_BEGIN, ...lines, '-----END CERTIFICATE-----'].join('\n');
-    });
-    for (const [index, block] of blocks.entries()) {
-        try {
-            new node_crypto__WEBPACK_IMPORTED_MODULE_0__.X509Certificate(block);
-        }
-        catch {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: certificate ${index + 1} in ${where} does not parse; give the PEM text as exported, or its path.`);
-        }
-    }
-    if (blocks.length === 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: ${where} has no complete PEM certificate.`);
-    }
-    return `${blocks.join('\n')}\n`;
-}
-/**
- * Masks the values of `env` worth masking (see `worthMasking`): masking `3000` or `https` would
- * blank every occurrence in the whole log, links included, and hides nothing.
- */
-function maskEnvValues(text, mask) {
-    for (const line of text.split(/\r?\n/)) {
-        const value = line.slice(line.indexOf('=') + 1).trim();
-        if (line.includes('=') && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .worthMasking */ .LB)(value))
-            mask(value);
-    }
-}
-/**
- * Checks `KEY=value` lines; undefined when there are none. A value is one line, so it cannot hold
- * a line break; tabs and other control characters are refused too.
- */
-function parseEnv(text) {
-    const variables = new Map();
-    for (const [index, raw] of text.split(/\r?\n/).entries()) {
-        const line = raw.trim();
-        if (!line || line.startsWith('#'))
-            continue;
-        if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
-        }
-        const key = line.slice(0, line.indexOf('='));
-        refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
-        variables.set(key, line.slice(key.length + 1));
-    }
-    if (variables.size === 0)
-        return undefined;
-    return [...variables].map(([key, value]) => ({ key, value }));
-}
-
-
-/***/ }),
-
 /***/ 958:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -25122,8 +22596,7 @@ class Deployment {
             this.#name = detail.application_name;
         if (detail.commit)
             this.#commit = detail.commit;
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.locate(detail, instanceUrl);
         this.#createdAt = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .n)(detail.created_at) ?? this.#createdAt;
         this.#finishedAt = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .n)(detail.finished_at) ?? this.#finishedAt;
         const previous = this.#coolifyStatus;
@@ -25139,6 +22612,11 @@ class Deployment {
                 this.#seenRunningAt = answeredAt ?? (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .n)(detail.updated_at) ?? this.#seenRunningAt;
         }
         return previous !== this.#coolifyStatus;
+    }
+    /** Takes the link to its page in Coolify from a read: `deployment_url`, a path on the instance. */
+    locate(detail, instanceUrl) {
+        if (detail.deployment_url)
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
     }
     /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
     end(status, reason) {
@@ -25226,7 +22704,7 @@ function previewUrl(app, pr) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   z: () => (/* binding */ LogCursor)
 /* harmony export */ });
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7194);
+/* harmony import */ var _config_secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8019);
 
 /** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
 const PROBE_LENGTH = 64;
@@ -25341,13 +22819,13 @@ class LogCursor {
                 continue;
             const hidden = entry.hidden ? { hidden: true } : {};
             // Hidden entries are the job's own commands, some carrying every variable encoded.
-            const shown = (text) => (entry.hidden ? (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redactPayloads */ .x5)(text) : text);
+            const shown = (text) => (entry.hidden ? (0,_config_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redactPayloads */ .x5)(text) : text);
             if (entry.command) {
                 const key = `${entry.batch ?? 0}\u0000${entry.command}`;
                 if (key !== this.lastCommand) {
                     this.lastCommand = key;
                     // A command shown in the log can carry a payload too: redacted, and kept to the log.
-                    const text = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redactPayloads */ .x5)(entry.command);
+                    const text = (0,_config_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redactPayloads */ .x5)(entry.command);
                     const kept = text === entry.command ? hidden : { hidden: true };
                     lines.push({ kind: 'command', text, ...kept });
                 }
@@ -25527,147 +23005,6 @@ function worseFirst(a, b) {
 /** How a status reads in a sentence: `in progress`. */
 function describeStatus(status) {
     return status.replace('_', ' ');
-}
-
-
-/***/ }),
-
-/***/ 8903:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   U9: () => (/* binding */ isLoopback),
-/* harmony export */   Wm: () => (/* binding */ proxySecrets),
-/* harmony export */   iJ: () => (/* binding */ proxyFor)
-/* harmony export */ });
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7030);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3916);
-
-
-/**
- * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
- * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
- * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
- * names (see `names`).
- */
-function proxyFor(target, env = process.env) {
-    if (bypasses(target, env))
-        return undefined;
-    const [lower, upper] = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
-    const variable = env[lower] ? lower : upper;
-    const value = env[variable];
-    if (!value)
-        return undefined;
-    let url;
-    try {
-        // A bare `host:port` is an http proxy.
-        url = new URL(value.includes('://') ? value : `http://${value}`);
-    }
-    catch {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable} is not a proxy URL: give it as http://host:port (or https://, with user:password@ before the host if the proxy asks for them), or add ${target.hostname} to NO_PROXY.`);
-    }
-    if (!/^https?:$/.test(url.protocol)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`);
-    }
-    let credentials;
-    try {
-        if (url.username || url.password) {
-            credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-        }
-    }
-    catch {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`);
-    }
-    // The proxy is its origin: a path, query or fragment after it means nothing to a proxy.
-    return { url: new URL(url.origin), name: url.host, credentials };
-}
-/** The password of a proxy URL, to mask before anything could print it. */
-function proxySecrets(env = process.env) {
-    const secrets = [];
-    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
-        const value = env[name];
-        if (!value)
-            continue;
-        try {
-            const { password } = new URL(value.includes('://') ? value : `http://${value}`);
-            if (password)
-                secrets.push(password, decoded(password));
-        }
-        catch {
-            // Not a URL: nothing that reads as a password.
-        }
-    }
-    return [...new Set(secrets)];
-}
-/** `value` with its %XX escapes decoded; as it is when one is malformed. */
-function decoded(value) {
-    try {
-        return decodeURIComponent(value);
-    }
-    catch {
-        return value;
-    }
-}
-/** This machine: `localhost`, 127.x.x.x or [::1]. */
-function isLoopback(hostname) {
-    const host = hostname.toLowerCase();
-    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
-}
-function bypasses(target, env) {
-    if (!target.hostname)
-        return false;
-    if (isLoopback(target.hostname))
-        return true;
-    const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
-    return (env.no_proxy || env.NO_PROXY || '')
-        .split(',')
-        .map(item => item.trim().toLowerCase())
-        .filter(Boolean)
-        .some(item => names(item, host, port));
-}
-/**
- * Whether a `NO_PROXY` item names `host` on `port`, as curl (7.86 and later) and Go read it: `*`,
- * a name or a domain it ends in (`example.com`, `.example.com`, `*.example.com`), an address or a
- * CIDR range (`10.0.0.0/8`, `fd00::/8`; IPv6 with or without brackets), each with an optional
- * `:port` (IPv6 in brackets then).
- */
-function names(item, host, port) {
-    if (item === '*')
-        return true;
-    const { name, port: only } = splitPort(item);
-    if (only && only !== port)
-        return false;
-    const range = /^(.+)\/(\d{1,3})$/.exec(name);
-    const address = range ? range[1] : name;
-    const family = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(address);
-    if (family) {
-        const hostFamily = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host);
-        if (hostFamily !== family)
-            return false;
-        const type = family === 4 ? 'ipv4' : 'ipv6';
-        const list = new node_net__WEBPACK_IMPORTED_MODULE_0__.BlockList();
-        try {
-            list.addSubnet(address, range ? Number(range[2]) : family === 4 ? 32 : 128, type);
-        }
-        catch {
-            return false;
-        }
-        return list.check(host, type);
-    }
-    const domain = name.startsWith('*.') ? name.slice(1) : name;
-    return host === domain || host.endsWith(domain.startsWith('.') ? domain : `.${domain}`);
-}
-/** `host:port`, `[v6]:port`, or an IPv6 address (or range) without brackets, which has no port. */
-function splitPort(item) {
-    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(item);
-    if (bracketed)
-        return { name: bracketed[1], port: bracketed[2] };
-    if ((item.match(/:/g) ?? []).length > 1)
-        return { name: item };
-    const at = item.lastIndexOf(':');
-    return at < 0 ? { name: item } : { name: item.slice(0, at), port: item.slice(at + 1) };
 }
 
 
@@ -26081,7 +23418,9 @@ function notFound(error, options) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   $1: () => (/* binding */ pinVersions),
 /* harmony export */   b3: () => (/* binding */ fullCommit),
+/* harmony export */   gY: () => (/* binding */ settlePins),
 /* harmony export */   iy: () => (/* binding */ verifyVersion),
+/* harmony export */   og: () => (/* binding */ ownPin),
 /* harmony export */   ps: () => (/* binding */ restorePins),
 /* harmony export */   q2: () => (/* binding */ readVersions),
 /* harmony export */   y_: () => (/* binding */ pin),
@@ -26123,8 +23462,9 @@ const HISTORY_ROWS = 20;
 const STARTING_WAIT_MS = 10_000;
 const STARTING_POLL_MS = 500;
 /**
- * How long a pin found before this run's own is watched: another run's comes off as soon as
- * Coolify queued its deployment, within seconds; one that stays longer is the application's own.
+ * How long a pin found before this run's own is watched: another run pins right before its
+ * trigger and takes its pin off as soon as Coolify queued the deployment, within seconds; one that
+ * stays longer is the application's own.
  * Only a full queue keeps it on longer, by the queue's wait and the request that follows it: so
  * the longer watch is kept for a Coolify whose list of running deployments has some waiting (or
  * cannot be read).
@@ -26239,9 +23579,23 @@ function runningCommit(items) {
     return undefined;
 }
 /**
+ * With `commit`, waits for every pin found on the applications to settle (see `standingPin`)
+ * before this run writes any: a wait after a pin of its own would keep that pin on for as long,
+ * and another run watching it would take it for the application's own.
+ */
+async function settlePins(client, config, versions, signal, say) {
+    if (!config.commit)
+        return;
+    for (const version of versions ?? []) {
+        version.pinned = await standingPin(client, version, signal, say);
+    }
+}
+/**
  * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
- * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
- * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
+ * the post step before it is set, so that a killed run still undoes it), in front of what was
+ * settled (`settlePins`). Called right before the trigger, so that a pin is on only until Coolify
+ * answers it. Returns the pins to undo once the deploy is queued; on failure, undoes those
+ * already set within `undo` and throws.
  */
 async function pinVersions(client, config, versions, state, signal, undo, say) {
     const pins = [];
@@ -26253,8 +23607,7 @@ async function pinVersions(client, config, versions, state, signal, undo, say) {
                 say.note(`${version.name}: image tag set to ${config.imageTag}`);
             }
             else if (config.commit) {
-                const previous = await standingPin(client, version, signal, say);
-                const ours = { appUuid: version.appUuid, previous, commit: config.commit };
+                const ours = { appUuid: version.appUuid, previous: version.pinned, commit: config.commit };
                 // Counted before the PATCH: one cut off (SIGINT, SIGTERM) may still have been saved.
                 pins.push(ours);
                 await pin(client, ours, config.commit, { state, signal }).catch((error) => {
@@ -26299,6 +23652,14 @@ async function standingPin(client, version, signal, say, clock = SYSTEM_CLOCK) {
             break;
     }
     return pinned;
+}
+/**
+ * The application's own `git_commit_sha` now, read afresh and settled as `standingPin` does: what
+ * a later pin (a rollback's, on a server before 4.3) puts back.
+ */
+async function ownPin(client, version, signal, say) {
+    const pinned = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD';
+    return standingPin(client, { ...version, pinned }, signal, say);
 }
 /** Pins `commit` on the application, recording first what to put back. */
 async function pin(client, { appUuid, previous }, commit, { state, signal }) {
@@ -26447,10 +23808,10 @@ function firstMatch(detail, pattern) {
     return undefined;
 }
 /**
- * Checks, once it finished, that the deployment ran the version asked for: an image deployment
- * that ran another tag failed (its success is not this tag's); a build of another commit gets a
- * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
- * whose log this token cannot read is taken as asked.
+ * Checks, once it finished, that the deployment ran the version asked for: one that ran another
+ * tag or commit failed (its success is not this version's), or was superseded when another
+ * deploy's version was set before it started (tag) or was queued (commit). The log is read once;
+ * a deployment whose log this token cannot read is taken as asked.
  */
 async function verifyVersion(client, deployment, asked, signal) {
     if (!asked.imageTag && !asked.commit)
@@ -26481,7 +23842,16 @@ async function verifyVersion(client, deployment, asked, signal) {
     else if (asked.commit) {
         // Another commit passing green would be a lie, as another image tag would.
         const built = builtCommit(detail);
-        if (built && !(0,_follow_history_js__WEBPACK_IMPORTED_MODULE_2__/* .sameCommit */ .Kd)(built, asked.commit)) {
+        if (!built || (0,_follow_history_js__WEBPACK_IMPORTED_MODULE_2__/* .sameCommit */ .Kd)(built, asked.commit))
+            return;
+        // Coolify queues the application's git_commit_sha as it is at the trigger (applications.php
+        // 16, 4.3.11) and builds the row's commit: a row of another commit means another deploy
+        // replaced this run's pin before Coolify queued it. Its success is that deploy's to report,
+        // and a rollback would undo it.
+        if (detail.commit && !(0,_follow_history_js__WEBPACK_IMPORTED_MODULE_2__/* .sameCommit */ .Kd)(detail.commit, asked.commit)) {
+            deployment.end('cancelled', `superseded: another deploy changed the application's commit before Coolify queued this one, which built ${built} (see the Importing line of its log)`);
+        }
+        else {
             deployment.end('failed', `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`);
         }
     }
@@ -26494,242 +23864,6 @@ async function supersededBy(client, appUuid, ran, signal) {
     catch {
         return false;
     }
-}
-
-
-/***/ }),
-
-/***/ 7194:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   LB: () => (/* binding */ worthMasking),
-/* harmony export */   dK: () => (/* binding */ mask),
-/* harmony export */   jh: () => (/* binding */ redactMasked),
-/* harmony export */   x5: () => (/* binding */ redactPayloads)
-/* harmony export */ });
-/* unused harmony exports MIN_MASKED_LENGTH, maskedForms */
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2237);
-
-/**
- * Values shorter than this are never masked: the runner would star out every "1" or "on" in the
- * log, and the pull request comment leaves out only what the log does.
- */
-const MIN_MASKED_LENGTH = 4;
-/** A plain number of at most six digits (a port, a count, a size): `3000`, `8080`, `0.5`. */
-const PLAIN_NUMBER = /^\d{1,6}(\.\d+)?$/;
-/** One word of at most twelve letters, all of one case: `https`, `production`, `true`, `INFO`. */
-const PLAIN_WORD = /^(?:[a-z]{1,12}|[A-Z]{1,12})$/;
-/**
- * Whether one of the application's own settings (`env`, its variables) is worth masking. A mask
- * stars out the value in every line printed after it, links included: `PORT=3000` would make the
- * preview's link `…:***`, `PROTOCOL=https` every link `***://…`. So values that give nothing away
- * stay readable: under four characters, a plain number, or one word of letters in one case.
- * Anything else (digits among letters, mixed case, symbols, a URL) is masked.
- */
-function worthMasking(value) {
-    return value.length >= MIN_MASKED_LENGTH && !PLAIN_NUMBER.test(value) && !PLAIN_WORD.test(value);
-}
-/**
- * Everything the step masked, for what the runner does not mask itself: the pull request comment,
- * the summary's escaped text, a line cut before the runner sees it.
- */
-const masked = new Set();
-/**
- * Masks a value in the host's log from now on, and remembers it, so that what the runner does not
- * mask (`redactMasked`) can leave it out too.
- */
-function mask(value) {
-    if (!value)
-        return;
-    masked.add(value);
-    (0,_host_js__WEBPACK_IMPORTED_MODULE_0__/* .host */ .Hc)().mask(value);
-}
-/**
- * Every form in which GitHub's runner hides a masked value: the value and each of its lines,
- * trimmed (`::add-mask::` adds them, actions/runner `ActionCommandManager.cs`), each as the
- * encoders registered in `src/Runner.Common/HostContext.cs` write it (`ValueEncoders.cs`): base64
- * from its first, second and third byte, quotes escaped for a command line and for an expression,
- * JSON-, URI- and XML-escaped, without its surrounding double quotes, and its PowerShell halves
- * around `&`. Beyond the runner's list: base64 forms also without their last, padded character,
- * which depends on what follows the value in a longer text, and URI forms as JavaScript and HTML
- * forms write them. Forms under `MIN_MASKED_LENGTH` are left out, as values are.
- */
-function maskedForms(value) {
-    const lines = value
-        .split(/[\r\n]+/)
-        .map(line => line.trim())
-        .filter(Boolean);
-    const forms = [value, ...lines].flatMap(one => [
-        one,
-        ...base64Forms(one),
-        one.replaceAll('"', '\\"'),
-        one.replaceAll("'", "''"),
-        jsonEscaped(one),
-        ...uriEscaped(one),
-        xmlEscaped(one),
-        one.length > 8 && one.startsWith('"') && one.endsWith('"') ? one.slice(1, -1) : '',
-        ...powerShellHalves(one)
-    ]);
-    return [...new Set(forms)].filter(form => form.length >= MIN_MASKED_LENGTH);
-}
-/**
- * `text` with every form of every masked value (and `escape` of each, as a report escapes it)
- * replaced by `***`: for what the runner never sees, or sees only after it was cut. The longest
- * form is taken first, so that no part of a longer one is left.
- */
-function redactMasked(text, escape) {
-    const forms = [...masked].flatMap(maskedForms);
-    const all = [...new Set(escape ? [...forms, ...forms.map(escape)] : forms)];
-    if (all.length === 0)
-        return text;
-    all.sort((a, b) => b.length - a.length);
-    const pattern = new RegExp(all.map(form => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
-    return text.replace(pattern, '***');
-}
-/** Base64 of the value from its first, second and third byte; each also without what padding makes uncertain. */
-function base64Forms(value) {
-    const bytes = Buffer.from(value, 'utf8');
-    return [0, 1, 2].flatMap(shift => {
-        const encoded = (bytes.length > shift ? bytes.subarray(shift) : bytes).toString('base64');
-        const certain = encoded.replace(/=+$/, '').slice(0, -1);
-        return encoded.endsWith('=') && certain.length >= 8 ? [encoded, certain] : [encoded];
-    });
-}
-/** As Newtonsoft.Json writes a string, without its quotes: it also escapes U+0085, U+2028, U+2029. */
-function jsonEscaped(value) {
-    return JSON.stringify(value)
-        .slice(1, -1)
-        .replace(/[\u0085\u2028\u2029]/g, char => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-/**
- * As .NET's `Uri.EscapeDataString` writes it (only RFC 3986's unreserved characters stay), and
- * beyond the runner's list, as JavaScript's `encodeURIComponent` and a form's query write it.
- */
-function uriEscaped(value) {
-    try {
-        const component = encodeURIComponent(value);
-        const strict = component.replace(/[!'()*]/g, char => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
-        return [strict, component, new URLSearchParams({ v: value }).toString().slice(2)];
-    }
-    catch {
-        return []; // a lone surrogate: .NET refuses it too
-    }
-}
-/** As .NET's `SecurityElement.Escape`. */
-function xmlEscaped(value) {
-    const names = {
-        '&': 'amp',
-        '<': 'lt',
-        '>': 'gt',
-        '"': 'quot',
-        "'": 'apos'
-    };
-    return value.replace(/[&<>"']/g, char => `&${names[char]};`);
-}
-/**
- * PowerShell colours part of a failing command's text: the runner masks the part up to the last
- * `&` (or to the first `&+`) and the part after it (after `&+` and one more character), each when
- * it has six characters or more.
- */
-function powerShellHalves(value) {
-    if (!value.includes('&'))
-        return [];
-    const plus = value.indexOf('&+');
-    const before = plus >= 0 ? value.slice(0, plus + 2) : value.slice(0, value.lastIndexOf('&') + 1);
-    const after = plus >= 0
-        ? value.length > plus + 3
-            ? value.slice(plus + 3)
-            : ''
-        : value.slice(value.lastIndexOf('&') + 1);
-    return [before, after].filter(half => half.length >= 6);
-}
-/**
- * A run of base64 piped to `base64 -d`, whatever quotes close it: `echo '…' | base64 -d`, and as
- * Coolify 4.3 quotes a command for `docker exec … bash -c '…'`, `echo '\''…'\'' | base64 -d`
- * (`bootstrap/helpers/docker.php`, `executeInDocker`).
- */
-const BASE64_PAYLOAD = /[A-Za-z0-9+/]{16,}={0,2}(?=['"\\]*\s*\|\s*base64\s+(?:-d|-D|--decode)\b)/g;
-/**
- * Coolify's hidden entries carry the commands of its deployment job, some with every variable of
- * the application encoded in them (`echo '<base64>' | base64 -d | tee .env`, heredocs): their
- * payloads are replaced before such a line is printed.
- */
-function redactPayloads(text) {
-    return text
-        .replace(BASE64_PAYLOAD, '<redacted>')
-        .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
-}
-
-
-/***/ }),
-
-/***/ 970:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Mz: () => (/* binding */ sharedController),
-/* harmony export */   nl: () => (/* binding */ deadline),
-/* harmony export */   q: () => (/* binding */ linked)
-/* harmony export */ });
-/* harmony import */ var node_events__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8474);
-/* harmony import */ var node_events__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_events__WEBPACK_IMPORTED_MODULE_0__);
-/**
- * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
- * that AbortSignal's own `timeout` and `any` make are held only weakly: once collected they never
- * abort (nodejs/node#57736), and a step with a chatty build log runs past its `timeout`. Here a
- * plain timer holds its controller, and each parent signal's listener holds its child's, until
- * they fire or are let go.
- */
-
-/** Node fires a longer timer at once. */
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
-/**
- * A controller whose signal any number of requests may listen to at once: a step reads many
- * deployments together, and Node 20 would print a MaxListenersExceededWarning past ten.
- */
-function sharedController() {
-    const controller = new AbortController();
-    // Not 0 ("no limit" for an EventEmitter): on an EventTarget, getMaxListeners() then throws, and
-    // undici's fetch (GitHub's client) calls it on every request's signal.
-    (0,node_events__WEBPACK_IMPORTED_MODULE_0__.setMaxListeners)(Infinity, controller.signal);
-    return controller;
-}
-/** Aborts after `ms` with a TimeoutError, as AbortSignal's `timeout` does; no hold on the process. */
-function deadline(ms) {
-    return linked([], ms);
-}
-/**
- * Aborts with the first of `parents` to abort, or after `ms` when given, with that one's reason.
- * Once aborted (or released) it leaves its parents alone: a long-lived parent gathers no listeners.
- */
-function linked(parents, ms) {
-    const controller = sharedController();
-    let timer;
-    const release = () => {
-        clearTimeout(timer);
-        for (const parent of parents)
-            parent.removeEventListener('abort', follow);
-    };
-    const follow = (event) => {
-        release();
-        controller.abort(event.target.reason);
-    };
-    const first = parents.find(parent => parent.aborted);
-    if (first) {
-        controller.abort(first.reason);
-        return { signal: controller.signal, release };
-    }
-    for (const parent of parents)
-        parent.addEventListener('abort', follow);
-    if (ms !== undefined) {
-        timer = setTimeout(() => {
-            release();
-            controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-        }, Math.min(Math.max(0, ms), LONGEST_TIMER_MS));
-        timer.unref();
-    }
-    return { signal: controller.signal, release };
 }
 
 
@@ -26834,45 +23968,1478 @@ function parse(text) {
 
 /***/ }),
 
-/***/ 2613:
-/***/ ((module) => {
+/***/ 2061:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E: () => (/* binding */ parseDuration),
+/* harmony export */   a: () => (/* binding */ formatDuration)
+/* harmony export */ });
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+/**
+ * Milliseconds for `90` (seconds), `500ms`, `15m`, `1h30m`; undefined when the text is none of
+ * those.
+ */
+function parseDuration(text) {
+    const value = text.trim().toLowerCase();
+    if (/^\d+(?:\.\d+)?$/.test(value))
+        return Math.round(Number(value) * 1000);
+    if (value === '')
+        return undefined;
+    let total = 0;
+    PART.lastIndex = 0;
+    while (PART.lastIndex < value.length) {
+        const match = PART.exec(value);
+        if (!match)
+            return undefined;
+        total += Number(match[1]) * UNIT_MS[match[2]];
+    }
+    return Math.round(total);
+}
+/** `1h 2m 3s`, `4.5s`, `120ms`: short and exact enough for a log line. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)}ms`;
+    if (ms < 60_000)
+        return `${Number((ms / 1000).toFixed(1))}s`;
+    const seconds = Math.round(ms / 1000);
+    const h = Math.floor(seconds / 3600);
+    const m = Math.floor((seconds % 3600) / 60);
+    const s = seconds % 60;
+    return [h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ');
+}
+
 
 /***/ }),
 
-/***/ 4434:
-/***/ ((module) => {
+/***/ 8784:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Mz: () => (/* binding */ sharedController),
+/* harmony export */   nl: () => (/* binding */ deadline),
+/* harmony export */   q: () => (/* binding */ linked)
+/* harmony export */ });
+/* harmony import */ var node_events__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8474);
+/* harmony import */ var node_events__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_events__WEBPACK_IMPORTED_MODULE_0__);
+/**
+ * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
+ * that AbortSignal's own `timeout` and `any` make are held only weakly: once collected they never
+ * abort (nodejs/node#57736), and a step with a chatty build log runs past its `timeout`. Here a
+ * plain timer holds its controller, and each parent signal's listener holds its child's, until
+ * they fire or are let go.
+ */
+
+/** Node fires a longer timer at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/**
+ * A controller whose signal any number of requests may listen to at once: a step reads many
+ * deployments together, and Node 20 would print a MaxListenersExceededWarning past ten.
+ */
+function sharedController() {
+    const controller = new AbortController();
+    // Not 0 ("no limit" for an EventEmitter): on an EventTarget, getMaxListeners() then throws, and
+    // undici's fetch (GitHub's client) calls it on every request's signal.
+    (0,node_events__WEBPACK_IMPORTED_MODULE_0__.setMaxListeners)(Infinity, controller.signal);
+    return controller;
+}
+/** Aborts after `ms` with a TimeoutError, as AbortSignal's `timeout` does; no hold on the process. */
+function deadline(ms) {
+    return linked([], ms);
+}
+/**
+ * Aborts with the first of `parents` to abort, or after `ms` when given, with that one's reason.
+ * Once aborted (or released) it leaves its parents alone: a long-lived parent gathers no listeners.
+ */
+function linked(parents, ms) {
+    const controller = sharedController();
+    let timer;
+    const release = () => {
+        clearTimeout(timer);
+        for (const parent of parents)
+            parent.removeEventListener('abort', follow);
+    };
+    const follow = (event) => {
+        release();
+        controller.abort(event.target.reason);
+    };
+    const first = parents.find(parent => parent.aborted);
+    if (first) {
+        controller.abort(first.reason);
+        return { signal: controller.signal, release };
+    }
+    for (const parent of parents)
+        parent.addEventListener('abort', follow);
+    if (ms !== undefined) {
+        timer = setTimeout(() => {
+            release();
+            controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+        }, Math.min(Math.max(0, ms), LONGEST_TIMER_MS));
+        timer.unref();
+    }
+    return { signal: controller.signal, release };
+}
+
 
 /***/ }),
 
-/***/ 9896:
-/***/ ((module) => {
+/***/ 3121:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  q: () => (/* binding */ HttpAgent)
+});
+
+// EXTERNAL MODULE: ./node_modules/undici/lib/api/api-request.js
+var api_request = __nccwpck_require__(4043);
+var api_request_default = /*#__PURE__*/__nccwpck_require__.n(api_request);
+// EXTERNAL MODULE: ./node_modules/undici/lib/core/connect.js
+var connect = __nccwpck_require__(9136);
+var connect_default = /*#__PURE__*/__nccwpck_require__.n(connect);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/agent.js
+var agent = __nccwpck_require__(7405);
+var agent_default = /*#__PURE__*/__nccwpck_require__.n(agent);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/dispatcher.js
+var dispatcher = __nccwpck_require__(883);
+var dispatcher_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/pool.js
+var dispatcher_pool = __nccwpck_require__(628);
+var pool_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher_pool);
+// EXTERNAL MODULE: ./src/transport/body.ts
+var transport_body = __nccwpck_require__(2357);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+// EXTERNAL MODULE: external "node:tls"
+var external_node_tls_ = __nccwpck_require__(1692);
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
+;// CONCATENATED MODULE: ./src/transport/certificates.ts
+
+
+/**
+ * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
+ * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
+ * file then.
+ */
+function defaultCertificates(env) {
+    const store = (external_node_tls_default()).getCACertificates;
+    if (store)
+        return store('default');
+    const extra = env.NODE_EXTRA_CA_CERTS;
+    let added = [];
+    if (extra) {
+        try {
+            added = (0,external_node_fs_.readFileSync)(extra, 'utf8').match(PEM_CERTIFICATE) ?? [];
+        }
+        catch {
+            // Node itself only warns about a file it cannot read.
+        }
+    }
+    return [...(external_node_tls_default()).rootCertificates, ...added];
+}
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+// EXTERNAL MODULE: ./src/transport/errors.ts
+var errors = __nccwpck_require__(9854);
+// EXTERNAL MODULE: ./src/transport/proxy.ts
+var proxy = __nccwpck_require__(7769);
+;// CONCATENATED MODULE: ./src/transport/tunnel.ts
+
+/** The most an answer to CONNECT may hold before its end: Node's limit for headers. */
+const MAX_TUNNEL_HEAD_BYTES = 16 * 1024;
+/**
+ * Asks the proxy on `socket` for a tunnel to `authority` (`host:port`); calls back without an
+ * error once it answered 2xx, the socket then the tunnel. Its status line is read here: a refusal
+ * is told by its status (407: it wants credentials), a silence by what never came.
+ */
+function openTunnel(socket, authority, token, timeoutMs, callback) {
+    let head = Buffer.alloc(0);
+    const timer = setTimeout(() => done(new errors/* ProxyFailure */.N$(new errors/* HttpTimeout */.Ep('CONNECT_TIMEOUT'))), timeoutMs);
+    const done = (error, rest) => {
+        clearTimeout(timer);
+        socket.off('data', read).off('error', failed).off('close', closed);
+        if (error) {
+            socket.destroy();
+            return callback(error);
+        }
+        socket.pause();
+        // Nothing should come before the client speaks; whatever did is the tunnel's.
+        if (rest?.length)
+            socket.unshift(rest);
+        callback();
+    };
+    const failed = (error) => done((0,errors/* proxyFailure */.xh)(error));
+    const closed = () => done((0,errors/* proxyFailure */.xh)(Object.assign(new Error('the proxy closed the connection'), { code: 'ECONNRESET' })));
+    const read = (chunk) => {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0 && head.length <= MAX_TUNNEL_HEAD_BYTES)
+            return;
+        const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(head.toString('latin1', 0, Math.max(end, 0)));
+        if (!status)
+            return done((0,errors/* proxyFailure */.xh)(new Error('its answer to CONNECT is not HTTP')));
+        const code = Number(status[1]);
+        if (code < 200 || code > 299)
+            return done(new errors/* ProxyRefusal */.fR(code));
+        done(undefined, head.subarray(end + 4));
+    };
+    socket.on('data', read).on('error', failed).on('close', closed);
+    socket.write([
+        `CONNECT ${authority} HTTP/1.1`,
+        `Host: ${authority}`,
+        ...(token ? [`Proxy-Authorization: ${token}`] : []),
+        '',
+        ''
+    ].join('\r\n'));
+}
+function defaultPort(protocol) {
+    return protocol === 'https:' ? 443 : 80;
+}
+
+;// CONCATENATED MODULE: ./src/transport/agent.ts
+
+
+
+
+
+
+
+
+
+
+// undici's index gives every dispatcher its request methods (and loads them all); loaded part by
+// part, the one used here is given here.
+Object.assign((dispatcher_default()).prototype, { request: (api_request_default()) });
+/**
+ * How long a connection may sit idle before it is closed: servers and the proxies before them
+ * close idle ones (Apache after 5 s; firewalls drop them silently), and a request sent on one
+ * they closed is lost. Shorter when the server's `Keep-Alive: timeout=N` says so, by a margin.
+ */
+const IDLE_MS = 4000;
+const IDLE_MARGIN_MS = 1000;
+/** Methods a request may be sent again with: the server does the same however often it gets it. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/** How a connection the server closed fails the request on it, before any answer. */
+const STALE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** The connections to one site, straight or through the runner's proxy for it. */
+class HttpAgent {
+    /** The outbound proxy the requests go through, when the runner has one for this site. */
+    proxy;
+    /**
+     * `kept`: connections kept open between requests (when `keepAlive`); `fresh`: a new connection
+     * for each request, closed after its answer.
+     */
+    #dispatchers;
+    #sockets = new Sockets();
+    #route;
+    /** `Proxy-Authorization`, when the proxy's URL carries credentials. */
+    #authorization;
+    #keepAlive;
+    #maxBodyBytes;
+    constructor(site, options, env = process.env) {
+        this.proxy = (0,proxy/* proxyFor */.iJ)(site, env);
+        this.#route = !this.proxy
+            ? 'straight'
+            : site.protocol === 'https:' || this.proxy.url.protocol === 'https:'
+                ? 'tunnel'
+                : 'forward';
+        const credentials = this.proxy?.credentials;
+        this.#authorization = credentials && `Basic ${Buffer.from(credentials).toString('base64')}`;
+        this.#keepAlive = options.keepAlive ?? false;
+        this.#maxBodyBytes = options.maxBodyBytes ?? transport_body/* MAX_BODY_BYTES */.YK;
+        const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined;
+        const connect = this.#connector(options.timeoutMs, ca);
+        this.#dispatchers = {
+            kept: agent_dispatcher(options.timeoutMs, connect),
+            fresh: agent_dispatcher(options.timeoutMs, connect)
+        };
+    }
+    /**
+     * Opens a connection as the route says, every socket of it held from the start: close() ends
+     * those still connecting too, which undici would let finish (or time out) before it looked.
+     */
+    #connector(timeoutMs, ca) {
+        const sockets = this.#sockets;
+        // The site's TLS, checked against its name or address: `ca` trusted besides Node's own.
+        const toSite = connect_default()({ timeout: timeoutMs, ...(ca && { ca }) });
+        const straight = (options, callback) => sockets.hold(toSite(options, callback));
+        const proxy = this.proxy;
+        if (!proxy)
+            return straight;
+        // The proxy's own TLS trusts what Node trusts: `ca` is for the site. No server name is sent
+        // to a proxy given by its address (Node warns of one: DEP0123), as none is to such a site.
+        const toProxy = connect_default()({ timeout: timeoutMs });
+        const { hostname, host, port, protocol } = proxy.url;
+        const address = {
+            hostname: hostname.replace(/^\[|\]$/g, ''),
+            host,
+            port: port || String(defaultPort(protocol)),
+            protocol
+        };
+        // Before the tunnel, the only peer is the proxy: whatever fails, it is the proxy's.
+        const reachProxy = (then, callback) => {
+            sockets.hold(toProxy(address, (error, socket) => {
+                if (error)
+                    callback((0,errors/* proxyFailure */.xh)(error), null);
+                else
+                    then(socket);
+            }));
+        };
+        if (this.#route === 'forward') {
+            return (_options, callback) => reachProxy(socket => callback(null, socket), callback);
+        }
+        return (options, callback) => reachProxy(socket => {
+            // undici gives the site's `host` as its URL has it: without the port when it is the default.
+            const host = options.host ?? options.hostname;
+            const authority = options.port ? host : `${host}:${defaultPort(options.protocol)}`;
+            openTunnel(socket, authority, this.#authorization, timeoutMs, error => {
+                if (error)
+                    callback(error, null);
+                else if (options.protocol === 'https:') {
+                    sockets.hold(toSite({ ...options, httpSocket: socket }, callback));
+                }
+                else
+                    callback(null, socket);
+            });
+        }, callback);
+    }
+    /**
+     * Sends a request; resolves once the answer's headers are in. A request that may be sent again
+     * is, at once and on a new connection, when a kept connection turns out closed before any
+     * answer: the server closed it while it sat idle, and never saw the request.
+     */
+    async request(url, request) {
+        const kept = this.#keepAlive && !request.once;
+        // It goes on a connection kept from an earlier answer, which the server may have closed.
+        const reused = kept && this.#dispatchers.kept.idle();
+        try {
+            return await this.#send(url, request, kept ? 'kept' : 'fresh');
+        }
+        catch (error) {
+            const stale = reused && STALE_CODES.has((0,errors/* codeOf */.$N)(error));
+            if (!stale || !IDEMPOTENT.has(request.method) || request.signal.aborted)
+                throw error;
+            return this.#send(url, request, 'fresh');
+        }
+    }
+    async #send(url, request, kind) {
+        const { signal } = request;
+        const { dispatcher } = this.#dispatchers[kind];
+        if (signal.aborted)
+            throw signal.reason;
+        // Sent whole to the proxy: its path the full URL, with the proxy's credentials.
+        const forward = this.#route === 'forward';
+        const path = url.pathname + url.search;
+        const authorization = forward && this.#authorization;
+        let abort = () => { };
+        // Ends at once on an abort, even while its connection is still being opened: undici applies
+        // an abort only once the request is on a connection. That connection, once open, serves the
+        // next request; close() ends it if none comes.
+        const aborted = new Promise((_resolve, reject) => {
+            abort = () => reject(signal.reason);
+            signal.addEventListener('abort', abort, { once: true });
+        });
+        aborted.catch(() => { });
+        let answer;
+        try {
+            answer = await Promise.race([
+                dispatcher.request({
+                    origin: url.origin,
+                    path: forward ? url.origin + path : path,
+                    method: request.method,
+                    headers: authorization
+                        ? { ...request.headers, 'proxy-authorization': authorization }
+                        : request.headers,
+                    body: request.body,
+                    signal,
+                    // Closed after its answer: the next one of its kind gets a new connection.
+                    reset: kind === 'fresh'
+                }),
+                aborted
+            ]);
+        }
+        catch (error) {
+            throw signal.aborted ? signal.reason : (0,errors/* failure */.V2)(error);
+        }
+        finally {
+            signal.removeEventListener('abort', abort);
+        }
+        const { statusCode, headers, body } = answer;
+        // Until its body is read, a failure of the answer is kept, not thrown (a probe never reads it).
+        body.on('error', () => { });
+        // Sent whole to the proxy, a 407 is the proxy's own answer; through a tunnel, the site's.
+        if (statusCode === 407 && forward) {
+            body.destroy();
+            throw new errors/* ProxyRefusal */.fR(407);
+        }
+        const header = (name) => {
+            const value = headers[name.toLowerCase()];
+            return Array.isArray(value) ? value[0] : value;
+        };
+        let wire = 0;
+        return {
+            status: statusCode,
+            header,
+            wireBytes: () => wire,
+            text: async () => {
+                try {
+                    const max = this.#maxBodyBytes;
+                    const text = await (0,transport_body/* readBody */.x8)(body, header('content-encoding'), max, n => (wire += n));
+                    // undici frees the connection for the next request a turn after the body's end.
+                    await new Promise(resolve => setImmediate(resolve));
+                    return text;
+                }
+                catch (error) {
+                    throw signal.aborted ? signal.reason : (0,errors/* failure */.V2)(error);
+                }
+            }
+        };
+    }
+    /** Closes every connection, those under way and those still being opened, so that the process can exit. */
+    close() {
+        // The dispatchers first: they open no new connection once closed.
+        for (const { dispatcher } of Object.values(this.#dispatchers)) {
+            dispatcher.destroy().catch(() => { });
+        }
+        this.#sockets.destroy();
+    }
+}
+/** A dispatcher whose connections `connect` opens: whether one of them sits idle, too. */
+function agent_dispatcher(timeoutMs, connect) {
+    const pools = new Set();
+    const factory = (origin, options) => {
+        const pool = new (pool_default())(origin, {
+            ...options,
+            connect,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            keepAliveTimeout: IDLE_MS,
+            keepAliveMaxTimeout: IDLE_MS,
+            keepAliveTimeoutThreshold: IDLE_MARGIN_MS
+        });
+        pools.add(pool);
+        return pool;
+    };
+    const idle = () => [...pools].some(pool => !pool.closed && pool.stats.free > 0);
+    return { dispatcher: new (agent_default())({ factory }), idle };
+}
+/** The sockets an agent opened that are not closed yet, from the moment each is opened. */
+class Sockets {
+    #open = new Set();
+    #closed = false;
+    hold(socket) {
+        if (this.#closed)
+            return void socket.destroy(new Error('the connections were closed'));
+        this.#open.add(socket);
+        socket.once('close', () => this.#open.delete(socket));
+    }
+    /** Ends them all, with an error: a connect still under way calls back, and its timer stops. */
+    destroy() {
+        this.#closed = true;
+        for (const socket of this.#open)
+            socket.destroy(new Error('the connections were closed'));
+    }
+}
+
 
 /***/ }),
 
-/***/ 8611:
-/***/ ((module) => {
+/***/ 2357:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   YK: () => (/* binding */ MAX_BODY_BYTES),
+/* harmony export */   x8: () => (/* binding */ readBody),
+/* harmony export */   xd: () => (/* binding */ ACCEPT_ENCODING)
+/* harmony export */ });
+/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8522);
+/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_zlib__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9854);
+
+
+/**
+ * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
+ * gzips JSON, and a build log's JSON shrinks about tenfold.
+ */
+const DECODERS = {
+    gzip: () => node_zlib__WEBPACK_IMPORTED_MODULE_0___default().createGunzip(),
+    'x-gzip': () => node_zlib__WEBPACK_IMPORTED_MODULE_0___default().createGunzip(),
+    deflate: () => node_zlib__WEBPACK_IMPORTED_MODULE_0___default().createInflate(),
+    br: () => node_zlib__WEBPACK_IMPORTED_MODULE_0___default().createBrotliDecompress()
+};
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+/** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/**
+ * A body as text, decoded as its `Content-Encoding` says, within `maxBytes`; `received` is told of
+ * each chunk's size as it came on the wire.
+ */
+async function readBody(body, contentEncoding = '', maxBytes, received) {
+    const encoding = contentEncoding.trim().toLowerCase();
+    const plain = encoding === '' || encoding === 'identity';
+    const decoder = plain ? undefined : DECODERS[encoding];
+    if (!plain && decoder === undefined) {
+        body.destroy();
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpUnreadable */ .QC(`its body came compressed (${encoding}), which was not asked for`);
+    }
+    const decoded = decoder ? body.pipe(decoder()) : body;
+    // A failure of the connection ends the reading of what it decodes.
+    if (decoded !== body) {
+        body.on('error', error => decoded.destroy(error));
+        body.on('data', (chunk) => received(chunk.length));
+    }
+    const chunks = [];
+    let size = 0;
+    try {
+        for await (const chunk of decoded) {
+            if (decoded === body)
+                received(chunk.length);
+            size += chunk.length;
+            if (size > maxBytes)
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpUnreadable */ .QC(`its body is over ${megabytes(maxBytes)} MB`);
+            chunks.push(chunk);
+        }
+    }
+    finally {
+        // Left unread, the rest would hold the connection: it is closed instead.
+        if (!body.readableEnded)
+            body.destroy();
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function megabytes(bytes) {
+    return String(Math.round((bytes / 1024 / 1024) * 100) / 100);
+}
+
 
 /***/ }),
 
-/***/ 5692:
-/***/ ((module) => {
+/***/ 3773:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  N: () => (/* binding */ connect)
+});
+
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
+// EXTERNAL MODULE: ./src/transport/agent.ts + 2 modules
+var agent = __nccwpck_require__(3121);
+// EXTERNAL MODULE: ./src/transport/body.ts
+var body = __nccwpck_require__(2357);
+// EXTERNAL MODULE: ./src/transport/errors.ts
+var transport_errors = __nccwpck_require__(9854);
+// EXTERNAL MODULE: ./src/time/signals.ts
+var signals = __nccwpck_require__(8784);
+// EXTERNAL MODULE: ./src/coolify/errors.ts
+var coolify_errors = __nccwpck_require__(5870);
+// EXTERNAL MODULE: ./src/coolify/pacing.ts + 1 modules
+var pacing = __nccwpck_require__(4483);
+;// CONCATENATED MODULE: ./src/coolify/client.ts
+
+
+
+
+
+
+
+const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
+/**
+ * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
+ * retries with backoff, and the shared rate limit. Failures throw CoolifyError.
+ */
+class CoolifyClient {
+    options;
+    gate;
+    /** Aborted by close(): a call still under way then (a courtesy no one waits for) ends at once. */
+    closing = (0,signals/* sharedController */.Mz)();
+    /** Whether Coolify answers: shared by every request, told of the trigger's attempts too. */
+    reachability;
+    http;
+    headers;
+    retry;
+    host;
+    /** The outbound proxy requests go through, when the runner has one for Coolify. */
+    proxy;
+    constructor(options) {
+        this.options = options;
+        this.gate = options.gate ?? new pacing/* RateGate */.Ut();
+        this.http = new agent/* HttpAgent */.q(new URL(options.apiUrl), {
+            timeoutMs: options.requestTimeoutMs ?? 30_000,
+            ca: options.caCertificate ? [options.caCertificate] : undefined,
+            keepAlive: true
+        }, options.env);
+        this.proxy = this.http.proxy;
+        this.headers = {
+            // Lower-cased, so the action's own headers below replace any of the same name.
+            ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
+            authorization: `Bearer ${options.token}`,
+            accept: 'application/json',
+            // Coolify's image gzips JSON when asked: every read carries the whole log so far.
+            'accept-encoding': body/* ACCEPT_ENCODING */.xd,
+            'user-agent': 'deploy-to-coolify-action'
+        };
+        this.retry = { ...DEFAULT_RETRY, ...options.retry };
+        this.host = new URL(options.apiUrl).host;
+        this.reachability = new pacing/* Reachability */.eb(options.note, options.now, options.apiUrl.replace(/\/api\/v1\/?$/, ''));
+    }
+    /**
+     * How long to wait before attempt `attempt + 1` after a transient failure: the backoff, or
+     * longer when Coolify asked for it with `Retry-After`.
+     */
+    retryDelay(attempt, retryAfterMs) {
+        return (0,pacing/* backoffDelay */.EY)(this.retry, attempt, retryAfterMs);
+    }
+    /** What Coolify's current rate-limit window has left for reads; undefined until it tells. */
+    readBudget() {
+        return this.gate.budget();
+    }
+    /**
+     * Holds back from polls, in every window, what `need` says the reads still to come will take to
+     * end what is followed; the reads that end it spend it.
+     */
+    holdBack(need) {
+        this.gate.holdBack(need);
+    }
+    /** GET /version: Coolify's version, as plain text ("4.3.11"). */
+    version(signal) {
+        return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal });
+    }
+    /** GET /team: the team the token belongs to (Coolify 4.3.0+; older servers lack the route). */
+    team(signal) {
+        return this.call({ method: 'GET', path: '/team', retry: true, signal });
+    }
+    /**
+     * Asks, without acting, whether the token holds `deploy` or `write`: since 4.2.0 Coolify routes a
+     * GET of these POST routes behind the ability only to answer 405 "This endpoint has changed to a
+     * POST request." (routes/api.php: GET /deploy behind `deploy`, GET /servers/{uuid}/validate
+     * behind `write`, both OtherController::post_required), and its ability check comes first: 403
+     * "Missing required permissions: …" (`isMissingAbility`) without it. Resolves when the token
+     * holds it, throws what Coolify answered otherwise. Before 4.2.0 these GETs deploy and validate:
+     * never ask an older server.
+     */
+    async checkAbility(ability, signal) {
+        const path = ability === 'deploy' ? '/deploy' : '/servers/ability-check/validate';
+        try {
+            await this.call({ method: 'GET', path, retry: true, signal });
+        }
+        catch (error) {
+            if (error instanceof coolify_errors/* CoolifyError */.wx && error.status === 405)
+                return;
+            throw error;
+        }
+        throw new errors/* ActionError */.lZ(`GET ${path}: Coolify took a GET that 4.2.0 and later refuse with 405: not asked again, nothing more is checked.`);
+    }
+    /**
+     * GET /deployments: every queued or in-progress deployment of the team, each the row a read by
+     * uuid gives (logs with `read:sensitive`); undefined when the answer is no list at all. Coolify
+     * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
+     * by the query's order: its values are the rows.
+     */
+    async runningDeployments(signal, kind = {}) {
+        return (await this.runningDeploymentsDated(signal, kind)).body;
+    }
+    /** `runningDeployments`, with what its answer took on the wire. */
+    async runningDeploymentsDated(signal, { final = false } = {}) {
+        const answer = await this.dated({
+            method: 'GET',
+            path: '/deployments',
+            retry: true,
+            signal,
+            final
+        });
+        const rows = answer.body;
+        const body = Array.isArray(rows)
+            ? rows
+            : rows && typeof rows === 'object'
+                ? Object.values(rows)
+                : undefined;
+        return { ...answer, body };
+    }
+    /** GET /applications: all the token sees, or (4.0.0 and later) those with the Coolify tag. */
+    listApplications(signal, tag) {
+        const query = tag ? { tag } : undefined;
+        return this.call({ method: 'GET', path: '/applications', query, retry: true, signal });
+    }
+    getApplication(uuid, signal) {
+        return this.call({ method: 'GET', path: `/applications/${enc(uuid)}`, retry: true, signal });
+    }
+    /** `getApplication`, dated: its status's refresh time is on Coolify's clock. */
+    getApplicationDated(uuid, signal, { final = false } = {}) {
+        const path = `/applications/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
+    }
+    /** `listApplications`, dated. */
+    listApplicationsDated(signal, { final = false } = {}) {
+        return this.dated({ method: 'GET', path: '/applications', retry: true, signal, final });
+    }
+    updateApplication(uuid, changes, signal) {
+        return this.call({
+            method: 'PATCH',
+            path: `/applications/${enc(uuid)}`,
+            body: changes,
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * PATCH /applications/{uuid}/envs/bulk: creates or updates each variable by key. Setting the same
+     * values twice changes nothing, so it is retried like the application's PATCH.
+     */
+    updateApplicationEnvs(uuid, variables, signal) {
+        return this.call({
+            method: 'PATCH',
+            path: `/applications/${enc(uuid)}/envs/bulk`,
+            body: { data: variables },
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /deploy with its parameters in the query string (old servers read no body). `force` is
+     * sent only when true: before 4.2.0 any value, `false` included, forced a rebuild. Not retried
+     * here; the caller decides, since a repeated trigger could start a second deployment.
+     */
+    deploy(request, signal) {
+        const query = {
+            uuid: request.uuids?.length ? request.uuids.join(',') : undefined,
+            tag: request.tags?.length ? request.tags.join(',') : undefined,
+            force: request.force ? 'true' : undefined,
+            pr: request.pr !== undefined ? String(request.pr) : undefined,
+            docker_tag: request.dockerTag
+        };
+        return this.call({ method: 'POST', path: '/deploy', query, retry: false, signal });
+    }
+    /** One page of an application's deployments, newest first: `take` rows after the first `skip`. */
+    listDeployments(appUuid, take, signal, skip = 0) {
+        const query = { skip: String(skip), take: String(take) };
+        return this.call({
+            method: 'GET',
+            path: `/deployments/applications/${enc(appUuid)}`,
+            query,
+            retry: true,
+            signal
+        });
+    }
+    getDeployment(uuid, signal, { final = false } = {}) {
+        return this.call({
+            method: 'GET',
+            path: `/deployments/${enc(uuid)}`,
+            retry: true,
+            signal,
+            final
+        });
+    }
+    /** `getDeployment`, dated: its `updated_at` (the last log entry's write) is on Coolify's clock. */
+    getDeploymentDated(uuid, signal, { final = false } = {}) {
+        const path = `/deployments/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
+    }
+    /**
+     * Not retried here: any answer but 200 calls for a read of the deployment first (Coolify
+     * 4.1.0–4.3.6 answered 500 after saving the cancel), which the caller does.
+     */
+    cancelDeployment(uuid, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/deployments/${enc(uuid)}/cancel`,
+            retry: false,
+            signal
+        });
+    }
+    /**
+     * DELETE /applications/{uuid}/previews/{pr}: Coolify removes the preview's containers and
+     * records in the background. Deleting twice is harmless (the second answers 404), so it is
+     * retried like a read.
+     */
+    deletePreview(appUuid, pr, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(appUuid)}/previews/${pr}`,
+            retry: true,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/logs: the last `lines` lines of the running container's log. */
+    getApplicationLogs(uuid, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/logs`,
+            query: { lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /applications/{uuid}/rollback (4.3+): deploys `commit` again, reusing its image when the
+     * server still has it. Not retried: Coolify queues a rollback even when one is under way.
+     */
+    rollback(uuid, commit, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/applications/${enc(uuid)}/rollback`,
+            body: { commit },
+            retry: false,
+            signal
+        });
+    }
+    /**
+     * GET /applications/{uuid}/rollback-images (4.3+): `current`, the tag the running container was
+     * started from (null for a digest, or when Coolify cannot reach the server), and the images kept.
+     */
+    rollbackImages(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/rollback-images`,
+            retry: true,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/destinations (4.3+): the primary destination first. */
+    listDestinations(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/destinations`,
+            retry: true,
+            signal
+        });
+    }
+    /** GET /destinations (4.3.11): the Docker networks on all the team's servers. */
+    listTeamDestinations(signal) {
+        return this.call({ method: 'GET', path: '/destinations', retry: true, signal });
+    }
+    /** GET /servers/{uuid}/destinations (4.3.11): the Docker networks of one server. */
+    listServerDestinations(serverUuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/servers/${enc(serverUuid)}/destinations`,
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * POST /applications/{uuid}/clone (4.3+): a copy of the application, not deployed. Not retried:
+     * a lost answer would make a second copy.
+     */
+    cloneApplication(uuid, clone, signal) {
+        return this.call({
+            method: 'POST',
+            path: `/applications/${enc(uuid)}/clone`,
+            body: clone,
+            retry: false,
+            signal
+        });
+    }
+    /** POST /applications/private-deploy-key: a new application. Not retried, as a clone. */
+    createApplication(app, signal) {
+        return this.call({
+            method: 'POST',
+            path: '/applications/private-deploy-key',
+            body: app,
+            retry: false,
+            signal
+        });
+    }
+    /**
+     * DELETE /applications/{uuid}: Coolify removes it in the background, with its own volumes and
+     * configuration. Without `docker_cleanup=false` it would also prune the whole server's build
+     * cache, so that production's next build starts cold.
+     */
+    deleteApplication(uuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}`,
+            query: { docker_cleanup: 'false' },
+            retry: true,
+            signal
+        });
+    }
+    /** GET /applications/{uuid}/storages: its volumes, bind mounts and file mounts. */
+    listApplicationStorages(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/storages`,
+            retry: true,
+            signal
+        });
+    }
+    listScheduledTasks(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/scheduled-tasks`,
+            retry: true,
+            signal
+        });
+    }
+    deleteScheduledTask(uuid, taskUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/scheduled-tasks/${enc(taskUuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    listApplicationTags(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/tags`,
+            retry: true,
+            signal
+        });
+    }
+    removeApplicationTag(uuid, tagUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/tags/${enc(tagUuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    /** Production variables, then preview ones; values only with `read:sensitive`. */
+    listApplicationEnvs(uuid, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/applications/${enc(uuid)}/envs`,
+            retry: true,
+            signal
+        });
+    }
+    deleteApplicationEnv(uuid, envUuid, signal) {
+        return this.call({
+            method: 'DELETE',
+            path: `/applications/${enc(uuid)}/envs/${enc(envUuid)}`,
+            retry: true,
+            signal
+        });
+    }
+    /** GET /services: every service the token sees, to find one by the name a tag deploy gave. */
+    listServices(signal) {
+        return this.call({ method: 'GET', path: '/services', retry: true, signal });
+    }
+    /** GET /databases: every database the token sees. */
+    listDatabases(signal) {
+        return this.call({ method: 'GET', path: '/databases', retry: true, signal });
+    }
+    /** GET /projects: the team's projects, without their environments. */
+    listProjects(signal) {
+        return this.call({ method: 'GET', path: '/projects', retry: true, signal });
+    }
+    /** GET /projects/{uuid}: the project and its environments. */
+    getProject(uuid, signal) {
+        return this.call({ method: 'GET', path: `/projects/${enc(uuid)}`, retry: true, signal });
+    }
+    /** GET /services/{uuid}, dated: its parts' refresh times are on Coolify's clock. */
+    getService(uuid, signal, { final = false } = {}) {
+        const path = `/services/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
+    }
+    /** GET /databases/{uuid}, dated: its refresh time is on Coolify's clock. */
+    getDatabase(uuid, signal, { final = false } = {}) {
+        const path = `/databases/${enc(uuid)}`;
+        return this.dated({ method: 'GET', path, retry: true, signal, final });
+    }
+    /** The end of a service part's container log; Coolify refuses it unless the container runs. */
+    getServiceLogs(uuid, part, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/services/${enc(uuid)}/logs`,
+            query: { sub_service_name: part, lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /** The end of a database's container log; Coolify refuses it unless the container runs. */
+    getDatabaseLogs(uuid, lines, signal) {
+        return this.call({
+            method: 'GET',
+            path: `/databases/${enc(uuid)}/logs`,
+            query: { lines: String(lines) },
+            retry: true,
+            signal
+        });
+    }
+    /**
+     * Ends every call still under way, without retrying it, and closes the connections, so that the
+     * process can exit.
+     */
+    async close() {
+        this.closing.abort(new errors/* ActionError */.lZ('the step is done with Coolify'));
+        this.http.close();
+    }
+    /**
+     * Sends a call, and repeats it on transient failures until its signal aborts: a proxy or
+     * Coolify restarting for minutes is normal, and the deployment goes on meanwhile. Aborted, it
+     * throws the last failure it met, which says more than the abort.
+     */
+    async call(call) {
+        return (await this.dated(call)).body;
+    }
+    /** `call`, with the time Coolify sent its answer. */
+    async dated(asked) {
+        const bounded = (0,signals/* linked */.q)([asked.signal, this.closing.signal]);
+        try {
+            return await this.#attempts({ ...asked, signal: bounded.signal });
+        }
+        finally {
+            bounded.release();
+        }
+    }
+    /** `dated`'s attempts, until one is answered, a failure is not transient, or `call.signal` aborts. */
+    async #attempts(call) {
+        let last;
+        for (let attempt = 1;; attempt++) {
+            try {
+                // GETs that poll leave what the window holds back alone.
+                await this.gate.ready(call.signal, call.method === 'GET' && !call.final);
+                const answer = (await this.send(call));
+                this.reachability.answered(`${call.method} ${call.path}`);
+                return answer;
+            }
+            catch (error) {
+                if (call.signal.aborted)
+                    throw last?.afterAttempts(attempt - 1) ?? cutOff(call, error);
+                if (!(error instanceof coolify_errors/* CoolifyError */.wx) || !error.details.transient || !call.retry) {
+                    throw error instanceof coolify_errors/* CoolifyError */.wx ? error.afterAttempts(attempt) : error;
+                }
+                last = error;
+                this.reachability.failed(error);
+                const givenUp = this.reachability.givenUp(error, attempt);
+                if (givenUp)
+                    throw givenUp;
+                try {
+                    const wait = this.options.sleep ?? pacing/* sleep */.yy;
+                    await wait(this.retryDelay(attempt, error.details.retryAfterMs), call.signal);
+                }
+                catch {
+                    throw error.afterAttempts(attempt);
+                }
+            }
+        }
+    }
+    /** One request, one answer: the parsed JSON body and its date, or a CoolifyError. */
+    async send(call) {
+        const label = `${call.method} ${call.path}`;
+        const url = new URL(this.options.apiUrl + call.path);
+        for (const [key, value] of Object.entries(call.query ?? {})) {
+            if (value !== undefined)
+                url.searchParams.set(key, value);
+        }
+        const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+        const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+        let response;
+        try {
+            response = await this.http.request(url, {
+                method: call.method,
+                headers,
+                body,
+                signal: call.signal,
+                once: !call.retry
+            });
+        }
+        catch (error) {
+            this.gate.unanswered();
+            if (call.signal.aborted)
+                throw call.signal.reason;
+            const { reason, hint, transient, unsent } = (0,coolify_errors/* describeNetworkFailure */.Ku)(error, this.host, this.proxy?.name);
+            throw new coolify_errors/* CoolifyError */.wx(label, reason, hint, { transient, unanswered: true, unsent });
+        }
+        const status = response.status;
+        const retryAfterMs = (0,pacing/* parseRetryAfter */.mu)(response.header('retry-after'));
+        // A full deployment queue (told by its message) is not rate limiting: other requests go on.
+        const observe = (serverMessage) => this.gate.observe(response.header('x-ratelimit-limit'), response.header('x-ratelimit-remaining'), status === 429 && !(0,coolify_errors/* isQueueFull */.Hj)(status, serverMessage) ? (retryAfterMs ?? 0) : undefined);
+        let text;
+        try {
+            text = await response.text();
+        }
+        catch (error) {
+            observe();
+            if (call.signal.aborted)
+                throw call.signal.reason;
+            if (error instanceof transport_errors/* HttpUnreadable */.QC) {
+                throw new coolify_errors/* CoolifyError */.wx(label, `the answer (${status}) cannot be read: ${error.message}`, coolify_errors/* UNREADABLE_HINT */.wK, {
+                    status,
+                    transient: false
+                });
+            }
+            const { reason } = (0,coolify_errors/* describeNetworkFailure */.Ku)(error, this.host, this.proxy?.name);
+            throw new coolify_errors/* CoolifyError */.wx(label, `the answer (${status}) was cut short: ${reason}`, '', {
+                status,
+                transient: true
+            });
+        }
+        const date = Date.parse(response.header('date') ?? '');
+        const wireBytes = response.wireBytes();
+        if (call.plain && status >= 200 && status < 300) {
+            observe();
+            return { body: text.trim(), date: Number.isNaN(date) ? undefined : date, wireBytes };
+        }
+        const json = parseJson(text);
+        const html = json === undefined && looksLikeHtml(text, response.header('content-type'));
+        // A web page says nothing of whether Coolify's API is at this address.
+        if (!html)
+            this.reachability.answeredAtAll();
+        const serverMessage = messageOf(json);
+        observe(serverMessage);
+        if (status < 200 || status >= 300) {
+            const described = (0,coolify_errors/* describeHttpFailure */.U4)(status, serverMessage, {
+                location: response.header('location'),
+                'cf-mitigated': response.header('cf-mitigated')
+            }, url);
+            // A web page instead of Coolify's JSON: a proxy failing, or an address that is not the API.
+            const page = html && status >= 400 && status !== 429 && !response.header('cf-mitigated');
+            // Through a proxy, plain http is answered by the proxy when it cannot reach Coolify.
+            const byProxy = this.proxy && url.protocol === 'http:' && status >= 500 && serverMessage === undefined;
+            const reason = byProxy
+                ? `the proxy ${this.proxy.name} or Coolify behind it answered ${status}`
+                : !page
+                    ? described.reason + invalidFields(json)
+                    : status >= 500
+                        ? `a proxy in front of Coolify answered ${status} with an HTML page`
+                        : `got an HTML page (${status}) where Coolify's JSON was expected: a web server or proxy answered, not Coolify's API`;
+            const hint = page && status < 500
+                ? "Check `coolify-url`: the instance's address, like https://coolify.example.com, with or without /api/v1"
+                : described.hint;
+            throw new coolify_errors/* CoolifyError */.wx(label, reason, hint, {
+                status,
+                serverMessage,
+                transient: described.transient,
+                retryAfterMs
+            });
+        }
+        if (json === undefined) {
+            // A 2xx that is not JSON is a proxy's page or a body cut short; neither is Coolify's answer.
+            const reason = html
+                ? `got an HTML page (${status}) where Coolify's JSON was expected: a proxy or login page answered`
+                : `the answer (${status}) was not valid JSON`;
+            const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
+            throw new coolify_errors/* CoolifyError */.wx(label, reason, hint, { status, transient: true, notCoolify: html });
+        }
+        return { body: json, date: Number.isNaN(date) ? undefined : date, wireBytes };
+    }
+}
+function enc(segment) {
+    return encodeURIComponent(segment);
+}
+function parseJson(text) {
+    if (text === '')
+        return {};
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Coolify's short `message`, trimmed to one line; never the rest of the body. */
+function messageOf(json) {
+    const message = json?.message;
+    if (typeof message !== 'string')
+        return undefined;
+    const line = message.split(/[\r\n\u2028\u2029]/)[0].trim();
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+/**
+ * The fields a validation failure (422) is about. Only their names: the messages may quote the
+ * values sent.
+ */
+function invalidFields(json) {
+    const errors = json?.errors;
+    const fields = errors && typeof errors === 'object' ? Object.keys(errors).slice(0, 5) : [];
+    return fields.length ? ` (invalid: ${fields.join(', ')})` : '';
+}
+function looksLikeHtml(text, contentType) {
+    return /html/i.test(contentType ?? '') || /^\s*</.test(text);
+}
+/**
+ * A call whose signal ended before any answer: aborted with a reason of its own (the run's cancel),
+ * it throws that; when a time share ran out, a CoolifyError naming the request rather than a bare
+ * "operation aborted".
+ */
+function cutOff(call, error) {
+    if (error instanceof coolify_errors/* CoolifyError */.wx)
+        return error;
+    const reason = call.signal.reason;
+    if (!(reason instanceof DOMException && reason.name === 'TimeoutError'))
+        return reason;
+    return new coolify_errors/* CoolifyError */.wx(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
+}
+
+// EXTERNAL MODULE: ./src/transport/proxy.ts
+var proxy = __nccwpck_require__(7769);
+// EXTERNAL MODULE: ./src/config/secrets.ts
+var secrets = __nccwpck_require__(8019);
+;// CONCATENATED MODULE: ./src/transport/connect.ts
+
+
+
+/**
+ * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
+ * through the runner's proxy when it has one (its password masked first).
+ */
+function connect(config, say) {
+    for (const secret of (0,proxy/* proxySecrets */.Wm)())
+        (0,secrets/* mask */.dK)(secret);
+    const client = new CoolifyClient({
+        apiUrl: config.apiUrl,
+        token: config.token,
+        headers: config.headers,
+        caCertificate: config.caCertificate,
+        // A read that takes ten poll intervals is stuck; but give slow proxies at least five seconds.
+        requestTimeoutMs: Math.min(30_000, Math.max(5000, config.pollIntervalMs * 10)),
+        // Retries back off, but never so far that Coolify's return goes unnoticed for long.
+        retry: {
+            baseDelayMs: Math.min(1000, config.pollIntervalMs),
+            maxDelayMs: Math.max(5000, 2 * config.pollIntervalMs)
+        },
+        note: say.note
+    });
+    if (client.proxy)
+        say.note(`Requests to Coolify go through the proxy ${client.proxy.name}`);
+    return client;
+}
+
 
 /***/ }),
 
-/***/ 9278:
-/***/ ((module) => {
+/***/ 9854:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $N: () => (/* binding */ codeOf),
+/* harmony export */   Ep: () => (/* binding */ HttpTimeout),
+/* harmony export */   N$: () => (/* binding */ ProxyFailure),
+/* harmony export */   QC: () => (/* binding */ HttpUnreadable),
+/* harmony export */   V2: () => (/* binding */ failure),
+/* harmony export */   fR: () => (/* binding */ ProxyRefusal),
+/* harmony export */   xh: () => (/* binding */ proxyFailure)
+/* harmony export */ });
+/* unused harmony export HttpBrokenBody */
+/** How the transport's failures are named: by the stage and the party that failed. */
+/**
+ * Why a request got no answer in time. Its code says at which stage: before a connection
+ * (`CONNECT_TIMEOUT`: nothing was sent), before the headers, or between chunks of the body.
+ */
+class HttpTimeout extends Error {
+    code;
+    constructor(code) {
+        super(`no answer in time (${code})`);
+        this.code = code;
+    }
+}
+/**
+ * An answer that can never be read, however often it is asked for (headers larger than Node
+ * reads): the reason says what was wrong with it.
+ */
+class HttpUnreadable extends Error {
+    code = 'UNREADABLE_ANSWER';
+}
+/**
+ * A compressed body that does not decode: cut off on the way, or broken by something in between.
+ * Asked for again like an answer cut short.
+ */
+class HttpBrokenBody extends Error {
+    code = 'BROKEN_BODY';
+}
+/** A failure of the connection to the proxy itself (its TLS certificate, say), not past it. */
+class ProxyFailure extends Error {
+    cause;
+    code;
+    constructor(cause) {
+        super(`the proxy failed: ${cause.message}`);
+        this.cause = cause;
+        this.code = cause.code ?? '';
+    }
+}
+/** The proxy's refusal to open a tunnel: its status says why (407: it wants credentials). */
+class ProxyRefusal extends Error {
+    status;
+    code = 'PROXY_REFUSED';
+    constructor(status) {
+        super(`the proxy answered ${status} to CONNECT`);
+        this.status = status;
+    }
+}
+/** undici's timeouts, by the stage they name. */
+const TIMEOUTS = {
+    UND_ERR_CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
+    UND_ERR_HEADERS_TIMEOUT: 'HEADERS_TIMEOUT',
+    UND_ERR_BODY_TIMEOUT: 'BODY_TIMEOUT'
+};
+/** A failure on the way to the proxy, or of its answer to CONNECT: the proxy's, not the site's. */
+function proxyFailure(error) {
+    const stage = TIMEOUTS[error.code ?? ''];
+    return new ProxyFailure(stage ? new HttpTimeout(stage) : error);
+}
+/** The failure as the client reads it: ours when we have a word for it, undici's otherwise. */
+function failure(error) {
+    const code = codeOf(error);
+    if (TIMEOUTS[code])
+        return new HttpTimeout(TIMEOUTS[code]);
+    // zlib's codes: Z_DATA_ERROR, Z_BUF_ERROR (cut off); brotli's: ERR__ERROR_FORMAT_…
+    if (code.startsWith('Z_') || code.startsWith('ERR__ERROR')) {
+        return new HttpBrokenBody(`its compressed body does not decode (${code})`);
+    }
+    if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+        return new HttpUnreadable('its headers are larger than Node reads (16 KB)');
+    }
+    if (code === 'UND_ERR_SOCKET') {
+        return Object.assign(new Error('the connection closed before the answer ended'), {
+            code: 'ECONNRESET',
+            cause: error
+        });
+    }
+    return error;
+}
+function codeOf(error) {
+    const code = error?.code;
+    return typeof code === 'string' ? code : '';
+}
+
+
+/***/ }),
+
+/***/ 7769:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U9: () => (/* binding */ isLoopback),
+/* harmony export */   Wm: () => (/* binding */ proxySecrets),
+/* harmony export */   iJ: () => (/* binding */ proxyFor)
+/* harmony export */ });
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7030);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3916);
+
+
+/**
+ * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
+ * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
+ * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
+ * names (see `names`).
+ */
+function proxyFor(target, env = process.env) {
+    if (bypasses(target, env))
+        return undefined;
+    const [lower, upper] = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+    const variable = env[lower] ? lower : upper;
+    const value = env[variable];
+    if (!value)
+        return undefined;
+    let url;
+    try {
+        // A bare `host:port` is an http proxy.
+        url = new URL(value.includes('://') ? value : `http://${value}`);
+    }
+    catch {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable} is not a proxy URL: give it as http://host:port (or https://, with user:password@ before the host if the proxy asks for them), or add ${target.hostname} to NO_PROXY.`);
+    }
+    if (!/^https?:$/.test(url.protocol)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`);
+    }
+    let credentials;
+    try {
+        if (url.username || url.password) {
+            credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+        }
+    }
+    catch {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`);
+    }
+    // The proxy is its origin: a path, query or fragment after it means nothing to a proxy.
+    return { url: new URL(url.origin), name: url.host, credentials };
+}
+/** The password of a proxy URL, to mask before anything could print it. */
+function proxySecrets(env = process.env) {
+    const secrets = [];
+    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+        const value = env[name];
+        if (!value)
+            continue;
+        try {
+            const { password } = new URL(value.includes('://') ? value : `http://${value}`);
+            if (password)
+                secrets.push(password, decoded(password));
+        }
+        catch {
+            // Not a URL: nothing that reads as a password.
+        }
+    }
+    return [...new Set(secrets)];
+}
+/** `value` with its %XX escapes decoded; as it is when one is malformed. */
+function decoded(value) {
+    try {
+        return decodeURIComponent(value);
+    }
+    catch {
+        return value;
+    }
+}
+/** This machine: `localhost`, 127.x.x.x or [::1]. */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase();
+    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+}
+function bypasses(target, env) {
+    if (!target.hostname)
+        return false;
+    if (isLoopback(target.hostname))
+        return true;
+    const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+    return (env.no_proxy || env.NO_PROXY || '')
+        .split(',')
+        .map(item => item.trim().toLowerCase())
+        .filter(Boolean)
+        .some(item => names(item, host, port));
+}
+/**
+ * Whether a `NO_PROXY` item names `host` on `port`, as curl (7.86 and later) and Go read it: `*`,
+ * a name or a domain it ends in (`example.com`, `.example.com`, `*.example.com`), an address or a
+ * CIDR range (`10.0.0.0/8`, `fd00::/8`; IPv6 with or without brackets), each with an optional
+ * `:port` (IPv6 in brackets then).
+ */
+function names(item, host, port) {
+    if (item === '*')
+        return true;
+    const { name, port: only } = splitPort(item);
+    if (only && only !== port)
+        return false;
+    const range = /^(.+)\/(\d{1,3})$/.exec(name);
+    const address = range ? range[1] : name;
+    const family = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(address);
+    if (family) {
+        const hostFamily = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host);
+        if (hostFamily !== family)
+            return false;
+        const type = family === 4 ? 'ipv4' : 'ipv6';
+        const list = new node_net__WEBPACK_IMPORTED_MODULE_0__.BlockList();
+        try {
+            list.addSubnet(address, range ? Number(range[2]) : family === 4 ? 32 : 128, type);
+        }
+        catch {
+            return false;
+        }
+        return list.check(host, type);
+    }
+    const domain = name.startsWith('*.') ? name.slice(1) : name;
+    return host === domain || host.endsWith(domain.startsWith('.') ? domain : `.${domain}`);
+}
+/** `host:port`, `[v6]:port`, or an IPv6 address (or range) without brackets, which has no port. */
+function splitPort(item) {
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(item);
+    if (bracketed)
+        return { name: bracketed[1], port: bracketed[2] };
+    if ((item.match(/:/g) ?? []).length > 1)
+        return { name: item };
+    const at = item.lastIndexOf(':');
+    return at < 0 ? { name: item } : { name: item.slice(0, at), port: item.slice(at + 1) };
+}
+
 
 /***/ }),
 
@@ -26897,13 +25464,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
-/***/ 7540:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
-
-/***/ }),
-
 /***/ 7598:
 /***/ ((module) => {
 
@@ -26918,13 +25478,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnos
 
 /***/ }),
 
-/***/ 610:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
-
-/***/ }),
-
 /***/ 8474:
 /***/ ((module) => {
 
@@ -26936,13 +25489,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-
-/***/ }),
-
-/***/ 1455:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 
 /***/ }),
 
@@ -26974,13 +25520,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 
 /***/ }),
 
-/***/ 6760:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-
-/***/ }),
-
 /***/ 643:
 /***/ ((module) => {
 
@@ -27009,24 +25548,10 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream"
 
 /***/ }),
 
-/***/ 7997:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers");
-
-/***/ }),
-
 /***/ 1692:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-
-/***/ }),
-
-/***/ 3136:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
 
 /***/ }),
 
@@ -27056,27 +25581,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 
-/***/ }),
-
-/***/ 857:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-
-/***/ }),
-
-/***/ 4756:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
-
-/***/ }),
-
-/***/ 9023:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
 /***/ })
 
 /******/ });
@@ -27101,7 +25605,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	// Execute the module function
 /******/ 	var threw = true;
 /******/ 	try {
-/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
+/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
 /******/ 		threw = false;
 /******/ 	} finally {
 /******/ 		if(threw) delete __webpack_module_cache__[moduleId];
@@ -27113,9 +25617,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	// Return the exports of the module
 /******/ 	return module.exports;
 /******/ }
-/******/ 
-/******/ // expose the modules object (__webpack_modules__)
-/******/ __nccwpck_require__.m = __webpack_modules__;
 /******/ 
 /************************************************************************/
 /******/ /* webpack/runtime/asset-relocator-loader */
@@ -27214,28 +25715,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	};
 /******/ })();
 /******/ 
-/******/ /* webpack/runtime/ensure chunk */
-/******/ (() => {
-/******/ 	__nccwpck_require__.f = {};
-/******/ 	// This file contains only the entry chunk.
-/******/ 	// The chunk loading function for additional chunks
-/******/ 	__nccwpck_require__.e = (chunkId) => {
-/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
-/******/ 			__nccwpck_require__.f[key](chunkId, promises);
-/******/ 			return promises;
-/******/ 		}, []));
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/get javascript chunk filename */
-/******/ (() => {
-/******/ 	// This function allow to reference async chunks
-/******/ 	__nccwpck_require__.u = (chunkId) => {
-/******/ 		// return url for filenames based on template
-/******/ 		return "" + chunkId + ".index.js";
-/******/ 	};
-/******/ })();
-/******/ 
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
@@ -27248,69 +25727,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 		if (!module.children) module.children = [];
 /******/ 		return module;
 /******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/import chunk loading */
-/******/ (() => {
-/******/ 	// no baseURI
-/******/ 	
-/******/ 	// object to store loaded and loading chunks
-/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
-/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
-/******/ 	var installedChunks = {
-/******/ 		792: 0
-/******/ 	};
-/******/ 	
-/******/ 	var installChunk = (data) => {
-/******/ 		var {ids, modules, runtime} = data;
-/******/ 		// add "modules" to the modules object,
-/******/ 		// then flag all "ids" as loaded and fire callback
-/******/ 		var moduleId, chunkId, i = 0;
-/******/ 		for(moduleId in modules) {
-/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
-/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
-/******/ 			}
-/******/ 		}
-/******/ 		if(runtime) runtime(__nccwpck_require__);
-/******/ 		for(;i < ids.length; i++) {
-/******/ 			chunkId = ids[i];
-/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
-/******/ 				installedChunks[chunkId][0]();
-/******/ 			}
-/******/ 			installedChunks[ids[i]] = 0;
-/******/ 		}
-/******/ 	
-/******/ 	}
-/******/ 	
-/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
-/******/ 			// import() chunk loading for javascript
-/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
-/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
-/******/ 	
-/******/ 				// a Promise means "currently loading".
-/******/ 				if(installedChunkData) {
-/******/ 					promises.push(installedChunkData[1]);
-/******/ 				} else {
-/******/ 					if(true) { // all chunks have JS
-/******/ 						// setup Promise in chunk cache
-/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
-/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
-/******/ 							throw e;
-/******/ 						});
-/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
-/******/ 						promises.push(installedChunkData[1] = promise);
-/******/ 					}
-/******/ 				}
-/******/ 			}
-/******/ 	};
-/******/ 	
-/******/ 	// no prefetching
-/******/ 	
-/******/ 	// no preloaded
-/******/ 	
-/******/ 	// no external install chunk
-/******/ 	
-/******/ 	// no on chunks loaded
 /******/ })();
 /******/ 
 /************************************************************************/

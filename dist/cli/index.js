@@ -2,448 +2,6 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 158:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { addAbortListener } = __nccwpck_require__(3440)
-const { RequestAbortedError } = __nccwpck_require__(8707)
-
-const kListener = Symbol('kListener')
-const kSignal = Symbol('kSignal')
-
-function abort (self) {
-  if (self.abort) {
-    self.abort(self[kSignal]?.reason)
-  } else {
-    self.reason = self[kSignal]?.reason ?? new RequestAbortedError()
-  }
-  removeSignal(self)
-}
-
-function addSignal (self, signal) {
-  self.reason = null
-
-  self[kSignal] = null
-  self[kListener] = null
-
-  if (!signal) {
-    return
-  }
-
-  if (signal.aborted) {
-    abort(self)
-    return
-  }
-
-  self[kSignal] = signal
-  self[kListener] = () => {
-    abort(self)
-  }
-
-  addAbortListener(self[kSignal], self[kListener])
-}
-
-function removeSignal (self) {
-  if (!self[kSignal]) {
-    return
-  }
-
-  if ('removeEventListener' in self[kSignal]) {
-    self[kSignal].removeEventListener('abort', self[kListener])
-  } else {
-    self[kSignal].removeListener('abort', self[kListener])
-  }
-
-  self[kSignal] = null
-  self[kListener] = null
-}
-
-module.exports = {
-  addSignal,
-  removeSignal
-}
-
-
-/***/ }),
-
-/***/ 4660:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const assert = __nccwpck_require__(4589)
-const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
-
-class ConnectHandler extends AsyncResource {
-  constructor (opts, callback) {
-    if (!opts || typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    if (typeof callback !== 'function') {
-      throw new InvalidArgumentError('invalid callback')
-    }
-
-    const { signal, opaque, responseHeaders } = opts
-
-    if (signal && typeof signal.on !== 'function' && typeof signal.addEventListener !== 'function') {
-      throw new InvalidArgumentError('signal must be an EventEmitter or EventTarget')
-    }
-
-    super('UNDICI_CONNECT')
-
-    this.opaque = opaque || null
-    this.responseHeaders = responseHeaders || null
-    this.callback = callback
-    this.abort = null
-
-    addSignal(this, signal)
-  }
-
-  onConnect (abort, context) {
-    if (this.reason) {
-      abort(this.reason)
-      return
-    }
-
-    assert(this.callback)
-
-    this.abort = abort
-    this.context = context
-  }
-
-  onHeaders () {
-    throw new SocketError('bad connect', null)
-  }
-
-  onUpgrade (statusCode, rawHeaders, socket) {
-    const { callback, opaque, context } = this
-
-    removeSignal(this)
-
-    this.callback = null
-
-    let headers = rawHeaders
-    // Indicates is an HTTP2Session
-    if (headers != null) {
-      headers = this.responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-    }
-
-    this.runInAsyncScope(callback, null, null, {
-      statusCode,
-      headers,
-      socket,
-      opaque,
-      context
-    })
-  }
-
-  onError (err) {
-    const { callback, opaque } = this
-
-    removeSignal(this)
-
-    if (callback) {
-      this.callback = null
-      queueMicrotask(() => {
-        this.runInAsyncScope(callback, null, err, { opaque })
-      })
-    }
-  }
-}
-
-function connect (opts, callback) {
-  if (callback === undefined) {
-    return new Promise((resolve, reject) => {
-      connect.call(this, opts, (err, data) => {
-        return err ? reject(err) : resolve(data)
-      })
-    })
-  }
-
-  try {
-    const connectHandler = new ConnectHandler(opts, callback)
-    const connectOptions = { ...opts, method: 'CONNECT' }
-
-    this.dispatch(connectOptions, connectHandler)
-  } catch (err) {
-    if (typeof callback !== 'function') {
-      throw err
-    }
-    const opaque = opts?.opaque
-    queueMicrotask(() => callback(err, { opaque }))
-  }
-}
-
-module.exports = connect
-
-
-/***/ }),
-
-/***/ 6862:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const {
-  Readable,
-  Duplex,
-  PassThrough
-} = __nccwpck_require__(7075)
-const assert = __nccwpck_require__(4589)
-const { AsyncResource } = __nccwpck_require__(6698)
-const {
-  InvalidArgumentError,
-  InvalidReturnValueError,
-  RequestAbortedError
-} = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
-
-function noop () {}
-
-const kResume = Symbol('resume')
-
-class PipelineRequest extends Readable {
-  constructor () {
-    super({ autoDestroy: true })
-
-    this[kResume] = null
-  }
-
-  _read () {
-    const { [kResume]: resume } = this
-
-    if (resume) {
-      this[kResume] = null
-      resume()
-    }
-  }
-
-  _destroy (err, callback) {
-    this._read()
-
-    callback(err)
-  }
-}
-
-class PipelineResponse extends Readable {
-  constructor (resume) {
-    super({ autoDestroy: true })
-    this[kResume] = resume
-  }
-
-  _read () {
-    this[kResume]()
-  }
-
-  _destroy (err, callback) {
-    if (!err && !this._readableState.endEmitted) {
-      err = new RequestAbortedError()
-    }
-
-    callback(err)
-  }
-}
-
-class PipelineHandler extends AsyncResource {
-  constructor (opts, handler) {
-    if (!opts || typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    if (typeof handler !== 'function') {
-      throw new InvalidArgumentError('invalid handler')
-    }
-
-    const { signal, method, opaque, onInfo, responseHeaders } = opts
-
-    if (signal && typeof signal.on !== 'function' && typeof signal.addEventListener !== 'function') {
-      throw new InvalidArgumentError('signal must be an EventEmitter or EventTarget')
-    }
-
-    if (method === 'CONNECT') {
-      throw new InvalidArgumentError('invalid method')
-    }
-
-    if (onInfo && typeof onInfo !== 'function') {
-      throw new InvalidArgumentError('invalid onInfo callback')
-    }
-
-    super('UNDICI_PIPELINE')
-
-    this.opaque = opaque || null
-    this.responseHeaders = responseHeaders || null
-    this.handler = handler
-    this.abort = null
-    this.context = null
-    this.onInfo = onInfo || null
-
-    this.req = new PipelineRequest().on('error', noop)
-
-    this.ret = new Duplex({
-      readableObjectMode: opts.objectMode,
-      autoDestroy: true,
-      read: () => {
-        const { body } = this
-
-        if (body?.resume) {
-          body.resume()
-        }
-      },
-      write: (chunk, encoding, callback) => {
-        const { req } = this
-
-        if (req.push(chunk, encoding) || req._readableState.destroyed) {
-          callback()
-        } else {
-          req[kResume] = callback
-        }
-      },
-      destroy: (err, callback) => {
-        const { body, req, res, ret, abort } = this
-
-        if (!err && !ret._readableState.endEmitted) {
-          err = new RequestAbortedError()
-        }
-
-        if (abort && err) {
-          abort()
-        }
-
-        util.destroy(body, err)
-        util.destroy(req, err)
-        util.destroy(res, err)
-
-        removeSignal(this)
-
-        callback(err)
-      }
-    }).on('prefinish', () => {
-      const { req } = this
-
-      // Node < 15 does not call _final in same tick.
-      req.push(null)
-    })
-
-    this.res = null
-
-    addSignal(this, signal)
-  }
-
-  onConnect (abort, context) {
-    const { res } = this
-
-    if (this.reason) {
-      abort(this.reason)
-      return
-    }
-
-    assert(!res, 'pipeline cannot be retried')
-
-    this.abort = abort
-    this.context = context
-  }
-
-  onHeaders (statusCode, rawHeaders, resume) {
-    const { opaque, handler, context } = this
-
-    if (statusCode < 200) {
-      if (this.onInfo) {
-        const headers = this.responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-        this.onInfo({ statusCode, headers })
-      }
-      return
-    }
-
-    this.res = new PipelineResponse(resume)
-
-    let body
-    try {
-      this.handler = null
-      const headers = this.responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-      body = this.runInAsyncScope(handler, null, {
-        statusCode,
-        headers,
-        opaque,
-        body: this.res,
-        context
-      })
-    } catch (err) {
-      this.res.on('error', noop)
-      throw err
-    }
-
-    if (!body || typeof body.on !== 'function') {
-      throw new InvalidReturnValueError('expected Readable')
-    }
-
-    body
-      .on('data', (chunk) => {
-        const { ret, body } = this
-
-        if (!ret.push(chunk) && body.pause) {
-          body.pause()
-        }
-      })
-      .on('error', (err) => {
-        const { ret } = this
-
-        util.destroy(ret, err)
-      })
-      .on('end', () => {
-        const { ret } = this
-
-        ret.push(null)
-      })
-      .on('close', () => {
-        const { ret } = this
-
-        if (!ret._readableState.ended) {
-          util.destroy(ret, new RequestAbortedError())
-        }
-      })
-
-    this.body = body
-  }
-
-  onData (chunk) {
-    const { res } = this
-    return res.push(chunk)
-  }
-
-  onComplete (trailers) {
-    const { res } = this
-    res.push(null)
-  }
-
-  onError (err) {
-    const { ret } = this
-    this.handler = null
-    util.destroy(ret, err)
-  }
-}
-
-function pipeline (opts, handler) {
-  try {
-    const pipelineHandler = new PipelineHandler(opts, handler)
-    this.dispatch({ ...opts, body: pipelineHandler.req }, pipelineHandler)
-    return pipelineHandler.ret
-  } catch (err) {
-    return new PassThrough().destroy(err)
-  }
-}
-
-module.exports = pipeline
-
-
-/***/ }),
-
 /***/ 4043:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -661,354 +219,6 @@ function request (opts, callback) {
 
 module.exports = request
 module.exports.RequestHandler = RequestHandler
-
-
-/***/ }),
-
-/***/ 3560:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const assert = __nccwpck_require__(4589)
-const { finished } = __nccwpck_require__(7075)
-const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
-
-function noop () {}
-
-class StreamHandler extends AsyncResource {
-  constructor (opts, factory, callback) {
-    if (!opts || typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    const { signal, method, opaque, body, onInfo, responseHeaders } = opts
-
-    try {
-      if (typeof callback !== 'function') {
-        throw new InvalidArgumentError('invalid callback')
-      }
-
-      if (typeof factory !== 'function') {
-        throw new InvalidArgumentError('invalid factory')
-      }
-
-      if (signal && typeof signal.on !== 'function' && typeof signal.addEventListener !== 'function') {
-        throw new InvalidArgumentError('signal must be an EventEmitter or EventTarget')
-      }
-
-      if (method === 'CONNECT') {
-        throw new InvalidArgumentError('invalid method')
-      }
-
-      if (onInfo && typeof onInfo !== 'function') {
-        throw new InvalidArgumentError('invalid onInfo callback')
-      }
-
-      super('UNDICI_STREAM')
-    } catch (err) {
-      if (util.isStream(body)) {
-        util.destroy(body.on('error', noop), err)
-      }
-      throw err
-    }
-
-    this.responseHeaders = responseHeaders || null
-    this.opaque = opaque || null
-    this.factory = factory
-    this.callback = callback
-    this.res = null
-    this.abort = null
-    this.context = null
-    this.trailers = null
-    this.body = body
-    this.onInfo = onInfo || null
-
-    if (util.isStream(body)) {
-      body.on('error', (err) => {
-        this.onError(err)
-      })
-    }
-
-    addSignal(this, signal)
-  }
-
-  onConnect (abort, context) {
-    if (this.reason) {
-      abort(this.reason)
-      return
-    }
-
-    assert(this.callback)
-
-    this.abort = abort
-    this.context = context
-  }
-
-  onHeaders (statusCode, rawHeaders, resume, statusMessage) {
-    const { factory, opaque, context, responseHeaders } = this
-
-    const headers = responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-
-    if (statusCode < 200) {
-      if (this.onInfo) {
-        this.onInfo({ statusCode, headers })
-      }
-      return
-    }
-
-    this.factory = null
-
-    if (factory === null) {
-      return
-    }
-
-    const res = this.runInAsyncScope(factory, null, {
-      statusCode,
-      headers,
-      opaque,
-      context
-    })
-
-    if (
-      !res ||
-      typeof res.write !== 'function' ||
-      typeof res.end !== 'function' ||
-      typeof res.on !== 'function'
-    ) {
-      throw new InvalidReturnValueError('expected Writable')
-    }
-
-    // TODO: Avoid finished. It registers an unnecessary amount of listeners.
-    finished(res, { readable: false }, (err) => {
-      const { callback, res, opaque, trailers, abort } = this
-
-      this.res = null
-      if (err || !res?.readable) {
-        util.destroy(res, err)
-      }
-
-      this.callback = null
-      this.runInAsyncScope(callback, null, err || null, { opaque, trailers })
-
-      if (err) {
-        abort()
-      }
-    })
-
-    res.on('drain', resume)
-
-    this.res = res
-
-    const needDrain = res.writableNeedDrain !== undefined
-      ? res.writableNeedDrain
-      : res._writableState?.needDrain
-
-    return needDrain !== true
-  }
-
-  onData (chunk) {
-    const { res } = this
-
-    return res ? res.write(chunk) : true
-  }
-
-  onComplete (trailers) {
-    const { res } = this
-
-    removeSignal(this)
-
-    if (!res) {
-      return
-    }
-
-    this.trailers = util.parseHeaders(trailers)
-
-    res.end()
-  }
-
-  onError (err) {
-    const { res, callback, opaque, body } = this
-
-    removeSignal(this)
-
-    this.factory = null
-
-    if (res) {
-      this.res = null
-      util.destroy(res, err)
-    } else if (callback) {
-      this.callback = null
-      queueMicrotask(() => {
-        this.runInAsyncScope(callback, null, err, { opaque })
-      })
-    }
-
-    if (body) {
-      this.body = null
-      util.destroy(body, err)
-    }
-  }
-}
-
-function stream (opts, factory, callback) {
-  if (callback === undefined) {
-    return new Promise((resolve, reject) => {
-      stream.call(this, opts, factory, (err, data) => {
-        return err ? reject(err) : resolve(data)
-      })
-    })
-  }
-
-  try {
-    const handler = new StreamHandler(opts, factory, callback)
-
-    this.dispatch(opts, handler)
-  } catch (err) {
-    if (typeof callback !== 'function') {
-      throw err
-    }
-    const opaque = opts?.opaque
-    queueMicrotask(() => callback(err, { opaque }))
-  }
-}
-
-module.exports = stream
-
-
-/***/ }),
-
-/***/ 1882:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
-const { AsyncResource } = __nccwpck_require__(6698)
-const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(3440)
-const { kHTTP2Stream } = __nccwpck_require__(6443)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
-
-class UpgradeHandler extends AsyncResource {
-  constructor (opts, callback) {
-    if (!opts || typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    if (typeof callback !== 'function') {
-      throw new InvalidArgumentError('invalid callback')
-    }
-
-    const { signal, opaque, responseHeaders } = opts
-
-    if (signal && typeof signal.on !== 'function' && typeof signal.addEventListener !== 'function') {
-      throw new InvalidArgumentError('signal must be an EventEmitter or EventTarget')
-    }
-
-    super('UNDICI_UPGRADE')
-
-    this.responseHeaders = responseHeaders || null
-    this.opaque = opaque || null
-    this.callback = callback
-    this.abort = null
-    this.context = null
-
-    addSignal(this, signal)
-  }
-
-  onConnect (abort, context) {
-    if (this.reason) {
-      abort(this.reason)
-      return
-    }
-
-    assert(this.callback)
-
-    this.abort = abort
-    this.context = null
-  }
-
-  onHeaders () {
-    throw new SocketError('bad upgrade', null)
-  }
-
-  onUpgrade (statusCode, rawHeaders, socket) {
-    assert(socket[kHTTP2Stream] === true ? statusCode === 200 : statusCode === 101)
-
-    const { callback, opaque, context } = this
-
-    removeSignal(this)
-
-    this.callback = null
-    const headers = this.responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)
-    this.runInAsyncScope(callback, null, null, {
-      headers,
-      socket,
-      opaque,
-      context
-    })
-  }
-
-  onError (err) {
-    const { callback, opaque } = this
-
-    removeSignal(this)
-
-    if (callback) {
-      this.callback = null
-      queueMicrotask(() => {
-        this.runInAsyncScope(callback, null, err, { opaque })
-      })
-    }
-  }
-}
-
-function upgrade (opts, callback) {
-  if (callback === undefined) {
-    return new Promise((resolve, reject) => {
-      upgrade.call(this, opts, (err, data) => {
-        return err ? reject(err) : resolve(data)
-      })
-    })
-  }
-
-  try {
-    const upgradeHandler = new UpgradeHandler(opts, callback)
-    const upgradeOpts = {
-      ...opts,
-      method: opts.method || 'GET',
-      upgrade: opts.protocol || 'Websocket'
-    }
-
-    this.dispatch(upgradeOpts, upgradeHandler)
-  } catch (err) {
-    if (typeof callback !== 'function') {
-      throw err
-    }
-    const opaque = opts?.opaque
-    queueMicrotask(() => callback(err, { opaque }))
-  }
-}
-
-module.exports = upgrade
-
-
-/***/ }),
-
-/***/ 6615:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-module.exports.request = __nccwpck_require__(4043)
-module.exports.stream = __nccwpck_require__(3560)
-module.exports.pipeline = __nccwpck_require__(6862)
-module.exports.upgrade = __nccwpck_require__(1882)
-module.exports.connect = __nccwpck_require__(4660)
 
 
 /***/ }),
@@ -3122,654 +2332,6 @@ function processHeader (request, key, val) {
 }
 
 module.exports = Request
-
-
-/***/ }),
-
-/***/ 8082:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { EventEmitter } = __nccwpck_require__(8474)
-const { Buffer } = __nccwpck_require__(4573)
-const { InvalidArgumentError, Socks5ProxyError } = __nccwpck_require__(8707)
-const { debuglog } = __nccwpck_require__(7975)
-const { parseAddress } = __nccwpck_require__(1732)
-
-const debug = debuglog('undici:socks5')
-const EMPTY_BUFFER = Buffer.alloc(0)
-
-// SOCKS5 constants
-const SOCKS_VERSION = 0x05
-
-// Authentication methods
-const AUTH_METHODS = {
-  NO_AUTH: 0x00,
-  GSSAPI: 0x01,
-  USERNAME_PASSWORD: 0x02,
-  NO_ACCEPTABLE: 0xFF
-}
-
-// SOCKS5 commands
-const COMMANDS = {
-  CONNECT: 0x01,
-  BIND: 0x02,
-  UDP_ASSOCIATE: 0x03
-}
-
-// Address types
-const ADDRESS_TYPES = {
-  IPV4: 0x01,
-  DOMAIN: 0x03,
-  IPV6: 0x04
-}
-
-// Reply codes
-const REPLY_CODES = {
-  SUCCEEDED: 0x00,
-  GENERAL_FAILURE: 0x01,
-  CONNECTION_NOT_ALLOWED: 0x02,
-  NETWORK_UNREACHABLE: 0x03,
-  HOST_UNREACHABLE: 0x04,
-  CONNECTION_REFUSED: 0x05,
-  TTL_EXPIRED: 0x06,
-  COMMAND_NOT_SUPPORTED: 0x07,
-  ADDRESS_TYPE_NOT_SUPPORTED: 0x08
-}
-
-// State machine states
-const STATES = {
-  INITIAL: 'initial',
-  HANDSHAKING: 'handshaking',
-  AUTHENTICATING: 'authenticating',
-  AUTHENTICATED: 'authenticated',
-  CONNECTING: 'connecting',
-  CONNECTED: 'connected',
-  ERROR: 'error',
-  CLOSED: 'closed'
-}
-
-/**
- * SOCKS5 client implementation
- * Handles SOCKS5 protocol negotiation and connection establishment
- */
-class Socks5Client extends EventEmitter {
-  constructor (socket, options = {}) {
-    super()
-
-    if (!socket) {
-      throw new InvalidArgumentError('socket is required')
-    }
-
-    this.socket = socket
-    this.options = options
-    this.state = STATES.INITIAL
-    this.buffer = EMPTY_BUFFER
-    this.onSocketData = this.onData.bind(this)
-    this.onSocketError = this.onError.bind(this)
-    this.onSocketClose = this.onClose.bind(this)
-
-    // Authentication settings
-    this.authMethods = []
-    if (options.username && options.password) {
-      this.authMethods.push(AUTH_METHODS.USERNAME_PASSWORD)
-    }
-    this.authMethods.push(AUTH_METHODS.NO_AUTH)
-
-    // Socket event handlers
-    this.socket.on('data', this.onSocketData)
-    this.socket.on('error', this.onSocketError)
-    this.socket.on('close', this.onSocketClose)
-  }
-
-  /**
-   * Handle incoming data from the socket
-   */
-  onData (data) {
-    debug('received data', data.length, 'bytes in state', this.state)
-    this.buffer = Buffer.concat([this.buffer, data])
-
-    try {
-      switch (this.state) {
-        case STATES.HANDSHAKING:
-          this.handleHandshakeResponse()
-          break
-        case STATES.AUTHENTICATING:
-          this.handleAuthResponse()
-          break
-        case STATES.CONNECTING:
-          this.handleConnectResponse()
-          break
-      }
-    } catch (err) {
-      this.onError(err)
-    }
-  }
-
-  /**
-   * Handle socket errors
-   */
-  onError (err) {
-    debug('socket error', err)
-    this.state = STATES.ERROR
-    this.emit('error', err)
-    this.destroy()
-  }
-
-  /**
-   * Handle socket close
-   */
-  onClose () {
-    debug('socket closed')
-    this.state = STATES.CLOSED
-    this.emit('close')
-  }
-
-  /**
-   * Destroy the client and underlying socket
-   */
-  destroy () {
-    if (this.socket && !this.socket.destroyed) {
-      this.socket.destroy()
-    }
-  }
-
-  markAuthenticated () {
-    this.state = STATES.AUTHENTICATED
-    this.emit('authenticated')
-  }
-
-  /**
-   * Start the SOCKS5 handshake
-   */
-  handshake () {
-    if (this.state !== STATES.INITIAL) {
-      throw new InvalidArgumentError('Handshake already started')
-    }
-
-    debug('starting handshake with', this.authMethods.length, 'auth methods')
-    this.state = STATES.HANDSHAKING
-
-    // Build handshake request
-    // +----+----------+----------+
-    // |VER | NMETHODS | METHODS  |
-    // +----+----------+----------+
-    // | 1  |    1     | 1 to 255 |
-    // +----+----------+----------+
-    const request = Buffer.alloc(2 + this.authMethods.length)
-    request[0] = SOCKS_VERSION
-    request[1] = this.authMethods.length
-    this.authMethods.forEach((method, i) => {
-      request[2 + i] = method
-    })
-
-    this.socket.write(request)
-  }
-
-  /**
-   * Handle handshake response from server
-   */
-  handleHandshakeResponse () {
-    if (this.buffer.length < 2) {
-      return // Not enough data yet
-    }
-
-    const version = this.buffer[0]
-    const method = this.buffer[1]
-
-    if (version !== SOCKS_VERSION) {
-      throw new Socks5ProxyError(`Invalid SOCKS version: ${version}`, 'UND_ERR_SOCKS5_VERSION')
-    }
-
-    if (method === AUTH_METHODS.NO_ACCEPTABLE) {
-      throw new Socks5ProxyError('No acceptable authentication method', 'UND_ERR_SOCKS5_AUTH_REJECTED')
-    }
-
-    this.buffer = this.buffer.subarray(2)
-    debug('server selected auth method', method)
-
-    if (method === AUTH_METHODS.NO_AUTH) {
-      this.markAuthenticated()
-    } else if (method === AUTH_METHODS.USERNAME_PASSWORD) {
-      this.state = STATES.AUTHENTICATING
-      this.sendAuthRequest()
-    } else {
-      throw new Socks5ProxyError(`Unsupported authentication method: ${method}`, 'UND_ERR_SOCKS5_AUTH_METHOD')
-    }
-  }
-
-  /**
-   * Send username/password authentication request
-   */
-  sendAuthRequest () {
-    const { username, password } = this.options
-
-    if (!username || !password) {
-      throw new InvalidArgumentError('Username and password required for authentication')
-    }
-
-    debug('sending username/password auth')
-
-    // Username/Password authentication request (RFC 1929)
-    // +----+------+----------+------+----------+
-    // |VER | ULEN |  UNAME   | PLEN |  PASSWD  |
-    // +----+------+----------+------+----------+
-    // | 1  |  1   | 1 to 255 |  1   | 1 to 255 |
-    // +----+------+----------+------+----------+
-    const usernameBuffer = Buffer.from(username)
-    const passwordBuffer = Buffer.from(password)
-
-    if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
-      throw new InvalidArgumentError('Username or password too long')
-    }
-
-    const request = Buffer.alloc(3 + usernameBuffer.length + passwordBuffer.length)
-    request[0] = 0x01 // Sub-negotiation version
-    request[1] = usernameBuffer.length
-    usernameBuffer.copy(request, 2)
-    request[2 + usernameBuffer.length] = passwordBuffer.length
-    passwordBuffer.copy(request, 3 + usernameBuffer.length)
-
-    this.socket.write(request)
-  }
-
-  /**
-   * Handle authentication response
-   */
-  handleAuthResponse () {
-    if (this.buffer.length < 2) {
-      return // Not enough data yet
-    }
-
-    const version = this.buffer[0]
-    const status = this.buffer[1]
-
-    if (version !== 0x01) {
-      throw new Socks5ProxyError(`Invalid auth sub-negotiation version: ${version}`, 'UND_ERR_SOCKS5_AUTH_VERSION')
-    }
-
-    if (status !== 0x00) {
-      throw new Socks5ProxyError('Authentication failed', 'UND_ERR_SOCKS5_AUTH_FAILED')
-    }
-
-    this.buffer = this.buffer.subarray(2)
-    debug('authentication successful')
-    this.markAuthenticated()
-  }
-
-  /**
-   * Send CONNECT command
-   * @param {string} address - Target address (IP or domain)
-   * @param {number} port - Target port
-   */
-  connect (address, port) {
-    if (this.state === STATES.CONNECTING || this.state === STATES.CONNECTED) {
-      throw new InvalidArgumentError('Connection already in progress')
-    }
-
-    if (this.state !== STATES.AUTHENTICATED) {
-      throw new InvalidArgumentError('Client must be authenticated before CONNECT')
-    }
-
-    debug('connecting to', address, port)
-    this.state = STATES.CONNECTING
-
-    const request = this.buildConnectRequest(COMMANDS.CONNECT, address, port)
-    this.socket.write(request)
-  }
-
-  /**
-   * Build a SOCKS5 request
-   */
-  buildConnectRequest (command, address, port) {
-    // Parse address to determine type and buffer
-    const { type: addressType, buffer: addressBuffer } = parseAddress(address)
-
-    // Build request
-    // +----+-----+-------+------+----------+----------+
-    // |VER | CMD |  RSV  | ATYP | DST.ADDR | DST.PORT |
-    // +----+-----+-------+------+----------+----------+
-    // | 1  |  1  | X'00' |  1   | Variable |    2     |
-    // +----+-----+-------+------+----------+----------+
-    const request = Buffer.alloc(4 + addressBuffer.length + 2)
-    request[0] = SOCKS_VERSION
-    request[1] = command
-    request[2] = 0x00 // Reserved
-    request[3] = addressType
-    addressBuffer.copy(request, 4)
-    request.writeUInt16BE(port, 4 + addressBuffer.length)
-
-    return request
-  }
-
-  /**
-   * Handle CONNECT response
-   */
-  handleConnectResponse () {
-    if (this.buffer.length < 4) {
-      return // Not enough data for header
-    }
-
-    const version = this.buffer[0]
-    const reply = this.buffer[1]
-    const addressType = this.buffer[3]
-
-    if (version !== SOCKS_VERSION) {
-      throw new Socks5ProxyError(`Invalid SOCKS version in reply: ${version}`, 'UND_ERR_SOCKS5_REPLY_VERSION')
-    }
-
-    // Calculate the expected response length
-    let responseLength = 4 // VER + REP + RSV + ATYP
-    if (addressType === ADDRESS_TYPES.IPV4) {
-      responseLength += 4 + 2 // IPv4 + port
-    } else if (addressType === ADDRESS_TYPES.DOMAIN) {
-      if (this.buffer.length < 5) {
-        return // Need domain length byte
-      }
-      responseLength += 1 + this.buffer[4] + 2 // length byte + domain + port
-    } else if (addressType === ADDRESS_TYPES.IPV6) {
-      responseLength += 16 + 2 // IPv6 + port
-    } else {
-      throw new Socks5ProxyError(`Invalid address type in reply: ${addressType}`, 'UND_ERR_SOCKS5_ADDR_TYPE')
-    }
-
-    if (this.buffer.length < responseLength) {
-      return // Not enough data for full response
-    }
-
-    if (reply !== REPLY_CODES.SUCCEEDED) {
-      const errorMessage = this.getReplyErrorMessage(reply)
-      throw new Socks5ProxyError(`SOCKS5 connection failed: ${errorMessage}`, `UND_ERR_SOCKS5_REPLY_${reply}`)
-    }
-
-    // Parse bound address and port
-    let boundAddress
-    let offset = 4
-
-    if (addressType === ADDRESS_TYPES.IPV4) {
-      boundAddress = Array.from(this.buffer.subarray(offset, offset + 4)).join('.')
-      offset += 4
-    } else if (addressType === ADDRESS_TYPES.DOMAIN) {
-      const domainLength = this.buffer[offset]
-      offset += 1
-      boundAddress = this.buffer.subarray(offset, offset + domainLength).toString()
-      offset += domainLength
-    } else if (addressType === ADDRESS_TYPES.IPV6) {
-      // Parse IPv6 address from 16-byte buffer
-      const parts = []
-      for (let i = 0; i < 8; i++) {
-        const value = this.buffer.readUInt16BE(offset + i * 2)
-        parts.push(value.toString(16))
-      }
-      boundAddress = parts.join(':')
-      offset += 16
-    }
-
-    const boundPort = this.buffer.readUInt16BE(offset)
-
-    this.buffer = EMPTY_BUFFER
-    this.state = STATES.CONNECTED
-    this.socket.removeListener('data', this.onSocketData)
-
-    debug('connected, bound address:', boundAddress, 'port:', boundPort)
-    this.emit('connected', { address: boundAddress, port: boundPort })
-  }
-
-  /**
-   * Get human-readable error message for reply code
-   */
-  getReplyErrorMessage (reply) {
-    switch (reply) {
-      case REPLY_CODES.GENERAL_FAILURE:
-        return 'General SOCKS server failure'
-      case REPLY_CODES.CONNECTION_NOT_ALLOWED:
-        return 'Connection not allowed by ruleset'
-      case REPLY_CODES.NETWORK_UNREACHABLE:
-        return 'Network unreachable'
-      case REPLY_CODES.HOST_UNREACHABLE:
-        return 'Host unreachable'
-      case REPLY_CODES.CONNECTION_REFUSED:
-        return 'Connection refused'
-      case REPLY_CODES.TTL_EXPIRED:
-        return 'TTL expired'
-      case REPLY_CODES.COMMAND_NOT_SUPPORTED:
-        return 'Command not supported'
-      case REPLY_CODES.ADDRESS_TYPE_NOT_SUPPORTED:
-        return 'Address type not supported'
-      default:
-        return `Unknown error code: ${reply}`
-    }
-  }
-}
-
-module.exports = {
-  Socks5Client,
-  AUTH_METHODS,
-  COMMANDS,
-  ADDRESS_TYPES,
-  REPLY_CODES,
-  STATES
-}
-
-
-/***/ }),
-
-/***/ 1732:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { Buffer } = __nccwpck_require__(4573)
-const net = __nccwpck_require__(7030)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-
-/**
- * Parse an address and determine its type
- * @param {string} address - The address to parse
- * @returns {{type: number, buffer: Buffer}} Address type and buffer
- */
-function parseAddress (address) {
-  // Check if it's an IPv4 address
-  if (net.isIPv4(address)) {
-    const parts = address.split('.').map(Number)
-    return {
-      type: 0x01, // IPv4
-      buffer: Buffer.from(parts)
-    }
-  }
-
-  // Check if it's an IPv6 address
-  if (net.isIPv6(address)) {
-    return {
-      type: 0x04, // IPv6
-      buffer: parseIPv6(address)
-    }
-  }
-
-  // Otherwise, treat as domain name
-  const domainBuffer = Buffer.from(address, 'utf8')
-  if (domainBuffer.length > 255) {
-    throw new InvalidArgumentError('Domain name too long (max 255 bytes)')
-  }
-
-  return {
-    type: 0x03, // Domain
-    buffer: Buffer.concat([Buffer.from([domainBuffer.length]), domainBuffer])
-  }
-}
-
-/**
- * Parse IPv6 address to buffer
- * @param {string} address - IPv6 address string
- * @returns {Buffer} 16-byte buffer
- */
-function parseIPv6 (address) {
-  const buffer = Buffer.alloc(16)
-  let normalizedAddress = address
-
-  // Expand an embedded IPv4 tail into the last two IPv6 groups.
-  if (address.includes('.')) {
-    const lastColonIndex = address.lastIndexOf(':')
-    const ipv4Part = address.slice(lastColonIndex + 1)
-
-    if (net.isIPv4(ipv4Part)) {
-      const octets = ipv4Part.split('.').map(Number)
-      const high = ((octets[0] << 8) | octets[1]).toString(16)
-      const low = ((octets[2] << 8) | octets[3]).toString(16)
-      normalizedAddress = `${address.slice(0, lastColonIndex)}:${high}:${low}`
-    }
-  }
-
-  // Handle compressed notation (::)
-  const doubleColonIndex = normalizedAddress.indexOf('::')
-  if (doubleColonIndex !== -1) {
-    const before = normalizedAddress.slice(0, doubleColonIndex)
-    const after = normalizedAddress.slice(doubleColonIndex + 2)
-    const beforeParts = before === '' ? [] : before.split(':')
-    const afterParts = after === '' ? [] : after.split(':')
-
-    let bufferIndex = 0
-    for (const part of beforeParts) {
-      buffer.writeUInt16BE(parseInt(part, 16), bufferIndex)
-      bufferIndex += 2
-    }
-    bufferIndex = 16 - afterParts.length * 2
-    for (const part of afterParts) {
-      buffer.writeUInt16BE(parseInt(part, 16), bufferIndex)
-      bufferIndex += 2
-    }
-  } else {
-    const parts = normalizedAddress.split(':')
-    for (let i = 0; i < parts.length; i++) {
-      buffer.writeUInt16BE(parseInt(parts[i], 16), i * 2)
-    }
-  }
-
-  return buffer
-}
-
-/**
- * Build a SOCKS5 address buffer
- * @param {number} type - Address type (1=IPv4, 3=Domain, 4=IPv6)
- * @param {Buffer} addressBuffer - The address data
- * @param {number} port - Port number
- * @returns {Buffer} Complete address buffer including type, address, and port
- */
-function buildAddressBuffer (type, addressBuffer, port) {
-  const portBuffer = Buffer.allocUnsafe(2)
-  portBuffer.writeUInt16BE(port, 0)
-
-  return Buffer.concat([
-    Buffer.from([type]),
-    addressBuffer,
-    portBuffer
-  ])
-}
-
-/**
- * Parse address from SOCKS5 response
- * @param {Buffer} buffer - Buffer containing the address
- * @param {number} offset - Starting offset in buffer
- * @returns {{address: string, port: number, bytesRead: number}}
- */
-function parseResponseAddress (buffer, offset = 0) {
-  if (buffer.length < offset + 1) {
-    throw new InvalidArgumentError('Buffer too small to contain address type')
-  }
-
-  const addressType = buffer[offset]
-  let address
-  let currentOffset = offset + 1
-
-  switch (addressType) {
-    case 0x01: { // IPv4
-      if (buffer.length < currentOffset + 6) {
-        throw new InvalidArgumentError('Buffer too small for IPv4 address')
-      }
-      address = Array.from(buffer.subarray(currentOffset, currentOffset + 4)).join('.')
-      currentOffset += 4
-      break
-    }
-
-    case 0x03: { // Domain
-      if (buffer.length < currentOffset + 1) {
-        throw new InvalidArgumentError('Buffer too small for domain length')
-      }
-      const domainLength = buffer[currentOffset]
-      currentOffset += 1
-
-      if (buffer.length < currentOffset + domainLength + 2) {
-        throw new InvalidArgumentError('Buffer too small for domain address')
-      }
-      address = buffer.subarray(currentOffset, currentOffset + domainLength).toString('utf8')
-      currentOffset += domainLength
-      break
-    }
-
-    case 0x04: { // IPv6
-      if (buffer.length < currentOffset + 18) {
-        throw new InvalidArgumentError('Buffer too small for IPv6 address')
-      }
-      // Convert buffer to IPv6 string
-      const parts = []
-      for (let i = 0; i < 8; i++) {
-        const value = buffer.readUInt16BE(currentOffset + i * 2)
-        parts.push(value.toString(16))
-      }
-      address = parts.join(':')
-      currentOffset += 16
-      break
-    }
-
-    default:
-      throw new InvalidArgumentError(`Invalid address type: ${addressType}`)
-  }
-
-  // Parse port
-  if (buffer.length < currentOffset + 2) {
-    throw new InvalidArgumentError('Buffer too small for port')
-  }
-  const port = buffer.readUInt16BE(currentOffset)
-  currentOffset += 2
-
-  return {
-    address,
-    port,
-    bytesRead: currentOffset - offset
-  }
-}
-
-/**
- * Create error for SOCKS5 reply code
- * @param {number} replyCode - SOCKS5 reply code
- * @returns {Error} Appropriate error object
- */
-function createReplyError (replyCode) {
-  const messages = {
-    0x01: 'General SOCKS server failure',
-    0x02: 'Connection not allowed by ruleset',
-    0x03: 'Network unreachable',
-    0x04: 'Host unreachable',
-    0x05: 'Connection refused',
-    0x06: 'TTL expired',
-    0x07: 'Command not supported',
-    0x08: 'Address type not supported'
-  }
-
-  const message = messages[replyCode] || `Unknown SOCKS5 error code: ${replyCode}`
-  const error = new Error(message)
-  error.code = `SOCKS5_${replyCode}`
-  return error
-}
-
-module.exports = {
-  parseAddress,
-  parseIPv6,
-  buildAddressBuffer,
-  parseResponseAddress,
-  createReplyError
-}
 
 
 /***/ }),
@@ -8986,7 +7548,7 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 2279:
+/***/ 4660:
 /***/ ((module) => {
 
 
@@ -9135,7 +7697,7 @@ module.exports = class FixedQueue {
 
 const { PoolStats } = __nccwpck_require__(6854)
 const DispatcherBase = __nccwpck_require__(1841)
-const FixedQueue = __nccwpck_require__(2279)
+const FixedQueue = __nccwpck_require__(4660)
 const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
 
 const kClients = Symbol('clients')
@@ -9470,599 +8032,6 @@ class Pool extends PoolBase {
 }
 
 module.exports = Pool
-
-
-/***/ }),
-
-/***/ 6672:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { kProxy, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
-const Agent = __nccwpck_require__(7405)
-const Pool = __nccwpck_require__(628)
-const DispatcherBase = __nccwpck_require__(1841)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(8707)
-const buildConnector = __nccwpck_require__(9136)
-const Client = __nccwpck_require__(3701)
-const { channels } = __nccwpck_require__(2414)
-const Socks5ProxyAgent = __nccwpck_require__(7223)
-
-const kAgent = Symbol('proxy agent')
-const kClient = Symbol('proxy client')
-const kProxyHeaders = Symbol('proxy headers')
-const kRequestTls = Symbol('request tls settings')
-const kProxyTls = Symbol('proxy tls settings')
-const kConnectEndpoint = Symbol('connect endpoint function')
-const kTunnelProxy = Symbol('tunnel proxy')
-
-function defaultProtocolPort (protocol) {
-  return protocol === 'https:' ? 443 : 80
-}
-
-function defaultFactory (origin, opts) {
-  return new Pool(origin, opts)
-}
-
-const noop = () => {}
-
-function defaultAgentFactory (origin, opts) {
-  if (opts.connections === 1) {
-    return new Client(origin, opts)
-  }
-  return new Pool(origin, opts)
-}
-
-class Http1ProxyWrapper extends DispatcherBase {
-  #client
-
-  constructor (proxyUrl, { headers = {}, connect, factory }) {
-    if (!proxyUrl) {
-      throw new InvalidArgumentError('Proxy URL is mandatory')
-    }
-
-    super()
-
-    this[kProxyHeaders] = headers
-    if (factory) {
-      this.#client = factory(proxyUrl, { connect })
-    } else {
-      this.#client = new Client(proxyUrl, { connect })
-    }
-  }
-
-  [kDispatch] (opts, handler) {
-    const onHeaders = handler.onHeaders
-    handler.onHeaders = function (statusCode, data, resume) {
-      if (statusCode === 407) {
-        if (typeof handler.onError === 'function') {
-          handler.onError(new InvalidArgumentError('Proxy Authentication Required (407)'))
-        }
-        return
-      }
-      if (onHeaders) onHeaders.call(this, statusCode, data, resume)
-    }
-
-    // Rewrite request as an HTTP1 Proxy request, without tunneling.
-    const {
-      origin,
-      path = '/',
-      headers = {}
-    } = opts
-
-    opts.path = origin + path
-
-    if (!('host' in headers) && !('Host' in headers)) {
-      const { host } = new URL(origin)
-      headers.host = host
-    }
-    opts.headers = { ...this[kProxyHeaders], ...headers }
-
-    return this.#client[kDispatch](opts, handler)
-  }
-
-  [kClose] () {
-    return this.#client.close()
-  }
-
-  [kDestroy] (err) {
-    return this.#client.destroy(err)
-  }
-}
-
-class ProxyAgent extends DispatcherBase {
-  constructor (opts) {
-    if (!opts || (typeof opts === 'object' && !(opts instanceof URL) && !opts.uri)) {
-      throw new InvalidArgumentError('Proxy uri is mandatory')
-    }
-
-    const { clientFactory = defaultFactory } = opts
-    if (typeof clientFactory !== 'function') {
-      throw new InvalidArgumentError('Proxy opts.clientFactory must be a function.')
-    }
-
-    const { proxyTunnel = true } = opts
-
-    super()
-
-    const url = this.#getUrl(opts)
-    const { href, origin, port, protocol, username, password, hostname: proxyHostname } = url
-
-    this[kProxy] = { uri: href, protocol }
-    this[kRequestTls] = opts.requestTls
-    this[kProxyTls] = opts.proxyTls
-    this[kProxyHeaders] = opts.headers || {}
-    this[kTunnelProxy] = proxyTunnel
-
-    if (opts.auth && opts.token) {
-      throw new InvalidArgumentError('opts.auth cannot be used in combination with opts.token')
-    } else if (opts.auth) {
-      /* @deprecated in favour of opts.token */
-      this[kProxyHeaders]['proxy-authorization'] = `Basic ${opts.auth}`
-    } else if (opts.token) {
-      this[kProxyHeaders]['proxy-authorization'] = opts.token
-    } else if (username && password) {
-      this[kProxyHeaders]['proxy-authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString('base64')}`
-    }
-
-    const connect = buildConnector({ ...opts.proxyTls })
-    this[kConnectEndpoint] = buildConnector({ ...opts.requestTls })
-
-    const agentFactory = opts.factory || defaultAgentFactory
-    const factory = (origin, options) => {
-      const { protocol } = new URL(origin)
-
-      // Handle SOCKS5 proxy
-      if (this[kProxy].protocol === 'socks5:' || this[kProxy].protocol === 'socks:') {
-        return new Socks5ProxyAgent(this[kProxy].uri, {
-          headers: this[kProxyHeaders],
-          connect,
-          factory: agentFactory,
-          username: opts.username || username,
-          password: opts.password || password,
-          proxyTls: opts.proxyTls,
-          requestTls: opts.requestTls
-        })
-      }
-
-      if (!this[kTunnelProxy] && protocol === 'http:' && this[kProxy].protocol === 'http:') {
-        return new Http1ProxyWrapper(this[kProxy].uri, {
-          headers: this[kProxyHeaders],
-          connect,
-          factory: agentFactory
-        })
-      }
-      return agentFactory(origin, options)
-    }
-
-    // For SOCKS5 proxies, we don't need a client to the proxy itself
-    // The SOCKS5 connection is handled within Socks5ProxyAgent
-    if (protocol === 'socks5:' || protocol === 'socks:') {
-      this[kClient] = null
-    } else {
-      this[kClient] = clientFactory(url, { connect })
-    }
-
-    this[kAgent] = new Agent({
-      ...opts,
-      factory,
-      connect: async (opts, callback) => {
-        // SOCKS5 proxies handle their own connections via Socks5ProxyAgent,
-        // so this connect function should never be called for them.
-        if (!this[kClient]) {
-          callback(new InvalidArgumentError('Cannot establish tunnel connection without a proxy client'))
-          return
-        }
-
-        let requestedPath = opts.host
-        if (!opts.port) {
-          requestedPath += `:${defaultProtocolPort(opts.protocol)}`
-        }
-        try {
-          const connectParams = {
-            origin,
-            port,
-            path: requestedPath,
-            signal: opts.signal,
-            headers: {
-              ...this[kProxyHeaders],
-              host: opts.host,
-              ...(opts.connections == null || opts.connections > 0 ? { 'proxy-connection': 'keep-alive' } : {})
-            },
-            servername: this[kProxyTls]?.servername || proxyHostname
-          }
-          const { socket, statusCode } = await this[kClient].connect(connectParams)
-          if (statusCode !== 200) {
-            socket.on('error', noop).destroy()
-            callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`))
-            return
-          }
-
-          if (channels.proxyConnected.hasSubscribers) {
-            channels.proxyConnected.publish({
-              socket,
-              connectParams
-            })
-          }
-
-          if (opts.protocol !== 'https:') {
-            callback(null, socket)
-            return
-          }
-          let servername
-          if (this[kRequestTls]) {
-            servername = this[kRequestTls].servername
-          } else {
-            servername = opts.servername
-          }
-          this[kConnectEndpoint]({ ...opts, servername, httpSocket: socket }, callback)
-        } catch (err) {
-          if (err.code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-            // Throw a custom error to avoid loop in client.js#connect
-            callback(new SecureProxyConnectionError(err))
-          } else {
-            callback(err)
-          }
-        }
-      }
-    })
-  }
-
-  dispatch (opts, handler) {
-    const headers = buildHeaders(opts.headers)
-    throwIfProxyAuthIsSent(headers)
-
-    if (headers && !('host' in headers) && !('Host' in headers)) {
-      const { host } = new URL(opts.origin)
-      headers.host = host
-    }
-
-    return this[kAgent].dispatch(
-      {
-        ...opts,
-        headers
-      },
-      handler
-    )
-  }
-
-  /**
-   * @param {import('../../types/proxy-agent').ProxyAgent.Options | string | URL} opts
-   * @returns {URL}
-   */
-  #getUrl (opts) {
-    if (typeof opts === 'string') {
-      return new URL(opts)
-    } else if (opts instanceof URL) {
-      return opts
-    } else {
-      return new URL(opts.uri)
-    }
-  }
-
-  [kClose] () {
-    const promises = [this[kAgent].close()]
-    if (this[kClient]) {
-      promises.push(this[kClient].close())
-    }
-    return Promise.all(promises)
-  }
-
-  [kDestroy] () {
-    const promises = [this[kAgent].destroy()]
-    if (this[kClient]) {
-      promises.push(this[kClient].destroy())
-    }
-    return Promise.all(promises)
-  }
-}
-
-/**
- * @param {string[] | Record<string, string>} headers
- * @returns {Record<string, string>}
- */
-function buildHeaders (headers) {
-  // When using undici.fetch, the headers list is stored
-  // as an array.
-  if (Array.isArray(headers)) {
-    /** @type {Record<string, string>} */
-    const headersPair = {}
-
-    for (let i = 0; i < headers.length; i += 2) {
-      headersPair[headers[i]] = headers[i + 1]
-    }
-
-    return headersPair
-  }
-
-  return headers
-}
-
-/**
- * @param {Record<string, string>} headers
- *
- * Previous versions of ProxyAgent suggests the Proxy-Authorization in request headers
- * Nevertheless, it was changed and to avoid a security vulnerability by end users
- * this check was created.
- * It should be removed in the next major version for performance reasons
- */
-function throwIfProxyAuthIsSent (headers) {
-  const existProxyAuth = headers && Object.keys(headers)
-    .find((key) => key.toLowerCase() === 'proxy-authorization')
-  if (existProxyAuth) {
-    throw new InvalidArgumentError('Proxy-Authorization should be sent in ProxyAgent constructor')
-  }
-}
-
-module.exports = ProxyAgent
-
-
-/***/ }),
-
-/***/ 7223:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { URL } = __nccwpck_require__(3136)
-
-let tls // include tls conditionally since it is not always available
-const DispatcherBase = __nccwpck_require__(1841)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { Socks5Client, STATES } = __nccwpck_require__(8082)
-const { kDispatch, kClose, kDestroy } = __nccwpck_require__(6443)
-const Pool = __nccwpck_require__(628)
-const buildConnector = __nccwpck_require__(9136)
-const { debuglog } = __nccwpck_require__(7975)
-
-const debug = debuglog('undici:socks5-proxy')
-
-const kProxyUrl = Symbol('proxy url')
-const kProxyHeaders = Symbol('proxy headers')
-const kProxyAuth = Symbol('proxy auth')
-const kProxyProtocol = Symbol('proxy protocol')
-const kPools = Symbol('pools')
-const kConnector = Symbol('connector')
-const kRequestTls = Symbol('request tls settings')
-
-// Static flag to ensure warning is only emitted once per process
-let experimentalWarningEmitted = false
-
-/**
- * SOCKS5 proxy agent for dispatching requests through a SOCKS5 proxy
- */
-class Socks5ProxyAgent extends DispatcherBase {
-  constructor (proxyUrl, options = {}) {
-    super()
-
-    // Emit experimental warning only once
-    if (!experimentalWarningEmitted) {
-      process.emitWarning(
-        'SOCKS5 proxy support is experimental and subject to change',
-        'ExperimentalWarning'
-      )
-      experimentalWarningEmitted = true
-    }
-
-    if (!proxyUrl) {
-      throw new InvalidArgumentError('Proxy URL is mandatory')
-    }
-
-    // Parse proxy URL
-    const url = typeof proxyUrl === 'string' ? new URL(proxyUrl) : proxyUrl
-
-    if (url.protocol !== 'socks5:' && url.protocol !== 'socks:') {
-      throw new InvalidArgumentError('Proxy URL must use socks5:// or socks:// protocol')
-    }
-
-    this[kProxyUrl] = url
-    this[kProxyHeaders] = options.headers || {}
-    this[kProxyProtocol] = options.proxyTls ? 'https:' : 'http:'
-    this[kRequestTls] = options.requestTls
-
-    // Extract auth from URL or options
-    this[kProxyAuth] = {
-      username: options.username || (url.username ? decodeURIComponent(url.username) : null),
-      password: options.password || (url.password ? decodeURIComponent(url.password) : null)
-    }
-
-    // Create connector for proxy connection
-    this[kConnector] = options.connect || buildConnector({
-      ...options.proxyTls,
-      servername: options.proxyTls?.servername || url.hostname
-    })
-
-    // Pools for the actual HTTP connections (with SOCKS5 tunnel connect function), keyed by origin
-    this[kPools] = new Map()
-  }
-
-  /**
-   * Create a SOCKS5 connection to the proxy
-   */
-  async createSocks5Connection (targetHost, targetPort) {
-    const proxyHost = this[kProxyUrl].hostname
-    const proxyPort = parseInt(this[kProxyUrl].port) || 1080
-
-    debug('creating SOCKS5 connection to', proxyHost, proxyPort)
-
-    // Connect to the SOCKS5 proxy
-    const socket = await new Promise((resolve, reject) => {
-      this[kConnector]({
-        hostname: proxyHost,
-        host: proxyHost,
-        port: proxyPort,
-        protocol: this[kProxyProtocol]
-      }, (err, socket) => {
-        if (err) {
-          reject(err)
-        } else {
-          resolve(socket)
-        }
-      })
-    })
-
-    // Create SOCKS5 client
-    const socks5Client = new Socks5Client(socket, this[kProxyAuth])
-
-    // Handle SOCKS5 errors
-    socks5Client.on('error', (err) => {
-      debug('SOCKS5 error:', err)
-      socket.destroy()
-    })
-
-    // Perform SOCKS5 handshake
-    await socks5Client.handshake()
-
-    // Wait for authentication (if required)
-    await new Promise((resolve, reject) => {
-      const timeout = setTimeout(() => {
-        reject(new Error('SOCKS5 authentication timeout'))
-      }, 5000)
-
-      const onAuthenticated = () => {
-        clearTimeout(timeout)
-        socks5Client.removeListener('error', onError)
-        resolve()
-      }
-
-      const onError = (err) => {
-        clearTimeout(timeout)
-        socks5Client.removeListener('authenticated', onAuthenticated)
-        reject(err)
-      }
-
-      // Check if already authenticated (for NO_AUTH method)
-      if (socks5Client.state === STATES.AUTHENTICATED) {
-        clearTimeout(timeout)
-        resolve()
-      } else {
-        socks5Client.once('authenticated', onAuthenticated)
-        socks5Client.once('error', onError)
-      }
-    })
-
-    // Send CONNECT command
-    await socks5Client.connect(targetHost, targetPort)
-
-    // Wait for connection
-    await new Promise((resolve, reject) => {
-      const timeout = setTimeout(() => {
-        reject(new Error('SOCKS5 connection timeout'))
-      }, 5000)
-
-      const onConnected = (info) => {
-        debug('SOCKS5 tunnel established to', targetHost, targetPort, 'via', info)
-        clearTimeout(timeout)
-        socks5Client.removeListener('error', onError)
-        resolve()
-      }
-
-      const onError = (err) => {
-        clearTimeout(timeout)
-        socks5Client.removeListener('connected', onConnected)
-        reject(err)
-      }
-
-      socks5Client.once('connected', onConnected)
-      socks5Client.once('error', onError)
-    })
-
-    return socket
-  }
-
-  /**
-   * Dispatch a request through the SOCKS5 proxy
-   */
-  [kDispatch] (opts, handler) {
-    const { origin } = opts
-
-    debug('dispatching request to', origin, 'via SOCKS5')
-
-    try {
-      const originKey = String(origin)
-      let pool = this[kPools].get(originKey)
-      // Create a Pool per origin so requests are not routed to the wrong host
-      if (!pool || pool.destroyed || pool.closed) {
-        pool = new Pool(origin, {
-          pipelining: opts.pipelining,
-          connections: opts.connections,
-          connect: async (connectOpts, callback) => {
-            try {
-              const url = new URL(origin)
-              const targetHost = url.hostname
-              const targetPort = parseInt(url.port) || (url.protocol === 'https:' ? 443 : 80)
-
-              debug('establishing SOCKS5 connection to', targetHost, targetPort)
-
-              // Create SOCKS5 tunnel
-              const socket = await this.createSocks5Connection(targetHost, targetPort)
-
-              // Handle TLS if needed
-              let finalSocket = socket
-              if (url.protocol === 'https:') {
-                if (!tls) {
-                  tls = __nccwpck_require__(1692)
-                }
-                debug('upgrading to TLS')
-                finalSocket = tls.connect({
-                  ...this[kRequestTls],
-                  socket,
-                  servername: this[kRequestTls]?.servername || targetHost
-                })
-
-                await new Promise((resolve, reject) => {
-                  finalSocket.once('secureConnect', resolve)
-                  finalSocket.once('error', reject)
-                })
-              }
-
-              callback(null, finalSocket)
-            } catch (err) {
-              debug('SOCKS5 connection error:', err)
-              callback(err)
-            }
-          }
-        })
-        this[kPools].set(originKey, pool)
-      }
-
-      // Dispatch the request through the per-origin pool
-      return pool[kDispatch](opts, handler)
-    } catch (err) {
-      debug('dispatch error:', err)
-      if (typeof handler.onResponseError === 'function') {
-        handler.onResponseError(null, err)
-        return false
-      } else if (typeof handler.onError === 'function') {
-        handler.onError(err)
-        return false
-      } else {
-        throw err
-      }
-    }
-  }
-
-  async [kClose] () {
-    const closePromises = []
-    for (const pool of this[kPools].values()) {
-      closePromises.push(pool.close())
-    }
-    this[kPools].clear()
-    await Promise.all(closePromises)
-  }
-
-  async [kDestroy] (err) {
-    const destroyPromises = []
-    for (const pool of this[kPools].values()) {
-      destroyPromises.push(pool.destroy(err))
-    }
-    this[kPools].clear()
-    await Promise.all(destroyPromises)
-  }
-}
-
-module.exports = Socks5ProxyAgent
 
 
 /***/ }),
@@ -16554,7 +14523,7 @@ __webpack_async_result__();
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2284);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1862);
 
 // A reader that went away (`| head -1`) ends nothing: the deploy goes on, and what it would have
 // read is dropped, rather than an EPIPE crashing the run after the trigger.
@@ -16573,7 +14542,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2284:
+/***/ 1862:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -16588,9 +14557,9 @@ __nccwpck_require__.d(__webpack_exports__, {
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: external "node:url"
-var external_node_url_ = __nccwpck_require__(3136);
-;// CONCATENATED MODULE: ./src/duration.ts
+;// CONCATENATED MODULE: external "node:url"
+const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+;// CONCATENATED MODULE: ./src/time/duration.ts
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
 /**
@@ -16668,168 +14637,8 @@ function describeError(error) {
     return `Unexpected error: ${text.split('\n')[0]}. Please report it with the step's log.`;
 }
 
-// EXTERNAL MODULE: external "node:tls"
-var external_node_tls_ = __nccwpck_require__(1692);
-var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
-// EXTERNAL MODULE: external "node:zlib"
-var external_node_zlib_ = __nccwpck_require__(8522);
-var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_node_zlib_);
-// EXTERNAL MODULE: ./node_modules/undici/lib/api/index.js
-var api = __nccwpck_require__(6615);
-// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/agent.js
-var agent = __nccwpck_require__(7405);
-var agent_default = /*#__PURE__*/__nccwpck_require__.n(agent);
-// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/dispatcher.js
-var dispatcher = __nccwpck_require__(883);
-var dispatcher_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher);
-// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/pool.js
-var dispatcher_pool = __nccwpck_require__(628);
-var pool_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher_pool);
-// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/proxy-agent.js
-var proxy_agent = __nccwpck_require__(6672);
-var proxy_agent_default = /*#__PURE__*/__nccwpck_require__.n(proxy_agent);
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(7030);
-;// CONCATENATED MODULE: ./src/proxy.ts
-
-
-/**
- * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
- * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
- * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
- * names (see `names`).
- */
-function proxyFor(target, env = process.env) {
-    if (bypasses(target, env))
-        return undefined;
-    const [lower, upper] = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
-    const variable = env[lower] ? lower : upper;
-    const value = env[variable];
-    if (!value)
-        return undefined;
-    let url;
-    try {
-        // A bare `host:port` is an http proxy.
-        url = new URL(value.includes('://') ? value : `http://${value}`);
-    }
-    catch {
-        throw new ActionError(`${variable} is not a proxy URL: give it as http://host:port (or https://, with user:password@ before the host if the proxy asks for them), or add ${target.hostname} to NO_PROXY.`);
-    }
-    if (!/^https?:$/.test(url.protocol)) {
-        throw new ActionError(`${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`);
-    }
-    let credentials;
-    try {
-        if (url.username || url.password) {
-            credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-        }
-    }
-    catch {
-        throw new ActionError(`${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`);
-    }
-    // The proxy is its origin: a path, query or fragment after it means nothing to a proxy.
-    return { url: new URL(url.origin), name: url.host, credentials };
-}
-/** The password of a proxy URL, to mask before anything could print it. */
-function proxySecrets(env = process.env) {
-    const secrets = [];
-    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
-        const value = env[name];
-        if (!value)
-            continue;
-        try {
-            const { password } = new URL(value.includes('://') ? value : `http://${value}`);
-            if (password)
-                secrets.push(password, decoded(password));
-        }
-        catch {
-            // Not a URL: nothing that reads as a password.
-        }
-    }
-    return [...new Set(secrets)];
-}
-/** `value` with its %XX escapes decoded; as it is when one is malformed. */
-function decoded(value) {
-    try {
-        return decodeURIComponent(value);
-    }
-    catch {
-        return value;
-    }
-}
-/** This machine: `localhost`, 127.x.x.x or [::1]. */
-function isLoopback(hostname) {
-    const host = hostname.toLowerCase();
-    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
-}
-function bypasses(target, env) {
-    if (!target.hostname)
-        return false;
-    if (isLoopback(target.hostname))
-        return true;
-    const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
-    return (env.no_proxy || env.NO_PROXY || '')
-        .split(',')
-        .map(item => item.trim().toLowerCase())
-        .filter(Boolean)
-        .some(item => names(item, host, port));
-}
-/**
- * Whether a `NO_PROXY` item names `host` on `port`, as curl (7.86 and later) and Go read it: `*`,
- * a name or a domain it ends in (`example.com`, `.example.com`, `*.example.com`), an address or a
- * CIDR range (`10.0.0.0/8`, `fd00::/8`; IPv6 with or without brackets), each with an optional
- * `:port` (IPv6 in brackets then).
- */
-function names(item, host, port) {
-    if (item === '*')
-        return true;
-    const { name, port: only } = splitPort(item);
-    if (only && only !== port)
-        return false;
-    const range = /^(.+)\/(\d{1,3})$/.exec(name);
-    const address = range ? range[1] : name;
-    const family = (0,external_node_net_.isIP)(address);
-    if (family) {
-        const hostFamily = (0,external_node_net_.isIP)(host);
-        if (hostFamily !== family)
-            return false;
-        const type = family === 4 ? 'ipv4' : 'ipv6';
-        const list = new external_node_net_.BlockList();
-        try {
-            list.addSubnet(address, range ? Number(range[2]) : family === 4 ? 32 : 128, type);
-        }
-        catch {
-            return false;
-        }
-        return list.check(host, type);
-    }
-    const domain = name.startsWith('*.') ? name.slice(1) : name;
-    return host === domain || host.endsWith(domain.startsWith('.') ? domain : `.${domain}`);
-}
-/** `host:port`, `[v6]:port`, or an IPv6 address (or range) without brackets, which has no port. */
-function splitPort(item) {
-    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(item);
-    if (bracketed)
-        return { name: bracketed[1], port: bracketed[2] };
-    if ((item.match(/:/g) ?? []).length > 1)
-        return { name: item };
-    const at = item.lastIndexOf(':');
-    return at < 0 ? { name: item } : { name: item.slice(0, at), port: item.slice(at + 1) };
-}
-
-;// CONCATENATED MODULE: ./src/http.ts
-
-
-
-
-
-
-
-
-
-// undici's index gives every dispatcher its request methods; loaded part by part, they are given here.
-Object.assign((dispatcher_default()).prototype, api);
+;// CONCATENATED MODULE: ./src/transport/errors.ts
+/** How the transport's failures are named: by the stage and the party that failed. */
 /**
  * Why a request got no answer in time. Its code says at which stage: before a connection
  * (`CONNECT_TIMEOUT`: nothing was sent), before the headers, or between chunks of the body.
@@ -16874,279 +14683,19 @@ class ProxyRefusal extends Error {
         this.status = status;
     }
 }
-/**
- * How long a connection may sit idle before it is closed: servers and the proxies before them
- * close idle ones (Apache after 5 s; firewalls drop them silently), and a request sent on one
- * they closed is lost. Shorter when the server's `Keep-Alive: timeout=N` says so, by a margin.
- */
-const IDLE_MS = 4000;
-const IDLE_MARGIN_MS = 1000;
-/** Methods a request may be sent again with: the server does the same however often it gets it. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
-/** How a connection the server closed fails the request on it, before any answer. */
-const STALE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 /** undici's timeouts, by the stage they name. */
 const TIMEOUTS = {
     UND_ERR_CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
     UND_ERR_HEADERS_TIMEOUT: 'HEADERS_TIMEOUT',
     UND_ERR_BODY_TIMEOUT: 'BODY_TIMEOUT'
 };
-/** The connections to one site, straight or through the runner's proxy for it. */
-class HttpAgent {
-    /** The outbound proxy the requests go through, when the runner has one for this site. */
-    proxy;
-    /**
-     * `kept`: connections kept open between requests (when `keepAlive`); `fresh`: a new connection
-     * for each request, closed after its answer.
-     */
-    #dispatchers;
-    #make;
-    #keepAlive;
-    #maxBodyBytes;
-    /** CONNECTs to the proxy still waiting for its answer. */
-    #tunnels = new Set();
-    /** Requests still waiting for their answer's headers. */
-    #waiting = 0;
-    constructor(site, options, env = process.env) {
-        this.proxy = proxyFor(site, env);
-        this.#keepAlive = options.keepAlive ?? false;
-        this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-        const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined;
-        this.#make = () => this.#dispatcher(site, options.timeoutMs, ca);
-        this.#dispatchers = { kept: this.#make(), fresh: this.#make() };
-    }
-    #dispatcher(site, timeoutMs, ca) {
-        const timing = {
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
-            keepAliveTimeout: IDLE_MS,
-            keepAliveMaxTimeout: IDLE_MS,
-            keepAliveTimeoutThreshold: IDLE_MARGIN_MS
-        };
-        // The target's TLS, checked against its name or address: `ca` trusted besides Node's own.
-        const targetTls = { timeout: timeoutMs, ...(ca && { ca }) };
-        // Every pool of connections it opens, to the site or to the proxy: whether one sits idle.
-        const pools = new Set();
-        const factory = (origin, opts) => {
-            const pool = new (pool_default())(origin, { ...opts, ...timing });
-            pools.add(pool);
-            return pool;
-        };
-        const idle = () => [...pools].some(pool => !pool.closed && pool.stats.free > 0);
-        const proxy = this.proxy;
-        if (!proxy)
-            return { dispatcher: new (agent_default())({ connect: targetTls, factory }), idle };
-        const tunnels = this.#tunnels;
-        const dispatcher = new (proxy_agent_default())({
-            ...timing,
-            uri: proxy.url.href,
-            ...(proxy.credentials && {
-                token: `Basic ${Buffer.from(proxy.credentials).toString('base64')}`
-            }),
-            // Plain http goes to the proxy in absolute form (`GET http://host:8000/…`), as curl sends
-            // it: proxies allow CONNECT to port 443 only. https is tunnelled, TLS inside the tunnel;
-            // so is plain http through an https:// proxy, which undici sends nothing else to.
-            proxyTunnel: site.protocol === 'https:' || proxy.url.protocol === 'https:',
-            requestTls: targetTls,
-            // The proxy's own TLS trusts what Node trusts: `ca` is for the target.
-            proxyTls: { timeout: timeoutMs },
-            clientFactory: (origin, opts) => new TunnelPool(origin, { ...opts, ...timing }, tunnels),
-            factory
-        });
-        return { dispatcher, idle };
-    }
-    /**
-     * Sends a request; resolves once the answer's headers are in. A request that may be sent again
-     * is, at once and on a new connection, when a kept connection turns out closed before any
-     * answer: the server closed it while it sat idle, and never saw the request.
-     */
-    async request(url, request) {
-        const kept = this.#keepAlive && !request.once;
-        // It goes on a connection kept from an earlier answer, which the server may have closed.
-        const reused = kept && this.#dispatchers.kept.idle();
-        try {
-            return await this.#send(url, request, kept ? 'kept' : 'fresh');
-        }
-        catch (error) {
-            const stale = reused && STALE_CODES.has(codeOf(error));
-            if (!stale || !IDEMPOTENT.has(request.method) || request.signal.aborted)
-                throw error;
-            return this.#send(url, request, 'fresh');
-        }
-    }
-    async #send(url, request, kind) {
-        const { signal } = request;
-        const { dispatcher } = this.#dispatchers[kind];
-        if (signal.aborted)
-            throw signal.reason;
-        this.#waiting++;
-        let abort = () => { };
-        // Ends at once on an abort, even while a tunnel is still being opened: undici applies an
-        // abort only once the request is on a connection.
-        const aborted = new Promise((_resolve, reject) => {
-            abort = () => {
-                reject(signal.reason);
-                // A tunnel no other request waits for is closed with the request that waits for it;
-                // undici would open another for the request, which it ends only once connected.
-                if (this.#waiting === 1 && this.#tunnels.size > 0) {
-                    for (const tunnel of this.#tunnels)
-                        tunnel.abort(signal.reason);
-                    this.#dispatchers[kind] = this.#make();
-                    dispatcher.destroy().catch(() => { });
-                }
-            };
-            signal.addEventListener('abort', abort, { once: true });
-        });
-        aborted.catch(() => { });
-        let answer;
-        try {
-            answer = await Promise.race([
-                dispatcher.request({
-                    origin: url.origin,
-                    path: url.pathname + url.search,
-                    method: request.method,
-                    headers: request.headers,
-                    body: request.body,
-                    signal,
-                    // Closed after its answer: the next one of its kind gets a new connection.
-                    reset: kind === 'fresh'
-                }),
-                aborted
-            ]);
-        }
-        catch (error) {
-            throw signal.aborted ? signal.reason : failure(error);
-        }
-        finally {
-            this.#waiting--;
-            signal.removeEventListener('abort', abort);
-        }
-        const { statusCode, headers, body } = answer;
-        // Until its body is read, a failure of the answer is kept, not thrown (a probe never reads it).
-        body.on('error', () => { });
-        // Through a proxy in absolute form, a 407 is the proxy's own answer.
-        if (statusCode === 407 && this.proxy && url.protocol === 'http:') {
-            body.destroy();
-            throw new ProxyRefusal(407);
-        }
-        const header = (name) => {
-            const value = headers[name.toLowerCase()];
-            return Array.isArray(value) ? value[0] : value;
-        };
-        return {
-            status: statusCode,
-            header,
-            text: async () => {
-                try {
-                    const text = await readBody(body, header('content-encoding'), this.#maxBodyBytes);
-                    // undici frees the connection for the next request a turn after the body's end.
-                    await new Promise(resolve => setImmediate(resolve));
-                    return text;
-                }
-                catch (error) {
-                    throw signal.aborted ? signal.reason : failure(error);
-                }
-            }
-        };
-    }
-    /** Closes every connection, those under way included, so that the process can exit. */
-    close() {
-        for (const tunnel of this.#tunnels)
-            tunnel.abort();
-        for (const { dispatcher } of Object.values(this.#dispatchers)) {
-            dispatcher.destroy().catch(() => { });
-        }
-    }
-}
-/**
- * The connections to the proxy that carry CONNECT: each tunnel cancellable (the request that
- * waits for it may end), and its failures in words of the proxy, not of the target.
- */
-class TunnelPool extends (pool_default()) {
-    tunnels;
-    constructor(origin, options, tunnels) {
-        super(origin, options);
-        this.tunnels = tunnels;
-    }
-    connect(options, callback) {
-        if (callback)
-            return super.connect(options, callback);
-        const tunnel = new AbortController();
-        this.tunnels.add(tunnel);
-        return super
-            .connect({ ...options, signal: tunnel.signal })
-            .then(answer => {
-            if (answer.statusCode === 200)
-                return answer;
-            answer.socket.on('error', () => { }).destroy();
-            throw new ProxyRefusal(answer.statusCode);
-        }, (error) => {
-            if (tunnel.signal.aborted)
-                throw tunnel.signal.reason ?? error;
-            const stage = TIMEOUTS[error.code ?? ''];
-            // Before the tunnel, the only peer is the proxy: whatever failed, it is the proxy's.
-            throw new ProxyFailure(stage ? new HttpTimeout('CONNECT_TIMEOUT') : error);
-        })
-            .finally(() => this.tunnels.delete(tunnel));
-    }
-}
-/**
- * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
- * gzips JSON, and a build log's JSON shrinks about tenfold.
- */
-const DECODERS = {
-    gzip: () => external_node_zlib_default().createGunzip(),
-    'x-gzip': () => external_node_zlib_default().createGunzip(),
-    deflate: () => external_node_zlib_default().createInflate(),
-    br: () => external_node_zlib_default().createBrotliDecompress()
-};
-const ACCEPT_ENCODING = 'gzip, deflate, br';
-/** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
-const MAX_BODY_BYTES = 256 * 1024 * 1024;
-/** A body as text, decoded as its `Content-Encoding` says, within `maxBytes`. */
-async function readBody(body, contentEncoding = '', maxBytes) {
-    const encoding = contentEncoding.trim().toLowerCase();
-    const plain = encoding === '' || encoding === 'identity';
-    const decoder = plain ? undefined : DECODERS[encoding];
-    if (!plain && decoder === undefined) {
-        body.destroy();
-        throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`);
-    }
-    const decoded = decoder ? body.pipe(decoder()) : body;
-    // A failure of the connection ends the reading of what it decodes.
-    if (decoded !== body)
-        body.on('error', error => decoded.destroy(error));
-    const chunks = [];
-    let size = 0;
-    try {
-        for await (const chunk of decoded) {
-            size += chunk.length;
-            if (size > maxBytes)
-                throw new HttpUnreadable(`its body is over ${megabytes(maxBytes)} MB`);
-            chunks.push(chunk);
-        }
-    }
-    finally {
-        // Left unread, the rest would hold the connection: it is closed instead.
-        if (!body.readableEnded)
-            body.destroy();
-    }
-    return Buffer.concat(chunks).toString('utf8');
-}
-function megabytes(bytes) {
-    return String(Math.round((bytes / 1024 / 1024) * 100) / 100);
+/** A failure on the way to the proxy, or of its answer to CONNECT: the proxy's, not the site's. */
+function proxyFailure(error) {
+    const stage = TIMEOUTS[error.code ?? ''];
+    return new ProxyFailure(stage ? new HttpTimeout(stage) : error);
 }
 /** The failure as the client reads it: ours when we have a word for it, undici's otherwise. */
 function failure(error) {
-    // undici wraps a failure of the tunnel in errors of its own.
-    let current = error;
-    for (let depth = 0; current instanceof Error && depth < 3; depth++) {
-        if (current instanceof ProxyFailure || current instanceof ProxyRefusal)
-            return current;
-        if (current instanceof HttpTimeout)
-            return current;
-        current = current.cause;
-    }
     const code = codeOf(error);
     if (TIMEOUTS[code])
         return new HttpTimeout(TIMEOUTS[code]);
@@ -17163,37 +14712,12 @@ function failure(error) {
             cause: error
         });
     }
-    if (/Proxy Authentication Required/.test(error?.message ?? '')) {
-        return new ProxyRefusal(407);
-    }
     return error;
 }
 function codeOf(error) {
     const code = error?.code;
     return typeof code === 'string' ? code : '';
 }
-/**
- * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
- * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
- * file then.
- */
-function defaultCertificates(env) {
-    const store = (external_node_tls_default()).getCACertificates;
-    if (store)
-        return store('default');
-    const extra = env.NODE_EXTRA_CA_CERTS;
-    let added = [];
-    if (extra) {
-        try {
-            added = (0,external_node_fs_namespaceObject.readFileSync)(extra, 'utf8').match(PEM_CERTIFICATE) ?? [];
-        }
-        catch {
-            // Node itself only warns about a file it cannot read.
-        }
-    }
-    return [...(external_node_tls_default()).rootCertificates, ...added];
-}
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 ;// CONCATENATED MODULE: ./src/coolify/errors.ts
 
@@ -17799,7 +15323,7 @@ function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
 
 // EXTERNAL MODULE: external "node:events"
 var external_node_events_ = __nccwpck_require__(8474);
-;// CONCATENATED MODULE: ./src/signals.ts
+;// CONCATENATED MODULE: ./src/time/signals.ts
 /**
  * Deadlines and combined signals that a garbage collection cannot disarm. On Node 20 the signals
  * that AbortSignal's own `timeout` and `any` make are held only weakly: once collected they never
@@ -17858,7 +15382,7 @@ function linked(parents, ms) {
     return { signal: controller.signal, release };
 }
 
-;// CONCATENATED MODULE: ./src/budget.ts
+;// CONCATENATED MODULE: ./src/time/budget.ts
 /**
  * Undo (cancels, pins) and the report, after everything else; with the process's own start and
  * exit, the step ends within `timeout` + 5 s.
@@ -17866,6 +15390,7 @@ function linked(parents, ms) {
 const GRACE_MS = 4000;
 /** After a cancelled run's SIGINT the runner waits 7.5 s before SIGTERM: all must be done by then. */
 const CANCEL_GRACE_MS = 6500;
+
 
 /**
  * The step's time, handed out as signals:
@@ -17889,6 +15414,9 @@ class Budget {
     #held = [];
     #timer;
     #cancelledAt;
+    /** Aborted when the step is over, before the transport closes. */
+    #over = sharedController();
+    #lifetime;
     constructor(timeoutMs, healthTimeoutMs, 
     /** The workflow run's cancel: it ends every share but the grace. */
     cancelled, now = Date.now, timer, 
@@ -17902,6 +15430,15 @@ class Budget {
         this.deadline = now() + timeoutMs;
         this.#deploy = this.#any([cancelled, this.#timer(timeoutMs)]);
         cancelled.addEventListener('abort', () => (this.#cancelledAt = now()), { once: true });
+        this.#lifetime = this.#any([cancelled, this.#over.signal]);
+    }
+    /**
+     * The step's whole life: what is shared by everyone for as long as anyone needs it (reads many
+     * wait for) goes under it, and ends with the run's cancel or with the step, so that nothing
+     * outlives it and keeps the process waiting.
+     */
+    lifetime() {
+        return this.#lifetime;
     }
     /** Until `timeout`: triggering, following, verifying. */
     deploy() {
@@ -17946,6 +15483,7 @@ class Budget {
     }
     /** Stops every timer and unhooks every signal handed out: the step is over. */
     release() {
+        this.#over.abort(new ActionError('the step is over'));
         for (const held of this.#held.splice(0))
             held.release();
     }
@@ -17955,6 +15493,538 @@ class Budget {
     #hold(held) {
         this.#held.push(held);
         return held.signal;
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/undici/lib/api/api-request.js
+var api_request = __nccwpck_require__(4043);
+var api_request_default = /*#__PURE__*/__nccwpck_require__.n(api_request);
+// EXTERNAL MODULE: ./node_modules/undici/lib/core/connect.js
+var connect = __nccwpck_require__(9136);
+var connect_default = /*#__PURE__*/__nccwpck_require__.n(connect);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/agent.js
+var agent = __nccwpck_require__(7405);
+var agent_default = /*#__PURE__*/__nccwpck_require__.n(agent);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/dispatcher.js
+var dispatcher = __nccwpck_require__(883);
+var dispatcher_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/pool.js
+var dispatcher_pool = __nccwpck_require__(628);
+var pool_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher_pool);
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
+var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_node_zlib_);
+;// CONCATENATED MODULE: ./src/transport/body.ts
+
+
+/**
+ * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
+ * gzips JSON, and a build log's JSON shrinks about tenfold.
+ */
+const DECODERS = {
+    gzip: () => external_node_zlib_default().createGunzip(),
+    'x-gzip': () => external_node_zlib_default().createGunzip(),
+    deflate: () => external_node_zlib_default().createInflate(),
+    br: () => external_node_zlib_default().createBrotliDecompress()
+};
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+/** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/**
+ * A body as text, decoded as its `Content-Encoding` says, within `maxBytes`; `received` is told of
+ * each chunk's size as it came on the wire.
+ */
+async function readBody(body, contentEncoding = '', maxBytes, received) {
+    const encoding = contentEncoding.trim().toLowerCase();
+    const plain = encoding === '' || encoding === 'identity';
+    const decoder = plain ? undefined : DECODERS[encoding];
+    if (!plain && decoder === undefined) {
+        body.destroy();
+        throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`);
+    }
+    const decoded = decoder ? body.pipe(decoder()) : body;
+    // A failure of the connection ends the reading of what it decodes.
+    if (decoded !== body) {
+        body.on('error', error => decoded.destroy(error));
+        body.on('data', (chunk) => received(chunk.length));
+    }
+    const chunks = [];
+    let size = 0;
+    try {
+        for await (const chunk of decoded) {
+            if (decoded === body)
+                received(chunk.length);
+            size += chunk.length;
+            if (size > maxBytes)
+                throw new HttpUnreadable(`its body is over ${megabytes(maxBytes)} MB`);
+            chunks.push(chunk);
+        }
+    }
+    finally {
+        // Left unread, the rest would hold the connection: it is closed instead.
+        if (!body.readableEnded)
+            body.destroy();
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function megabytes(bytes) {
+    return String(Math.round((bytes / 1024 / 1024) * 100) / 100);
+}
+
+// EXTERNAL MODULE: external "node:tls"
+var external_node_tls_ = __nccwpck_require__(1692);
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
+;// CONCATENATED MODULE: ./src/transport/certificates.ts
+
+
+/**
+ * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
+ * reads it, the system's store. Node 20 has no call for that store: its own list and the extra
+ * file then.
+ */
+function defaultCertificates(env) {
+    const store = (external_node_tls_default()).getCACertificates;
+    if (store)
+        return store('default');
+    const extra = env.NODE_EXTRA_CA_CERTS;
+    let added = [];
+    if (extra) {
+        try {
+            added = (0,external_node_fs_namespaceObject.readFileSync)(extra, 'utf8').match(PEM_CERTIFICATE) ?? [];
+        }
+        catch {
+            // Node itself only warns about a file it cannot read.
+        }
+    }
+    return [...(external_node_tls_default()).rootCertificates, ...added];
+}
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+;// CONCATENATED MODULE: ./src/transport/proxy.ts
+
+
+/**
+ * The proxy for a request to `target`, chosen as the runner's own tools (`@actions/http-client`)
+ * choose it: `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for http (the
+ * lower-case name first); none for loopback addresses, nor for a host that `no_proxy`/`NO_PROXY`
+ * names (see `names`).
+ */
+function proxyFor(target, env = process.env) {
+    if (bypasses(target, env))
+        return undefined;
+    const [lower, upper] = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+    const variable = env[lower] ? lower : upper;
+    const value = env[variable];
+    if (!value)
+        return undefined;
+    let url;
+    try {
+        // A bare `host:port` is an http proxy.
+        url = new URL(value.includes('://') ? value : `http://${value}`);
+    }
+    catch {
+        throw new ActionError(`${variable} is not a proxy URL: give it as http://host:port (or https://, with user:password@ before the host if the proxy asks for them), or add ${target.hostname} to NO_PROXY.`);
+    }
+    if (!/^https?:$/.test(url.protocol)) {
+        throw new ActionError(`${variable} names a ${url.protocol.slice(0, -1)}:// proxy, but only HTTP and HTTPS proxies are supported: give an http:// or https:// proxy, or add ${target.hostname} to NO_PROXY.`);
+    }
+    let credentials;
+    try {
+        if (url.username || url.password) {
+            credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+        }
+    }
+    catch {
+        throw new ActionError(`${variable}: the proxy's user or password holds a % that starts no escape: write a % in them as %25 (and other reserved characters as %XX).`);
+    }
+    // The proxy is its origin: a path, query or fragment after it means nothing to a proxy.
+    return { url: new URL(url.origin), name: url.host, credentials };
+}
+/** The password of a proxy URL, to mask before anything could print it. */
+function proxySecrets(env = process.env) {
+    const secrets = [];
+    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+        const value = env[name];
+        if (!value)
+            continue;
+        try {
+            const { password } = new URL(value.includes('://') ? value : `http://${value}`);
+            if (password)
+                secrets.push(password, decoded(password));
+        }
+        catch {
+            // Not a URL: nothing that reads as a password.
+        }
+    }
+    return [...new Set(secrets)];
+}
+/** `value` with its %XX escapes decoded; as it is when one is malformed. */
+function decoded(value) {
+    try {
+        return decodeURIComponent(value);
+    }
+    catch {
+        return value;
+    }
+}
+/** This machine: `localhost`, 127.x.x.x or [::1]. */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase();
+    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+}
+function bypasses(target, env) {
+    if (!target.hostname)
+        return false;
+    if (isLoopback(target.hostname))
+        return true;
+    const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+    return (env.no_proxy || env.NO_PROXY || '')
+        .split(',')
+        .map(item => item.trim().toLowerCase())
+        .filter(Boolean)
+        .some(item => names(item, host, port));
+}
+/**
+ * Whether a `NO_PROXY` item names `host` on `port`, as curl (7.86 and later) and Go read it: `*`,
+ * a name or a domain it ends in (`example.com`, `.example.com`, `*.example.com`), an address or a
+ * CIDR range (`10.0.0.0/8`, `fd00::/8`; IPv6 with or without brackets), each with an optional
+ * `:port` (IPv6 in brackets then).
+ */
+function names(item, host, port) {
+    if (item === '*')
+        return true;
+    const { name, port: only } = splitPort(item);
+    if (only && only !== port)
+        return false;
+    const range = /^(.+)\/(\d{1,3})$/.exec(name);
+    const address = range ? range[1] : name;
+    const family = (0,external_node_net_.isIP)(address);
+    if (family) {
+        const hostFamily = (0,external_node_net_.isIP)(host);
+        if (hostFamily !== family)
+            return false;
+        const type = family === 4 ? 'ipv4' : 'ipv6';
+        const list = new external_node_net_.BlockList();
+        try {
+            list.addSubnet(address, range ? Number(range[2]) : family === 4 ? 32 : 128, type);
+        }
+        catch {
+            return false;
+        }
+        return list.check(host, type);
+    }
+    const domain = name.startsWith('*.') ? name.slice(1) : name;
+    return host === domain || host.endsWith(domain.startsWith('.') ? domain : `.${domain}`);
+}
+/** `host:port`, `[v6]:port`, or an IPv6 address (or range) without brackets, which has no port. */
+function splitPort(item) {
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(item);
+    if (bracketed)
+        return { name: bracketed[1], port: bracketed[2] };
+    if ((item.match(/:/g) ?? []).length > 1)
+        return { name: item };
+    const at = item.lastIndexOf(':');
+    return at < 0 ? { name: item } : { name: item.slice(0, at), port: item.slice(at + 1) };
+}
+
+;// CONCATENATED MODULE: ./src/transport/tunnel.ts
+
+/** The most an answer to CONNECT may hold before its end: Node's limit for headers. */
+const MAX_TUNNEL_HEAD_BYTES = 16 * 1024;
+/**
+ * Asks the proxy on `socket` for a tunnel to `authority` (`host:port`); calls back without an
+ * error once it answered 2xx, the socket then the tunnel. Its status line is read here: a refusal
+ * is told by its status (407: it wants credentials), a silence by what never came.
+ */
+function openTunnel(socket, authority, token, timeoutMs, callback) {
+    let head = Buffer.alloc(0);
+    const timer = setTimeout(() => done(new ProxyFailure(new HttpTimeout('CONNECT_TIMEOUT'))), timeoutMs);
+    const done = (error, rest) => {
+        clearTimeout(timer);
+        socket.off('data', read).off('error', failed).off('close', closed);
+        if (error) {
+            socket.destroy();
+            return callback(error);
+        }
+        socket.pause();
+        // Nothing should come before the client speaks; whatever did is the tunnel's.
+        if (rest?.length)
+            socket.unshift(rest);
+        callback();
+    };
+    const failed = (error) => done(proxyFailure(error));
+    const closed = () => done(proxyFailure(Object.assign(new Error('the proxy closed the connection'), { code: 'ECONNRESET' })));
+    const read = (chunk) => {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0 && head.length <= MAX_TUNNEL_HEAD_BYTES)
+            return;
+        const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(head.toString('latin1', 0, Math.max(end, 0)));
+        if (!status)
+            return done(proxyFailure(new Error('its answer to CONNECT is not HTTP')));
+        const code = Number(status[1]);
+        if (code < 200 || code > 299)
+            return done(new ProxyRefusal(code));
+        done(undefined, head.subarray(end + 4));
+    };
+    socket.on('data', read).on('error', failed).on('close', closed);
+    socket.write([
+        `CONNECT ${authority} HTTP/1.1`,
+        `Host: ${authority}`,
+        ...(token ? [`Proxy-Authorization: ${token}`] : []),
+        '',
+        ''
+    ].join('\r\n'));
+}
+function defaultPort(protocol) {
+    return protocol === 'https:' ? 443 : 80;
+}
+
+;// CONCATENATED MODULE: ./src/transport/agent.ts
+
+
+
+
+
+
+
+
+
+
+// undici's index gives every dispatcher its request methods (and loads them all); loaded part by
+// part, the one used here is given here.
+Object.assign((dispatcher_default()).prototype, { request: (api_request_default()) });
+/**
+ * How long a connection may sit idle before it is closed: servers and the proxies before them
+ * close idle ones (Apache after 5 s; firewalls drop them silently), and a request sent on one
+ * they closed is lost. Shorter when the server's `Keep-Alive: timeout=N` says so, by a margin.
+ */
+const IDLE_MS = 4000;
+const IDLE_MARGIN_MS = 1000;
+/** Methods a request may be sent again with: the server does the same however often it gets it. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/** How a connection the server closed fails the request on it, before any answer. */
+const STALE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** The connections to one site, straight or through the runner's proxy for it. */
+class HttpAgent {
+    /** The outbound proxy the requests go through, when the runner has one for this site. */
+    proxy;
+    /**
+     * `kept`: connections kept open between requests (when `keepAlive`); `fresh`: a new connection
+     * for each request, closed after its answer.
+     */
+    #dispatchers;
+    #sockets = new Sockets();
+    #route;
+    /** `Proxy-Authorization`, when the proxy's URL carries credentials. */
+    #authorization;
+    #keepAlive;
+    #maxBodyBytes;
+    constructor(site, options, env = process.env) {
+        this.proxy = proxyFor(site, env);
+        this.#route = !this.proxy
+            ? 'straight'
+            : site.protocol === 'https:' || this.proxy.url.protocol === 'https:'
+                ? 'tunnel'
+                : 'forward';
+        const credentials = this.proxy?.credentials;
+        this.#authorization = credentials && `Basic ${Buffer.from(credentials).toString('base64')}`;
+        this.#keepAlive = options.keepAlive ?? false;
+        this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+        const ca = options.ca?.length ? [...defaultCertificates(env), ...options.ca] : undefined;
+        const connect = this.#connector(options.timeoutMs, ca);
+        this.#dispatchers = {
+            kept: agent_dispatcher(options.timeoutMs, connect),
+            fresh: agent_dispatcher(options.timeoutMs, connect)
+        };
+    }
+    /**
+     * Opens a connection as the route says, every socket of it held from the start: close() ends
+     * those still connecting too, which undici would let finish (or time out) before it looked.
+     */
+    #connector(timeoutMs, ca) {
+        const sockets = this.#sockets;
+        // The site's TLS, checked against its name or address: `ca` trusted besides Node's own.
+        const toSite = connect_default()({ timeout: timeoutMs, ...(ca && { ca }) });
+        const straight = (options, callback) => sockets.hold(toSite(options, callback));
+        const proxy = this.proxy;
+        if (!proxy)
+            return straight;
+        // The proxy's own TLS trusts what Node trusts: `ca` is for the site. No server name is sent
+        // to a proxy given by its address (Node warns of one: DEP0123), as none is to such a site.
+        const toProxy = connect_default()({ timeout: timeoutMs });
+        const { hostname, host, port, protocol } = proxy.url;
+        const address = {
+            hostname: hostname.replace(/^\[|\]$/g, ''),
+            host,
+            port: port || String(defaultPort(protocol)),
+            protocol
+        };
+        // Before the tunnel, the only peer is the proxy: whatever fails, it is the proxy's.
+        const reachProxy = (then, callback) => {
+            sockets.hold(toProxy(address, (error, socket) => {
+                if (error)
+                    callback(proxyFailure(error), null);
+                else
+                    then(socket);
+            }));
+        };
+        if (this.#route === 'forward') {
+            return (_options, callback) => reachProxy(socket => callback(null, socket), callback);
+        }
+        return (options, callback) => reachProxy(socket => {
+            // undici gives the site's `host` as its URL has it: without the port when it is the default.
+            const host = options.host ?? options.hostname;
+            const authority = options.port ? host : `${host}:${defaultPort(options.protocol)}`;
+            openTunnel(socket, authority, this.#authorization, timeoutMs, error => {
+                if (error)
+                    callback(error, null);
+                else if (options.protocol === 'https:') {
+                    sockets.hold(toSite({ ...options, httpSocket: socket }, callback));
+                }
+                else
+                    callback(null, socket);
+            });
+        }, callback);
+    }
+    /**
+     * Sends a request; resolves once the answer's headers are in. A request that may be sent again
+     * is, at once and on a new connection, when a kept connection turns out closed before any
+     * answer: the server closed it while it sat idle, and never saw the request.
+     */
+    async request(url, request) {
+        const kept = this.#keepAlive && !request.once;
+        // It goes on a connection kept from an earlier answer, which the server may have closed.
+        const reused = kept && this.#dispatchers.kept.idle();
+        try {
+            return await this.#send(url, request, kept ? 'kept' : 'fresh');
+        }
+        catch (error) {
+            const stale = reused && STALE_CODES.has(codeOf(error));
+            if (!stale || !IDEMPOTENT.has(request.method) || request.signal.aborted)
+                throw error;
+            return this.#send(url, request, 'fresh');
+        }
+    }
+    async #send(url, request, kind) {
+        const { signal } = request;
+        const { dispatcher } = this.#dispatchers[kind];
+        if (signal.aborted)
+            throw signal.reason;
+        // Sent whole to the proxy: its path the full URL, with the proxy's credentials.
+        const forward = this.#route === 'forward';
+        const path = url.pathname + url.search;
+        const authorization = forward && this.#authorization;
+        let abort = () => { };
+        // Ends at once on an abort, even while its connection is still being opened: undici applies
+        // an abort only once the request is on a connection. That connection, once open, serves the
+        // next request; close() ends it if none comes.
+        const aborted = new Promise((_resolve, reject) => {
+            abort = () => reject(signal.reason);
+            signal.addEventListener('abort', abort, { once: true });
+        });
+        aborted.catch(() => { });
+        let answer;
+        try {
+            answer = await Promise.race([
+                dispatcher.request({
+                    origin: url.origin,
+                    path: forward ? url.origin + path : path,
+                    method: request.method,
+                    headers: authorization
+                        ? { ...request.headers, 'proxy-authorization': authorization }
+                        : request.headers,
+                    body: request.body,
+                    signal,
+                    // Closed after its answer: the next one of its kind gets a new connection.
+                    reset: kind === 'fresh'
+                }),
+                aborted
+            ]);
+        }
+        catch (error) {
+            throw signal.aborted ? signal.reason : failure(error);
+        }
+        finally {
+            signal.removeEventListener('abort', abort);
+        }
+        const { statusCode, headers, body } = answer;
+        // Until its body is read, a failure of the answer is kept, not thrown (a probe never reads it).
+        body.on('error', () => { });
+        // Sent whole to the proxy, a 407 is the proxy's own answer; through a tunnel, the site's.
+        if (statusCode === 407 && forward) {
+            body.destroy();
+            throw new ProxyRefusal(407);
+        }
+        const header = (name) => {
+            const value = headers[name.toLowerCase()];
+            return Array.isArray(value) ? value[0] : value;
+        };
+        let wire = 0;
+        return {
+            status: statusCode,
+            header,
+            wireBytes: () => wire,
+            text: async () => {
+                try {
+                    const max = this.#maxBodyBytes;
+                    const text = await readBody(body, header('content-encoding'), max, n => (wire += n));
+                    // undici frees the connection for the next request a turn after the body's end.
+                    await new Promise(resolve => setImmediate(resolve));
+                    return text;
+                }
+                catch (error) {
+                    throw signal.aborted ? signal.reason : failure(error);
+                }
+            }
+        };
+    }
+    /** Closes every connection, those under way and those still being opened, so that the process can exit. */
+    close() {
+        // The dispatchers first: they open no new connection once closed.
+        for (const { dispatcher } of Object.values(this.#dispatchers)) {
+            dispatcher.destroy().catch(() => { });
+        }
+        this.#sockets.destroy();
+    }
+}
+/** A dispatcher whose connections `connect` opens: whether one of them sits idle, too. */
+function agent_dispatcher(timeoutMs, connect) {
+    const pools = new Set();
+    const factory = (origin, options) => {
+        const pool = new (pool_default())(origin, {
+            ...options,
+            connect,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            keepAliveTimeout: IDLE_MS,
+            keepAliveMaxTimeout: IDLE_MS,
+            keepAliveTimeoutThreshold: IDLE_MARGIN_MS
+        });
+        pools.add(pool);
+        return pool;
+    };
+    const idle = () => [...pools].some(pool => !pool.closed && pool.stats.free > 0);
+    return { dispatcher: new (agent_default())({ factory }), idle };
+}
+/** The sockets an agent opened that are not closed yet, from the moment each is opened. */
+class Sockets {
+    #open = new Set();
+    #closed = false;
+    hold(socket) {
+        if (this.#closed)
+            return void socket.destroy(new Error('the connections were closed'));
+        this.#open.add(socket);
+        socket.once('close', () => this.#open.delete(socket));
+    }
+    /** Ends them all, with an error: a connect still under way calls back, and its timer stops. */
+    destroy() {
+        this.#closed = true;
+        for (const socket of this.#open)
+            socket.destroy(new Error('the connections were closed'));
     }
 }
 
@@ -18227,6 +16297,8 @@ class Reachability {
 
 
 
+
+
 const DEFAULT_RETRY = { baseDelayMs: 1000, maxDelayMs: 5000 };
 /**
  * Coolify's API: one method per endpoint, JSON in and out. It owns all HTTP: headers, timeouts,
@@ -18320,19 +16392,25 @@ class CoolifyClient {
      * sorts the rows after its query and keeps their keys, so the list may come as an object keyed
      * by the query's order: its values are the rows.
      */
-    async runningDeployments(signal, { final = false } = {}) {
-        const rows = await this.call({
+    async runningDeployments(signal, kind = {}) {
+        return (await this.runningDeploymentsDated(signal, kind)).body;
+    }
+    /** `runningDeployments`, with what its answer took on the wire. */
+    async runningDeploymentsDated(signal, { final = false } = {}) {
+        const answer = await this.dated({
             method: 'GET',
             path: '/deployments',
             retry: true,
             signal,
             final
         });
-        if (Array.isArray(rows))
-            return rows;
-        if (rows && typeof rows === 'object')
-            return Object.values(rows);
-        return undefined;
+        const rows = answer.body;
+        const body = Array.isArray(rows)
+            ? rows
+            : rows && typeof rows === 'object'
+                ? Object.values(rows)
+                : undefined;
+        return { ...answer, body };
     }
     /** GET /applications: all the token sees, or (4.0.0 and later) those with the Coolify tag. */
     listApplications(signal, tag) {
@@ -18746,9 +16824,10 @@ class CoolifyClient {
             });
         }
         const date = Date.parse(response.header('date') ?? '');
+        const wireBytes = response.wireBytes();
         if (call.plain && status >= 200 && status < 300) {
             observe();
-            return { body: text.trim(), date: Number.isNaN(date) ? undefined : date };
+            return { body: text.trim(), date: Number.isNaN(date) ? undefined : date, wireBytes };
         }
         const json = parseJson(text);
         const html = json === undefined && looksLikeHtml(text, response.header('content-type'));
@@ -18791,7 +16870,7 @@ class CoolifyClient {
             const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : '';
             throw new CoolifyError(label, reason, hint, { status, transient: true, notCoolify: html });
         }
-        return { body: json, date: Number.isNaN(date) ? undefined : date };
+        return { body: json, date: Number.isNaN(date) ? undefined : date, wireBytes };
     }
 }
 function enc(segment) {
@@ -18841,7 +16920,7 @@ function cutOff(call, error) {
     return new CoolifyError(`${call.method} ${call.path}`, 'Coolify did not answer in the time it had', '', { transient: true, unanswered: true, cutOff: true });
 }
 
-;// CONCATENATED MODULE: ./src/secrets.ts
+;// CONCATENATED MODULE: ./src/config/secrets.ts
 
 /**
  * Values shorter than this are never masked: the runner would star out every "1" or "on" in the
@@ -18993,7 +17072,7 @@ function redactPayloads(text) {
         .replace(/(<<-?\s*(['"]?)(\w+)\2[^\n]*\n)[\s\S]*?(\n\3\b)/g, '$1<redacted>$4');
 }
 
-;// CONCATENATED MODULE: ./src/connect.ts
+;// CONCATENATED MODULE: ./src/transport/connect.ts
 
 
 
@@ -19001,7 +17080,7 @@ function redactPayloads(text) {
  * The client for the instance and credentials in `config`, with timeouts scaled to its cadence,
  * through the runner's proxy when it has one (its password masked first).
  */
-function connect(config, say) {
+function connect_connect(config, say) {
     for (const secret of proxySecrets())
         mask(secret);
     const client = new CoolifyClient({
@@ -19071,7 +17150,10 @@ const REVIEW_FIELDS = new Map([
     ['fqdn', set('`review-domain`; none when not given, and the read-back checks no host is left')],
     ['noindex_domains', set('Coolify keeps it to a part of the domains, which the plan sets')],
     ['git_branch', set('the pull request’s branch, written last')],
-    ['git_commit_sha', set('`HEAD`: a pin of production’s would build production’s commit')],
+    [
+        'git_commit_sha',
+        set('the pull request’s head commit the event names, on every run: production’s pin would build production’s commit, `HEAD` whatever the branch holds when the build starts')
+    ],
     ...each([
         'manual_webhook_secret_github',
         'manual_webhook_secret_gitlab',
@@ -19137,7 +17219,7 @@ const REVIEW_FIELDS = new Map([
     ],
     [
         'settings.is_git_lfs_enabled',
-        fields_reset(false, 'the job runs git lfs pull with the same GitHub App token or deploy key: a .lfsconfig on the branch could fetch from any repository they reach')
+        fields_reset(false, 'the job runs git lfs pull with the same GitHub App token or deploy key: a .lfsconfig on the branch could fetch from any repository they reach (a template with it on is refused: the clone fetches LFS objects even with it off; an application created from the repository starts with it on)')
     ],
     [
         'settings.is_build_server_enabled',
@@ -19325,23 +17407,28 @@ function listOf(value) {
 
 ;// CONCATENATED MODULE: ./src/review-app/names.ts
 /**
- * How a review app is known: its name, `<template>-pr-<N>`, and the marker its description carries,
- * by which runs find it again and never take another application for it.
+ * How a review app is known: the marker its description carries — the pull request, the
+ * repository and the template's uuid — by which runs find it again, whatever the template is
+ * called now or whether it still exists, and never take another application for it; and the name
+ * a new one is given, `<template>-pr-<N>`.
  */
 
 /**
- * The template (`app-uuid`) and the names its review app for this pull request goes by; the
- * marker names the repository the event says the run is in.
+ * The markers of the pull request's review app of the template (`app-uuid`), naming the
+ * repository the event says the run is in. No read of the template: it may be gone.
  */
+function markersOf(config, repository) {
+    const where = repository ?? 'this repository';
+    const marker = `Review app for pull request #${config.pr} of ${where}, template ${config.appUuids[0]}`;
+    return { marker, pending: `${marker} (being set up)` };
+}
+/** The template (`app-uuid`), the markers and the name of a new review app for this pull request. */
 async function templateOf(client, config, repository, signal) {
     const uuid = config.appUuids[0];
     const template = await client.getApplication(uuid, signal);
-    const where = repository ?? 'this repository';
-    const marker = `Review app for pull request #${config.pr} of ${where}, template ${uuid}`;
     const names = {
         name: `${template.name ?? uuid}-pr-${config.pr}`,
-        marker,
-        pending: `${marker} (being set up)`
+        ...markersOf(config, repository)
     };
     return { template: { ...template, uuid }, names };
 }
@@ -19351,11 +17438,10 @@ function namesakesIn(listed, name) {
         .filter(app => app?.name === name && typeof app.uuid === 'string')
         .map(app => app.uuid);
 }
-/** Applications with the review app's name and marker, the oldest first; never any other. */
+/** Applications with the review app's marker, the oldest first; never any other. */
 function reviewAppsIn(listed, names) {
     return listOf(listed)
-        .filter((app) => app?.name === names.name &&
-        typeof app.uuid === 'string' &&
+        .filter((app) => typeof app?.uuid === 'string' &&
         typeof app.description === 'string' &&
         (app.description === names.marker || app.description === names.pending))
         .sort(olderFirst);
@@ -19376,17 +17462,19 @@ function olderFirst(a, b) {
 
 
 
-/** `delete-preview` with `review-app`: deletes the pull request's review app, if there is one. */
+/**
+ * `delete-preview` with `review-app`: deletes the pull request's review app, if there is one,
+ * found by its marker alone — renamed or deleted, the template is not read.
+ */
 async function deleteReviewApp(client, config, event, signal, say) {
-    const { names } = await templateOf(client, config, event.repository, signal);
-    const found = reviewAppsIn(await client.listApplications(signal), names);
+    const found = reviewAppsIn(await client.listApplications(signal), markersOf(config, event.repository));
     if (found.length === 0) {
         say.note(`No review app of pull request ${config.pr} in Coolify (already deleted)`);
         return;
     }
     for (const app of found) {
         await deleteApplication(client, app.uuid, signal);
-        say.note(`Coolify is deleting review app ${names.name} (${app.uuid})`);
+        say.note(`Coolify is deleting review app ${app.name ?? app.uuid} (${app.uuid})`);
     }
 }
 /** Deletes an application this run made; on failure, what went wrong. */
@@ -19597,317 +17685,38 @@ async function createFromRepository(client, config, template, { names, branch },
     return made.uuid;
 }
 
-;// CONCATENATED MODULE: ./src/review-app/plan.ts
+;// CONCATENATED MODULE: ./src/config/event.ts
 
-/** The webhook secrets a clone keeps: a push signed with one deploys the app. */
-const WEBHOOK_SECRETS = [
-    'manual_webhook_secret_github',
-    'manual_webhook_secret_gitlab',
-    'manual_webhook_secret_bitbucket',
-    'manual_webhook_secret_gitea'
-];
-/** The flags a copied variable keeps: they change how its value is read and when it is there. */
-const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'];
 /**
- * The review app's target and the writes that reach it from a fresh clone, or why none may be
- * made. The order is part of the contract: first what could build or route the clone (auto-deploy,
- * webhook secrets, the pinned commit) goes, with the marker that it is being set up; then its
- * domains; then the template's tasks, tags and variables; then its own variables; the pull
- * request's branch only after all of that (a push to it deploys whatever carries it); then the
- * read-back; the marker that it is ready last.
+ * The pull request of the event the workflow runs for, read from the event payload the runner
+ * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload, and
+ * GITHUB_REPOSITORY the repository.
  */
-function planReviewApp(template, request) {
-    const refused = [
-        ...fieldRefusals(template.fields),
-        ...mountRefusals(template),
-        ...routeRefusals(template, request)
-    ];
-    if (refused.length > 0)
-        return { refused };
-    const { variables, warnings, secrets } = reviewVariables(template.variables, request.env);
-    const domains = request.domain || undefined;
-    const writes = [
-        {
-            kind: 'update',
-            changes: {
-                description: request.pending,
-                is_auto_deploy_enabled: false,
-                git_commit_sha: 'HEAD',
-                ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, ''])),
-                ...resets(template.cloned ? template.fields : NEW_APPLICATION_FIELDS)
-            }
-        }
-    ];
-    if (domains)
-        writes.push({ kind: 'update', changes: { domains } });
-    writes.push({ kind: 'delete-scheduled-tasks' }, { kind: 'remove-tags' });
-    writes.push({ kind: 'delete-variables' });
-    if (variables.length > 0)
-        writes.push({ kind: 'set-variables', variables });
-    writes.push({ kind: 'update', changes: { git_branch: request.branch } });
-    writes.push({ kind: 'verify' });
-    writes.push({ kind: 'update', changes: { description: request.marker } });
+function pullRequestEvent(env = process.env) {
+    let payload;
+    try {
+        payload = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) : {};
+    }
+    catch {
+        payload = {};
+    }
+    const pull = payload?.pull_request;
+    const side = (name) => pull?.[name] ?? {};
+    const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
     return {
-        target: { domains, branch: request.branch, variables },
-        writes,
-        warnings,
-        secrets
+        repository: text(env.GITHUB_REPOSITORY),
+        sha: text(env.GITHUB_SHA),
+        headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
+        headSha: text(side('head').sha),
+        headRepository: text(side('head').repo?.full_name),
+        baseRepository: text(side('base').repo?.full_name)
     };
 }
-/**
- * Every trace of production the review app still carries, named without values: a host of the
- * template's in its domains or labels (a server without a proxy drops a new domain and still
- * answers 200), a mount path of the template's, a variable equal to production's, what could
- * build it behind the run's back. Empty when it is the pull request's own.
- */
-function tracesOfProduction(template, app, env = []) {
-    const traces = [];
-    const hosts = templateHosts(template);
-    const named = (where, text, note = '') => {
-        const found = [...hosts].filter(host => hostsOf(text ?? '').has(host));
-        if (found.length > 0)
-            traces.push(`its ${where} still name ${found.join(', ')}${note}`);
-    };
-    named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)');
-    named('compose domains', Object.values(app.composeDomains).join(','));
-    if (app.customLabels === undefined) {
-        traces.push('its labels are hidden from this token (`read:sensitive`), so they were not checked');
-    }
-    const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host));
-    if (labelled.length > 0)
-        traces.push(`its labels still route ${labelled.join(', ')}`);
-    const bindPaths = new Set(template.persistentStorages.map(s => s.host_path).filter(Boolean));
-    const filePaths = new Set(template.fileStorages.map(s => s.fs_path).filter(Boolean));
-    for (const storage of app.persistentStorages) {
-        if (storage.host_path && bindPaths.has(storage.host_path)) {
-            traces.push(`it mounts ${storage.host_path}`);
-        }
-    }
-    for (const storage of app.fileStorages) {
-        if (storage.fs_path && filePaths.has(storage.fs_path))
-            traces.push(`it mounts ${storage.fs_path}`);
-    }
-    const production = productionValues(template.variables);
-    const resolved = productionResolved(template.variables);
-    const given = new Set(env.map(variable => variable.key));
-    // `env` gives its own values, but a reference in one resolves in production's environment too.
-    const equal = app.variables
-        .filter(v => typeof v.key === 'string' && typeof v.value === 'string' && v.value !== '')
-        .filter(v => refersToShared(v.value)
-        ? resolvesToProduction(v, resolved)
-        : !given.has(v.key) && production.get(v.key) === v.value)
-        .map(v => v.key);
-    const fromEnv = [...new Set(equal.filter(key => given.has(key)))];
-    const copied = [...new Set(equal.filter(key => !given.has(key)))];
-    if (copied.length > 0)
-        traces.push(`its variable(s) ${copied.join(', ')} hold production's values`);
-    if (fromEnv.length > 0) {
-        traces.push(`\`env\` gives ${fromEnv.join(', ')} a shared variable that resolves to production's value in production's environment, or that Coolify did not resolve: give the review app's own value`);
-    }
-    if (app.autoDeploy === true)
-        traces.push('auto-deploy is still on');
-    if (app.gitCommitSha && app.gitCommitSha !== 'HEAD') {
-        traces.push(`it is still pinned to commit ${app.gitCommitSha}`);
-    }
-    if (app.webhookSecrets.length > 0)
-        traces.push(`it keeps ${app.webhookSecrets.join(', ')}`);
-    return [...traces, ...fieldTraces(app.fields)];
-}
-/**
- * A review app found again, as the table finds it: what to put back before it is deployed, or why
- * it may not be (one made by an older version of the action, or changed in Coolify since).
- */
-function reviewAppRepairs(fields, name) {
-    return { changes: resets(fields), refused: fieldRefusals(fields, `review app ${name}`) };
-}
-function fieldFindings(fields) {
-    const findings = { unknown: [], refused: [], unreset: [] };
-    for (const [key, value] of Object.entries(fields)) {
-        const rule = REVIEW_FIELDS.get(key);
-        if (!rule) {
-            if (!isEmptyValue(value))
-                findings.unknown.push(key);
-        }
-        else if (rule.kind === 'refused' && rule.refuses(value)) {
-            findings.refused.push([key, rule]);
-        }
-        else if (rule.kind === 'reset' && !isReset(rule, value)) {
-            findings.unreset.push([key, rule]);
-        }
-    }
-    return findings;
-}
-/** What the table does not let a review app start from; what a reset puts back is not among it. */
-function fieldRefusals(fields, subject = 'the template') {
-    const { unknown, refused } = fieldFindings(fields);
-    const refusals = [];
-    if (unknown.length > 0) {
-        const them = unknown.length === 1 ? 'it' : 'them';
-        refusals.push(`${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${them} to pull request code unexamined — clear ${them} in Coolify, or update the action`);
-    }
-    for (const [key, rule] of refused)
-        refusals.push(`${subject}'s \`${key}\`: ${rule.why}`);
-    return refusals;
-}
-/** The first write's part that puts back what reaches production, where the template set it. */
-function resets(fields) {
-    const changes = {};
-    for (const [key, rule] of fieldFindings(fields).unreset)
-        changes[patchField(key, rule)] = rule.to;
-    return changes;
-}
-function isReset(rule, value) {
-    return rule.to === false ? value !== true : isEmptyValue(value);
-}
-/** The review app's keys that the table does not let it have, named without their values. */
-function fieldTraces(fields) {
-    const { unknown, refused, unreset } = fieldFindings(fields);
-    return [
-        ...unreset.map(([key, rule]) => `its \`${key}\` is still set (${rule.why})`),
-        ...refused.map(([key, rule]) => `its \`${key}\`: ${rule.why}`),
-        ...unknown.map(key => `it sets \`${key}\`, which this action does not know`)
-    ];
-}
-/**
- * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:
- * the review app would read and write production's files. They cannot be taken off safely either
- * (Coolify deletes a file mount's file on the server with it), so such templates are refused.
- */
-function mountRefusals(template) {
-    const binds = template.persistentStorages.filter(storage => storage.host_path?.trim());
-    const files = template.fileStorages.filter(storage => storage.fs_path?.trim());
-    if (binds.length === 0 && files.length === 0)
-        return [];
-    const paths = [
-        ...binds.map(s => `bind mount ${s.host_path} (at ${s.mount_path ?? '?'})`),
-        ...files.map(s => `file mount ${s.fs_path} (at ${s.mount_path ?? '?'})`)
-    ];
-    return [
-        `the template mounts production's files — ${paths.join(', ')} — which its clone would share: give review apps a template without bind or file mounts (named volumes are fine)`
-    ];
-}
-/** The review app needs a domain of its own wherever the template has one. */
-function routeRefusals(template, request) {
-    if (template.fqdn?.trim() && !request.domain) {
-        return [
-            `input \`review-domain\` is needed: the template ${template.name} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com`
-        ];
-    }
-    return [];
-}
-/** Every host the template is reached by, lower case. */
-function templateHosts(template) {
-    return hostsOf([template.fqdn ?? '', ...Object.values(template.composeDomains)].join(','));
-}
-/** The hosts of comma-separated addresses. */
-function hostsOf(addresses) {
-    const hosts = new Set();
-    for (const item of addresses.split(',')) {
-        const text = item.trim();
-        if (!text)
-            continue;
-        try {
-            hosts.add(new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`).hostname);
-        }
-        catch {
-            // Not an address: nothing routes by it.
-        }
-    }
-    return hosts;
-}
-/** Production's values by key; undefined for a value Coolify hides (a locked variable). */
-function productionValues(variables) {
-    const values = new Map();
-    for (const v of variables) {
-        if (v?.is_preview === true || typeof v?.key !== 'string')
-            continue;
-        values.set(v.key, typeof v.value === 'string' ? v.value : undefined);
-    }
-    return values;
-}
-/** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
-const SHARED_REFERENCE = /\{\{\s*(team|project|environment|server)\.[^}]*\}\}/i;
-function refersToShared(value) {
-    return SHARED_REFERENCE.test(value);
-}
-/**
- * Production's values as its deployments see them, shared variables resolved (`real_value`, shown
- * with read:sensitive): a review app stays in production's environment, so a reference in it
- * resolves to the same.
- */
-function productionResolved(variables) {
-    const values = new Set();
-    for (const v of variables) {
-        if (v?.is_preview === true)
-            continue;
-        const value = typeof v?.real_value === 'string' ? v.real_value : v?.value;
-        if (typeof value === 'string' && value !== '')
-            values.add(value);
-    }
-    return values;
-}
-/** A reference whose resolved value is production's, or that Coolify did not resolve for us. */
-function resolvesToProduction(v, production) {
-    return typeof v.real_value !== 'string' || production.has(v.real_value);
-}
-/**
- * The review app's variables: the template's preview variables that are not production's (Coolify
- * gives every production variable a preview twin with the same value), with their flags, then
- * `env` over them. Locked ("shown once") values are shown to no token, so they cannot be copied.
- */
-function reviewVariables(listed, env) {
-    const production = productionValues(listed);
-    const resolved = productionResolved(listed);
-    const given = new Set((env ?? []).map(variable => variable.key));
-    const byKey = new Map();
-    const twins = [];
-    const shared = [];
-    const locked = [];
-    const unverifiable = [];
-    for (const v of listed) {
-        if (v?.is_preview !== true || typeof v.key !== 'string' || given.has(v.key))
-            continue;
-        const key = v.key;
-        if (v.is_shown_once === true) {
-            locked.push(key);
-        }
-        else if (typeof v.value !== 'string') {
-            // Hidden although not locked: the token cannot read sensitive values (checked before).
-            continue;
-        }
-        else if (production.has(key) && production.get(key) === undefined) {
-            unverifiable.push(key);
-        }
-        else if (production.get(key) === v.value) {
-            twins.push(key);
-        }
-        else if (refersToShared(v.value) && resolvesToProduction(v, resolved)) {
-            shared.push(key);
-        }
-        else {
-            const flags = Object.fromEntries(FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]]));
-            byKey.set(key, { key, value: v.value, ...flags });
-        }
-    }
-    for (const variable of env ?? [])
-        byKey.set(variable.key, variable);
-    const warnings = [];
-    const own = "give the review app its own with `env`, or a value of its own in the template's preview variable in Coolify";
-    if (twins.length > 0) {
-        warnings.push(`Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`);
-    }
-    if (shared.length > 0) {
-        warnings.push(`Not copied to the review app: ${shared.join(', ')} — a shared variable that resolves to production's value (the review app sits in production's environment), or whose resolved value Coolify did not show; ${own}.`);
-    }
-    if (unverifiable.length > 0) {
-        warnings.push(`Not copied to the review app: ${unverifiable.join(', ')} — production's value is locked, so the preview value cannot be shown to differ from it; ${own}.`);
-    }
-    if (locked.length > 0) {
-        warnings.push(`Not copied to the review app: ${locked.join(', ')} — locked ("shown once") in the template, so Coolify shows the value to no token; give it with \`env\`.`);
-    }
-    const copied = [...byKey.values()];
-    const secrets = copied.filter(v => !given.has(v.key)).map(v => v.value);
-    return { variables: copied, warnings, secrets };
+/** A pull request from a fork: its branch is not in the repository Coolify builds from. */
+function isFromFork(event) {
+    return (event.headRepository !== undefined &&
+        event.baseRepository !== undefined &&
+        event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase());
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/configure.ts
@@ -20018,6 +17827,412 @@ function joined(env) {
     return env.map(({ key, value }) => `${key}=${value}`).join('\n');
 }
 
+;// CONCATENATED MODULE: ./src/review-app/plan.ts
+
+
+/** The webhook secrets a clone keeps: a push signed with one deploys the app. */
+const WEBHOOK_SECRETS = [
+    'manual_webhook_secret_github',
+    'manual_webhook_secret_gitlab',
+    'manual_webhook_secret_bitbucket',
+    'manual_webhook_secret_gitea'
+];
+/** The flags a copied variable keeps: they change how its value is read and when it is there. */
+const FLAGS = ['is_literal', 'is_multiline', 'is_runtime', 'is_buildtime'];
+/**
+ * The review app's target and the writes that reach it from a fresh clone, or why none may be
+ * made. The order is part of the contract: first what could build or route the clone (auto-deploy,
+ * webhook secrets, production's pin) goes, with the marker that it is being set up, and the pull
+ * request's head commit is pinned (a push after the run was approved is never built); then its
+ * domains; then the template's tasks, tags and variables; then its own variables; the pull
+ * request's branch only after all of that (a push to it deploys whatever carries it); then the
+ * read-back; the marker that it is ready last.
+ */
+function planReviewApp(template, request) {
+    const refused = [
+        ...fieldRefusals(template.fields),
+        ...lfsRefusals(template.fields),
+        ...mountRefusals(template),
+        ...routeRefusals(template, request)
+    ];
+    const { variables, warnings, secrets, leaks } = reviewVariables(template.variables, request.env);
+    refused.push(...leaks);
+    if (refused.length > 0)
+        return { refused };
+    const domains = request.domain || undefined;
+    const writes = [
+        {
+            kind: 'update',
+            changes: {
+                description: request.pending,
+                is_auto_deploy_enabled: false,
+                git_commit_sha: request.commit,
+                ...Object.fromEntries(WEBHOOK_SECRETS.map(field => [field, ''])),
+                ...resets(template.cloned ? template.fields : NEW_APPLICATION_FIELDS)
+            }
+        }
+    ];
+    if (domains)
+        writes.push({ kind: 'update', changes: { domains } });
+    writes.push({ kind: 'delete-scheduled-tasks' }, { kind: 'remove-tags' });
+    writes.push({ kind: 'delete-variables' });
+    if (variables.length > 0)
+        writes.push({ kind: 'set-variables', variables });
+    writes.push({ kind: 'update', changes: { git_branch: request.branch } });
+    writes.push({ kind: 'verify' });
+    writes.push({ kind: 'update', changes: { description: request.marker } });
+    return {
+        target: { domains, branch: request.branch, commit: request.commit, variables },
+        writes,
+        warnings,
+        secrets
+    };
+}
+/**
+ * Every trace of production the review app still carries, named without values: a host of the
+ * template's in its domains or labels (a server without a proxy drops a new domain and still
+ * answers 200), a mount path of the template's, a variable that hands over a value of
+ * production's, what could build it behind the run's back, a pin to any commit but the pull
+ * request's head. Empty when it is the pull request's own.
+ */
+function tracesOfProduction(template, app, { env = [], commit }) {
+    const traces = [];
+    const hosts = templateHosts(template);
+    const named = (where, text, note = '') => {
+        const found = [...hosts].filter(host => hostsOf(text ?? '').has(host));
+        if (found.length > 0)
+            traces.push(`its ${where} still name ${found.join(', ')}${note}`);
+    };
+    named('domains', app.fqdn, ' (a server without a proxy keeps the old domain)');
+    named('compose domains', Object.values(app.composeDomains).join(','));
+    if (app.customLabels === undefined) {
+        traces.push('its labels are hidden from this token (`read:sensitive`), so they were not checked');
+    }
+    const labelled = [...hosts].filter(host => (app.customLabels ?? '').toLowerCase().includes(host));
+    if (labelled.length > 0)
+        traces.push(`its labels still route ${labelled.join(', ')}`);
+    const bindPaths = new Set(template.persistentStorages.map(s => s.host_path).filter(Boolean));
+    const filePaths = new Set(template.fileStorages.map(s => s.fs_path).filter(Boolean));
+    for (const storage of app.persistentStorages) {
+        if (storage.host_path && bindPaths.has(storage.host_path)) {
+            traces.push(`it mounts ${storage.host_path}`);
+        }
+    }
+    for (const storage of app.fileStorages) {
+        if (storage.fs_path && filePaths.has(storage.fs_path))
+            traces.push(`it mounts ${storage.fs_path}`);
+    }
+    const production = productionHolds(template.variables);
+    const given = new Set(env.map(variable => variable.key));
+    // `env` gives its own values, but a reference in one resolves in production's environment too.
+    const equal = app.variables
+        .filter(v => typeof v.key === 'string' && typeof v.value === 'string' && v.value !== '')
+        .filter(v => given.has(v.key)
+        ? refersToShared(v.value) && productionIn(v, production) !== undefined
+        : production.byKey.get(v.key) === v.value || productionIn(v, production) !== undefined)
+        .map(v => v.key);
+    const fromEnv = [...new Set(equal.filter(key => given.has(key)))];
+    const copied = [...new Set(equal.filter(key => !given.has(key)))];
+    if (copied.length > 0)
+        traces.push(`its variable(s) ${copied.join(', ')} hold production's values`);
+    if (fromEnv.length > 0) {
+        traces.push(`\`env\` gives ${fromEnv.join(', ')} a shared variable that resolves to production's value in production's environment, or that Coolify did not resolve: give the review app's own value`);
+    }
+    if (app.autoDeploy === true)
+        traces.push('auto-deploy is still on');
+    if (app.gitCommitSha !== commit) {
+        traces.push(!app.gitCommitSha || app.gitCommitSha === 'HEAD'
+            ? `it is not pinned to the pull request's head commit ${commit} (it would build whatever its branch holds)`
+            : `it is pinned to commit ${app.gitCommitSha}, not the pull request's head commit ${commit}`);
+    }
+    if (app.webhookSecrets.length > 0)
+        traces.push(`it keeps ${app.webhookSecrets.join(', ')}`);
+    return [...traces, ...fieldTraces(app.fields)];
+}
+/**
+ * A review app found again, as the table finds it: what to put back before it is deployed, with
+ * the pull request's head commit pinned, or why it may not be (one made by an older version of
+ * the action, or changed in Coolify since).
+ */
+function reviewAppRepairs(fields, name, commit) {
+    const changes = resets(fields);
+    if (fields.git_commit_sha !== commit)
+        changes.git_commit_sha = commit;
+    return { changes, refused: fieldRefusals(fields, `review app ${name}`) };
+}
+function fieldFindings(fields) {
+    const findings = { unknown: [], refused: [], unreset: [] };
+    for (const [key, value] of Object.entries(fields)) {
+        const rule = REVIEW_FIELDS.get(key);
+        if (!rule) {
+            if (!isEmptyValue(value))
+                findings.unknown.push(key);
+        }
+        else if (rule.kind === 'refused' && rule.refuses(value)) {
+            findings.refused.push([key, rule]);
+        }
+        else if (rule.kind === 'reset' && !isReset(rule, value)) {
+            findings.unreset.push([key, rule]);
+        }
+    }
+    return findings;
+}
+/** What the table does not let a review app start from; what a reset puts back is not among it. */
+function fieldRefusals(fields, subject = 'the template') {
+    const { unknown, refused } = fieldFindings(fields);
+    const refusals = [];
+    if (unknown.length > 0) {
+        const them = unknown.length === 1 ? 'it' : 'them';
+        refusals.push(`${subject} sets ${unknown.map(key => `\`${key}\``).join(', ')}, which this version of the action does not know: a clone would copy ${them} to pull request code unexamined — clear ${them} in Coolify, or update the action`);
+    }
+    for (const [key, rule] of refused)
+        refusals.push(`${subject}'s \`${key}\`: ${rule.why}`);
+    return refusals;
+}
+/** The first write's part that puts back what reaches production, where the template set it. */
+function resets(fields) {
+    const changes = {};
+    for (const [key, rule] of fieldFindings(fields).unreset)
+        changes[patchField(key, rule)] = rule.to;
+    return changes;
+}
+function isReset(rule, value) {
+    return rule.to === false ? value !== true : isEmptyValue(value);
+}
+/** The review app's keys that the table does not let it have, named without their values. */
+function fieldTraces(fields) {
+    const { unknown, refused, unreset } = fieldFindings(fields);
+    return [
+        ...unreset.map(([key, rule]) => `its \`${key}\` is still set (${rule.why})`),
+        ...refused.map(([key, rule]) => `its \`${key}\`: ${rule.why}`),
+        ...unknown.map(key => `it sets \`${key}\`, which this action does not know`)
+    ];
+}
+/**
+ * Coolify 4.3.11 never sets GIT_LFS_SKIP_SMUDGE and its helper image installs git-lfs for the
+ * whole system, so the clone fetches the LFS objects the branch points to whatever "Git LFS" says
+ * ("off" only leaves out `git lfs pull`, Application.php 1455-1456; coollabsio/coolify#10360).
+ * Until it skips them, a template with Git LFS on, whose repository uses LFS, is refused.
+ */
+function lfsRefusals(fields) {
+    if (fields['settings.is_git_lfs_enabled'] !== true)
+        return [];
+    return [
+        'the template has "Git LFS" on (`settings.is_git_lfs_enabled`): Coolify fetches the LFS objects a branch points to with the template\'s credentials, and does not skip them even with the setting off (coollabsio/coolify#10360), so pull request code could ship any LFS object those credentials reach in its image — turn "Git LFS" off in the template\'s Git settings only if review apps may see every LFS object its credentials can fetch (see docs/review-apps.md), else give review apps a template of a repository without LFS'
+    ];
+}
+/**
+ * A clone keeps the template's bind mounts and file mounts, with the same paths on the server:
+ * the review app would read and write production's files. They cannot be taken off safely either
+ * (Coolify deletes a file mount's file on the server with it), so such templates are refused.
+ */
+function mountRefusals(template) {
+    const binds = template.persistentStorages.filter(storage => storage.host_path?.trim());
+    const files = template.fileStorages.filter(storage => storage.fs_path?.trim());
+    if (binds.length === 0 && files.length === 0)
+        return [];
+    const paths = [
+        ...binds.map(s => `bind mount ${s.host_path} (at ${s.mount_path ?? '?'})`),
+        ...files.map(s => `file mount ${s.fs_path} (at ${s.mount_path ?? '?'})`)
+    ];
+    return [
+        `the template mounts production's files — ${paths.join(', ')} — which its clone would share: give review apps a template without bind or file mounts (named volumes are fine)`
+    ];
+}
+/** The review app needs a domain of its own wherever the template has one. */
+function routeRefusals(template, request) {
+    if (template.fqdn?.trim() && !request.domain) {
+        return [
+            `input \`review-domain\` is needed: the template ${template.name} has a domain, which a review app would take over from production; give one like https://pr-{pr}.preview.example.com`
+        ];
+    }
+    return [];
+}
+/** Every host the template is reached by, lower case. */
+function templateHosts(template) {
+    return hostsOf([template.fqdn ?? '', ...Object.values(template.composeDomains)].join(','));
+}
+/** The hosts of comma-separated addresses. */
+function hostsOf(addresses) {
+    const hosts = new Set();
+    for (const item of addresses.split(',')) {
+        const text = item.trim();
+        if (!text)
+            continue;
+        try {
+            hosts.add(new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`).hostname);
+        }
+        catch {
+            // Not an address: nothing routes by it.
+        }
+    }
+    return hosts;
+}
+function productionHolds(variables) {
+    const holds = { byKey: new Map(), values: new Map() };
+    for (const v of variables) {
+        if (v?.is_preview === true || typeof v?.key !== 'string')
+            continue;
+        holds.byKey.set(v.key, typeof v.value === 'string' ? v.value : undefined);
+        const seen = resolvedValue(v) ?? (refersToShared(v.value ?? '') ? undefined : v.value);
+        if (typeof seen === 'string' && seen !== '') {
+            holds.values.set(seen, [...(holds.values.get(seen) ?? []), v.key]);
+        }
+    }
+    return holds;
+}
+/** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
+const SHARED_REFERENCE = /\{\{\s*(team|project|environment|server)\.[^}]*\}\}/i;
+function refersToShared(value) {
+    return SHARED_REFERENCE.test(value);
+}
+/**
+ * A variable's value as a deployment sees it, from `real_value` (shown with read:sensitive):
+ * Coolify resolves its shared variables, then leaves a JSON object or array as it is, puts a
+ * literal or multiline one in single quotes, and escapes any other (EnvironmentVariable.php
+ * 203-216, escapeEnvVariables in bootstrap/helpers/docker.php 1516-1522). Undefined when not shown.
+ */
+function resolvedValue(v) {
+    const real = v.real_value;
+    if (typeof real !== 'string')
+        return undefined;
+    if (/^[[{]/.test(real) && isJson(real))
+        return real;
+    if (v.is_literal === true || v.is_multiline === true) {
+        return real.length >= 2 && real.startsWith("'") && real.endsWith("'") ? real.slice(1, -1) : real;
+    }
+    return real.replace(/\\([\\rt0"'])/g, (_, char) => UNESCAPED[char]);
+}
+const UNESCAPED = {
+    '\\': '\\',
+    r: '\r',
+    t: '\t',
+    '0': '\0',
+    '"': '"',
+    "'": "'"
+};
+function isJson(text) {
+    try {
+        JSON.parse(text);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/**
+ * What each run of references in a value resolved to: the written value's other text stays as it
+ * is, so it frames them. Undefined when the resolved value does not fit the written one.
+ */
+function substitutions(written, resolved) {
+    const runs = new RegExp(`(?:${SHARED_REFERENCE.source})+`, 'gi');
+    const parts = [];
+    let last = 0;
+    const text = written.trim();
+    for (const match of text.matchAll(runs)) {
+        parts.push(escapeRegExp(text.slice(last, match.index)));
+        last = match.index + match[0].length;
+    }
+    parts.push(escapeRegExp(text.slice(last)));
+    return new RegExp(`^${parts.join('(.*)')}$`, 's').exec(resolved)?.slice(1);
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/**
+ * Why a variable would hand pull request code a value production holds, under any of its keys,
+ * or undefined: a reference (whole or within the value) that resolves to one — Coolify resolves
+ * it in the template's environment, which the review app shares — or that Coolify did not show
+ * resolved; a value of its own equal to one of production's that gives something away (a value
+ * such as `true` or `3000` is anyone's). Keys only, never values.
+ */
+function productionIn(v, production) {
+    const written = v.value ?? '';
+    const keys = (value) => production.values.get(value) ?? [];
+    const named = (found) => `production's ${[...new Set(found)].join(', ')}`;
+    if (!refersToShared(written)) {
+        const found = keys(written);
+        return found.length > 0 && worthMasking(written)
+            ? `holds the value of ${named(found)}`
+            : undefined;
+    }
+    const resolved = resolvedValue(v);
+    if (resolved === undefined)
+        return 'refers to a shared variable that Coolify did not show resolved';
+    const parts = substitutions(written, resolved);
+    if (!parts)
+        return 'refers to a shared variable whose resolved value could not be read apart';
+    // What a reference brought in: equal to a value production holds, or holding one that gives
+    // something away (two references side by side resolve into one part). The text written around
+    // them is the preview's own.
+    const within = (part) => [...production.values]
+        .filter(([value]) => worthMasking(value) && part.includes(value))
+        .flatMap(([, held]) => held);
+    const found = [...keys(resolved), ...parts.flatMap(part => [...keys(part), ...within(part)])];
+    return found.length > 0
+        ? `refers to a shared variable that resolves to the value of ${named(found)}`
+        : undefined;
+}
+/**
+ * The review app's variables: the template's preview variables that are not production's (Coolify
+ * gives every production variable a preview twin with the same value, left out), with their flags,
+ * then `env` over them; and, naming their keys, the preview variables that would hand over a value
+ * production holds, which refuse the template. Locked ("shown once") values are shown to no token,
+ * so they cannot be copied.
+ */
+function reviewVariables(listed, env) {
+    const production = productionHolds(listed);
+    const given = new Set((env ?? []).map(variable => variable.key));
+    const byKey = new Map();
+    const twins = [];
+    const locked = [];
+    const unverifiable = [];
+    const leaks = [];
+    for (const v of listed) {
+        if (v?.is_preview !== true || typeof v.key !== 'string' || given.has(v.key))
+            continue;
+        const key = v.key;
+        if (v.is_shown_once === true) {
+            locked.push(key);
+            continue;
+        }
+        // Hidden although not locked: the token cannot read sensitive values (checked before).
+        if (typeof v.value !== 'string')
+            continue;
+        if (production.byKey.has(key) && production.byKey.get(key) === undefined) {
+            unverifiable.push(key);
+            continue;
+        }
+        if (production.byKey.get(key) === v.value) {
+            twins.push(key);
+            continue;
+        }
+        const leak = productionIn(v, production);
+        if (leak) {
+            leaks.push(`the template's preview variable ${key} ${leak}: pull request code would read it — give the preview variable a value of its own in Coolify, or give the review app its own with \`env\``);
+            continue;
+        }
+        const flags = Object.fromEntries(FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]]));
+        byKey.set(key, { key, value: v.value, ...flags });
+    }
+    for (const variable of env ?? [])
+        byKey.set(variable.key, variable);
+    const warnings = [];
+    const own = "give the review app its own with `env`, or a value of its own in the template's preview variable in Coolify";
+    if (twins.length > 0) {
+        warnings.push(`Not copied to the review app: ${twins.join(', ')} — the template's preview value is production's (Coolify gives each preview variable production's value until it is edited); ${own}.`);
+    }
+    if (unverifiable.length > 0) {
+        warnings.push(`Not copied to the review app: ${unverifiable.join(', ')} — production's value is locked, so the preview value cannot be shown to differ from it; ${own}.`);
+    }
+    if (locked.length > 0) {
+        warnings.push(`Not copied to the review app: ${locked.join(', ')} — locked ("shown once") in the template, so Coolify shows the value to no token; give it with \`env\`.`);
+    }
+    const copied = [...byKey.values()];
+    const secrets = copied.filter(v => !given.has(v.key)).map(v => v.value);
+    return { variables: copied, warnings, secrets, leaks };
+}
+
 ;// CONCATENATED MODULE: ./src/review-app/setup.ts
 /**
  * Setting a review app up: the plan (plan.ts) applied to one just made or left half set up, read
@@ -20034,29 +18249,35 @@ function joined(env) {
 
 /**
  * A review app found again is held to the table like a new one: what reaches production is put
- * back before it is deployed (one made by an older version of the action may carry it), and one
- * the table refuses is not deployed at all.
+ * back before it is deployed (one made by an older version of the action may carry it), the pull
+ * request's head commit is pinned, and one the table refuses is not deployed at all.
  */
-async function repairFound(client, uuid, name, signal, say) {
-    const { changes, refused } = reviewAppRepairs(flattenApplication(await client.getApplication(uuid, signal)), name);
+async function repairFound(client, uuid, name, commit, signal, say) {
+    const { changes, refused } = reviewAppRepairs(flattenApplication(await client.getApplication(uuid, signal)), name, commit);
     if (refused.length > 0) {
         throw new ActionError(`Review app ${uuid} was not deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`);
     }
-    const fields = Object.keys(changes);
-    if (fields.length === 0)
+    const { git_commit_sha: pin, ...reset } = changes;
+    const fields = Object.keys(reset);
+    if (fields.length === 0 && !pin)
         return;
     await client.updateApplication(uuid, changes, signal);
-    say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`);
+    if (pin)
+        say.note(`Review app ${name} (${uuid}): pinned to commit ${pin}`);
+    if (fields.length > 0) {
+        say.note(`Review app ${name} (${uuid}): put back ${fields.join(', ')} to Coolify's default`);
+    }
 }
 /**
  * Where a new review app would go and the writes that make it, refused before anything is made as
  * the run refuses it: what a run does next, and what a dry run says.
  */
-async function planNew(client, config, template, names, branch, signal) {
+async function planNew(client, config, template, names, { branch, commit }, signal) {
     const destination = await cloneDestination(client, config, template.uuid, signal);
     const facts = await templateFacts(client, template, destination !== undefined, signal);
     const plan = planReviewApp(facts, {
         branch,
+        commit,
         domain: config.reviewDomain,
         env: config.env,
         pending: names.pending,
@@ -20160,11 +18381,12 @@ function labelsOf(stored) {
  * Anything failing deletes it; when even that fails, the error names it. Returns the uuid of
  * another run's review app when that one was finished meanwhile (this run's is then deleted).
  */
-async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, say, state) {
+async function setUp(client, uuid, setup, signal, undo, say, state) {
+    const { plan, names } = setup;
     const [first, ...rest] = plan.writes;
     const made = !state.marked;
     try {
-        await applyWrite(client, uuid, first, facts, env, signal);
+        await applyWrite(client, uuid, first, setup, signal);
         state.marked = true;
         // One that another run finished meanwhile has passed that run's read-back: it is kept.
         const finished = made &&
@@ -20175,7 +18397,7 @@ async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, sa
             return finished.uuid;
         }
         for (const write of rest)
-            await applyWrite(client, uuid, write, facts, env, signal);
+            await applyWrite(client, uuid, write, setup, signal);
     }
     catch (error) {
         const left = await removeHalfMade(client, uuid, undo(), say);
@@ -20187,7 +18409,7 @@ async function setUp(client, uuid, { facts, plan, env, names }, signal, undo, sa
     return undefined;
 }
 /** One write of the plan. */
-async function applyWrite(client, uuid, write, facts, env, signal) {
+async function applyWrite(client, uuid, write, { facts, plan, env }, signal) {
     switch (write.kind) {
         case 'update':
             await client.updateApplication(uuid, write.changes, signal);
@@ -20216,7 +18438,10 @@ async function applyWrite(client, uuid, write, facts, env, signal) {
             await writeVariables(client, uuid, write.variables, signal);
             return;
         case 'verify': {
-            const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), env);
+            const traces = tracesOfProduction(facts, await readBack(client, uuid, signal), {
+                env,
+                commit: plan.target.commit
+            });
             if (traces.length > 0) {
                 throw new ActionError(`Review app ${uuid} still carried production's settings after its setup — ${traces.join('; ')} — so it was not deployed.`);
             }
@@ -20235,7 +18460,187 @@ async function listed(answer) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/review-app/review-app.ts
+
+
+
+
+
+
+
+
+
+
+/** How often a run looks at a review app another run is setting up. */
+const WAIT_FOR_OTHER_MS = 1000;
+/**
+ * The longest a run waits for a review app another run is setting up: a setup takes seconds, so
+ * one still unfinished after this was left by a run that stopped halfway.
+ */
+const OTHER_RUN_WAIT_MS = 15_000;
+/**
+ * Checks, before any request, what a review app needs from the event: a pull request of this
+ * repository (Coolify builds branches of the template's repository only), its branch and its
+ * head commit.
+ */
+function checkReviewEvent(config, event) {
+    if (!config.reviewApp)
+        return;
+    if (isFromFork(event)) {
+        throw new ActionError(`Pull request ${config.pr} comes from a fork (${event.headRepository}): Coolify builds branches of the template's repository only, so it gets no review app.`);
+    }
+    if (!config.gitBranch && !config.deletePreview && !event.headRef) {
+        throw new ActionError("Input `review-app` builds the pull request's branch, which the event does not name: run it on `pull_request`, or give `git-branch`.");
+    }
+    if (!config.deletePreview)
+        headCommit(event);
+}
+/**
+ * The commit the review app builds, pinned: the pull request's head as the event names it
+ * (`pull_request.head.sha`; on GitLab the merge request's source branch), never what its branch
+ * holds when the build starts — a push after the run was approved is not built by it.
+ */
+function headCommit(event) {
+    const sha = event.headSha;
+    if (!sha || !/^[0-9a-f]{40}$/i.test(sha)) {
+        throw new ActionError("Input `review-app` builds the pull request's head commit, which the event does not name as a full SHA: run it on `pull_request_target` (or `pull_request`).");
+    }
+    return sha.toLowerCase();
+}
+/**
+ * The review app for the pull request: found again by its marker, or made from the
+ * template — cloned where Coolify can (4.3+), else created from the template's repository — and
+ * set up by the plan (plan.ts) before anything deploys it, then read back: any trace of
+ * production left on it deletes it and fails the step. A run that made one while another run made
+ * one too keeps the older and deletes its own.
+ */
+async function openReviewApp(client, config, event, signal, undo, say) {
+    const { template, names } = await templateOf(client, config, event.repository, signal);
+    const branch = config.gitBranch ?? event.headRef;
+    const commit = headCommit(event);
+    const compose = template.build_pack === 'dockercompose';
+    // Set up just now, it needs nothing more; found again, its domain and branch are set again,
+    // and `env`, as for any application (compose applications route by service, not `domains`).
+    const target = (uuid, setUp) => ({
+        ...config,
+        appUuids: [uuid],
+        pr: undefined,
+        gitBranch: setUp ? undefined : branch,
+        domains: setUp || compose ? undefined : config.reviewDomain,
+        env: setUp ? undefined : config.env,
+        reviewApp: false
+    });
+    const reviewApp = (uuid, setUp, name = names.name) => ({
+        uuid,
+        name,
+        config: target(uuid, setUp)
+    });
+    // One another run finished, or one found again: held to the table, pinned to this run's commit.
+    const adopted = async (uuid, name = names.name) => {
+        await repairFound(client, uuid, name, commit, signal, say);
+        return reviewApp(uuid, false, name);
+    };
+    const listed = await client.listApplications(signal);
+    const found = reviewAppsIn(listed, names);
+    const ready = found.find(app => app.description === names.marker);
+    if (ready) {
+        // Its own name: the template may have been renamed since it was made.
+        const name = ready.name ?? names.name;
+        say.note(`Review app ${name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
+        return adopted(ready.uuid, name);
+    }
+    const { destination, facts, plan } = await planNew(client, config, template, names, { branch, commit }, signal);
+    for (const warning of plan.warnings)
+        say.warn(warning);
+    // As the variables of debug logs: "true" or "3000" would star out the whole log.
+    for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
+        if (worthMasking(line))
+            mask(line);
+    }
+    const setup = { facts, plan, env: config.env, names };
+    const unfinished = found[0];
+    if (unfinished) {
+        // Another run may be setting it up right now: give it a short while, then finish what it left.
+        const name = unfinished.name ?? names.name;
+        if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
+            return adopted(unfinished.uuid, name);
+        }
+        say.note(`Review app ${name} (${unfinished.uuid}) was left half set up: finishing it`);
+        await setUp(client, unfinished.uuid, setup, signal, undo, say, { marked: true });
+        return reviewApp(unfinished.uuid, true, name);
+    }
+    const before = new Set(namesakesIn(listed, names.name));
+    const warning = destination?.sharesServer ? SHARED_SERVER_WARNING(names.name) : undefined;
+    if (warning)
+        say.warn(warning);
+    const uuid = destination
+        ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
+        : await createFromRepository(client, config, template, { names, branch }, signal);
+    say.note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
+    const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false });
+    if (other)
+        return { ...(await adopted(other)), warning };
+    const kept = await keepOlder(client, names, uuid, signal, undo, say);
+    return { ...(kept === uuid ? reviewApp(kept, true) : await adopted(kept)), warning };
+}
+/**
+ * Two runs for one pull request may each have made a review app: the older is kept, so this run
+ * deletes its own when an older one exists, once that one is ready — or keeps its own after all
+ * when the other run deleted that one meanwhile, or has not finished it within OTHER_RUN_WAIT_MS.
+ */
+async function keepOlder(client, names, own, signal, undo, say) {
+    const found = await findReviewApps(client, names, signal);
+    const ownIndex = found.findIndex(app => app.uuid === own);
+    const older = ownIndex > 0 ? found[0] : undefined;
+    if (!older)
+        return own;
+    const other = await waitForOtherRun(client, older.uuid, names, signal);
+    if (other === 'gone') {
+        say.note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`);
+        return own;
+    }
+    if (other === 'unfinished') {
+        say.note(`Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`);
+        return own;
+    }
+    say.note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
+    await removeOrSay(client, own, undo(), say, 'it is a finished review app of this pull request');
+    return older.uuid;
+}
+/**
+ * What becomes of a review app another run is setting up, within OTHER_RUN_WAIT_MS: ready, gone,
+ * or still unfinished (a run that stopped halfway leaves it so).
+ */
+async function waitForOtherRun(client, uuid, names, signal) {
+    const bound = deadline(OTHER_RUN_WAIT_MS);
+    const waited = linked([signal, bound.signal]);
+    try {
+        for (;;) {
+            const app = await client.getApplication(uuid, waited.signal).catch(error => {
+                if (isGone(error))
+                    return undefined;
+                throw error;
+            });
+            if (app?.description === names.marker)
+                return 'ready';
+            if (app?.description !== names.pending)
+                return 'gone';
+            await sleep(WAIT_FOR_OTHER_MS, waited.signal);
+        }
+    }
+    catch (error) {
+        if (bound.signal.aborted && !signal.aborted)
+            return 'unfinished';
+        throw error;
+    }
+    finally {
+        waited.release();
+        bound.release();
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/review-app/forecast.ts
+
 
 
 
@@ -20246,25 +18651,27 @@ async function listed(answer) {
 async function forecastReviewApp(client, config, event, signal, say) {
     const { template, names } = await templateOf(client, config, event.repository, signal);
     const branch = config.gitBranch ?? event.headRef;
+    const commit = headCommit(event);
     const found = reviewAppsIn(await client.listApplications(signal), names);
     const ready = found.find(app => app.description === names.marker);
     if (ready) {
+        const name = ready.name ?? names.name;
         const app = await client.getApplication(ready.uuid, signal);
-        const { changes, refused } = reviewAppRepairs(flattenApplication(app), names.name);
+        const { changes, refused } = reviewAppRepairs(flattenApplication(app), name, commit);
         if (refused.length > 0) {
             throw new ActionError(`Review app ${ready.uuid} would not be deployed: ${refused.join('; ')}. Delete it (\`delete-preview\`) and run again.`);
         }
-        const reset = Object.keys(changes);
-        say.note(`Review app ${names.name} (${ready.uuid}) exists: it would be deployed with branch ${branch}${reset.length ? `, after putting back ${reset.join(', ')}` : ''}`);
+        const reset = Object.keys(changes).filter(field => field !== 'git_commit_sha');
+        say.note(`Review app ${name} (${ready.uuid}) exists: it would be deployed with branch ${branch}, commit ${commit} pinned${reset.length ? `, after putting back ${reset.join(', ')}` : ''}`);
         return;
     }
-    const { destination, facts, plan } = await planNew(client, config, template, names, branch, signal);
+    const { destination, facts, plan } = await planNew(client, config, template, names, { branch, commit }, signal);
     const made = destination
         ? `cloned from ${facts.name} (${template.uuid}) into destination ${destination.uuid}${destination.sharesServer ? ', on a server production runs on' : destination.sharesServer === false ? ', on another server' : ''}`
         : `created from the repository of ${facts.name} (${template.uuid}) in project ${config.reviewPlacement.project ?? '?'}, server ${config.reviewPlacement.server ?? '?'} (Coolify before 4.3 cannot clone)`;
     const unfinished = found[0];
     say.note(unfinished
-        ? `Review app ${names.name} (${unfinished.uuid}) was left half set up: it would be finished as planned below`
+        ? `Review app ${unfinished.name ?? names.name} (${unfinished.uuid}) was left half set up: it would be finished as planned below`
         : `Review app ${names.name} would be ${made}`);
     for (const line of describeWrites(plan.writes, plan.target.domains))
         say.note(`  ${line}`);
@@ -20277,12 +18684,14 @@ async function forecastReviewApp(client, config, event, signal, say) {
 function describeWrites(writes, domains) {
     const [first] = writes;
     const reset = first?.kind === 'update'
-        ? Object.keys(first.changes).filter(field => field !== 'description')
+        ? Object.keys(first.changes).filter(field => field !== 'description' && field !== 'git_commit_sha')
         : [];
+    const pin = first?.kind === 'update' ? first.changes.git_commit_sha : undefined;
     const variables = writes.flatMap(write => write.kind === 'set-variables' ? write.variables.map(variable => variable.key) : []);
     const branch = writes.flatMap(write => write.kind === 'update' && write.changes.git_branch ? [write.changes.git_branch] : []);
     return [
         `reset: ${reset.join(', ')}`,
+        `commit: ${pin} pinned (the pull request's head)`,
         `domains: ${domains ?? 'none'}`,
         "removed: the template's scheduled tasks, tags and variables",
         `variables: ${variables.length ? variables.join(', ') : 'none'}`,
@@ -20305,6 +18714,8 @@ class Batch {
     #reading = false;
     /** Told when every key expected waits. */
     #allWaiting;
+    /** Aborted once every waiter of the round waiting for its turn has left. */
+    #abandoned;
     constructor(options) {
         this.options = options;
     }
@@ -20316,33 +18727,66 @@ class Batch {
         return new Promise((resolve, reject) => {
             if (leave?.aborted)
                 return reject(this.#left(leave));
-            const onLeave = () => reject(this.#left(leave));
-            leave?.addEventListener('abort', onLeave, { once: true });
             // A signal waited with read after read (a health check's) must not gather a listener each.
             const done = () => leave?.removeEventListener('abort', onLeave);
-            const waiters = this.#waiting.get(key) ?? [];
-            waiters.push({
+            const waiter = {
                 resolve: result => (done(), resolve(result)),
                 reject: error => (done(), reject(error)),
                 leave
-            });
-            this.#waiting.set(key, waiters);
+            };
+            const onLeave = () => {
+                reject(this.#left(leave));
+                this.#forget(key, waiter);
+            };
+            leave?.addEventListener('abort', onLeave, { once: true });
+            this.#waiting.set(key, [...(this.#waiting.get(key) ?? []), waiter]);
             if (this.#waiting.size >= this.options.expected())
                 this.#allWaiting?.();
             if (!this.#reading)
                 void this.#readAll(signal);
         });
     }
+    /**
+     * A waiter that left before its round's read: the round no longer waits for it, and once
+     * nobody is left, the wait for the turn ends too (a turn can be a window's end, a minute away).
+     */
+    #forget(key, waiter) {
+        const waiters = this.#waiting.get(key)?.filter(other => other !== waiter);
+        if (!waiters)
+            return;
+        if (waiters.length > 0)
+            this.#waiting.set(key, waiters);
+        else
+            this.#waiting.delete(key);
+        if (this.#waiting.size === 0)
+            this.#abandoned?.abort();
+    }
     /** Reads for everyone waiting once the turn comes, then again for any who came meanwhile. */
     async #readAll(signal) {
         this.#reading = true;
+        const abandoned = (this.#abandoned = new AbortController());
+        const wait = linked([signal, abandoned.signal]);
+        let turned = true;
+        let failure;
         try {
-            await this.#gather(signal);
-            await this.options.turn(signal);
+            await this.#gather(wait.signal);
+            await this.options.turn(wait.signal);
         }
         catch (error) {
-            void this.#settle(this.#take(), () => Promise.reject(error));
+            turned = false;
+            failure = error;
+        }
+        wait.release();
+        this.#abandoned = undefined;
+        if (!turned) {
             this.#reading = false;
+            // Everyone left: nobody to answer, unless someone came since.
+            if (abandoned.signal.aborted && !signal.aborted) {
+                if (this.#waiting.size > 0)
+                    void this.#readAll(signal);
+                return;
+            }
+            void this.#settle(this.#take(), () => Promise.reject(failure));
             return;
         }
         const batch = this.#take();
@@ -20460,7 +18904,7 @@ class ApplicationReads {
     constructor(client, 
     /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
     turn, 
-    /** The step's signal: the shared reads are made under it. */
+    /** The step's lifetime: the shared reads, and the waits for their turns, are made under it. */
     signal, 
     /** How many applications may still be read: their health checks are under way or ahead. */
     expected = () => 1, 
@@ -20777,36 +19221,34 @@ const CURRENT_STATUS = /current status:\s*([\w-]+)/i;
 ;// CONCATENATED MODULE: ./src/follow/deployment-reads.ts
 
 
+/** How the reads of running deployments go: as polls. */
+const POLL = { final: false };
 /**
  * Reads of running deployments, for all rollouts: the reads due at the same turn share one
  * request — a deployment's own read when it is alone, else GET /deployments, every running
  * deployment of the team in one answer — so thirty deployments cost one read a turn, not thirty.
  * A deployment missing from that list has ended: its follower reads it once by uuid, for its final
- * status and last lines. A server without the list, or a token it refuses, is read by uuid. Once
- * one of the deployments followed ended, the others may be ending too: from then on these reads can
- * end a following, and may spend what the window holds back from polls.
+ * status and last lines. A server without the list, or a token it refuses, is read by uuid. These
+ * reads are polls, whatever has ended: they never spend what the window holds back from them, so
+ * that other tools on the token keep their share while deployments run on.
  */
 class DeploymentReads {
     client;
     turn;
-    ending;
     #batch;
     /** False once the list was refused: reads by uuid from then on. */
     #listed = true;
     constructor(client, 
-    /** Waits for the next turn among the step's reads of Coolify; `final` ones may spend more. */
+    /** Waits for the next turn among the step's reads of Coolify, as a poll. */
     turn, 
     /** How many deployments are followed through these reads now. */
     followed = () => 1, 
     /** Longest a turn waits for the others to be due too. */
-    gatherMs = 0, 
-    /** Whether the deployments followed may be ending: one followed with them ended. */
-    ending = () => false) {
+    gatherMs = 0) {
         this.client = client;
         this.turn = turn;
-        this.ending = ending;
         this.#batch = new Batch({
-            turn: signal => turn(signal, ending()),
+            turn,
             read: (uuids, signal) => this.readRunning(uuids, signal),
             expected: followed,
             gatherMs
@@ -20818,9 +19260,9 @@ class DeploymentReads {
     }
     /** The deployment's own read, in its turn. */
     async one(uuid, signal) {
-        const kind = this.kind();
-        await this.turn(signal, kind.final);
-        return this.client.getDeployment(uuid, signal, kind);
+        await this.turn(signal);
+        const { body, wireBytes } = await this.client.getDeploymentDated(uuid, signal, POLL);
+        return { detail: body, wireBytes };
     }
     /**
      * A read of a deployment that has ended (it left the running list, or its closing lines are
@@ -20833,33 +19275,39 @@ class DeploymentReads {
     /** The deployment as the next turn's reads find it, while it runs. */
     running(uuid, signal) {
         if (!this.#listed)
-            return this.one(uuid, signal).then(detail => ({ detail }));
+            return this.one(uuid, signal);
         return this.#batch.wait(uuid, signal);
     }
     /** One read for all `uuids`: its own read for one, else the list, else each by uuid. */
     async readRunning(uuids, signal) {
-        const kind = this.kind();
         if (uuids.length === 1) {
-            const { body, date } = await this.client.getDeploymentDated(uuids[0], signal, kind);
-            return () => ({ detail: body, answeredAt: date });
+            const { body, date, wireBytes } = await this.client.getDeploymentDated(uuids[0], signal, POLL);
+            return () => ({ detail: body, answeredAt: date, wireBytes });
         }
-        const rows = this.#listed ? await this.list(signal, kind) : undefined;
-        if (!rows) {
+        const listed = this.#listed ? await this.list(signal) : undefined;
+        if (!listed) {
             // Each its own read, each in its turn, as the budget allows.
-            const details = await Promise.all(uuids.map(uuid => this.one(uuid, signal)));
-            return uuid => ({ detail: details[uuids.indexOf(uuid)] });
+            const reads = await Promise.all(uuids.map(uuid => this.one(uuid, signal)));
+            return uuid => reads[uuids.indexOf(uuid)];
         }
+        const { rows, wireBytes } = listed;
+        const logged = (row) => row && typeof row.logs === 'string' ? row.logs.length : 0;
+        const total = rows.reduce((sum, row) => sum + logged(row), 0);
         return uuid => {
             const detail = rows.find(row => (row?.deployment_uuid ?? row?.uuid) === uuid);
-            return detail ? { detail } : { left: true };
+            if (!detail)
+                return { left: true };
+            // Its log's part of the answer: what reading it again costs, whoever else it carries.
+            const share = total > 0 && wireBytes !== undefined ? logged(detail) / total : 0;
+            return { detail, wireBytes: Math.round(share * (wireBytes ?? 0)) };
         };
     }
     /** The running deployments; undefined when the server refuses the list or has none to give. */
-    async list(signal, kind) {
+    async list(signal) {
         try {
-            const rows = await this.client.runningDeployments(signal, kind);
+            const { body: rows, wireBytes } = await this.client.runningDeploymentsDated(signal, POLL);
             if (rows)
-                return rows;
+                return { rows, wireBytes };
         }
         catch (error) {
             // A failure that would pass (an outage) fails the read as any other read; the rest says
@@ -20869,10 +19317,6 @@ class DeploymentReads {
         }
         this.#listed = false;
         return undefined;
-    }
-    /** A read of deployments that may be ending can end their following. */
-    kind() {
-        return { final: this.ending() };
     }
 }
 
@@ -21103,6 +19547,14 @@ const LEFT_PAUSE_MS = 1000;
 const FAILED_JOB_QUIET_MS = 65_000;
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
+/**
+ * Coolify has no log offset: every read of a deployment carries its whole log. Reads of one are
+ * spaced so that they carry about this many bytes a millisecond on the wire (a quarter of a MB a
+ * second), however big the log and whether compressed or not, and never further apart than
+ * LONGEST_PACE_MS, so that no line waits longer than that to be printed.
+ */
+const WIRE_BYTES_PER_MS = 250;
+const LONGEST_PACE_MS = 10_000;
 /** Longest the first deployment due waits for the others, so that one read serves them all. */
 const GATHER_MS = 250;
 /**
@@ -21136,6 +19588,8 @@ class Follower {
      * (the job writes on after the final status: the post-deployment command), or not told at all.
      */
     jobEnd = new Map();
+    /** What the last read of each deployment took on the wire: its own part of a shared one. */
+    carried = new Map();
     pacer;
     reads;
     logsHidden = false;
@@ -21143,7 +19597,7 @@ class Follower {
         this.client = client;
         this.options = options;
         this.pacer = new ReadPacer(() => client.readBudget(), () => this.reads.perTurn(this.running.size) / this.interval());
-        this.reads = new DeploymentReads(client, (signal, final) => this.pacer.turn(signal, final), () => this.listed(), Math.min(GATHER_MS, options.pollIntervalMs), () => this.someEnded);
+        this.reads = new DeploymentReads(client, signal => this.pacer.turn(signal), () => this.listed(), Math.min(GATHER_MS, options.pollIntervalMs));
         // What is still to come to end what is followed: each deployment's read by uuid, and the read
         // of the list that shows it left.
         client.holdBack(() => this.running.size + Math.min(this.listed(), 1));
@@ -21158,6 +19612,13 @@ class Follower {
         if (!this.someEnded)
             return interval;
         return Math.min(interval, Math.max(FIRST_DELAY_MS, interval / 2));
+    }
+    /**
+     * How long the reads of `deployment` wait for what its last answer carried on the wire: a
+     * small log is read at `poll-interval`, a big one no more than WIRE_BYTES_PER_MS allows.
+     */
+    paceOf(deployment) {
+        return Math.min(LONGEST_PACE_MS, (this.carried.get(deployment) ?? 0) / WIRE_BYTES_PER_MS);
     }
     /** Deployments followed through the list of running ones. */
     listed() {
@@ -21183,6 +19644,7 @@ class Follower {
             this.running.delete(deployment);
             this.quietAtAnswer.delete(deployment);
             this.jobEnd.delete(deployment);
+            this.carried.delete(deployment);
             if (this.running.size === 0)
                 this.someEnded = false;
             else if (deployment.ended)
@@ -21220,7 +19682,8 @@ class Follower {
                 break;
             }
             try {
-                await sleep(Math.min(this.interval(), FIRST_DELAY_MS * 2 ** reads), signal);
+                const due = Math.min(this.interval(), FIRST_DELAY_MS * 2 ** reads);
+                await sleep(Math.max(due, this.paceOf(deployment)), signal);
             }
             catch {
                 break;
@@ -21300,7 +19763,7 @@ class Follower {
                 !(deployment.status === 'failed' && quiet >= FAILED_JOB_QUIET_MS);
             try {
                 if (pending) {
-                    await sleep(this.options.pollIntervalMs, signal);
+                    await sleep(Math.max(this.options.pollIntervalMs, this.paceOf(deployment)), signal);
                     await this.readOne(deployment, signal);
                 }
                 else {
@@ -21338,7 +19801,7 @@ class Follower {
         if (!this.unlisted.has(deployment)) {
             const read = await this.reads.running(deployment.uuid, signal);
             if ('detail' in read) {
-                this.take(deployment, read.detail, read.answeredAt);
+                this.take(deployment, read.detail, read.answeredAt, read.wireBytes);
                 return;
             }
             this.unlisted.add(deployment);
@@ -21351,14 +19814,17 @@ class Follower {
     }
     /** Reads the deployment by uuid, in its turn. */
     async readOne(deployment, signal) {
-        this.take(deployment, await this.reads.one(deployment.uuid, signal));
+        const { detail, wireBytes } = await this.reads.one(deployment.uuid, signal);
+        this.take(deployment, detail, undefined, wireBytes);
     }
     /** Reads an ended deployment by uuid, as soon as the window allows. */
     async readFinal(deployment, signal) {
-        const { body, date } = await this.reads.final(deployment.uuid, signal);
-        this.take(deployment, body, date);
+        const { body, date, wireBytes } = await this.reads.final(deployment.uuid, signal);
+        this.take(deployment, body, date, wireBytes);
     }
-    take(deployment, detail, answeredAt) {
+    take(deployment, detail, answeredAt, wireBytes) {
+        if (wireBytes !== undefined)
+            this.carried.set(deployment, wireBytes);
         // A read that does not tell leaves nothing known: an earlier answer's quiet would outlive
         // entries written since.
         const written = timeOf(detail.updated_at);
@@ -21603,8 +20069,7 @@ class Deployment {
             this.#name = detail.application_name;
         if (detail.commit)
             this.#commit = detail.commit;
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+        this.locate(detail, instanceUrl);
         this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
         this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
         const previous = this.#coolifyStatus;
@@ -21620,6 +20085,11 @@ class Deployment {
                 this.#seenRunningAt = answeredAt ?? timeOf(detail.updated_at) ?? this.#seenRunningAt;
         }
         return previous !== this.#coolifyStatus;
+    }
+    /** Takes the link to its page in Coolify from a read: `deployment_url`, a path on the instance. */
+    locate(detail, instanceUrl) {
+        if (detail.deployment_url)
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
     }
     /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
     end(status, reason) {
@@ -22496,8 +20966,9 @@ const versions_HISTORY_ROWS = 20;
 const STARTING_WAIT_MS = 10_000;
 const STARTING_POLL_MS = 500;
 /**
- * How long a pin found before this run's own is watched: another run's comes off as soon as
- * Coolify queued its deployment, within seconds; one that stays longer is the application's own.
+ * How long a pin found before this run's own is watched: another run pins right before its
+ * trigger and takes its pin off as soon as Coolify queued the deployment, within seconds; one that
+ * stays longer is the application's own.
  * Only a full queue keeps it on longer, by the queue's wait and the request that follows it: so
  * the longer watch is kept for a Coolify whose list of running deployments has some waiting (or
  * cannot be read).
@@ -22612,9 +21083,23 @@ function runningCommit(items) {
     return undefined;
 }
 /**
+ * With `commit`, waits for every pin found on the applications to settle (see `standingPin`)
+ * before this run writes any: a wait after a pin of its own would keep that pin on for as long,
+ * and another run watching it would take it for the application's own.
+ */
+async function settlePins(client, config, versions, signal, say) {
+    if (!config.commit)
+        return;
+    for (const version of versions ?? []) {
+        version.pinned = await standingPin(client, version, signal, say);
+    }
+}
+/**
  * Sets the version to deploy on every application: the image tag, or the commit pin (saved for
- * the post step before it is set, so that a killed run still undoes it). Returns the pins to undo
- * once the deploy is queued; on failure, undoes those already set within `undo` and throws.
+ * the post step before it is set, so that a killed run still undoes it), in front of what was
+ * settled (`settlePins`). Called right before the trigger, so that a pin is on only until Coolify
+ * answers it. Returns the pins to undo once the deploy is queued; on failure, undoes those
+ * already set within `undo` and throws.
  */
 async function pinVersions(client, config, versions, state, signal, undo, say) {
     const pins = [];
@@ -22626,8 +21111,7 @@ async function pinVersions(client, config, versions, state, signal, undo, say) {
                 say.note(`${version.name}: image tag set to ${config.imageTag}`);
             }
             else if (config.commit) {
-                const previous = await standingPin(client, version, signal, say);
-                const ours = { appUuid: version.appUuid, previous, commit: config.commit };
+                const ours = { appUuid: version.appUuid, previous: version.pinned, commit: config.commit };
                 // Counted before the PATCH: one cut off (SIGINT, SIGTERM) may still have been saved.
                 pins.push(ours);
                 await pin(client, ours, config.commit, { state, signal }).catch((error) => {
@@ -22672,6 +21156,14 @@ async function standingPin(client, version, signal, say, clock = SYSTEM_CLOCK) {
             break;
     }
     return pinned;
+}
+/**
+ * The application's own `git_commit_sha` now, read afresh and settled as `standingPin` does: what
+ * a later pin (a rollback's, on a server before 4.3) puts back.
+ */
+async function ownPin(client, version, signal, say) {
+    const pinned = (await client.getApplication(version.appUuid, signal))?.git_commit_sha || 'HEAD';
+    return standingPin(client, { ...version, pinned }, signal, say);
 }
 /** Pins `commit` on the application, recording first what to put back. */
 async function pin(client, { appUuid, previous }, commit, { state, signal }) {
@@ -22820,10 +21312,10 @@ function firstMatch(detail, pattern) {
     return undefined;
 }
 /**
- * Checks, once it finished, that the deployment ran the version asked for: an image deployment
- * that ran another tag failed (its success is not this tag's); a build of another commit gets a
- * warning. The log is `detail`'s when given (noted as it passed), else read once; a deployment
- * whose log this token cannot read is taken as asked.
+ * Checks, once it finished, that the deployment ran the version asked for: one that ran another
+ * tag or commit failed (its success is not this version's), or was superseded when another
+ * deploy's version was set before it started (tag) or was queued (commit). The log is read once;
+ * a deployment whose log this token cannot read is taken as asked.
  */
 async function verifyVersion(client, deployment, asked, signal) {
     if (!asked.imageTag && !asked.commit)
@@ -22854,7 +21346,16 @@ async function verifyVersion(client, deployment, asked, signal) {
     else if (asked.commit) {
         // Another commit passing green would be a lie, as another image tag would.
         const built = builtCommit(detail);
-        if (built && !sameCommit(built, asked.commit)) {
+        if (!built || sameCommit(built, asked.commit))
+            return;
+        // Coolify queues the application's git_commit_sha as it is at the trigger (applications.php
+        // 16, 4.3.11) and builds the row's commit: a row of another commit means another deploy
+        // replaced this run's pin before Coolify queued it. Its success is that deploy's to report,
+        // and a rollback would undo it.
+        if (detail.commit && !sameCommit(detail.commit, asked.commit)) {
+            deployment.end('cancelled', `superseded: another deploy changed the application's commit before Coolify queued this one, which built ${built} (see the Importing line of its log)`);
+        }
+        else {
             deployment.end('failed', `Coolify built commit ${built}, not ${asked.commit} (see the Importing line of its log)`);
         }
     }
@@ -22936,8 +21437,11 @@ async function redeploy(client, failed, version, target, { state, signal, undo, 
         if (!isMissingRoute(error))
             throw error;
     }
-    // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does.
-    const pins = [{ appUuid, previous: version.pinned, commit: target }];
+    // A server before 4.3 has no rollback route: pin the commit for one deploy, as `commit` does,
+    // in front of the application's own commit: what was read before the deploy may have been
+    // another run's pin. One of this run's own left on has its recorded value to go back to.
+    const previous = state.get(appUuid).unpin ?? (await ownPin(client, version, signal, say));
+    const pins = [{ appUuid, previous, commit: target }];
     try {
         await pin(client, pins[0], target, { state, signal });
         return Deployment.next(failed, await deployOnce(client, appUuid, false, at, target, signal, say), at);
@@ -22971,6 +21475,9 @@ async function deployOnce(client, appUuid, force, at, commit, signal, say) {
 
 
 
+
+/** How long `wait: false` waits for the read that gives a deployment's link. */
+const LOCATE_MS = 5000;
 /**
  * One resource's way from the trigger to its outcome. An application's phases — settle, follow,
  * verify, health, rollback — run in order as soon as the one before ends, whatever its siblings
@@ -23041,8 +21548,7 @@ class Rollout {
      * `signal` (or leaves it, with `cancel-on-abort: false`).
      */
     async stop(signal) {
-        const said = this.step.budget.why();
-        const why = said.charAt(0).toLowerCase() + said.slice(1);
+        const why = this.cancelledWhy();
         if (this.deployment.kind !== 'application' && this.deployment.status === 'started') {
             this.step.say.note(`${this.deployment.name}: nothing to cancel — Coolify starts a ${this.deployment.kind} without a deployment; its start goes on`);
         }
@@ -23059,14 +21565,17 @@ class Rollout {
         }
         this.save();
     }
-    /** Saves, for the post step, which of this run's deployments are still under way. */
+    /**
+     * Saves, for the post step, which of this run's deployments are still under way: never its
+     * rollback, which a cancel leaves running.
+     */
     save() {
         const { config, state } = this.step;
         if (!config.wait || !config.cancelOnAbort)
             return;
         // Only what this run started is the post step's to cancel.
-        const running = this.running
-            .filter(deployment => !deployment.startedElsewhere)
+        const running = [this.deployment]
+            .filter(deployment => deployment.running && !deployment.startedElsewhere)
             .map(deployment => deployment.uuid);
         state.update(this.key, { running, name: running.length ? this.deployment.name : undefined });
     }
@@ -23105,7 +21614,7 @@ class Rollout {
     async follow() {
         const { config, budget, follower } = this.step;
         if (!config.wait)
-            return;
+            return this.locate();
         await follower.follow(this.deployment, this.step.mark, budget.deploy());
         if (this.deployment.ended || budget.cancelled.aborted)
             return;
@@ -23119,6 +21628,26 @@ class Rollout {
         else {
             const left = `${why} and is still running in Coolify (\`cancel-on-timeout\` is false)`;
             follower.leave(this.deployment, 'timeout', left);
+        }
+    }
+    /**
+     * `wait: false`: one read of the deployment, for the link to its page (`deployment-url`): the
+     * trigger's answer has only its uuid. The status stays as the trigger left it.
+     */
+    async locate() {
+        const { client, config, budget, say } = this.step;
+        const { uuid, name } = this.deployment;
+        if (!uuid)
+            return;
+        const bounded = linked([budget.deploy()], LOCATE_MS);
+        try {
+            this.deployment.locate(await client.getDeployment(uuid, bounded.signal), config.instanceUrl);
+        }
+        catch (error) {
+            say.warn(`${name}: could not read deployment ${uuid} for the link to its page, so \`deployment-url\` is empty: ${describeError(error)}`);
+        }
+        finally {
+            bounded.release();
         }
     }
     /** The version asked for is the one that ran. */
@@ -23234,15 +21763,32 @@ class Rollout {
         this.#rollback = rollback;
         this.save();
         await follower.follow(rollback.deployment, { at: rollback.deployment.triggeredAt }, signal);
-        if (budget.cancelled.aborted)
-            return;
         if (!rollback.deployment.ended) {
-            // Cancelling a rollback would leave the application worse off: it goes on in Coolify.
-            follower.leave(rollback.deployment, 'timeout', 'it outlasted its time and goes on in Coolify');
+            this.leaveRunning(failed, rollback);
+            return;
         }
         await this.checkHealth(rollback.deployment, budget.health(signal));
         say.note(`${failed.name}: rollback ${rollback.deployment.status}`);
         judgeRollback(failed, rollback);
+    }
+    /**
+     * A rollback still under way when the run was cancelled or its time ran out is never cancelled:
+     * that would leave the application worse off. It goes on in Coolify, and the log, the summary,
+     * the annotation and the GitHub deployment say so.
+     */
+    leaveRunning(failed, { deployment, what }) {
+        const { budget, follower, say } = this.step;
+        const cancelled = budget.cancelled.aborted;
+        const why = cancelled ? this.cancelledWhy() : 'its time ran out';
+        follower.leave(deployment, cancelled ? 'cancelled' : 'timeout', `${why}; it goes on in Coolify`);
+        const note = `the rollback to ${what} (deployment ${deployment.uuid}) was started and is left running in Coolify, since ${why}: Coolify shows how it ends`;
+        failed.rollback(false, note);
+        say.note(`${failed.name}: ${note}`);
+    }
+    /** What cancelled the run, in the host's words, to follow a colon or a comma. */
+    cancelledWhy() {
+        const said = this.step.budget.why();
+        return said.charAt(0).toLowerCase() + said.slice(1);
     }
 }
 /** Why a deployment this run only joined is left running. */
@@ -23267,31 +21813,35 @@ const RECOVERY_MS = 5000;
 const LOOKUP_GRACE_MS = 3000;
 /**
  * Before any deployment: the settings (`git-branch`, `domains`, `env`), the versions an input
- * needs, and the pins. Nothing is deployed when any of it fails.
+ * needs, and the wait for other runs' pins to come off. Nothing is deployed when any of it fails;
+ * nothing is pinned yet.
  */
-async function prepare(client, config, budget, state, event, say) {
+async function prepare(client, config, budget, event, say) {
     const follow = config.trigger ? undefined : commitToFollow(config, event);
     const signal = budget.deploy();
-    const undo = () => budget.grace();
     await guardDebugLogs(client, config, signal, say);
     // `trigger: false` changes nothing: no settings, no pins.
     if (follow)
-        return { config, pins: [], follow };
+        return { config, follow };
     if (config.commit)
         config = { ...config, commit: fullCommit(config.commit, event) };
     await applySettings(client, config, signal, say);
     const versions = await readVersions(client, config, signal);
-    const pins = await pinVersions(client, config, versions, state, signal, undo, say);
-    return { config, versions, pins };
+    await settlePins(client, config, versions, signal, say);
+    return { config, versions };
 }
 /**
- * POST /deploy for every resource at once, and a Rollout for each resource it touched. The
- * trigger is saved before it goes out, and each rollout's deployment as soon as it is known, so
- * that the post step cancels only what this run started. The pins come off once Coolify has
- * queued the deployments, whatever happened.
+ * The versions set, then at once POST /deploy for every resource, and a Rollout for each resource
+ * it touched. The trigger is saved before it goes out, and each rollout's deployment as soon as
+ * it is known, so that the post step cancels only what this run started. The pins come off once
+ * Coolify has queued the deployments, whatever happened: another run finds one on only between
+ * the two.
  */
 async function launch(step, prepared, follower) {
     const { client, config, budget, state, say } = step;
+    const undo = () => budget.grace();
+    const { versions } = prepared;
+    const pins = await pinVersions(client, config, versions, state, budget.deploy(), undo, say);
     const commit = prepared.follow ?? config.commit;
     const mark = { at: Date.now(), pr: config.pr, commit };
     // Only a trigger the step sends may leave something for the post step to find and cancel.
@@ -23308,12 +21858,12 @@ async function launch(step, prepared, follower) {
     }
     finally {
         // Coolify took the commit when it queued the deployment: unpin at once, cancelled or not.
-        await restorePins(client, prepared.pins, state, budget.grace(), say);
+        await restorePins(client, pins, state, budget.grace(), say);
     }
     // Under way or still to be found (`trigger: false`): each one's lines need its name.
     const reads = follower(deployments.filter(deployment => !deployment.ended).length > 1);
     let rollouts = [];
-    const applications = new ApplicationReads(client, (signal, final) => reads.turn(signal, final), budget.cancelled, () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
+    const applications = new ApplicationReads(client, (signal, final) => reads.turn(signal, final), budget.lifetime(), () => rollouts.filter(rollout => rollout.checksHealth).length, Math.min(GATHER_MS, config.pollIntervalMs));
     // Given up once its grace has passed, so that a lookup Coolify never answers does not hold the
     // shared read the health checks wait behind.
     const lookup = new AbortController();
@@ -23328,7 +21878,7 @@ async function launch(step, prepared, follower) {
         // One grace for the whole step: whoever waits later does not wait again.
         described: () => (lookupWaited ??= atMost(described, LOOKUP_GRACE_MS).then(() => lookup.abort(new ActionError('names and URLs were not read in time'))))
     };
-    rollouts = deployments.map(deployment => new Rollout(deployment, context, prepared.versions?.find(version => version.appUuid === deployment.appUuid)));
+    rollouts = deployments.map(deployment => new Rollout(deployment, context, versions?.find(version => version.appUuid === deployment.appUuid)));
     for (const uuid of config.appUuids)
         state.update(uuid, { trigger: undefined });
     for (const rollout of rollouts)
@@ -23433,7 +21983,7 @@ function atMost(promise, ms) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/dry-run.ts
+;// CONCATENATED MODULE: ./src/jobs/dry-run.ts
 
 
 
@@ -23596,7 +22146,7 @@ function describeDeploy(config, event, versions, say) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/inputs.ts
+;// CONCATENATED MODULE: ./src/config/inputs.ts
 
 
 
@@ -24074,7 +22624,7 @@ function parseEnv(text) {
     return [...variables].map(([key, value]) => ({ key, value }));
 }
 
-;// CONCATENATED MODULE: ./src/remove-preview.ts
+;// CONCATENATED MODULE: ./src/jobs/remove-preview.ts
 
 
 /**
@@ -24161,196 +22711,6 @@ function printRuntimeLog(deployment, format = host().log) {
     format.write(format.startGroup(`Runtime log of ${format.oneLine(deployment.name)}`) +
         format.verbatim(lines) +
         format.endGroup());
-}
-
-;// CONCATENATED MODULE: ./src/event.ts
-
-/**
- * The pull request of the event the workflow runs for, read from the event payload the runner
- * writes (GITHUB_EVENT_PATH); GITHUB_HEAD_REF gives the branch when there is no payload, and
- * GITHUB_REPOSITORY the repository.
- */
-function pullRequestEvent(env = process.env) {
-    let payload;
-    try {
-        payload = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) : {};
-    }
-    catch {
-        payload = {};
-    }
-    const pull = payload?.pull_request;
-    const side = (name) => pull?.[name] ?? {};
-    const text = (value) => typeof value === 'string' && value !== '' ? value : undefined;
-    return {
-        repository: text(env.GITHUB_REPOSITORY),
-        sha: text(env.GITHUB_SHA),
-        headRef: text(side('head').ref) ?? text(env.GITHUB_HEAD_REF),
-        headSha: text(side('head').sha),
-        headRepository: text(side('head').repo?.full_name),
-        baseRepository: text(side('base').repo?.full_name)
-    };
-}
-/** A pull request from a fork: its branch is not in the repository Coolify builds from. */
-function isFromFork(event) {
-    return (event.headRepository !== undefined &&
-        event.baseRepository !== undefined &&
-        event.headRepository.toLowerCase() !== event.baseRepository.toLowerCase());
-}
-
-;// CONCATENATED MODULE: ./src/review-app/review-app.ts
-
-
-
-
-
-
-
-
-
-
-/** How often a run looks at a review app another run is setting up. */
-const WAIT_FOR_OTHER_MS = 1000;
-/**
- * The longest a run waits for a review app another run is setting up: a setup takes seconds, so
- * one still unfinished after this was left by a run that stopped halfway.
- */
-const OTHER_RUN_WAIT_MS = 15_000;
-/**
- * Checks, before any request, what a review app needs from the event: a pull request of this
- * repository (Coolify builds branches of the template's repository only) and its branch.
- */
-function checkReviewEvent(config, event) {
-    if (!config.reviewApp)
-        return;
-    if (isFromFork(event)) {
-        throw new ActionError(`Pull request ${config.pr} comes from a fork (${event.headRepository}): Coolify builds branches of the template's repository only, so it gets no review app.`);
-    }
-    if (!config.gitBranch && !config.deletePreview && !event.headRef) {
-        throw new ActionError("Input `review-app` builds the pull request's branch, which the event does not name: run it on `pull_request`, or give `git-branch`.");
-    }
-}
-/**
- * The review app for the pull request: found again by its name and marker, or made from the
- * template — cloned where Coolify can (4.3+), else created from the template's repository — and
- * set up by the plan (plan.ts) before anything deploys it, then read back: any trace of
- * production left on it deletes it and fails the step. A run that made one while another run made
- * one too keeps the older and deletes its own.
- */
-async function openReviewApp(client, config, event, signal, undo, say) {
-    const { template, names } = await templateOf(client, config, event.repository, signal);
-    const branch = config.gitBranch ?? event.headRef;
-    const compose = template.build_pack === 'dockercompose';
-    // Set up just now, it needs nothing more; found again, its domain and branch are set again,
-    // and `env`, as for any application (compose applications route by service, not `domains`).
-    const target = (uuid, setUp) => ({
-        ...config,
-        appUuids: [uuid],
-        pr: undefined,
-        gitBranch: setUp ? undefined : branch,
-        domains: setUp || compose ? undefined : config.reviewDomain,
-        env: setUp ? undefined : config.env,
-        reviewApp: false
-    });
-    const reviewApp = (uuid, setUp) => ({
-        uuid,
-        name: names.name,
-        config: target(uuid, setUp)
-    });
-    const listed = await client.listApplications(signal);
-    const found = reviewAppsIn(listed, names);
-    const ready = found.find(app => app.description === names.marker);
-    if (ready) {
-        await repairFound(client, ready.uuid, names.name, signal, say);
-        say.note(`Review app ${names.name} (${ready.uuid}) found: deploying pull request ${config.pr} to it`);
-        return reviewApp(ready.uuid, false);
-    }
-    const { destination, facts, plan } = await planNew(client, config, template, names, branch, signal);
-    for (const warning of plan.warnings)
-        say.warn(warning);
-    // As the variables of debug logs: "true" or "3000" would star out the whole log.
-    for (const line of plan.secrets.flatMap(secret => secret.split('\n'))) {
-        if (worthMasking(line))
-            mask(line);
-    }
-    const setup = { facts, plan, env: config.env, names };
-    const unfinished = found[0];
-    if (unfinished) {
-        // Another run may be setting it up right now: give it a short while, then finish what it left.
-        if ((await waitForOtherRun(client, unfinished.uuid, names, signal)) === 'ready') {
-            return reviewApp(unfinished.uuid, false);
-        }
-        say.note(`Review app ${names.name} (${unfinished.uuid}) was left half set up: finishing it`);
-        await setUp(client, unfinished.uuid, setup, signal, undo, say, { marked: true });
-        return reviewApp(unfinished.uuid, true);
-    }
-    const before = new Set(namesakesIn(listed, names.name));
-    const warning = destination?.sharesServer ? SHARED_SERVER_WARNING(names.name) : undefined;
-    if (warning)
-        say.warn(warning);
-    const uuid = destination
-        ? await cloneTemplate(client, template, destination.uuid, names, before, signal, undo, say)
-        : await createFromRepository(client, config, template, { names, branch }, signal);
-    say.note(`Review app ${names.name} (${uuid}) made from the template for pull request ${config.pr}`);
-    const other = await setUp(client, uuid, setup, signal, undo, say, { marked: false });
-    if (other)
-        return { ...reviewApp(other, false), warning };
-    const kept = await keepOlder(client, names, uuid, signal, undo, say);
-    return { ...reviewApp(kept, true), warning };
-}
-/**
- * Two runs for one pull request may each have made a review app: the older is kept, so this run
- * deletes its own when an older one exists, once that one is ready — or keeps its own after all
- * when the other run deleted that one meanwhile, or has not finished it within OTHER_RUN_WAIT_MS.
- */
-async function keepOlder(client, names, own, signal, undo, say) {
-    const found = await findReviewApps(client, names, signal);
-    const ownIndex = found.findIndex(app => app.uuid === own);
-    const older = ownIndex > 0 ? found[0] : undefined;
-    if (!older)
-        return own;
-    const other = await waitForOtherRun(client, older.uuid, names, signal);
-    if (other === 'gone') {
-        say.note(`Review app ${older.uuid} of another run was deleted meanwhile: keeping ${own}`);
-        return own;
-    }
-    if (other === 'unfinished') {
-        say.note(`Review app ${older.uuid} of another run is still being set up after ${OTHER_RUN_WAIT_MS / 1000} s (never deployed so): keeping ${own}`);
-        return own;
-    }
-    say.note(`Another run made review app ${older.uuid} first: keeping it, deleting ${own}`);
-    await removeOrSay(client, own, undo(), say, 'it is a finished review app of this pull request');
-    return older.uuid;
-}
-/**
- * What becomes of a review app another run is setting up, within OTHER_RUN_WAIT_MS: ready, gone,
- * or still unfinished (a run that stopped halfway leaves it so).
- */
-async function waitForOtherRun(client, uuid, names, signal) {
-    const bound = deadline(OTHER_RUN_WAIT_MS);
-    const waited = linked([signal, bound.signal]);
-    try {
-        for (;;) {
-            const app = await client.getApplication(uuid, waited.signal).catch(error => {
-                if (isGone(error))
-                    return undefined;
-                throw error;
-            });
-            if (app?.description === names.marker)
-                return 'ready';
-            if (app?.description !== names.pending)
-                return 'gone';
-            await sleep(WAIT_FOR_OTHER_MS, waited.signal);
-        }
-    }
-    catch (error) {
-        if (bound.signal.aborted && !signal.aborted)
-            return 'unfinished';
-        throw error;
-    }
-    finally {
-        waited.release();
-        bound.release();
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/resolve-names.ts
@@ -24724,7 +23084,7 @@ function parse(text) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/run.ts
+;// CONCATENATED MODULE: ./src/jobs/run.ts
 
 
 
@@ -24768,7 +23128,7 @@ async function deployAndFollow(front) {
             fullCommit(read.commit, event);
         budget = new Budget(read.timeoutMs, read.healthTimeoutMs, cancelled.signal, undefined, undefined, host().cancelGraceMs);
         warnIfPlainHttp(read, say);
-        client = connect(read, say);
+        client = connect_connect(read, say);
         const access = read.dryRun ? await checkAccess(client, read, budget.deploy(), say) : undefined;
         // Names become uuids before anything is written: a name that is not one resource's is an
         // input the config cannot hold.
@@ -24811,7 +23171,8 @@ async function deploy(client, config, event, budget, front, watchers, ending, sa
         ? await openReviewApp(client, config, event, budget.deploy(), () => budget.grace(), say)
         : undefined;
     ending.reviewAppUuid = reviewApp?.uuid;
-    const prepared = await prepare(client, reviewApp?.config ?? config, budget, state, event, say);
+    const prepared = await prepare(client, reviewApp?.config ?? config, budget, event, say);
+    // Opened before any pin: the GitHub deployment may take seconds, which a pin must not outlast.
     watchers.push(...(await front.watchers(config, budget)));
     const follower = (several) => new Follower(client, {
         instanceUrl: config.instanceUrl,
@@ -25636,7 +23997,7 @@ function colors(env, gitlab, terminal) {
  */
 function version() {
     try {
-        const manifest = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', '..', 'package.json');
+        const manifest = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url)), '..', '..', 'package.json');
         return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(manifest, 'utf8')).version;
     }
     catch {
@@ -25742,13 +24103,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream"
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-
-/***/ }),
-
-/***/ 3136:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
 
 /***/ }),
 
