@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import type { FakeApp, FakeCoolify, Fault, Scenario } from '../test/fake-coolify/index.js'
+import { READ } from '../test/support/faults.js'
 import { runAction, type RunResult } from '../test/support/runner.js'
 import {
   actionRequests,
@@ -132,6 +133,44 @@ describe('health', () => {
     expect(errorLines(result.stdout)).toEqual([])
     expectNoStackTrace(result.stderr)
   }, 20_000)
+
+  // Guards issue 55 end to end: status reads held up by a 429 `Retry-After: 20` (one in flight, a
+  // second app's check queued behind it) keep the process no longer than its report, not 20 s.
+  it('exits at once after its report when status reads wait on a 429 Retry-After: 20', async () => {
+    const api: FakeApp = { ...API, runtime: SELF_APP.runtime, scenarios: [quick(300)] }
+    const server = await start({ apps: [{ ...SELF_APP, scenarios: [quick(300)] }, api] })
+    // The second deployment's last read comes late, so that its health check queues behind the
+    // first one's status read, which Coolify refuses: no request goes out for 20 s after it.
+    server.inject({ method: 'GET', path: READ, skip: 1, do: { delayMs: 1000 } })
+    server.inject({
+      method: 'GET',
+      path: /^\/applications(\/[^/]+)?$/,
+      skip: 1,
+      times: Infinity,
+      do: {
+        status: 429,
+        headers: { 'Retry-After': '20' },
+        body: { message: 'Too Many Attempts.' }
+      }
+    })
+    let lastLineAt = 0
+    const result = await runAction({
+      inputs: inputsFor(server, {
+        'app-uuid': `${APP.uuid} ${API.uuid}`,
+        timeout: '10s',
+        'health-timeout': '2s'
+      }),
+      onStdout: () => (lastLineAt = Date.now())
+    })
+
+    expect(actionRequests(server).some(request => request.fault === 'status 429')).toBe(true)
+    // Unknown is not down (docs/inputs.md): a warning, and the step passes.
+    expect(result.code).toBe(0)
+    expect(result.outputs.status).toBe('finished')
+    expect(result.stdout).toMatch(/^::warning( [^:]*)?::.*could not confirm that web is up/m)
+    expect(result.stdout).toMatch(/^::warning( [^:]*)?::.*could not confirm that api is up/m)
+    expect(result.exitedAt - lastLineAt).toBeLessThan(5000)
+  }, 40_000)
 })
 
 describe('rollback-on-failure', () => {
