@@ -32,6 +32,9 @@ const UUID = uuidOf(NAME)
 /** `commit`: build exactly this one. */
 const COMMIT = '0123456789abcdef0123456789abcdef01234567'
 const BUILD_MS = 2000
+/** What the builds resolve HEAD to: whole SHAs, as Coolify records them once the job cloned. */
+const EARLIER = 'abc1234'.padEnd(40, '0')
+const LATER = 'def5678'.padEnd(40, '0')
 
 /** A build that ends `finished` (or `failed`) after BUILD_MS, with a few lines and a closing one. */
 function build(outcome: 'finished' | 'failed', commit: string): Scenario {
@@ -93,7 +96,7 @@ const PHASES: Phase[] = [
     request: 'POST /applications/{uuid}/rollback',
     fault: hang('POST', `/applications/${UUID}/rollback`),
     inputs: { 'rollback-on-failure': 'true' },
-    scenarios: [build('finished', 'abc1234'), build('failed', 'def5678')],
+    scenarios: [build('finished', EARLIER), build('failed', LATER)],
     deployedBefore: true
   }
 ]
@@ -130,7 +133,7 @@ async function armAfterEnd(server: FakeCoolify, fault: Fault, done: () => boolea
 async function measure(phase: Phase, delayMs: number): Promise<Measured> {
   await sleep(delayMs)
   const server = await fake([
-    { uuid: UUID, name: NAME, scenarios: phase.scenarios ?? [build('finished', 'abc1234')] }
+    { uuid: UUID, name: NAME, scenarios: phase.scenarios ?? [build('finished', EARLIER)] }
   ])
   if (phase.deployedBefore) await deployBefore(server)
   let ended = false
