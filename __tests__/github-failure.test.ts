@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import { GitHubApi } from '../src/action/github-api.js'
+import { closeGitHub, GitHubApi } from '../src/action/github-api.js'
 import { callGitHub, isRefusal, warnGitHubFailure } from '../src/action/github-failure.js'
 
 /** A loopback port nothing listens on. */
@@ -95,5 +95,37 @@ describe("a 403 from GitHub's primary rate limit", () => {
     const line = written.join('')
     expect(line).toMatch(/rate limit for this token is used up until/)
     expect(line).not.toMatch(/pull-requests: write/)
+  })
+})
+
+describe('the end of the step', () => {
+  it('closes the connections GitHub calls left opening, so that the process can exit', async () => {
+    // A GitHub that accepts the connection and never answers the TLS handshake.
+    let closed: (() => void) | undefined
+    const ended = new Promise<void>(resolve => (closed = resolve))
+    const server = createServer(socket => {
+      // Read, never answered: the client's end is seen.
+      socket.resume()
+      socket.on('close', () => closed!())
+    })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    try {
+      const github = new GitHubApi('ghp_token', `https://127.0.0.1:${port}`, {})
+      const controller = new AbortController()
+      const call = github.request('GET', '/user', { signal: controller.signal })
+      await new Promise(resolve => setTimeout(resolve, 200))
+      // The call's deadline: it ends at once, its connection goes on opening.
+      controller.abort(new Error('deadline'))
+      await expect(call).rejects.toThrow('deadline')
+      closeGitHub()
+      const outcome = await Promise.race([
+        ended.then(() => 'closed'),
+        new Promise(resolve => setTimeout(resolve, 3000, 'still open'))
+      ])
+      expect(outcome).toBe('closed')
+    } finally {
+      server.close()
+    }
   })
 })

@@ -5,6 +5,7 @@ import { readConfig } from '../config/inputs.js'
 import { mask } from '../config/secrets.js'
 import { deadline } from '../time/signals.js'
 import * as commands from './commands.js'
+import { closeGitHub } from './github-api.js'
 import { finishLeftDeployment } from './github-deployment.js'
 import { GITHUB_CALL_MS } from './github-failure.js'
 import { actionHost } from './host.js'
@@ -39,5 +40,6 @@ async function finishLeftOpen(): Promise<void> {
     commands.warning(`Could not finish the GitHub deployment and comment: ${describeError(error)}`)
   } finally {
     release()
+    closeGitHub()
   }
 }

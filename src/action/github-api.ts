@@ -80,6 +80,18 @@ const READ_HEADERS = [
   'x-ratelimit-reset'
 ]
 
+/** Every client a step opened, for `closeGitHub` at its end. */
+const opened = new Set<GitHubApi>()
+
+/**
+ * Closes every GitHub client the step opened: a call cut off by its deadline leaves its connection
+ * to finish opening, which would hold the process past the step's end for up to TIMEOUT_MS.
+ */
+export function closeGitHub(): void {
+  for (const github of opened) github.close()
+  opened.clear()
+}
+
 export class GitHubApi {
   readonly #base: URL
   readonly #http: HttpAgent
@@ -94,6 +106,7 @@ export class GitHubApi {
       'accept-encoding': ACCEPT_ENCODING,
       'user-agent': 'deploy-to-coolify-action'
     }
+    opened.add(this)
   }
 
   /** One call: `path` under the API's address (`/repos/o/r/…`), `body` sent as JSON. */

@@ -1,6 +1,7 @@
 import { pullRequestEvent } from '../config/event.js'
 import { setHost } from '../host.js'
 import { deployAndFollow, type Front, type Watcher } from '../jobs/run.js'
+import { closeGitHub } from './github-api.js'
 import { createGitHubDeployment, deactivateEnvironment } from './github-deployment.js'
 import { actionHost } from './host.js'
 import { LeftOpen } from './left-open.js'
@@ -10,7 +11,11 @@ import { report } from './report.js'
 /** The action's main step: the one deploy pipeline, told and reported the way GitHub shows it. */
 export async function run(): Promise<void> {
   setHost(actionHost())
-  await deployAndFollow(github)
+  try {
+    await deployAndFollow(github)
+  } finally {
+    closeGitHub()
+  }
 }
 
 const github: Front = {
