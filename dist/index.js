@@ -14744,6 +14744,8 @@ async function stopIfRunning(client, name, uuid, signal, say) {
 
 // EXTERNAL MODULE: ./src/action/commands.ts
 var commands = __nccwpck_require__(530);
+// EXTERNAL MODULE: ./src/action/github-api.ts
+var github_api = __nccwpck_require__(2334);
 // EXTERNAL MODULE: ./src/action/github-deployment.ts
 var github_deployment = __nccwpck_require__(7959);
 // EXTERNAL MODULE: ./src/action/github-failure.ts
@@ -14755,6 +14757,7 @@ var left_open = __nccwpck_require__(90);
 // EXTERNAL MODULE: ./src/action/pr-comment.ts + 1 modules
 var pr_comment = __nccwpck_require__(455);
 ;// CONCATENATED MODULE: ./src/action/cleanup.ts
+
 
 
 
@@ -14797,6 +14800,7 @@ async function finishLeftOpen() {
     }
     finally {
         release();
+        (0,github_api/* closeGitHub */.Ko)();
     }
 }
 
@@ -14944,6 +14948,7 @@ function appendKeyValue(variable, name, value) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ko: () => (/* binding */ closeGitHub),
 /* harmony export */   VV: () => (/* binding */ gitHubRun),
 /* harmony export */   qN: () => (/* binding */ repoPath),
 /* harmony export */   yN: () => (/* binding */ GitHubApi)
@@ -15004,6 +15009,17 @@ const READ_HEADERS = [
     'x-ratelimit-remaining',
     'x-ratelimit-reset'
 ];
+/** Every client a step opened, for `closeGitHub` at its end. */
+const opened = new Set();
+/**
+ * Closes every GitHub client the step opened: a call cut off by its deadline leaves its connection
+ * to finish opening, which would hold the process past the step's end for up to TIMEOUT_MS.
+ */
+function closeGitHub() {
+    for (const github of opened)
+        github.close();
+    opened.clear();
+}
 class GitHubApi {
     #base;
     #http;
@@ -15017,6 +15033,7 @@ class GitHubApi {
             'accept-encoding': _transport_body_js__WEBPACK_IMPORTED_MODULE_2__/* .ACCEPT_ENCODING */ .xd,
             'user-agent': 'deploy-to-coolify-action'
         };
+        opened.add(this);
     }
     /** One call: `path` under the API's address (`/repos/o/r/…`), `body` sent as JSON. */
     async request(method, path, { body, signal }) {
@@ -19975,6 +19992,8 @@ function warnIfPlainHttp(config, say) {
     }
 }
 
+// EXTERNAL MODULE: ./src/action/github-api.ts
+var github_api = __nccwpck_require__(2334);
 // EXTERNAL MODULE: ./src/action/github-deployment.ts
 var github_deployment = __nccwpck_require__(7959);
 // EXTERNAL MODULE: ./src/action/host.ts
@@ -20068,10 +20087,16 @@ async function report(outcome, config, watchers, signal) {
 
 
 
+
 /** The action's main step: the one deploy pipeline, told and reported the way GitHub shows it. */
 async function run() {
     (0,host/* setHost */.FS)((0,action_host/* actionHost */.LX)());
-    await deployAndFollow(github);
+    try {
+        await deployAndFollow(github);
+    }
+    finally {
+        (0,github_api/* closeGitHub */.Ko)();
+    }
 }
 const github = {
     event: () => (0,config_event/* pullRequestEvent */.X)(),
