@@ -311,6 +311,15 @@ describe('refusals, before any write', () => {
     expect(reason).toContain('coollabsio/coolify#10360')
   })
 
+  it('refuses a template whose Git settings Coolify does not show (before 4.2), naming the version', () => {
+    const fields = Object.fromEntries(
+      Object.entries(row()).filter(([key]) => !key.startsWith('settings.'))
+    )
+    const reason = refusal({ fields })
+    expect(reason).toContain('`settings`')
+    expect(reason).toContain('Coolify 4.2 or newer')
+  })
+
   it('refuses a key it does not know that holds a value, naming it; an empty one is left alone', () => {
     const reason = refusal({
       fields: row({ future_sidecar: 'redis:7', 'settings.is_future': true })

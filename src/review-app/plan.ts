@@ -317,6 +317,13 @@ function fieldTraces(fields: Record<string, unknown>): string[] {
  * Until it skips them, a template with Git LFS on, whose repository uses LFS, is refused.
  */
 function lfsRefusals(fields: Record<string, unknown>): string[] {
+  // Coolify shows an application's settings from 4.2.0 (ApplicationsController's show, with
+  // `settings`); before, its PATCH also refuses them, so LFS could be neither checked nor reset.
+  if (!('settings.is_git_lfs_enabled' in fields)) {
+    return [
+      'Coolify does not show the template\'s Git settings (`settings`, shown by Coolify 4.2.0 and later), so whether "Git LFS" is on cannot be checked, nor can the review app\'s be turned off: review apps need Coolify 4.2 or newer'
+    ]
+  }
   if (fields['settings.is_git_lfs_enabled'] !== true) return []
   return [
     'the template has "Git LFS" on (`settings.is_git_lfs_enabled`): Coolify fetches the LFS objects a branch points to with the template\'s credentials, and does not skip them even with the setting off (coollabsio/coolify#10360), so pull request code could ship any LFS object those credentials reach in its image — turn "Git LFS" off in the template\'s Git settings only if review apps may see every LFS object its credentials can fetch (see docs/review-apps.md), else give review apps a template of a repository without LFS'
