@@ -18015,6 +18015,13 @@ function fieldTraces(fields) {
  * Until it skips them, a template with Git LFS on, whose repository uses LFS, is refused.
  */
 function lfsRefusals(fields) {
+    // Coolify shows an application's settings from 4.2.0 (ApplicationsController's show, with
+    // `settings`); before, its PATCH also refuses them, so LFS could be neither checked nor reset.
+    if (!('settings.is_git_lfs_enabled' in fields)) {
+        return [
+            'Coolify does not show the template\'s Git settings (`settings`, shown by Coolify 4.2.0 and later), so whether "Git LFS" is on cannot be checked, nor can the review app\'s be turned off: review apps need Coolify 4.2 or newer'
+        ];
+    }
     if (fields['settings.is_git_lfs_enabled'] !== true)
         return [];
     return [
