@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import { setFlagsFromString } from 'node:v8'
 import type { buildConnector as Connector } from 'undici'
 import request from 'undici/lib/api/api-request.js'
 import buildConnector from 'undici/lib/core/connect.js'
@@ -14,6 +15,12 @@ import { defaultPort, openTunnel } from './tunnel.js'
 // undici's index gives every dispatcher its request methods (and loads them all); loaded part by
 // part, the one used here is given here.
 Object.assign(Dispatcher.prototype, { request })
+
+// undici parses HTTP in WebAssembly. Once that code is warm, V8 compiles it again with its
+// optimizing compiler in the background: some 60 ms of CPU and 20 MB of memory, more than the
+// optimized parser could ever save on the few dozen answers a deployment is followed with. The
+// budget a function spends before it is optimized is set out of reach, before the parser loads.
+setFlagsFromString('--wasm-tiering-budget=2000000000')
 
 /**
  * HTTP on undici, maintained with Node itself: its connections and timeouts. What is ours stays
