@@ -47,6 +47,7 @@ export class LogCursor {
   private readonly taken = new Set<number>()
   /** The command whose `$ command` line was printed last, with its batch. */
   private lastCommand: string | undefined
+  private lastBatch = 0
   /** Text of an unterminated last line, held until it ends or the deployment does. */
   private pending = ''
   private sawClosing = false
@@ -85,7 +86,9 @@ export class LogCursor {
     this.take(fresh, grown)
     // Only a log holding all that was taken may serve as the start of the next one.
     this.arrayEnd = grown ? logs.lastIndexOf(']') : -1
-    this.probe = grown ? logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd) : ''
+    this.probe = grown
+      ? copyOf(logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd))
+      : ''
     return this.linesOf(fresh)
   }
 
@@ -108,7 +111,8 @@ export class LogCursor {
     }
     if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE) return []
     if (logs.charCodeAt(end) !== COMMA) return undefined
-    return parseEntries(`[${logs.slice(end + 1)}`)
+    // Joined with `+`: V8 parses a template literal around a slice at half the speed.
+    return parseEntries('[' + logs.slice(end + 1))
   }
 
   /**
@@ -129,24 +133,25 @@ export class LogCursor {
     fresh.sort(byOrder)
     const lines: LogLine[] = []
     for (const entry of fresh) {
-      if (CLOSING.test(entry.output ?? '')) this.sawClosing = true
-      if (entry.hidden && !this.showHidden) continue
-      const hidden = entry.hidden ? { hidden: true } : {}
-      // Hidden entries are the job's own commands, some carrying every variable encoded.
-      const shown = (text: string): string => (entry.hidden ? redactPayloads(text) : text)
+      const output = entry.output ?? ''
+      if (CLOSING.test(output)) this.sawClosing = true
+      const hidden = entry.hidden === true
+      if (hidden && !this.showHidden) continue
       if (entry.command) {
-        const key = `${entry.batch ?? 0}\u0000${entry.command}`
-        if (key !== this.lastCommand) {
-          this.lastCommand = key
+        const batch = entry.batch ?? 0
+        if (entry.command !== this.lastCommand || batch !== this.lastBatch) {
+          this.lastCommand = entry.command
+          this.lastBatch = batch
           // A command shown in the log can carry a payload too: redacted, and kept to the log.
           const text = redactPayloads(entry.command)
-          const kept = text === entry.command ? hidden : { hidden: true }
-          lines.push({ kind: 'command', text, ...kept })
+          lines.push(lineOf('command', text, hidden || text !== entry.command))
         }
       }
       const kind = entryKind(entry.type)
-      for (const text of shown(entry.output ?? '').split('\n'))
-        lines.push({ kind, text: withoutCr(text), ...hidden })
+      // Hidden entries are the job's own commands, some carrying every variable encoded.
+      const text = hidden ? redactPayloads(output) : output
+      if (!text.includes('\n')) lines.push(lineOf(kind, text, hidden))
+      else for (const part of text.split('\n')) lines.push(lineOf(kind, part, hidden))
     }
     return lines
   }
@@ -187,6 +192,20 @@ function parseEntries(logs: string): Entry[] | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * The text as a string of its own. V8 makes a slice of a string point into it, and a probe that
+ * did would keep the whole log it was cut from alive until the next read.
+ */
+function copyOf(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8')
+}
+
+/** A printed line, without the `\r` of a CRLF ending. */
+function lineOf(kind: LineKind, text: string, hidden: boolean): LogLine {
+  const line = text.endsWith('\r') ? text.slice(0, -1) : text
+  return hidden ? { kind, text: line, hidden } : { kind, text: line }
 }
 
 function withoutCr(text: string): string {

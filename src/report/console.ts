@@ -14,6 +14,7 @@ const STYLE: Record<LineKind, [string, string]> = {
 
 /** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
 const LINE_BREAK = /\r\n|\r|\n/
+const BREAK = /[\r\n]/
 
 /**
  * Writes build logs into the job's output. One deployment gets one log group around its whole
@@ -51,11 +52,14 @@ export class LogPrinter implements LogSink {
     const printed: string[] = []
     for (const line of lines) {
       const [open, close] = STYLE[line.kind]
+      const marker = line.kind === 'command' ? '$ ' : ''
       // Each line the host will show gets the prefix and style.
-      const parts = /[\r\n]/.test(line.text) ? line.text.split(LINE_BREAK) : [line.text]
-      parts.forEach((part, index) => {
-        const marker = line.kind === 'command' && index === 0 ? '$ ' : ''
-        printed.push(`${prefix}${open}${marker}${part}${close}`)
+      if (!BREAK.test(line.text)) {
+        printed.push(`${prefix}${open}${marker}${line.text}${close}`)
+        continue
+      }
+      line.text.split(LINE_BREAK).forEach((part, index) => {
+        printed.push(`${prefix}${open}${index === 0 ? marker : ''}${part}${close}`)
       })
     }
     const text = this.format.verbatim(printed)
