@@ -874,6 +874,27 @@ describe('environment variables in bulk, 4x', () => {
     expect(hidden.text).not.toContain('secret-a')
   })
 
+  it('saves values as Laravel’s middleware hands them over: trimmed, and null once empty', async () => {
+    await start({ abilities: ['read', 'write', 'read:sensitive'], apps })
+    const saved = await call('PATCH', '/applications/web/envs/bulk', {
+      body: {
+        data: [
+          { key: 'PADDED', value: '  spaced \n' },
+          { key: 'EMPTIED', value: '' },
+          { key: 'BLANK', value: ' \t' }
+        ]
+      }
+    })
+    expect(saved.status).toBe(201)
+    expect(saved.json.map((v: { value: unknown }) => v.value)).toEqual(['spaced', null, null])
+    const listed = await call('GET', '/applications/web/envs')
+    expect(listed.json.map((v: { key: string; value: unknown }) => [v.key, v.value])).toEqual([
+      ['PADDED', 'spaced'],
+      ['EMPTIED', null],
+      ['BLANK', null]
+    ])
+  })
+
   it('answers 400 without data, 422 for a bad item, 403 without write, 404 in the seed', async () => {
     await start({ abilities: ['write'], apps })
     for (const body of [{ data: [] }, { other: 1 }]) {

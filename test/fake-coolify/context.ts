@@ -57,7 +57,34 @@ export function jsonBody(ctx: Ctx): { data: Record<string, unknown> } | { error:
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     return invalid('Invalid JSON.')
   if (Object.keys(data).length === 0) return invalid('Empty JSON.')
-  return { data: data as Record<string, unknown> }
+  return { data: laravelInput(data) as Record<string, unknown> }
+}
+
+/** Fields Laravel's TrimStrings leaves as sent (app/Http/Middleware/TrimStrings.php 14-18). */
+const UNTRIMMED = new Set(['current_password', 'password', 'password_confirmation'])
+/** TrimStrings' pattern: ASCII blanks, the byte order mark, zero-width space and LRM at either end. */
+const TRIMMED = /^[ \t\n\v\f\r\uFEFF\u200B\u200E]+|[ \t\n\v\f\r\uFEFF\u200B\u200E]+$/g
+
+/**
+ * The JSON body as controllers read it: Coolify's global middleware trims every string and turns
+ * an empty one into null, at any depth (app/Http/Kernel.php 60-61: TrimStrings,
+ * ConvertEmptyStringsToNull). validateIncomingRequest() checks the raw body before that.
+ */
+function laravelInput(value: unknown, path = ''): unknown {
+  if (typeof value === 'string') {
+    // The exceptions are named by their dotted path: a nested `password` is trimmed.
+    const trimmed = UNTRIMMED.has(path) ? value : value.replace(TRIMMED, '')
+    return trimmed === '' ? null : trimmed
+  }
+  if (value && typeof value === 'object') {
+    const prefix = path ? `${path}.` : ''
+    const entries = Object.entries(value).map(([name, item]) => [
+      name,
+      laravelInput(item, prefix + name)
+    ])
+    return Array.isArray(value) ? entries.map(([, item]) => item) : Object.fromEntries(entries)
+  }
+  return value
 }
 
 /** Laravel's field name in messages: project_uuid → "project uuid". */

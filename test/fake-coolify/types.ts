@@ -177,7 +177,8 @@ export interface FakeApp {
 
 export interface FakeEnvInput {
   key: string
-  value: string
+  /** null: emptied, as Coolify keeps an empty value (its ConvertEmptyStringsToNull middleware). */
+  value: string | null
   isPreview?: boolean
   isShownOnce?: boolean
   isLiteral?: boolean
