@@ -1072,6 +1072,26 @@ describe("the template's variables", () => {
     ]
   }
 
+  // Coolify keeps an emptied value as null (ConvertEmptyStringsToNull, app/Http/Kernel.php 61) and
+  // leaves `value` out only for a token without read:sensitive.
+  it('takes a variable emptied in Coolify, listed as null, for an empty one, not a hidden one', async () => {
+    const emptied: FakeApp = {
+      ...TEMPLATE,
+      envs: [
+        ...TEMPLATE.envs!,
+        { key: 'SENTRY_DSN', value: null },
+        { key: 'DEBUG', value: null, isPreview: true }
+      ]
+    }
+    const server = await start({ apps: [emptied] })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    expect(errorLines(result.stdout)).toEqual([])
+    expect(result.stdout).not.toMatch(/read:sensitive/)
+    expect(productionVariables(theReviewApp(server))).toEqual({ ...REVIEW_VARIABLES, DEBUG: null })
+  })
+
   // Guards: preview twins equal to production are not copied (warned by key, never value); copied
   // ones keep their flags and are masked; locked ones are named, with `env` as the way to give them.
   it('copies preview values of their own with their flags, and names what it leaves out', async () => {

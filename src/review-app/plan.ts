@@ -390,13 +390,23 @@ function productionHolds(variables: ListedEnvVariable[]): ProductionHolds {
   const holds: ProductionHolds = { byKey: new Map(), values: new Map() }
   for (const v of variables) {
     if (v?.is_preview === true || typeof v?.key !== 'string') continue
-    holds.byKey.set(v.key, typeof v.value === 'string' ? v.value : undefined)
+    holds.byKey.set(v.key, listedValue(v))
     const seen = resolvedValue(v) ?? (refersToShared(v.value ?? '') ? undefined : v.value)
     if (typeof seen === 'string' && seen !== '') {
       holds.values.set(seen, [...(holds.values.get(seen) ?? []), v.key])
     }
   }
   return holds
+}
+
+/**
+ * A variable's value as Coolify lists it: null once emptied (its middleware turns an empty string
+ * into null before the variable is saved, app/Http/Kernel.php 61), left out where the token may not
+ * see it (removeSensitiveData in ApplicationsController.php). Undefined when not shown.
+ */
+export function listedValue(v: ListedEnvVariable): string | undefined {
+  if (v.value === null) return ''
+  return typeof v.value === 'string' ? v.value : undefined
 }
 
 /** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
@@ -521,13 +531,14 @@ function reviewVariables(
       locked.push(key)
       continue
     }
+    const value = listedValue(v)
     // Hidden although not locked: the token cannot read sensitive values (checked before).
-    if (typeof v.value !== 'string') continue
+    if (value === undefined) continue
     if (production.byKey.has(key) && production.byKey.get(key) === undefined) {
       unverifiable.push(key)
       continue
     }
-    if (production.byKey.get(key) === v.value) {
+    if (production.byKey.get(key) === value) {
       twins.push(key)
       continue
     }
@@ -541,7 +552,7 @@ function reviewVariables(
     const flags = Object.fromEntries(
       FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]])
     )
-    byKey.set(key, { key, value: v.value, ...flags })
+    byKey.set(key, { key, value, ...flags })
   }
   for (const variable of env ?? []) byKey.set(variable.key, variable)
 

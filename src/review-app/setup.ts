@@ -14,6 +14,7 @@ import { flattenApplication } from './fields.js'
 import { cloneDestination, type CloneDestination } from './make.js'
 import { findReviewApps, type Names } from './names.js'
 import {
+  listedValue,
   planReviewApp,
   reviewAppRepairs,
   tracesOfProduction,
@@ -110,7 +111,7 @@ export async function templateFacts(
   }
   variables = listOf(variables)
   // Locked values are hidden from every token; any other hidden one means no `read:sensitive`.
-  if (variables.some(v => v?.is_shown_once !== true && typeof v?.value !== 'string')) {
+  if (variables.some(v => v?.is_shown_once !== true && (!v || listedValue(v) === undefined))) {
     throw new ActionError(
       "Coolify hides the template's variables from this token: a review app copies its preview variables and checks them against production's, which needs the `read:sensitive` ability."
     )
