@@ -18119,13 +18119,23 @@ function productionHolds(variables) {
     for (const v of variables) {
         if (v?.is_preview === true || typeof v?.key !== 'string')
             continue;
-        holds.byKey.set(v.key, typeof v.value === 'string' ? v.value : undefined);
+        holds.byKey.set(v.key, listedValue(v));
         const seen = resolvedValue(v) ?? (refersToShared(v.value ?? '') ? undefined : v.value);
         if (typeof seen === 'string' && seen !== '') {
             holds.values.set(seen, [...(holds.values.get(seen) ?? []), v.key]);
         }
     }
     return holds;
+}
+/**
+ * A variable's value as Coolify lists it: null once emptied (its middleware turns an empty string
+ * into null before the variable is saved, app/Http/Kernel.php 61), left out where the token may not
+ * see it (removeSensitiveData in ApplicationsController.php). Undefined when not shown.
+ */
+function listedValue(v) {
+    if (v.value === null)
+        return '';
+    return typeof v.value === 'string' ? v.value : undefined;
 }
 /** `{{team.X}}`, `{{project.X}}`, `{{environment.X}}`, `{{server.X}}`: a shared variable. */
 const SHARED_REFERENCE = /\{\{\s*(team|project|environment|server)\.[^}]*\}\}/i;
@@ -18242,14 +18252,15 @@ function reviewVariables(listed, env) {
             locked.push(key);
             continue;
         }
+        const value = listedValue(v);
         // Hidden although not locked: the token cannot read sensitive values (checked before).
-        if (typeof v.value !== 'string')
+        if (value === undefined)
             continue;
         if (production.byKey.has(key) && production.byKey.get(key) === undefined) {
             unverifiable.push(key);
             continue;
         }
-        if (production.byKey.get(key) === v.value) {
+        if (production.byKey.get(key) === value) {
             twins.push(key);
             continue;
         }
@@ -18259,7 +18270,7 @@ function reviewVariables(listed, env) {
             continue;
         }
         const flags = Object.fromEntries(FLAGS.filter(flag => typeof v[flag] === 'boolean').map(flag => [flag, v[flag]]));
-        byKey.set(key, { key, value: v.value, ...flags });
+        byKey.set(key, { key, value, ...flags });
     }
     for (const variable of env ?? [])
         byKey.set(variable.key, variable);
@@ -18349,7 +18360,7 @@ async function templateFacts(client, template, cloned, signal) {
     }
     variables = listOf(variables);
     // Locked values are hidden from every token; any other hidden one means no `read:sensitive`.
-    if (variables.some(v => v?.is_shown_once !== true && typeof v?.value !== 'string')) {
+    if (variables.some(v => v?.is_shown_once !== true && (!v || listedValue(v) === undefined))) {
         throw new ActionError("Coolify hides the template's variables from this token: a review app copies its preview variables and checks them against production's, which needs the `read:sensitive` ability.");
     }
     const base = {
