@@ -394,6 +394,14 @@ describe('HttpAgent: compressed answers', () => {
       'broken in between',
       (gzipped: Buffer) =>
         Buffer.concat([gzipped.subarray(0, 10), Buffer.from('not deflate data at all')])
+    ],
+    [
+      'whose trailer claims 4 GB',
+      (gzipped: Buffer) => {
+        const lying = Buffer.from(gzipped)
+        lying.writeUInt32LE(0xffffffff, lying.length - 4)
+        return lying
+      }
     ]
   ])('fails a gzip body %s as a broken body, not as an unreadable answer', async (_what, spoil) => {
     const server = await serve((_request, response) => {
