@@ -15585,16 +15585,20 @@ async function readBody(body, contentEncoding = '', maxBytes, received) {
 }
 /**
  * The size gzip's trailer gives the decoded body (modulo 4 GB; one more byte, so that the body
- * decodes into one piece and is not copied again), within `maxBytes`; undefined for the other
- * encodings. A wrong size costs only more pieces.
+ * decodes into one piece and is not copied again), within `maxBytes` and what deflate can make of
+ * the bytes at all; undefined for the other encodings. zlib checks the trailer: one that lies
+ * fails the body as broken, after a piece no larger than its bytes could fill.
  */
 function decodedSize(encoding, wire, maxBytes) {
     if (!encoding.endsWith('gzip') || wire.length < GZIP_SMALLEST)
         return undefined;
-    return Math.min(Math.max(wire.readUInt32LE(wire.length - 4) + 1, MIN_CHUNK_BYTES), maxBytes);
+    const told = wire.readUInt32LE(wire.length - 4) + 1;
+    return Math.max(Math.min(told, wire.length * DEFLATE_MOST_RATIO, maxBytes), MIN_CHUNK_BYTES);
 }
 /** A gzip member's 10-byte header and 8-byte trailer around at least an empty block. */
 const GZIP_SMALLEST = 20;
+/** The most deflate decodes a byte into (RFC 1951: a 258-byte match in about two bits). */
+const DEFLATE_MOST_RATIO = 1032;
 /** zlib's smallest `chunkSize`. */
 const MIN_CHUNK_BYTES = 64;
 function tooLarge(maxBytes) {
