@@ -84,6 +84,27 @@ describe('a dry run', () => {
     expect(notes(result).join('\n')).not.toContain('do-not-print-me')
   })
 
+  // A run first watches a pin that is already there (`standingPin`): it may be another run's,
+  // which that run puts back.
+  const COMMIT = 'abcdef1234abcdef1234abcdef1234abcdef1234'
+  it.each([
+    ['HEAD', 'then put back HEAD'],
+    [
+      'c0ffee0123c0ffee0123c0ffee0123c0ffee0123',
+      "then put back what is pinned once it settles (now c0ffee0123c0ffee0123c0ffee0123c0ffee0123, which may be another run's pin: the run first watches whether it stays)"
+    ]
+  ])('says what a commit pin on an application pinned to %s puts back', async (pinned, back) => {
+    const server = await start({ apps: [{ ...APP, gitCommitSha: pinned }] })
+    const result = await run(server, { commit: COMMIT })
+
+    expect(failures(result)).toEqual([])
+    expect(result.code).toBe(0)
+    expect(notes(result)).toContain(
+      `${APP.name}: would pin commit ${COMMIT} for this deploy, ${back}`
+    )
+    expectNothingChanged(server, result)
+  })
+
   it('fails on a read-only token, naming the ability and what needs it', async () => {
     const server = await start({ abilities: ['read'] })
     const result = await run(server, { 'git-branch': 'release' })
