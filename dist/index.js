@@ -19434,7 +19434,12 @@ function describeDeploy(config, event, versions, say) {
             say.note(`${version.name}: would set the image tag to ${config.imageTag} (now ${version.imageTag ?? 'none'})`);
         }
         else if (config.commit) {
-            say.note(`${version.name}: would pin commit ${config.commit} for this deploy, then put back ${version.pinned}`);
+            // A pin already there may be another run's, which that run puts back: the run watches it
+            // first (`standingPin`), and puts back what is set once it has settled.
+            const back = version.pinned === 'HEAD'
+                ? 'HEAD'
+                : `what is pinned once it settles (now ${version.pinned}, which may be another run's pin: the run first watches whether it stays)`;
+            say.note(`${version.name}: would pin commit ${config.commit} for this deploy, then put back ${back}`);
         }
     }
     const how = [
