@@ -204,8 +204,7 @@ function copyOf(text: string): string {
 
 /** A printed line, without the `\r` of a CRLF ending. */
 function lineOf(kind: LineKind, text: string, hidden: boolean): LogLine {
-  const line = text.endsWith('\r') ? text.slice(0, -1) : text
-  return hidden ? { kind, text: line, hidden } : { kind, text: line }
+  return hidden ? { kind, text: withoutCr(text), hidden } : { kind, text: withoutCr(text) }
 }
 
 function withoutCr(text: string): string {

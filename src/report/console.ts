@@ -14,7 +14,6 @@ const STYLE: Record<LineKind, [string, string]> = {
 
 /** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
 const LINE_BREAK = /\r\n|\r|\n/
-const BREAK = /[\r\n]/
 
 /**
  * Writes build logs into the job's output. One deployment gets one log group around its whole
@@ -54,7 +53,7 @@ export class LogPrinter implements LogSink {
       const [open, close] = STYLE[line.kind]
       const marker = line.kind === 'command' ? '$ ' : ''
       // Each line the host will show gets the prefix and style.
-      if (!BREAK.test(line.text)) {
+      if (!LINE_BREAK.test(line.text)) {
         printed.push(`${prefix}${open}${marker}${line.text}${close}`)
         continue
       }
