@@ -19529,7 +19529,6 @@ const STYLE = {
 };
 /** The runner ends a line at `\n`, `\r` or `\r\n`, wherever it stands in a log entry. */
 const LINE_BREAK = /\r\n|\r|\n/;
-const BREAK = /[\r\n]/;
 /**
  * Writes build logs into the job's output. One deployment gets one log group around its whole
  * log; several that run at once get a group per batch, each line prefixed with the application's
@@ -19567,7 +19566,7 @@ class LogPrinter {
             const [open, close] = STYLE[line.kind];
             const marker = line.kind === 'command' ? '$ ' : '';
             // Each line the host will show gets the prefix and style.
-            if (!BREAK.test(line.text)) {
+            if (!LINE_BREAK.test(line.text)) {
                 printed.push(`${prefix}${open}${marker}${line.text}${close}`);
                 continue;
             }
@@ -22942,8 +22941,7 @@ function copyOf(text) {
 }
 /** A printed line, without the `\r` of a CRLF ending. */
 function lineOf(kind, text, hidden) {
-    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
-    return hidden ? { kind, text: line, hidden } : { kind, text: line };
+    return hidden ? { kind, text: withoutCr(text), hidden } : { kind, text: withoutCr(text) };
 }
 function withoutCr(text) {
     return text.endsWith('\r') ? text.slice(0, -1) : text;
