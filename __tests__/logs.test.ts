@@ -111,6 +111,32 @@ describe('LogCursor with 4.x JSON logs', () => {
     expect(texts(cursor.next(coolifyLog([...all, { output: 'four' }])))).toEqual(['four'])
   })
 
+  // A cancel through the API writes its entries into one copy of the row, the job saves its next
+  // output from its own: the job's entries replace the cancel's under the same `order`.
+  it("prints the job's entries that took the numbers of a cancel's entries", () => {
+    const cursor = new LogCursor(false)
+    const build = (output: string): Entry => ({ command: 'docker build', batch: 5, output })
+    const base: Entry[] = [{ output: 'Starting' }, build('step a'), build('step b')]
+    expect(texts(cursor.next(coolifyLog(base)))).toEqual([
+      'Starting',
+      'docker build',
+      'step a',
+      'step b'
+    ])
+    const cancelled = [
+      ...base,
+      { output: 'Deployment cancelled by user via API.', type: 'stderr' },
+      { output: 'Deployment container stopped.' }
+    ]
+    expect(texts(cursor.next(coolifyLog(cancelled)))).toEqual([
+      'Deployment cancelled by user via API.',
+      'Deployment container stopped.'
+    ])
+    const saved = [...base, build('step c'), build('step d'), build('step e')]
+    expect(texts(cursor.next(coolifyLog(saved)))).toEqual(['step c', 'step d', 'step e'])
+    expect(cursor.next(coolifyLog(saved))).toEqual([])
+  })
+
   it('goes on after the last printed entry when older entries were trimmed', () => {
     const cursor = new LogCursor(false)
     cursor.next(coolifyLog([{ output: 'one' }, { output: 'two', order: 2 }]))
