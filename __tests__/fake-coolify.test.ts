@@ -881,17 +881,26 @@ describe('environment variables in bulk, 4x', () => {
         data: [
           { key: 'PADDED', value: '  spaced \n' },
           { key: 'EMPTIED', value: '' },
-          { key: 'BLANK', value: ' \t' }
+          { key: 'BLANK', value: ' \t\u00a0\u3000' },
+          { key: 'LITERAL', value: '', is_literal: true }
         ]
       }
     })
     expect(saved.status).toBe(201)
-    expect(saved.json.map((v: { value: unknown }) => v.value)).toEqual(['spaced', null, null])
+    expect(saved.json.map((v: { value: unknown }) => v.value)).toEqual(['spaced', null, null, null])
+    // An emptied value's real_value is an empty text, quoted for a literal one.
     const listed = await call('GET', '/applications/web/envs')
-    expect(listed.json.map((v: { key: string; value: unknown }) => [v.key, v.value])).toEqual([
-      ['PADDED', 'spaced'],
-      ['EMPTIED', null],
-      ['BLANK', null]
+    expect(
+      listed.json.map((v: { key: string; value: unknown; real_value: unknown }) => [
+        v.key,
+        v.value,
+        v.real_value
+      ])
+    ).toEqual([
+      ['PADDED', 'spaced', 'spaced'],
+      ['EMPTIED', null, ''],
+      ['BLANK', null, ''],
+      ['LITERAL', null, "''"]
     ])
   })
 

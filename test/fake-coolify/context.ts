@@ -62,8 +62,12 @@ export function jsonBody(ctx: Ctx): { data: Record<string, unknown> } | { error:
 
 /** Fields Laravel's TrimStrings leaves as sent (app/Http/Middleware/TrimStrings.php 14-18). */
 const UNTRIMMED = new Set(['current_password', 'password', 'password_confirmation'])
-/** TrimStrings' pattern: ASCII blanks, the byte order mark, zero-width space and LRM at either end. */
-const TRIMMED = /^[ \t\n\v\f\r\uFEFF\u200B\u200E]+|[ \t\n\v\f\r\uFEFF\u200B\u200E]+$/g
+/**
+ * TrimStrings' pattern (Laravel 12's Str::trim, composer.lock 1777-1778): blanks, the byte order
+ * mark, zero-width space and LRM at either end. PHP's `/u` makes `\s` Unicode's White_Space: JS's
+ * `\s` and NEL (U+0085).
+ */
+const TRIMMED = /^[\s\u0085\u200B\u200E]+|[\s\u0085\u200B\u200E]+$/g
 
 /**
  * The JSON body as controllers read it: Coolify's global middleware trims every string and turns

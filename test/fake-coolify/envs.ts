@@ -180,6 +180,15 @@ function isShared(value: string): boolean {
   return value.startsWith(`{{${type}`) && value.endsWith('}}')
 }
 
+/**
+ * real_value of an emptied variable: null goes through realValue as an empty text, in single
+ * quotes for a literal or multiline one, escaped to nothing otherwise (EnvironmentVariable.php
+ * 201-216, 310-313; bootstrap/helpers/docker.php 1516-1521).
+ */
+function emptyRealValue(env: EnvVar): string {
+  return env.is_literal || env.is_multiline ? "''" : ''
+}
+
 /** A variable as the API shows it: the value only to whoever may read sensitive data. */
 function envView(ctx: Ctx, env: EnvVar): Record<string, unknown> {
   const showValue = ctx.canReadSensitive && !env.is_shown_once
@@ -187,7 +196,10 @@ function envView(ctx: Ctx, env: EnvVar): Record<string, unknown> {
     uuid: env.uuid,
     key: env.key,
     ...(showValue
-      ? { value: env.value, real_value: env.value === null ? null : realValue(ctx, env) }
+      ? {
+          value: env.value,
+          real_value: env.value === null ? emptyRealValue(env) : realValue(ctx, env)
+        }
       : {}),
     is_preview: env.is_preview,
     is_literal: env.is_literal,
