@@ -19062,7 +19062,7 @@ class LogCursor {
     probe = '';
     /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
     lastEntry;
-    /** `order` of every entry taken, so that none is taken twice when the log is reordered. */
+    /** Every entry taken (`keyOf`), so that none is taken twice when the log is reordered. */
     taken = new Set();
     /** The command whose `$ command` line was printed last, with its batch. */
     lastCommand;
@@ -19249,9 +19249,22 @@ function sameEntry(a, b) {
         a.output === b.output &&
         a.command === b.command);
 }
-/** Coolify numbers entries by `order` over the whole log (the first may have none: 0). */
+/**
+ * An entry by its `order` and its output, in one number. Coolify numbers entries over the whole
+ * log (the first may have none: 0), but a cancel through the API writes its entries into one copy
+ * of the row while the job saves its output from another (DeployController.php 278-287,
+ * ExecuteRemoteCommand.php 180-206): the job's next entries then replace the cancel's under the
+ * same numbers.
+ */
 function keyOf(entry) {
-    return entry.order ?? 0;
+    return (entry.order ?? 0) * 2 ** 32 + hashOf(entry.output ?? '');
+}
+/** FNV-1a over UTF-16 code units: a short stand-in for the text of an entry. */
+function hashOf(text) {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++)
+        hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+    return hash >>> 0;
 }
 
 ;// CONCATENATED MODULE: ./src/follow/cancel.ts
