@@ -314,8 +314,10 @@ describe('several deployments under a low rate limit', () => {
       expect(own.length).toBeGreaterThanOrEqual(1)
       expect(own.length).toBeLessThanOrEqual(2)
     }
-    // Each build took 60 ms in Coolify, however late the action saw its end.
+    // Each build took 60 ms in Coolify, however late the action saw its end. Coolify keeps whole
+    // seconds, so 60 ms spans one second boundary or none.
     const records = JSON.parse(result.outputs.deployments) as Array<{ duration: number }>
-    expect(records.map(record => record.duration)).toEqual([0, 0, 0, 0])
+    expect(records).toHaveLength(4)
+    for (const record of records) expect([0, 1]).toContain(record.duration)
   }, 40_000)
 })
