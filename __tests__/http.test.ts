@@ -292,18 +292,25 @@ describe('HttpAgent: answers that can never be read', () => {
     })
   })
 
-  it('refuses a compressed body in an encoding it did not ask for', async () => {
-    const server = await serve((_request, response) => {
-      response.writeHead(200, { 'content-encoding': 'zstd', 'content-type': 'application/json' })
-      response.end('(zstd frames)')
-    })
-    const answer = await agentFor(server.url).request(server.url, GET())
-    expect(answer.status).toBe(200)
-    await expect(answer.text()).rejects.toMatchObject({
-      code: 'UNREADABLE_ANSWER',
-      message: 'its body came compressed (zstd), which was not asked for'
-    })
-  })
+  // `constructor` and `__proto__` name what every JavaScript object has, not a decoder.
+  it.each(['zstd', 'constructor', '__proto__'])(
+    'refuses a compressed body in an encoding it did not ask for: %s',
+    async encoding => {
+      const server = await serve((_request, response) => {
+        response.writeHead(200, {
+          'content-encoding': encoding,
+          'content-type': 'application/json'
+        })
+        response.end('(frames)')
+      })
+      const answer = await agentFor(server.url).request(server.url, GET())
+      expect(answer.status).toBe(200)
+      await expect(answer.text()).rejects.toMatchObject({
+        code: 'UNREADABLE_ANSWER',
+        message: `its body came compressed (${encoding}), which was not asked for`
+      })
+    }
+  )
 
   it.each([
     ['gzip', gzipSync],

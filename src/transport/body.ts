@@ -1,18 +1,23 @@
 import type { Readable } from 'node:stream'
-import zlib from 'node:zlib'
+import type { BrotliOptions, ZlibOptions } from 'node:zlib'
 import { HttpUnreadable } from './errors.js'
 
-type Decoder = (wire: Buffer, options: zlib.ZlibOptions & zlib.BrotliOptions) => Buffer
+type Decoder = (wire: Buffer, options: ZlibOptions & BrotliOptions) => Buffer
 
 /**
  * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
- * gzips JSON, and a build log's JSON shrinks about tenfold.
+ * gzips JSON, and a build log's JSON shrinks about tenfold. node:zlib is loaded with the first
+ * compressed answer, not before the first request: it takes a few ms of the start.
  */
-const DECODERS: Record<string, Decoder> = {
-  gzip: zlib.gunzipSync,
-  'x-gzip': zlib.gunzipSync,
-  deflate: zlib.inflateSync,
-  br: zlib.brotliDecompressSync
+const DECODERS = new Map<string, () => Decoder>([
+  ['gzip', () => zlib().gunzipSync],
+  ['x-gzip', () => zlib().gunzipSync],
+  ['deflate', () => zlib().inflateSync],
+  ['br', () => zlib().brotliDecompressSync]
+])
+
+function zlib(): typeof import('node:zlib') {
+  return process.getBuiltinModule('node:zlib')
 }
 export const ACCEPT_ENCODING = 'gzip, deflate, br'
 /** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
@@ -39,7 +44,7 @@ export async function readBody(
 ): Promise<string> {
   const encoding = contentEncoding.trim().toLowerCase()
   const plain = encoding === '' || encoding === 'identity'
-  const decode = plain ? undefined : DECODERS[encoding]
+  const decode = plain ? undefined : DECODERS.get(encoding)?.()
   if (!plain && decode === undefined) {
     body.destroy()
     throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`)
