@@ -4,6 +4,10 @@
  * Coolify received.
  */
 import { describe, expect, it } from '@jest/globals'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { FakeCoolify, Scenario } from '../test/fake-coolify/index.js'
 import {
   APP,
@@ -17,7 +21,7 @@ import {
   TOKEN,
   startElsewhere
 } from '../test/support/scenarios.js'
-import { buildLogLines, runAction, type RunOptions } from '../test/support/runner.js'
+import { buildLogLines, PROJECT, runAction, type RunOptions } from '../test/support/runner.js'
 
 const start = fakeCoolifyPerTest()
 const VISIBLE = FINISHED_LOG.slice(0, 7)
@@ -349,6 +353,36 @@ describe('the bundled action against Coolify 4.x', () => {
     expect(result.stdout).toContain('::error::Input `timeout`: "forever" is not a duration')
     expect(result.stderr).toBe('')
     expect(server.requests).toHaveLength(0)
+  })
+})
+
+describe('what the bundle loads of Node', () => {
+  async function loaded(gzip: boolean): Promise<string[]> {
+    const server = await start({ gzip })
+    const file = join(mkdtempSync(join(tmpdir(), 'builtins-')), 'loaded.json')
+    const preload = pathToFileURL(join(PROJECT, 'test', 'support', 'loaded-builtins.mjs')).href
+    const result = await run(
+      server,
+      {},
+      {
+        nodeArgs: ['--import', preload],
+        env: { LOADED_BUILTINS_FILE: file }
+      }
+    )
+    expect(result.code).toBe(0)
+    expect(buildLogLines(result.stdout)).toHaveLength(VISIBLE.length + 2)
+    return JSON.parse(readFileSync(file, 'utf8')) as string[]
+  }
+
+  it('never HTTP/2, which it never speaks, and zlib only once an answer comes compressed', async () => {
+    const plain = await loaded(false)
+    expect(plain).toEqual(expect.arrayContaining(['net', 'http']))
+    expect(plain).not.toContain('http2')
+    expect(plain).not.toContain('zlib')
+
+    const gzipped = await loaded(true)
+    expect(gzipped).toContain('zlib')
+    expect(gzipped).not.toContain('http2')
   })
 })
 

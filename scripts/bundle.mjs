@@ -60,8 +60,27 @@ async function build(entry, dir, name) {
   })
   process.stdout.write(stdout)
   process.stderr.write(stderr)
+  leaveOutHttp2(join(dir, 'index.js'))
   writeFileSync(join(dir, 'licenses.txt'), licenses(bundledPackages(stats)))
   rmSync(stats)
+}
+
+/**
+ * undici's client loads node:http2 as it loads, for HTTP/2 connections the action never makes:
+ * its connectors offer HTTP/1.1 alone (undici's `allowH2` is off), so no server can choose HTTP/2.
+ * Node's HTTP/2 takes 5–10 ms of the start, so the bundle hands undici what a Node built without
+ * HTTP/2 gives it, `{ constants: {} }`, which undici's client-h2.js falls back to itself.
+ */
+function leaveOutHttp2(file) {
+  const load = 'module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");'
+  const parts = readFileSync(file, 'utf8').split(load)
+  if (parts.length !== 2) {
+    process.stderr.write(
+      `${file} does not load node:http2 in one place as expected: see leaveOutHttp2.\n`
+    )
+    process.exit(1)
+  }
+  writeFileSync(file, parts.join('module.exports = { constants: {} }; // node:http2, never used'))
 }
 
 /** The module that runs `entry`, in .build/entries/`name`/ beside the tsconfig that says ES2022. */
