@@ -24545,21 +24545,22 @@ class Sockets {
 /* harmony export */   x8: () => (/* binding */ readBody),
 /* harmony export */   xd: () => (/* binding */ ACCEPT_ENCODING)
 /* harmony export */ });
-/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8522);
-/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_zlib__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9854);
-
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9854);
 
 /**
  * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
- * gzips JSON, and a build log's JSON shrinks about tenfold.
+ * gzips JSON, and a build log's JSON shrinks about tenfold. node:zlib is loaded with the first
+ * compressed answer, not before the first request: it takes a few ms of the start.
  */
-const DECODERS = {
-    gzip: (node_zlib__WEBPACK_IMPORTED_MODULE_0___default().gunzipSync),
-    'x-gzip': (node_zlib__WEBPACK_IMPORTED_MODULE_0___default().gunzipSync),
-    deflate: (node_zlib__WEBPACK_IMPORTED_MODULE_0___default().inflateSync),
-    br: (node_zlib__WEBPACK_IMPORTED_MODULE_0___default().brotliDecompressSync)
-};
+const DECODERS = new Map([
+    ['gzip', () => zlib().gunzipSync],
+    ['x-gzip', () => zlib().gunzipSync],
+    ['deflate', () => zlib().inflateSync],
+    ['br', () => zlib().brotliDecompressSync]
+]);
+function zlib() {
+    return process.getBuiltinModule('node:zlib');
+}
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
@@ -24579,10 +24580,10 @@ const DECODED_CHUNK_BYTES = 1024 * 1024;
 async function readBody(body, contentEncoding = '', maxBytes, received) {
     const encoding = contentEncoding.trim().toLowerCase();
     const plain = encoding === '' || encoding === 'identity';
-    const decode = plain ? undefined : DECODERS[encoding];
+    const decode = plain ? undefined : DECODERS.get(encoding)?.();
     if (!plain && decode === undefined) {
         body.destroy();
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpUnreadable */ .QC(`its body came compressed (${encoding}), which was not asked for`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .HttpUnreadable */ .QC(`its body came compressed (${encoding}), which was not asked for`);
     }
     const chunks = [];
     let size = 0;
@@ -24633,7 +24634,7 @@ const DEFLATE_MOST_RATIO = 1032;
 /** zlib's smallest `chunkSize`. */
 const MIN_CHUNK_BYTES = 64;
 function tooLarge(maxBytes) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpUnreadable */ .QC(`its body is over ${megabytes(maxBytes)} MB`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .HttpUnreadable */ .QC(`its body is over ${megabytes(maxBytes)} MB`);
 }
 function megabytes(bytes) {
     return String(Math.round((bytes / 1024 / 1024) * 100) / 100);
@@ -25628,7 +25629,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
 /***/ 2467:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
+module.exports = { constants: {} }; // node:http2, never used
 
 /***/ }),
 

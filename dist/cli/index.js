@@ -15513,22 +15513,22 @@ var dispatcher_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher);
 // EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/pool.js
 var dispatcher_pool = __nccwpck_require__(628);
 var pool_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher_pool);
-// EXTERNAL MODULE: external "node:zlib"
-var external_node_zlib_ = __nccwpck_require__(8522);
-var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_node_zlib_);
 ;// CONCATENATED MODULE: ./src/transport/body.ts
-
 
 /**
  * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
- * gzips JSON, and a build log's JSON shrinks about tenfold.
+ * gzips JSON, and a build log's JSON shrinks about tenfold. node:zlib is loaded with the first
+ * compressed answer, not before the first request: it takes a few ms of the start.
  */
-const DECODERS = {
-    gzip: (external_node_zlib_default()).gunzipSync,
-    'x-gzip': (external_node_zlib_default()).gunzipSync,
-    deflate: (external_node_zlib_default()).inflateSync,
-    br: (external_node_zlib_default()).brotliDecompressSync
-};
+const DECODERS = new Map([
+    ['gzip', () => zlib().gunzipSync],
+    ['x-gzip', () => zlib().gunzipSync],
+    ['deflate', () => zlib().inflateSync],
+    ['br', () => zlib().brotliDecompressSync]
+]);
+function zlib() {
+    return process.getBuiltinModule('node:zlib');
+}
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
@@ -15548,7 +15548,7 @@ const DECODED_CHUNK_BYTES = 1024 * 1024;
 async function readBody(body, contentEncoding = '', maxBytes, received) {
     const encoding = contentEncoding.trim().toLowerCase();
     const plain = encoding === '' || encoding === 'identity';
-    const decode = plain ? undefined : DECODERS[encoding];
+    const decode = plain ? undefined : DECODERS.get(encoding)?.();
     if (!plain && decode === undefined) {
         body.destroy();
         throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`);
@@ -24161,7 +24161,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
 /***/ 2467:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
+module.exports = { constants: {} }; // node:http2, never used
 
 /***/ }),
 
