@@ -102,6 +102,8 @@ describe('deploy and read, 4x', () => {
     now += 150
     const running = await call('GET', `/deployments/${entry.deployment_uuid}`)
     expect(running.json.status).toBe('in_progress')
+    // Dated by the clock that wrote the row, as Coolify's nginx and PHP share the server's.
+    expect(running.headers.get('date')).toBe(new Date(now).toUTCString())
     expect(typeof running.json.logs).toBe('string')
     // PHP's json_encode escapes slashes, inside the logs string too.
     expect(running.text).toContain('ghcr.io\\\\\\/acme')

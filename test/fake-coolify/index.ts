@@ -52,7 +52,8 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
   const gzip = (options.flavor ?? '4x') === '4x' && options.gzip !== false
   const server = await listen(createPipeline(options, store), faults, requests, {
     tls: options.tls,
-    gzip
+    gzip,
+    clock: store.clock
   })
   // Added once the URL is known, for `{{self}}` in their addresses.
   store.home = server.url

@@ -63,11 +63,18 @@ export async function listen(
   handler: Handler,
   faults: Faults,
   requests: RecordedRequest[],
-  { tls, gzip = false }: { tls?: { key: string; cert: string }; gzip?: boolean } = {}
+  {
+    tls,
+    gzip = false,
+    clock = Date.now
+  }: { tls?: { key: string; cert: string }; gzip?: boolean; clock?: () => number } = {}
 ): Promise<Listening> {
   let home = ''
 
   function respond(req: IncomingMessage, res: ServerResponse, body: string): void {
+    // Coolify's nginx dates its answers by the clock its PHP writes `updated_at` and `finished_at`
+    // by: the server's. Node would date them by the real one.
+    res.setHeader('Date', new Date(clock()).toUTCString())
     const url = new URL(req.url ?? '/', home)
     const method = req.method ?? 'GET'
     const query = Object.fromEntries(url.searchParams)
