@@ -119,8 +119,15 @@ function jobRows(
   }
 }
 
-/** Follows deployment `d` read from `row` to its end: what it printed, noted and warned. */
-async function followAlone(row: () => Record<string, unknown>, timeoutMs = 20_000) {
+/**
+ * Follows deployment `d` read from `row` to its end: what it printed, noted and warned. `printing`
+ * is called with each line as it is printed.
+ */
+async function followAlone(
+  row: () => Record<string, unknown>,
+  timeoutMs = 20_000,
+  printing: (text: string) => void = () => {}
+) {
   const client = {
     readBudget: () => undefined,
     holdBack: () => {},
@@ -138,8 +145,12 @@ async function followAlone(row: () => Record<string, unknown>, timeoutMs = 20_00
     showHidden: false,
     sink: {
       begin: () => {},
-      lines: (_deployment: unknown, lines: readonly LogLine[]) =>
-        printed.push(...lines.map(line => line.text)),
+      lines: (_deployment: unknown, lines: readonly LogLine[]) => {
+        for (const { text } of lines) {
+          printed.push(text)
+          printing(text)
+        }
+      },
       end: () => {}
     },
     say: { note: text => notes.push(text), warn: text => warnings.push(text), debug: () => {} }
@@ -224,6 +235,39 @@ describe('what the job writes after the final status', () => {
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([
       expect.stringMatching(/^web: the end of Coolify's deployment job could not be seen/)
     ])
+  }, 20_000)
+
+  it('reads the closing entry that came while the runner stalled after the final answer', async () => {
+    // The final status at 0.3 s, its closing entry 1.2 s later. The runner stalls for 2.5 s as it
+    // prints the final answer's lines: a dated answer showed the log quiet for less than a second,
+    // and the time the runner lost is no quiet it saw.
+    const started = Date.now()
+    const row = () => {
+      const at = Date.now() - started
+      const logs = [entry('Starting deployment.', 1)]
+      if (at >= 300) logs.push(entry('Rolling update completed.', 2))
+      if (at >= 1500) logs.push(entry('Gracefully shutting down build container: d', 3))
+      return {
+        deployment_uuid: 'd',
+        application_name: 'web',
+        status: at >= 300 ? 'finished' : 'in_progress',
+        logs: JSON.stringify(logs),
+        finished_at: at >= 300 ? laravel(started + 300) : null,
+        updated_at: laravel(started + (at >= 1500 ? 1500 : at >= 300 ? 300 : 0))
+      }
+    }
+    const stall = (text: string): void => {
+      const until = Date.now() + 2500
+      if (text === 'Rolling update completed.') while (Date.now() < until);
+    }
+    const { deployment, printed, notes } = await followAlone(row, 20_000, stall)
+    expect(deployment.status).toBe('finished')
+    expect(printed).toEqual([
+      'Starting deployment.',
+      'Rolling update completed.',
+      'Gracefully shutting down build container: d'
+    ])
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
   }, 20_000)
 
   it('ends quietly after finished_at on a server that writes no closing entry', async () => {
