@@ -18089,21 +18089,28 @@ class Follower {
             return;
         const cursor = this.cursorOf(deployment);
         let quietSince = Date.now();
+        let askedAt = quietSince;
         while (!cursor.closed) {
             const before = cursor.progress;
             const told = this.quietAtAnswer.get(deployment);
-            const quiet = Math.max(Date.now() - quietSince, told ? told.ms + Date.now() - told.at : 0);
+            // The quiet the answers showed: a read asked for after `quietSince` that brought nothing new,
+            // or Coolify's own clock. Time since the last answer is not counted: on a busy runner the
+            // closing entry may have come meanwhile, unread.
+            const seen = Math.max(askedAt - quietSince, told?.ms ?? 0);
             const pending = this.jobEnd.get(deployment) === 'pending' &&
-                !(deployment.status === 'failed' && quiet >= FAILED_JOB_QUIET_MS);
+                !(deployment.status === 'failed' && seen >= FAILED_JOB_QUIET_MS);
             try {
                 if (pending) {
                     await (0,pacing/* sleep */.yy)(Math.max(this.options.pollIntervalMs, this.paceOf(deployment)), signal);
+                    askedAt = Date.now();
                     await this.readOne(deployment, signal);
                 }
                 else {
-                    if (quiet >= CLOSING_QUIET_MS)
+                    if (seen >= CLOSING_QUIET_MS)
                         break;
-                    await (0,pacing/* sleep */.yy)(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - quiet), signal);
+                    const sinceAnswer = told ? Date.now() - told.at : 0;
+                    await (0,pacing/* sleep */.yy)(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - seen - sinceAnswer), signal);
+                    askedAt = Date.now();
                     await this.readFinal(deployment, signal);
                 }
             }
@@ -18111,7 +18118,7 @@ class Follower {
                 break;
             }
             if (cursor.progress !== before)
-                quietSince = Date.now();
+                askedAt = quietSince = Date.now();
         }
         // `finished_at` is written after everything but the configuration and the closing entry.
         const end = this.jobEnd.get(deployment);
