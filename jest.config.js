@@ -11,9 +11,9 @@ export default {
   },
   testMatch: ['**/__tests__/**/*.test.ts'],
   testTimeout: 30000,
-  // The end-to-end suites mostly wait on the fakes in real time, not on the CPU: three times as
-  // many workers as this 2-core machine has (4: 239 s of tests, 6: 190 s).
-  maxWorkers: 6,
+  // The end-to-end suites mostly wait on the fakes in real time, not on the CPU: four times as
+  // many workers as this 2-core machine has (6: 253 s of tests, 8: 185 s).
+  maxWorkers: 8,
   globalSetup: './test/bundle-sources.mjs',
   // Coverage sees only what runs in Jest's own processes, not the bundle the end-to-end suites
   // spawn, and slows every suite: `npm run coverage` measures it when wanted.
