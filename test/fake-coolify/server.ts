@@ -73,7 +73,7 @@ export async function listen(
 
   function respond(req: IncomingMessage, res: ServerResponse, body: string): void {
     // Coolify's nginx dates its answers by the clock its PHP writes `updated_at` and `finished_at`
-    // by: the server's. Node would date them by the real one.
+    // by, one container's (docker/production/Dockerfile 21). Node would date them by the real one.
     res.setHeader('Date', new Date(clock()).toUTCString())
     const url = new URL(req.url ?? '/', home)
     const method = req.method ?? 'GET'
