@@ -257,14 +257,38 @@ describe('what the job writes after the final status', () => {
       }
     }
     const stall = (text: string): void => {
+      if (text !== 'Rolling update completed.') return
       const until = Date.now() + 2500
-      if (text === 'Rolling update completed.') while (Date.now() < until);
+      while (Date.now() < until);
     }
     const { deployment, printed, notes } = await followAlone(row, 20_000, stall)
     expect(deployment.status).toBe('finished')
     expect(printed).toEqual([
       'Starting deployment.',
       'Rolling update completed.',
+      'Gracefully shutting down build container: d'
+    ])
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
+
+  it('reads the closing entry that follows finished_at after a silent post-deployment command', async () => {
+    // The final status at 0.3 s; the post-deployment command then runs 3 s without a line, the
+    // finally writes finished_at at 3.3 s and the closing entry a second later.
+    const row = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Executing post-deployment command (see debug log for output).'],
+        [4300, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 3300
+    })
+    const { deployment, printed, notes } = await followAlone(row)
+    expect(deployment.status).toBe('finished')
+    expect(printed).toEqual([
+      'Starting deployment.',
+      'Executing post-deployment command (see debug log for output).',
       'Gracefully shutting down build container: d'
     ])
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
