@@ -72,9 +72,6 @@ export async function listen(
   let home = ''
 
   function respond(req: IncomingMessage, res: ServerResponse, body: string): void {
-    // Coolify's nginx dates its answers by the clock its PHP writes `updated_at` and `finished_at`
-    // by, one container's (docker/production/Dockerfile 21). Node would date them by the real one.
-    res.setHeader('Date', new Date(clock()).toUTCString())
     const url = new URL(req.url ?? '/', home)
     const method = req.method ?? 'GET'
     const query = Object.fromEntries(url.searchParams)
@@ -87,6 +84,10 @@ export async function listen(
       at: Date.now()
     }
     requests.push(recorded)
+    // Coolify's nginx dates its answers by the clock its PHP writes `updated_at` and `finished_at`
+    // by, one container's (docker/production/Dockerfile 3, 71). Node would date them by the real one.
+    // Read once the request is counted, as a clock may move with each (scripts/pictures.ts).
+    res.setHeader('Date', new Date(clock()).toUTCString())
     const request = { method, path: url.pathname, query, headers: req.headers, body }
     const reply = (): Reply => {
       try {

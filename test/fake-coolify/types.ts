@@ -285,7 +285,8 @@ export interface FakeOptions {
   flavor?: Flavor
   /**
    * The fake's clock, default Date.now: a test that drives it reads a scenario at exact times,
-   * however slow the machine. Faults and outages keep the real clock.
+   * however slow the machine, and every answer is dated by it. Faults and outages keep the real
+   * clock.
    */
   clock?: () => number
   token?: string
