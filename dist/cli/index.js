@@ -19624,6 +19624,8 @@ const FIRST_DELAY_MS = 500;
  */
 const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
+/** A timer may fire a millisecond early by `Date.now()`: a pause for a quiet ends this much later. */
+const TIMER_SLACK_MS = 5;
 /** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
 const SECOND_MS = 1000;
 /**
@@ -19840,8 +19842,9 @@ class Follower {
      * log may have been quiet long enough. A row without `finished_at` (a server before
      * 4.0.0-beta.381) or one whose closing entry never comes ends after that quiet, and so does the
      * wait when `signal` ends it; unless `finished_at` was read, the log says that the job's end was
-     * not seen. How long the log has been quiet is known at the least from when a read last showed
-     * it grow, and from Coolify's own clock when its answer tells.
+     * not seen. How long the log has been quiet is what the reads showed: from the answer that
+     * brought its last entries (or `finished_at`) to a later read that brought nothing, or by
+     * Coolify's own clock when its answer tells.
      */
     async readClosingLines(deployment, signal) {
         if (!this.options.logs || this.logsHidden)
@@ -19851,33 +19854,38 @@ class Follower {
         let askedAt = quietSince;
         while (!cursor.closed) {
             const before = cursor.progress;
+            const endBefore = this.jobEnd.get(deployment);
             const told = this.quietAtAnswer.get(deployment);
             // The quiet the answers showed: a read asked for after `quietSince` that brought nothing new,
             // or Coolify's own clock. Time since the last answer is not counted: on a busy runner the
             // closing entry may have come meanwhile, unread.
             const seen = Math.max(askedAt - quietSince, told?.ms ?? 0);
-            const pending = this.jobEnd.get(deployment) === 'pending' &&
-                !(deployment.status === 'failed' && seen >= FAILED_JOB_QUIET_MS);
+            const pending = endBefore === 'pending' && !(deployment.status === 'failed' && seen >= FAILED_JOB_QUIET_MS);
+            let answeredAt;
             try {
                 if (pending) {
                     await sleep(Math.max(this.options.pollIntervalMs, this.paceOf(deployment)), signal);
                     askedAt = Date.now();
-                    await this.readOne(deployment, signal);
+                    answeredAt = await this.readOne(deployment, signal);
                 }
                 else {
                     if (seen >= CLOSING_QUIET_MS)
                         break;
-                    const sinceAnswer = told ? Date.now() - told.at : 0;
-                    await sleep(Math.max(CLOSING_PAUSE_MS, CLOSING_QUIET_MS - seen - sinceAnswer), signal);
+                    // Until the quiet the next answer can show is long enough.
+                    const due = Math.min(quietSince + CLOSING_QUIET_MS, told ? told.at - told.ms + CLOSING_QUIET_MS : Infinity);
+                    await sleep(Math.max(CLOSING_PAUSE_MS, due - Date.now() + TIMER_SLACK_MS), signal);
                     askedAt = Date.now();
-                    await this.readFinal(deployment, signal);
+                    answeredAt = await this.readFinal(deployment, signal);
                 }
             }
             catch {
                 break;
             }
-            if (cursor.progress !== before)
-                askedAt = quietSince = Date.now();
+            // The quiet starts again with what a read brought: new entries, or `finished_at` written
+            // after a silent post-deployment command (the closing entry follows it).
+            const ended = endBefore !== 'written' && this.jobEnd.get(deployment) === 'written';
+            if (cursor.progress !== before || ended)
+                askedAt = quietSince = answeredAt;
         }
         // `finished_at` is written after everything but the configuration and the closing entry.
         const end = this.jobEnd.get(deployment);
@@ -19912,15 +19920,19 @@ class Follower {
         }
         await this.readOne(deployment, signal);
     }
-    /** Reads the deployment by uuid, in its turn. */
+    /** Reads the deployment by uuid, in its turn; resolves with when its answer came. */
     async readOne(deployment, signal) {
         const { detail, wireBytes } = await this.reads.one(deployment.uuid, signal);
+        const answeredAt = Date.now();
         this.take(deployment, detail, undefined, wireBytes);
+        return answeredAt;
     }
-    /** Reads an ended deployment by uuid, as soon as the window allows. */
+    /** Reads an ended deployment by uuid, as soon as the window allows; resolves with when its answer came. */
     async readFinal(deployment, signal) {
         const { body, date, wireBytes } = await this.reads.final(deployment.uuid, signal);
+        const answeredAt = Date.now();
         this.take(deployment, body, date, wireBytes);
+        return answeredAt;
     }
     take(deployment, detail, answeredAt, wireBytes) {
         if (wireBytes !== undefined)
