@@ -5,20 +5,17 @@ import { HttpUnreadable } from './errors.js'
 type Decoder = (wire: Buffer, options: ZlibOptions & BrotliOptions) => Buffer
 
 /**
- * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
- * gzips JSON, and a build log's JSON shrinks about tenfold. node:zlib is loaded with the first
- * compressed answer, not before the first request: it takes a few ms of the start.
+ * The encodings every request accepts (`Accept-Encoding`), each with the node:zlib function that
+ * decodes it: Coolify's image gzips JSON, and a build log's JSON shrinks about tenfold. node:zlib
+ * is loaded with the first compressed answer, not before the first request: it takes a few ms of
+ * the start.
  */
-const DECODERS = new Map<string, () => Decoder>([
-  ['gzip', () => zlib().gunzipSync],
-  ['x-gzip', () => zlib().gunzipSync],
-  ['deflate', () => zlib().inflateSync],
-  ['br', () => zlib().brotliDecompressSync]
+const DECODERS = new Map<string, 'gunzipSync' | 'inflateSync' | 'brotliDecompressSync'>([
+  ['gzip', 'gunzipSync'],
+  ['x-gzip', 'gunzipSync'],
+  ['deflate', 'inflateSync'],
+  ['br', 'brotliDecompressSync']
 ])
-
-function zlib(): typeof import('node:zlib') {
-  return process.getBuiltinModule('node:zlib')
-}
 export const ACCEPT_ENCODING = 'gzip, deflate, br'
 /** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
 export const MAX_BODY_BYTES = 256 * 1024 * 1024
@@ -44,8 +41,8 @@ export async function readBody(
 ): Promise<string> {
   const encoding = contentEncoding.trim().toLowerCase()
   const plain = encoding === '' || encoding === 'identity'
-  const decode = plain ? undefined : DECODERS.get(encoding)?.()
-  if (!plain && decode === undefined) {
+  const decoder = plain ? undefined : DECODERS.get(encoding)
+  if (!plain && decoder === undefined) {
     body.destroy()
     throw new HttpUnreadable(`its body came compressed (${encoding}), which was not asked for`)
   }
@@ -63,7 +60,8 @@ export async function readBody(
     if (!body.readableEnded) body.destroy()
   }
   const wire = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)
-  if (!decode) return wire.toString('utf8')
+  if (!decoder) return wire.toString('utf8')
+  const decode: Decoder = process.getBuiltinModule('node:zlib')[decoder]
   try {
     const chunkSize = decodedSize(encoding, wire, maxBytes) ?? DECODED_CHUNK_BYTES
     return decode(wire, { maxOutputLength: maxBytes, chunkSize }).toString('utf8')
