@@ -4,7 +4,7 @@
  * Coolify received.
  */
 import { describe, expect, it } from '@jest/globals'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -359,19 +359,24 @@ describe('the bundled action against Coolify 4.x', () => {
 describe('what the bundle loads of Node', () => {
   async function loaded(gzip: boolean): Promise<string[]> {
     const server = await start({ gzip })
-    const file = join(mkdtempSync(join(tmpdir(), 'builtins-')), 'loaded.json')
+    const dir = mkdtempSync(join(tmpdir(), 'builtins-'))
+    const file = join(dir, 'loaded.json')
     const preload = pathToFileURL(join(PROJECT, 'test', 'support', 'loaded-builtins.mjs')).href
-    const result = await run(
-      server,
-      {},
-      {
-        nodeArgs: ['--import', preload],
-        env: { LOADED_BUILTINS_FILE: file }
-      }
-    )
-    expect(result.code).toBe(0)
-    expect(buildLogLines(result.stdout)).toHaveLength(VISIBLE.length + 2)
-    return JSON.parse(readFileSync(file, 'utf8')) as string[]
+    try {
+      const result = await run(
+        server,
+        {},
+        {
+          nodeArgs: ['--import', preload],
+          env: { LOADED_BUILTINS_FILE: file }
+        }
+      )
+      expect(result.code).toBe(0)
+      expect(buildLogLines(result.stdout)).toHaveLength(VISIBLE.length + 2)
+      return JSON.parse(readFileSync(file, 'utf8')) as string[]
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
 
   it('never HTTP/2, which it never speaks, and zlib only once an answer comes compressed', async () => {

@@ -93,7 +93,7 @@ describe('following a log to its end', () => {
 /**
  * A deployment as Coolify 4.3.11's job writes it after `at` ms of `script`: each entry from its
  * time on, the status, and `finished_at` (whole seconds) from `finishedAt` on, when the row has
- * the column at all.
+ * the column at all. With `dated`, `updated_at` too: the last of those writes.
  */
 function jobRows(
   script: {
@@ -101,20 +101,29 @@ function jobRows(
     status: 'finished' | 'failed'
     entries: Array<[number, string]>
     finishedAt?: number
+    dated?: boolean
   },
   withColumn = true
 ) {
   const started = Date.now()
   return () => {
     const at = Date.now() - started
-    const logs = script.entries.filter(([from]) => at >= from).map(([, text], i) => entry(text, i))
+    const due = script.entries.filter(([from]) => at >= from)
     const written = script.finishedAt !== undefined && at >= script.finishedAt
+    const writes = [
+      ...due.map(([from]) => from),
+      ...(at >= script.endsAt ? [script.endsAt] : []),
+      ...(written ? [script.finishedAt!] : [])
+    ]
     return {
       deployment_uuid: 'd',
       application_name: 'web',
       status: at >= script.endsAt ? script.status : 'in_progress',
-      logs: JSON.stringify(logs),
-      ...(withColumn ? { finished_at: written ? laravel(started + script.finishedAt!) : null } : {})
+      logs: JSON.stringify(due.map(([, text], i) => entry(text, i))),
+      ...(withColumn
+        ? { finished_at: written ? laravel(started + script.finishedAt!) : null }
+        : {}),
+      ...(script.dated ? { updated_at: laravel(started + Math.max(0, ...writes)) } : {})
     }
   }
 }
@@ -241,21 +250,17 @@ describe('what the job writes after the final status', () => {
     // The final status at 0.3 s, its closing entry 1.2 s later. The runner stalls for 2.5 s as it
     // prints the final answer's lines: a dated answer showed the log quiet for less than a second,
     // and the time the runner lost is no quiet it saw.
-    const started = Date.now()
-    const row = () => {
-      const at = Date.now() - started
-      const logs = [entry('Starting deployment.', 1)]
-      if (at >= 300) logs.push(entry('Rolling update completed.', 2))
-      if (at >= 1500) logs.push(entry('Gracefully shutting down build container: d', 3))
-      return {
-        deployment_uuid: 'd',
-        application_name: 'web',
-        status: at >= 300 ? 'finished' : 'in_progress',
-        logs: JSON.stringify(logs),
-        finished_at: at >= 300 ? laravel(started + 300) : null,
-        updated_at: laravel(started + (at >= 1500 ? 1500 : at >= 300 ? 300 : 0))
-      }
-    }
+    const row = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.'],
+        [1500, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 300,
+      dated: true
+    })
     const stall = (text: string): void => {
       if (text !== 'Rolling update completed.') return
       const until = Date.now() + 2500
