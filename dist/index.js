@@ -24567,19 +24567,17 @@ class Sockets {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9854);
 
 /**
- * The encodings every request accepts (`Accept-Encoding`), each with its decoder: Coolify's image
- * gzips JSON, and a build log's JSON shrinks about tenfold. node:zlib is loaded with the first
- * compressed answer, not before the first request: it takes a few ms of the start.
+ * The encodings every request accepts (`Accept-Encoding`), each with the node:zlib function that
+ * decodes it: Coolify's image gzips JSON, and a build log's JSON shrinks about tenfold. node:zlib
+ * is loaded with the first compressed answer, not before the first request: it takes a few ms of
+ * the start.
  */
 const DECODERS = new Map([
-    ['gzip', () => zlib().gunzipSync],
-    ['x-gzip', () => zlib().gunzipSync],
-    ['deflate', () => zlib().inflateSync],
-    ['br', () => zlib().brotliDecompressSync]
+    ['gzip', 'gunzipSync'],
+    ['x-gzip', 'gunzipSync'],
+    ['deflate', 'inflateSync'],
+    ['br', 'brotliDecompressSync']
 ]);
-function zlib() {
-    return process.getBuiltinModule('node:zlib');
-}
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** The most a body may hold decoded: a long build log is a few MB; past this it is refused, not held. */
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
@@ -24599,8 +24597,8 @@ const DECODED_CHUNK_BYTES = 1024 * 1024;
 async function readBody(body, contentEncoding = '', maxBytes, received) {
     const encoding = contentEncoding.trim().toLowerCase();
     const plain = encoding === '' || encoding === 'identity';
-    const decode = plain ? undefined : DECODERS.get(encoding)?.();
-    if (!plain && decode === undefined) {
+    const decoder = plain ? undefined : DECODERS.get(encoding);
+    if (!plain && decoder === undefined) {
         body.destroy();
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .HttpUnreadable */ .QC(`its body came compressed (${encoding}), which was not asked for`);
     }
@@ -24621,8 +24619,9 @@ async function readBody(body, contentEncoding = '', maxBytes, received) {
             body.destroy();
     }
     const wire = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-    if (!decode)
+    if (!decoder)
         return wire.toString('utf8');
+    const decode = process.getBuiltinModule('node:zlib')[decoder];
     try {
         const chunkSize = decodedSize(encoding, wire, maxBytes) ?? DECODED_CHUNK_BYTES;
         return decode(wire, { maxOutputLength: maxBytes, chunkSize }).toString('utf8');
