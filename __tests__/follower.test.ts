@@ -93,7 +93,8 @@ describe('following a log to its end', () => {
 /**
  * A deployment as Coolify 4.3.11's job writes it after `at` ms of `script`: each entry from its
  * time on, the status, and `finished_at` (whole seconds) from `finishedAt` on, when the row has
- * the column at all. With `dated`, `updated_at` too: the last of those writes.
+ * the column at all. With `dated`, `updated_at` too: the last of those writes, or of `touches`,
+ * writes of the row alone (a remote command's `current_process_id`).
  */
 function jobRows(
   script: {
@@ -102,6 +103,7 @@ function jobRows(
     entries: Array<[number, string]>
     finishedAt?: number
     dated?: boolean
+    touches?: number[]
   },
   withColumn = true
 ) {
@@ -113,7 +115,8 @@ function jobRows(
     const writes = [
       ...due.map(([from]) => from),
       ...(at >= script.endsAt ? [script.endsAt] : []),
-      ...(written ? [script.finishedAt!] : [])
+      ...(written ? [script.finishedAt!] : []),
+      ...(script.touches ?? []).filter(touch => at >= touch)
     ]
     return {
       deployment_uuid: 'd',
@@ -299,8 +302,35 @@ describe('what the job writes after the final status', () => {
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
   }, 20_000)
 
-  it('ends quietly after finished_at on a server that writes no closing entry', async () => {
-    // Before 4.3 the finally wrote finished_at but no closing entry: the end was seen all the same.
+  it('waits for the closing entry while the configuration is written after finished_at', async () => {
+    // finished_at at 0.3 s; on a slow remote server the configuration's commands then take 2 s
+    // each, without an entry, each moving updated_at as it starts, and the closing entry comes
+    // 12 s after finished_at: longer than the wait for a still row, but never that still.
+    const row = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.'],
+        [12_300, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 300,
+      touches: [2300, 4300, 6300, 8300, 10_300],
+      dated: true
+    })
+    const { deployment, printed, notes } = await followAlone(row)
+    expect(deployment.status).toBe('finished')
+    expect(printed).toEqual([
+      'Starting deployment.',
+      'Rolling update completed.',
+      'Gracefully shutting down build container: d'
+    ])
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
+
+  it('ends quietly once the row is still 10 s after finished_at on a server that writes no closing entry', async () => {
+    // Before 4.0.0-beta.410 the finally wrote finished_at but no closing entry; a job killed in its
+    // finally writes none either.
     const row = jobRows({
       endsAt: 300,
       status: 'finished',
@@ -308,12 +338,14 @@ describe('what the job writes after the final status', () => {
         [0, 'Starting deployment.'],
         [300, 'Rolling update completed.']
       ],
-      finishedAt: 300
+      finishedAt: 300,
+      dated: true
     })
     const began = Date.now()
     const { deployment, notes } = await followAlone(row)
     expect(deployment.status).toBe('finished')
-    expect(Date.now() - began).toBeLessThan(4000)
+    expect(Date.now() - began).toBeGreaterThanOrEqual(10_000)
+    expect(Date.now() - began).toBeLessThan(14_000)
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
   }, 20_000)
 
