@@ -158,6 +158,32 @@ describe('the bundled action against Coolify 4.x', () => {
     expect(error).toContain(`/deployment/${deployment.uuid}`)
   })
 
+  it('prints the closing entry that comes seconds after finished_at, the configuration written meanwhile', async () => {
+    // On a slow remote server each of the finally's configuration commands takes a second or
+    // more, without an entry: the closing entry comes 4.4 s after finished_at.
+    const slow: Scenario = {
+      steps: [
+        { at: 0, status: 'queued' },
+        { at: 40, status: 'in_progress', lines: ['Starting deployment of web.'] },
+        { at: 300, status: 'finished', lines: ['Rolling update completed.'] },
+        { at: 1800 },
+        { at: 3300 },
+        { at: 4300 }
+      ]
+    }
+    const server = await start({ apps: [{ ...APP, scenarios: [slow] }] })
+    const result = await run(server)
+
+    expect(result.code).toBe(0)
+    const [deployment] = server.deployments()
+    expect(buildLogLines(result.stdout)).toEqual([
+      'Starting deployment of web.',
+      'Rolling update completed.',
+      `Gracefully shutting down build container: ${deployment.uuid}`
+    ])
+    expect(result.stdout).not.toMatch(/could not be seen/)
+  })
+
   it('fails when the deployment is cancelled in Coolify', async () => {
     const forever: Scenario = { steps: [{ at: 0, status: 'in_progress', lines: ['building'] }] }
     const server = await start({ apps: [{ ...APP, scenarios: [forever] }] })
@@ -179,10 +205,16 @@ describe('the bundled action against Coolify 4.x', () => {
     )
     expect(result.code).toBe(1)
     expect(result.outputs.status).toBe('cancelled')
+    // The cancel's lines, then what the job it stopped writes: its failure, then its finally's
+    // closing entry.
     expect(buildLogLines(result.stdout)).toEqual([
       'building',
       'Deployment cancelled by user via API.',
-      'Deployment container stopped.'
+      'Deployment container stopped.',
+      '========================================',
+      'Deployment failed: Deployment cancelled by user',
+      '========================================',
+      `Gracefully shutting down build container: ${server.deployments()[0].uuid}`
     ])
     expect(result.stdout).toMatch(/::error.*web: deployment cancelled/)
   })

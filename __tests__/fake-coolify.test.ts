@@ -217,6 +217,98 @@ describe('deploy and read, 4x', () => {
     expect(done).toMatchObject({ status: 'finished', finished_at: null })
   })
 
+  it('writes the closing entry itself after finished_at and the configuration, whose commands move updated_at', async () => {
+    // handle()'s finally: finished_at, the configuration's remote commands (each moving updated_at
+    // as it starts, ExecuteRemoteCommand.php 221-223), then the closing entry (389-410).
+    let now = Date.parse('2026-11-23T10:00:00Z')
+    const scenario: Scenario = {
+      steps: [
+        { at: 0, status: 'queued' },
+        { at: 100, status: 'finished', lines: ['Rolling update completed.'] },
+        { at: 2100 },
+        { at: 4000 }
+      ]
+    }
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [scenario] }], clock: () => now })
+    const [queued] = (await call('POST', '/deploy?uuid=web')).json.deployments
+    const read = async () => (await call('GET', `/deployments/${queued.deployment_uuid}`)).json
+    const last = (row: { logs: string }) => JSON.parse(row.logs).pop().output
+    now += 3000
+    const writing = await read()
+    expect(writing).toMatchObject({
+      finished_at: '2026-11-23T10:00:00.000000Z',
+      updated_at: '2026-11-23T10:00:02.000000Z'
+    })
+    expect(last(writing)).toBe('Rolling update completed.')
+    now += 1390
+    expect(last(await read())).toBe('Rolling update completed.')
+    now += 10
+    const done = await read()
+    expect(last(done)).toBe(`Gracefully shutting down build container: ${queued.deployment_uuid}`)
+    expect(done.updated_at).toBe('2026-11-23T10:00:04.000000Z')
+  })
+
+  it('writes no closing entry of its own for a server before 4.0.0-beta.410', async () => {
+    let now = Date.parse('2026-11-23T10:00:00Z')
+    const scenario: Scenario = {
+      steps: [
+        { at: 0, status: 'queued' },
+        { at: 100, status: 'finished', lines: ['Rolling update completed.'] }
+      ]
+    }
+    await start({
+      apps: [{ uuid: 'web', name: 'Web', scenarios: [scenario] }],
+      clock: () => now,
+      closingEntry: false
+    })
+    const [queued] = (await call('POST', '/deploy?uuid=web')).json.deployments
+    now += 60_000
+    const done = (await call('GET', `/deployments/${queued.deployment_uuid}`)).json
+    expect(done.finished_at).toBe('2026-11-23T10:00:00.000000Z')
+    expect(JSON.parse(done.logs).map((e: { output: string }) => e.output)).toEqual([
+      'Rolling update completed.'
+    ])
+  })
+
+  it('has a running job it cancelled write its failure, then finished_at and the closing entry', async () => {
+    // The cancel stops the job's command; the job finds the row cancelled and fails
+    // (ExecuteRemoteCommand.php 226-233; ApplicationDeploymentJob.php 380-385, 5007-5041), the
+    // status staying cancelled, then its finally runs.
+    let now = Date.parse('2026-11-23T10:00:00Z')
+    const scenario: Scenario = { steps: [{ at: 0, status: 'in_progress', lines: ['building'] }] }
+    await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [scenario] }], clock: () => now })
+    const [queued] = (await call('POST', '/deploy?uuid=web')).json.deployments
+    const read = async () => (await call('GET', `/deployments/${queued.deployment_uuid}`)).json
+    const visible = (row: { logs: string }) =>
+      JSON.parse(row.logs)
+        .filter((e: { hidden: boolean }) => !e.hidden)
+        .map((e: { output: string }) => e.output)
+    now += 500
+    await call('POST', `/deployments/${queued.deployment_uuid}/cancel`)
+    const cancelled = await read()
+    expect(cancelled).toMatchObject({ status: 'cancelled-by-user', finished_at: null })
+    expect(visible(cancelled)).toEqual([
+      'building',
+      'Deployment cancelled by user via API.',
+      'Deployment container stopped.'
+    ])
+    now += 300
+    const failed = await read()
+    expect(failed).toMatchObject({
+      status: 'cancelled-by-user',
+      finished_at: '2026-11-23T10:00:00.000000Z'
+    })
+    expect(visible(failed).slice(3)).toEqual([
+      '========================================',
+      'Deployment failed: Deployment cancelled by user',
+      '========================================'
+    ])
+    now += 400
+    expect(visible(await read()).pop()).toBe(
+      `Gracefully shutting down build container: ${queued.deployment_uuid}`
+    )
+  })
+
   it('answers 405 to GET /deploy', async () => {
     await start({ apps: [{ uuid: 'web', name: 'Web' }] })
     const res = await call('GET', '/deploy?uuid=web')

@@ -14,6 +14,7 @@ interface AppPlan {
   name: string
   durationMs: number
   outcome?: 'finished' | 'failed'
+  closing?: boolean
 }
 
 function uuidOf(name: string): string {
@@ -109,13 +110,6 @@ describe('several applications in one step', () => {
     const { apps, visible } = plan(
       [600, 1500, 900].map((durationMs, i) => ({ name: `job${i}`, durationMs }))
     )
-    // Coolify's closing entry, 0.4 s after the last line.
-    for (const app of apps) {
-      const { steps } = app.scenarios![0]
-      const closing = 'Gracefully shutting down build container'
-      steps.push({ at: steps[steps.length - 1].at! + 400, lines: [{ output: closing }] })
-      visible.get(app.name)!.push(closing)
-    }
     const server = await start({ apps })
     const result = await run(server, { 'app-uuid': apps.map(app => app.uuid).join(',') })
 
@@ -133,34 +127,38 @@ describe('several applications in one step', () => {
     }
   })
 
-  it('reads a log without a closing entry again only once Coolify’s clock says it went quiet', async () => {
+  it('waits for a closing entry that never comes in a few reads, until the row was still 10 s', async () => {
+    // A server before 4.0.0-beta.410: a last line 0.5 s after the others, finished_at with it,
+    // and no closing entry.
     const { apps, visible } = plan(
-      [600, 1500, 900].map((durationMs, i) => ({ name: `old${i}`, durationMs }))
+      [600, 1500, 900].map((durationMs, i) => ({ name: `old${i}`, durationMs, closing: false }))
     )
-    // An older server: a last line 0.5 s after the final status, and no closing entry.
     for (const app of apps) {
       const { steps } = app.scenarios![0]
       const late = 'Deployment configuration written'
       steps.push({ at: steps[steps.length - 1].at! + 500, lines: [{ output: late }] })
       visible.get(app.name)!.push(late)
     }
-    const server = await start({ apps })
+    const server = await start({ apps, closingEntry: false })
     const result = await run(server, { 'app-uuid': apps.map(app => app.uuid).join(',') })
 
     expect(result.code).toBe(0)
     expect(linesByApp(result.stdout)).toEqual(visible)
-    // From the job's end (finished_at): a read for the late line if it was not there yet, and one
-    // that finds the log quiet — not one every half second until it has been for 1.5 s.
+    // From the job's end (finished_at): reads at growing gaps, not one each `poll-interval`, and
+    // none once Coolify's clock showed the row still for 10 s.
     for (const deployment of server.deployments()) {
       const reads = server.requests.filter(
         request =>
           request.path === `/api/v1/deployments/${deployment.uuid}` &&
           request.at >= deployment.jobEndedAt!
       )
-      expect(reads.length).toBeGreaterThanOrEqual(1)
-      expect(reads.length).toBeLessThanOrEqual(3)
+      expect(reads.length).toBeGreaterThanOrEqual(3)
+      expect(reads.length).toBeLessThanOrEqual(6)
+      const still = reads[reads.length - 1].at - deployment.jobEndedAt!
+      expect(still).toBeGreaterThanOrEqual(10_000)
+      expect(still).toBeLessThan(13_000)
     }
-  })
+  }, 30_000)
 
   it('reads each by uuid on a server that has no list of the running deployments', async () => {
     const { apps, visible } = plan(

@@ -67,7 +67,12 @@ export const ROOMY_QUEUE = 50
 
 export function fake(
   apps: FakeApp[],
-  options: { rateLimit?: number; queueLimit?: number; statusCheckEveryMs?: number } = {}
+  options: {
+    rateLimit?: number
+    queueLimit?: number
+    statusCheckEveryMs?: number
+    closingEntry?: boolean
+  } = {}
 ): Promise<FakeCoolify> {
   return startFakeCoolify({ token: TOKEN, apps, ...options })
 }

@@ -111,7 +111,12 @@ async function measure(
   const apps = builds(closing)
   const server: FakeCoolify = await fake(
     apps.map(a => app(a.name, a.build)),
-    { rateLimit: limit, queueLimit: ROOMY_QUEUE, statusCheckEveryMs: checkEveryMs }
+    {
+      rateLimit: limit,
+      queueLimit: ROOMY_QUEUE,
+      statusCheckEveryMs: checkEveryMs,
+      closingEntry: closing
+    }
   )
   const result = await runStep(
     server,
@@ -242,8 +247,9 @@ export async function manyAppsLimited(): Promise<Part> {
     '  the step cannot end before the closing entry of the last one. One run at each limit, each against',
     "  a fake of its own, at once, whose limiter is Coolify's fixed window. The floor is not run: it",
     '  has no rate-limit handling.',
-    '- The same again without the closing entry (an older server): the step knows a log has ended',
-    '  only once it stayed quiet for 1.5 s after the final status. Reported, 429 and lines held.',
+    '- The same again without the closing entry (a server before 4.0.0-beta.410): the step knows a',
+    "  log has ended only once Coolify's row stayed still for 10 s after `finished_at`. Reported, 429",
+    '  and lines held.',
     `- All of it again with statuses that Coolify refreshes only when its status check runs, every`,
     `  ${seconds(STATUS_CHECK_EVERY_MS)} s on its own clock (to the second): the read that says a finished app is up must come after`,
     '  the next check; the targets are the same.',

@@ -355,7 +355,7 @@ async function detection(
       tasks.push(
         (async (): Promise<[Client, Latency]> => {
           await sleep(delay)
-          const server = await fake([app('web', build)])
+          const server = await fake([app('web', build)], { closingEntry: closing })
           servers.push(server)
           const inputs: Record<string, string> = { 'app-uuid': uuidOf('web') }
           if (interval) inputs['poll-interval'] = interval
@@ -843,10 +843,11 @@ const GROUPS: Array<{ name: string; run: () => Promise<Part> }> = [
           '  `Gracefully shutting down build container: <deployment uuid>` as the last entry of a job,',
           `  ${fixed(CLOSING_MIN_MS / 1000, 1)}–${fixed(CLOSING_MAX_MS / 1000, 1)} s after the final status (varied evenly across the runs); the deployment ends when`,
           '  that entry is written. Once the action has read a final status and that entry, it ends at once.',
-          "- Deployment's end → step's end, without the closing entry (an older server): the deployment ends",
-          '  with its final status. Coolify may still be writing lines then, and nothing says when it is done,',
-          '  so the action reads on every min(0.5 s, poll-interval) until the log has been quiet for 1.5 s:',
-          '  no line is lost, at the cost of up to about 2 s. These rows are reported, not held to a target.',
+          "- Deployment's end → step's end, without the closing entry (a server before 4.0.0-beta.410): the",
+          '  deployment ends with its final status and `finished_at`. Such a server writes no closing entry,',
+          "  and nothing says so, so the action waits for Coolify's row to stay still for 10 s, reading at",
+          '  growing gaps: no line is lost, at the cost of those 10 s. These rows are reported, not held to a',
+          '  target.',
           '- The floor reads once more right after it sees the final status, then exits. With the closing',
           '  entry it often leaves before that entry is written: it loses that line (the "exactly once" rows',
           '  say in how many runs) and its times can be negative (it exited before the end). It is the floor',

@@ -44,7 +44,8 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
     options.flavor ?? '4x',
     options.clock,
     options.queueLimit,
-    options.statusCheckEveryMs
+    options.statusCheckEveryMs,
+    options.closingEntry
   )
   store.sharedVariables = { ...options.sharedVariables }
   const faults = new Faults()

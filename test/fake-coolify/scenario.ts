@@ -40,9 +40,23 @@ export interface Timeline {
   cancelledAt?: number
   /** Lines written by the cancel request, after everything the scenario wrote before it. */
   cancelEntries: Entry[]
+  /**
+   * What the running job a cancel stopped writes, and when: its failure's lines; its `finally`
+   * writes `finished_at` then. Without, the `finally` is taken as immediate.
+   */
+  stoppedJob?: { at: number; entries: Entry[] }
   /** Lines the job itself writes when it takes the row, after that step's own lines. */
   job?: (startedAt: number) => Array<string | LogLine>
+  /**
+   * The finally writes its closing entry after `finished_at` whatever the scenario says, as 4.3.11's
+   * does (ApplicationDeploymentJob.php 405-410): a scenario without one gets it CONFIGURATION_MS
+   * later. Without, a scenario's log is all there is (a server before 4.0.0-beta.410).
+   */
+  closes?: boolean
 }
+
+/** How long the finally takes to write the configuration when a scenario does not say (0.4–1.2 s). */
+export const CONFIGURATION_MS = 400
 
 /**
  * A short success, with a hidden command and, after the terminal status, the closing entry naming
@@ -108,6 +122,7 @@ export const UUID_MARK = '{{deployment_uuid}}'
 
 /** The entry the finally writes last (ApplicationDeploymentJob.php 410). */
 const CLOSING = /^Gracefully shutting down build container\b/
+const CLOSING_ENTRY = `Gracefully shutting down build container: ${UUID_MARK}`
 
 function textOf(line: string | LogLine): string {
   return typeof line === 'string' ? line : line.output
@@ -131,11 +146,15 @@ export function progress(t: Timeline, now: number): Progress {
   // Stable sort: steps with the same `at` keep their written order.
   const steps = [...t.scenario.steps].sort((a, b) => a.at - b.at)
   // The finally writes `finished_at` as soon as what came before it is written, then the
-  // configuration (silent, it takes its time), then the closing entry (ApplicationDeploymentJob.php
-  // 389-410): `finished_at` comes with the step before the closing entry's, or, without a closing
-  // entry, with the last.
+  // configuration (no entry, but each remote command moves `updated_at`: a step without status or
+  // lines), then the closing entry (ApplicationDeploymentJob.php 389-410; ExecuteRemoteCommand.php
+  // 221-223): `finished_at` comes with the last step before the closing entry's that wrote a status
+  // or lines, or, without a closing entry, with the last.
   const closing = steps.findIndex(s => (s.lines ?? []).some(l => CLOSING.test(textOf(l))))
-  const finallyStep = closing > 0 ? steps[closing - 1] : steps[steps.length - 1]
+  const before = closing > 0 ? steps.slice(0, closing) : steps
+  const finallyStep =
+    before.findLast(s => s.status !== undefined || (s.lines ?? []).length > 0) ??
+    before[before.length - 1]
   const due = steps.filter(s => s.at <= until)
   const batches = new Batches()
   for (const step of due) {
@@ -161,11 +180,29 @@ export function progress(t: Timeline, now: number): Progress {
   }
   if (t.cancelledAt !== undefined) {
     // The cancel writes no finished_at (DeployController.php 256-300); a job it stops mid-run
-    // writes it in its finally at once, one still queued never runs.
-    p.finallyAt = p.phase === 'in_progress' ? t.cancelledAt : p.finallyAt
+    // writes it in its finally once it has written its failure, one still queued never runs.
+    const running = p.phase === 'in_progress'
     p.phase = 'cancelled'
     p.finishedAt = p.updatedAt = t.cancelledAt
     p.entries.push(...t.cancelEntries)
+    const stopped = t.stoppedJob
+    if (running && stopped === undefined) p.finallyAt = t.cancelledAt
+    if (running && stopped !== undefined && stopped.at <= now) {
+      p.entries.push(...stopped.entries)
+      p.finallyAt = p.updatedAt = stopped.at
+    }
+  }
+  // The finally's own closing entry, where the scenario (or the cancel, which freezes it) left it
+  // out: after what the scenario writes, the configuration's commands too.
+  const written = p.entries.some(e => CLOSING.test(e.output))
+  const lastStep = t.cancelledAt === undefined ? t.createdAt + (steps.at(-1)?.at ?? 0) : 0
+  const closingDue =
+    p.finallyAt !== null && t.closes && !written
+      ? Math.max(p.finallyAt, lastStep) + CONFIGURATION_MS
+      : null
+  if (closingDue !== null && closingDue <= now) {
+    p.entries.push(withUuid(entry(CLOSING_ENTRY, closingDue), t.uuid))
+    p.updatedAt = closingDue
   }
   return p
 }

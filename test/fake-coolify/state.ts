@@ -197,6 +197,10 @@ export interface DeploymentRecord {
   /** The row's docker_registry_image_tag: set for dockerimage previews only. */
   imageTag: string | null
   job?: (startedAt: number) => Array<string | LogLine>
+  /** See Timeline.stoppedJob: set by an API cancel of a running job on the '4x' flavor. */
+  stoppedJob?: { at: number; entries: Entry[] }
+  /** See Timeline.closes: 4.3.11's finally, on the '4x' flavor. */
+  closes: boolean
 }
 
 export interface QueueOptions {
@@ -251,7 +255,9 @@ export class Store {
     /** See FakeOptions.queueLimit. */
     readonly queueLimit = 25,
     /** See FakeOptions.statusCheckEveryMs. */
-    private readonly statusCheckEveryMs?: number
+    private readonly statusCheckEveryMs?: number,
+    /** See FakeOptions.closingEntry. */
+    private readonly closingEntry = true
   ) {
     this.bootedAt = clock()
     this.environment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT)
@@ -582,7 +588,8 @@ export class Store {
       resolvesTo,
       rollback,
       webhook: options.webhookCommit !== undefined,
-      imageTag
+      imageTag,
+      closes: this.flavor === '4x' && this.closingEntry
     }
     deployment.job = this.jobLines(deployment)
     this.deployments.push(deployment)
@@ -636,6 +643,10 @@ export class Store {
             )
           ]
         : [entry({ output: 'Deployment cancelled by user.', type: 'stderr' }, now)]
+    if (this.flavor === '4x' && !reason && phase === 'in_progress') {
+      const at = now + JOB_STOPS_MS
+      d.stoppedJob = { at, entries: jobCancelled(at) }
+    }
     return true
   }
 
@@ -809,4 +820,35 @@ export function labelsFor(app: AppRecord): string {
 /** Laravel's Str::limit(): at most `length` characters, then '...' when it cut. */
 function limit(text: string, length: number): string {
   return text.length <= length ? text : `${text.slice(0, length).trimEnd()}...`
+}
+
+/**
+ * How long after the cancel's answer the job it stopped writes: the cancel removes the build
+ * container and kills the job's command (DeployController.php 281-293), whose exit the job then
+ * reads.
+ */
+const JOB_STOPS_MS = 300
+
+/**
+ * What a running job writes once the cancel stopped its command: the command's exit finds the row
+ * cancelled and throws (ExecuteRemoteCommand.php 226-233), `handle()`'s catch fails the job
+ * (ApplicationDeploymentJob.php 380-385), and `failed()` writes its lines, the status staying
+ * cancelled (5007-5041, 4885-4910); code 69420 removes no container (5043-5046). Its `finally`
+ * follows: `finished_at`, then the closing entry (scenario.ts).
+ */
+function jobCancelled(at: number): Entry[] {
+  const failure = (output: string) => entry({ output, type: 'stderr' }, at)
+  const hidden = (output: string) => entry({ output, type: 'stderr', hidden: true }, at)
+  return [
+    failure('========================================'),
+    failure('Deployment failed: Deployment cancelled by user'),
+    hidden('Error type: RuntimeException'),
+    hidden('Error code: 69420'),
+    hidden('Location: /var/www/html/app/Traits/ExecuteRemoteCommand.php:232'),
+    hidden('Stack trace (first 5 lines):'),
+    hidden(
+      '  #0 /var/www/html/app/Traits/ExecuteRemoteCommand.php(116): App\\Jobs\\ApplicationDeploymentJob->executeCommandWithProcess()'
+    ),
+    failure('========================================')
+  ]
 }

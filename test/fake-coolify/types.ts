@@ -315,6 +315,12 @@ export interface FakeOptions {
    */
   version?: '4.2' | '4.3'
   /**
+   * 4x: the job's finally writes its closing entry after `finished_at` and the configuration, as
+   * every release since 4.0.0-beta.410 does (ApplicationDeploymentJob.php 405-410). Default true;
+   * false as the betas before it, whose finally wrote `finished_at` and no entry.
+   */
+  closingEntry?: boolean
+  /**
    * The token owner's role in its team, default 'owner'. A 'member' with any ability beyond `read`
    * gets 403 "Missing required team role." (4.2: only for root/write/write:sensitive; deploy and
    * read:sensitive get 403 "This API token has permissions (…) that exceed your current role…").
