@@ -17858,13 +17858,21 @@ class ReadPacer {
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
 /**
- * Coolify writes its closing entry 0.4–1.2 s after `finished_at`, with nothing in between. A row
- * that cannot tell (a server without the column, or a job killed inside its finally) ends once
- * the log has been quiet for longer than that past the final status. Reads wait for the quiet,
- * at least this pause apart.
+ * Coolify most often writes its closing entry 0.4–1.2 s after `finished_at`. A row that cannot
+ * tell (a server without the column) ends once the log has been quiet for longer than that past
+ * the final status. Reads wait for the quiet, at least this pause apart.
  */
 const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
+/**
+ * Once `finished_at` is written, the closing entry is sure to follow (ApplicationDeploymentJob.php
+ * 389-410): the configuration is written in between, without an entry, each remote command moving
+ * `updated_at` as it starts (ExecuteRemoteCommand.php 221-223). On a remote server, with many file
+ * storages, or while SSH retries (2 s, then 4 s: SshRetryable.php 59-68) it takes seconds. The wait
+ * ends without it only once the row has been still this long: a job killed in its finally, or a
+ * server before 4.0.0-beta.410, whose finally wrote none.
+ */
+const PROMISED_QUIET_MS = 10_000;
 /** A timer may fire a millisecond early by `Date.now()`: a pause for a quiet ends this much later. */
 const TIMER_SLACK_MS = 5;
 /** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
@@ -17919,6 +17927,8 @@ class Follower {
      * its clock: its answer's `Date` less its `updated_at`, which moves with every entry written.
      */
     quietAtAnswer = new Map();
+    /** When Coolify last wrote each deployment's row (`updated_at`), as its last answer told. */
+    rowWrittenAt = new Map();
     /**
      * Whether Coolify's job has ended, as the last read told: `finished_at` written, still null
      * (the job writes on after the final status: the post-deployment command), or not told at all.
@@ -17979,6 +17989,7 @@ class Follower {
         finally {
             this.running.delete(deployment);
             this.quietAtAnswer.delete(deployment);
+            this.rowWrittenAt.delete(deployment);
             this.jobEnd.delete(deployment);
             this.carried.delete(deployment);
             if (this.running.size === 0)
@@ -18080,12 +18091,13 @@ class Follower {
      * After the final status Coolify's job goes on: the post-deployment command (for minutes, maybe),
      * then its finally writes `finished_at`, the configuration and the closing entry. Reads go on
      * until the closing entry is read: at `poll-interval` while `finished_at` is null, then once the
-     * log may have been quiet long enough. A row without `finished_at` (a server before
-     * 4.0.0-beta.381) or one whose closing entry never comes ends after that quiet, and so does the
-     * wait when `signal` ends it; unless `finished_at` was read, the log says that the job's end was
-     * not seen. How long the log has been quiet is what the reads showed: from the answer that
-     * brought its last entries (or `finished_at`) to a later read that brought nothing, or by
-     * Coolify's own clock when its answer tells.
+     * log may have been quiet long enough: 1.5 s, or, with `finished_at` written and the row dated,
+     * PROMISED_QUIET_MS. A row without `finished_at` (a server before 4.0.0-beta.381) or one whose
+     * closing entry never comes ends after that quiet, and so does the wait when `signal` ends it;
+     * unless `finished_at` was read, the log says that the job's end was not seen. How long the log
+     * has been quiet is what the reads showed: from the answer that brought its last entries,
+     * `finished_at` or a later `updated_at` to a later read that brought nothing, or by Coolify's own
+     * clock when its answer tells.
      */
     async readClosingLines(deployment, signal) {
         if (!this.options.logs || this.logsHidden)
@@ -18096,6 +18108,7 @@ class Follower {
         while (!cursor.closed) {
             const before = cursor.progress;
             const endBefore = this.jobEnd.get(deployment);
+            const writtenBefore = this.rowWrittenAt.get(deployment);
             const told = this.quietAtAnswer.get(deployment);
             // The quiet the answers showed: a read asked for after `quietSince` that brought nothing new,
             // or Coolify's own clock. Time since the last answer is not counted: on a busy runner the
@@ -18110,10 +18123,17 @@ class Follower {
                     answeredAt = await this.readOne(deployment, signal);
                 }
                 else {
-                    if (seen >= CLOSING_QUIET_MS)
+                    // With `finished_at` written, Coolify's job promises its closing entry: the wait goes on
+                    // until the row has been still for long, since the configuration is written without an
+                    // entry. A server that does not say when it wrote the row promises nothing.
+                    const promised = endBefore === 'written' && this.rowWrittenAt.has(deployment);
+                    const needed = promised ? PROMISED_QUIET_MS : CLOSING_QUIET_MS;
+                    if (seen >= needed)
                         break;
-                    // Until the quiet the next answer can show is long enough.
-                    const due = Math.min(quietSince + CLOSING_QUIET_MS, told ? told.at - told.ms + CLOSING_QUIET_MS : Infinity);
+                    // The next read once the quiet it can show is long enough, or, for a promised entry
+                    // late to come, twice what it is: a few reads, whatever `poll-interval`.
+                    const next = Math.min(needed, Math.max(CLOSING_QUIET_MS, 2 * seen));
+                    const due = Math.min(quietSince + next, told ? told.at - told.ms + next : Infinity);
                     await (0,pacing/* sleep */.yy)(Math.max(CLOSING_PAUSE_MS, due - Date.now() + TIMER_SLACK_MS), signal);
                     askedAt = Date.now();
                     answeredAt = await this.readFinal(deployment, signal);
@@ -18122,10 +18142,13 @@ class Follower {
             catch {
                 break;
             }
-            // The quiet starts again with what a read brought: new entries, or `finished_at` written
-            // after a silent post-deployment command (the closing entry follows it).
+            // The quiet starts again with what a read brought: new entries, `finished_at` written after
+            // a silent post-deployment command (the closing entry follows it), or the row written since
+            // (a remote command of the job's moves `updated_at` as it starts, ExecuteRemoteCommand.php
+            // 221-223).
             const ended = endBefore !== 'written' && this.jobEnd.get(deployment) === 'written';
-            if (cursor.progress !== before || ended)
+            const written = (this.rowWrittenAt.get(deployment) ?? 0) > (writtenBefore ?? Infinity);
+            if (cursor.progress !== before || ended || written)
                 askedAt = quietSince = answeredAt;
         }
         // `finished_at` is written after everything but the configuration and the closing entry.
@@ -18181,6 +18204,10 @@ class Follower {
         // A read that does not tell leaves nothing known: an earlier answer's quiet would outlive
         // entries written since.
         const written = (0,answers/* timeOf */.n)(detail.updated_at);
+        if (written === undefined)
+            this.rowWrittenAt.delete(deployment);
+        else
+            this.rowWrittenAt.set(deployment, written);
         if (answeredAt !== undefined && written !== undefined) {
             const ms = answeredAt - written - SECOND_MS;
             this.quietAtAnswer.set(deployment, { ms, at: Date.now() });
