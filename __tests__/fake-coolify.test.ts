@@ -259,7 +259,7 @@ describe('deploy and read, 4x', () => {
     await start({
       apps: [{ uuid: 'web', name: 'Web', scenarios: [scenario] }],
       clock: () => now,
-      closingEntry: false
+      version: '4.0-beta'
     })
     const [queued] = (await call('POST', '/deploy?uuid=web')).json.deployments
     now += 60_000
@@ -270,10 +270,11 @@ describe('deploy and read, 4x', () => {
     ])
   })
 
-  it('has a running job it cancelled write its failure, then finished_at and the closing entry', async () => {
+  it('has a running job it cancelled say so, then write finished_at, the closing entry and what failed around it', async () => {
     // The cancel stops the job's command; the job finds the row cancelled and fails
-    // (ExecuteRemoteCommand.php 226-233; ApplicationDeploymentJob.php 380-385, 5007-5041), the
-    // status staying cancelled, then its finally runs.
+    // (ExecuteRemoteCommand.php 226-233; ApplicationDeploymentJob.php 380-385), failed() finds the
+    // status final and stops (5007-5009, 4900-4915), then the finally runs: every remote command
+    // in it first checks for a cancel (ExecuteRemoteCommand.php 92-97).
     let now = Date.parse('2026-11-23T10:00:00Z')
     const scenario: Scenario = { steps: [{ at: 0, status: 'in_progress', lines: ['building'] }] }
     await start({ apps: [{ uuid: 'web', name: 'Web', scenarios: [scenario] }], clock: () => now })
@@ -293,20 +294,19 @@ describe('deploy and read, 4x', () => {
       'Deployment container stopped.'
     ])
     now += 300
-    const failed = await read()
-    expect(failed).toMatchObject({
+    const stopped = await read()
+    expect(stopped).toMatchObject({
       status: 'cancelled-by-user',
       finished_at: '2026-11-23T10:00:00.000000Z'
     })
-    expect(visible(failed).slice(3)).toEqual([
-      '========================================',
-      'Deployment failed: Deployment cancelled by user',
-      '========================================'
+    expect(visible(stopped).slice(3)).toEqual([
+      'Deployment cancelled by user, stopping execution.',
+      'Warning: Failed to write deployment configurations: Deployment cancelled by user',
+      `Gracefully shutting down build container: ${queued.deployment_uuid}`,
+      `Error stopping container ${queued.deployment_uuid}: Deployment cancelled by user`
     ])
-    now += 400
-    expect(visible(await read()).pop()).toBe(
-      `Gracefully shutting down build container: ${queued.deployment_uuid}`
-    )
+    now += 10_000
+    expect(visible(await read())).toEqual(visible(stopped))
   })
 
   it('answers 405 to GET /deploy', async () => {

@@ -71,7 +71,7 @@ export function fake(
     rateLimit?: number
     queueLimit?: number
     statusCheckEveryMs?: number
-    closingEntry?: boolean
+    version?: '4.0-beta' | '4.2' | '4.3'
   } = {}
 ): Promise<FakeCoolify> {
   return startFakeCoolify({ token: TOKEN, apps, ...options })

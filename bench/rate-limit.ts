@@ -115,7 +115,7 @@ async function measure(
       rateLimit: limit,
       queueLimit: ROOMY_QUEUE,
       statusCheckEveryMs: checkEveryMs,
-      closingEntry: closing
+      ...(closing ? {} : { version: '4.0-beta' as const })
     }
   )
   const result = await runStep(

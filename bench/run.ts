@@ -355,7 +355,7 @@ async function detection(
       tasks.push(
         (async (): Promise<[Client, Latency]> => {
           await sleep(delay)
-          const server = await fake([app('web', build)], { closingEntry: closing })
+          const server = await fake([app('web', build)], closing ? {} : { version: '4.0-beta' })
           servers.push(server)
           const inputs: Record<string, string> = { 'app-uuid': uuidOf('web') }
           if (interval) inputs['poll-interval'] = interval

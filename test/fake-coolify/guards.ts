@@ -126,7 +126,7 @@ export function teamMembership(
   if (options.tokenWithoutTeam) return json(flavor, 401, { message: 'Invalid token.' })
   if (options.role !== 'member') return undefined
   const elevated =
-    options.version === '4.2' ? ['root', 'write', 'write:sensitive'] : MEMBER_DISALLOWED
+    (options.version ?? '4.3') !== '4.3' ? ['root', 'write', 'write:sensitive'] : MEMBER_DISALLOWED
   if (abilities.some(ability => elevated.includes(ability))) {
     return json(flavor, 403, { message: 'Missing required team role.' })
   }

@@ -45,7 +45,7 @@ export async function startFakeCoolify(options: FakeOptions = {}): Promise<FakeC
     options.clock,
     options.queueLimit,
     options.statusCheckEveryMs,
-    options.closingEntry
+    options.version !== '4.0-beta'
   )
   store.sharedVariables = { ...options.sharedVariables }
   const faults = new Faults()

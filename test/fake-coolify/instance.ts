@@ -9,6 +9,7 @@ import type { FakeOptions } from './types.js'
 
 /** The version each flavor of the fake stands for. */
 const VERSIONS: Record<NonNullable<FakeOptions['version']>, string> = {
+  '4.0-beta': '4.0.0-beta.405',
   '4.2': '4.2.0',
   '4.3': '4.3.11'
 }

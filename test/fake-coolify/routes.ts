@@ -80,7 +80,7 @@ function coolify4x(version: FakeOptions['version']): Route[] {
       handle: postRequired
     },
     { method: 'GET', pattern: at(`/projects/${ID}`), ability: 'read', handle: getProject },
-    ...(version === '4.2'
+    ...(version !== '4.3'
       ? []
       : [
           {

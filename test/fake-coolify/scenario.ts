@@ -31,6 +31,14 @@ export interface Progress {
   updatedAt: number
 }
 
+/** What a running job stopped by a cancel writes, `at` once: its failure, then its `finally`. */
+export interface StoppedJob {
+  at: number
+  failure: Entry[]
+  /** Written after `finished_at`, unless the job is killed in its finally. */
+  finally: Entry[]
+}
+
 /** What a deployment needs to be evaluated. */
 export interface Timeline {
   /** The deployment's uuid: `{{deployment_uuid}}` in a scenario's lines stands for it. */
@@ -40,11 +48,8 @@ export interface Timeline {
   cancelledAt?: number
   /** Lines written by the cancel request, after everything the scenario wrote before it. */
   cancelEntries: Entry[]
-  /**
-   * What the running job a cancel stopped writes, and when: its failure's lines; its `finally`
-   * writes `finished_at` then. Without, the `finally` is taken as immediate.
-   */
-  stoppedJob?: { at: number; entries: Entry[] }
+  /** What the running job a cancel stopped writes. Without, its `finally` is taken as immediate. */
+  stoppedJob?: StoppedJob
   /** Lines the job itself writes when it takes the row, after that step's own lines. */
   job?: (startedAt: number) => Array<string | LogLine>
   /**
@@ -188,8 +193,12 @@ export function progress(t: Timeline, now: number): Progress {
     const stopped = t.stoppedJob
     if (running && stopped === undefined) p.finallyAt = t.cancelledAt
     if (running && stopped !== undefined && stopped.at <= now) {
-      p.entries.push(...stopped.entries)
-      p.finallyAt = p.updatedAt = stopped.at
+      p.entries.push(...stopped.failure)
+      p.updatedAt = stopped.at
+      if (!t.scenario.killedInFinally) {
+        p.finallyAt = stopped.at
+        p.entries.push(...stopped.finally)
+      }
     }
   }
   // The finally's own closing entry, where the scenario (or the cancel, which freezes it) left it

@@ -6,7 +6,7 @@ import { newPreview } from './previews.js'
 import type { PreviewRecord } from './previews.js'
 import { resourceStatus } from './resources.js'
 import { DEFAULT_SCENARIO, entry, isRunning, progress } from './scenario.js'
-import type { Entry, Phase, Progress } from './scenario.js'
+import type { Entry, Phase, Progress, StoppedJob } from './scenario.js'
 import type {
   DeploymentStatus,
   FakeApp,
@@ -197,8 +197,8 @@ export interface DeploymentRecord {
   /** The row's docker_registry_image_tag: set for dockerimage previews only. */
   imageTag: string | null
   job?: (startedAt: number) => Array<string | LogLine>
-  /** See Timeline.stoppedJob: set by an API cancel of a running job on the '4x' flavor. */
-  stoppedJob?: { at: number; entries: Entry[] }
+  /** See Timeline.stoppedJob: set by a cancel of a running job on the '4x' flavor. */
+  stoppedJob?: StoppedJob
   /** See Timeline.closes: 4.3.11's finally, on the '4x' flavor. */
   closes: boolean
 }
@@ -256,7 +256,7 @@ export class Store {
     readonly queueLimit = 25,
     /** See FakeOptions.statusCheckEveryMs. */
     private readonly statusCheckEveryMs?: number,
-    /** See FakeOptions.closingEntry. */
+    /** Whether the job's finally writes the closing entry: see FakeOptions.version. */
     private readonly closingEntry = true
   ) {
     this.bootedAt = clock()
@@ -643,9 +643,9 @@ export class Store {
             )
           ]
         : [entry({ output: 'Deployment cancelled by user.', type: 'stderr' }, now)]
-    if (this.flavor === '4x' && !reason && phase === 'in_progress') {
+    if (this.flavor === '4x' && phase === 'in_progress') {
       const at = now + JOB_STOPS_MS
-      d.stoppedJob = { at, entries: jobCancelled(at) }
+      d.stoppedJob = { at, ...jobCancelled(at, d.uuid, d.closes) }
     }
     return true
   }
@@ -823,32 +823,33 @@ function limit(text: string, length: number): string {
 }
 
 /**
- * How long after the cancel's answer the job it stopped writes: the cancel removes the build
- * container and kills the job's command (DeployController.php 281-293), whose exit the job then
- * reads.
+ * How long after the cancel the job it stopped writes: the cancel removes the build container and
+ * kills the job's command (DeployController.php 281-293; CleanupPreviewDeployment.php 105-115 for a
+ * closed pull request), whose exit the job then reads.
  */
 const JOB_STOPS_MS = 300
 
 /**
- * What a running job writes once the cancel stopped its command: the command's exit finds the row
- * cancelled and throws (ExecuteRemoteCommand.php 226-233), `handle()`'s catch fails the job
- * (ApplicationDeploymentJob.php 380-385), and `failed()` writes its lines, the status staying
- * cancelled (5007-5041, 4885-4910); code 69420 removes no container (5043-5046). Its `finally`
- * follows: `finished_at`, then the closing entry (scenario.ts).
+ * What a running job writes once a cancel stopped its command, all at once (no command runs
+ * again): the command's exit finds the row cancelled and throws (ExecuteRemoteCommand.php
+ * 226-233); `handle()`'s catch fails the job (ApplicationDeploymentJob.php 380-385), whose
+ * `failed()` finds the status final, says so and throws (5007-5009, 4885-4915); the `finally`
+ * writes `finished_at`, fails to write the configuration, as every remote command first checks
+ * for a cancel (398-407; ExecuteRemoteCommand.php 92-97), writes the closing entry (410), and then
+ * fails to stop the build container (411, 3971-3988). Before 4.0.0-beta.410 no closing entry.
  */
-function jobCancelled(at: number): Entry[] {
-  const failure = (output: string) => entry({ output, type: 'stderr' }, at)
-  const hidden = (output: string) => entry({ output, type: 'stderr', hidden: true }, at)
-  return [
-    failure('========================================'),
-    failure('Deployment failed: Deployment cancelled by user'),
-    hidden('Error type: RuntimeException'),
-    hidden('Error code: 69420'),
-    hidden('Location: /var/www/html/app/Traits/ExecuteRemoteCommand.php:232'),
-    hidden('Stack trace (first 5 lines):'),
-    hidden(
-      '  #0 /var/www/html/app/Traits/ExecuteRemoteCommand.php(116): App\\Jobs\\ApplicationDeploymentJob->executeCommandWithProcess()'
-    ),
-    failure('========================================')
-  ]
+function jobCancelled(at: number, uuid: string, closes: boolean): Omit<StoppedJob, 'at'> {
+  const stderr = (output: string) => entry({ output, type: 'stderr' }, at)
+  return {
+    failure: [entry('Deployment cancelled by user, stopping execution.', at)],
+    finally: [
+      stderr('Warning: Failed to write deployment configurations: Deployment cancelled by user'),
+      ...(closes
+        ? [
+            entry(`Gracefully shutting down build container: ${uuid}`, at),
+            stderr(`Error stopping container ${uuid}: Deployment cancelled by user`)
+          ]
+        : [])
+    ]
+  }
 }

@@ -312,14 +312,10 @@ export interface FakeOptions {
   /**
    * 4x: '4.2' answers 404 "Not found." for the routes added in 4.3: rollback, clone,
    * destinations, storages and scheduled tasks (4.2.0 already has the per-application tags and envs routes). Default '4.3'.
+   * '4.0-beta' (4.0.0-beta.405) answers as '4.2' does, and its job's finally writes `finished_at`
+   * but no closing entry, which came with 4.0.0-beta.410 (ApplicationDeploymentJob.php 409-411).
    */
-  version?: '4.2' | '4.3'
-  /**
-   * 4x: the job's finally writes its closing entry after `finished_at` and the configuration, as
-   * every release since 4.0.0-beta.410 does (ApplicationDeploymentJob.php 405-410). Default true;
-   * false as the betas before it, whose finally wrote `finished_at` and no entry.
-   */
-  closingEntry?: boolean
+  version?: '4.0-beta' | '4.2' | '4.3'
   /**
    * The token owner's role in its team, default 'owner'. A 'member' with any ability beyond `read`
    * gets 403 "Missing required team role." (4.2: only for root/write/write:sensitive; deploy and
