@@ -205,16 +205,17 @@ describe('the bundled action against Coolify 4.x', () => {
     )
     expect(result.code).toBe(1)
     expect(result.outputs.status).toBe('cancelled')
-    // The cancel's lines, then what the job it stopped writes: its failure, then its finally's
-    // closing entry.
+    // The cancel's lines, then what the job it stopped writes, the line after the closing entry
+    // too.
+    const { uuid } = server.deployments()[0]
     expect(buildLogLines(result.stdout)).toEqual([
       'building',
       'Deployment cancelled by user via API.',
       'Deployment container stopped.',
-      '========================================',
-      'Deployment failed: Deployment cancelled by user',
-      '========================================',
-      `Gracefully shutting down build container: ${server.deployments()[0].uuid}`
+      'Deployment cancelled by user, stopping execution.',
+      'Warning: Failed to write deployment configurations: Deployment cancelled by user',
+      `Gracefully shutting down build container: ${uuid}`,
+      `Error stopping container ${uuid}: Deployment cancelled by user`
     ])
     expect(result.stdout).toMatch(/::error.*web: deployment cancelled/)
   })

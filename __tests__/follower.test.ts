@@ -138,11 +138,17 @@ function jobRows(
 async function followAlone(
   row: () => Record<string, unknown>,
   timeoutMs = 20_000,
-  printing: (text: string) => void = () => {}
+  printing: (text: string) => void = () => {},
+  version = '4.3.11'
 ) {
+  const asked: string[] = []
   const client = {
     readBudget: () => undefined,
     holdBack: () => {},
+    version: async () => {
+      asked.push('version')
+      return version
+    },
     getDeploymentDated: async () => ({ body: row(), date: toSecond(Date.now()) }),
     getDeployment: async () => row(),
     runningDeploymentsDated: async () => ({ body: undefined })
@@ -172,7 +178,7 @@ async function followAlone(
   const timer = setTimeout(() => deadline.abort(), timeoutMs)
   await follower.follow(deployment, { at: Date.now() }, deadline.signal)
   clearTimeout(timer)
-  return { deployment, printed, notes, warnings }
+  return { deployment, printed, notes, warnings, asked }
 }
 
 describe('what the job writes after the final status', () => {
@@ -302,35 +308,25 @@ describe('what the job writes after the final status', () => {
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
   }, 20_000)
 
-  it('waits for the closing entry while the configuration is written after finished_at', async () => {
-    // finished_at at 0.3 s; on a slow remote server the configuration's commands then take 2 s
-    // each, without an entry, each moving updated_at as it starts, and the closing entry comes
-    // 12 s after finished_at: longer than the wait for a still row, but never that still.
+  it('reads the closing entry 3 s after finished_at, the configuration written meanwhile', async () => {
     const row = jobRows({
       endsAt: 300,
       status: 'finished',
       entries: [
         [0, 'Starting deployment.'],
         [300, 'Rolling update completed.'],
-        [12_300, 'Gracefully shutting down build container: d']
+        [3300, 'Gracefully shutting down build container: d']
       ],
       finishedAt: 300,
-      touches: [2300, 4300, 6300, 8300, 10_300],
       dated: true
     })
-    const { deployment, printed, notes } = await followAlone(row)
-    expect(deployment.status).toBe('finished')
-    expect(printed).toEqual([
-      'Starting deployment.',
-      'Rolling update completed.',
-      'Gracefully shutting down build container: d'
-    ])
-    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+    const { printed, asked } = await followAlone(row)
+    expect(printed).toContain('Gracefully shutting down build container: d')
+    expect(asked).toEqual(['version'])
   }, 20_000)
 
-  it('ends quietly once the row is still 10 s after finished_at on a server that writes no closing entry', async () => {
-    // Before 4.0.0-beta.410 the finally wrote finished_at but no closing entry; a job killed in its
-    // finally writes none either.
+  it('ends quietly after finished_at on a server from before the closing entry, once it said its version', async () => {
+    // Before 4.0.0-beta.410 the finally wrote finished_at but no closing entry.
     const row = jobRows({
       endsAt: 300,
       status: 'finished',
@@ -342,12 +338,65 @@ describe('what the job writes after the final status', () => {
       dated: true
     })
     const began = Date.now()
-    const { deployment, notes } = await followAlone(row)
+    const { deployment, notes, asked } = await followAlone(row, 20_000, () => {}, '4.0.0-beta.405')
     expect(deployment.status).toBe('finished')
-    expect(Date.now() - began).toBeGreaterThanOrEqual(10_000)
-    expect(Date.now() - began).toBeLessThan(14_000)
+    expect(Date.now() - began).toBeLessThan(5000)
+    expect(asked).toEqual(['version'])
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
   }, 20_000)
+
+  it('waits for a late closing entry until the row was still 45 s: one comes after 50 s of writes, one never', async () => {
+    // Side by side, as both take that long. In the first, finished_at at 0.3 s, then the
+    // configuration's commands write no entry but each moves updated_at as it starts, every 5 s
+    // for 45 s, and the closing entry comes 5 s after the last. In the second, the job was killed
+    // in its finally, after finished_at, on a server that writes closing entries.
+    const touches = Array.from({ length: 9 }, (_, i) => 5300 + i * 5000)
+    const writing = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.'],
+        [50_300, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 300,
+      touches,
+      dated: true
+    })
+    const killed = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.']
+      ],
+      finishedAt: 300,
+      dated: true
+    })
+    const began = Date.now()
+    const [written, never] = await Promise.all([
+      followAlone(writing, 70_000),
+      followAlone(killed, 70_000).then(result => ({ ...result, tookMs: Date.now() - began }))
+    ])
+
+    expect(written.deployment.status).toBe('finished')
+    expect(written.printed).toEqual([
+      'Starting deployment.',
+      'Rolling update completed.',
+      'Gracefully shutting down build container: d'
+    ])
+    expect(written.notes.filter(note => /could not be seen/.test(note))).toEqual([])
+
+    expect(never.deployment.status).toBe('finished')
+    expect(never.tookMs).toBeGreaterThanOrEqual(45_000)
+    expect(never.tookMs).toBeLessThan(49_000)
+    expect(never.asked).toEqual(['version'])
+    expect(never.notes.filter(note => /could not be seen/.test(note))).toEqual([
+      expect.stringMatching(
+        /^web: the end of Coolify's deployment job could not be seen \(no closing entry\)/
+      )
+    ])
+  }, 70_000)
 
   it('ends a failed row long quiet without finished_at: its job failed outside the finally', async () => {
     // "Server is not functional." fails the job before its try (ApplicationDeploymentJob.php

@@ -24,3 +24,23 @@ export function listOf<T>(value: unknown): T[]
 export function listOf<T>(value: unknown): T[] {
   return Array.isArray(value) ? (value as T[]) : []
 }
+
+/**
+ * Whether Coolify's `version` ("4.3.11", "v4.0.0-beta.405") is `since` or later; undefined when
+ * either does not read as one. A beta comes before its release.
+ */
+export function releaseAtLeast(version: string, since: string): boolean | undefined {
+  const [have, want] = [releaseOf(version), releaseOf(since)]
+  if (!have || !want) return undefined
+  for (let i = 0; i < have.length; i++) {
+    if (have[i] !== want[i]) return have[i] > want[i]
+  }
+  return true
+}
+
+/** major, minor, patch and beta (Infinity for a release) of a Coolify version. */
+function releaseOf(version: string): number[] | undefined {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-beta\.(\d+))?$/.exec(version.trim())
+  if (!match) return undefined
+  return [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4] ?? Infinity)]
+}

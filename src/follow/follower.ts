@@ -1,7 +1,7 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, LOGS_HIDDEN_HINT } from '../coolify/errors.js'
 import { sleep } from '../coolify/pacing.js'
-import { timeOf } from '../coolify/answers.js'
+import { releaseAtLeast, timeOf } from '../coolify/answers.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
 import type { Say } from '../host.js'
@@ -36,14 +36,18 @@ const FIRST_DELAY_MS = 500
 const CLOSING_PAUSE_MS = 500
 const CLOSING_QUIET_MS = 1500
 /**
- * Once `finished_at` is written, the closing entry is sure to follow (ApplicationDeploymentJob.php
- * 389-410): the configuration is written in between, without an entry, each remote command moving
- * `updated_at` as it starts (ExecuteRemoteCommand.php 221-223). On a remote server, with many file
- * storages, or while SSH retries (2 s, then 4 s: SshRetryable.php 59-68) it takes seconds. The wait
- * ends without it only once the row has been still this long: a job killed in its finally, or a
- * server before 4.0.0-beta.410, whose finally wrote none.
+ * Once `finished_at` is written, the closing entry follows (ApplicationDeploymentJob.php 389-411)
+ * on every server since 4.0.0-beta.410. The configuration is written in between, its remote
+ * commands writing no entry but moving `updated_at` as each starts (ExecuteRemoteCommand.php
+ * 221-223), the file storages not even that. On a remote server that takes seconds; while SSH is
+ * in trouble, before a command starts, a check of the shared connection (5 s), a wait for its lock
+ * (10 s) and a new connection (10 s) may pass without a write (config/constants.php 73-78), and a
+ * failed attempt writes an entry, then sleeps 2 s, then 4 s (SshRetryable.php 59-68). The wait
+ * ends without it once the row has been still this long: a job killed in its finally.
  */
-const PROMISED_QUIET_MS = 10_000
+const PROMISED_QUIET_MS = 45_000
+/** The first release whose job writes the closing entry in its finally. */
+const CLOSING_ENTRY_SINCE = '4.0.0-beta.410'
 /** A timer may fire a millisecond early by `Date.now()`: a pause for a quiet ends this much later. */
 const TIMER_SLACK_MS = 5
 /** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
@@ -109,6 +113,8 @@ export class Follower {
   private readonly pacer: ReadPacer
   private readonly reads: DeploymentReads
   private logsHidden = false
+  /** Whether this Coolify's job writes a closing entry, asked once a closing entry is late. */
+  private closingEntries?: Promise<boolean>
 
   constructor(
     private readonly client: CoolifyClient,
@@ -297,6 +303,7 @@ export class Follower {
     const cursor = this.cursorOf(deployment)
     let quietSince = Date.now()
     let askedAt = quietSince
+    let awaited = false
     while (!cursor.closed) {
       const before = cursor.progress
       const endBefore = this.jobEnd.get(deployment)
@@ -315,13 +322,16 @@ export class Follower {
           askedAt = Date.now()
           answeredAt = await this.readOne(deployment, signal)
         } else {
-          // With `finished_at` written, Coolify's job promises its closing entry: the wait goes on
-          // until the row has been still for long, since the configuration is written without an
-          // entry. A server that does not say when it wrote the row promises nothing.
-          const promised = endBefore === 'written' && this.rowWrittenAt.has(deployment)
-          const needed = promised ? PROMISED_QUIET_MS : CLOSING_QUIET_MS
+          // With `finished_at` written and the closing entry late, a Coolify whose job writes
+          // one is waited for until the row has been still for long, since the configuration is
+          // written without an entry. A server that does not say when it wrote the row tells
+          // nothing.
+          let needed = CLOSING_QUIET_MS
+          const dated = endBefore === 'written' && this.rowWrittenAt.has(deployment)
+          if (dated && seen >= CLOSING_QUIET_MS) awaited ||= await this.writesClosingEntry(signal)
+          if (awaited) needed = PROMISED_QUIET_MS
           if (seen >= needed) break
-          // The next read once the quiet it can show is long enough, or, for a promised entry
+          // The next read once the quiet it can show is long enough, or, for a closing entry
           // late to come, twice what it is: a few reads, whatever `poll-interval`.
           const next = Math.min(needed, Math.max(CLOSING_QUIET_MS, 2 * seen))
           const due = Math.min(quietSince + next, told ? told.at - told.ms + next : Infinity)
@@ -340,13 +350,28 @@ export class Follower {
       const written = (this.rowWrittenAt.get(deployment) ?? 0) > (writtenBefore ?? Infinity)
       if (cursor.progress !== before || ended || written) askedAt = quietSince = answeredAt
     }
+    // A cancelled job fails to stop its build container after the closing entry, and says so.
+    if (cursor.closed && deployment.status === 'cancelled') {
+      await sleep(CLOSING_PAUSE_MS, signal)
+        .then(() => this.readFinal(deployment, signal))
+        .catch(() => undefined)
+    }
     // `finished_at` is written after everything but the configuration and the closing entry.
     const end = this.jobEnd.get(deployment)
-    if (!cursor.closed && end !== 'written') {
+    if (!cursor.closed && (end !== 'written' || awaited)) {
       this.options.say.note(
         `${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`
       )
     }
+  }
+
+  /** Whether this Coolify's job writes a closing entry: unless its version says it is too old. */
+  private writesClosingEntry(signal: AbortSignal): Promise<boolean> {
+    this.closingEntries ??= this.client.version(signal).then(
+      version => releaseAtLeast(version, CLOSING_ENTRY_SINCE) ?? true,
+      () => true
+    )
+    return this.closingEntries
   }
 
   /**

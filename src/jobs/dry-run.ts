@@ -1,4 +1,5 @@
 import type { CoolifyClient } from '../coolify/client.js'
+import { releaseAtLeast } from '../coolify/answers.js'
 import { isMissingAbility, isMissingRoute } from '../coolify/errors.js'
 import type { PullRequestEvent } from '../config/event.js'
 import type { Say } from '../host.js'
@@ -90,14 +91,9 @@ async function teamName(client: CoolifyClient, signal: AbortSignal): Promise<str
   }
 }
 
-/** Coolify 4.`minor` or later; false for a version that does not say. */
+/** Coolify 4.`minor` or later, its betas included; false for a version that does not say. */
 function atLeast(version: string | undefined, minor: number): boolean {
-  const [major, own] =
-    /^(\d+)\.(\d+)\./
-      .exec(version ?? '')
-      ?.slice(1)
-      .map(Number) ?? []
-  return major > 4 || (major === 4 && own >= minor)
+  return version !== undefined && (releaseAtLeast(version, `4.${minor}.0-beta.0`) ?? false)
 }
 
 /**
