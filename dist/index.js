@@ -15839,6 +15839,8 @@ class Budget {
 
 // EXTERNAL MODULE: ./src/transport/connect.ts + 1 modules
 var connect = __nccwpck_require__(3773);
+// EXTERNAL MODULE: ./src/coolify/answers.ts
+var answers = __nccwpck_require__(9322);
 // EXTERNAL MODULE: ./src/coolify/errors.ts
 var coolify_errors = __nccwpck_require__(5870);
 ;// CONCATENATED MODULE: ./src/review-app/fields.ts
@@ -16121,8 +16123,6 @@ function patchField(key, rule) {
     return key.startsWith('settings.') ? key.slice('settings.'.length) : key;
 }
 
-// EXTERNAL MODULE: ./src/coolify/answers.ts
-var answers = __nccwpck_require__(9322);
 ;// CONCATENATED MODULE: ./src/review-app/names.ts
 /**
  * How a review app is known: the marker its description carries — the pull request, the
@@ -16152,13 +16152,13 @@ async function templateOf(client, config, repository, signal) {
 }
 /** The uuids of the applications with this name. */
 function namesakesIn(listed, name) {
-    return (0,answers/* listOf */.c)(listed)
+    return (0,answers/* listOf */.c3)(listed)
         .filter(app => app?.name === name && typeof app.uuid === 'string')
         .map(app => app.uuid);
 }
 /** Applications with the review app's marker, the oldest first; never any other. */
 function reviewAppsIn(listed, names) {
-    return (0,answers/* listOf */.c)(listed)
+    return (0,answers/* listOf */.c3)(listed)
         .filter((app) => typeof app?.uuid === 'string' &&
         typeof app.description === 'string' &&
         (app.description === names.marker || app.description === names.pending))
@@ -16172,7 +16172,7 @@ async function findReviewApps(client, names, signal) {
  * second, the one with the smaller uuid, so that every run picks the same.
  */
 function olderFirst(a, b) {
-    const time = (app) => (0,answers/* timeOf */.n)(app.created_at) ?? Infinity;
+    const time = (app) => (0,answers/* timeOf */.nR)(app.created_at) ?? Infinity;
     return time(a) - time(b) || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }
 
@@ -16256,7 +16256,7 @@ async function cloneDestination(client, config, templateUuid, signal) {
     let list;
     try {
         const destinations = await client.listDestinations(templateUuid, signal);
-        list = (0,answers/* listOf */.c)(destinations);
+        list = (0,answers/* listOf */.c3)(destinations);
     }
     catch (error) {
         if ((0,coolify_errors/* isMissingRoute */.w1)(error))
@@ -16276,7 +16276,7 @@ async function cloneDestination(client, config, templateUuid, signal) {
     let unknown = production.size === 0;
     for (const server of production) {
         try {
-            const onServer = (0,answers/* listOf */.c)(await client.listServerDestinations(server, signal));
+            const onServer = (0,answers/* listOf */.c3)(await client.listServerDestinations(server, signal));
             if (onServer.some(destination => destination?.uuid === chosen)) {
                 return { uuid: chosen, sharesServer: true };
             }
@@ -16293,7 +16293,7 @@ async function cloneDestination(client, config, templateUuid, signal) {
 async function noDestination(client, template, production, signal) {
     let team = template;
     try {
-        team = (0,answers/* listOf */.c)(await client.listTeamDestinations(signal));
+        team = (0,answers/* listOf */.c3)(await client.listTeamDestinations(signal));
     }
     catch (error) {
         if (!(0,coolify_errors/* isMissingRoute */.w1)(error))
@@ -16339,7 +16339,7 @@ function mayHaveActed(error) {
 async function removeLostCopies(client, names, before, signal, say) {
     let listed;
     try {
-        listed = (0,answers/* listOf */.c)(await client.listApplications(signal));
+        listed = (0,answers/* listOf */.c3)(await client.listApplications(signal));
     }
     catch (error) {
         return `Whether Coolify made a copy named ${names.name} could not be checked (${(0,errors/* describeError */.Uc)(error)}): look for one without a review marker in its description and delete it.`;
@@ -16500,7 +16500,7 @@ async function setVariables(client, uuid, env, preview, signal) {
 /** The bulk route's item for `variable`: production's or the previews', with the flags it has. */
 function withOwnFlags(variable, existing, preview) {
     const item = preview ? { ...variable, is_preview: true } : { ...variable };
-    const own = (0,answers/* listOf */.c)(existing).find(found => found?.key === variable.key && (found.is_preview ?? false) === preview);
+    const own = (0,answers/* listOf */.c3)(existing).find(found => found?.key === variable.key && (found.is_preview ?? false) === preview);
     if (!own)
         return item;
     return {
@@ -17007,7 +17007,7 @@ async function templateFacts(client, template, cloned, signal) {
         if (!(0,coolify_errors/* isMissingRoute */.w1)(error))
             throw error;
     }
-    variables = (0,answers/* listOf */.c)(variables);
+    variables = (0,answers/* listOf */.c3)(variables);
     // Locked values are hidden from every token; any other hidden one means no `read:sensitive`.
     if (variables.some(v => v?.is_shown_once !== true && (!v || listedValue(v) === undefined))) {
         throw new errors/* ActionError */.lZ("Coolify hides the template's variables from this token: a review app copies its preview variables and checks them against production's, which needs the `read:sensitive` ability.");
@@ -17030,8 +17030,8 @@ async function templateFacts(client, template, cloned, signal) {
         ...base,
         composeDomains: composeDomainsOf(template.docker_compose_domains),
         customLabels: labelsOf(template.custom_labels),
-        persistentStorages: (0,answers/* listOf */.c)(storages?.persistent_storages),
-        fileStorages: (0,answers/* listOf */.c)(storages?.file_storages)
+        persistentStorages: (0,answers/* listOf */.c3)(storages?.persistent_storages),
+        fileStorages: (0,answers/* listOf */.c3)(storages?.file_storages)
     };
 }
 const HIDDEN_LABELS = "Coolify hides the template's labels from this token: a review app's labels are checked for production's hosts before it is deployed, which needs the `read:sensitive` ability.";
@@ -17052,8 +17052,8 @@ async function readBack(client, uuid, signal) {
         autoDeploy: app.settings?.is_auto_deploy_enabled,
         gitCommitSha: app.git_commit_sha,
         webhookSecrets: WEBHOOK_SECRETS.filter(field => Boolean(app[field])),
-        persistentStorages: (0,answers/* listOf */.c)(storages?.persistent_storages),
-        fileStorages: (0,answers/* listOf */.c)(storages?.file_storages),
+        persistentStorages: (0,answers/* listOf */.c3)(storages?.persistent_storages),
+        fileStorages: (0,answers/* listOf */.c3)(storages?.file_storages),
         variables
     };
 }
@@ -17157,7 +17157,7 @@ async function applyWrite(client, uuid, write, { facts, plan, env }, signal) {
 /** A list Coolify answered; none on a server without the route. */
 async function listed(answer) {
     try {
-        return (0,answers/* listOf */.c)(await answer);
+        return (0,answers/* listOf */.c3)(await answer);
     }
     catch (error) {
         if ((0,coolify_errors/* isMissingRoute */.w1)(error))
@@ -17644,7 +17644,7 @@ class ApplicationReads {
         const { app, answeredAt } = read;
         return {
             status: typeof app.status === 'string' ? app.status : undefined,
-            refreshedAt: (0,answers/* timeOf */.n)(app.last_online_at),
+            refreshedAt: (0,answers/* timeOf */.nR)(app.last_online_at),
             answeredAt,
             appUrl: typeof app.fqdn === 'string' ? (app.fqdn.split(',')[0]?.trim() ?? '') : ''
         };
@@ -17668,7 +17668,7 @@ async function readDated(client, uuids, signal, kind) {
         return { apps: [body], date };
     }
     const { body, date } = await client.listApplicationsDated(signal, kind);
-    return { apps: (0,answers/* listOf */.c)(body), date };
+    return { apps: (0,answers/* listOf */.c3)(body), date };
 }
 /** Why a reader stopped waiting: its time ran out (said as the client says it), or the run's cancel. */
 function ended(signal) {
@@ -17865,14 +17865,18 @@ const FIRST_DELAY_MS = 500;
 const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
 /**
- * Once `finished_at` is written, the closing entry is sure to follow (ApplicationDeploymentJob.php
- * 389-410): the configuration is written in between, without an entry, each remote command moving
- * `updated_at` as it starts (ExecuteRemoteCommand.php 221-223). On a remote server, with many file
- * storages, or while SSH retries (2 s, then 4 s: SshRetryable.php 59-68) it takes seconds. The wait
- * ends without it only once the row has been still this long: a job killed in its finally, or a
- * server before 4.0.0-beta.410, whose finally wrote none.
+ * Once `finished_at` is written, the closing entry follows (ApplicationDeploymentJob.php 389-411)
+ * on every server since 4.0.0-beta.410. The configuration is written in between, its remote
+ * commands writing no entry but moving `updated_at` as each starts (ExecuteRemoteCommand.php
+ * 221-223), the file storages not even that. On a remote server that takes seconds; while SSH is
+ * in trouble, before a command starts, a check of the shared connection (5 s), a wait for its lock
+ * (10 s) and a new connection (10 s) may pass without a write (config/constants.php 73-78), and a
+ * failed attempt writes an entry, then sleeps 2 s, then 4 s (SshRetryable.php 59-68). The wait
+ * ends without it once the row has been still this long: a job killed in its finally.
  */
-const PROMISED_QUIET_MS = 10_000;
+const PROMISED_QUIET_MS = 45_000;
+/** The first release whose job writes the closing entry in its finally. */
+const CLOSING_ENTRY_SINCE = '4.0.0-beta.410';
 /** A timer may fire a millisecond early by `Date.now()`: a pause for a quiet ends this much later. */
 const TIMER_SLACK_MS = 5;
 /** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
@@ -17939,6 +17943,8 @@ class Follower {
     pacer;
     reads;
     logsHidden = false;
+    /** Whether this Coolify's job writes a closing entry, asked once a closing entry is late. */
+    closingEntries;
     constructor(client, options) {
         this.client = client;
         this.options = options;
@@ -18105,6 +18111,7 @@ class Follower {
         const cursor = this.cursorOf(deployment);
         let quietSince = Date.now();
         let askedAt = quietSince;
+        let awaited = false;
         while (!cursor.closed) {
             const before = cursor.progress;
             const endBefore = this.jobEnd.get(deployment);
@@ -18123,14 +18130,19 @@ class Follower {
                     answeredAt = await this.readOne(deployment, signal);
                 }
                 else {
-                    // With `finished_at` written, Coolify's job promises its closing entry: the wait goes on
-                    // until the row has been still for long, since the configuration is written without an
-                    // entry. A server that does not say when it wrote the row promises nothing.
-                    const promised = endBefore === 'written' && this.rowWrittenAt.has(deployment);
-                    const needed = promised ? PROMISED_QUIET_MS : CLOSING_QUIET_MS;
+                    // With `finished_at` written and the closing entry late, a Coolify whose job writes
+                    // one is waited for until the row has been still for long, since the configuration is
+                    // written without an entry. A server that does not say when it wrote the row tells
+                    // nothing.
+                    let needed = CLOSING_QUIET_MS;
+                    const dated = endBefore === 'written' && this.rowWrittenAt.has(deployment);
+                    if (dated && seen >= CLOSING_QUIET_MS)
+                        awaited ||= await this.writesClosingEntry(signal);
+                    if (awaited)
+                        needed = PROMISED_QUIET_MS;
                     if (seen >= needed)
                         break;
-                    // The next read once the quiet it can show is long enough, or, for a promised entry
+                    // The next read once the quiet it can show is long enough, or, for a closing entry
                     // late to come, twice what it is: a few reads, whatever `poll-interval`.
                     const next = Math.min(needed, Math.max(CLOSING_QUIET_MS, 2 * seen));
                     const due = Math.min(quietSince + next, told ? told.at - told.ms + next : Infinity);
@@ -18151,11 +18163,22 @@ class Follower {
             if (cursor.progress !== before || ended || written)
                 askedAt = quietSince = answeredAt;
         }
+        // A cancelled job fails to stop its build container after the closing entry, and says so.
+        if (cursor.closed && deployment.status === 'cancelled') {
+            await (0,pacing/* sleep */.yy)(CLOSING_PAUSE_MS, signal)
+                .then(() => this.readFinal(deployment, signal))
+                .catch(() => undefined);
+        }
         // `finished_at` is written after everything but the configuration and the closing entry.
         const end = this.jobEnd.get(deployment);
-        if (!cursor.closed && end !== 'written') {
+        if (!cursor.closed && (end !== 'written' || awaited)) {
             this.options.say.note(`${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`);
         }
+    }
+    /** Whether this Coolify's job writes a closing entry: unless its version says it is too old. */
+    writesClosingEntry(signal) {
+        this.closingEntries ??= this.client.version(signal).then(version => (0,answers/* releaseAtLeast */.I7)(version, CLOSING_ENTRY_SINCE) ?? true, () => true);
+        return this.closingEntries;
     }
     /**
      * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
@@ -18203,7 +18226,7 @@ class Follower {
             this.carried.set(deployment, wireBytes);
         // A read that does not tell leaves nothing known: an earlier answer's quiet would outlive
         // entries written since.
-        const written = (0,answers/* timeOf */.n)(detail.updated_at);
+        const written = (0,answers/* timeOf */.nR)(detail.updated_at);
         if (written === undefined)
             this.rowWrittenAt.delete(deployment);
         else
@@ -18295,7 +18318,7 @@ async function guardDebugLogs(client, config, signal, say) {
     for (const uuid of config.appUuids) {
         try {
             const variables = await client.listApplicationEnvs(uuid, signal);
-            for (const variable of (0,answers/* listOf */.c)(variables)) {
+            for (const variable of (0,answers/* listOf */.c3)(variables)) {
                 const value = variable?.value;
                 if (typeof value !== 'string' || !(0,secrets/* worthMasking */.LB)(value))
                     continue;
@@ -18654,7 +18677,7 @@ async function readStatus(client, resource, signal) {
         const status = statusIn(body?.status, resource);
         return {
             status,
-            refreshedAt: (0,answers/* timeOf */.n)(body.last_online_at),
+            refreshedAt: (0,answers/* timeOf */.nR)(body.last_online_at),
             answeredAt: date,
             starting: false,
             parts: []
@@ -18665,7 +18688,7 @@ async function readStatus(client, resource, signal) {
     const all = [...arrayOf(body.applications), ...arrayOf(body.databases)];
     const watched = all.filter(part => !part.exclude_from_status);
     const parts = watched.length ? watched : all;
-    const times = parts.map(part => (0,answers/* timeOf */.n)(part.last_online_at));
+    const times = parts.map(part => (0,answers/* timeOf */.nR)(part.last_online_at));
     const down = parts.filter(part => typeof part.status === 'string' && !isUp(part.status));
     return {
         status,
@@ -18681,7 +18704,7 @@ function statusIn(status, resource) {
     throw new errors/* ActionError */.lZ(`Coolify's answer about ${resource.kind} ${resource.appUuid} had no status`);
 }
 function arrayOf(parts) {
-    return (0,answers/* listOf */.c)(parts).filter(part => part && typeof part === 'object');
+    return (0,answers/* listOf */.c3)(parts).filter(part => part && typeof part === 'object');
 }
 /**
  * The end of the containers' logs: the database's, or each named part's of a service (its lines
@@ -19344,6 +19367,7 @@ function atMost(promise, ms) {
 
 
 
+
 /**
  * `dry-run`, before the names are looked up: the address answers as Coolify's API, and which
  * version; the token is valid, of a team, and its user may use it (Coolify refuses a member's token
@@ -19402,13 +19426,9 @@ async function teamName(client, signal) {
         throw error;
     }
 }
-/** Coolify 4.`minor` or later; false for a version that does not say. */
+/** Coolify 4.`minor` or later, its betas included; false for a version that does not say. */
 function atLeast(version, minor) {
-    const [major, own] = /^(\d+)\.(\d+)\./
-        .exec(version ?? '')
-        ?.slice(1)
-        .map(Number) ?? [];
-    return major > 4 || (major === 4 && own >= minor);
+    return version !== undefined && ((0,answers/* releaseAtLeast */.I7)(version, `4.${minor}.0-beta.0`) ?? false);
 }
 /**
  * The abilities the run needs beyond `read` (which every read so far proved), each with what needs
@@ -19846,7 +19866,7 @@ class Catalog {
         if (!environments) {
             environments = this.client
                 .getProject(uuid, this.signal)
-                .then(detail => (0,answers/* listOf */.c)(detail?.environments));
+                .then(detail => (0,answers/* listOf */.c3)(detail?.environments));
             this.#environments.set(uuid, environments);
         }
         return environments;
@@ -19866,7 +19886,7 @@ class Catalog {
         return resource.name;
     }
     projectList() {
-        this.#projects ??= this.client.listProjects(this.signal).then(projects => (0,answers/* listOf */.c)(projects), (error) => {
+        this.#projects ??= this.client.listProjects(this.signal).then(projects => (0,answers/* listOf */.c3)(projects), (error) => {
             if ((0,coolify_errors/* isMissingRoute */.w1)(error))
                 return undefined;
             throw error;
@@ -21497,8 +21517,9 @@ function redactPayloads(text) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   c: () => (/* binding */ listOf),
-/* harmony export */   n: () => (/* binding */ timeOf)
+/* harmony export */   I7: () => (/* binding */ releaseAtLeast),
+/* harmony export */   c3: () => (/* binding */ listOf),
+/* harmony export */   nR: () => (/* binding */ timeOf)
 /* harmony export */ });
 /**
  * Reading values out of Coolify's answers, which older servers and odd rows give in other shapes:
@@ -21520,6 +21541,27 @@ function timeOf(value) {
 }
 function listOf(value) {
     return Array.isArray(value) ? value : [];
+}
+/**
+ * Whether Coolify's `version` ("4.3.11", "v4.0.0-beta.405") is `since` or later; undefined when
+ * either does not read as one. A beta comes before its release.
+ */
+function releaseAtLeast(version, since) {
+    const [have, want] = [releaseOf(version), releaseOf(since)];
+    if (!have || !want)
+        return undefined;
+    for (let i = 0; i < have.length; i++) {
+        if (have[i] !== want[i])
+            return have[i] > want[i];
+    }
+    return true;
+}
+/** major, minor, patch and beta (Infinity for a release) of a Coolify version. */
+function releaseOf(version) {
+    const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-beta\.(\d+))?$/.exec(version.trim());
+    if (!match)
+        return undefined;
+    return [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4] ?? Infinity)];
 }
 
 
@@ -22370,7 +22412,7 @@ async function findStarted(client, appUuid, mark, signal) {
  */
 async function findStartedRow(client, appUuid, mark, signal) {
     const joined = (item) => {
-        const created = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .timeOf */ .n)(item.created_at);
+        const created = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .timeOf */ .nR)(item.created_at);
         return created !== undefined && created < mark.at - (mark.at % 1000);
     };
     // One queued since the trigger is its own only where the API could have queued it: not a push
@@ -22387,7 +22429,7 @@ async function findStartedRow(client, appUuid, mark, signal) {
  */
 async function findCreated(client, appUuid, mark, signal) {
     const since = mark.at - CLOCK_SLACK_MS;
-    const created = (item) => ((0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .timeOf */ .n)(item.created_at) ?? -Infinity) >= since;
+    const created = (item) => ((0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .timeOf */ .nR)(item.created_at) ?? -Infinity) >= since;
     const rows = (await history(client, appUuid, signal)).filter(item => queuedBy(item, mark) && created(item));
     return rows.length === 1
         ? { uuid: rows[0].deployment_uuid, candidates: 1 }
@@ -22459,7 +22501,7 @@ async function findOfCommitWithin(client, appUuid, wanted, turn, signal) {
 }
 async function history(client, appUuid, signal, skip = 0) {
     const answer = await client.listDeployments(appUuid, HISTORY_ROWS, signal, skip);
-    return (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .listOf */ .c)(answer?.deployments);
+    return (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .listOf */ .c3)(answer?.deployments);
 }
 function isFrom(item, mark) {
     if (typeof item?.deployment_uuid !== 'string')
@@ -22470,8 +22512,8 @@ function isFrom(item, mark) {
     if (mark.commit && item.commit && item.commit !== 'HEAD' && !sameCommit(item.commit, mark.commit))
         return false;
     const since = mark.at - CLOCK_SLACK_MS;
-    const created = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .timeOf */ .n)(item.created_at);
-    const finished = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .timeOf */ .n)(item.finished_at);
+    const created = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .timeOf */ .nR)(item.created_at);
+    const finished = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_2__/* .timeOf */ .nR)(item.finished_at);
     return ((0,_model_status_js__WEBPACK_IMPORTED_MODULE_1__/* .isUnderWay */ .gn)(item.status) ||
         (created !== undefined && created >= since) ||
         (finished !== undefined && finished >= since));
@@ -22694,8 +22736,8 @@ class Deployment {
         if (detail.commit)
             this.#commit = detail.commit;
         this.locate(detail, instanceUrl);
-        this.#createdAt = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .n)(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .n)(detail.finished_at) ?? this.#finishedAt;
+        this.#createdAt = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .nR)(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .nR)(detail.finished_at) ?? this.#finishedAt;
         const previous = this.#coolifyStatus;
         this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
         const status = (0,_status_js__WEBPACK_IMPORTED_MODULE_0__/* .statusFromCoolify */ .mM)(detail.status);
@@ -22706,7 +22748,7 @@ class Deployment {
                 this.#endedAt ??= Date.now();
             // The answer's `Date`, or at the least when the row was last written (undated reads).
             else
-                this.#seenRunningAt = answeredAt ?? (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .n)(detail.updated_at) ?? this.#seenRunningAt;
+                this.#seenRunningAt = answeredAt ?? (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .timeOf */ .nR)(detail.updated_at) ?? this.#seenRunningAt;
         }
         return previous !== this.#coolifyStatus;
     }
@@ -23336,7 +23378,7 @@ async function findTriggered(client, appUuids, mark, signal) {
  */
 async function taggedApplications(client, tags, signal) {
     const listed = await Promise.all(tags.map(tag => client.listApplications(signal, tag)));
-    const uuids = listed.flatMap(list => (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_6__/* .listOf */ .c)(list).map(app => app?.uuid));
+    const uuids = listed.flatMap(list => (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_6__/* .listOf */ .c3)(list).map(app => app?.uuid));
     return [...new Set(uuids)].filter((uuid) => typeof uuid === 'string' && !!uuid);
 }
 /**
@@ -23485,7 +23527,7 @@ function entriesOf(answer) {
         return answer.deployments;
     // Deploy by tag: a message for every resource, in order, and `details` for the applications
     // that got a deployment; the n-th detail belongs to the n-th "queued" message.
-    const details = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_6__/* .listOf */ .c)(answer.details);
+    const details = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_6__/* .listOf */ .c3)(answer.details);
     const messages = Array.isArray(answer.message)
         ? answer.message
         : answer.message
@@ -23517,7 +23559,7 @@ function onePerResource(entries) {
 async function serviceNamed(client, name, options) {
     try {
         const services = await client.listServices(options.signal);
-        const named = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_6__/* .listOf */ .c)(services).filter(service => service?.name === name);
+        const named = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_6__/* .listOf */ .c3)(services).filter(service => service?.name === name);
         if (named.length === 1 && named[0].uuid)
             return named[0].uuid;
         options.say.note(`Service ${name}: ${named.length ? 'several services have this name' : 'not in the list of services'}, so its status cannot be followed.`);
@@ -23682,7 +23724,7 @@ async function runningTag(client, version, signal) {
 }
 /** The tag the newest finished production deployment ran, as its row or log names it. */
 function lastRanTag(items) {
-    for (const item of (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_7__/* .listOf */ .c)(items)) {
+    for (const item of (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_7__/* .listOf */ .c3)(items)) {
         if (Number(item?.pull_request_id ?? 0) !== 0)
             continue;
         if (!(0,_model_status_js__WEBPACK_IMPORTED_MODULE_4__/* .isFinished */ .$g)((0,_model_status_js__WEBPACK_IMPORTED_MODULE_4__/* .statusFromCoolify */ .mM)(item.status)))
@@ -23696,7 +23738,7 @@ function lastRanTag(items) {
  * Coolify recorded it abbreviated (a pin given so), which a rollback could not fetch.
  */
 function runningCommit(items) {
-    for (const item of (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_7__/* .listOf */ .c)(items)) {
+    for (const item of (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_7__/* .listOf */ .c3)(items)) {
         if (Number(item?.pull_request_id ?? 0) !== 0)
             continue;
         if (!(0,_model_status_js__WEBPACK_IMPORTED_MODULE_4__/* .isFinished */ .$g)((0,_model_status_js__WEBPACK_IMPORTED_MODULE_4__/* .statusFromCoolify */ .mM)(item.status)))
@@ -23898,7 +23940,7 @@ async function startedTag(client, uuid, pinnedAt, signal) {
     for (;;) {
         const detail = await client.getDeployment(uuid, signal);
         const status = (0,_model_status_js__WEBPACK_IMPORTED_MODULE_4__/* .statusFromCoolify */ .mM)(detail.status);
-        const created = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_7__/* .timeOf */ .n)(detail.created_at);
+        const created = (0,_coolify_answers_js__WEBPACK_IMPORTED_MODULE_7__/* .timeOf */ .nR)(detail.created_at);
         if (created !== undefined && created >= pinnedAt)
             return undefined;
         if (status === 'queued')

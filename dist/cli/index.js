@@ -17144,6 +17144,50 @@ function connect_connect(config, say) {
     return client;
 }
 
+;// CONCATENATED MODULE: ./src/coolify/answers.ts
+/**
+ * Reading values out of Coolify's answers, which older servers and odd rows give in other shapes:
+ * its timestamps, and its lists.
+ */
+/** A date and time with no zone: `2026-11-28 12:00:01`, or with a `T`, fractions allowed. */
+const ZONELESS = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$/;
+/**
+ * Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none.
+ * A column no model casts (`last_online_at`) comes as Postgres prints it, without a zone: Coolify
+ * stores UTC, so it is read as UTC, never in the runner's own time zone.
+ */
+function timeOf(value) {
+    if (typeof value !== 'string' || value === '')
+        return undefined;
+    const trimmed = value.trim();
+    const ms = Date.parse(ZONELESS.test(trimmed) ? `${trimmed.replace(' ', 'T')}Z` : trimmed);
+    return Number.isNaN(ms) ? undefined : ms;
+}
+function listOf(value) {
+    return Array.isArray(value) ? value : [];
+}
+/**
+ * Whether Coolify's `version` ("4.3.11", "v4.0.0-beta.405") is `since` or later; undefined when
+ * either does not read as one. A beta comes before its release.
+ */
+function releaseAtLeast(version, since) {
+    const [have, want] = [releaseOf(version), releaseOf(since)];
+    if (!have || !want)
+        return undefined;
+    for (let i = 0; i < have.length; i++) {
+        if (have[i] !== want[i])
+            return have[i] > want[i];
+    }
+    return true;
+}
+/** major, minor, patch and beta (Infinity for a release) of a Coolify version. */
+function releaseOf(version) {
+    const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-beta\.(\d+))?$/.exec(version.trim());
+    if (!match)
+        return undefined;
+    return [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4] ?? Infinity)];
+}
+
 ;// CONCATENATED MODULE: ./src/review-app/fields.ts
 /**
  * Every key of `GET /applications/{uuid}` (Coolify 4.3.11: the applications row, what the API adds
@@ -17422,29 +17466,6 @@ function patchField(key, rule) {
     if (rule?.kind === 'reset' && rule.field)
         return rule.field;
     return key.startsWith('settings.') ? key.slice('settings.'.length) : key;
-}
-
-;// CONCATENATED MODULE: ./src/coolify/answers.ts
-/**
- * Reading values out of Coolify's answers, which older servers and odd rows give in other shapes:
- * its timestamps, and its lists.
- */
-/** A date and time with no zone: `2026-11-28 12:00:01`, or with a `T`, fractions allowed. */
-const ZONELESS = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$/;
-/**
- * Epoch ms of one of Coolify's timestamps (ISO 8601, microseconds allowed); undefined if none.
- * A column no model casts (`last_online_at`) comes as Postgres prints it, without a zone: Coolify
- * stores UTC, so it is read as UTC, never in the runner's own time zone.
- */
-function timeOf(value) {
-    if (typeof value !== 'string' || value === '')
-        return undefined;
-    const trimmed = value.trim();
-    const ms = Date.parse(ZONELESS.test(trimmed) ? `${trimmed.replace(' ', 'T')}Z` : trimmed);
-    return Number.isNaN(ms) ? undefined : ms;
-}
-function listOf(value) {
-    return Array.isArray(value) ? value : [];
 }
 
 ;// CONCATENATED MODULE: ./src/review-app/names.ts
@@ -19623,14 +19644,18 @@ const FIRST_DELAY_MS = 500;
 const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
 /**
- * Once `finished_at` is written, the closing entry is sure to follow (ApplicationDeploymentJob.php
- * 389-410): the configuration is written in between, without an entry, each remote command moving
- * `updated_at` as it starts (ExecuteRemoteCommand.php 221-223). On a remote server, with many file
- * storages, or while SSH retries (2 s, then 4 s: SshRetryable.php 59-68) it takes seconds. The wait
- * ends without it only once the row has been still this long: a job killed in its finally, or a
- * server before 4.0.0-beta.410, whose finally wrote none.
+ * Once `finished_at` is written, the closing entry follows (ApplicationDeploymentJob.php 389-411)
+ * on every server since 4.0.0-beta.410. The configuration is written in between, its remote
+ * commands writing no entry but moving `updated_at` as each starts (ExecuteRemoteCommand.php
+ * 221-223), the file storages not even that. On a remote server that takes seconds; while SSH is
+ * in trouble, before a command starts, a check of the shared connection (5 s), a wait for its lock
+ * (10 s) and a new connection (10 s) may pass without a write (config/constants.php 73-78), and a
+ * failed attempt writes an entry, then sleeps 2 s, then 4 s (SshRetryable.php 59-68). The wait
+ * ends without it once the row has been still this long: a job killed in its finally.
  */
-const PROMISED_QUIET_MS = 10_000;
+const PROMISED_QUIET_MS = 45_000;
+/** The first release whose job writes the closing entry in its finally. */
+const CLOSING_ENTRY_SINCE = '4.0.0-beta.410';
 /** A timer may fire a millisecond early by `Date.now()`: a pause for a quiet ends this much later. */
 const TIMER_SLACK_MS = 5;
 /** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
@@ -19697,6 +19722,8 @@ class Follower {
     pacer;
     reads;
     logsHidden = false;
+    /** Whether this Coolify's job writes a closing entry, asked once a closing entry is late. */
+    closingEntries;
     constructor(client, options) {
         this.client = client;
         this.options = options;
@@ -19863,6 +19890,7 @@ class Follower {
         const cursor = this.cursorOf(deployment);
         let quietSince = Date.now();
         let askedAt = quietSince;
+        let awaited = false;
         while (!cursor.closed) {
             const before = cursor.progress;
             const endBefore = this.jobEnd.get(deployment);
@@ -19881,14 +19909,19 @@ class Follower {
                     answeredAt = await this.readOne(deployment, signal);
                 }
                 else {
-                    // With `finished_at` written, Coolify's job promises its closing entry: the wait goes on
-                    // until the row has been still for long, since the configuration is written without an
-                    // entry. A server that does not say when it wrote the row promises nothing.
-                    const promised = endBefore === 'written' && this.rowWrittenAt.has(deployment);
-                    const needed = promised ? PROMISED_QUIET_MS : CLOSING_QUIET_MS;
+                    // With `finished_at` written and the closing entry late, a Coolify whose job writes
+                    // one is waited for until the row has been still for long, since the configuration is
+                    // written without an entry. A server that does not say when it wrote the row tells
+                    // nothing.
+                    let needed = CLOSING_QUIET_MS;
+                    const dated = endBefore === 'written' && this.rowWrittenAt.has(deployment);
+                    if (dated && seen >= CLOSING_QUIET_MS)
+                        awaited ||= await this.writesClosingEntry(signal);
+                    if (awaited)
+                        needed = PROMISED_QUIET_MS;
                     if (seen >= needed)
                         break;
-                    // The next read once the quiet it can show is long enough, or, for a promised entry
+                    // The next read once the quiet it can show is long enough, or, for a closing entry
                     // late to come, twice what it is: a few reads, whatever `poll-interval`.
                     const next = Math.min(needed, Math.max(CLOSING_QUIET_MS, 2 * seen));
                     const due = Math.min(quietSince + next, told ? told.at - told.ms + next : Infinity);
@@ -19909,11 +19942,22 @@ class Follower {
             if (cursor.progress !== before || ended || written)
                 askedAt = quietSince = answeredAt;
         }
+        // A cancelled job fails to stop its build container after the closing entry, and says so.
+        if (cursor.closed && deployment.status === 'cancelled') {
+            await sleep(CLOSING_PAUSE_MS, signal)
+                .then(() => this.readFinal(deployment, signal))
+                .catch(() => undefined);
+        }
         // `finished_at` is written after everything but the configuration and the closing entry.
         const end = this.jobEnd.get(deployment);
-        if (!cursor.closed && end !== 'written') {
+        if (!cursor.closed && (end !== 'written' || awaited)) {
             this.options.say.note(`${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`);
         }
+    }
+    /** Whether this Coolify's job writes a closing entry: unless its version says it is too old. */
+    writesClosingEntry(signal) {
+        this.closingEntries ??= this.client.version(signal).then(version => releaseAtLeast(version, CLOSING_ENTRY_SINCE) ?? true, () => true);
+        return this.closingEntries;
     }
     /**
      * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
@@ -22127,6 +22171,7 @@ function atMost(promise, ms) {
 
 
 
+
 /**
  * `dry-run`, before the names are looked up: the address answers as Coolify's API, and which
  * version; the token is valid, of a team, and its user may use it (Coolify refuses a member's token
@@ -22185,13 +22230,9 @@ async function teamName(client, signal) {
         throw error;
     }
 }
-/** Coolify 4.`minor` or later; false for a version that does not say. */
+/** Coolify 4.`minor` or later, its betas included; false for a version that does not say. */
 function atLeast(version, minor) {
-    const [major, own] = /^(\d+)\.(\d+)\./
-        .exec(version ?? '')
-        ?.slice(1)
-        .map(Number) ?? [];
-    return major > 4 || (major === 4 && own >= minor);
+    return version !== undefined && (releaseAtLeast(version, `4.${minor}.0-beta.0`) ?? false);
 }
 /**
  * The abilities the run needs beyond `read` (which every read so far proved), each with what needs
