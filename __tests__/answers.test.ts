@@ -8,6 +8,9 @@ describe("Coolify's versions", () => {
     expect(releaseAtLeast('4.0.0-beta.410', '4.0.0-beta.410')).toBe(true)
     expect(releaseAtLeast('4.0.0-beta.463', '4.0.0-beta.410')).toBe(true)
     expect(releaseAtLeast('4.0.0', '4.0.0-beta.410')).toBe(true)
+    expect(releaseAtLeast('4.0.0-beta.420.7', '4.0.0-beta.420')).toBe(true)
+    expect(releaseAtLeast('4.0.0-beta.420', '4.0.0-beta.420.7')).toBe(false)
+    expect(releaseAtLeast('4.0.0-beta.442', '4.0.0-beta.443')).toBe(false)
     expect(releaseAtLeast('4.0.0-beta.999', '4.0.0')).toBe(false)
   })
 

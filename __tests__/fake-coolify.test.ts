@@ -248,7 +248,7 @@ describe('deploy and read, 4x', () => {
     expect(done.updated_at).toBe('2026-11-23T10:00:04.000000Z')
   })
 
-  it('writes no closing entry of its own for a server before 4.0.0-beta.410', async () => {
+  it('writes no closing entry of its own for a server before 4.0.0-beta.407', async () => {
     let now = Date.parse('2026-11-23T10:00:00Z')
     const scenario: Scenario = {
       steps: [

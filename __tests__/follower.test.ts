@@ -139,7 +139,7 @@ async function followAlone(
   row: () => Record<string, unknown>,
   timeoutMs = 20_000,
   printing: (text: string) => void = () => {},
-  version = '4.3.11'
+  version: string | Promise<string> = '4.3.11'
 ) {
   const asked: string[] = []
   const client = {
@@ -326,7 +326,7 @@ describe('what the job writes after the final status', () => {
   }, 20_000)
 
   it('ends quietly after finished_at on a server from before the closing entry, once it said its version', async () => {
-    // Before 4.0.0-beta.410 the finally wrote finished_at but no closing entry.
+    // Before 4.0.0-beta.407 the finally wrote finished_at but no closing entry.
     const row = jobRows({
       endsAt: 300,
       status: 'finished',
@@ -343,6 +343,26 @@ describe('what the job writes after the final status', () => {
     expect(Date.now() - began).toBeLessThan(5000)
     expect(asked).toEqual(['version'])
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
+
+  it('reads a late closing entry when Coolify does not say its version', async () => {
+    // The question is left unanswered: the reads go on 3 s later, taking the entry as coming.
+    const row = jobRows({
+      endsAt: 300,
+      status: 'finished',
+      entries: [
+        [0, 'Starting deployment.'],
+        [300, 'Rolling update completed.'],
+        [6300, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 300,
+      dated: true
+    })
+    const never = new Promise<string>(() => {})
+    const { deployment, printed, asked } = await followAlone(row, 20_000, () => {}, never)
+    expect(deployment.status).toBe('finished')
+    expect(printed).toContain('Gracefully shutting down build container: d')
+    expect(asked).toEqual(['version'])
   }, 20_000)
 
   it('waits for a late closing entry until the row was still 45 s: one comes after 50 s of writes, one never', async () => {

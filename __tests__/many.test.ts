@@ -128,7 +128,7 @@ describe('several applications in one step', () => {
   })
 
   it('reads a log without a closing entry again only once Coolify’s clock says it went quiet, on a server from before it', async () => {
-    // A server before 4.0.0-beta.410: a last line 0.5 s after the others, finished_at with it,
+    // A server before 4.0.0-beta.407: a last line 0.5 s after the others, finished_at with it,
     // and no closing entry.
     const { apps, visible } = plan(
       [600, 1500, 900].map((durationMs, i) => ({ name: `old${i}`, durationMs, closing: false }))

@@ -26,8 +26,8 @@ export function listOf<T>(value: unknown): T[] {
 }
 
 /**
- * Whether Coolify's `version` ("4.3.11", "v4.0.0-beta.405") is `since` or later; undefined when
- * either does not read as one. A beta comes before its release.
+ * Whether Coolify's `version` ("4.3.11", "v4.0.0-beta.405", "4.0.0-beta.420.7") is `since` or
+ * later; undefined when either does not read as one. A beta comes before its release.
  */
 export function releaseAtLeast(version: string, since: string): boolean | undefined {
   const [have, want] = [releaseOf(version), releaseOf(since)]
@@ -38,9 +38,10 @@ export function releaseAtLeast(version: string, since: string): boolean | undefi
   return true
 }
 
-/** major, minor, patch and beta (Infinity for a release) of a Coolify version. */
+/** major, minor, patch, beta (Infinity for a release) and the beta's own fix of a version. */
 function releaseOf(version: string): number[] | undefined {
-  const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-beta\.(\d+))?$/.exec(version.trim())
+  const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-beta\.(\d+)(?:\.(\d+))?)?$/.exec(version.trim())
   if (!match) return undefined
-  return [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4] ?? Infinity)]
+  const [, major, minor, patch, beta, fix] = match
+  return [Number(major), Number(minor), Number(patch), Number(beta ?? Infinity), Number(fix ?? 0)]
 }

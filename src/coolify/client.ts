@@ -169,8 +169,8 @@ export class CoolifyClient {
   }
 
   /** GET /version: Coolify's version, as plain text ("4.3.11"). */
-  version(signal: AbortSignal): Promise<string> {
-    return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal })
+  version(signal: AbortSignal, { final = false }: ReadKind = {}): Promise<string> {
+    return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal, final })
   }
 
   /** GET /team: the team the token belongs to (Coolify 4.3.0+; older servers lack the route). */

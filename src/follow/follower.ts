@@ -37,7 +37,7 @@ const CLOSING_PAUSE_MS = 500
 const CLOSING_QUIET_MS = 1500
 /**
  * Once `finished_at` is written, the closing entry follows (ApplicationDeploymentJob.php 389-411)
- * on every server since 4.0.0-beta.410. The configuration is written in between, its remote
+ * on every server since 4.0.0-beta.443. The configuration is written in between, its remote
  * commands writing no entry but moving `updated_at` as each starts (ExecuteRemoteCommand.php
  * 221-223), the file storages not even that. On a remote server that takes seconds; while SSH is
  * in trouble, before a command starts, a check of the shared connection (5 s), a wait for its lock
@@ -46,8 +46,13 @@ const CLOSING_QUIET_MS = 1500
  * ends without it once the row has been still this long: a job killed in its finally.
  */
 const PROMISED_QUIET_MS = 45_000
-/** The first release whose job writes the closing entry in its finally. */
-const CLOSING_ENTRY_SINCE = '4.0.0-beta.410'
+/**
+ * The first release whose finally always writes the closing entry: from 4.0.0-beta.407 it did
+ * unless writing the configuration failed, which then ended the finally (a cancel, say).
+ */
+const CLOSING_ENTRY_SINCE = '4.0.0-beta.443'
+/** Longest a read for a closing entry waits for Coolify to say its version. */
+const VERSION_WAIT_MS = 3000
 /** A timer may fire a millisecond early by `Date.now()`: a pause for a quiet ends this much later. */
 const TIMER_SLACK_MS = 5
 /** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
@@ -365,13 +370,30 @@ export class Follower {
     }
   }
 
-  /** Whether this Coolify's job writes a closing entry: unless its version says it is too old. */
-  private writesClosingEntry(signal: AbortSignal): Promise<boolean> {
-    this.closingEntries ??= this.client.version(signal).then(
+  /**
+   * Whether this Coolify's job writes a closing entry: unless its version says it is too old.
+   * Asked once, apart from any deployment's deadline (the client's end ends the request); each
+   * read waits for the answer until VERSION_WAIT_MS or `signal`, and takes the entry as coming.
+   */
+  private async writesClosingEntry(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return true
+    this.closingEntries ??= this.client.version(new AbortController().signal, { final: true }).then(
       version => releaseAtLeast(version, CLOSING_ENTRY_SINCE) ?? true,
       () => true
     )
-    return this.closingEntries
+    const waited = new AbortController()
+    const stop = (): void => waited.abort()
+    signal.addEventListener('abort', stop, { once: true })
+    try {
+      const unanswered = sleep(VERSION_WAIT_MS, waited.signal).then(
+        () => true,
+        () => true
+      )
+      return await Promise.race([this.closingEntries, unanswered])
+    } finally {
+      waited.abort()
+      signal.removeEventListener('abort', stop)
+    }
   }
 
   /**
