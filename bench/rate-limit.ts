@@ -247,7 +247,7 @@ export async function manyAppsLimited(): Promise<Part> {
     '  the step cannot end before the closing entry of the last one. One run at each limit, each against',
     "  a fake of its own, at once, whose limiter is Coolify's fixed window. The floor is not run: it",
     '  has no rate-limit handling.',
-    '- The same again without the closing entry (a server before 4.0.0-beta.410): the step knows a',
+    '- The same again without the closing entry (a server before 4.0.0-beta.407): the step knows a',
     "  log has ended only once Coolify's row stayed still for 10 s after `finished_at`. Reported, 429",
     '  and lines held.',
     `- All of it again with statuses that Coolify refreshes only when its status check runs, every`,

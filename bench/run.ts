@@ -843,7 +843,7 @@ const GROUPS: Array<{ name: string; run: () => Promise<Part> }> = [
           '  `Gracefully shutting down build container: <deployment uuid>` as the last entry of a job,',
           `  ${fixed(CLOSING_MIN_MS / 1000, 1)}–${fixed(CLOSING_MAX_MS / 1000, 1)} s after the final status (varied evenly across the runs); the deployment ends when`,
           '  that entry is written. Once the action has read a final status and that entry, it ends at once.',
-          "- Deployment's end → step's end, without the closing entry (a server before 4.0.0-beta.410): the",
+          "- Deployment's end → step's end, without the closing entry (a server before 4.0.0-beta.407): the",
           '  deployment ends with its final status and `finished_at`. Such a server writes no closing entry,',
           "  and nothing says so, so the action waits for Coolify's row to stay still for 10 s, reading at",
           '  growing gaps: no line is lost, at the cost of those 10 s. These rows are reported, not held to a',

@@ -55,7 +55,7 @@ export interface Timeline {
   /**
    * The finally writes its closing entry after `finished_at` whatever the scenario says, as 4.3.11's
    * does (ApplicationDeploymentJob.php 405-410): a scenario without one gets it CONFIGURATION_MS
-   * later. Without, a scenario's log is all there is (a server before 4.0.0-beta.410).
+   * later. Without, a scenario's log is all there is (a server before 4.0.0-beta.407).
    */
   closes?: boolean
 }

@@ -836,7 +836,7 @@ const JOB_STOPS_MS = 300
  * `failed()` finds the status final, says so and throws (5007-5009, 4885-4915); the `finally`
  * writes `finished_at`, fails to write the configuration, as every remote command first checks
  * for a cancel (398-407; ExecuteRemoteCommand.php 92-97), writes the closing entry (410), and then
- * fails to stop the build container (411, 3971-3988). Before 4.0.0-beta.410 no closing entry.
+ * fails to stop the build container (411, 3971-3988). Before 4.0.0-beta.407 no closing entry.
  */
 function jobCancelled(at: number, uuid: string, closes: boolean): Omit<StoppedJob, 'at'> {
   const stderr = (output: string) => entry({ output, type: 'stderr' }, at)
