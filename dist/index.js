@@ -17866,7 +17866,7 @@ const CLOSING_PAUSE_MS = 500;
 const CLOSING_QUIET_MS = 1500;
 /**
  * Once `finished_at` is written, the closing entry follows (ApplicationDeploymentJob.php 389-411)
- * on every server since 4.0.0-beta.410. The configuration is written in between, its remote
+ * on every server since 4.0.0-beta.443. The configuration is written in between, its remote
  * commands writing no entry but moving `updated_at` as each starts (ExecuteRemoteCommand.php
  * 221-223), the file storages not even that. On a remote server that takes seconds; while SSH is
  * in trouble, before a command starts, a check of the shared connection (5 s), a wait for its lock
@@ -17875,8 +17875,13 @@ const CLOSING_QUIET_MS = 1500;
  * ends without it once the row has been still this long: a job killed in its finally.
  */
 const PROMISED_QUIET_MS = 45_000;
-/** The first release whose job writes the closing entry in its finally. */
-const CLOSING_ENTRY_SINCE = '4.0.0-beta.410';
+/**
+ * The first release whose finally always writes the closing entry: from 4.0.0-beta.407 it did
+ * unless writing the configuration failed, which then ended the finally (a cancel, say).
+ */
+const CLOSING_ENTRY_SINCE = '4.0.0-beta.443';
+/** Longest a read for a closing entry waits for Coolify to say its version. */
+const VERSION_WAIT_MS = 3000;
 /** A timer may fire a millisecond early by `Date.now()`: a pause for a quiet ends this much later. */
 const TIMER_SLACK_MS = 5;
 /** Coolify's `Date` and `updated_at` keep whole seconds: a quiet read from them may be this short. */
@@ -18175,10 +18180,26 @@ class Follower {
             this.options.say.note(`${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`);
         }
     }
-    /** Whether this Coolify's job writes a closing entry: unless its version says it is too old. */
-    writesClosingEntry(signal) {
-        this.closingEntries ??= this.client.version(signal).then(version => (0,answers/* releaseAtLeast */.I7)(version, CLOSING_ENTRY_SINCE) ?? true, () => true);
-        return this.closingEntries;
+    /**
+     * Whether this Coolify's job writes a closing entry: unless its version says it is too old.
+     * Asked once, apart from any deployment's deadline (the client's end ends the request); each
+     * read waits for the answer until VERSION_WAIT_MS or `signal`, and takes the entry as coming.
+     */
+    async writesClosingEntry(signal) {
+        if (signal.aborted)
+            return true;
+        this.closingEntries ??= this.client.version(new AbortController().signal, { final: true }).then(version => (0,answers/* releaseAtLeast */.I7)(version, CLOSING_ENTRY_SINCE) ?? true, () => true);
+        const waited = new AbortController();
+        const stop = () => waited.abort();
+        signal.addEventListener('abort', stop, { once: true });
+        try {
+            const unanswered = (0,pacing/* sleep */.yy)(VERSION_WAIT_MS, waited.signal).then(() => true, () => true);
+            return await Promise.race([this.closingEntries, unanswered]);
+        }
+        finally {
+            waited.abort();
+            signal.removeEventListener('abort', stop);
+        }
     }
     /**
      * Resolves when the next read of Coolify may go out: every rollout's reads (deployments, health)
@@ -21543,8 +21564,8 @@ function listOf(value) {
     return Array.isArray(value) ? value : [];
 }
 /**
- * Whether Coolify's `version` ("4.3.11", "v4.0.0-beta.405") is `since` or later; undefined when
- * either does not read as one. A beta comes before its release.
+ * Whether Coolify's `version` ("4.3.11", "v4.0.0-beta.405", "4.0.0-beta.420.7") is `since` or
+ * later; undefined when either does not read as one. A beta comes before its release.
  */
 function releaseAtLeast(version, since) {
     const [have, want] = [releaseOf(version), releaseOf(since)];
@@ -21556,12 +21577,13 @@ function releaseAtLeast(version, since) {
     }
     return true;
 }
-/** major, minor, patch and beta (Infinity for a release) of a Coolify version. */
+/** major, minor, patch, beta (Infinity for a release) and the beta's own fix of a version. */
 function releaseOf(version) {
-    const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-beta\.(\d+))?$/.exec(version.trim());
+    const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-beta\.(\d+)(?:\.(\d+))?)?$/.exec(version.trim());
     if (!match)
         return undefined;
-    return [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4] ?? Infinity)];
+    const [, major, minor, patch, beta, fix] = match;
+    return [Number(major), Number(minor), Number(patch), Number(beta ?? Infinity), Number(fix ?? 0)];
 }
 
 
@@ -24820,8 +24842,8 @@ class CoolifyClient {
         this.gate.holdBack(need);
     }
     /** GET /version: Coolify's version, as plain text ("4.3.11"). */
-    version(signal) {
-        return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal });
+    version(signal, { final = false } = {}) {
+        return this.call({ method: 'GET', path: '/version', plain: true, retry: true, signal, final });
     }
     /** GET /team: the team the token belongs to (Coolify 4.3.0+; older servers lack the route). */
     team(signal) {
