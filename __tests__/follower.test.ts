@@ -99,7 +99,7 @@ describe('following a log to its end', () => {
 function jobRows(
   script: {
     endsAt: number
-    status: 'finished' | 'failed'
+    status: 'finished' | 'failed' | 'cancelled-by-user'
     entries: Array<[number, string]>
     finishedAt?: number
     dated?: boolean
@@ -417,6 +417,38 @@ describe('what the job writes after the final status', () => {
       )
     ])
   }, 70_000)
+
+  it('prints what a job cancelled in Coolify writes once it notices, seconds later', async () => {
+    // Cancelled at 1 s while the job waited between two commands; it notices at its next one, 3 s
+    // later, and runs its finally.
+    const row = jobRows({
+      endsAt: 1000,
+      status: 'cancelled-by-user',
+      entries: [
+        [0, 'Starting deployment.'],
+        [1000, 'Deployment cancelled by user via API.'],
+        [1000, 'Deployment container stopped.'],
+        [4000, 'Deployment cancelled by user, stopping execution.'],
+        [4000, 'Warning: Failed to write deployment configurations: Deployment cancelled by user'],
+        [4000, 'Gracefully shutting down build container: d'],
+        [4000, 'Error stopping container d: Deployment cancelled by user']
+      ],
+      finishedAt: 4000,
+      dated: true
+    })
+    const { deployment, printed, notes } = await followAlone(row)
+    expect(deployment.status).toBe('cancelled')
+    expect(printed).toEqual([
+      'Starting deployment.',
+      'Deployment cancelled by user via API.',
+      'Deployment container stopped.',
+      'Deployment cancelled by user, stopping execution.',
+      'Warning: Failed to write deployment configurations: Deployment cancelled by user',
+      'Gracefully shutting down build container: d',
+      'Error stopping container d: Deployment cancelled by user'
+    ])
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
 
   it('ends a failed row long quiet without finished_at: its job failed outside the finally', async () => {
     // "Server is not functional." fails the job before its try (ApplicationDeploymentJob.php
