@@ -17892,8 +17892,8 @@ const SECOND_MS = 1000;
  */
 const LEFT_PAUSE_MS = 1000;
 /**
- * How long a failed row may stay quiet without `finished_at` before its job is taken for gone:
- * the job's own failure path removes the new container for up to 60 s before its finally
+ * How long a failed or cancelled row may stay quiet without `finished_at` before its job is taken
+ * for gone: the job's own failure path removes the new container for up to 60 s before its finally
  * (ApplicationDeploymentJob.php 3991-4018), while a job that failed outside it never writes one
  * (a server not functional, 313-317; Coolify restarted under it, Init.php 94-100).
  */
@@ -17943,6 +17943,8 @@ class Follower {
      * (the job writes on after the final status: the post-deployment command), or not told at all.
      */
     jobEnd = new Map();
+    /** Deployments a read showed in progress: Coolify's job took them. */
+    jobTook = new Set();
     /** What the last read of each deployment took on the wire: its own part of a shared one. */
     carried = new Map();
     pacer;
@@ -18002,6 +18004,7 @@ class Follower {
             this.quietAtAnswer.delete(deployment);
             this.rowWrittenAt.delete(deployment);
             this.jobEnd.delete(deployment);
+            this.jobTook.delete(deployment);
             this.carried.delete(deployment);
             if (this.running.size === 0)
                 this.someEnded = false;
@@ -18126,7 +18129,8 @@ class Follower {
             // or Coolify's own clock. Time since the last answer is not counted: on a busy runner the
             // closing entry may have come meanwhile, unread.
             const seen = Math.max(askedAt - quietSince, told?.ms ?? 0);
-            const pending = endBefore === 'pending' && !(deployment.status === 'failed' && seen >= FAILED_JOB_QUIET_MS);
+            const pending = endBefore === 'pending' &&
+                !(['failed', 'cancelled'].includes(deployment.status) && seen >= FAILED_JOB_QUIET_MS);
             let answeredAt;
             try {
                 if (pending) {
@@ -18259,7 +18263,9 @@ class Follower {
         else {
             this.quietAtAnswer.delete(deployment);
         }
-        this.jobEnd.set(deployment, jobEndOf(detail));
+        if ((0,model_status/* statusFromCoolify */.mM)(detail.status) === 'in_progress')
+            this.jobTook.add(deployment);
+        this.jobEnd.set(deployment, jobEndOf(detail, this.jobTook.has(deployment)));
         const changed = deployment.observe(detail, this.options.instanceUrl, answeredAt);
         if (changed && !deployment.ended)
             this.announce(deployment, detail);
@@ -18309,16 +18315,19 @@ class Follower {
     }
 }
 /**
- * What a row tells of the job's end. Only the job's own final statuses promise a `finished_at` to
- * come: a deployment cancelled before the job took it never gets one.
+ * What a row tells of the job's end. The job's own final statuses promise a `finished_at` to come,
+ * and so does a cancel of a job `took` (seen in progress): it fails at its next command and runs
+ * its finally (ExecuteRemoteCommand.php 92-97; ApplicationDeploymentJob.php 380-392). A deployment
+ * cancelled before the job took it never gets one (303-306).
  */
-function jobEndOf(detail) {
+function jobEndOf(detail, took) {
     if (!('finished_at' in detail))
         return 'untold';
     if (detail.finished_at)
         return 'written';
     const status = (0,model_status/* statusFromCoolify */.mM)(detail.status);
-    return status === 'finished' || status === 'failed' ? 'pending' : 'untold';
+    const promised = status === 'finished' || status === 'failed' || (status === 'cancelled' && took);
+    return promised ? 'pending' : 'untold';
 }
 
 // EXTERNAL MODULE: ./src/model/deployment.ts
