@@ -450,6 +450,38 @@ describe('what the job writes after the final status', () => {
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
   }, 20_000)
 
+  it('reads the line a cancelled job writes right after its closing entry', async () => {
+    // Written just after the read that brought the closing entry, as the job fails to stop its
+    // build container (ApplicationDeploymentJob.php 411, 3971-3988).
+    const base = jobRows({
+      endsAt: 1000,
+      status: 'cancelled-by-user',
+      entries: [
+        [0, 'Starting deployment.'],
+        [1000, 'Deployment cancelled by user via API.'],
+        [1300, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 1300,
+      dated: true
+    })
+    let closingRead = false
+    const row = () => {
+      const answer = base()
+      const logs = JSON.parse(answer.logs) as Array<ReturnType<typeof entry>>
+      if (closingRead) {
+        logs.push(entry('Error stopping container d: Deployment cancelled by user', logs.length))
+      }
+      closingRead ||= logs.some(line => line.output.startsWith('Gracefully'))
+      return { ...answer, logs: JSON.stringify(logs) }
+    }
+    const { printed, notes } = await followAlone(row)
+    expect(printed.slice(-2)).toEqual([
+      'Gracefully shutting down build container: d',
+      'Error stopping container d: Deployment cancelled by user'
+    ])
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
+
   it('ends a failed row long quiet without finished_at: its job failed outside the finally', async () => {
     // "Server is not functional." fails the job before its try (ApplicationDeploymentJob.php
     // 313-317), and a restart of Coolify fails every running row (Init.php 94-100): no finally.

@@ -54,7 +54,7 @@ export interface Timeline {
   job?: (startedAt: number) => Array<string | LogLine>
   /**
    * The finally writes its closing entry after `finished_at` whatever the scenario says, as 4.3.11's
-   * does (ApplicationDeploymentJob.php 405-410): a scenario without one gets it CONFIGURATION_MS
+   * does (ApplicationDeploymentJob.php 409-411): a scenario without one gets it CONFIGURATION_MS
    * later. Without, a scenario's log is all there is (a server before 4.0.0-beta.407).
    */
   closes?: boolean

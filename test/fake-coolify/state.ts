@@ -197,7 +197,7 @@ export interface DeploymentRecord {
   /** The row's docker_registry_image_tag: set for dockerimage previews only. */
   imageTag: string | null
   job?: (startedAt: number) => Array<string | LogLine>
-  /** See Timeline.stoppedJob: set by a cancel of a running job on the '4x' flavor. */
+  /** See Timeline.stoppedJob: set by a cancel of a running 4.3.11 job. */
   stoppedJob?: StoppedJob
   /** See Timeline.closes: 4.3.11's finally, on the '4x' flavor. */
   closes: boolean
@@ -643,9 +643,9 @@ export class Store {
             )
           ]
         : [entry({ output: 'Deployment cancelled by user.', type: 'stderr' }, now)]
-    if (this.flavor === '4x' && phase === 'in_progress') {
+    if (d.closes && phase === 'in_progress') {
       const at = now + JOB_STOPS_MS
-      d.stoppedJob = { at, ...jobCancelled(at, d.uuid, d.closes) }
+      d.stoppedJob = { at, ...jobCancelled(at, d.uuid) }
     }
     return true
   }
@@ -836,20 +836,16 @@ const JOB_STOPS_MS = 300
  * `failed()` finds the status final, says so and throws (5007-5009, 4885-4915); the `finally`
  * writes `finished_at`, fails to write the configuration, as every remote command first checks
  * for a cancel (398-407; ExecuteRemoteCommand.php 92-97), writes the closing entry (410), and then
- * fails to stop the build container (411, 3971-3988). Before 4.0.0-beta.407 no closing entry.
+ * fails to stop the build container (411, 3971-3988).
  */
-function jobCancelled(at: number, uuid: string, closes: boolean): Omit<StoppedJob, 'at'> {
+function jobCancelled(at: number, uuid: string): Omit<StoppedJob, 'at'> {
   const stderr = (output: string) => entry({ output, type: 'stderr' }, at)
   return {
     failure: [entry('Deployment cancelled by user, stopping execution.', at)],
     finally: [
       stderr('Warning: Failed to write deployment configurations: Deployment cancelled by user'),
-      ...(closes
-        ? [
-            entry(`Gracefully shutting down build container: ${uuid}`, at),
-            stderr(`Error stopping container ${uuid}: Deployment cancelled by user`)
-          ]
-        : [])
+      entry(`Gracefully shutting down build container: ${uuid}`, at),
+      stderr(`Error stopping container ${uuid}: Deployment cancelled by user`)
     ]
   }
 }
