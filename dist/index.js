@@ -18106,9 +18106,10 @@ class Follower {
      * then its finally writes `finished_at`, the configuration and the closing entry. Reads go on
      * until the closing entry is read: at `poll-interval` while `finished_at` is null, then once the
      * log may have been quiet long enough: 1.5 s, or, with `finished_at` written, the row dated and
-     * a Coolify that writes closing entries (asked once), PROMISED_QUIET_MS. A row without `finished_at` (a server before 4.0.0-beta.381) or one whose
-     * closing entry never comes ends after that quiet, and so does the wait when `signal` ends it;
-     * unless `finished_at` was read, the log says that the job's end was not seen. How long the log
+     * a Coolify that writes closing entries (asked once), PROMISED_QUIET_MS. A row without
+     * `finished_at` (a server before 4.0.0-beta.381) or one whose closing entry never comes ends
+     * after that quiet, and so does the wait when `signal` ends it; unless `finished_at` was read,
+     * the log says that the job's end was not seen. How long the log
      * has been quiet is what the reads showed: from the answer that brought its last entries,
      * `finished_at` or a later `updated_at` to a later read that brought nothing, or by Coolify's own
      * clock when its answer tells.
