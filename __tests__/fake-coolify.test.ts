@@ -248,7 +248,7 @@ describe('deploy and read, 4x', () => {
     expect(done.updated_at).toBe('2026-11-23T10:00:04.000000Z')
   })
 
-  it('writes no closing entry of its own for a server before 4.0.0-beta.407', async () => {
+  it('writes no closing entry of its own, and has no cancel route, for a server before 4.0.0-beta.407', async () => {
     let now = Date.parse('2026-11-23T10:00:00Z')
     const scenario: Scenario = {
       steps: [
@@ -268,6 +268,9 @@ describe('deploy and read, 4x', () => {
     expect(JSON.parse(done.logs).map((e: { output: string }) => e.output)).toEqual([
       'Rolling update completed.'
     ])
+    // Nor has it a route to cancel a deployment (routes/api.php, added in 4.0.0-beta.436).
+    const cancel = await call('POST', `/deployments/${queued.deployment_uuid}/cancel`)
+    expect(cancel.status).toBe(404)
   })
 
   it('has a running job it cancelled say so, then write finished_at, the closing entry and what failed around it', async () => {

@@ -180,12 +180,17 @@ export function routes(flavor: Flavor, version: FakeOptions['version'] = '4.3'):
       handle: listDeployments
     },
     { method: 'GET', pattern: at(`/deployments/${ID}`), ability: 'read', handle: getDeployment },
-    {
-      method: 'POST',
-      pattern: at(`/deployments/${ID}/cancel`),
-      ability: 'deploy',
-      handle: cancelDeployment
-    }
+    // Added in 4.0.0-beta.436 (routes/api.php).
+    ...(version === '4.0-beta'
+      ? []
+      : [
+          {
+            method: 'POST',
+            pattern: at(`/deployments/${ID}/cancel`),
+            ability: 'deploy',
+            handle: cancelDeployment
+          }
+        ])
   ]
 }
 

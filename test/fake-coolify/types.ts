@@ -312,7 +312,8 @@ export interface FakeOptions {
   /**
    * 4x: '4.2' answers 404 "Not found." for the routes added in 4.3: rollback, clone,
    * destinations, storages and scheduled tasks (4.2.0 already has the per-application tags and envs routes). Default '4.3'.
-   * '4.0-beta' (4.0.0-beta.405) answers as '4.2' does, and its job's finally writes `finished_at`
+   * '4.0-beta' (4.0.0-beta.405) answers as '4.2' does, less the cancel of a deployment (added in
+   * 4.0.0-beta.436), and its job's finally writes `finished_at`
    * but no closing entry, which came with 4.0.0-beta.407 (ApplicationDeploymentJob.php 409-411);
    * its own last line, "Starting graceful shutdown container", is left out, and a job a cancel
    * stopped writes nothing more (its `finally` taken as immediate).
