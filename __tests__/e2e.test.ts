@@ -390,7 +390,7 @@ describe('the bundled action against Coolify 4.x', () => {
 })
 
 describe('what the bundle loads of Node', () => {
-  async function loaded(gzip: boolean): Promise<string[]> {
+  async function loaded(gzip: boolean): Promise<{ atStart: string[]; atExit: string[] }> {
     const server = await start({ gzip })
     const dir = mkdtempSync(join(tmpdir(), 'builtins-'))
     const file = join(dir, 'loaded.json')
@@ -406,21 +406,29 @@ describe('what the bundle loads of Node', () => {
       )
       expect(result.code).toBe(0)
       expect(buildLogLines(result.stdout)).toHaveLength(VISIBLE.length + 2)
-      return JSON.parse(readFileSync(file, 'utf8')) as string[]
+      return JSON.parse(readFileSync(file, 'utf8')) as { atStart: string[]; atExit: string[] }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   }
 
   it('never HTTP/2, which it never speaks, and zlib only once an answer comes compressed', async () => {
-    const plain = await loaded(false)
+    const plain = (await loaded(false)).atExit
     expect(plain).toEqual(expect.arrayContaining(['net', 'http']))
     expect(plain).not.toContain('http2')
     expect(plain).not.toContain('zlib')
 
-    const gzipped = await loaded(true)
+    const gzipped = (await loaded(true)).atExit
     expect(gzipped).toContain('zlib')
     expect(gzipped).not.toContain('http2')
+  })
+
+  it('neither TLS nor crypto before its first request to a plain-http Coolify: 5–10 ms of the start', async () => {
+    const { atStart, atExit } = await loaded(false)
+    expect(atStart).toEqual(expect.arrayContaining(['net', 'http']))
+    for (const name of ['tls', 'crypto', 'fs/promises']) expect(atStart).not.toContain(name)
+    // Written when the run ends: the job summary, and the log's stop-commands token.
+    expect(atExit).toEqual(expect.arrayContaining(['crypto', 'fs/promises']))
   })
 })
 

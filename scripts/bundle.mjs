@@ -27,6 +27,12 @@ const entries = [
   ['src/cli/index.ts', join(out, 'cli'), 'cli']
 ]
 
+/**
+ * undici requires these only on paths the action never takes: fetch's body for a FormData body
+ * (the action sends text), and llhttp built without SIMD, for a CPU that has none.
+ */
+const NEVER_RUN = ['undici/lib/web/fetch/body.js', 'undici/lib/llhttp/llhttp-wasm.js']
+
 const require = createRequire(import.meta.url)
 const ncc = require.resolve('@vercel/ncc/dist/ncc/cli.js')
 const tsc = require.resolve('typescript/bin/tsc')
@@ -61,6 +67,7 @@ async function build(entry, dir, name) {
   process.stdout.write(stdout)
   process.stderr.write(stderr)
   leaveOutHttp2(join(dir, 'index.js'))
+  compileWhenRun(join(dir, 'index.js'), stats)
   writeFileSync(join(dir, 'licenses.txt'), licenses(bundledPackages(stats)))
   rmSync(stats)
 }
@@ -81,6 +88,58 @@ function leaveOutHttp2(file) {
     process.exit(1)
   }
   writeFileSync(file, parts.join('module.exports = { constants: {} }; // node:http2, never used'))
+}
+
+/**
+ * webpack wraps each module's function in parentheses, which makes V8 compile it as the file
+ * loads. The modules only NEVER_RUN leads to (fetch's body, headers, webidl…, some 250 KB) lose
+ * that wrapping: V8 then only skims them, and compiles one if it ever runs. About 5 ms of the
+ * start; the code is all there still.
+ */
+function compileWhenRun(file, statsFile) {
+  const text = readFileSync(file, 'utf8')
+  const { modules } = JSON.parse(readFileSync(statsFile, 'utf8'))
+  const stop = new Set(
+    NEVER_RUN.map(path => {
+      const module = modules.find(({ name = '' }) => name.endsWith(`node_modules/${path}`))
+      if (!module) fail(`${file} has no ${path}: see NEVER_RUN in scripts/bundle.mjs.`)
+      return String(module.id)
+    })
+  )
+  // Each module's text, from its `/***/ id:` line to the next one.
+  const starts = [...text.matchAll(/^\/\*\*\*\/ (\d+):\n\/\*\*\*\/ \(\(/gm)]
+  const bodies = new Map(
+    starts.map((match, i) => [match[1], text.slice(match.index, starts[i + 1]?.index)])
+  )
+  const entry = /\/\/ Load entry module[^\n]*\n(?:.*\n)*?.*__nccwpck_require__\((\d+)\)/.exec(text)
+  if (!entry) fail(`${file} names no entry module: see compileWhenRun in scripts/bundle.mjs.`)
+  const reached = new Set()
+  const next = [entry[1]]
+  while (next.length > 0) {
+    const id = next.pop()
+    if (reached.has(id) || stop.has(id)) continue
+    reached.add(id)
+    for (const [, dependency] of (bodies.get(id) ?? '').matchAll(/__nccwpck_require__\((\d+)\)/g)) {
+      next.push(dependency)
+    }
+  }
+  let out = text
+  for (const [id, body] of bodies) {
+    if (reached.has(id)) continue
+    // `/***/ })`, and a comma unless it is the last.
+    const end = '\n/***/ })'
+    const close = body.lastIndexOf(end)
+    if (close < 0) fail(`${file}: module ${id} does not end as expected: see compileWhenRun.`)
+    const open = body.replace('\n/***/ ((', '\n/***/ (')
+    const unwrapped = `${open.slice(0, close - 1)}\n/***/ }${body.slice(close + end.length)}`
+    out = out.replace(body, () => unwrapped)
+  }
+  writeFileSync(file, out)
+}
+
+function fail(message) {
+  process.stderr.write(`${message}\n`)
+  process.exit(1)
 }
 
 /** The module that runs `entry`, in .build/entries/`name`/ beside the tsconfig that says ES2022. */

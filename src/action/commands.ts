@@ -5,7 +5,6 @@
  * never asked for here) pulls in undici and more at load; `job-summary.ts` does the same for the
  * job summary.
  */
-import { randomUUID } from 'node:crypto'
 import { appendFileSync, existsSync } from 'node:fs'
 import { EOL } from 'node:os'
 
@@ -127,9 +126,22 @@ function appendKeyValue(variable: 'GITHUB_OUTPUT' | 'GITHUB_STATE', name: string
   if (!existsSync(file)) {
     throw new Error(`${variable} names ${file}, which does not exist: the runner creates it.`)
   }
-  const delimiter = `ghadelimiter_${randomUUID()}`
+  const delimiter = `ghadelimiter_${randomUuid()}`
   if (name.includes(delimiter) || value.includes(delimiter)) {
     throw new Error(`${variable}: "${name}" contains the random delimiter ${delimiter}.`)
   }
   appendFileSync(file, `${name}<<${delimiter}${EOL}${value}${EOL}${delimiter}${EOL}`, 'utf8')
+}
+
+/**
+ * A version 4 UUID, as @actions/core's delimiter has, drawn from `Math.random`, which Node seeds
+ * from OpenSSL: the delimiter needs no more, since a value that contains it is refused whatever it
+ * is. node:crypto's `randomUUID` would load node:crypto, 5–10 ms at the start, for the first state
+ * saved.
+ */
+function randomUuid(): string {
+  const hex = (digits: number): string =>
+    Array.from({ length: digits }, () => Math.floor(Math.random() * 16).toString(16)).join('')
+  const variant = '89ab'[Math.floor(Math.random() * 4)]
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import type { Host, LogFormat } from '../host.js'
 import * as commands from './commands.js'
 
@@ -54,7 +53,7 @@ export function githubLog(
     startGroup: title => `::group::${commands.escapeData(title)}\n`,
     endGroup: () => '::endgroup::\n',
     verbatim: lines => {
-      const token = randomBytes(12).toString('hex')
+      const token = process.getBuiltinModule('node:crypto').randomBytes(12).toString('hex')
       return `::stop-commands::${token}\n${lines.map(line => `${inert(line)}\n`).join('')}::${token}::\n`
     },
     oneLine: inertLine

@@ -1,4 +1,3 @@
-import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { EnvVariable } from '../coolify/types.js'
 import { parseDuration } from '../time/duration.js'
@@ -572,6 +571,7 @@ function parsedPem(text: string, where: string): string {
     const lines = base64.match(/.{1,64}/g) ?? []
     return [PEM_BEGIN, ...lines, '-----END CERTIFICATE-----'].join('\n')
   })
+  const { X509Certificate } = process.getBuiltinModule('node:crypto')
   for (const [index, block] of blocks.entries()) {
     try {
       new X509Certificate(block)
