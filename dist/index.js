@@ -8036,7 +8036,7 @@ module.exports = Pool
 /***/ }),
 
 /***/ 276:
-/***/ ((module) => {
+/***/ (module) => {
 
 
 
@@ -8073,7 +8073,7 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 2365:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
@@ -8839,7 +8839,7 @@ exports["default"] = {
 /***/ }),
 
 /***/ 3870:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* module decorator */ module = __nccwpck_require__.nmd(module);
 
@@ -8859,7 +8859,7 @@ Object.defineProperty(module, 'exports', {
 })
 
 
-/***/ }),
+/***/ },
 
 /***/ 3434:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
@@ -8904,7 +8904,7 @@ function enumToMap(obj, filter = [], exceptions = []) {
 /***/ }),
 
 /***/ 6436:
-/***/ ((module) => {
+/***/ (module) => {
 
 
 
@@ -8936,10 +8936,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 313:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -9067,7 +9067,7 @@ module.exports.runtimeFeatures = instance
 module.exports["default"] = instance
 
 
-/***/ }),
+/***/ },
 
 /***/ 6854:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
@@ -9541,7 +9541,7 @@ module.exports = {
 /***/ }),
 
 /***/ 4492:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -10063,10 +10063,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 4495:
-/***/ ((module) => {
+/***/ (module) => {
 
 
 
@@ -10201,10 +10201,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 1900:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -10804,10 +10804,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 116:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -11397,10 +11397,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 5910:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -11663,10 +11663,10 @@ webidl.is.FormData = webidl.util.MakeTypeAssertion(FormData)
 module.exports = { FormData, makeEntry, setFormDataState }
 
 
-/***/ }),
+/***/ },
 
 /***/ 1059:
-/***/ ((module) => {
+/***/ (module) => {
 
 
 
@@ -11710,10 +11710,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 3168:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -13239,10 +13239,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 8116:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -13489,10 +13489,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 7879:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -14502,7 +14502,7 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 9389:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
@@ -14824,12 +14824,10 @@ async function finishLeftOpen() {
 /* harmony export */   uf: () => (/* binding */ escapeData),
 /* harmony export */   z3: () => (/* binding */ error)
 /* harmony export */ });
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8161);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_1__);
 /**
  * The runner's workflow commands, written as @actions/core 3 writes them, byte for byte: inputs,
  * log lines and annotations, masks, outputs and saved state, the step's failure. The action's own
@@ -14839,13 +14837,12 @@ async function finishLeftOpen() {
  */
 
 
-
 /** An input as the runner passes it: `INPUT_` and the name upper-cased, spaces as `_`; trimmed. */
 function getInput(name) {
     return (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '').trim();
 }
 function info(message) {
-    process.stdout.write(message + node_os__WEBPACK_IMPORTED_MODULE_2__.EOL);
+    process.stdout.write(message + node_os__WEBPACK_IMPORTED_MODULE_1__.EOL);
 }
 function debug(message) {
     issue('debug', {}, message);
@@ -14873,7 +14870,7 @@ function setOutput(name, value) {
         appendKeyValue('GITHUB_OUTPUT', name, value);
     else {
         // A runner without the file reads the older command, on a line of its own.
-        process.stdout.write(node_os__WEBPACK_IMPORTED_MODULE_2__.EOL);
+        process.stdout.write(node_os__WEBPACK_IMPORTED_MODULE_1__.EOL);
         issue('set-output', { name }, value);
     }
 }
@@ -14897,7 +14894,7 @@ function issue(name, properties, message) {
         const given = Object.entries(properties).filter(([, value]) => value);
         line += ` ${given.map(([key, value]) => `${key}=${escapeProperty(asText(value))}`).join(',')}`;
     }
-    process.stdout.write(`${line}::${escapeData(message)}${node_os__WEBPACK_IMPORTED_MODULE_2__.EOL}`);
+    process.stdout.write(`${line}::${escapeData(message)}${node_os__WEBPACK_IMPORTED_MODULE_1__.EOL}`);
 }
 /** A line number as JSON writes it, as @actions/core does. */
 function asText(value) {
@@ -14931,14 +14928,25 @@ function escapeProperty(text) {
  */
 function appendKeyValue(variable, name, value) {
     const file = process.env[variable];
-    if (!(0,node_fs__WEBPACK_IMPORTED_MODULE_1__.existsSync)(file)) {
+    if (!(0,node_fs__WEBPACK_IMPORTED_MODULE_0__.existsSync)(file)) {
         throw new Error(`${variable} names ${file}, which does not exist: the runner creates it.`);
     }
-    const delimiter = `ghadelimiter_${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomUUID)()}`;
+    const delimiter = `ghadelimiter_${randomUuid()}`;
     if (name.includes(delimiter) || value.includes(delimiter)) {
         throw new Error(`${variable}: "${name}" contains the random delimiter ${delimiter}.`);
     }
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(file, `${name}<<${delimiter}${node_os__WEBPACK_IMPORTED_MODULE_2__.EOL}${value}${node_os__WEBPACK_IMPORTED_MODULE_2__.EOL}${delimiter}${node_os__WEBPACK_IMPORTED_MODULE_2__.EOL}`, 'utf8');
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.appendFileSync)(file, `${name}<<${delimiter}${node_os__WEBPACK_IMPORTED_MODULE_1__.EOL}${value}${node_os__WEBPACK_IMPORTED_MODULE_1__.EOL}${delimiter}${node_os__WEBPACK_IMPORTED_MODULE_1__.EOL}`, 'utf8');
+}
+/**
+ * A version 4 UUID, as @actions/core's delimiter has, drawn from `Math.random`, which Node seeds
+ * from OpenSSL: the delimiter needs no more, since a value that contains it is refused whatever it
+ * is. node:crypto's `randomUUID` would load node:crypto, 5–10 ms at the start, for the first state
+ * saved.
+ */
+function randomUuid() {
+    const hex = (digits) => Array.from({ length: digits }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+    const variant = '89ab'[Math.floor(Math.random() * 4)];
+    return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`;
 }
 
 
@@ -15516,10 +15524,7 @@ function rateLimitReset(error) {
 /* harmony export */   LX: () => (/* binding */ actionHost)
 /* harmony export */ });
 /* unused harmony exports githubLog, inertLine */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(530);
-
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(530);
 
 /**
  * `##[` first on a line, after blanks or escape sequences (colours, cursor moves, links): the
@@ -15542,19 +15547,19 @@ const ZERO_WIDTH_SPACE = '\u200b';
 /** The action on GitHub's runner (and Forgejo's and Gitea's): the runner's workflow commands. */
 function actionHost() {
     return {
-        input: name => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .getInput */ .V4(name),
+        input: name => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name),
         // Lines name applications, teams and what Coolify said: none of it may command the runner.
-        info: message => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .info */ .pq(inertLine(message)),
-        notice: message => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .notice */ .lm(message),
-        warning: message => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .warning */ .$e(message),
-        error: (message, title) => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .error */ .z3(message, title === undefined ? {} : { title }),
-        debug: message => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .debug */ .Yz(message),
-        mask: value => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .setSecret */ .Pq(value),
+        info: message => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(inertLine(message)),
+        notice: message => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(message),
+        warning: message => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message),
+        error: (message, title) => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .error */ .z3(message, title === undefined ? {} : { title }),
+        debug: message => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .debug */ .Yz(message),
+        mask: value => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(value),
         log: githubLog(),
         cancelled: () => 'The workflow run was cancelled',
-        setOutput: (name, value) => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .setOutput */ .uH(name, value),
-        saveState: (key, value) => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .saveState */ .LZ(key, value),
-        getState: key => _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .getState */ .Gu(key)
+        setOutput: (name, value) => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value),
+        saveState: (key, value) => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(key, value),
+        getState: key => _commands_js__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(key)
     };
 }
 /**
@@ -15566,10 +15571,10 @@ function githubLog(write = text => void process.stdout.write(text)) {
     return {
         write,
         // The title is a command's message: `%` is escaped, so that `%0A` in a name stays text.
-        startGroup: title => `::group::${_commands_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeData */ .uf(title)}\n`,
+        startGroup: title => `::group::${_commands_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeData */ .uf(title)}\n`,
         endGroup: () => '::endgroup::\n',
         verbatim: lines => {
-            const token = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomBytes)(12).toString('hex');
+            const token = process.getBuiltinModule('node:crypto').randomBytes(12).toString('hex');
             return `::stop-commands::${token}\n${lines.map(line => `${inert(line)}\n`).join('')}::${token}::\n`;
         },
         oneLine: inertLine
@@ -20163,8 +20168,8 @@ function setOutputs({ status, deployments, reviewAppUuid }, setOutput) {
 var annotations = __nccwpck_require__(7376);
 // EXTERNAL MODULE: ./src/action/commands.ts
 var commands = __nccwpck_require__(530);
-// EXTERNAL MODULE: ./src/action/summary.ts + 2 modules
-var summary = __nccwpck_require__(1429);
+// EXTERNAL MODULE: ./src/action/summary.ts + 1 modules
+var summary = __nccwpck_require__(6203);
 ;// CONCATENATED MODULE: ./src/action/report.ts
 
 
@@ -20318,8 +20323,8 @@ async function giteaVersion(github) {
     }
 }
 
-// EXTERNAL MODULE: ./src/action/summary.ts + 2 modules
-var summary = __nccwpck_require__(1429);
+// EXTERNAL MODULE: ./src/action/summary.ts + 1 modules
+var summary = __nccwpck_require__(6203);
 ;// CONCATENATED MODULE: ./src/action/pr-comment.ts
 
 
@@ -20637,7 +20642,7 @@ function warn(error) {
 
 /***/ }),
 
-/***/ 1429:
+/***/ 6203:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -20661,12 +20666,9 @@ var secrets = __nccwpck_require__(8019);
 var annotations = __nccwpck_require__(7376);
 // EXTERNAL MODULE: ./src/action/commands.ts
 var commands = __nccwpck_require__(530);
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(8161);
 ;// CONCATENATED MODULE: ./src/action/job-summary.ts
-
 
 /**
  * The job summary as `@actions/core`'s `summary` writes it, byte for byte (the tests compare the
@@ -20718,7 +20720,9 @@ class JobSummary {
         if (!file) {
             throw new Error('GITHUB_STEP_SUMMARY is not set: this runner does not take job summaries');
         }
-        await (0,promises_namespaceObject.appendFile)(file, this.#buffer, { encoding: 'utf8' });
+        // node:fs/promises when the summary is written: loaded at the start, it takes 2–3 ms.
+        const { appendFile } = process.getBuiltinModule('node:fs/promises');
+        await appendFile(file, this.#buffer, { encoding: 'utf8' });
         return this.emptyBuffer();
     }
 }
@@ -20892,14 +20896,11 @@ function isFromFork(event) {
 /* harmony export */   Xg: () => (/* binding */ readConfig)
 /* harmony export */ });
 /* unused harmony exports MAX_DURATION_MS, REFUSED_WITHOUT_TRIGGER, parseCoolifyUrl, parseNames, parseList, parseHeaders */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _time_duration_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2061);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(3916);
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8019);
-
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _time_duration_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2061);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3916);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8019);
 
 
 
@@ -20967,7 +20968,7 @@ function readConfig(raw, mask) {
     const read = singleLine(raw);
     const { instanceUrl, apiUrl } = parseCoolifyUrl(read('coolify-url'));
     if (!token) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `token` is empty: pass a Coolify API token from a secret, e.g. `token: ${{ secrets.COOLIFY_TOKEN }}`.');
     }
     const appUuids = parseList(raw('app-uuid'));
     const appNames = parseNames(raw('app'));
@@ -20979,23 +20980,23 @@ function readConfig(raw, mask) {
     for (const tag of tags)
         refuseControl('Input `tag`', tag);
     if (appNames.length > 0 && appUuids.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Give either `app` or `app-uuid`, not both: `app` takes uuids as well as names, so put them all there.');
     }
     const apps = appNames.length > 0 ? 'app' : 'app-uuid';
     if (appUuids.length === 0 && appNames.length === 0 && tags.length === 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Give `app` (the applications to deploy, by the name on their page in Coolify), `app-uuid` or `tag`: all are empty.');
     }
     if ((appUuids.length > 0 || appNames.length > 0) && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Give either \`${apps}\` or \`tag\`, not both: Coolify deploys by one or the other.`);
     }
     for (const uuid of appUuids) {
         if (!UUID.test(uuid)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`app-uuid\`: "${uuid}" is not a uuid; copy it from the application's page in Coolify (letters, digits and dashes), or give its name in \`app\`.`);
         }
     }
     for (const tag of tags) {
         if (/[/?#&]/.test(tag)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`tag\`: "${tag}" is not a tag name (no /, ?, # or &).`);
         }
     }
     const trigger = parseBoolean(read, 'trigger', true);
@@ -21042,13 +21043,13 @@ function readConfig(raw, mask) {
         }
     };
     if (config.pr !== undefined && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `pr` works with `app` or `app-uuid` only: Coolify has no preview deploy by tag.');
     }
     if ((config.gitBranch || config.domains || config.env) && tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Inputs `git-branch`, `domains` and `env` change the applications named in `app` or `app-uuid`; they do not work with `tag`.');
     }
     if (config.deletePreview && (config.pr === undefined || tags.length > 0)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `delete-preview` needs `pr` (the pull request number) and `app` or `app-uuid` (the application whose preview to remove).');
     }
     checkFollowInputs(config, read);
     checkVersionInputs(config);
@@ -21073,10 +21074,10 @@ function checkFollowInputs(config, read) {
         return;
     const changing = REFUSED_WITHOUT_TRIGGER.filter(name => !['', 'false'].includes(read(name).trim().toLowerCase()));
     if (changing.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input ${changing.map(name => `\`${name}\``).join(', ')} does not work with \`trigger: false\`, which starts and changes nothing: it follows the deployment Coolify starts by itself.`);
     }
     if (!config.wait) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Inputs `trigger: false` and `wait: false` together would do nothing: `trigger: false` waits for the deployment Coolify starts by itself.');
     }
 }
 /** A review app is one application per pull request, made from one template. */
@@ -21084,13 +21085,13 @@ function checkReviewInputs(config, domain) {
     if (!config.reviewApp)
         return;
     if (config.pr === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `review-app` needs `pr`, the pull request number: in a pull_request workflow `pr: ${{ github.event.number }}`.');
     }
     if (config.tags.length > 0 || config.appUuids.length + config.appNames.length !== 1) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `review-app` needs exactly one application in `app` or `app-uuid`, the template (no `tag`).');
     }
     if (config.imageTag) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ("Input `image-tag` does not work with `review-app`: the review app builds the pull request's branch.");
     }
     const value = domain.trim();
     if (!value)
@@ -21105,7 +21106,7 @@ function checkReviewInputs(config, domain) {
             url = undefined;
         }
         if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`review-domain\`: "${item.trim()}" is not an http(s) address, like https://pr-{pr}.preview.example.com.`);
         }
     }
     config.reviewDomain = domains;
@@ -21118,25 +21119,25 @@ function checkVersionInputs(config) {
         config.rollbackOnFailure && 'rollback-on-failure'
     ].filter(Boolean);
     if (named.length > 0 && config.tags.length > 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${named[0]}\` works with \`app\` or \`app-uuid\` only: it reads and changes the applications named there.`);
     }
     if (config.imageTag && config.commit) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Give `image-tag` (Docker-image applications) or `commit` (git applications), not both.');
     }
     if (config.rollbackOnFailure && !config.wait) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Inputs `rollback-on-failure` and `wait: false` together: a run that does not wait never sees the deployment fail, so it cannot roll it back. Drop one of them.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Inputs `rollback-on-failure` and `wait: false` together: a run that does not wait never sees the deployment fail, so it cannot roll it back. Drop one of them.');
     }
     if (config.rollbackOnFailure && config.pr !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `rollback-on-failure` works for production deploys: a preview (`pr`) has no earlier version to go back to.');
     }
     if (config.pr !== undefined && !config.reviewApp) {
         const production = config.gitBranch ? 'git-branch' : config.domains ? 'domains' : undefined;
         if (production) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${production}\` changes production's application: a preview (\`pr\`) has no \`${production}\` of its own. Leave it out, or deploy without \`pr\`.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${production}\` changes production's application: a preview (\`pr\`) has no \`${production}\` of its own. Leave it out, or deploy without \`pr\`.`);
         }
     }
     if (config.commit && config.pr !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ("Input `commit` deploys production: a preview (`pr`) builds its pull request's head.");
     }
 }
 /** Docker's tag syntax: up to 128 letters, digits, `_`, `.` and `-`, not starting with `.` or `-`. */
@@ -21145,7 +21146,7 @@ function parseCommit(text) {
     if (!value)
         return undefined;
     if (!/^[0-9a-fA-F]{7,40}$/.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`commit\`: "${value}" is not a commit SHA (7 to 40 hexadecimal digits), e.g. \${{ github.sha }}.`);
     }
     return value.toLowerCase();
 }
@@ -21164,7 +21165,7 @@ function parseHealthUrl(text) {
         url = undefined;
     }
     if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`health-url\`: "${value}" is neither a path like /health nor an http(s) URL.`);
     }
     return value;
 }
@@ -21180,14 +21181,14 @@ function singleLine(read) {
 /** `where` names the input (and line); the value is never part of the message. */
 function refuseControl(where, value) {
     if (CONTROL.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`${where} holds a control character (a line break, tab or the like): remove it.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${where} holds a control character (a line break, tab or the like): remove it.`);
     }
 }
 /** Tokens and header values go in HTTP headers, which carry printable ASCII only. */
 function refuseUnsendable(where, value) {
     refuseControl(where, value);
     if (!HEADER_TEXT.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${where} holds a character an HTTP header cannot carry (only printable ASCII): remove it.`);
     }
 }
 /** Accepts the instance address with or without `/api/v1` and trailing slashes. */
@@ -21195,7 +21196,7 @@ function parseCoolifyUrl(text) {
     const value = text.trim();
     const example = 'like https://coolify.example.com';
     if (!value)
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`coolify-url\` is empty: give your Coolify instance's address, ${example}.`);
     let url;
     try {
         url = new URL(value);
@@ -21204,13 +21205,13 @@ function parseCoolifyUrl(text) {
         url = undefined;
     }
     if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`coolify-url\`: "${value}" is not an http(s) address; give the instance's address with its scheme, ${example}.`);
     }
     if (url.username || url.password) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ('Input `coolify-url` must not carry a user name or password; put credentials in `token` or `headers`.');
     }
     if (url.search || url.hash) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`coolify-url\`: remove the query or fragment, ${example}.`);
     }
     const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/i, '');
     const instanceUrl = `${url.protocol}//${url.host}${path}`;
@@ -21235,16 +21236,16 @@ function parseBoolean(read, name, fallback) {
         return true;
     if (value === 'false')
         return false;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${name}\` must be true or false, not "${read(name).trim()}".`);
 }
 function parseDurationInput(read, name, fallback) {
     const text = read(name).trim() || fallback;
-    const ms = (0,_time_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .parseDuration */ .E)(text);
+    const ms = (0,_time_duration_js__WEBPACK_IMPORTED_MODULE_1__/* .parseDuration */ .E)(text);
     if (ms === undefined || ms <= 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is not a duration; use seconds (90) or a number with ms, s, m or h (500ms, 15m, 1h30m).`);
     }
     if (ms > MAX_DURATION_MS) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`${name}\`: "${text}" is more than 24h, the longest this action waits; use 24h or less.`);
     }
     return ms;
 }
@@ -21253,7 +21254,7 @@ function parsePullRequest(text) {
     if (!value)
         return undefined;
     if (!/^\d+$/.test(value) || Number(value) === 0 || !Number.isSafeInteger(Number(value))) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`pr\`: "${value}" is not a pull request number; in a pull_request workflow use \${{ github.event.number }}.`);
     }
     return Number(value);
 }
@@ -21262,7 +21263,7 @@ function parseImageTag(text) {
     if (!value)
         return undefined;
     if (!DOCKER_TAG.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`image-tag\`: "${value}" is not a Docker tag (letters, digits, _ . -, at most 128, not starting with . or -).`);
     }
     return value;
 }
@@ -21278,21 +21279,21 @@ function parseHeaders(text, mask) {
         const name = colon > 0 ? line.slice(0, colon).trim() : '';
         const value = colon > 0 ? line.slice(colon + 1).trim() : '';
         // As `env`: a plain word (`https`) would star out every link printed after it.
-        if (value && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .worthMasking */ .LB)(value))
+        if (value && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .worthMasking */ .LB)(value))
             mask(value);
         refuseUnsendable(`Input \`headers\`, line ${index + 1}`, value);
         if (!HEADER_NAME.test(name) || !value) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: write one \`Name: value\` a line, like \`CF-Access-Client-Id: \${{ secrets.CF_ID }}\`.`);
         }
         if (name.toLowerCase() === 'accept-encoding') {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} asks for compressed answers, which the action does not read; remove that line.`);
         }
         const unsendable = UNSENDABLE_HEADERS[name.toLowerCase()];
         if (unsendable) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} ${unsendable}`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} ${unsendable}`);
         }
         if (RESERVED_HEADERS.has(name.toLowerCase())) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`headers\`, line ${index + 1}: ${name} is set by the action itself; remove that line.`);
         }
         headers[name] = value;
     }
@@ -21307,13 +21308,13 @@ function readCaCertificate(text) {
     refuseControl('Input `ca-certificate`', value);
     let pem;
     try {
-        pem = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(value, 'utf8');
+        pem = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(value, 'utf8');
     }
     catch {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`ca-certificate\`: "${value}" is neither a PEM certificate nor a readable file; give the PEM text or its path.`);
     }
     if (!pem.includes(PEM_BEGIN)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`ca-certificate\`: the file "${value}" holds no PEM certificate.`);
     }
     return parsedPem(pem, `the file "${value}"`);
 }
@@ -21330,16 +21331,17 @@ function parsedPem(text, where) {
         const lines = base64.match(/.{1,64}/g) ?? [];
         return [PEM_BEGIN, ...lines, '-----END CERTIFICATE-----'].join('\n');
     });
+    const { X509Certificate } = process.getBuiltinModule('node:crypto');
     for (const [index, block] of blocks.entries()) {
         try {
-            new node_crypto__WEBPACK_IMPORTED_MODULE_0__.X509Certificate(block);
+            new X509Certificate(block);
         }
         catch {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: certificate ${index + 1} in ${where} does not parse; give the PEM text as exported, or its path.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`ca-certificate\`: certificate ${index + 1} in ${where} does not parse; give the PEM text as exported, or its path.`);
         }
     }
     if (blocks.length === 0) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`ca-certificate\`: ${where} has no complete PEM certificate.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`ca-certificate\`: ${where} has no complete PEM certificate.`);
     }
     return `${blocks.join('\n')}\n`;
 }
@@ -21350,7 +21352,7 @@ function parsedPem(text, where) {
 function maskEnvValues(text, mask) {
     for (const line of text.split(/\r?\n/)) {
         const value = line.slice(line.indexOf('=') + 1).trim();
-        if (line.includes('=') && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .worthMasking */ .LB)(value))
+        if (line.includes('=') && (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .worthMasking */ .LB)(value))
             mask(value);
     }
 }
@@ -21365,7 +21367,7 @@ function parseEnv(text) {
         if (!line || line.startsWith('#'))
             continue;
         if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(line)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ActionError */ .lZ(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`Input \`env\`, line ${index + 1}: write one \`KEY=value\` a line.`);
         }
         const key = line.slice(0, line.indexOf('='));
         refuseControl(`Input \`env\`, line ${index + 1} (${key})`, line);
@@ -24317,11 +24319,7 @@ var pool_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher_pool);
 var transport_body = __nccwpck_require__(2357);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(3024);
-// EXTERNAL MODULE: external "node:tls"
-var external_node_tls_ = __nccwpck_require__(1692);
-var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
 ;// CONCATENATED MODULE: ./src/transport/certificates.ts
-
 
 /**
  * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
@@ -24329,7 +24327,9 @@ var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node
  * file then.
  */
 function defaultCertificates(env) {
-    const store = (external_node_tls_default()).getCACertificates;
+    // node:tls, and node:crypto with it, only for a run given CAs: they take 5–10 ms to load.
+    const tls = process.getBuiltinModule('node:tls');
+    const store = tls.getCACertificates;
     if (store)
         return store('default');
     const extra = env.NODE_EXTRA_CA_CERTS;
@@ -24342,7 +24342,7 @@ function defaultCertificates(env) {
             // Node itself only warns about a file it cannot read.
         }
     }
-    return [...(external_node_tls_default()).rootCertificates, ...added];
+    return [...tls.rootCertificates, ...added];
 }
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -25711,11 +25711,11 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 /***/ }),
 
 /***/ 7598:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 
-/***/ }),
+/***/ },
 
 /***/ 3053:
 /***/ ((module) => {
@@ -25767,11 +25767,11 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 /***/ }),
 
 /***/ 643:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
 
-/***/ }),
+/***/ },
 
 /***/ 1792:
 /***/ ((module) => {
@@ -25781,11 +25781,11 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 /***/ }),
 
 /***/ 99:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:sqlite");
 
-/***/ }),
+/***/ },
 
 /***/ 7075:
 /***/ ((module) => {
@@ -25809,25 +25809,25 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
 /***/ }),
 
 /***/ 3429:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
 
-/***/ }),
+/***/ },
 
 /***/ 5919:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
 
-/***/ }),
+/***/ },
 
 /***/ 8522:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 
-/***/ })
+/***/ }
 
 /******/ });
 /************************************************************************/

@@ -8037,7 +8037,7 @@ module.exports = Pool
 /***/ }),
 
 /***/ 276:
-/***/ ((module) => {
+/***/ (module) => {
 
 
 
@@ -8074,7 +8074,7 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 2365:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
@@ -8840,7 +8840,7 @@ exports["default"] = {
 /***/ }),
 
 /***/ 3870:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* module decorator */ module = __nccwpck_require__.nmd(module);
 
@@ -8860,7 +8860,7 @@ Object.defineProperty(module, 'exports', {
 })
 
 
-/***/ }),
+/***/ },
 
 /***/ 3434:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
@@ -8905,7 +8905,7 @@ function enumToMap(obj, filter = [], exceptions = []) {
 /***/ }),
 
 /***/ 6436:
-/***/ ((module) => {
+/***/ (module) => {
 
 
 
@@ -8937,10 +8937,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 313:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -9068,7 +9068,7 @@ module.exports.runtimeFeatures = instance
 module.exports["default"] = instance
 
 
-/***/ }),
+/***/ },
 
 /***/ 6854:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
@@ -9542,7 +9542,7 @@ module.exports = {
 /***/ }),
 
 /***/ 4492:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -10064,10 +10064,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 4495:
-/***/ ((module) => {
+/***/ (module) => {
 
 
 
@@ -10202,10 +10202,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 1900:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -10805,10 +10805,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 116:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -11398,10 +11398,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 5910:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -11664,10 +11664,10 @@ webidl.is.FormData = webidl.util.MakeTypeAssertion(FormData)
 module.exports = { FormData, makeEntry, setFormDataState }
 
 
-/***/ }),
+/***/ },
 
 /***/ 1059:
-/***/ ((module) => {
+/***/ (module) => {
 
 
 
@@ -11711,10 +11711,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 3168:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -13240,10 +13240,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 8116:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -13490,10 +13490,10 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 7879:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ (module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
@@ -14503,7 +14503,7 @@ module.exports = {
 }
 
 
-/***/ }),
+/***/ },
 
 /***/ 107:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
@@ -15607,11 +15607,7 @@ function megabytes(bytes) {
     return String(Math.round((bytes / 1024 / 1024) * 100) / 100);
 }
 
-// EXTERNAL MODULE: external "node:tls"
-var external_node_tls_ = __nccwpck_require__(1692);
-var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
 ;// CONCATENATED MODULE: ./src/transport/certificates.ts
-
 
 /**
  * The CAs Node trusts by default: its own list, the runner's NODE_EXTRA_CA_CERTS and, where Node
@@ -15619,7 +15615,9 @@ var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node
  * file then.
  */
 function defaultCertificates(env) {
-    const store = (external_node_tls_default()).getCACertificates;
+    // node:tls, and node:crypto with it, only for a run given CAs: they take 5–10 ms to load.
+    const tls = process.getBuiltinModule('node:tls');
+    const store = tls.getCACertificates;
     if (store)
         return store('default');
     const extra = env.NODE_EXTRA_CA_CERTS;
@@ -15632,7 +15630,7 @@ function defaultCertificates(env) {
             // Node itself only warns about a file it cannot read.
         }
     }
-    return [...(external_node_tls_default()).rootCertificates, ...added];
+    return [...tls.rootCertificates, ...added];
 }
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -22360,10 +22358,7 @@ function describeDeploy(config, event, versions, say) {
         say.note(`Then would check ${config.healthUrl}`);
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/config/inputs.ts
-
 
 
 
@@ -22794,9 +22789,10 @@ function parsedPem(text, where) {
         const lines = base64.match(/.{1,64}/g) ?? [];
         return [PEM_BEGIN, ...lines, '-----END CERTIFICATE-----'].join('\n');
     });
+    const { X509Certificate } = process.getBuiltinModule('node:crypto');
     for (const [index, block] of blocks.entries()) {
         try {
-            new external_node_crypto_.X509Certificate(block);
+            new X509Certificate(block);
         }
         catch {
             throw new ActionError(`Input \`ca-certificate\`: certificate ${index + 1} in ${where} does not parse; give the PEM text as exported, or its path.`);
@@ -24249,11 +24245,11 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 /***/ }),
 
 /***/ 7598:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 
-/***/ }),
+/***/ },
 
 /***/ 3053:
 /***/ ((module) => {
@@ -24291,11 +24287,11 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
 /***/ }),
 
 /***/ 643:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
 
-/***/ }),
+/***/ },
 
 /***/ 1792:
 /***/ ((module) => {
@@ -24305,11 +24301,11 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 /***/ }),
 
 /***/ 99:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:sqlite");
 
-/***/ }),
+/***/ },
 
 /***/ 7075:
 /***/ ((module) => {
@@ -24333,25 +24329,25 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
 /***/ }),
 
 /***/ 3429:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
 
-/***/ }),
+/***/ },
 
 /***/ 5919:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
 
-/***/ }),
+/***/ },
 
 /***/ 8522:
-/***/ ((module) => {
+/***/ (module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 
-/***/ })
+/***/ }
 
 /******/ });
 /************************************************************************/
