@@ -1,3 +1,4 @@
+import { appendFile } from 'node:fs'
 import { EOL } from 'node:os'
 
 /** A cell of `addTable`: text, or a header cell, with the spans GitHub's renderer reads. */
@@ -61,9 +62,11 @@ export class JobSummary {
     if (!file) {
       throw new Error('GITHUB_STEP_SUMMARY is not set: this runner does not take job summaries')
     }
-    // node:fs/promises when the summary is written: loaded at the start, it takes 2–3 ms.
-    const { appendFile } = process.getBuiltinModule('node:fs/promises')
-    await appendFile(file, this.#buffer, { encoding: 'utf8' })
+    // node:fs's own call: node:fs/promises would take 2–3 ms to load, for this alone.
+    const text = this.#buffer
+    await new Promise<void>((resolve, reject) =>
+      appendFile(file, text, 'utf8', error => (error ? reject(error) : resolve()))
+    )
     return this.emptyBuffer()
   }
 }
