@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createTlsServer } from 'node:https'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import { describeNetworkFailure } from '../src/coolify/errors.js'
 import { HttpAgent } from '../src/transport/agent.js'
 import {
@@ -368,9 +368,11 @@ describe('HttpAgent: compressed answers', () => {
     ['gzip', gzipSync],
     ['x-gzip', gzipSync],
     ['deflate', deflateSync],
+    // Without zlib's wrapper, as some servers send it.
+    ['deflate', deflateRawSync],
     ['br', brotliCompressSync]
   ] as Array<[string, (data: Buffer) => Buffer]>)(
-    'decodes a %s answer',
+    'decodes a %s answer (%p)',
     async (encoding, compress) => {
       const server = await serve((_request, response) => {
         response.writeHead(200, {

@@ -10,7 +10,10 @@ type Decoder = (wire: Buffer, options: ZlibOptions & BrotliOptions) => Buffer
  * is loaded with the first compressed answer, not before the first request: it takes a few ms of
  * the start.
  */
-const DECODERS = new Map<string, 'gunzipSync' | 'inflateSync' | 'brotliDecompressSync'>([
+const DECODERS = new Map<
+  string,
+  'gunzipSync' | 'inflateSync' | 'inflateRawSync' | 'brotliDecompressSync'
+>([
   ['gzip', 'gunzipSync'],
   ['x-gzip', 'gunzipSync'],
   ['deflate', 'inflateSync'],
@@ -61,7 +64,10 @@ export async function readBody(
   }
   const wire = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)
   if (!decoder) return wire.toString('utf8')
-  const decode: Decoder = process.getBuiltinModule('node:zlib')[decoder]
+  const decode: Decoder =
+    process.getBuiltinModule('node:zlib')[
+      decoder === 'inflateSync' && !zlibWrapped(wire) ? 'inflateRawSync' : decoder
+    ]
   try {
     const chunkSize = decodedSize(encoding, wire, maxBytes) ?? DECODED_CHUNK_BYTES
     return decode(wire, { maxOutputLength: maxBytes, chunkSize }).toString('utf8')
@@ -82,6 +88,14 @@ function decodedSize(encoding: string, wire: Buffer, maxBytes: number): number |
   if (!encoding.endsWith('gzip') || wire.length < GZIP_SMALLEST) return undefined
   const told = wire.readUInt32LE(wire.length - 4) + 1
   return Math.max(Math.min(told, wire.length * DEFLATE_MOST_RATIO, maxBytes), MIN_CHUNK_BYTES)
+}
+
+/**
+ * `deflate` is a deflate stream in zlib's wrapper (RFC 9110 8.4.1.2), which its first two bytes
+ * tell; some servers send the bare stream, and browsers read that too.
+ */
+function zlibWrapped(wire: Buffer): boolean {
+  return wire.length >= 2 && (wire[0] & 0x0f) === 8 && ((wire[0] << 8) | wire[1]) % 31 === 0
 }
 
 /** A gzip member's 10-byte header and 8-byte trailer around at least an empty block. */
