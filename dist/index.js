@@ -20666,9 +20666,12 @@ var secrets = __nccwpck_require__(8019);
 var annotations = __nccwpck_require__(7376);
 // EXTERNAL MODULE: ./src/action/commands.ts
 var commands = __nccwpck_require__(530);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(8161);
 ;// CONCATENATED MODULE: ./src/action/job-summary.ts
+
 
 /**
  * The job summary as `@actions/core`'s `summary` writes it, byte for byte (the tests compare the
@@ -20720,9 +20723,9 @@ class JobSummary {
         if (!file) {
             throw new Error('GITHUB_STEP_SUMMARY is not set: this runner does not take job summaries');
         }
-        // node:fs/promises when the summary is written: loaded at the start, it takes 2–3 ms.
-        const { appendFile } = process.getBuiltinModule('node:fs/promises');
-        await appendFile(file, this.#buffer, { encoding: 'utf8' });
+        // node:fs's own call: node:fs/promises would take 2–3 ms to load, for this alone.
+        const text = this.#buffer;
+        await new Promise((resolve, reject) => (0,external_node_fs_.appendFile)(file, text, 'utf8', error => (error ? reject(error) : resolve())));
         return this.emptyBuffer();
     }
 }
@@ -24722,7 +24725,7 @@ async function readBody(body, contentEncoding = '', maxBytes, received) {
     const wire = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
     if (!decoder)
         return wire.toString('utf8');
-    const decode = process.getBuiltinModule('node:zlib')[decoder];
+    const decode = process.getBuiltinModule('node:zlib')[decoder === 'inflateSync' && !zlibWrapped(wire) ? 'inflateRawSync' : decoder];
     try {
         const chunkSize = decodedSize(encoding, wire, maxBytes) ?? DECODED_CHUNK_BYTES;
         return decode(wire, { maxOutputLength: maxBytes, chunkSize }).toString('utf8');
@@ -24745,6 +24748,13 @@ function decodedSize(encoding, wire, maxBytes) {
         return undefined;
     const told = wire.readUInt32LE(wire.length - 4) + 1;
     return Math.max(Math.min(told, wire.length * DEFLATE_MOST_RATIO, maxBytes), MIN_CHUNK_BYTES);
+}
+/**
+ * `deflate` is a deflate stream in zlib's wrapper (RFC 9110 8.4.1.2), which its first two bytes
+ * tell; some servers send the bare stream, and browsers read that too.
+ */
+function zlibWrapped(wire) {
+    return wire.length >= 2 && (wire[0] & 0x0f) === 8 && ((wire[0] << 8) | wire[1]) % 31 === 0;
 }
 /** A gzip member's 10-byte header and 8-byte trailer around at least an empty block. */
 const GZIP_SMALLEST = 20;

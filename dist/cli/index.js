@@ -15570,7 +15570,7 @@ async function readBody(body, contentEncoding = '', maxBytes, received) {
     const wire = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
     if (!decoder)
         return wire.toString('utf8');
-    const decode = process.getBuiltinModule('node:zlib')[decoder];
+    const decode = process.getBuiltinModule('node:zlib')[decoder === 'inflateSync' && !zlibWrapped(wire) ? 'inflateRawSync' : decoder];
     try {
         const chunkSize = decodedSize(encoding, wire, maxBytes) ?? DECODED_CHUNK_BYTES;
         return decode(wire, { maxOutputLength: maxBytes, chunkSize }).toString('utf8');
@@ -15593,6 +15593,13 @@ function decodedSize(encoding, wire, maxBytes) {
         return undefined;
     const told = wire.readUInt32LE(wire.length - 4) + 1;
     return Math.max(Math.min(told, wire.length * DEFLATE_MOST_RATIO, maxBytes), MIN_CHUNK_BYTES);
+}
+/**
+ * `deflate` is a deflate stream in zlib's wrapper (RFC 9110 8.4.1.2), which its first two bytes
+ * tell; some servers send the bare stream, and browsers read that too.
+ */
+function zlibWrapped(wire) {
+    return wire.length >= 2 && (wire[0] & 0x0f) === 8 && ((wire[0] << 8) | wire[1]) % 31 === 0;
 }
 /** A gzip member's 10-byte header and 8-byte trailer around at least an empty block. */
 const GZIP_SMALLEST = 20;
