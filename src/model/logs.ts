@@ -43,8 +43,13 @@ export class LogCursor {
   private probe = ''
   /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
   private lastEntry: Entry | undefined
-  /** Every entry taken (`keyOf`), so that none is taken twice when the log is reordered. */
-  private readonly taken = new Set<number>()
+  /**
+   * Every entry taken (`keyOf`), so that none is taken twice when the log is reordered: in an
+   * array, which holds numbers unboxed, and in a set made from it only once a log comes reordered:
+   * a log that only grows never pays for a set's inserts.
+   */
+  private readonly takenKeys: number[] = []
+  private takenSet: Set<number> | undefined
   /** The command whose `$ command` line was printed last, with its batch. */
   private lastCommand: string | undefined
   private lastBatch = 0
@@ -56,7 +61,7 @@ export class LogCursor {
 
   /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
   get progress(): number {
-    return this.taken.size + this.consumed + this.pending.length
+    return this.takenKeys.length + this.consumed + this.pending.length
   }
 
   /** Coolify's last entry has been read: no more lines will come. */
@@ -79,9 +84,7 @@ export class LogCursor {
         (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry))
       // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
       // every entry not taken yet, wherever it stands.
-      fresh = grown
-        ? entries.slice(this.consumed)
-        : entries.filter(entry => !this.taken.has(keyOf(entry)))
+      fresh = grown ? entries.slice(this.consumed) : entries.filter(entry => !this.taken(entry))
     }
     this.take(fresh, grown)
     // Only a log holding all that was taken may serve as the start of the next one.
@@ -120,10 +123,19 @@ export class LogCursor {
    * the next read is compared with; others (from a reordered log) do not.
    */
   private take(fresh: Entry[], grown: boolean): void {
-    for (const entry of fresh) this.taken.add(keyOf(entry))
+    for (const entry of fresh) {
+      const key = keyOf(entry)
+      this.takenKeys.push(key)
+      this.takenSet?.add(key)
+    }
     if (!grown || fresh.length === 0) return
     this.consumed += fresh.length
     this.lastEntry = fresh[fresh.length - 1]
+  }
+
+  private taken(entry: Entry): boolean {
+    this.takenSet ??= new Set(this.takenKeys)
+    return this.takenSet.has(keyOf(entry))
   }
 
   /** The printed lines of new entries, in Coolify's `order`. */
