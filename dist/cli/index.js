@@ -19088,8 +19088,13 @@ class LogCursor {
     probe = '';
     /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
     lastEntry;
-    /** Every entry taken (`keyOf`), so that none is taken twice when the log is reordered. */
-    taken = new Set();
+    /**
+     * Every entry taken (`keyOf`), so that none is taken twice when the log is reordered: in an
+     * array, which holds numbers unboxed, and in a set made from it only once a log comes reordered:
+     * a log that only grows never pays for a set's inserts.
+     */
+    takenKeys = [];
+    takenSet;
     /** The command whose `$ command` line was printed last, with its batch. */
     lastCommand;
     lastBatch = 0;
@@ -19101,7 +19106,7 @@ class LogCursor {
     }
     /** Grows whenever a read brings anything new, hidden entries and unfinished lines included. */
     get progress() {
-        return this.taken.size + this.consumed + this.pending.length;
+        return this.takenKeys.length + this.consumed + this.pending.length;
     }
     /** Coolify's last entry has been read: no more lines will come. */
     get closed() {
@@ -19125,9 +19130,7 @@ class LogCursor {
                     (this.consumed === 0 || sameEntry(entries[this.consumed - 1], this.lastEntry));
             // Not the log seen before plus entries at its end (reordered, trimmed, a stale copy): take
             // every entry not taken yet, wherever it stands.
-            fresh = grown
-                ? entries.slice(this.consumed)
-                : entries.filter(entry => !this.taken.has(keyOf(entry)));
+            fresh = grown ? entries.slice(this.consumed) : entries.filter(entry => !this.taken(entry));
         }
         this.take(fresh, grown);
         // Only a log holding all that was taken may serve as the start of the next one.
@@ -19165,12 +19168,19 @@ class LogCursor {
      * the next read is compared with; others (from a reordered log) do not.
      */
     take(fresh, grown) {
-        for (const entry of fresh)
-            this.taken.add(keyOf(entry));
+        for (const entry of fresh) {
+            const key = keyOf(entry);
+            this.takenKeys.push(key);
+            this.takenSet?.add(key);
+        }
         if (!grown || fresh.length === 0)
             return;
         this.consumed += fresh.length;
         this.lastEntry = fresh[fresh.length - 1];
+    }
+    taken(entry) {
+        this.takenSet ??= new Set(this.takenKeys);
+        return this.takenSet.has(keyOf(entry));
     }
     /** The printed lines of new entries, in Coolify's `order`. */
     linesOf(fresh) {
