@@ -92,9 +92,9 @@ function leaveOutHttp2(file) {
 
 /**
  * webpack wraps each module's function in parentheses, which makes V8 compile it as the file
- * loads. The modules only NEVER_RUN leads to (fetch's body, headers, webidl…, some 250 KB) lose
- * that wrapping: V8 then only skims them, and compiles one if it ever runs. About 5 ms of the
- * start; the code is all there still.
+ * loads. The modules only NEVER_RUN leads to (fetch's body, its FormData parser, webidl…, some
+ * 250 KB) lose that wrapping: V8 then only skims them, and compiles one if it ever runs. About
+ * 5 ms of the start; the code is all there still.
  */
 function compileWhenRun(file, statsFile) {
   const text = readFileSync(file, 'utf8')
