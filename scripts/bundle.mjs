@@ -28,8 +28,9 @@ const entries = [
 ]
 
 /**
- * undici requires these only on paths the action never takes: fetch's body for a FormData body
- * (the action sends text), and llhttp built without SIMD, for a CPU that has none.
+ * undici requires these only on paths the action does not take: fetch's body for a FormData body
+ * (the action sends text), and its HTTP parser built without SIMD, for a CPU that has none (or
+ * when UNDICI_NO_WASM_SIMD or Jest asks for it).
  */
 const NEVER_RUN = ['undici/lib/web/fetch/body.js', 'undici/lib/llhttp/llhttp-wasm.js']
 
@@ -92,8 +93,8 @@ function leaveOutHttp2(file) {
 
 /**
  * webpack wraps each module's function in parentheses, which makes V8 compile it as the file
- * loads. The modules only NEVER_RUN leads to (fetch's body, its FormData parser, webidl…, some
- * 250 KB) lose that wrapping: V8 then only skims them, and compiles one if it ever runs. About
+ * loads. The modules only NEVER_RUN leads to (fetch's body, its FormData parser, webidl…, about
+ * 230 KB) lose that wrapping: V8 then only skims them, and compiles one if it ever runs. About
  * 5 ms of the start; the code is all there still.
  */
 function compileWhenRun(file, statsFile) {
@@ -106,12 +107,14 @@ function compileWhenRun(file, statsFile) {
       return String(module.id)
     })
   )
-  // Each module's text, from its `/***/ id:` line to the next one.
-  const starts = [...text.matchAll(/^\/\*\*\*\/ (\d+):\n\/\*\*\*\/ \(\(/gm)]
+  // Each module's text, from its `/***/ id:` line to the next one; every one opens with `((`.
+  const starts = [...text.matchAll(/^\/\*\*\*\/ (\d+):\n\/\*\*\*\/ (..)/gm)]
+  const odd = starts.find(match => match[2] !== '((')
+  if (odd) fail(`${file}: module ${odd[1]} does not open with "((": see compileWhenRun.`)
   const bodies = new Map(
     starts.map((match, i) => [match[1], text.slice(match.index, starts[i + 1]?.index)])
   )
-  const entry = /\/\/ Load entry module[^\n]*\n(?:.*\n)*?.*__nccwpck_require__\((\d+)\)/.exec(text)
+  const entry = /^\/\*{6}\/ var __webpack_exports__ = __nccwpck_require__\((\d+)\);$/m.exec(text)
   if (!entry) fail(`${file} names no entry module: see compileWhenRun in scripts/bundle.mjs.`)
   const reached = new Set()
   const next = [entry[1]]
