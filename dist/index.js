@@ -14923,8 +14923,8 @@ function escapeProperty(text) {
 }
 /**
  * `name<<DELIMITER`, the value, `DELIMITER`, appended to the file the runner names in `variable`.
- * The delimiter is random, so that no value can end the block early and set something else; one
- * that contains it anyway is refused.
+ * A name or value that contains the delimiter is refused, so that none can end the block early and
+ * set something else; the delimiter is random, so that such a refusal never happens by chance.
  */
 function appendKeyValue(variable, name, value) {
     const file = process.env[variable];
