@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals'
 import type { DeploymentView } from '../src/model/deployment.js'
 import type { LogLine } from '../src/model/logs.js'
-import { githubLog } from '../src/action/host.js'
+import { githubLog, unguessableToken } from '../src/action/host.js'
 import { LogPrinter } from '../src/report/console.js'
 
 const ZWSP = '\u200b'
@@ -175,5 +175,17 @@ describe('LogPrinter', () => {
     const several = runnerLines(printed(true, [stdout('a')]))
     expect(several[0]).toBe('::group::web')
     expect(several.at(-1)).toBe('::endgroup::')
+  })
+})
+
+describe('the stop-commands token', () => {
+  it('is 12 bytes in hex, new each time, from the kernel or else from node:crypto', () => {
+    const tokens = [
+      ...Array.from({ length: 20 }, () => unguessableToken()),
+      // A runner without the device (Windows): node:crypto's.
+      ...Array.from({ length: 20 }, () => unguessableToken('/no/such/device'))
+    ]
+    for (const token of tokens) expect(token).toMatch(/^[0-9a-f]{24}$/)
+    expect(new Set(tokens).size).toBe(tokens.length)
   })
 })
