@@ -182,7 +182,8 @@ describe('the stop-commands token', () => {
   it('is 12 bytes in hex, new each time, from the kernel or else from node:crypto', () => {
     const tokens = [
       ...Array.from({ length: 20 }, () => unguessableToken()),
-      // A runner without the device (Windows): node:crypto's.
+      // Windows, and a device that cannot be read: node:crypto's.
+      ...Array.from({ length: 20 }, () => unguessableToken(null)),
       ...Array.from({ length: 20 }, () => unguessableToken('/no/such/device'))
     ]
     for (const token of tokens) expect(token).toMatch(/^[0-9a-f]{24}$/)

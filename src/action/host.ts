@@ -61,22 +61,26 @@ export function githubLog(
   }
 }
 
+/** The kernel's random generator, where it has a device (Linux and macOS runners). */
+const RANDOM_DEVICE = process.platform === 'win32' ? null : '/dev/urandom'
+
 /**
- * 12 random bytes in hex, which a build log's author cannot guess: from the kernel's generator
- * where it has a device for it (Linux and macOS runners), else from node:crypto, which takes
- * about 5 ms to load for this alone.
+ * 12 random bytes in hex, which a build log's author cannot guess: from the kernel's generator,
+ * else from node:crypto's, which takes about 5 ms to load for this alone.
  */
-export function unguessableToken(device = '/dev/urandom'): string {
-  const bytes = Buffer.alloc(12)
-  try {
-    const fd = openSync(device, 'r')
+export function unguessableToken(device: string | null = RANDOM_DEVICE): string {
+  if (device) {
+    const bytes = Buffer.alloc(12)
     try {
-      if (readSync(fd, bytes) === bytes.length) return bytes.toString('hex')
-    } finally {
-      closeSync(fd)
+      const fd = openSync(device, 'r')
+      try {
+        if (readSync(fd, bytes) === bytes.length) return bytes.toString('hex')
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      // The device cannot be read: node:crypto's generator.
     }
-  } catch {
-    // No such device (Windows): node:crypto's generator.
   }
   return process.getBuiltinModule('node:crypto').randomBytes(12).toString('hex')
 }
