@@ -15583,25 +15583,28 @@ function githubLog(write = text => void process.stdout.write(text)) {
         oneLine: inertLine
     };
 }
+/** The kernel's random generator, where it has a device (Linux and macOS runners). */
+const RANDOM_DEVICE = process.platform === 'win32' ? null : '/dev/urandom';
 /**
- * 12 random bytes in hex, which a build log's author cannot guess: from the kernel's generator
- * where it has a device for it (Linux and macOS runners), else from node:crypto, which takes
- * about 5 ms to load for this alone.
+ * 12 random bytes in hex, which a build log's author cannot guess: from the kernel's generator,
+ * else from node:crypto's, which takes about 5 ms to load for this alone.
  */
-function unguessableToken(device = '/dev/urandom') {
-    const bytes = Buffer.alloc(12);
-    try {
-        const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(device, 'r');
+function unguessableToken(device = RANDOM_DEVICE) {
+    if (device) {
+        const bytes = Buffer.alloc(12);
         try {
-            if ((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readSync)(fd, bytes) === bytes.length)
-                return bytes.toString('hex');
+            const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(device, 'r');
+            try {
+                if ((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readSync)(fd, bytes) === bytes.length)
+                    return bytes.toString('hex');
+            }
+            finally {
+                (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+            }
         }
-        finally {
-            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+        catch {
+            // The device cannot be read: node:crypto's generator.
         }
-    }
-    catch {
-        // No such device (Windows): node:crypto's generator.
     }
     return process.getBuiltinModule('node:crypto').randomBytes(12).toString('hex');
 }
