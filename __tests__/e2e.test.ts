@@ -390,7 +390,15 @@ describe('the bundled action against Coolify 4.x', () => {
 })
 
 describe('what the bundle loads of Node', () => {
-  async function loaded(gzip: boolean): Promise<{ atStart: string[]; atExit: string[] }> {
+  type Loaded = { atStart: string[]; atExit: string[] }
+  /** One run of each kind, shared by the tests that read it. */
+  const runs = new Map<boolean, Promise<Loaded>>()
+  const loaded = (gzip: boolean): Promise<Loaded> => {
+    if (!runs.has(gzip)) runs.set(gzip, runOnce(gzip))
+    return runs.get(gzip)!
+  }
+
+  async function runOnce(gzip: boolean): Promise<Loaded> {
     const server = await start({ gzip })
     const dir = mkdtempSync(join(tmpdir(), 'builtins-'))
     const file = join(dir, 'loaded.json')
@@ -406,7 +414,7 @@ describe('what the bundle loads of Node', () => {
       )
       expect(result.code).toBe(0)
       expect(buildLogLines(result.stdout)).toHaveLength(VISIBLE.length + 2)
-      return JSON.parse(readFileSync(file, 'utf8')) as { atStart: string[]; atExit: string[] }
+      return JSON.parse(readFileSync(file, 'utf8')) as Loaded
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -414,7 +422,8 @@ describe('what the bundle loads of Node', () => {
 
   it('never HTTP/2, which it never speaks, and zlib only once an answer comes compressed', async () => {
     const plain = (await loaded(false)).atExit
-    expect(plain).toEqual(expect.arrayContaining(['net', 'http']))
+    // The preload loads node:net itself: node:http is the bundle's.
+    expect(plain).toContain('http')
     expect(plain).not.toContain('http2')
     expect(plain).not.toContain('zlib')
 
@@ -425,7 +434,6 @@ describe('what the bundle loads of Node', () => {
 
   it('neither TLS nor crypto against a plain-http Coolify: 5–10 ms of the start, or of the run', async () => {
     const { atStart, atExit } = await loaded(false)
-    // The preload loads node:net itself: node:http is the bundle's.
     expect(atStart).toContain('http')
     // Nor later: the log's stop-commands token comes from the kernel's generator (on Linux, as
     // here), the summary is appended with node:fs.

@@ -46,8 +46,7 @@ await Promise.all([
 
 async function checkTypes() {
   await run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.build.json']).catch(error => {
-    process.stderr.write(`${error.stdout}${error.stderr}The sources do not type-check.\n`)
-    process.exit(1)
+    fail(`${error.stdout}${error.stderr}The sources do not type-check.`)
   })
 }
 
@@ -62,8 +61,7 @@ async function build(entry, dir, name) {
     '--stats-out',
     stats
   ]).catch(error => {
-    process.stderr.write(`${error.stdout}${error.stderr}ncc could not bundle ${entry}\n`)
-    process.exit(1)
+    fail(`${error.stdout}${error.stderr}ncc could not bundle ${entry}`)
   })
   process.stdout.write(stdout)
   process.stderr.write(stderr)
@@ -83,10 +81,7 @@ function leaveOutHttp2(file) {
   const load = 'module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");'
   const parts = readFileSync(file, 'utf8').split(load)
   if (parts.length !== 2) {
-    process.stderr.write(
-      `${file} does not load node:http2 in one place as expected: see leaveOutHttp2.\n`
-    )
-    process.exit(1)
+    fail(`${file} does not load node:http2 in one place as expected: see leaveOutHttp2.`)
   }
   writeFileSync(file, parts.join('module.exports = { constants: {} }; // node:http2, never used'))
 }
