@@ -104,6 +104,8 @@ function jobRows(
     finishedAt?: number
     dated?: boolean
     touches?: number[]
+    /** The job took the row then, unseen: queued before `endsAt`, its worker written from then. */
+    takenAt?: number
   },
   withColumn = true
 ) {
@@ -121,7 +123,13 @@ function jobRows(
     return {
       deployment_uuid: 'd',
       application_name: 'web',
-      status: at >= script.endsAt ? script.status : 'in_progress',
+      status:
+        at >= script.endsAt
+          ? script.status
+          : script.takenAt !== undefined
+            ? 'queued'
+            : 'in_progress',
+      horizon_job_worker: at >= (script.takenAt ?? 0) ? 'coolify' : null,
       logs: JSON.stringify(due.map(([, text], i) => entry(text, i))),
       ...(withColumn
         ? { finished_at: written ? laravel(started + script.finishedAt!) : null }
@@ -446,6 +454,32 @@ describe('what the job writes after the final status', () => {
       'Warning: Failed to write deployment configurations: Deployment cancelled by user',
       'Gracefully shutting down build container: d',
       'Error stopping container d: Deployment cancelled by user'
+    ])
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
+
+  it('reads on after a cancel that came before any read showed the job at work', async () => {
+    // Queued at the first reads; the job takes the row at 0.9 s (its worker written with
+    // in_progress), the cancel comes at 1 s, and the job notices at its next remote command, 3 s
+    // later (ApplicationDeploymentJob.php 309-312; DeployController.php 281-289).
+    const row = jobRows({
+      endsAt: 1000,
+      takenAt: 900,
+      status: 'cancelled-by-user',
+      entries: [
+        [1000, 'Deployment cancelled by user via API.'],
+        [1000, 'Deployment container not yet started. Will be cancelled when job checks status.'],
+        [4000, 'Deployment cancelled by user, stopping execution.'],
+        [4000, 'Gracefully shutting down build container: d']
+      ],
+      finishedAt: 4000,
+      dated: true
+    })
+    const { deployment, printed, notes } = await followAlone(row)
+    expect(deployment.status).toBe('cancelled')
+    expect(printed.slice(-2)).toEqual([
+      'Deployment cancelled by user, stopping execution.',
+      'Gracefully shutting down build container: d'
     ])
     expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
   }, 20_000)

@@ -182,6 +182,11 @@ export interface DeploymentDetail {
   finished_at?: string | null
   /** Moves with every log entry written (Coolify saves the row each time), to the second. */
   updated_at?: string
+  /**
+   * The host of the worker whose job took the row, written with `in_progress` and by the job alone
+   * (ApplicationDeploymentJob.php 309-312): null while queued.
+   */
+  horizon_job_worker?: string | null
   /** 4.x: set on the rows of Docker-image previews only. */
   docker_registry_image_tag?: string | null
   /** Absent without the `read:sensitive` ability; a JSON array in a string (4.x) or plain text. */

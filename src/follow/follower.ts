@@ -113,7 +113,7 @@ export class Follower {
    * (the job writes on after the final status: the post-deployment command), or not told at all.
    */
   private readonly jobEnd = new Map<Deployment, 'written' | 'pending' | 'untold'>()
-  /** Deployments a read showed in progress: Coolify's job took them. */
+  /** Deployments Coolify's job took, as a read showed: in progress, or with its worker. */
   private readonly jobTook = new Set<Deployment>()
   /** What the last read of each deployment took on the wire: its own part of a shared one. */
   private readonly carried = new Map<Deployment, number>()
@@ -464,7 +464,11 @@ export class Follower {
     } else {
       this.quietAtAnswer.delete(deployment)
     }
-    if (statusFromCoolify(detail.status) === 'in_progress') this.jobTook.add(deployment)
+    // Taken by the job: seen in progress, or its worker written, which a row cancelled in the
+    // queue never gets, however quickly the cancel followed.
+    if (statusFromCoolify(detail.status) === 'in_progress' || detail.horizon_job_worker) {
+      this.jobTook.add(deployment)
+    }
     this.jobEnd.set(deployment, jobEndOf(detail, this.jobTook.has(deployment)))
     const changed = deployment.observe(detail, this.options.instanceUrl, answeredAt)
     if (changed && !deployment.ended) this.announce(deployment, detail)
@@ -521,9 +525,9 @@ export class Follower {
 
 /**
  * What a row tells of the job's end. The job's own final statuses promise a `finished_at` to come,
- * and so does a cancel of a job `took` (seen in progress): it fails at its next command and runs
- * its finally (ExecuteRemoteCommand.php 92-97; ApplicationDeploymentJob.php 380-392). A deployment
- * cancelled before the job took it never gets one (303-306).
+ * and so does a cancel of a job `took` (seen in progress or with its worker): it fails at its next
+ * command and runs its finally (ExecuteRemoteCommand.php 92-97; ApplicationDeploymentJob.php
+ * 380-392). A deployment cancelled before the job took it never gets one (303-306).
  */
 function jobEndOf(detail: DeploymentDetail, took: boolean): 'written' | 'pending' | 'untold' {
   if (!('finished_at' in detail)) return 'untold'

@@ -177,6 +177,9 @@ function row(ctx: Ctx, d: DeploymentRecord, withLogs: boolean): Record<string, u
     // Absent, not empty, without read:sensitive.
     ...(withLogs ? { logs: coolifyLogs(p.entries) } : {}),
     current_process_id: null,
+    // gethostname() of the worker, written with in_progress by the job alone
+    // (ApplicationDeploymentJob.php 309-312): null on a row cancelled while queued.
+    horizon_job_worker: p.startedAt === null ? null : 'coolify',
     restart_only: false,
     git_type: null,
     server_id: 0,
