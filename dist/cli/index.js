@@ -19738,7 +19738,7 @@ class Follower {
      * (the job writes on after the final status: the post-deployment command), or not told at all.
      */
     jobEnd = new Map();
-    /** Deployments a read showed in progress: Coolify's job took them. */
+    /** Deployments Coolify's job took, as a read showed: in progress, or with its worker. */
     jobTook = new Set();
     /** What the last read of each deployment took on the wire: its own part of a shared one. */
     carried = new Map();
@@ -20059,8 +20059,11 @@ class Follower {
         else {
             this.quietAtAnswer.delete(deployment);
         }
-        if (statusFromCoolify(detail.status) === 'in_progress')
+        // Taken by the job: seen in progress, or its worker written, which a row cancelled in the
+        // queue never gets, however quickly the cancel followed.
+        if (statusFromCoolify(detail.status) === 'in_progress' || detail.horizon_job_worker) {
             this.jobTook.add(deployment);
+        }
         this.jobEnd.set(deployment, jobEndOf(detail, this.jobTook.has(deployment)));
         const changed = deployment.observe(detail, this.options.instanceUrl, answeredAt);
         if (changed && !deployment.ended)
@@ -20112,9 +20115,9 @@ class Follower {
 }
 /**
  * What a row tells of the job's end. The job's own final statuses promise a `finished_at` to come,
- * and so does a cancel of a job `took` (seen in progress): it fails at its next command and runs
- * its finally (ExecuteRemoteCommand.php 92-97; ApplicationDeploymentJob.php 380-392). A deployment
- * cancelled before the job took it never gets one (303-306).
+ * and so does a cancel of a job `took` (seen in progress or with its worker): it fails at its next
+ * command and runs its finally (ExecuteRemoteCommand.php 92-97; ApplicationDeploymentJob.php
+ * 380-392). A deployment cancelled before the job took it never gets one (303-306).
  */
 function jobEndOf(detail, took) {
     if (!('finished_at' in detail))
