@@ -147,15 +147,22 @@ async function followAlone(
   row: () => Record<string, unknown>,
   timeoutMs = 20_000,
   printing: (text: string) => void = () => {},
-  version: string | Promise<string> = '4.3.11'
+  version: string | Promise<string> = '4.3.11',
+  /** The application's detail as GET /applications/{uuid} answers; `described`: read before. */
+  app: { detail?: Record<string, unknown>; described?: boolean } = {}
 ) {
   const asked: string[] = []
+  const detail = { uuid: 'app', name: 'web', ...app.detail }
   const client = {
     readBudget: () => undefined,
     holdBack: () => {},
     version: async () => {
       asked.push('version')
       return version
+    },
+    getApplicationDated: async () => {
+      asked.push('application')
+      return { body: detail, date: toSecond(Date.now()) }
     },
     getDeploymentDated: async () => ({ body: row(), date: toSecond(Date.now()) }),
     getDeployment: async () => row(),
@@ -182,6 +189,7 @@ async function followAlone(
     say: { note: text => notes.push(text), warn: text => warnings.push(text), debug: () => {} }
   })
   const deployment = new Deployment('app', 'd', 'web', Date.now())
+  if (app.described) deployment.describe(detail)
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(), timeoutMs)
   await follower.follow(deployment, { at: Date.now() }, deadline.signal)
@@ -536,6 +544,80 @@ describe('what the job writes after the final status', () => {
       expect.stringMatching(/^web: .*could not be seen.*no `finished_at`/)
     ])
   }, 20_000)
+
+  /**
+   * A rollout whose new container was unhealthy: `failed`, then the stop of that container, given
+   * the application's stop grace period, has kept the row still for 90 s when the first read comes
+   * (its app ignores SIGTERM); a second later the job removes it and runs its finally
+   * (ApplicationDeploymentJob.php 3971-3984, 4042-4047, 389-411).
+   */
+  function stoppingForLong() {
+    const failedAt = Date.now() - 90_000
+    const removedAt = Date.now() + 1000
+    return () => {
+      const removed = Date.now() >= removedAt
+      return {
+        deployment_uuid: 'd',
+        application_name: 'web',
+        status: 'failed',
+        logs: JSON.stringify(
+          [
+            'New container is not healthy, rolling back to the old container.',
+            ...(removed
+              ? ['Rolling update completed.', 'Gracefully shutting down build container: d']
+              : [])
+          ].map(entry)
+        ),
+        finished_at: removed ? laravel(removedAt) : null,
+        updated_at: laravel(removed ? removedAt : failedAt)
+      }
+    }
+  }
+
+  it.each([
+    ['in the record read before', true],
+    ['read once the row was long still', false]
+  ])(
+    'waits out the stop of a container given a grace period over a minute, %s',
+    async (_, described) => {
+      const detail = { settings: { stop_grace_period: 120 } }
+      const { deployment, printed, notes, asked } = await followAlone(
+        stoppingForLong(),
+        15_000,
+        undefined,
+        undefined,
+        { detail, described }
+      )
+      expect(deployment.status).toBe('failed')
+      expect(printed.slice(-2)).toEqual([
+        'Rolling update completed.',
+        'Gracefully shutting down build container: d'
+      ])
+      expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+      expect(asked.filter(what => what === 'application')).toHaveLength(described ? 0 : 1)
+    },
+    20_000
+  )
+
+  it.each([
+    ['unset (30 s)', null],
+    ['out of bounds (30 s)', 7200],
+    ['not shown', undefined]
+  ])(
+    'ends a failed row still for longer than a stop could take, the grace period %s',
+    async (_, grace) => {
+      const detail = grace === undefined ? {} : { settings: { stop_grace_period: grace } }
+      const began = Date.now()
+      const { notes } = await followAlone(stoppingForLong(), 15_000, undefined, undefined, {
+        detail
+      })
+      expect(Date.now() - began).toBeLessThan(1000)
+      expect(notes.filter(note => /could not be seen/.test(note))).toEqual([
+        expect.stringMatching(/^web: .*could not be seen.*no `finished_at`/)
+      ])
+    },
+    20_000
+  )
 
   it('waits for finished_at no longer than its deadline, and says the end was not seen', async () => {
     // A job killed before its finally wrote anything: finished_at stays null for good.

@@ -40,6 +40,8 @@ export interface ApplicationDetail extends Omit<ApplicationSummary, 'id'> {
   settings?: {
     is_auto_deploy_enabled?: boolean
     is_container_label_readonly_enabled?: boolean
+    /** From 4.1: seconds a container stopped in a deployment is given before it is killed. */
+    stop_grace_period?: number | null
   } | null
 }
 

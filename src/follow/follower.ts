@@ -5,7 +5,7 @@ import { releaseAtLeast, timeOf } from '../coolify/answers.js'
 import type { DeploymentDetail } from '../coolify/types.js'
 import { describeError } from '../errors.js'
 import type { Say } from '../host.js'
-import type { Deployment } from '../model/deployment.js'
+import { stopGraceSeconds, type Deployment } from '../model/deployment.js'
 import type { LogSink } from '../model/log-sink.js'
 import { LogCursor } from '../model/logs.js'
 import type { TriggerMark } from '../model/mark.js'
@@ -64,11 +64,15 @@ const SECOND_MS = 1000
 const LEFT_PAUSE_MS = 1000
 /**
  * How long a failed or cancelled row may stay quiet without `finished_at` before its job is taken
- * for gone: the job's own failure path removes the new container for up to 60 s before its finally
- * (ApplicationDeploymentJob.php 3991-4018), while a job that failed outside it never writes one
- * (a server not functional, 313-317; Coolify restarted under it, Init.php 94-100).
+ * for gone: the job's own failure path stops the new container, giving it the application's stop
+ * grace period (30 s unless set, up to an hour), then removes it for up to 60 s, each without an
+ * entry, before its finally (ApplicationDeploymentJob.php 3971-4018, 4042-4047), while a job that
+ * failed outside it never writes one (a server not functional, 313-317; Coolify restarted under
+ * it, Init.php 94-100). Longer by a grace period over 60 s, read once it matters.
  */
 const FAILED_JOB_QUIET_MS = 65_000
+/** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
+const STOP_MARGIN_MS = FAILED_JOB_QUIET_MS - 60_000
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.'
 /**
@@ -122,6 +126,8 @@ export class Follower {
   private logsHidden = false
   /** Whether this Coolify's job writes a closing entry, asked once a closing entry is late. */
   private closingEntries?: Promise<boolean>
+  /** Each application's stop grace period (s), read once a failed job of it was long quiet. */
+  private readonly graces = new Map<string, Promise<number | undefined>>()
 
   constructor(
     private readonly client: CoolifyClient,
@@ -322,9 +328,7 @@ export class Follower {
       // or Coolify's own clock. Time since the last answer is not counted: on a busy runner the
       // closing entry may have come meanwhile, unread.
       const seen = Math.max(askedAt - quietSince, told?.ms ?? 0)
-      const pending =
-        endBefore === 'pending' &&
-        !(['failed', 'cancelled'].includes(deployment.status) && seen >= FAILED_JOB_QUIET_MS)
+      const pending = endBefore === 'pending' && !(await this.jobGone(deployment, seen, signal))
       let answeredAt: number
       try {
         if (pending) {
@@ -373,6 +377,42 @@ export class Follower {
         `${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`
       )
     }
+  }
+
+  /**
+   * Whether the job of a failed or cancelled row, quiet without `finished_at` for `seen` ms, is
+   * gone: quiet for longer than its failure path can be (FAILED_JOB_QUIET_MS), or than the stop
+   * of a container given a longer grace period.
+   */
+  private async jobGone(
+    deployment: Deployment,
+    seen: number,
+    signal: AbortSignal
+  ): Promise<boolean> {
+    if (!['failed', 'cancelled'].includes(deployment.status) || seen < FAILED_JOB_QUIET_MS)
+      return false
+    const grace = await this.stopGraceOf(deployment, signal)
+    return seen >= (grace ?? 0) * 1000 + STOP_MARGIN_MS
+  }
+
+  /**
+   * The stop grace period of the deployment's application, in seconds: from its record when read
+   * before, else read now, once (a list of applications does not show it); undefined when Coolify
+   * does not tell.
+   */
+  private stopGraceOf(deployment: Deployment, signal: AbortSignal): Promise<number | undefined> {
+    if (deployment.stopGraceSeconds !== undefined || deployment.kind !== 'application') {
+      return Promise.resolve(deployment.stopGraceSeconds)
+    }
+    let grace = this.graces.get(deployment.appUuid)
+    if (!grace) {
+      grace = this.client.getApplicationDated(deployment.appUuid, signal, { final: true }).then(
+        ({ body }) => (body?.settings ? stopGraceSeconds(body.settings) : undefined),
+        () => undefined
+      )
+      this.graces.set(deployment.appUuid, grace)
+    }
+    return grace
   }
 
   /**

@@ -1,5 +1,5 @@
 import { timeOf } from '../coolify/answers.js'
-import type { ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
+import type { ApplicationDetail, ApplicationSummary, DeploymentDetail } from '../coolify/types.js'
 import type { LogLine } from './logs.js'
 import { canBecome, hasEnded, statusFromCoolify, type Status } from './status.js'
 
@@ -23,6 +23,7 @@ export class Deployment {
   #coolifyStatus: string | null | undefined
   #reason: string | undefined
   #appUrl: string | undefined
+  #stopGraceSeconds: number | undefined
   #link: string | undefined
   #commit: string | undefined
   #endedAt: number | undefined
@@ -169,13 +170,22 @@ export class Deployment {
   }
 
   /**
+   * How long Coolify's job gives the application's container to stop, in seconds, when its
+   * record's settings said (the detail of one application shows them, the list does not).
+   */
+  get stopGraceSeconds(): number | undefined {
+    return this.#stopGraceSeconds
+  }
+
+  /**
    * Takes the application's name and URL from Coolify's application record: the preview's URL when
    * it deploys pull request `pr` (none rather than production's when that cannot be known).
    */
-  describe(app: ApplicationSummary, pr?: number): void {
+  describe(app: ApplicationSummary & Pick<ApplicationDetail, 'settings'>, pr?: number): void {
     if (app.name && this.#name === this.appUuid) this.#name = app.name
     const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr)
     if (url) this.#appUrl = url
+    if (app.settings) this.#stopGraceSeconds = stopGraceSeconds(app.settings)
   }
 
   /**
@@ -308,4 +318,21 @@ function previewUrl(app: ApplicationSummary, pr: number): string | undefined {
   const port = url.port ? `:${url.port}` : ''
   const path = url.pathname === '/' ? '' : url.pathname
   return `${url.protocol}//${host}${port}${path}`
+}
+
+/** Coolify's bounds for an application's stop grace period, and what it uses outside them. */
+const GRACE_MIN_SECONDS = 1
+const GRACE_MAX_SECONDS = 3600
+const GRACE_DEFAULT_SECONDS = 30
+
+/**
+ * The seconds Coolify's job waits for a container it stops in a deployment: the setting when it
+ * lies within Coolify's bounds, else its default (ApplicationSetting.php 124-144; constants.php
+ * 38-40).
+ */
+export function stopGraceSeconds(settings: NonNullable<ApplicationDetail['settings']>): number {
+  const set = settings.stop_grace_period
+  return typeof set === 'number' && set >= GRACE_MIN_SECONDS && set <= GRACE_MAX_SECONDS
+    ? set
+    : GRACE_DEFAULT_SECONDS
 }
