@@ -17718,6 +17718,8 @@ function notListed(uuid) {
     return new coolify_errors/* CoolifyError */.wx('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
 }
 
+// EXTERNAL MODULE: ./src/model/deployment.ts
+var model_deployment = __nccwpck_require__(958);
 // EXTERNAL MODULE: ./src/model/logs.ts
 var logs = __nccwpck_require__(2922);
 // EXTERNAL MODULE: ./src/model/status.ts
@@ -17888,6 +17890,7 @@ class ReadPacer {
 
 
 
+
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
 /**
@@ -17926,11 +17929,15 @@ const SECOND_MS = 1000;
 const LEFT_PAUSE_MS = 1000;
 /**
  * How long a failed or cancelled row may stay quiet without `finished_at` before its job is taken
- * for gone: the job's own failure path removes the new container for up to 60 s before its finally
- * (ApplicationDeploymentJob.php 3991-4018), while a job that failed outside it never writes one
- * (a server not functional, 313-317; Coolify restarted under it, Init.php 94-100).
+ * for gone: the job's own failure path stops the new container, giving it the application's stop
+ * grace period (30 s unless set, up to an hour), then removes it for up to 60 s, each without an
+ * entry, before its finally (ApplicationDeploymentJob.php 3971-4018, 4042-4047), while a job that
+ * failed outside it never writes one (a server not functional, 313-317; Coolify restarted under
+ * it, Init.php 94-100). Longer by a grace period over 60 s, read once it matters.
  */
 const FAILED_JOB_QUIET_MS = 65_000;
+/** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
+const STOP_MARGIN_MS = FAILED_JOB_QUIET_MS - 60_000;
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
 /**
@@ -17985,6 +17992,8 @@ class Follower {
     logsHidden = false;
     /** Whether this Coolify's job writes a closing entry, asked once a closing entry is late. */
     closingEntries;
+    /** Each application's stop grace period (s), read once a failed job of it was long quiet. */
+    graces = new Map();
     constructor(client, options) {
         this.client = client;
         this.options = options;
@@ -18163,8 +18172,7 @@ class Follower {
             // or Coolify's own clock. Time since the last answer is not counted: on a busy runner the
             // closing entry may have come meanwhile, unread.
             const seen = Math.max(askedAt - quietSince, told?.ms ?? 0);
-            const pending = endBefore === 'pending' &&
-                !(['failed', 'cancelled'].includes(deployment.status) && seen >= FAILED_JOB_QUIET_MS);
+            const pending = endBefore === 'pending' && !(await this.jobGone(deployment, seen, signal));
             let answeredAt;
             try {
                 if (pending) {
@@ -18217,6 +18225,33 @@ class Follower {
         if (!cursor.closed && (end !== 'written' || awaited)) {
             this.options.say.note(`${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`);
         }
+    }
+    /**
+     * Whether the job of a failed or cancelled row, quiet without `finished_at` for `seen` ms, is
+     * gone: quiet for longer than its failure path can be (FAILED_JOB_QUIET_MS), or than the stop
+     * of a container given a longer grace period.
+     */
+    async jobGone(deployment, seen, signal) {
+        if (!['failed', 'cancelled'].includes(deployment.status) || seen < FAILED_JOB_QUIET_MS)
+            return false;
+        const grace = await this.stopGraceOf(deployment, signal);
+        return seen >= (grace ?? 0) * 1000 + STOP_MARGIN_MS;
+    }
+    /**
+     * The stop grace period of the deployment's application, in seconds: from its record when read
+     * before, else read now, once (a list of applications does not show it); undefined when Coolify
+     * does not tell.
+     */
+    stopGraceOf(deployment, signal) {
+        if (deployment.stopGraceSeconds !== undefined || deployment.kind !== 'application') {
+            return Promise.resolve(deployment.stopGraceSeconds);
+        }
+        let grace = this.graces.get(deployment.appUuid);
+        if (!grace) {
+            grace = this.client.getApplicationDated(deployment.appUuid, signal, { final: true }).then(({ body }) => (body?.settings ? (0,model_deployment/* stopGraceSeconds */.k)(body.settings) : undefined), () => undefined);
+            this.graces.set(deployment.appUuid, grace);
+        }
+        return grace;
     }
     /**
      * Whether this Coolify's job writes a closing entry: unless its version says it is too old.
@@ -18367,8 +18402,6 @@ function jobEndOf(detail, took) {
     return promised ? 'pending' : 'untold';
 }
 
-// EXTERNAL MODULE: ./src/model/deployment.ts
-var deployment = __nccwpck_require__(958);
 ;// CONCATENATED MODULE: ./src/rollout/debug-logs.ts
 
 
@@ -18868,14 +18901,14 @@ async function redeploy(client, failed, version, target, { state, signal, undo, 
     const at = Date.now();
     if (version.dockerImage) {
         await client.updateApplication(appUuid, { docker_registry_image_tag: target }, signal);
-        const rollback = deployment/* Deployment */.S.next(failed, await deployOnce(client, appUuid, true, at, undefined, signal, say), at);
+        const rollback = model_deployment/* Deployment */.S.next(failed, await deployOnce(client, appUuid, true, at, undefined, signal, say), at);
         rollback.ranImage(target);
         return rollback;
     }
     try {
         const answer = await client.rollback(appUuid, target, signal);
         if (answer?.deployment_uuid)
-            return deployment/* Deployment */.S.next(failed, answer.deployment_uuid, at);
+            return model_deployment/* Deployment */.S.next(failed, answer.deployment_uuid, at);
         throw new errors/* ActionError */.lZ(answer?.message ?? 'Coolify queued no rollback deployment');
     }
     catch (error) {
@@ -18889,7 +18922,7 @@ async function redeploy(client, failed, version, target, { state, signal, undo, 
     const pins = [{ appUuid, previous, commit: target }];
     try {
         await (0,rollout_versions/* pin */.y_)(client, pins[0], target, { state, signal });
-        return deployment/* Deployment */.S.next(failed, await deployOnce(client, appUuid, false, at, target, signal, say), at);
+        return model_deployment/* Deployment */.S.next(failed, await deployOnce(client, appUuid, false, at, target, signal, say), at);
     }
     finally {
         await (0,rollout_versions/* restorePins */.ps)(client, pins, state, undo(), say);
@@ -19394,7 +19427,7 @@ function commitToFollow(config, event) {
 /** `trigger: false`: a deployment to find for each application, nothing started. */
 function awaitDeployments(config, mark, say) {
     say.note(`Waiting for the deployment Coolify starts by itself of commit ${mark.commit.slice(0, 7)}${config.pr ? ` (pull request ${config.pr})` : ''} on ${config.instanceUrl}: ${config.appUuids.join(', ')}`);
-    return config.appUuids.map(uuid => new deployment/* Deployment */.S(uuid, uuid, undefined, mark.at));
+    return config.appUuids.map(uuid => new model_deployment/* Deployment */.S(uuid, uuid, undefined, mark.at));
 }
 /**
  * Names and public URLs of the applications (their previews' with `pr`), read while the
@@ -22628,7 +22661,8 @@ function setHost(next) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   S: () => (/* binding */ Deployment)
+/* harmony export */   S: () => (/* binding */ Deployment),
+/* harmony export */   k: () => (/* binding */ stopGraceSeconds)
 /* harmony export */ });
 /* harmony import */ var _coolify_answers_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9322);
 /* harmony import */ var _status_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8203);
@@ -22651,6 +22685,7 @@ class Deployment {
     #coolifyStatus;
     #reason;
     #appUrl;
+    #stopGraceSeconds;
     #link;
     #commit;
     #endedAt;
@@ -22784,6 +22819,13 @@ class Deployment {
         this.#startedElsewhere = true;
     }
     /**
+     * How long Coolify's job gives the application's container to stop, in seconds, when its
+     * record's settings said (the detail of one application shows them, the list does not).
+     */
+    get stopGraceSeconds() {
+        return this.#stopGraceSeconds;
+    }
+    /**
      * Takes the application's name and URL from Coolify's application record: the preview's URL when
      * it deploys pull request `pr` (none rather than production's when that cannot be known).
      */
@@ -22793,6 +22835,8 @@ class Deployment {
         const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
         if (url)
             this.#appUrl = url;
+        if (app.settings)
+            this.#stopGraceSeconds = stopGraceSeconds(app.settings);
     }
     /**
      * Takes in a read of the deployment, answered at `answeredAt` on Coolify's clock when known;
@@ -22900,6 +22944,21 @@ function previewUrl(app, pr) {
     const port = url.port ? `:${url.port}` : '';
     const path = url.pathname === '/' ? '' : url.pathname;
     return `${url.protocol}//${host}${port}${path}`;
+}
+/** Coolify's bounds for an application's stop grace period, and what it uses outside them. */
+const GRACE_MIN_SECONDS = 1;
+const GRACE_MAX_SECONDS = 3600;
+const GRACE_DEFAULT_SECONDS = 30;
+/**
+ * The seconds Coolify's job waits for a container it stops in a deployment: the setting when it
+ * lies within Coolify's bounds, else its default (ApplicationSetting.php 124-144; constants.php
+ * 38-40).
+ */
+function stopGraceSeconds(settings) {
+    const set = settings.stop_grace_period;
+    return typeof set === 'number' && set >= GRACE_MIN_SECONDS && set <= GRACE_MAX_SECONDS
+        ? set
+        : GRACE_DEFAULT_SECONDS;
 }
 
 

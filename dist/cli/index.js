@@ -19066,6 +19066,302 @@ function notListed(uuid) {
     return new CoolifyError('GET /applications', `application ${uuid} is not in the list Coolify gave`, '', { transient: true });
 }
 
+;// CONCATENATED MODULE: ./src/model/deployment.ts
+
+
+const TAIL_LINES = 40;
+/**
+ * One deployment a rollout started or joined, and the only place its state changes: the trigger
+ * creates it, the rollout's phases advance it through these methods (an ended status changes only
+ * as `canBecome` allows), reporters read it as a DeploymentView.
+ */
+class Deployment {
+    appUuid;
+    triggeredAt;
+    kind;
+    #status = 'queued';
+    #uuid;
+    #name;
+    /** Undefined until read; null when a read carried no status. */
+    #coolifyStatus;
+    #reason;
+    #appUrl;
+    #stopGraceSeconds;
+    #link;
+    #commit;
+    #endedAt;
+    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
+    #createdAt;
+    #finishedAt;
+    #seenRunningAt;
+    #tail = [];
+    #imageTag;
+    #rolledBack;
+    #rollbackNote;
+    #runtimeLog = [];
+    #warning;
+    #startedElsewhere = false;
+    constructor(
+    /** The resource's uuid: an application's, or a service's or database's. */
+    appUuid, name, 
+    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
+    uuid, triggeredAt, kind = 'application') {
+        this.appUuid = appUuid;
+        this.triggeredAt = triggeredAt;
+        this.kind = kind;
+        this.#name = name;
+        this.#uuid = uuid;
+    }
+    /** The next deployment of the same application (a rollback): same name and URL. */
+    static next(earlier, uuid, at) {
+        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
+        next.#appUrl = earlier.appUrl;
+        return next;
+    }
+    get status() {
+        return this.#status;
+    }
+    get uuid() {
+        return this.#uuid;
+    }
+    get name() {
+        return this.#name;
+    }
+    /** Coolify's status word as last read, kept when it is one we do not know. */
+    get coolifyStatus() {
+        return this.#coolifyStatus ?? undefined;
+    }
+    /** Why it ended the way it did, when the status alone does not say. */
+    get reason() {
+        return this.#reason;
+    }
+    /** Where it is served: the application's first `fqdn`, or its preview's address. */
+    get appUrl() {
+        return this.#appUrl;
+    }
+    /** The deployment's page in Coolify. */
+    get link() {
+        return this.#link;
+    }
+    get commit() {
+        return this.#commit;
+    }
+    /** The last lines of its log, for summaries and annotations. */
+    get tail() {
+        return this.#tail;
+    }
+    /** Docker-image apps: the image tag this deployment runs. */
+    get imageTag() {
+        return this.#imageTag;
+    }
+    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
+    get rolledBack() {
+        return this.#rolledBack;
+    }
+    /** What the rollback did: what runs now, or why nothing was rolled back. */
+    get rollbackNote() {
+        return this.#rollbackNote;
+    }
+    /** The end of the application's runtime log, read when it turned out unhealthy. */
+    get runtimeLog() {
+        return this.#runtimeLog;
+    }
+    /** What could not be confirmed, though it did not fail the step. */
+    get warning() {
+        return this.#warning;
+    }
+    get ended() {
+        return hasEnded(this.#status);
+    }
+    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
+    get running() {
+        return this.#uuid !== undefined && !this.ended;
+    }
+    /**
+     * When Coolify's job wrote its end (`finished_at`), on Coolify's clock; undefined until then.
+     * The status turns final earlier: the post-deployment command runs in between.
+     */
+    get finishedAt() {
+        return this.#finishedAt;
+    }
+    /**
+     * When a read last showed it running, on Coolify's clock (its `Date`, else its row's
+     * `updated_at`): its status turned final later, and the status check Coolify runs then (before
+     * `finished_at`) comes after this.
+     */
+    get seenRunningAt() {
+        return this.#seenRunningAt;
+    }
+    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
+    get durationMs() {
+        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
+            return Math.max(0, this.#finishedAt - this.#createdAt);
+        }
+        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
+    }
+    /**
+     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
+     * run: followed and reported, never cancelled by it.
+     */
+    get startedElsewhere() {
+        return this.#startedElsewhere;
+    }
+    /**
+     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
+     * one this run queued in its place.
+     */
+    follow(uuid, startedHere = false) {
+        this.#uuid = uuid;
+        if (startedHere)
+            this.#startedElsewhere = false;
+    }
+    /** Marks it as another's: this run follows it but leaves it alone. */
+    joined() {
+        this.#startedElsewhere = true;
+    }
+    /**
+     * How long Coolify's job gives the application's container to stop, in seconds, when its
+     * record's settings said (the detail of one application shows them, the list does not).
+     */
+    get stopGraceSeconds() {
+        return this.#stopGraceSeconds;
+    }
+    /**
+     * Takes the application's name and URL from Coolify's application record: the preview's URL when
+     * it deploys pull request `pr` (none rather than production's when that cannot be known).
+     */
+    describe(app, pr) {
+        if (app.name && this.#name === this.appUuid)
+            this.#name = app.name;
+        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
+        if (url)
+            this.#appUrl = url;
+        if (app.settings)
+            this.#stopGraceSeconds = stopGraceSeconds(app.settings);
+    }
+    /**
+     * Takes in a read of the deployment, answered at `answeredAt` on Coolify's clock when known;
+     * returns true when Coolify's status word changed.
+     */
+    observe(detail, instanceUrl, answeredAt) {
+        if (detail.application_name)
+            this.#name = detail.application_name;
+        if (detail.commit)
+            this.#commit = detail.commit;
+        this.locate(detail, instanceUrl);
+        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
+        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
+        const previous = this.#coolifyStatus;
+        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
+        const status = statusFromCoolify(detail.status);
+        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
+        if (status && !this.ended) {
+            this.#status = status;
+            if (this.ended)
+                this.#endedAt ??= Date.now();
+            // The answer's `Date`, or at the least when the row was last written (undated reads).
+            else
+                this.#seenRunningAt = answeredAt ?? timeOf(detail.updated_at) ?? this.#seenRunningAt;
+        }
+        return previous !== this.#coolifyStatus;
+    }
+    /** Takes the link to its page in Coolify from a read: `deployment_url`, a path on the instance. */
+    locate(detail, instanceUrl) {
+        if (detail.deployment_url)
+            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
+    }
+    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
+    end(status, reason) {
+        if (!canBecome(this.#status, status))
+            return false;
+        this.#status = status;
+        if (reason)
+            this.#reason = reason;
+        this.#endedAt ??= Date.now();
+        return true;
+    }
+    /**
+     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
+     * timed, until its status says whether it came up.
+     */
+    started() {
+        if (!this.ended)
+            this.#status = 'started';
+    }
+    /** Passes, with a warning for the summary: each one said is kept. */
+    doubt(warning) {
+        this.#warning = this.#warning ? `${this.#warning} ${warning}` : warning;
+    }
+    /** Records the image tag it deploys, as asked or as its log showed. */
+    ranImage(tag) {
+        this.#imageTag = tag;
+    }
+    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
+    unhealthy(reason, runtimeLog) {
+        if (this.end('unhealthy', reason))
+            this.#runtimeLog = runtimeLog;
+    }
+    /** The outcome of redeploying what ran before this one failed. */
+    rollback(done, note) {
+        this.#rolledBack = done;
+        this.#rollbackNote = note;
+    }
+    /**
+     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
+     * hidden entry, which stays in the job log (and there only with `debug-logs`).
+     */
+    remember(lines) {
+        const visible = lines.filter(line => !line.hidden);
+        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
+            if (this.#tail.length === TAIL_LINES)
+                this.#tail.shift();
+            this.#tail.push(line);
+        }
+    }
+}
+/** Coolify's preview address when the application sets none. */
+const DEFAULT_PREVIEW_TEMPLATE = '{{pr_id}}.{{domain}}';
+/**
+ * The address Coolify gives an application's preview of pull request `pr`: the template's host
+ * in place of the host of the application's first domain, whose scheme, port and path stay.
+ * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
+ * when it creates the preview and does not tell.
+ */
+function previewUrl(app, pr) {
+    const first = app.fqdn?.split(',')[0]?.trim();
+    if (!first)
+        return undefined;
+    const template = app.preview_url_template?.trim() || DEFAULT_PREVIEW_TEMPLATE;
+    if (template.includes('{{random}}'))
+        return undefined;
+    let url;
+    try {
+        url = new URL(first);
+    }
+    catch {
+        return undefined;
+    }
+    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
+    const port = url.port ? `:${url.port}` : '';
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `${url.protocol}//${host}${port}${path}`;
+}
+/** Coolify's bounds for an application's stop grace period, and what it uses outside them. */
+const GRACE_MIN_SECONDS = 1;
+const GRACE_MAX_SECONDS = 3600;
+const GRACE_DEFAULT_SECONDS = 30;
+/**
+ * The seconds Coolify's job waits for a container it stops in a deployment: the setting when it
+ * lies within Coolify's bounds, else its default (ApplicationSetting.php 124-144; constants.php
+ * 38-40).
+ */
+function stopGraceSeconds(settings) {
+    const set = settings.stop_grace_period;
+    return typeof set === 'number' && set >= GRACE_MIN_SECONDS && set <= GRACE_MAX_SECONDS
+        ? set
+        : GRACE_DEFAULT_SECONDS;
+}
+
 ;// CONCATENATED MODULE: ./src/model/logs.ts
 
 /** How much of the text before a log's closing `]` must be unchanged to count as the same log. */
@@ -19650,6 +19946,7 @@ class ReadPacer {
 
 
 
+
 /** First reads come quickly, so a deployment that fails at once is reported at once. */
 const FIRST_DELAY_MS = 500;
 /**
@@ -19688,11 +19985,15 @@ const SECOND_MS = 1000;
 const LEFT_PAUSE_MS = 1000;
 /**
  * How long a failed or cancelled row may stay quiet without `finished_at` before its job is taken
- * for gone: the job's own failure path removes the new container for up to 60 s before its finally
- * (ApplicationDeploymentJob.php 3991-4018), while a job that failed outside it never writes one
- * (a server not functional, 313-317; Coolify restarted under it, Init.php 94-100).
+ * for gone: the job's own failure path stops the new container, giving it the application's stop
+ * grace period (30 s unless set, up to an hour), then removes it for up to 60 s, each without an
+ * entry, before its finally (ApplicationDeploymentJob.php 3971-4018, 4042-4047), while a job that
+ * failed outside it never writes one (a server not functional, 313-317; Coolify restarted under
+ * it, Init.php 94-100). Longer by a grace period over 60 s, read once it matters.
  */
 const FAILED_JOB_QUIET_MS = 65_000;
+/** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
+const STOP_MARGIN_MS = FAILED_JOB_QUIET_MS - 60_000;
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
 /**
@@ -19747,6 +20048,8 @@ class Follower {
     logsHidden = false;
     /** Whether this Coolify's job writes a closing entry, asked once a closing entry is late. */
     closingEntries;
+    /** Each application's stop grace period (s), read once a failed job of it was long quiet. */
+    graces = new Map();
     constructor(client, options) {
         this.client = client;
         this.options = options;
@@ -19925,8 +20228,7 @@ class Follower {
             // or Coolify's own clock. Time since the last answer is not counted: on a busy runner the
             // closing entry may have come meanwhile, unread.
             const seen = Math.max(askedAt - quietSince, told?.ms ?? 0);
-            const pending = endBefore === 'pending' &&
-                !(['failed', 'cancelled'].includes(deployment.status) && seen >= FAILED_JOB_QUIET_MS);
+            const pending = endBefore === 'pending' && !(await this.jobGone(deployment, seen, signal));
             let answeredAt;
             try {
                 if (pending) {
@@ -19979,6 +20281,33 @@ class Follower {
         if (!cursor.closed && (end !== 'written' || awaited)) {
             this.options.say.note(`${deployment.name}: the end of Coolify's deployment job could not be seen (no closing entry${end === 'pending' ? ' and no `finished_at`' : ''}); lines it writes after this are not printed.`);
         }
+    }
+    /**
+     * Whether the job of a failed or cancelled row, quiet without `finished_at` for `seen` ms, is
+     * gone: quiet for longer than its failure path can be (FAILED_JOB_QUIET_MS), or than the stop
+     * of a container given a longer grace period.
+     */
+    async jobGone(deployment, seen, signal) {
+        if (!['failed', 'cancelled'].includes(deployment.status) || seen < FAILED_JOB_QUIET_MS)
+            return false;
+        const grace = await this.stopGraceOf(deployment, signal);
+        return seen >= (grace ?? 0) * 1000 + STOP_MARGIN_MS;
+    }
+    /**
+     * The stop grace period of the deployment's application, in seconds: from its record when read
+     * before, else read now, once (a list of applications does not show it); undefined when Coolify
+     * does not tell.
+     */
+    stopGraceOf(deployment, signal) {
+        if (deployment.stopGraceSeconds !== undefined || deployment.kind !== 'application') {
+            return Promise.resolve(deployment.stopGraceSeconds);
+        }
+        let grace = this.graces.get(deployment.appUuid);
+        if (!grace) {
+            grace = this.client.getApplicationDated(deployment.appUuid, signal, { final: true }).then(({ body }) => (body?.settings ? stopGraceSeconds(body.settings) : undefined), () => undefined);
+            this.graces.set(deployment.appUuid, grace);
+        }
+        return grace;
     }
     /**
      * Whether this Coolify's job writes a closing entry: unless its version says it is too old.
@@ -20127,277 +20456,6 @@ function jobEndOf(detail, took) {
     const status = statusFromCoolify(detail.status);
     const promised = status === 'finished' || status === 'failed' || (status === 'cancelled' && took);
     return promised ? 'pending' : 'untold';
-}
-
-;// CONCATENATED MODULE: ./src/model/deployment.ts
-
-
-const TAIL_LINES = 40;
-/**
- * One deployment a rollout started or joined, and the only place its state changes: the trigger
- * creates it, the rollout's phases advance it through these methods (an ended status changes only
- * as `canBecome` allows), reporters read it as a DeploymentView.
- */
-class Deployment {
-    appUuid;
-    triggeredAt;
-    kind;
-    #status = 'queued';
-    #uuid;
-    #name;
-    /** Undefined until read; null when a read carried no status. */
-    #coolifyStatus;
-    #reason;
-    #appUrl;
-    #link;
-    #commit;
-    #endedAt;
-    /** Coolify's own times, on Coolify's clock: the duration when both are known. */
-    #createdAt;
-    #finishedAt;
-    #seenRunningAt;
-    #tail = [];
-    #imageTag;
-    #rolledBack;
-    #rollbackNote;
-    #runtimeLog = [];
-    #warning;
-    #startedElsewhere = false;
-    constructor(
-    /** The resource's uuid: an application's, or a service's or database's. */
-    appUuid, name, 
-    /** Coolify's deployment uuid; undefined for resources with nothing to follow. */
-    uuid, triggeredAt, kind = 'application') {
-        this.appUuid = appUuid;
-        this.triggeredAt = triggeredAt;
-        this.kind = kind;
-        this.#name = name;
-        this.#uuid = uuid;
-    }
-    /** The next deployment of the same application (a rollback): same name and URL. */
-    static next(earlier, uuid, at) {
-        const next = new Deployment(earlier.appUuid, earlier.name, uuid, at, earlier.kind);
-        next.#appUrl = earlier.appUrl;
-        return next;
-    }
-    get status() {
-        return this.#status;
-    }
-    get uuid() {
-        return this.#uuid;
-    }
-    get name() {
-        return this.#name;
-    }
-    /** Coolify's status word as last read, kept when it is one we do not know. */
-    get coolifyStatus() {
-        return this.#coolifyStatus ?? undefined;
-    }
-    /** Why it ended the way it did, when the status alone does not say. */
-    get reason() {
-        return this.#reason;
-    }
-    /** Where it is served: the application's first `fqdn`, or its preview's address. */
-    get appUrl() {
-        return this.#appUrl;
-    }
-    /** The deployment's page in Coolify. */
-    get link() {
-        return this.#link;
-    }
-    get commit() {
-        return this.#commit;
-    }
-    /** The last lines of its log, for summaries and annotations. */
-    get tail() {
-        return this.#tail;
-    }
-    /** Docker-image apps: the image tag this deployment runs. */
-    get imageTag() {
-        return this.#imageTag;
-    }
-    /** After a failure with `rollback-on-failure`: whether what ran before is running again. */
-    get rolledBack() {
-        return this.#rolledBack;
-    }
-    /** What the rollback did: what runs now, or why nothing was rolled back. */
-    get rollbackNote() {
-        return this.#rollbackNote;
-    }
-    /** The end of the application's runtime log, read when it turned out unhealthy. */
-    get runtimeLog() {
-        return this.#runtimeLog;
-    }
-    /** What could not be confirmed, though it did not fail the step. */
-    get warning() {
-        return this.#warning;
-    }
-    get ended() {
-        return hasEnded(this.#status);
-    }
-    /** Has a Coolify deployment and has not ended: what the watch loop follows and a cancel stops. */
-    get running() {
-        return this.#uuid !== undefined && !this.ended;
-    }
-    /**
-     * When Coolify's job wrote its end (`finished_at`), on Coolify's clock; undefined until then.
-     * The status turns final earlier: the post-deployment command runs in between.
-     */
-    get finishedAt() {
-        return this.#finishedAt;
-    }
-    /**
-     * When a read last showed it running, on Coolify's clock (its `Date`, else its row's
-     * `updated_at`): its status turned final later, and the status check Coolify runs then (before
-     * `finished_at`) comes after this.
-     */
-    get seenRunningAt() {
-        return this.#seenRunningAt;
-    }
-    /** Coolify's own duration when it gave both times, else from the trigger to when we saw the end. */
-    get durationMs() {
-        if (this.#createdAt !== undefined && this.#finishedAt !== undefined) {
-            return Math.max(0, this.#finishedAt - this.#createdAt);
-        }
-        return this.#endedAt === undefined ? undefined : this.#endedAt - this.triggeredAt;
-    }
-    /**
-     * Started by someone else (the UI, a webhook, another run) and only joined or found by this
-     * run: followed and reported, never cancelled by it.
-     */
-    get startedElsewhere() {
-        return this.#startedElsewhere;
-    }
-    /**
-     * Follows another Coolify deployment: the real one behind a placeholder uuid, or (`startedHere`)
-     * one this run queued in its place.
-     */
-    follow(uuid, startedHere = false) {
-        this.#uuid = uuid;
-        if (startedHere)
-            this.#startedElsewhere = false;
-    }
-    /** Marks it as another's: this run follows it but leaves it alone. */
-    joined() {
-        this.#startedElsewhere = true;
-    }
-    /**
-     * Takes the application's name and URL from Coolify's application record: the preview's URL when
-     * it deploys pull request `pr` (none rather than production's when that cannot be known).
-     */
-    describe(app, pr) {
-        if (app.name && this.#name === this.appUuid)
-            this.#name = app.name;
-        const url = pr === undefined ? app.fqdn?.split(',')[0]?.trim() : previewUrl(app, pr);
-        if (url)
-            this.#appUrl = url;
-    }
-    /**
-     * Takes in a read of the deployment, answered at `answeredAt` on Coolify's clock when known;
-     * returns true when Coolify's status word changed.
-     */
-    observe(detail, instanceUrl, answeredAt) {
-        if (detail.application_name)
-            this.#name = detail.application_name;
-        if (detail.commit)
-            this.#commit = detail.commit;
-        this.locate(detail, instanceUrl);
-        this.#createdAt = timeOf(detail.created_at) ?? this.#createdAt;
-        this.#finishedAt = timeOf(detail.finished_at) ?? this.#finishedAt;
-        const previous = this.#coolifyStatus;
-        this.#coolifyStatus = typeof detail.status === 'string' ? detail.status : null;
-        const status = statusFromCoolify(detail.status);
-        // Coolify's word moves a deployment on until it ended; after that, only the rollout does.
-        if (status && !this.ended) {
-            this.#status = status;
-            if (this.ended)
-                this.#endedAt ??= Date.now();
-            // The answer's `Date`, or at the least when the row was last written (undated reads).
-            else
-                this.#seenRunningAt = answeredAt ?? timeOf(detail.updated_at) ?? this.#seenRunningAt;
-        }
-        return previous !== this.#coolifyStatus;
-    }
-    /** Takes the link to its page in Coolify from a read: `deployment_url`, a path on the instance. */
-    locate(detail, instanceUrl) {
-        if (detail.deployment_url)
-            this.#link = new URL(detail.deployment_url, `${instanceUrl}/`).href;
-    }
-    /** Ends it with `status`, unless it ended otherwise already; false when that was refused. */
-    end(status, reason) {
-        if (!canBecome(this.#status, status))
-            return false;
-        this.#status = status;
-        if (reason)
-            this.#reason = reason;
-        this.#endedAt ??= Date.now();
-        return true;
-    }
-    /**
-     * Coolify started it (a service or database) and gave nothing to follow: `started`, not yet
-     * timed, until its status says whether it came up.
-     */
-    started() {
-        if (!this.ended)
-            this.#status = 'started';
-    }
-    /** Passes, with a warning for the summary: each one said is kept. */
-    doubt(warning) {
-        this.#warning = this.#warning ? `${this.#warning} ${warning}` : warning;
-    }
-    /** Records the image tag it deploys, as asked or as its log showed. */
-    ranImage(tag) {
-        this.#imageTag = tag;
-    }
-    /** Finished (or started) in Coolify, but it did not come up; `runtimeLog` tells why. */
-    unhealthy(reason, runtimeLog) {
-        if (this.end('unhealthy', reason))
-            this.#runtimeLog = runtimeLog;
-    }
-    /** The outcome of redeploying what ran before this one failed. */
-    rollback(done, note) {
-        this.#rolledBack = done;
-        this.#rollbackNote = note;
-    }
-    /**
-     * Keeps the end of its log for summaries, annotations and the pull request comment: never a
-     * hidden entry, which stays in the job log (and there only with `debug-logs`).
-     */
-    remember(lines) {
-        const visible = lines.filter(line => !line.hidden);
-        for (const line of visible.length > TAIL_LINES ? visible.slice(-TAIL_LINES) : visible) {
-            if (this.#tail.length === TAIL_LINES)
-                this.#tail.shift();
-            this.#tail.push(line);
-        }
-    }
-}
-/** Coolify's preview address when the application sets none. */
-const DEFAULT_PREVIEW_TEMPLATE = '{{pr_id}}.{{domain}}';
-/**
- * The address Coolify gives an application's preview of pull request `pr`: the template's host
- * in place of the host of the application's first domain, whose scheme, port and path stay.
- * Undefined without a domain, and when the template holds `{{random}}`, a value Coolify draws
- * when it creates the preview and does not tell.
- */
-function previewUrl(app, pr) {
-    const first = app.fqdn?.split(',')[0]?.trim();
-    if (!first)
-        return undefined;
-    const template = app.preview_url_template?.trim() || DEFAULT_PREVIEW_TEMPLATE;
-    if (template.includes('{{random}}'))
-        return undefined;
-    let url;
-    try {
-        url = new URL(first);
-    }
-    catch {
-        return undefined;
-    }
-    const host = template.replaceAll('{{domain}}', url.hostname).replaceAll('{{pr_id}}', String(pr));
-    const port = url.port ? `:${url.port}` : '';
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `${url.protocol}//${host}${port}${path}`;
 }
 
 ;// CONCATENATED MODULE: ./src/rollout/debug-logs.ts
