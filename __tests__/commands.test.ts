@@ -226,6 +226,17 @@ describe('the bundles the runner starts', () => {
     expect(header('function connectH1 (')).toBe('/***/ ((')
   })
 
+  it("take Node's own modules as they are, without a createRequire for each", () => {
+    for (const entry of [actionManifest().runs.main, 'dist/cli/index.js']) {
+      const bundle = readFileSync(join(ACTION_DIR, entry), 'utf8')
+      expect({ entry, createRequire: bundle.includes('createRequire') }).toEqual({
+        entry,
+        createRequire: false
+      })
+      expect(bundle).toContain('process.getBuiltinModule("node:http")')
+    }
+  })
+
   it('come to at most 2.0 MB, without undici’s fetch and WebSocket, which nothing in them uses', () => {
     // Everything the action's folder holds but the command line's, lazily loaded chunks included.
     const folder = dirname(join(ACTION_DIR, actionManifest().runs.main))
