@@ -304,6 +304,16 @@ describe.each(Object.keys(FLAVORS) as Flavor[])('endpoints, %s flavor', flavor =
     expect(detail.logs).toContain('Starting deployment.')
   })
 
+  it('getDeploymentDated: the same row, its 4.x log left as it stands in the answer', async () => {
+    const { client } = await start()
+    const id = await deployed(client)
+    const whole = await client.getDeployment(id, S())
+    const dated = await client.getDeploymentDated(id, S())
+    expect(dated.body).toEqual(whole)
+    expect(dated.log?.text()).toBe(flavor === '4x' ? whole.logs : undefined)
+    expect(dated.date).toBeGreaterThan(0)
+  })
+
   it('cancelDeployment: POST /deployments/{uuid}/cancel, no body', async () => {
     const { fake, client } = await start()
     const id = await deployed(client)

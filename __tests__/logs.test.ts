@@ -1,4 +1,5 @@
-import { describe, expect, it } from '@jest/globals'
+import { describe, expect, it, jest } from '@jest/globals'
+import { parseApart, type EscapedLog } from '../src/coolify/escaped-log.js'
 import { LogCursor, type LogLine } from '../src/model/logs.js'
 
 interface Entry {
@@ -30,14 +31,41 @@ function coolifyLog(entries: Entry[]): string {
 
 const texts = (lines: LogLine[]) => lines.map(line => line.text)
 
-describe('LogCursor with 4.x JSON logs', () => {
+/**
+ * A log inside a deployment's answer, as Coolify sends it: escaped in a JSON string between other
+ * fields, one of them ending with `]`.
+ */
+function answerWith(logs: string): string {
+  return JSON.stringify({
+    id: 7,
+    status: 'in_progress',
+    logs,
+    commit_message: 'Fix [bug]',
+    finished_at: null
+  })
+}
+
+/** The log as given, or as it stands in an answer (as text when it cannot be cut out of it). */
+const FORMS: Array<
+  [string, (logs: string | null | undefined) => string | EscapedLog | null | undefined]
+> = [
+  ['as text', logs => logs],
+  [
+    'as it stands in the answer',
+    logs => (logs ? (parseApart(answerWith(logs))?.log ?? logs) : logs)
+  ]
+]
+
+describe.each(FORMS)('LogCursor with 4.x JSON logs, read %s', (_, form) => {
+  const read = (cursor: LogCursor, logs: string | null | undefined) => cursor.next(form(logs))
+
   it('returns only the entries added since the last read', () => {
     const cursor = new LogCursor(false)
     const entries: Entry[] = [{ output: 'one' }, { output: 'two' }]
-    expect(texts(cursor.next(coolifyLog(entries)))).toEqual(['one', 'two'])
-    expect(cursor.next(coolifyLog(entries))).toEqual([])
+    expect(texts(read(cursor, coolifyLog(entries)))).toEqual(['one', 'two'])
+    expect(read(cursor, coolifyLog(entries))).toEqual([])
     entries.push({ output: 'three\nfour' })
-    expect(texts(cursor.next(coolifyLog(entries)))).toEqual(['three', 'four'])
+    expect(texts(read(cursor, coolifyLog(entries)))).toEqual(['three', 'four'])
   })
 
   it('skips hidden entries unless asked, and prints a command once per batch', () => {
@@ -106,9 +134,9 @@ describe('LogCursor with 4.x JSON logs', () => {
   it('prints nothing twice when a stale read returns fewer entries', () => {
     const cursor = new LogCursor(false)
     const all: Entry[] = [{ output: 'one' }, { output: 'two' }, { output: 'three' }]
-    expect(texts(cursor.next(coolifyLog(all)))).toEqual(['one', 'two', 'three'])
-    expect(cursor.next(coolifyLog(all.slice(0, 2)))).toEqual([])
-    expect(texts(cursor.next(coolifyLog([...all, { output: 'four' }])))).toEqual(['four'])
+    expect(texts(read(cursor, coolifyLog(all)))).toEqual(['one', 'two', 'three'])
+    expect(read(cursor, coolifyLog(all.slice(0, 2)))).toEqual([])
+    expect(texts(read(cursor, coolifyLog([...all, { output: 'four' }])))).toEqual(['four'])
   })
 
   // A cancel through the API writes its entries into one copy of the row, the job saves its next
@@ -117,7 +145,7 @@ describe('LogCursor with 4.x JSON logs', () => {
     const cursor = new LogCursor(false)
     const build = (output: string): Entry => ({ command: 'docker build', batch: 5, output })
     const base: Entry[] = [{ output: 'Starting' }, build('step a'), build('step b')]
-    expect(texts(cursor.next(coolifyLog(base)))).toEqual([
+    expect(texts(read(cursor, coolifyLog(base)))).toEqual([
       'Starting',
       'docker build',
       'step a',
@@ -128,23 +156,23 @@ describe('LogCursor with 4.x JSON logs', () => {
       { output: 'Deployment cancelled by user via API.', type: 'stderr' },
       { output: 'Deployment container stopped.' }
     ]
-    expect(texts(cursor.next(coolifyLog(cancelled)))).toEqual([
+    expect(texts(read(cursor, coolifyLog(cancelled)))).toEqual([
       'Deployment cancelled by user via API.',
       'Deployment container stopped.'
     ])
     const saved = [...base, build('step c'), build('step d'), build('step e')]
-    expect(texts(cursor.next(coolifyLog(saved)))).toEqual(['step c', 'step d', 'step e'])
-    expect(cursor.next(coolifyLog(saved))).toEqual([])
+    expect(texts(read(cursor, coolifyLog(saved)))).toEqual(['step c', 'step d', 'step e'])
+    expect(read(cursor, coolifyLog(saved))).toEqual([])
   })
 
   it('goes on after the last printed entry when older entries were trimmed', () => {
     const cursor = new LogCursor(false)
-    cursor.next(coolifyLog([{ output: 'one' }, { output: 'two', order: 2 }]))
+    read(cursor, coolifyLog([{ output: 'one' }, { output: 'two', order: 2 }]))
     const trimmed = JSON.stringify([
       { output: 'two', batch: 1, order: 2, command: null },
       { output: 'three', batch: 1, order: 3, command: null }
     ])
-    expect(texts(cursor.next(trimmed))).toEqual(['three'])
+    expect(texts(read(cursor, trimmed))).toEqual(['three'])
   })
 
   it('takes each entry once when the server returns them in another order on every read', () => {
@@ -155,15 +183,15 @@ describe('LogCursor with 4.x JSON logs', () => {
       order,
       command: null
     })
-    expect(texts(cursor.next(JSON.stringify([entry(3), entry(1), entry(2)])))).toEqual([
+    expect(texts(read(cursor, JSON.stringify([entry(3), entry(1), entry(2)])))).toEqual([
       'line 1',
       'line 2',
       'line 3'
     ])
     expect(
-      texts(cursor.next(JSON.stringify([entry(5, 2), entry(2), entry(4, 2), entry(1), entry(3)])))
+      texts(read(cursor, JSON.stringify([entry(5, 2), entry(2), entry(4, 2), entry(1), entry(3)])))
     ).toEqual(['line 4', 'line 5'])
-    expect(cursor.next(JSON.stringify([entry(1), entry(2)]))).toEqual([])
+    expect(read(cursor, JSON.stringify([entry(1), entry(2)]))).toEqual([])
   })
 
   it('takes each line once over many growing, unchanged and stale reads', () => {
@@ -180,17 +208,17 @@ describe('LogCursor with 4.x JSON logs', () => {
       shown = Math.min(all.length, shown + Math.floor(random() * 20))
       const stale = random() < 0.2 ? Math.floor(random() * shown) : shown
       for (const length of [stale, shown, shown])
-        printed.push(...texts(cursor.next(coolifyLog(all.slice(0, length)))))
+        printed.push(...texts(read(cursor, coolifyLog(all.slice(0, length)))))
     }
     expect(printed).toEqual(all.filter(entry => !entry.hidden).map(entry => entry.output))
   })
 
   it('counts hidden entries as progress', () => {
     const cursor = new LogCursor(false)
-    cursor.next(coolifyLog([{ output: 'one' }]))
+    read(cursor, coolifyLog([{ output: 'one' }]))
     const before = cursor.progress
     expect(
-      cursor.next(coolifyLog([{ output: 'one' }, { output: 'secret', hidden: true }]))
+      read(cursor, coolifyLog([{ output: 'one' }, { output: 'secret', hidden: true }]))
     ).toEqual([])
     expect(cursor.progress).toBeGreaterThan(before)
   })
@@ -198,15 +226,58 @@ describe('LogCursor with 4.x JSON logs', () => {
   it('waits for a whole array when one arrives cut off', () => {
     const cursor = new LogCursor(false)
     const full = coolifyLog([{ output: 'one' }, { output: 'two' }])
-    expect(cursor.next(full.slice(0, full.length - 10))).toEqual([])
-    expect(texts(cursor.next(full))).toEqual(['one', 'two'])
+    expect(read(cursor, full.slice(0, full.length - 10))).toEqual([])
+    expect(texts(read(cursor, full))).toEqual(['one', 'two'])
   })
 
   it('handles null and empty logs', () => {
     const cursor = new LogCursor(false)
-    expect(cursor.next(null)).toEqual([])
-    expect(cursor.next(undefined)).toEqual([])
-    expect(cursor.next('[]')).toEqual([])
+    expect(read(cursor, null)).toEqual([])
+    expect(read(cursor, undefined)).toEqual([])
+    expect(read(cursor, '[]')).toEqual([])
+  })
+})
+
+describe('LogCursor with a log as it stands in the answer', () => {
+  const entries: Entry[] = Array.from({ length: 400 }, (_, i) => ({
+    output: `step ${i}: "quoted" \\ C:\\path/to/file ${i % 3 ? 'é' : '💥'}`,
+    hidden: i % 11 === 5
+  }))
+  const visible = entries.filter(entry => !entry.hidden).map(entry => entry.output)
+
+  it('unescapes only what the log grew by, and prints each line once', () => {
+    const cursor = new LogCursor(false)
+    const parse = JSON.parse
+    let parsed = 0
+    const spy = jest.spyOn(JSON, 'parse').mockImplementation((text: string, ...rest) => {
+      parsed += text.length
+      return parse(text, ...rest) as unknown
+    })
+    const printed: string[] = []
+    let last = ''
+    try {
+      for (let shown = 40; shown <= entries.length; shown += 40) {
+        last = answerWith(coolifyLog(entries.slice(0, shown)))
+        const apart = parseApart(last)!
+        printed.push(...texts(cursor.next(apart.log)))
+      }
+    } finally {
+      spy.mockRestore()
+    }
+    expect(printed).toEqual(visible)
+    // Ten reads: parsed whole, they would come to over five times the last answer.
+    expect(parsed).toBeLessThan(2.2 * last.length)
+  })
+
+  it('takes each line once when reads by uuid and reads of the list take turns', () => {
+    const cursor = new LogCursor(false)
+    const printed: string[] = []
+    for (let shown = 0, turn = 0; shown < entries.length; turn++) {
+      shown = Math.min(entries.length, shown + 1 + ((turn * 37) % 60))
+      const logs = coolifyLog(entries.slice(0, shown))
+      printed.push(...texts(cursor.next(turn % 3 === 1 ? logs : parseApart(answerWith(logs))!.log)))
+    }
+    expect(printed).toEqual(visible)
   })
 })
 

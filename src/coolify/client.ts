@@ -1,4 +1,5 @@
 import { ActionError } from '../errors.js'
+import { parseApart, type EscapedLog } from './escaped-log.js'
 import { HttpAgent, type HttpAnswer } from '../transport/agent.js'
 import { ACCEPT_ENCODING } from '../transport/body.js'
 import { HttpUnreadable } from '../transport/errors.js'
@@ -89,7 +90,12 @@ interface Call {
   final?: boolean
   /** The answer is plain text, not JSON (GET /version). */
   plain?: boolean
+  /** A deployment's answer: its log is left as it stands in the text (`parseApart`). */
+  logApart?: boolean
 }
+
+/** An answer, dated, with a deployment's log as it stands in the text when asked for. */
+type Answer<T> = Dated<T> & { log?: EscapedLog }
 
 /** How a read counts against the rate limit: `final` when its answer can end a following. */
 export interface ReadKind {
@@ -341,14 +347,18 @@ export class CoolifyClient {
     })
   }
 
-  /** `getDeployment`, dated: its `updated_at` (the last log entry's write) is on Coolify's clock. */
+  /**
+   * `getDeployment`, dated: its `updated_at` (the last log entry's write) is on Coolify's clock. Its
+   * log, when 4.x's, also comes as it stands in the answer (`log`), to be unescaped only where it
+   * grew.
+   */
   getDeploymentDated(
     uuid: string,
     signal: AbortSignal,
     { final = false }: ReadKind = {}
-  ): Promise<Dated<DeploymentDetail>> {
+  ): Promise<Answer<DeploymentDetail>> {
     const path = `/deployments/${enc(uuid)}`
-    return this.dated({ method: 'GET', path, retry: true, signal, final })
+    return this.dated({ method: 'GET', path, retry: true, signal, final, logApart: true })
   }
 
   /**
@@ -636,7 +646,7 @@ export class CoolifyClient {
   }
 
   /** `call`, with the time Coolify sent its answer. */
-  private async dated<T>(asked: Call): Promise<Dated<T>> {
+  private async dated<T>(asked: Call): Promise<Answer<T>> {
     const bounded = linked([asked.signal, this.closing.signal])
     try {
       return await this.#attempts<T>({ ...asked, signal: bounded.signal })
@@ -646,13 +656,13 @@ export class CoolifyClient {
   }
 
   /** `dated`'s attempts, until one is answered, a failure is not transient, or `call.signal` aborts. */
-  async #attempts<T>(call: Call): Promise<Dated<T>> {
+  async #attempts<T>(call: Call): Promise<Answer<T>> {
     let last: CoolifyError | undefined
     for (let attempt = 1; ; attempt++) {
       try {
         // GETs that poll leave what the window holds back alone.
         await this.gate.ready(call.signal, call.method === 'GET' && !call.final)
-        const answer = (await this.send(call)) as Dated<T>
+        const answer = (await this.send(call)) as Answer<T>
         this.reachability.answered(`${call.method} ${call.path}`)
         return answer
       } catch (error) {
@@ -675,7 +685,7 @@ export class CoolifyClient {
   }
 
   /** One request, one answer: the parsed JSON body and its date, or a CoolifyError. */
-  private async send(call: Call): Promise<Dated<unknown>> {
+  private async send(call: Call): Promise<Answer<unknown>> {
     const label = `${call.method} ${call.path}`
     const url = new URL(this.options.apiUrl + call.path)
     for (const [key, value] of Object.entries(call.query ?? {})) {
@@ -744,7 +754,8 @@ export class CoolifyClient {
       observe()
       return { body: text.trim(), date: Number.isNaN(date) ? undefined : date, wireBytes }
     }
-    const json = parseJson(text)
+    const apart = call.logApart && status >= 200 && status < 300 ? parseApart(text) : undefined
+    const json = apart ? apart.body : parseJson(text)
     const html = json === undefined && looksLikeHtml(text, response.header('content-type'))
     // A web page says nothing of whether Coolify's API is at this address.
     if (!html) this.reachability.answeredAtAll()
@@ -791,7 +802,12 @@ export class CoolifyClient {
       const hint = html ? 'Check `coolify-url` and any access proxy (`headers`)' : ''
       throw new CoolifyError(label, reason, hint, { status, transient: true, notCoolify: html })
     }
-    return { body: json, date: Number.isNaN(date) ? undefined : date, wireBytes }
+    return {
+      body: json,
+      date: Number.isNaN(date) ? undefined : date,
+      wireBytes,
+      ...(apart && { log: apart.log })
+    }
   }
 }
 

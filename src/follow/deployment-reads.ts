@@ -1,5 +1,6 @@
 import type { CoolifyClient, ReadKind } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
+import type { EscapedLog } from '../coolify/escaped-log.js'
 import type { Dated, DeploymentDetail } from '../coolify/types.js'
 import { Batch } from './batch.js'
 
@@ -10,13 +11,16 @@ const POLL: ReadKind = { final: false }
  * A running deployment's row (with when Coolify answered, read alone, and what of the answer on
  * the wire was its own), or `left`: it is no longer among the running ones, so it ended.
  */
-export type RunningRead =
-  { detail: DeploymentDetail; answeredAt?: number; wireBytes?: number } | { left: true }
+export type RunningRead = (OwnRead & { answeredAt?: number }) | { left: true }
 
-/** A deployment read by uuid: its row, and what the answer took on the wire. */
+/**
+ * A deployment read by uuid: its row, what the answer took on the wire, and its log as it stands
+ * in the answer when 4.x's.
+ */
 export interface OwnRead {
   detail: DeploymentDetail
   wireBytes?: number
+  log?: EscapedLog
 }
 
 /**
@@ -58,8 +62,8 @@ export class DeploymentReads {
   /** The deployment's own read, in its turn. */
   async one(uuid: string, signal: AbortSignal): Promise<OwnRead> {
     await this.turn(signal)
-    const { body, wireBytes } = await this.client.getDeploymentDated(uuid, signal, POLL)
-    return { detail: body, wireBytes }
+    const { body, wireBytes, log } = await this.client.getDeploymentDated(uuid, signal, POLL)
+    return { detail: body, wireBytes, log }
   }
 
   /**
@@ -67,7 +71,10 @@ export class DeploymentReads {
    * due): it ends the step's work on it, so it goes as soon as the window has any request left,
    * the share kept for other tools included, rather than waiting for a turn.
    */
-  final(uuid: string, signal: AbortSignal): Promise<Dated<DeploymentDetail>> {
+  final(
+    uuid: string,
+    signal: AbortSignal
+  ): Promise<Dated<DeploymentDetail> & { log?: EscapedLog }> {
     return this.client.getDeploymentDated(uuid, signal, { final: true })
   }
 
@@ -83,8 +90,13 @@ export class DeploymentReads {
     signal: AbortSignal
   ): Promise<(uuid: string) => RunningRead> {
     if (uuids.length === 1) {
-      const { body, date, wireBytes } = await this.client.getDeploymentDated(uuids[0], signal, POLL)
-      return () => ({ detail: body, answeredAt: date, wireBytes })
+      const read = await this.client.getDeploymentDated(uuids[0], signal, POLL)
+      return () => ({
+        detail: read.body,
+        answeredAt: read.date,
+        wireBytes: read.wireBytes,
+        log: read.log
+      })
     }
     const listed = this.#listed ? await this.list(signal) : undefined
     if (!listed) {

@@ -1,5 +1,6 @@
 import type { CoolifyClient } from '../coolify/client.js'
 import { CoolifyError, LOGS_HIDDEN_HINT } from '../coolify/errors.js'
+import type { EscapedLog } from '../coolify/escaped-log.js'
 import { sleep } from '../coolify/pacing.js'
 import { releaseAtLeast, timeOf } from '../coolify/answers.js'
 import type { DeploymentDetail } from '../coolify/types.js'
@@ -11,7 +12,7 @@ import { LogCursor } from '../model/logs.js'
 import type { TriggerMark } from '../model/mark.js'
 import { describeStatus, statusFromCoolify } from '../model/status.js'
 import { cancelDeployment } from './cancel.js'
-import { DeploymentReads } from './deployment-reads.js'
+import { DeploymentReads, type OwnRead } from './deployment-reads.js'
 import { findStarted } from './history.js'
 import { ReadPacer } from './pacer.js'
 
@@ -252,7 +253,7 @@ export class Follower {
     try {
       // The lines written until the cancel; a courtesy that must not hold up the cancel's outcome.
       // A refusal names the status but carries no log: that is not a log hidden from the token.
-      if (result.detail && 'logs' in result.detail) this.take(deployment, result.detail)
+      if (result.detail && 'logs' in result.detail) this.take(deployment, { detail: result.detail })
       else if (result.detail) deployment.observe(result.detail, this.options.instanceUrl)
       else await this.readOne(deployment, signal)
     } catch {
@@ -458,7 +459,7 @@ export class Follower {
     if (!this.unlisted.has(deployment)) {
       const read = await this.reads.running(deployment.uuid!, signal)
       if ('detail' in read) {
-        this.take(deployment, read.detail, read.answeredAt, read.wireBytes)
+        this.take(deployment, read)
         return
       }
       this.unlisted.add(deployment)
@@ -472,25 +473,27 @@ export class Follower {
 
   /** Reads the deployment by uuid, in its turn; resolves with when its answer came. */
   private async readOne(deployment: Deployment, signal: AbortSignal): Promise<number> {
-    const { detail, wireBytes } = await this.reads.one(deployment.uuid!, signal)
+    const read = await this.reads.one(deployment.uuid!, signal)
     const answeredAt = Date.now()
-    this.take(deployment, detail, undefined, wireBytes)
+    this.take(deployment, read)
     return answeredAt
   }
 
   /** Reads an ended deployment by uuid, as soon as the window allows; resolves with when its answer came. */
   private async readFinal(deployment: Deployment, signal: AbortSignal): Promise<number> {
-    const { body, date, wireBytes } = await this.reads.final(deployment.uuid!, signal)
+    const { body, date, wireBytes, log } = await this.reads.final(deployment.uuid!, signal)
     const answeredAt = Date.now()
-    this.take(deployment, body, date, wireBytes)
+    this.take(deployment, { detail: body, answeredAt: date, wireBytes, log })
     return answeredAt
   }
 
+  /**
+   * Takes in a read of the deployment: its row, answered at `answeredAt` on Coolify's clock when
+   * known, what the answer took on the wire, and its log as it stands in the answer when 4.x's.
+   */
   private take(
     deployment: Deployment,
-    detail: DeploymentDetail,
-    answeredAt?: number,
-    wireBytes?: number
+    { detail, answeredAt, wireBytes, log }: OwnRead & { answeredAt?: number }
   ): void {
     if (wireBytes !== undefined) this.carried.set(deployment, wireBytes)
     // A read that does not tell leaves nothing known: an earlier answer's quiet would outlive
@@ -512,7 +515,7 @@ export class Follower {
     this.jobEnd.set(deployment, jobEndOf(detail, this.jobTook.has(deployment)))
     const changed = deployment.observe(detail, this.options.instanceUrl, answeredAt)
     if (changed && !deployment.ended) this.announce(deployment, detail)
-    this.printLogs(deployment, detail)
+    this.printLogs(deployment, detail, log)
   }
 
   private announce(deployment: Deployment, detail: DeploymentDetail): void {
@@ -529,7 +532,7 @@ export class Follower {
     }
   }
 
-  private printLogs(deployment: Deployment, detail: DeploymentDetail): void {
+  private printLogs(deployment: Deployment, detail: DeploymentDetail, log?: EscapedLog): void {
     if (!this.options.logs) return
     if (!('logs' in detail)) {
       if (!this.logsHidden) {
@@ -538,7 +541,7 @@ export class Follower {
       }
       return
     }
-    const lines = this.cursorOf(deployment).next(detail.logs)
+    const lines = this.cursorOf(deployment).next(log ?? detail.logs)
     deployment.remember(lines)
     this.options.sink.lines(deployment, lines)
     // Coolify's status stays as it was; the failure is the user's to see.

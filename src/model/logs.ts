@@ -1,4 +1,5 @@
 import { redactPayloads } from '../config/secrets.js'
+import { EscapedLog } from '../coolify/escaped-log.js'
 
 /** What a printed line came from: Coolify's entry types, plus the command that produced output. */
 export type LineKind = 'stdout' | 'stderr' | 'info' | 'warning' | 'command'
@@ -38,9 +39,13 @@ const PROBE_LENGTH = 64
 export class LogCursor {
   /** Entries (4.x) or characters (text) taken so far. */
   private consumed = 0
-  /** Where the last whole 4.x log read ended (its closing `]`), and the text just before it. */
+  /**
+   * Where the last whole 4.x log read ended (its closing `]`), and the text just before it, in the
+   * log as it stood: escaped in Coolify's answer, or not.
+   */
   private arrayEnd = -1
   private probe = ''
+  private escaped = false
   /** The last entry taken, to recognise the same log grown when it must be parsed whole. */
   private lastEntry: Entry | undefined
   /**
@@ -69,14 +74,25 @@ export class LogCursor {
     return this.sawClosing
   }
 
-  /** The new visible lines in `logs`, the deployment's whole log as read now. */
-  next(logs: string | null | undefined): LogLine[] {
+  /**
+   * The new visible lines in `logs`, the deployment's whole log as read now: as text, or as it
+   * stands escaped in Coolify's answer, where only what it grew by is unescaped.
+   */
+  next(logs: string | EscapedLog | null | undefined): LogLine[] {
     if (!logs) return []
-    if (!JSON_ARRAY.test(logs)) return this.nextText(logs)
-    let fresh = this.appended(logs)
+    const log = typeof logs === 'string' ? new PlainLog(logs) : logs
+    if (!log.isArray()) {
+      // Not as json_encode writes an array: read as text, whatever it turns out to be.
+      const text = log.text()
+      if (text === undefined) return []
+      if (log instanceof EscapedLog) return this.next(text)
+      return this.nextText(text)
+    }
+    let fresh = this.appended(log)
     let grown = fresh !== undefined
     if (!fresh) {
-      const entries = parseEntries(logs)
+      const whole = log.text()
+      const entries = whole === undefined ? undefined : parseEntries(whole)
       // An array that does not parse was cut off on the way: wait for a whole one.
       if (!entries) return []
       grown =
@@ -87,11 +103,12 @@ export class LogCursor {
       fresh = grown ? entries.slice(this.consumed) : entries.filter(entry => !this.taken(entry))
     }
     this.take(fresh, grown)
-    // Only a log holding all that was taken may serve as the start of the next one.
-    this.arrayEnd = grown ? logs.lastIndexOf(']') : -1
-    this.probe = grown
-      ? copyOf(logs.slice(Math.max(0, this.arrayEnd - PROBE_LENGTH), this.arrayEnd))
-      : ''
+    // Only a log holding all that was taken may serve as the start of the next one, read as the
+    // same kind of text: where its `]` stood, and the text before it.
+    this.escaped = log instanceof EscapedLog
+    this.arrayEnd = grown ? log.answer.lastIndexOf(']', log.end - 1) - log.start : -1
+    const at = log.start + this.arrayEnd
+    this.probe = grown ? copyOf(log.answer.slice(Math.max(log.start, at - PROBE_LENGTH), at)) : ''
     return this.linesOf(fresh)
   }
 
@@ -107,15 +124,22 @@ export class LogCursor {
    * appended: unchanged up to where it ended, then `,` and more (or nothing more). Undefined
    * when it is not, and the whole log must be parsed.
    */
-  private appended(logs: string): Entry[] | undefined {
+  private appended(log: EscapedLog | PlainLog): Entry[] | undefined {
     const end = this.arrayEnd
-    if (end < 0 || logs.length <= end || !logs.startsWith(this.probe, end - this.probe.length)) {
+    const at = log.start + end
+    if (
+      end < 0 ||
+      this.escaped !== log instanceof EscapedLog ||
+      log.length <= end ||
+      !log.answer.startsWith(this.probe, at - this.probe.length)
+    ) {
       return undefined
     }
-    if (logs.length === end + 1 && logs.charCodeAt(end) === CLOSE) return []
-    if (logs.charCodeAt(end) !== COMMA) return undefined
+    if (log.length === end + 1 && log.answer.charCodeAt(at) === CLOSE) return []
+    if (log.answer.charCodeAt(at) !== COMMA) return undefined
+    const rest = log.text(at + 1)
     // Joined with `+`: V8 parses a template literal around a slice at half the speed.
-    return parseEntries('[' + logs.slice(end + 1))
+    return rest === undefined ? undefined : parseEntries('[' + rest)
   }
 
   /**
@@ -196,6 +220,28 @@ const CLOSE = 0x5d
 
 /** 4.x logs open with an array of objects; text logs (even `[+] Building`) do not. */
 const JSON_ARRAY = /^\s*\[\s*[{\]]/
+
+/** A log given as text, read as an escaped one is. */
+class PlainLog {
+  readonly start = 0
+  constructor(readonly answer: string) {}
+
+  get end(): number {
+    return this.answer.length
+  }
+
+  get length(): number {
+    return this.answer.length
+  }
+
+  isArray(): boolean {
+    return JSON_ARRAY.test(this.answer)
+  }
+
+  text(from = 0): string {
+    return from === 0 ? this.answer : this.answer.slice(from)
+  }
+}
 
 function parseEntries(logs: string): Entry[] | undefined {
   try {
