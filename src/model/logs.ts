@@ -147,8 +147,8 @@ export class LogCursor {
    * the next read is compared with; others (from a reordered log) do not.
    */
   private take(fresh: Entry[], grown: boolean): void {
-    for (const entry of fresh) {
-      const key = keyOf(entry)
+    for (let i = 0; i < fresh.length; i++) {
+      const key = keyOf(fresh[i])
       this.takenKeys.push(key)
       this.takenSet?.add(key)
     }
@@ -168,28 +168,38 @@ export class LogCursor {
     // Never by `batch`: the job's own lines carry 1, a command's output a counter that only grows.
     fresh.sort(byOrder)
     const lines: LogLine[] = []
-    for (const entry of fresh) {
+    // Runs for every entry of a log: an indexed loop keeps the code V8 optimizes for it small,
+    // and the rarer paths are calls made every time, so that none lacks what V8 learned of it.
+    for (let i = 0; i < fresh.length; i++) {
+      const entry = fresh[i]
       const output = entry.output ?? ''
-      if (CLOSING.test(output)) this.sawClosing = true
+      this.sawClosing = this.sawClosing || CLOSING.test(output)
       const hidden = entry.hidden === true
       if (hidden && !this.showHidden) continue
-      if (entry.command) {
-        const batch = entry.batch ?? 0
-        if (entry.command !== this.lastCommand || batch !== this.lastBatch) {
-          this.lastCommand = entry.command
-          this.lastBatch = batch
-          // A command shown in the log can carry a payload too: redacted, and kept to the log.
-          const text = redactPayloads(entry.command)
-          lines.push(lineOf('command', text, hidden || text !== entry.command))
-        }
-      }
+      const command = this.commandLineOf(entry, hidden)
+      if (command) lines.push(command)
       const kind = entryKind(entry.type)
       // Hidden entries are the job's own commands, some carrying every variable encoded.
       const text = hidden ? redactPayloads(output) : output
       if (!text.includes('\n')) lines.push(lineOf(kind, text, hidden))
-      else for (const part of text.split('\n')) lines.push(lineOf(kind, part, hidden))
+      else {
+        const parts = text.split('\n')
+        for (let k = 0; k < parts.length; k++) lines.push(lineOf(kind, parts[k], hidden))
+      }
     }
     return lines
+  }
+
+  /** The `$ command` line due before an entry: its command's, when not the one printed last. */
+  private commandLineOf(entry: Entry, hidden: boolean): LogLine | undefined {
+    if (!entry.command) return undefined
+    const batch = entry.batch ?? 0
+    if (entry.command === this.lastCommand && batch === this.lastBatch) return undefined
+    this.lastCommand = entry.command
+    this.lastBatch = batch
+    // A command shown in the log can carry a payload too: redacted, and kept to the log.
+    const text = redactPayloads(entry.command)
+    return lineOf('command', text, hidden || text !== entry.command)
   }
 
   private nextText(logs: string): LogLine[] {

@@ -48,24 +48,34 @@ export class LogPrinter implements LogSink {
     if (lines.length === 0) return
     const name = this.format.oneLine(deployment.name)
     const prefix = this.several ? `${name} | ` : ''
-    const printed: string[] = []
-    for (const line of lines) {
-      const [open, close] = STYLE[line.kind]
-      const marker = line.kind === 'command' ? '$ ' : ''
-      // Each line the host will show gets the prefix and style.
-      if (!LINE_BREAK.test(line.text)) {
-        printed.push(`${prefix}${open}${marker}${line.text}${close}`)
-        continue
-      }
-      line.text.split(LINE_BREAK).forEach((part, index) => {
-        printed.push(`${prefix}${open}${index === 0 ? marker : ''}${part}${close}`)
-      })
-    }
-    const text = this.format.verbatim(printed)
+    const text = this.format.verbatim(styled(lines, prefix))
     this.format.write(
       this.several ? this.format.startGroup(name) + text + this.format.endGroup() : text
     )
   }
+}
+
+/**
+ * Each line the host will show, with the prefix and style of its kind. Runs for every line of a
+ * log, in a function of its own with indexed loops and plain concatenation: the code V8 optimizes
+ * for it stays small (iterators, destructuring and callbacks cost a big log tens of ms of that).
+ */
+function styled(lines: readonly LogLine[], prefix: string): string[] {
+  const printed: string[] = []
+  for (let i = 0; i < lines.length; i++) {
+    const { kind, text } = lines[i]
+    const style = STYLE[kind]
+    const marker = kind === 'command' ? '$ ' : ''
+    if (!LINE_BREAK.test(text)) {
+      printed.push(prefix + style[0] + marker + text + style[1])
+      continue
+    }
+    const parts = text.split(LINE_BREAK)
+    for (let k = 0; k < parts.length; k++) {
+      printed.push(prefix + style[0] + (k === 0 ? marker : '') + parts[k] + style[1])
+    }
+  }
+  return printed
 }
 
 /**
