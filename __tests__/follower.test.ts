@@ -551,7 +551,10 @@ describe('what the job writes after the final status', () => {
    * (its app ignores SIGTERM); a second later the job removes it and runs its finally
    * (ApplicationDeploymentJob.php 3971-3984, 4042-4047, 389-411).
    */
-  function stoppingForLong() {
+  function stoppingForLong(
+    lines = ['New container is not healthy, rolling back to the old container.'],
+    status = 'failed'
+  ) {
     const failedAt = Date.now() - 90_000
     const removedAt = Date.now() + 1000
     return () => {
@@ -559,10 +562,11 @@ describe('what the job writes after the final status', () => {
       return {
         deployment_uuid: 'd',
         application_name: 'web',
-        status: 'failed',
+        status,
+        horizon_job_worker: 'coolify',
         logs: JSON.stringify(
           [
-            'New container is not healthy, rolling back to the old container.',
+            ...lines,
             ...(removed
               ? ['Rolling update completed.', 'Gracefully shutting down build container: d']
               : [])
@@ -575,20 +579,25 @@ describe('what the job writes after the final status', () => {
   }
 
   it.each([
-    ['in the record read before', true],
-    ['read once the row was long still', false]
+    ['in the record read before', true, undefined],
+    ['read once the row was long still', false, undefined],
+    [
+      'cancelled through the API meanwhile',
+      false,
+      ['Removing old containers.', 'Deployment cancelled by user via API.']
+    ]
   ])(
     'waits out the stop of a container given a grace period over a minute, %s',
-    async (_, described) => {
+    async (_, described, lines) => {
       const detail = { settings: { stop_grace_period: 120 } }
       const { deployment, printed, notes, asked } = await followAlone(
-        stoppingForLong(),
+        stoppingForLong(lines, lines ? 'cancelled-by-user' : 'failed'),
         15_000,
         undefined,
         undefined,
         { detail, described }
       )
-      expect(deployment.status).toBe('failed')
+      expect(deployment.status).toBe(lines ? 'cancelled' : 'failed')
       expect(printed.slice(-2)).toEqual([
         'Rolling update completed.',
         'Gracefully shutting down build container: d'
@@ -618,6 +627,21 @@ describe('what the job writes after the final status', () => {
     },
     20_000
   )
+
+  it('ends a failed row long still after any other line, whatever the grace period, unread', async () => {
+    const detail = { settings: { stop_grace_period: 120 } }
+    const began = Date.now()
+    const { notes, asked } = await followAlone(
+      stoppingForLong(['Deployment failed: Server is not functional.']),
+      15_000,
+      undefined,
+      undefined,
+      { detail }
+    )
+    expect(Date.now() - began).toBeLessThan(1000)
+    expect(asked).not.toContain('application')
+    expect(notes.filter(note => /could not be seen/.test(note))).toHaveLength(1)
+  }, 20_000)
 
   it('waits for finished_at no longer than its deadline, and says the end was not seen', async () => {
     // A job killed before its finally wrote anything: finished_at stays null for good.

@@ -66,14 +66,28 @@ const LEFT_PAUSE_MS = 1000
 /**
  * How long a failed or cancelled row may stay quiet without `finished_at` before its job is taken
  * for gone: the job's own failure path stops the new container, giving it the application's stop
- * grace period (30 s unless set, up to an hour), then removes it for up to 60 s, each without an
- * entry, before its finally (ApplicationDeploymentJob.php 3971-4018, 4042-4047), while a job that
- * failed outside it never writes one (a server not functional, 313-317; Coolify restarted under
- * it, Init.php 94-100). Longer by a grace period over 60 s, read once it matters.
+ * grace period (30 s unless set, up to an hour), then removes it for up to 60 s, each writing
+ * nothing until it ends, before its finally (ApplicationDeploymentJob.php 3971-4018, 4042-4047),
+ * while a job that failed outside it never writes one (a server not functional, 313-317; Coolify
+ * restarted under it, Init.php 94-100). Longer by a grace period over 60 s, read once it matters.
  */
 const FAILED_JOB_QUIET_MS = 65_000
 /** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
 const STOP_MARGIN_MS = FAILED_JOB_QUIET_MS - 60_000
+/**
+ * The job's last line before it stops a container with the grace period: the new one found
+ * unhealthy, or the old ones (ApplicationDeploymentJob.php 4021-4047); a cancel through the API
+ * writes its own lines meanwhile (DeployController.php 278-288).
+ */
+const STOPPING = new Set([
+  'New container is not healthy, rolling back to the old container.',
+  'Removing old containers.'
+])
+const CANCEL_LINES = new Set([
+  'Deployment cancelled by user via API.',
+  'Deployment container stopped.',
+  'Deployment container not yet started. Will be cancelled when job checks status.'
+])
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.'
 /**
@@ -382,8 +396,8 @@ export class Follower {
 
   /**
    * Whether the job of a failed or cancelled row, quiet without `finished_at` for `seen` ms, is
-   * gone: quiet for longer than its failure path can be (FAILED_JOB_QUIET_MS), or than the stop
-   * of a container given a longer grace period.
+   * gone: quiet for longer than its failure path can be (FAILED_JOB_QUIET_MS), or, when its last
+   * line says it is stopping a container, than that container's longer grace period.
    */
   private async jobGone(
     deployment: Deployment,
@@ -392,6 +406,8 @@ export class Follower {
   ): Promise<boolean> {
     if (!['failed', 'cancelled'].includes(deployment.status) || seen < FAILED_JOB_QUIET_MS)
       return false
+    const job = deployment.tail.filter(line => !CANCEL_LINES.has(line.text))
+    if (!STOPPING.has(job.at(-1)?.text ?? '')) return true
     const grace = await this.stopGraceOf(deployment, signal)
     return seen >= (grace ?? 0) * 1000 + STOP_MARGIN_MS
   }
