@@ -65,6 +65,14 @@ describe('parseApart', () => {
     expect(parseApart(JSON.stringify(row))).toBeUndefined()
   })
 
+  it('leaves an answer whole that is not compact JSON after its log, or nests another log first', () => {
+    const spaced = '{"logs":"[{\\"a\\":1} then text", "server_name":"a]", "status":"finished"}'
+    expect(JSON.parse(spaced)).toHaveProperty('server_name', 'a]')
+    expect(parseApart(spaced)).toBeUndefined()
+    const nested = `{"logs":"","meta":{"logs":${JSON.stringify(entries)}},"status":"finished"}`
+    expect(parseApart(nested)).toBeUndefined()
+  })
+
   it('leaves an answer cut off in its log, or not JSON around it, whole', () => {
     const text = JSON.stringify({ logs: entries, status: 'finished' })
     expect(parseApart(text.slice(0, text.indexOf(']"')))).toBeUndefined()

@@ -36,6 +36,7 @@ export class EscapedLog {
 }
 
 const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
 const CLOSE_BRACKET = 0x5d
 
 /** Where 4.x's log begins in a deployment's answer: a key, then a string holding an array. */
@@ -48,9 +49,12 @@ const LOGS_KEY = '"logs":"['
 const LOG_END = ']"'
 /**
  * What starts the answer's next field in compact JSON, which a string cannot hold unescaped: found
- * before that end, the log ended earlier (a text log that looks like an array).
+ * before that end, the log ended earlier (a text log that looks like an array). Laravel writes
+ * compact JSON; an answer that is not, as the end shows, is parsed whole.
  */
 const NEXT_FIELD = ',"'
+/** Where the log was, while the rest is parsed: what no log of Coolify's is (a lone NUL). */
+const CUT = '\\u0000'
 
 /**
  * A deployment's answer parsed without its log, which is returned as it stands in the text. The
@@ -66,15 +70,19 @@ export function parseApart(text: string): { body: object; log: EscapedLog } | un
   if (close < 0) return undefined
   const field = text.indexOf(NEXT_FIELD, start)
   if (field >= 0 && field < close) return undefined
-  const log = new EscapedLog(text, start, close + 1)
+  const end = close + 1
+  if (!text.startsWith(NEXT_FIELD, end + 1) && text.charCodeAt(end + 1) !== CLOSE_BRACE) {
+    return undefined
+  }
+  const log = new EscapedLog(text, start, end)
   let body: unknown
   try {
-    body = JSON.parse(text.slice(0, start) + text.slice(log.end))
+    body = JSON.parse(text.slice(0, start) + CUT + text.slice(end))
   } catch {
     return undefined
   }
   // The key found was the answer's own, not one of an object inside it.
-  if (!body || typeof body !== 'object' || (body as { logs?: unknown }).logs !== '') {
+  if (!body || typeof body !== 'object' || (body as { logs?: unknown }).logs !== '\0') {
     return undefined
   }
   let logs: string | undefined
