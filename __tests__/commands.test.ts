@@ -233,7 +233,7 @@ describe('the bundles the runner starts', () => {
         entry,
         createRequire: false
       })
-      expect(bundle).toContain('process.getBuiltinModule("node:http")')
+      expect(bundle).toContain('__nodeBuiltin("node:http")')
     }
   })
 

@@ -91,13 +91,18 @@ function leaveOutHttp2(file) {
  * webpack loads each of Node's modules through a `require` of its own, made with `createRequire`,
  * which resolves the bundle's path and the node_modules folders above it every time: some twenty
  * times as the action starts, enough for V8 to compile Node's path code in the background.
- * `process.getBuiltinModule` (Node 20.16) hands over the same modules without resolving anything.
+ * `process.getBuiltinModule` (Node 20.16) hands over the same modules without resolving anything;
+ * for one this Node lacks (undici asks for node:sqlite to learn whether it is there) it gives
+ * undefined where `require` throws, so the bundle throws as `require` does.
  */
 function builtinsWithoutRequire(file) {
   const load = /__WEBPACK_EXTERNAL_createRequire\(import\.meta\.url\)\(("node:[a-z0-9_/]+")\)/g
   const imported = 'import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";\n'
+  const builtin =
+    'const __nodeBuiltin = id => process.getBuiltinModule(id) ?? ' +
+    "(() => { throw Object.assign(new Error(`No such built-in module: ${id}`), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' }) })();\n"
   const [before, after, ...more] = readFileSync(file, 'utf8').split(imported)
-  const text = after?.replace(load, 'process.getBuiltinModule($1)')
+  const text = after && builtin + after.replace(load, '__nodeBuiltin($1)')
   // The import comes first, or after the command line's `#!` line.
   if (more.length > 0 || !/^(#!.*\n)?$/.test(before) || text?.includes('createRequire') !== false) {
     fail(
