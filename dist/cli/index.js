@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+const __nodeBuiltin = id => process.getBuiltinModule(id) ?? (() => { throw Object.assign(new Error(`No such built-in module: ${id}`), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' }) })();
 /******/ var __webpack_modules__ = ({
 
 /***/ 4043:
@@ -14553,11 +14554,11 @@ __nccwpck_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: EXIT, colors
 
 ;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = process.getBuiltinModule("node:fs");
+const external_node_fs_namespaceObject = __nodeBuiltin("node:fs");
 ;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = process.getBuiltinModule("node:path");
+const external_node_path_namespaceObject = __nodeBuiltin("node:path");
 ;// CONCATENATED MODULE: external "node:url"
-const external_node_url_namespaceObject = process.getBuiltinModule("node:url");
+const external_node_url_namespaceObject = __nodeBuiltin("node:url");
 ;// CONCATENATED MODULE: ./src/time/duration.ts
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
@@ -15536,6 +15537,7 @@ class EscapedLog {
     }
 }
 const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 /** Where 4.x's log begins in a deployment's answer: a key, then a string holding an array. */
 const LOGS_KEY = '"logs":"[';
@@ -15547,9 +15549,12 @@ const LOGS_KEY = '"logs":"[';
 const LOG_END = ']"';
 /**
  * What starts the answer's next field in compact JSON, which a string cannot hold unescaped: found
- * before that end, the log ended earlier (a text log that looks like an array).
+ * before that end, the log ended earlier (a text log that looks like an array). Laravel writes
+ * compact JSON; an answer that is not, as the end shows, is parsed whole.
  */
 const NEXT_FIELD = ',"';
+/** Where the log was, while the rest is parsed: what no log of Coolify's is (a lone NUL). */
+const CUT = '\\u0000';
 /**
  * A deployment's answer parsed without its log, which is returned as it stands in the text. The
  * answer's `logs` is read from that text when asked for. Undefined when the answer does not hold
@@ -15567,16 +15572,20 @@ function parseApart(text) {
     const field = text.indexOf(NEXT_FIELD, start);
     if (field >= 0 && field < close)
         return undefined;
-    const log = new EscapedLog(text, start, close + 1);
+    const end = close + 1;
+    if (!text.startsWith(NEXT_FIELD, end + 1) && text.charCodeAt(end + 1) !== CLOSE_BRACE) {
+        return undefined;
+    }
+    const log = new EscapedLog(text, start, end);
     let body;
     try {
-        body = JSON.parse(text.slice(0, start) + text.slice(log.end));
+        body = JSON.parse(text.slice(0, start) + CUT + text.slice(end));
     }
     catch {
         return undefined;
     }
     // The key found was the answer's own, not one of an object inside it.
-    if (!body || typeof body !== 'object' || body.logs !== '') {
+    if (!body || typeof body !== 'object' || body.logs !== '\0') {
         return undefined;
     }
     let logs;
@@ -15588,7 +15597,7 @@ function parseApart(text) {
 }
 
 ;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = process.getBuiltinModule("node:v8");
+const external_node_v8_namespaceObject = __nodeBuiltin("node:v8");
 // EXTERNAL MODULE: ./node_modules/undici/lib/api/api-request.js
 var api_request = __nccwpck_require__(4043);
 var api_request_default = /*#__PURE__*/__nccwpck_require__.n(api_request);
@@ -16167,7 +16176,7 @@ class Sockets {
 }
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = process.getBuiltinModule("node:timers/promises");
+const promises_namespaceObject = __nodeBuiltin("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/coolify/pacing.ts
 
 
@@ -20146,14 +20155,28 @@ const LEFT_PAUSE_MS = 1000;
 /**
  * How long a failed or cancelled row may stay quiet without `finished_at` before its job is taken
  * for gone: the job's own failure path stops the new container, giving it the application's stop
- * grace period (30 s unless set, up to an hour), then removes it for up to 60 s, each without an
- * entry, before its finally (ApplicationDeploymentJob.php 3971-4018, 4042-4047), while a job that
- * failed outside it never writes one (a server not functional, 313-317; Coolify restarted under
- * it, Init.php 94-100). Longer by a grace period over 60 s, read once it matters.
+ * grace period (30 s unless set, up to an hour), then removes it for up to 60 s, each writing
+ * nothing until it ends, before its finally (ApplicationDeploymentJob.php 3971-4018, 4042-4047),
+ * while a job that failed outside it never writes one (a server not functional, 313-317; Coolify
+ * restarted under it, Init.php 94-100). Longer by a grace period over 60 s, read once it matters.
  */
 const FAILED_JOB_QUIET_MS = 65_000;
 /** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
 const STOP_MARGIN_MS = FAILED_JOB_QUIET_MS - 60_000;
+/**
+ * The job's last line before it stops a container with the grace period: the new one found
+ * unhealthy, or the old ones (ApplicationDeploymentJob.php 4021-4047); a cancel through the API
+ * writes its own lines meanwhile (DeployController.php 278-288).
+ */
+const STOPPING = new Set([
+    'New container is not healthy, rolling back to the old container.',
+    'Removing old containers.'
+]);
+const CANCEL_LINES = new Set([
+    'Deployment cancelled by user via API.',
+    'Deployment container stopped.',
+    'Deployment container not yet started. Will be cancelled when job checks status.'
+]);
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
 /**
@@ -20444,12 +20467,15 @@ class Follower {
     }
     /**
      * Whether the job of a failed or cancelled row, quiet without `finished_at` for `seen` ms, is
-     * gone: quiet for longer than its failure path can be (FAILED_JOB_QUIET_MS), or than the stop
-     * of a container given a longer grace period.
+     * gone: quiet for longer than its failure path can be (FAILED_JOB_QUIET_MS), or, when its last
+     * line says it is stopping a container, than that container's longer grace period.
      */
     async jobGone(deployment, seen, signal) {
         if (!['failed', 'cancelled'].includes(deployment.status) || seen < FAILED_JOB_QUIET_MS)
             return false;
+        const job = deployment.tail.filter(line => !CANCEL_LINES.has(line.text));
+        if (!STOPPING.has(job.at(-1)?.text ?? ''))
+            return true;
         const grace = await this.stopGraceOf(deployment, signal);
         return seen >= (grace ?? 0) * 1000 + STOP_MARGIN_MS;
     }
@@ -24477,49 +24503,49 @@ function version() {
 /***/ 4589:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:assert");
+module.exports = __nodeBuiltin("node:assert");
 
 /***/ }),
 
 /***/ 6698:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:async_hooks");
+module.exports = __nodeBuiltin("node:async_hooks");
 
 /***/ }),
 
 /***/ 4573:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:buffer");
+module.exports = __nodeBuiltin("node:buffer");
 
 /***/ }),
 
 /***/ 7598:
 /***/ (module) => {
 
-module.exports = process.getBuiltinModule("node:crypto");
+module.exports = __nodeBuiltin("node:crypto");
 
 /***/ },
 
 /***/ 3053:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:diagnostics_channel");
+module.exports = __nodeBuiltin("node:diagnostics_channel");
 
 /***/ }),
 
 /***/ 8474:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:events");
+module.exports = __nodeBuiltin("node:events");
 
 /***/ }),
 
 /***/ 7067:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:http");
+module.exports = __nodeBuiltin("node:http");
 
 /***/ }),
 
@@ -24533,70 +24559,70 @@ module.exports = { constants: {} }; // node:http2, never used
 /***/ 7030:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:net");
+module.exports = __nodeBuiltin("node:net");
 
 /***/ }),
 
 /***/ 643:
 /***/ (module) => {
 
-module.exports = process.getBuiltinModule("node:perf_hooks");
+module.exports = __nodeBuiltin("node:perf_hooks");
 
 /***/ },
 
 /***/ 1792:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:querystring");
+module.exports = __nodeBuiltin("node:querystring");
 
 /***/ }),
 
 /***/ 99:
 /***/ (module) => {
 
-module.exports = process.getBuiltinModule("node:sqlite");
+module.exports = __nodeBuiltin("node:sqlite");
 
 /***/ },
 
 /***/ 7075:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:stream");
+module.exports = __nodeBuiltin("node:stream");
 
 /***/ }),
 
 /***/ 1692:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:tls");
+module.exports = __nodeBuiltin("node:tls");
 
 /***/ }),
 
 /***/ 7975:
 /***/ ((module) => {
 
-module.exports = process.getBuiltinModule("node:util");
+module.exports = __nodeBuiltin("node:util");
 
 /***/ }),
 
 /***/ 3429:
 /***/ (module) => {
 
-module.exports = process.getBuiltinModule("node:util/types");
+module.exports = __nodeBuiltin("node:util/types");
 
 /***/ },
 
 /***/ 5919:
 /***/ (module) => {
 
-module.exports = process.getBuiltinModule("node:worker_threads");
+module.exports = __nodeBuiltin("node:worker_threads");
 
 /***/ },
 
 /***/ 8522:
 /***/ (module) => {
 
-module.exports = process.getBuiltinModule("node:zlib");
+module.exports = __nodeBuiltin("node:zlib");
 
 /***/ }
 
