@@ -95,7 +95,7 @@ interface Call {
 }
 
 /** An answer, dated, with a deployment's log as it stands in the text when asked for. */
-type Answer<T> = Dated<T> & { log?: EscapedLog }
+export type Answer<T> = Dated<T> & { log?: EscapedLog }
 
 /** How a read counts against the rate limit: `final` when its answer can end a following. */
 export interface ReadKind {

@@ -1,7 +1,7 @@
-import type { CoolifyClient, ReadKind } from '../coolify/client.js'
+import type { Answer, CoolifyClient, ReadKind } from '../coolify/client.js'
 import { CoolifyError } from '../coolify/errors.js'
 import type { EscapedLog } from '../coolify/escaped-log.js'
-import type { Dated, DeploymentDetail } from '../coolify/types.js'
+import type { DeploymentDetail } from '../coolify/types.js'
 import { Batch } from './batch.js'
 
 /** How the reads of running deployments go: as polls. */
@@ -71,10 +71,7 @@ export class DeploymentReads {
    * due): it ends the step's work on it, so it goes as soon as the window has any request left,
    * the share kept for other tools included, rather than waiting for a turn.
    */
-  final(
-    uuid: string,
-    signal: AbortSignal
-  ): Promise<Dated<DeploymentDetail> & { log?: EscapedLog }> {
+  final(uuid: string, signal: AbortSignal): Promise<Answer<DeploymentDetail>> {
     return this.client.getDeploymentDated(uuid, signal, { final: true })
   }
 
