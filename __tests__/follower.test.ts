@@ -552,7 +552,9 @@ describe('what the job writes after the final status', () => {
    * (ApplicationDeploymentJob.php 3971-3984, 4042-4047, 389-411).
    */
   function stoppingForLong(
-    lines = ['New container is not healthy, rolling back to the old container.'],
+    lines: Array<string | { output: string; command: string }> = [
+      'New container is not healthy, rolling back to the old container.'
+    ],
     status = 'failed'
   ) {
     const failedAt = Date.now() - 90_000
@@ -570,7 +572,9 @@ describe('what the job writes after the final status', () => {
             ...(removed
               ? ['Rolling update completed.', 'Gracefully shutting down build container: d']
               : [])
-          ].map(entry)
+          ].map((line, i) =>
+            typeof line === 'string' ? entry(line, i) : { ...entry(line.output, i), ...line }
+          )
         ),
         finished_at: removed ? laravel(removedAt) : null,
         updated_at: laravel(removed ? removedAt : failedAt)
@@ -585,6 +589,29 @@ describe('what the job writes after the final status', () => {
       'cancelled through the API meanwhile',
       false,
       ['Removing old containers.', 'Deployment cancelled by user via API.']
+    ],
+    // DeploymentNavbar.php 119-121, CancelDeployment.php 75-82, CleanupPreviewDeployment.php 112.
+    [
+      'cancelled in the UI meanwhile',
+      false,
+      [
+        'Removing old containers.',
+        { output: 'Deployment cancelled by user.', command: 'docker rm -f d' }
+      ]
+    ],
+    [
+      'cancelled through MCP meanwhile',
+      false,
+      [
+        'Removing old containers.',
+        'Deployment cancelled by user via MCP.',
+        'Deployment container stopped.'
+      ]
+    ],
+    [
+      'cancelled as its pull request closed',
+      false,
+      ['Removing old containers.', 'Deployment cancelled: Pull request closed.']
     ]
   ])(
     'waits out the stop of a container given a grace period over a minute, %s',
@@ -627,6 +654,48 @@ describe('what the job writes after the final status', () => {
     },
     20_000
   )
+
+  it('reads on through a silent post-deployment command after a failed rollout', async () => {
+    // The rollout failed and the old container stayed; the job goes on to its post-deployment
+    // command, which is hidden and silent until it ends, for up to Coolify's command timeout
+    // (ApplicationDeploymentJob.php 526-557, 4822-4866; config/constants.php 80).
+    const quietSince = Date.now() - 66_000
+    const endsAt = Date.now() + 1000
+    const row = () => {
+      const ended = Date.now() >= endsAt
+      return {
+        deployment_uuid: 'd',
+        application_name: 'web',
+        status: 'failed',
+        horizon_job_worker: 'coolify',
+        logs: JSON.stringify(
+          [
+            'New container is not healthy, rolling back to the old container.',
+            'Rolling update completed.',
+            '----------------------------------------',
+            'Executing post-deployment command (see debug log for output).',
+            ...(ended
+              ? [
+                  'Post-deployment command failed.',
+                  'relation "users" already exists',
+                  'Gracefully shutting down build container: d'
+                ]
+              : [])
+          ].map(entry)
+        ),
+        finished_at: ended ? laravel(endsAt) : null,
+        updated_at: laravel(ended ? endsAt : quietSince)
+      }
+    }
+    const { printed, notes, warnings } = await followAlone(row, 15_000)
+    expect(printed.slice(-3)).toEqual([
+      'Post-deployment command failed.',
+      'relation "users" already exists',
+      'Gracefully shutting down build container: d'
+    ])
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+    expect(warnings).toEqual([expect.stringMatching(/^web: .*post-deployment command.*failed/)])
+  }, 20_000)
 
   it('ends a failed row long still after any other line, whatever the grace period, unread', async () => {
     const detail = { settings: { stop_grace_period: 120 } }
