@@ -655,6 +655,25 @@ describe('what the job writes after the final status', () => {
     20_000
   )
 
+  it('reads on while a failed job removes its new container, killed 70 s on', async () => {
+    // `timeout -k 10s 60s docker rm -f`: a removal that ignores SIGTERM is killed 10 s later
+    // (docker.php 267-272; ApplicationDeploymentJob.php 4993-5000).
+    const row = stoppingForLong([
+      'Deployment failed. Removing the new version of your application.'
+    ])
+    // Still for 68 s by Coolify's clock until the job goes on, a second later.
+    const removing = () => {
+      const answer = row()
+      return answer.finished_at ? answer : { ...answer, updated_at: laravel(Date.now() - 68_000) }
+    }
+    const { printed, notes } = await followAlone(removing, 15_000)
+    expect(printed.slice(-2)).toEqual([
+      'Rolling update completed.',
+      'Gracefully shutting down build container: d'
+    ])
+    expect(notes.filter(note => /could not be seen/.test(note))).toEqual([])
+  }, 20_000)
+
   it('reads on through a silent post-deployment command after a failed rollout', async () => {
     // The rollout failed and the old container stayed; the job goes on to its post-deployment
     // command, which is hidden and silent until it ends, for up to Coolify's command timeout

@@ -63,16 +63,17 @@ const SECOND_MS = 1000
  * its closing entry is most often there already, and one read gives the status and the last lines.
  */
 const LEFT_PAUSE_MS = 1000
+/** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
+const STOP_MARGIN_MS = 5000
 /**
  * How long a failed or cancelled row may stay quiet without `finished_at` before its job is taken
- * for gone: the job's own failure path removes the new container for up to 60 s, writing nothing
- * until it ends, before its finally (ApplicationDeploymentJob.php 3991-4018), while a job that
+ * for gone: the job's own failure path removes the new container, writing nothing until it ends,
+ * before its finally (ApplicationDeploymentJob.php 3991-4018), for up to 60 s and, when the
+ * removal ignores that end, 10 s more (`timeout -k 10s 60s`, docker.php 267-272), while a job that
  * failed outside it never writes one (a server not functional, 313-317; Coolify restarted under
  * it, Init.php 94-100). Longer when the job's last line says it is at something longer.
  */
-const FAILED_JOB_QUIET_MS = 65_000
-/** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
-const STOP_MARGIN_MS = FAILED_JOB_QUIET_MS - 60_000
+const FAILED_JOB_QUIET_MS = 70_000 + STOP_MARGIN_MS
 /**
  * The job's last line before it stops a container, giving it the application's stop grace period
  * (30 s unless set, up to an hour): the new one found unhealthy, or the old ones
