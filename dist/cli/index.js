@@ -20152,31 +20152,32 @@ const SECOND_MS = 1000;
  * its closing entry is most often there already, and one read gives the status and the last lines.
  */
 const LEFT_PAUSE_MS = 1000;
+/** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
+const STOP_MARGIN_MS = 5000;
 /**
  * How long a failed or cancelled row may stay quiet without `finished_at` before its job is taken
- * for gone: the job's own failure path stops the new container, giving it the application's stop
- * grace period (30 s unless set, up to an hour), then removes it for up to 60 s, each writing
- * nothing until it ends, before its finally (ApplicationDeploymentJob.php 3971-4018, 4042-4047),
- * while a job that failed outside it never writes one (a server not functional, 313-317; Coolify
- * restarted under it, Init.php 94-100). Longer by a grace period over 60 s, read once it matters.
+ * for gone: the job's own failure path removes the new container, writing nothing until it ends,
+ * before its finally (ApplicationDeploymentJob.php 3991-4018), for up to 60 s and, when the
+ * removal ignores that end, 10 s more (`timeout -k 10s 60s`, docker.php 267-272), while a job that
+ * failed outside it never writes one (a server not functional, 313-317; Coolify restarted under
+ * it, Init.php 94-100). Longer when the job's last line says it is at something longer.
  */
-const FAILED_JOB_QUIET_MS = 65_000;
-/** What a stop or removal of the container's own takes beyond its wait: over SSH, a few seconds. */
-const STOP_MARGIN_MS = FAILED_JOB_QUIET_MS - 60_000;
+const FAILED_JOB_QUIET_MS = 70_000 + STOP_MARGIN_MS;
 /**
- * The job's last line before it stops a container with the grace period: the new one found
- * unhealthy, or the old ones (ApplicationDeploymentJob.php 4021-4047); a cancel through the API
- * writes its own lines meanwhile (DeployController.php 278-288).
+ * The job's last line before it stops a container, giving it the application's stop grace period
+ * (30 s unless set, up to an hour): the new one found unhealthy, or the old ones
+ * (ApplicationDeploymentJob.php 3971-3984, 4021-4047).
  */
 const STOPPING = new Set([
     'New container is not healthy, rolling back to the old container.',
     'Removing old containers.'
 ]);
-const CANCEL_LINES = new Set([
-    'Deployment cancelled by user via API.',
-    'Deployment container stopped.',
-    'Deployment container not yet started. Will be cancelled when job checks status.'
-]);
+/**
+ * The job's line before its post-deployment command, which runs after a failed rollout too,
+ * hidden and silent until it ends, for up to Coolify's command timeout, an hour
+ * (ApplicationDeploymentJob.php 526-557, 4822-4866; config/constants.php 80).
+ */
+const POST_DEPLOYMENT_RUNS = 'Executing post-deployment command (see debug log for output).';
 /** Coolify's own line when the post-deployment command failed (ApplicationDeploymentJob.php 4863). */
 const POST_DEPLOYMENT_FAILED = 'Post-deployment command failed.';
 /**
@@ -20467,14 +20468,19 @@ class Follower {
     }
     /**
      * Whether the job of a failed or cancelled row, quiet without `finished_at` for `seen` ms, is
-     * gone: quiet for longer than its failure path can be (FAILED_JOB_QUIET_MS), or, when its last
-     * line says it is stopping a container, than that container's longer grace period.
+     * gone: quiet for longer than what its last line says it is at can take — its post-deployment
+     * command, which only the deadline bounds; a stop of a container, for its grace period; anything
+     * else, FAILED_JOB_QUIET_MS.
      */
     async jobGone(deployment, seen, signal) {
         if (!['failed', 'cancelled'].includes(deployment.status) || seen < FAILED_JOB_QUIET_MS)
             return false;
-        const job = deployment.tail.filter(line => !CANCEL_LINES.has(line.text));
-        if (!STOPPING.has(job.at(-1)?.text ?? ''))
+        // The job's own last line: not a cancel's, nor the `$ command` a cancel in the UI shows.
+        const last = deployment.tail.findLast(line => line.kind !== 'command' && !writtenByCancel(line.text))
+            ?.text ?? '';
+        if (last === POST_DEPLOYMENT_RUNS)
+            return false;
+        if (!STOPPING.has(last))
             return true;
         const grace = await this.stopGraceOf(deployment, signal);
         return seen >= (grace ?? 0) * 1000 + STOP_MARGIN_MS;
@@ -20631,6 +20637,15 @@ class Follower {
         deployment.remember(lines);
         this.options.sink.lines(deployment, lines);
     }
+}
+/**
+ * A line a cancel writes into the job's log while the job runs on until its next command: from
+ * the API, the UI, MCP, or a pull request closed (DeployController.php 278-288;
+ * DeploymentNavbar.php 119-143; CancelDeployment.php 75-84; CleanupPreviewDeployment.php 112;
+ * DeleteResourceJob.php 197-209). Each says it cancels, or that it stopped the build container.
+ */
+function writtenByCancel(text) {
+    return /\bcancel/i.test(text) || text === 'Deployment container stopped.';
 }
 /**
  * What a row tells of the job's end. The job's own final statuses promise a `finished_at` to come,
